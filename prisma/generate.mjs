@@ -1,0 +1,24 @@
+// Generates both Prisma clients from the one model in prisma/schema.prisma:
+// src/generated/sqlite (as written) and src/generated/postgresql (provider and output swapped).
+// The CLI cannot download its schema engine on machines without internet access, and generate
+// does not need it, so PRISMA_SCHEMA_ENGINE_BINARY points at a harmless executable.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const source = readFileSync(join(here, "schema.prisma"), "utf8");
+const pgDir = join(here, ".generated");
+mkdirSync(pgDir, { recursive: true });
+const pg = source
+  .replace('provider = "sqlite"', 'provider = "postgresql"')
+  .replace('output       = "../src/generated/sqlite"', 'output       = "../../src/generated/postgresql"');
+if (pg === source || !pg.includes("postgresql")) throw new Error("prisma/generate.mjs: could not derive the PostgreSQL schema");
+writeFileSync(join(pgDir, "postgresql.prisma"), `// GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.\n${pg}`);
+
+const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? "/bin/true", PRISMA_HIDE_UPDATE_MESSAGE: "1" };
+const prisma = join(here, "..", "node_modules", ".bin", "prisma");
+for (const schema of [join(here, "schema.prisma"), join(pgDir, "postgresql.prisma")]) {
+  execFileSync(prisma, ["generate", "--schema", schema], { stdio: ["ignore", "inherit", "inherit"], env });
+}
