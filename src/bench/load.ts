@@ -1,0 +1,83 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { runMeasured } from "./measure.ts";
+
+/**
+ * Generation and load benchmark (issue: 1M Domains + 20k Apps under 5 min on SQLite, 10 on
+ * PostgreSQL, under 1 GiB). `npm run bench:load -- --domains 1000000 --apps 20000 --db both`.
+ * The dataset is generated once into bench/out and reused by later runs.
+ */
+const { values } = parseArgs({
+  options: {
+    domains: { type: "string", default: "1000000" },
+    apps: { type: "string", default: "20000" },
+    seed: { type: "string", default: "1" },
+    db: { type: "string", default: "both" },
+    "pg-url": {
+      type: "string",
+      default: process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+    },
+  },
+});
+const domains = Number(values.domains);
+const apps = Number(values.apps);
+if (!Number.isInteger(domains) || domains < 1) throw new Error("--domains must be a positive integer");
+if (!Number.isInteger(apps) || apps < 1) throw new Error("--apps must be a positive integer");
+if (!["sqlite", "postgresql", "both"].includes(values.db))
+  throw new Error("--db must be sqlite, postgresql or both");
+
+const root = resolve(import.meta.dirname, "../..");
+const dataDir = join(root, "bench", "out", `data-${domains}-${apps}-${values.seed}`);
+const results: string[] = [];
+const mb = (n: number) => `${n} MB`;
+
+if (!existsSync(join(dataDir, "reviews.jsonl"))) {
+  const g = await runMeasured(
+    join(root, "src/cli/generate-data.ts"),
+    ["--domains", String(domains), "--apps", String(apps), "--seed", values.seed, "--out", dataDir],
+    process.env,
+  );
+  if (g.code !== 0) throw new Error(`generate-data failed with exit code ${g.code}`);
+  results.push(`| generate | ${g.seconds.toFixed(1)} s | ${mb(g.peakRssMb)} |`);
+} else {
+  results.push(`| generate | (reused ${dataDir}) | |`);
+}
+
+for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]) {
+  const scratch = mkdtempSync(join(tmpdir(), "storegraph-bench-"));
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: scratch, LOG_LEVEL: "warn" };
+  let dropDb: (() => Promise<void>) | undefined;
+  if (kind === "postgresql") {
+    const name = `storegraph_bench_${process.pid}`;
+    const admin = new pg.Client({ connectionString: values["pg-url"] });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(values["pg-url"]);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    dropDb = async () => {
+      const a = new pg.Client({ connectionString: values["pg-url"] });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    };
+  } else {
+    delete env.DATABASE_URL;
+  }
+  try {
+    const l = await runMeasured(join(root, "src/cli/load.ts"), [dataDir], env);
+    if (l.code !== 0) throw new Error(`load on ${kind} failed with exit code ${l.code}`);
+    results.push(`| load (${kind}) | ${l.seconds.toFixed(1)} s | ${mb(l.peakRssMb)} |`);
+  } finally {
+    await dropDb?.();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+console.log(
+  `\n${domains} Domains, ${apps} Apps, seed ${values.seed}\n\n| step | wall time | peak RSS |\n|---|---|---|\n${results.join("\n")}`,
+);

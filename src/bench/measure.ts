@@ -1,0 +1,37 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+export interface Measured {
+  seconds: number;
+  peakRssMb: number;
+  code: number | null;
+}
+
+/**
+ * Runs a TypeScript entry point in its own Node process (node --import tsx, so the measured pid is
+ * the worker itself) and reports wall time and peak RSS (VmHWM from /proc, sampled every 100 ms).
+ */
+export async function runMeasured(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Measured> {
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    env,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  let peakKb = 0;
+  const sample = () => {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
+      if (m) peakKb = Math.max(peakKb, Number(m[1]));
+    } catch {
+      // the process has exited
+    }
+  };
+  const timer = setInterval(sample, 100);
+  const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+  clearInterval(timer);
+  return {
+    seconds: Number(process.hrtime.bigint() - started) / 1e9,
+    peakRssMb: Math.round(peakKb / 1024),
+    code,
+  };
+}

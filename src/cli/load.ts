@@ -1,0 +1,96 @@
+import { parseArgs } from "node:util";
+import cliProgress from "cli-progress";
+import { ConfigError, loadConfig } from "../config.ts";
+import { loadSnapshot } from "../dataset/load/load.ts";
+import { LoadValidationError } from "../dataset/load/problems.ts";
+import { SnapshotDirError } from "../dataset/load/read.ts";
+import { LoadInProgressError, openSnapshotStore } from "../db/store.ts";
+
+const USAGE = "usage: npm run load -- <snapshot-dir>   (apps, domains and reviews .jsonl or .jsonl.gz)";
+
+async function main(): Promise<number> {
+  const { positionals } = parseArgs({ allowPositionals: true, options: {} });
+  if (positionals.length !== 1) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadConfig();
+  const store = await openSnapshotStore(config);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  const progress = createProgress();
+  const started = Date.now();
+  try {
+    const r = await loadSnapshot(store, positionals[0], {
+      keep: config.keepSnapshots,
+      signal: controller.signal,
+      onProgress: progress.update,
+    });
+    progress.stop();
+    const secs = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(
+      `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s (${config.database.kind})`,
+    );
+    return 0;
+  } catch (e) {
+    progress.stop();
+    if (e instanceof LoadValidationError) {
+      console.error(e.message);
+      return 1;
+    }
+    if (e instanceof SnapshotDirError || e instanceof LoadInProgressError) {
+      console.error(e.message);
+      return 1;
+    }
+    if (controller.signal.aborted) {
+      console.error("load interrupted; the served snapshot is unchanged");
+      return 130;
+    }
+    throw e;
+  } finally {
+    await store.close();
+  }
+}
+
+/** A bar on a terminal; otherwise a plain line every 5% (logs and CI). */
+function createProgress(): { update: (done: number, total: number) => void; stop: () => void } {
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      { stream: process.stderr, format: "loading [{bar}] {percentage}% | {value}/{total} MB | eta {eta}s" },
+      cliProgress.Presets.shades_classic,
+    );
+    let started = false;
+    return {
+      update: (done, total) => {
+        const mb = (n: number) => Math.round(n / 1e6);
+        if (!started) bar.start(mb(total), 0);
+        started = true;
+        bar.update(mb(done));
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  let lastStep = -1;
+  return {
+    update: (done, total) => {
+      const step = Math.floor((done / Math.max(total, 1)) * 20);
+      if (step > lastStep) {
+        lastStep = step;
+        console.error(
+          `loading: ${step * 5}% (${Math.round(done / 1e6)} of ${Math.round(total / 1e6)} MB read)`,
+        );
+      }
+    },
+    stop: () => {},
+  };
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e instanceof ConfigError ? e.message : e);
+    process.exit(1);
+  },
+);

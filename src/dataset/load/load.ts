@@ -1,0 +1,65 @@
+import { resolve } from "node:path";
+import type { SnapshotCounts, SnapshotStore } from "../../db/store.ts";
+import { Ingest } from "./ingest.ts";
+import { LoadValidationError, Problems } from "./problems.ts";
+import { locateSnapshotFiles } from "./read.ts";
+import { TABLES } from "./rows.ts";
+
+export interface LoadOptions {
+  /** How many older ready snapshots to keep beside the new one. */
+  keep: number;
+  /** Bytes read so far and in all, across the three files. */
+  onProgress?: (done: number, total: number) => void;
+  /** Aborting stops the load; the partial copy is dropped and the served snapshot stays. */
+  signal?: AbortSignal;
+}
+
+export interface LoadResult extends SnapshotCounts {
+  version: number;
+}
+
+/**
+ * Loads the snapshot in `dir` (docs/dataset.md) as a new version and serves it once complete.
+ * On any problem (invalid records → LoadValidationError listing them all, I/O, interruption) the
+ * new copy is dropped, its registry row is marked failed, and the served snapshot is unchanged.
+ */
+export async function loadSnapshot(
+  store: SnapshotStore,
+  dir: string,
+  options: LoadOptions,
+): Promise<LoadResult> {
+  const files = locateSnapshotFiles(dir);
+  const total = files.reduce((s, f) => s + f.bytes, 0);
+  let done = 0;
+  const onBytes = options.onProgress
+    ? (n: number) => {
+        done += n;
+        options.onProgress?.(done, total);
+      }
+    : undefined;
+  const release = await store.lockForLoad();
+  try {
+    const { version, writer } = await store.begin(resolve(dir));
+    try {
+      const problems = new Problems();
+      const counts = await new Ingest(writer, problems, { onBytes, signal: options.signal }).run(files);
+      if (problems.total > 0) throw new LoadValidationError(problems);
+      options.signal?.throwIfAborted();
+      // The copy records its own version, so a reader can check that the copy it opened is the one
+      // the registry names.
+      await writer.write(TABLES.snapshotInfo, [[version, Date.now(), resolve(dir)]]);
+      await writer.finish();
+      options.signal?.throwIfAborted();
+      await store.publish(version, counts, options.keep);
+      return { version, ...counts };
+    } catch (e) {
+      await writer.abort();
+      const reason =
+        e instanceof LoadValidationError ? e.problems.summary() : String((e as Error).message ?? e);
+      await store.fail(version, reason);
+      throw e;
+    }
+  } finally {
+    await release();
+  }
+}

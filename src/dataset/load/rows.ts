@@ -1,0 +1,454 @@
+import type { AppRecord, DomainRecord, ReviewRecord } from "../record.ts";
+import { PAGE_FIELDS, toEpochMs } from "../record.ts";
+
+/**
+ * Bulk-load rows: for each snapshot table, its columns (database names, as in prisma/schema.prisma)
+ * and converters from validated records to rows in that column order. Writers format values per
+ * database: `time` is epoch milliseconds, `json` any JSON value.
+ */
+export type ColumnKind = "int" | "bigint" | "float" | "text" | "json" | "time";
+export type Value = number | string | null | unknown[] | Record<string, unknown>;
+export type Row = Value[];
+
+function table<const C extends readonly (readonly [string, ColumnKind])[]>(name: string, columns: C) {
+  return { name, columns: columns.map(([c]) => c), kinds: columns.map(([, k]) => k) as ColumnKind[] };
+}
+export type Table = ReturnType<typeof table>;
+
+export const TABLES = {
+  app: table("app", [
+    ["pk", "int"],
+    ["id", "text"],
+    ["platform", "text"],
+    ["token", "text"],
+    ["name", "text"],
+    ["description", "text"],
+    ["description_long", "text"],
+    ["app_store_url", "text"],
+    ["icon_url", "text"],
+    ["average_rating", "text"],
+    ["average_rating_sort", "float"],
+    ["review_count", "int"],
+    ["state", "text"],
+    ["created_at", "time"],
+    ["removed_at", "time"],
+    ["installs", "int"],
+    ["instp", "float"],
+    ["installs_30d", "int"],
+    ["installs_90d", "int"],
+    ["reviews_30d", "int"],
+    ["reviews_90d", "int"],
+    ["free_trial_duration", "text"],
+    ["vendor_name", "text"],
+    ["vendor_email", "text"],
+    ["vendor_url", "text"],
+    ["vendor_website", "text"],
+    ["vendor_address", "text"],
+    ["vendor_country_code", "text"],
+    ["search_text", "text"],
+  ]),
+  appCategory: table("app_category", [
+    ["app_pk", "int"],
+    ["category", "text"],
+  ]),
+  appPlan: table("app_plan", [
+    ["app_pk", "int"],
+    ["position", "int"],
+    ["name", "text"],
+    ["monthly_cost", "text"],
+    ["monthly_cost_cents", "int"],
+  ]),
+  appIntegration: table("app_integration", [
+    ["app_pk", "int"],
+    ["position", "int"],
+    ["value", "text"],
+  ]),
+  appInstallsPoint: table("app_installs_point", [
+    ["app_pk", "int"],
+    ["date", "time"],
+    ["installs", "int"],
+  ]),
+  appReview: table("app_review", [
+    ["pk", "int"],
+    ["app_pk", "int"],
+    ["updated_at", "time"],
+    ["body", "text"],
+    ["merchant_name", "text"],
+    ["rating", "int"],
+  ]),
+  appReviewDomain: table("app_review_domain", [
+    ["review_pk", "int"],
+    ["position", "int"],
+    ["name", "text"],
+    ["platform_domain", "text"],
+    ["platform_rank", "int"],
+    ["domain_pk", "int"],
+  ]),
+  domain: table("domain", [
+    ["pk", "int"],
+    ["name", "text"],
+    ["platform_domain", "text"],
+    ["tld1", "text"],
+    ["state", "text"],
+    ["inactive_at", "time"],
+    ["redirects_to", "json"],
+    ["aliases", "json"],
+    ["alternates", "json"],
+    ["localizations", "json"],
+    ["locs", "json"],
+    ["cluster_domains", "json"],
+    ["cluster_best_ranked", "text"],
+    ["platform", "text"],
+    ["plan", "text"],
+    ["last_platform", "text"],
+    ["last_platform_change_at", "time"],
+    ["last_plan", "text"],
+    ["last_plan_change_at", "time"],
+    ["created_at", "time"],
+    ["created_week", "time"],
+    ["last_updated_at", "time"],
+    ["magento_version", "text"],
+    ["merchant_name", "text"],
+    ["title", "text"],
+    ["description", "text"],
+    ["keywords", "json"],
+    ["icon", "text"],
+    ["og_image", "text"],
+    ["country_code", "text"],
+    ["currency_code", "text"],
+    ["language_code", "text"],
+    ["administrative_area_level_1", "text"],
+    ["city", "text"],
+    ["location", "text"],
+    ["region", "text"],
+    ["subregion", "text"],
+    ["postal_code", "text"],
+    ["street_address", "text"],
+    ["latitude", "float"],
+    ["longitude", "float"],
+    ["employee_count", "int"],
+    ["rank", "int"],
+    ["rank_percentile", "float"],
+    ["platform_rank", "int"],
+    ["platform_rank_percentile", "float"],
+    ["cc_rank", "float"],
+    ["cc_centrality", "float"],
+    ["estimated_page_views", "bigint"],
+    ["estimated_visits", "bigint"],
+    ["estimated_sales", "bigint"],
+    ["estimated_sales_yearly", "bigint"],
+    ["monthly_app_spend", "int"],
+    ["avg_weight", "int"],
+    ["max_weight", "int"],
+    ["min_weight", "int"],
+    ["product_count", "int"],
+    ["variant_count", "int"],
+    ["vendor_count", "int"],
+    ["avg_price", "bigint"],
+    ["avg_price_formatted", "text"],
+    ["avg_price_usd", "bigint"],
+    ["min_price", "bigint"],
+    ["max_price", "bigint"],
+    ["min_price_usd", "bigint"],
+    ["max_price_usd", "bigint"],
+    ["max_product_published_at", "time"],
+    ["most_recently_published_product", "json"],
+    ["product_images_created_30", "int"],
+    ["product_images_created_90", "int"],
+    ["product_images_created_365", "int"],
+    ["collections", "json"],
+    ["shipping_carriers", "json"],
+    ...PAGE_FIELDS.map((f) => [f, "text"] as const),
+    ["theme_name", "text"],
+    ["theme_style", "text"],
+    ["theme_vendor", "text"],
+    ["theme_version", "text"],
+    ["theme_cost", "int"],
+    ["trustpilot_review_count", "int"],
+    ["trustpilot_avg_rating", "float"],
+    ["yotpo_review_count", "int"],
+    ["yotpo_avg_rating", "float"],
+    ["search_text", "text"],
+  ]),
+  domainCategory: table("domain_category", [
+    ["domain_pk", "int"],
+    ["category", "text"],
+  ]),
+  domainFeature: table("domain_feature", [
+    ["domain_pk", "int"],
+    ["feature", "text"],
+  ]),
+  domainTag: table("domain_tag", [
+    ["domain_pk", "int"],
+    ["tag", "text"],
+  ]),
+  domainSalesChannel: table("domain_sales_channel", [
+    ["domain_pk", "int"],
+    ["channel", "text"],
+  ]),
+  domainShipsTo: table("domain_ships_to", [
+    ["domain_pk", "int"],
+    ["country_code", "text"],
+  ]),
+  domainContact: table("domain_contact", [
+    ["domain_pk", "int"],
+    ["position", "int"],
+    ["type", "text"],
+    ["value", "text"],
+    ["source", "text"],
+    ["description", "text"],
+    ["followers", "int"],
+    ["followers_30d", "int"],
+    ["followers_90d", "int"],
+    ["posts", "int"],
+    ["likes", "int"],
+  ]),
+  technology: table("technology", [
+    ["pk", "int"],
+    ["name", "text"],
+    ["description", "text"],
+    ["vendor_url", "text"],
+    ["icon_url", "text"],
+    ["installs", "int"],
+    ["categories", "json"],
+  ]),
+  domainTechnology: table("domain_technology", [
+    ["domain_pk", "int"],
+    ["technology_pk", "int"],
+    ["installed_at", "time"],
+  ]),
+  domainApp: table("domain_app", [
+    ["domain_pk", "int"],
+    ["app_pk", "int"],
+    ["installed_at", "time"],
+    ["removed_at", "time"],
+  ]),
+  snapshotInfo: table("snapshot_info", [
+    ["version", "int"],
+    ["loaded_at", "time"],
+    ["source", "text"],
+  ]),
+} as const;
+export type TableKey = keyof typeof TABLES;
+
+const opt = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
+const optTime = (v: string | undefined): number | null => (v === undefined ? null : toEpochMs(v));
+
+/** Lower-cased text that `q` searches; one column so a search is one scan or trigram index. */
+export function searchText(parts: (string | undefined)[]): string {
+  return parts
+    .filter((p): p is string => !!p)
+    .join(" \u001f ")
+    .toLowerCase();
+}
+
+export function appRow(pk: number, a: AppRecord): Row {
+  return [
+    pk,
+    a.id,
+    a.platform,
+    a.token,
+    a.name,
+    a.description,
+    opt(a.description_long),
+    a.app_store_url,
+    a.icon_url,
+    a.average_rating,
+    Number(a.average_rating),
+    a.review_count,
+    a.state,
+    toEpochMs(a.created_at),
+    optTime(a.removed_at),
+    opt(a.installs),
+    opt(a.instp),
+    opt(a.installs_30d),
+    opt(a.installs_90d),
+    opt(a.reviews_30d),
+    opt(a.reviews_90d),
+    opt(a.free_trial_duration),
+    a.vendor_name,
+    opt(a.vendor_email),
+    opt(a.vendor_url),
+    opt(a.vendor_website),
+    opt(a.vendor_address),
+    opt(a.vendor_country_code),
+    searchText([a.name, a.description]),
+  ];
+}
+
+/** The child rows of one App, by table. */
+export function appChildRows(pk: number, a: AppRecord): [TableKey, Row[]][] {
+  return [
+    ["appCategory", a.categories.map((c) => [pk, c])],
+    ["appPlan", a.plans.map((p, i) => [pk, i, p.name, p.monthly_cost, opt(p.monthly_cost_cents)])],
+    ["appIntegration", (a.integrates_with ?? []).map((v, i) => [pk, i, v])],
+    ["appInstallsPoint", (a.installs_time_series ?? []).map((p) => [pk, toEpochMs(p.date), p.installs])],
+  ];
+}
+
+const DAY_MS = 86_400_000;
+
+/** The Friday on or before a date (weeks are grouped on Fridays, api.md 4.7 f:cratyyyymmdd). */
+export function fridayOnOrBefore(epochMs: number): number {
+  const day = Math.floor(epochMs / DAY_MS);
+  // 1970-01-01 was a Thursday: day 1 is a Friday.
+  const sinceFriday = (((day - 1) % 7) + 7) % 7;
+  return (day - sinceFriday) * DAY_MS;
+}
+
+export function domainRow(pk: number, d: DomainRecord): Row {
+  const createdAt = toEpochMs(d.created_at);
+  return [
+    pk,
+    d.name,
+    opt(d.platform_domain),
+    d.tld1,
+    d.state,
+    optTime(d.inactive_at),
+    opt(d.redirects_to),
+    opt(d.aliases),
+    opt(d.alternates),
+    opt(d.localizations),
+    opt(d.locs),
+    opt(d.cluster_domains),
+    opt(d.cluster_best_ranked),
+    d.platform,
+    opt(d.plan),
+    opt(d.last_platform),
+    optTime(d.last_platform_change_at),
+    opt(d.last_plan),
+    optTime(d.last_plan_change_at),
+    createdAt,
+    fridayOnOrBefore(createdAt),
+    optTime(d.last_updated_at),
+    opt(d.magento_version),
+    opt(d.merchant_name),
+    opt(d.title),
+    opt(d.description),
+    opt(d.keywords as Value | undefined),
+    opt(d.icon),
+    opt(d.og_image),
+    opt(d.country_code),
+    opt(d.currency_code),
+    opt(d.language_code),
+    opt(d.administrative_area_level_1),
+    opt(d.city),
+    opt(d.location),
+    opt(d.region),
+    opt(d.subregion),
+    opt(d.postal_code),
+    opt(d.street_address),
+    opt(d.latitude),
+    opt(d.longitude),
+    opt(d.employee_count),
+    d.rank,
+    d.rank_percentile,
+    d.platform_rank,
+    d.platform_rank_percentile,
+    opt(d.cc_rank),
+    opt(d.cc_centrality),
+    opt(d.estimated_page_views),
+    opt(d.estimated_visits),
+    opt(d.estimated_sales),
+    opt(d.estimated_sales_yearly),
+    opt(d.monthly_app_spend),
+    opt(d.avg_weight),
+    opt(d.max_weight),
+    opt(d.min_weight),
+    opt(d.product_count),
+    opt(d.variant_count),
+    opt(d.vendor_count),
+    opt(d.avg_price),
+    opt(d.avg_price_formatted),
+    opt(d.avg_price_usd),
+    opt(d.min_price),
+    opt(d.max_price),
+    opt(d.min_price_usd),
+    opt(d.max_price_usd),
+    optTime(d.max_product_published_at),
+    opt(d.most_recently_published_product),
+    opt(d.product_images_created_30),
+    opt(d.product_images_created_90),
+    opt(d.product_images_created_365),
+    opt(d.collections),
+    opt(d.shipping_carriers),
+    ...PAGE_FIELDS.map((f) => opt(d[f])),
+    opt(d.theme?.name),
+    opt(d.theme?.style),
+    opt(d.theme?.vendor),
+    opt(d.theme?.version),
+    opt(d.theme?.cost),
+    opt(d.trustpilot?.review_count),
+    opt(d.trustpilot?.avg_rating),
+    opt(d.yotpo?.review_count),
+    opt(d.yotpo?.avg_rating),
+    searchText([d.name, d.title, d.description, d.merchant_name]),
+  ];
+}
+
+/**
+ * The child rows of one Domain. Technologies and Apps are referenced by pk, which the caller
+ * resolves (technologyPk assigns a new pk on first sight; appPk looks up apps.jsonl).
+ */
+export function domainChildRows(
+  pk: number,
+  d: DomainRecord,
+  technologyPk: (name: string) => number,
+  appPk: (id: string) => number | undefined,
+): [TableKey, Row[]][] {
+  const apps: Row[] = [];
+  for (const a of d.apps ?? []) {
+    const app = appPk(a.id);
+    if (app !== undefined) apps.push([pk, app, toEpochMs(a.installed_at), optTime(a.removed_at)]);
+  }
+  return [
+    ["domainCategory", (d.categories ?? []).map((c) => [pk, c])],
+    ["domainFeature", (d.features ?? []).map((f) => [pk, f])],
+    ["domainTag", (d.tags ?? []).map((t) => [pk, t])],
+    ["domainSalesChannel", (d.sales_channels ?? []).map((c) => [pk, c])],
+    ["domainShipsTo", (d.ships_to_countries ?? []).map((c) => [pk, c])],
+    [
+      "domainContact",
+      (d.contact_info ?? []).map((c, i) => [
+        pk,
+        i,
+        c.type,
+        c.value,
+        c.source,
+        opt(c.description),
+        opt(c.followers),
+        opt(c.followers_30d),
+        opt(c.followers_90d),
+        opt(c.posts),
+        opt(c.likes),
+      ]),
+    ],
+    [
+      "domainTechnology",
+      (d.technologies ?? []).map((t) => [pk, technologyPk(t.name), toEpochMs(t.installed_at)]),
+    ],
+    ["domainApp", apps],
+  ];
+}
+
+export function reviewRows(
+  pk: number,
+  appPk: number,
+  r: ReviewRecord,
+  domainPk: (name: string) => number | undefined,
+): [TableKey, Row[]][] {
+  return [
+    ["appReview", [[pk, appPk, toEpochMs(r.updated_at), r.body, r.merchant_name, r.rating]]],
+    [
+      "appReviewDomain",
+      r.domains.map((d, i) => [
+        pk,
+        i,
+        d.name,
+        opt(d.platform_domain),
+        opt(d.platform_rank),
+        opt(domainPk(d.name)),
+      ]),
+    ],
+  ];
+}

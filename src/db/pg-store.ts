@@ -1,0 +1,144 @@
+import pg from "pg";
+import { applyPgMigrations } from "./migrate.ts";
+import { PgSnapshotWriter } from "./pg-writer.ts";
+import type { SnapshotCounts, SnapshotRow, SnapshotStore, SnapshotWriter } from "./store.ts";
+import { LoadInProgressError } from "./store.ts";
+
+/** The registry lives in this schema; each snapshot in its own schema named by snapshotSchema(). */
+export const META_SCHEMA = "storegraph";
+export const snapshotSchema = (version: number) => `storegraph_snapshot_${version}`;
+
+// pg_try_advisory_lock key: one load at a time per database, held by a dedicated session so that
+// a killed loader releases it with its connection.
+const LOAD_LOCK_KEY = 0x73746f72; // "stor"
+
+interface Raw {
+  version: number;
+  status: SnapshotRow["status"];
+  started_at: Date;
+  finished_at: Date | null;
+  location: string;
+  source: string;
+  apps: number;
+  domains: number;
+  reviews: number;
+  error: string | null;
+}
+
+const toRow = (r: Raw): SnapshotRow => ({
+  version: r.version,
+  status: r.status,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  location: r.location,
+  source: r.source,
+  apps: r.apps,
+  domains: r.domains,
+  reviews: r.reviews,
+  error: r.error,
+});
+
+export class PgSnapshotStore implements SnapshotStore {
+  readonly kind = "postgresql" as const;
+
+  private constructor(
+    private readonly url: string,
+    private readonly pool: pg.Pool,
+  ) {}
+
+  static async open(url: string): Promise<PgSnapshotStore> {
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const client = await pool.connect();
+    try {
+      await applyPgMigrations(client, META_SCHEMA, "meta", "all");
+    } finally {
+      client.release();
+    }
+    return new PgSnapshotStore(url, pool);
+  }
+
+  private async query<T extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.pool.query<T>(sql, params)).rows;
+  }
+
+  async current(): Promise<SnapshotRow | null> {
+    const [r] = await this.query<Raw>(
+      `SELECT * FROM "${META_SCHEMA}".snapshot WHERE status = 'ready' ORDER BY version DESC LIMIT 1`,
+    );
+    return r ? toRow(r) : null;
+  }
+
+  async list(): Promise<SnapshotRow[]> {
+    return (await this.query<Raw>(`SELECT * FROM "${META_SCHEMA}".snapshot ORDER BY version`)).map(toRow);
+  }
+
+  async lockForLoad(): Promise<() => Promise<void>> {
+    const session = new pg.Client({ connectionString: this.url });
+    await session.connect();
+    const { rows } = await session.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [
+      LOAD_LOCK_KEY,
+    ]);
+    if (!rows[0].ok) {
+      await session.end();
+      throw new LoadInProgressError("another load is in progress on this database");
+    }
+    for (const r of await this.query<Raw>(
+      `SELECT * FROM "${META_SCHEMA}".snapshot WHERE status = 'loading'`,
+    )) {
+      await this.fail(r.version, "interrupted: the loading process ended before finishing");
+    }
+    return async () => {
+      await session.end(); // ending the session releases the advisory lock
+    };
+  }
+
+  async begin(source: string): Promise<{ version: number; writer: SnapshotWriter }> {
+    const [{ version }] = await this.query<{ version: number }>(
+      `INSERT INTO "${META_SCHEMA}".snapshot (status, started_at, location, source)
+       VALUES ('loading', now(), '', $1) RETURNING version`,
+      [source],
+    );
+    const schema = snapshotSchema(version);
+    await this.query(`UPDATE "${META_SCHEMA}".snapshot SET location = $1 WHERE version = $2`, [
+      schema,
+      version,
+    ]);
+    return { version, writer: await PgSnapshotWriter.create(this.url, schema) };
+  }
+
+  async publish(version: number, counts: SnapshotCounts, keep: number): Promise<void> {
+    await this.query(
+      `UPDATE "${META_SCHEMA}".snapshot SET status = 'ready', finished_at = now(), apps = $1, domains = $2, reviews = $3
+       WHERE version = $4 AND status = 'loading'`,
+      [counts.apps, counts.domains, counts.reviews, version],
+    );
+    const older = await this.query<Raw>(
+      `SELECT * FROM "${META_SCHEMA}".snapshot WHERE status = 'ready' AND version < $1 ORDER BY version DESC`,
+      [version],
+    );
+    for (const r of older.slice(keep)) {
+      await this.query(`UPDATE "${META_SCHEMA}".snapshot SET status = 'retired' WHERE version = $1`, [
+        r.version,
+      ]);
+      await this.dropSchema(r.location);
+    }
+  }
+
+  async fail(version: number, error: string): Promise<void> {
+    const [r] = await this.query<{ location: string }>(
+      `UPDATE "${META_SCHEMA}".snapshot SET status = 'failed', finished_at = now(), error = $1
+       WHERE version = $2 AND status = 'loading' RETURNING location`,
+      [error.slice(0, 10_000), version],
+    );
+    if (r?.location) await this.dropSchema(r.location);
+  }
+
+  private async dropSchema(schema: string): Promise<void> {
+    if (!/^storegraph_snapshot_\d+$/.test(schema)) throw new Error(`refusing to drop schema ${schema}`);
+    await this.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

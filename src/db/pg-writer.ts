@@ -1,0 +1,115 @@
+import { once } from "node:events";
+import type { Writable } from "node:stream";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import type { Row, Table, Value } from "../dataset/load/rows.ts";
+import { applyPgMigrations } from "./migrate.ts";
+import type { SnapshotWriter } from "./store.ts";
+
+/**
+ * Builds one snapshot schema with COPY: one connection and one long COPY stream per table, so
+ * tables load in parallel and writes wait on the stream's backpressure. The schema is not served
+ * until the registry names it, so nothing here needs a transaction spanning the tables.
+ */
+export class PgSnapshotWriter implements SnapshotWriter {
+  private readonly copies = new Map<string, { client: pg.Client; stream: Writable }>();
+
+  private constructor(
+    private readonly url: string,
+    readonly schema: string,
+  ) {}
+
+  static async create(url: string, schema: string): Promise<PgSnapshotWriter> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await applyPgMigrations(client, schema, "snapshot", "before-load");
+    } finally {
+      await client.end();
+    }
+    return new PgSnapshotWriter(url, schema);
+  }
+
+  private async copyFor(table: Table): Promise<Writable> {
+    let c = this.copies.get(table.name);
+    if (!c) {
+      const client = new pg.Client({ connectionString: this.url });
+      await client.connect();
+      // abort() ends connections mid-COPY; their "Connection terminated" is expected then, and a
+      // real failure surfaces through the stream or the query anyway.
+      client.on("error", () => {});
+      const cols = table.columns.map((n) => `"${n}"`).join(", ");
+      const stream = client.query(copyFrom(`COPY "${this.schema}"."${table.name}" (${cols}) FROM STDIN`));
+      c = { client, stream };
+      this.copies.set(table.name, c);
+    }
+    return c.stream;
+  }
+
+  async write(table: Table, rows: Row[]): Promise<void> {
+    if (rows.length === 0) return;
+    const stream = await this.copyFor(table);
+    let text = "";
+    for (const row of rows) text += `${encodeRow(row, table)}\n`;
+    if (!stream.write(text)) await once(stream, "drain");
+  }
+
+  async finish(): Promise<void> {
+    await this.endCopies();
+    const client = new pg.Client({ connectionString: this.url });
+    await client.connect();
+    try {
+      await applyPgMigrations(client, this.schema, "snapshot", "after-load");
+    } finally {
+      await client.end();
+    }
+  }
+
+  private async endCopies(): Promise<void> {
+    for (const { client, stream } of this.copies.values()) {
+      stream.end();
+      await once(stream, "finish");
+      await client.end();
+    }
+    this.copies.clear();
+  }
+
+  async abort(): Promise<void> {
+    for (const { client, stream } of this.copies.values()) {
+      stream.on("error", () => {});
+      stream.destroy();
+      await client.end().catch(() => {});
+    }
+    this.copies.clear();
+  }
+}
+
+/** COPY text format: tab-separated, \N for NULL, backslash escapes. */
+function encodeRow(row: Row, table: Table): string {
+  let line = "";
+  for (let i = 0; i < row.length; i++) {
+    if (i > 0) line += "\t";
+    line += encodeValue(row[i], table.kinds[i]);
+  }
+  return line;
+}
+
+function encodeValue(v: Value, kind: Table["kinds"][number]): string {
+  if (v === null) return "\\N";
+  switch (kind) {
+    case "time":
+      return new Date(v as number).toISOString();
+    case "json":
+      return escapeCopyText(JSON.stringify(v));
+    case "text":
+      return escapeCopyText(v as string);
+    default:
+      return String(v);
+  }
+}
+
+function escapeCopyText(s: string): string {
+  return /[\\\t\n\r]/.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]) : s;
+}
+const ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };

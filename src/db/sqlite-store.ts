@@ -1,0 +1,163 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { applySqliteMigrations } from "./migrate.ts";
+import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
+import type { SnapshotCounts, SnapshotRow, SnapshotStore, SnapshotWriter } from "./store.ts";
+import { LoadInProgressError } from "./store.ts";
+
+/** Files under the data directory: state.db (the registry) and snapshots/snapshot-<v>.db. */
+export function stateDbPath(dataDir: string): string {
+  return join(dataDir, "state.db");
+}
+
+export function snapshotFilePath(dataDir: string, location: string): string {
+  return join(dataDir, location);
+}
+
+interface Raw {
+  version: number;
+  status: SnapshotRow["status"];
+  started_at: number;
+  finished_at: number | null;
+  location: string;
+  source: string;
+  apps: number;
+  domains: number;
+  reviews: number;
+  error: string | null;
+}
+
+const toRow = (r: Raw): SnapshotRow => ({
+  version: r.version,
+  status: r.status,
+  startedAt: new Date(r.started_at),
+  finishedAt: r.finished_at === null ? null : new Date(r.finished_at),
+  location: r.location,
+  source: r.source,
+  apps: r.apps,
+  domains: r.domains,
+  reviews: r.reviews,
+  error: r.error,
+});
+
+export class SqliteSnapshotStore implements SnapshotStore {
+  readonly kind = "sqlite" as const;
+
+  private constructor(
+    readonly dataDir: string,
+    private readonly db: Database.Database,
+  ) {}
+
+  static open(dataDir: string): SqliteSnapshotStore {
+    mkdirSync(join(dataDir, "snapshots"), { recursive: true });
+    const db = new Database(stateDbPath(dataDir));
+    // WAL: a loader process writes the registry while servers read it.
+    db.pragma("journal_mode = WAL");
+    db.pragma("busy_timeout = 5000");
+    applySqliteMigrations(db, "meta", "all");
+    return new SqliteSnapshotStore(dataDir, db);
+  }
+
+  async current(): Promise<SnapshotRow | null> {
+    const r = this.db
+      .prepare("SELECT * FROM snapshot WHERE status = 'ready' ORDER BY version DESC LIMIT 1")
+      .get() as Raw | undefined;
+    return r ? toRow(r) : null;
+  }
+
+  async list(): Promise<SnapshotRow[]> {
+    return (this.db.prepare("SELECT * FROM snapshot ORDER BY version").all() as Raw[]).map(toRow);
+  }
+
+  async lockForLoad(): Promise<() => Promise<void>> {
+    const lockPath = join(this.dataDir, "load.lock");
+    takeFileLock(lockPath);
+    // We hold the lock, so any row still `loading` belongs to a load that died.
+    for (const r of this.db.prepare("SELECT * FROM snapshot WHERE status = 'loading'").all() as Raw[]) {
+      await this.fail(r.version, "interrupted: the loading process ended before finishing");
+    }
+    return async () => rmSync(lockPath, { force: true });
+  }
+
+  async begin(source: string): Promise<{ version: number; writer: SnapshotWriter }> {
+    const version = this.db.transaction(() => {
+      const { v } = this.db
+        .prepare(
+          "INSERT INTO snapshot (status, started_at, location, source) VALUES ('loading', ?, '', ?) RETURNING version AS v",
+        )
+        .get(Date.now(), source) as { v: number };
+      this.db
+        .prepare("UPDATE snapshot SET location = ? WHERE version = ?")
+        .run(`snapshots/snapshot-${v}.db`, v);
+      return v;
+    })();
+    const path = snapshotFilePath(this.dataDir, `snapshots/snapshot-${version}.db`);
+    rmSync(path, { force: true });
+    return { version, writer: new SqliteSnapshotWriter(path) };
+  }
+
+  async publish(version: number, counts: SnapshotCounts, keep: number): Promise<void> {
+    this.db
+      .prepare(
+        "UPDATE snapshot SET status = 'ready', finished_at = ?, apps = ?, domains = ?, reviews = ? WHERE version = ? AND status = 'loading'",
+      )
+      .run(Date.now(), counts.apps, counts.domains, counts.reviews, version);
+    const older = this.db
+      .prepare("SELECT * FROM snapshot WHERE status = 'ready' AND version < ? ORDER BY version DESC")
+      .all(version) as Raw[];
+    for (const r of older.slice(keep)) {
+      this.db.prepare("UPDATE snapshot SET status = 'retired' WHERE version = ?").run(r.version);
+      removeSnapshotFile(snapshotFilePath(this.dataDir, r.location));
+    }
+  }
+
+  async fail(version: number, error: string): Promise<void> {
+    const r = this.db.prepare("SELECT location FROM snapshot WHERE version = ?").get(version) as
+      | { location: string }
+      | undefined;
+    this.db
+      .prepare(
+        "UPDATE snapshot SET status = 'failed', finished_at = ?, error = ? WHERE version = ? AND status = 'loading'",
+      )
+      .run(Date.now(), error.slice(0, 10_000), version);
+    if (r?.location) removeSnapshotFile(snapshotFilePath(this.dataDir, r.location));
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
+
+function removeSnapshotFile(path: string): void {
+  for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+}
+
+/** An exclusive lock file holding the owner's pid; a lock whose owner is gone is taken over. */
+function takeFileLock(path: string): void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      const owner = Number(existsSync(path) ? readFileSync(path, "utf8") : "0");
+      if (owner && (owner === process.pid || isAlive(owner))) {
+        throw new LoadInProgressError(`another load is in progress (process ${owner}, lock file ${path})`);
+      }
+      rmSync(path, { force: true });
+    }
+  }
+  throw new LoadInProgressError(`could not take the load lock ${path}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

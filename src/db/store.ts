@@ -1,0 +1,69 @@
+import type { Config } from "../config.ts";
+import type { Row, Table } from "../dataset/load/rows.ts";
+
+/**
+ * Where snapshots live and which one is served. A snapshot is an immutable copy of the dataset
+ * (a SQLite file, or a PostgreSQL schema) registered in the `snapshot` table of the state store.
+ * The served snapshot is the newest one with status `ready`; publishing a new one is a single
+ * UPDATE of its row, so readers see either the old copy or the new one, never a half-loaded one.
+ */
+export interface SnapshotRow {
+  version: number;
+  status: "loading" | "ready" | "failed" | "retired";
+  startedAt: Date;
+  finishedAt: Date | null;
+  location: string;
+  source: string;
+  apps: number;
+  domains: number;
+  reviews: number;
+  error: string | null;
+}
+
+export interface SnapshotCounts {
+  apps: number;
+  domains: number;
+  reviews: number;
+}
+
+/** Bulk writer into a new, not yet served snapshot copy. */
+export interface SnapshotWriter {
+  /** Queues rows; resolves when the writer can take more (backpressure). */
+  write(table: Table, rows: Row[]): Promise<void>;
+  /** Flushes, builds indexes and constraints (the migrations' after-load part), analyzes. */
+  finish(): Promise<void>;
+  /** Stops writing; the copy is discarded by the store. */
+  abort(): Promise<void>;
+}
+
+export interface SnapshotStore {
+  readonly kind: Config["database"]["kind"];
+  /** The served snapshot, or null before the first successful load. */
+  current(): Promise<SnapshotRow | null>;
+  list(): Promise<SnapshotRow[]>;
+  /**
+   * Takes the store's load lock (one load at a time, across processes) and cleans up after loads
+   * that died without releasing it. Throws LoadInProgressError when another load holds it.
+   */
+  lockForLoad(): Promise<() => Promise<void>>;
+  /** Registers a new snapshot in state `loading` and opens a writer on its fresh copy. */
+  begin(source: string): Promise<{ version: number; writer: SnapshotWriter }>;
+  /** Makes the snapshot the served one (atomic), then retires copies beyond `keep` older ones. */
+  publish(version: number, counts: SnapshotCounts, keep: number): Promise<void>;
+  /** Marks a load failed and drops its copy; the served snapshot is untouched. */
+  fail(version: number, error: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class LoadInProgressError extends Error {
+  override name = "LoadInProgressError";
+}
+
+export async function openSnapshotStore(config: Config): Promise<SnapshotStore> {
+  if (config.database.kind === "sqlite") {
+    const { SqliteSnapshotStore } = await import("./sqlite-store.ts");
+    return SqliteSnapshotStore.open(config.database.dataDir);
+  }
+  const { PgSnapshotStore } = await import("./pg-store.ts");
+  return PgSnapshotStore.open(config.database.url);
+}

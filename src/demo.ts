@@ -1,0 +1,25 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "./config.ts";
+import { generateDataset } from "./dataset/generate.ts";
+import { loadSnapshot } from "./dataset/load/load.ts";
+import type { SnapshotStore } from "./db/store.ts";
+import type { Logger } from "./logger.ts";
+
+/**
+ * First start on an empty database: generate the demo dataset (deterministic from DEMO_SEED) and
+ * load it, so `npm start` on a fresh clone serves data. Later starts find a snapshot and skip this.
+ */
+export async function ensureDemoData(config: Config, store: SnapshotStore, log: Logger): Promise<void> {
+  if (await store.current()) return;
+  const { domains, apps, seed } = config.demo;
+  const dir = join(config.dataDir, "demo", `${domains}-${apps}-${seed}`);
+  const started = Date.now();
+  if (!existsSync(join(dir, "domains.jsonl"))) {
+    log.info({ domains, apps, seed, dir }, "no snapshot loaded yet: generating the demo dataset");
+    await generateDataset({ domains, apps, seed, outDir: dir });
+  }
+  log.info({ dir }, "loading the demo dataset");
+  const r = await loadSnapshot(store, dir, { keep: config.keepSnapshots });
+  log.info({ ...r, seconds: (Date.now() - started) / 1000 }, "demo dataset loaded");
+}

@@ -1,0 +1,348 @@
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadSnapshot } from "../../src/dataset/load/load.ts";
+import { LoadValidationError } from "../../src/dataset/load/problems.ts";
+import { openSnapshotClient } from "../../src/db/client.ts";
+import type { SnapshotStore } from "../../src/db/store.ts";
+import { LoadInProgressError, openSnapshotStore } from "../../src/db/store.ts";
+import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
+import { type Fixture, type Json, validFixture, writeSnapshotDir } from "../support/fixture.ts";
+
+const scratch = mkdtempSync(join(tmpdir(), "storegraph-load-"));
+let dirs = 0;
+const snapshotDir = (f: Fixture, gzip: (keyof Fixture)[] = []) =>
+  writeSnapshotDir(join(scratch, `s${++dirs}`), f, gzip);
+
+/** One rule broken per case: the mutation and the exact message the loader must print. */
+const violations: [string, (f: Fixture) => void, string][] = [
+  ["invalid JSON", () => {}, ""], // replaced below: written by hand
+  [
+    "null instead of absent",
+    (f) => (f.apps[0].vendor_email = null),
+    "apps.jsonl:1: vendor_email: is null; leave the field out when the value is unknown",
+  ],
+  [
+    "unknown field",
+    (f) => (f.domains[1].colour = "red"),
+    "domains.jsonl:2: colour: is not a field of this record",
+  ],
+  ["missing required field", (f) => delete f.domains[1].rank, "domains.jsonl:2: rank: is required"],
+  [
+    "removed_at on an Active App",
+    (f) => (f.apps[0].removed_at = "2024-01-01T00:00:00Z"),
+    "apps.jsonl:1: removed_at: is set only for Inactive Apps",
+  ],
+  [
+    "P1-only field on another platform's App",
+    (f) => (f.apps[2].vendor_address = "x"),
+    "apps.jsonl:3: vendor_address: is set only for shopify Apps",
+  ],
+  [
+    "bad local time",
+    (f) => (f.apps[0].created_at = "2019-01-02 03:04:05"),
+    "apps.jsonl:1: created_at: must be a local time YYYY-MM-DDTHH:MM:SS (no zone)",
+  ],
+  [
+    "impossible date",
+    (f) => (f.domains[0].created_at = "2018-02-30"),
+    "domains.jsonl:1: created_at: must be a date YYYY-MM-DD",
+  ],
+  [
+    "unknown platform",
+    (f) => (f.domains[1].platform = "nosuchshop"),
+    "domains.jsonl:2: platform: must be a platform of src/dataset/platforms.txt",
+  ],
+  [
+    "redirects_to on an Active Domain",
+    (f) => (f.domains[1].redirects_to = ["shop.example.com"]),
+    "domains.jsonl:2: redirects_to: is set only for Redirect Domains",
+  ],
+  [
+    "Redirect without redirects_to",
+    (f) => delete f.domains[3].redirects_to,
+    "domains.jsonl:4: redirects_to: is required for Redirect Domains",
+  ],
+  [
+    "inactive_at on an Active Domain",
+    (f) => (f.domains[0].inactive_at = "2025-01-01"),
+    "domains.jsonl:1: inactive_at: is set only for Inactive Domains",
+  ],
+  [
+    "P1-only field on a woocommerce Domain",
+    (f) => (f.domains[1].variant_count = 3),
+    "domains.jsonl:2: variant_count: is set only for shopify Domains",
+  ],
+  [
+    "city without administrative area",
+    (f) => delete f.domains[0].administrative_area_level_1,
+    "domains.jsonl:1: city: needs country_code and administrative_area_level_1",
+  ],
+  [
+    "followers on an email contact",
+    (f) => ((f.domains[0].contact_info as Json[])[0].followers = 5),
+    "domains.jsonl:1: contact_info[0].followers: applies only to facebook, instagram, tiktok, pinterest",
+  ],
+  [
+    "unknown feature",
+    (f) => (f.domains[0].features = ["Teleportation"]),
+    "domains.jsonl:1: features[0]: must be one of",
+  ],
+  [
+    "App of another platform installed",
+    (f) =>
+      ((f.domains[1].apps as Json[])[0] = {
+        id: "app-1",
+        platform: "shopify",
+        token: "klaviyo",
+        name: "Klaviyo",
+        installed_at: "2022-01-01T00:00:00Z",
+      }),
+    "domains.jsonl:2: apps[0].platform: is shopify, not the Domain's platform woocommerce",
+  ],
+  [
+    "unknown installed App",
+    (f) => ((f.domains[0].apps as Json[])[0].id = "app-404"),
+    "domains.jsonl:1: apps[0].id: names no App of apps.jsonl",
+  ],
+  [
+    "uninstalled before installed",
+    (f) => ((f.domains[0].apps as Json[])[1].removed_at = "2018-01-01T00:00:00Z"),
+    "domains.jsonl:1: apps[1].removed_at: is before installed_at",
+  ],
+  [
+    "installs disagree with Active Domains",
+    (f) => (f.apps[0].installs = 2),
+    "apps.jsonl:1: installs: is 2 but 1 Active Domain has the App installed",
+  ],
+  [
+    "duplicate Domain name",
+    (f) => Object.assign(f.domains[2], { name: "shop.example.com", tld1: "example.com" }),
+    "domains.jsonl:3: name: shop.example.com is also the Domain at line 1",
+  ],
+  [
+    "duplicate rank",
+    (f) => (f.domains[2].rank = 10),
+    "domains.jsonl:3: rank: 10 is also the rank of shop.example.com (line 1)",
+  ],
+  [
+    "percentile against rank order",
+    (f) => (f.domains[2].rank_percentile = 99.95),
+    "domains.jsonl:3: rank_percentile: is higher than that of the better-ranked woo.example.org (line 2)",
+  ],
+  [
+    "platform rank against rank order",
+    (f) => (f.domains[2].platform_rank = 5),
+    "domains.jsonl:4: platform_rank: 3 does not follow the rank order of shopify Domains (gone.example.net (line 3) ranks better with platform_rank 5)",
+  ],
+  [
+    "technology described two ways",
+    (f) => ((f.domains[1].technologies as Json[])[0].vendor_url = "https://ga.example.com"),
+    "domains.jsonl:2: technologies[0].vendor_url: differs from Google Analytics's vendor_url at domains.jsonl:1",
+  ],
+  [
+    "technology installs miscounted",
+    (f) => delete f.domains[1].technologies,
+    "domains.jsonl:1: technologies: Google Analytics has installs 2 but 1 Domain lists it",
+  ],
+  [
+    "review of a non-P1 App",
+    (f) =>
+      (f.reviews[0].app = {
+        id: "app-3",
+        name: "Woo SEO",
+        app_store_url: "https://woocommerce.com/products/woo-seo",
+        vendor_name: "Woo SEO Ltd",
+      }),
+    "reviews.jsonl:1: app.id: App app-3 is a woocommerce App; reviews exist only for shopify Apps",
+  ],
+  [
+    "review app fields disagree",
+    (f) => ((f.reviews[0].app as Json).name = "Klaviyo!"),
+    "reviews.jsonl:1: app.name: is not the App's name (apps.jsonl:1)",
+  ],
+  [
+    "review domain rank disagrees",
+    (f) => ((f.reviews[0].domains as Json[])[0].platform_rank = 2),
+    "reviews.jsonl:1: domains[0].platform_rank: is not shop.example.com's platform_rank (domains.jsonl:1)",
+  ],
+  [
+    "more reviews than review_count",
+    (f) => Object.assign(f.apps[0], { review_count: 1, reviews_30d: 1, reviews_90d: 1 }),
+    "apps.jsonl:1: review_count: is 1 but reviews lists 2 reviews of the App",
+  ],
+  ["rating out of range", (f) => (f.reviews[1].rating = 6), "reviews.jsonl:2: rating: must be 1..5"],
+];
+
+describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
+  let db: TestDatabase;
+  let store: SnapshotStore;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+    store = await openSnapshotStore(db.config);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it("serves nothing before the first load", async () => {
+    expect(await store.current()).toBeNull();
+  });
+
+  it("loads a valid snapshot (gzip too) and round-trips its values through Prisma", async () => {
+    const r = await loadSnapshot(store, snapshotDir(validFixture(), ["domains"]), { keep: 1 });
+    expect(r).toEqual({ version: 1, apps: 3, domains: 4, reviews: 2 });
+    const current = await store.current();
+    expect(current).toMatchObject({ version: 1, status: "ready", domains: 4 });
+    const prisma = openSnapshotClient(db.config, current ?? { location: "" });
+    try {
+      const shop = await prisma.domain.findUniqueOrThrow({
+        where: { name: "shop.example.com" },
+        include: {
+          apps: { include: { app: true } },
+          technologies: { include: { technology: true } },
+          contacts: true,
+          features: true,
+          shipsTo: true,
+        },
+      });
+      expect(shop.createdAt.toISOString()).toBe("2018-03-02T00:00:00.000Z");
+      expect(shop.createdWeek.toISOString()).toBe("2018-03-02T00:00:00.000Z"); // a Friday
+      expect(shop.estimatedSales).toBe(350_000_000_000n);
+      expect(shop.estimatedPageViews).toBe(12_000_000_000n);
+      expect(shop.alternates).toEqual({ "de-DE": "de.example.com" });
+      expect(shop.keywords).toEqual(["tents", "boots"]);
+      expect(shop.mostRecentlyPublishedProduct).toMatchObject({ product_id: 7_000_000_001 });
+      expect(shop.themeCost).toBe(18000);
+      expect(shop.apps.map((a) => [a.app.token, a.removedAt?.toISOString() ?? null]).sort()).toEqual([
+        ["klaviyo", null],
+        ["old-reviews", "2023-01-01T00:00:00.000Z"],
+      ]);
+      expect(shop.technologies[0].technology).toMatchObject({
+        name: "Google Analytics",
+        installs: 2,
+        categories: ["Analytics"],
+      });
+      expect(shop.contacts.map((c) => c.type)).toEqual(["email", "instagram"]);
+      expect(shop.shipsTo.map((s) => s.countryCode).sort()).toEqual(["CA", "US"]);
+      const woo = await prisma.domain.findUniqueOrThrow({
+        where: { name: "woo.example.org" },
+        include: { technologies: true },
+      });
+      expect(woo.technologies[0].installedAt.toISOString()).toBe("2021-05-05T10:00:00.000Z");
+      expect(woo.languageCode).toBe("");
+      const app = await prisma.app.findUniqueOrThrow({
+        where: { id: "app-1" },
+        include: { plans: true, integratesWith: true, installsSeries: true },
+      });
+      expect(app.createdAt.toISOString()).toBe("2019-01-02T03:04:05.000Z");
+      expect(app.averageRatingSort).toBe(4.6);
+      expect(app.integratesWith.map((i) => i.value)).toEqual(["  Shopify Flow\n", "Zapier"]);
+      expect(app.plans.map((p) => p.monthlyCostCents)).toEqual([null, 2000]);
+      const reviews = await prisma.appReview.findMany({ include: { domains: true }, orderBy: { pk: "asc" } });
+      expect(reviews.map((r) => r.domains[0].domainPk)).toEqual([shop.pk, null]);
+      expect((await prisma.snapshotInfo.findFirstOrThrow()).version).toBe(1);
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+
+  it.each(violations.slice(1))(
+    "rejects %s with a line-numbered message and changes nothing",
+    async (_name, mutate, message) => {
+      const f = validFixture();
+      mutate(f);
+      const err = await loadSnapshot(store, snapshotDir(f), { keep: 1 }).catch((e) => e);
+      expect(err).toBeInstanceOf(LoadValidationError);
+      expect((err as LoadValidationError).problems.lines().join("\n")).toContain(message);
+      expect((await store.current())?.version).toBe(1);
+      await expectNoLeftoverCopies(db, store);
+    },
+  );
+
+  it("rejects invalid JSON and lists every problem, not only the first", async () => {
+    const dir = snapshotDir(validFixture());
+    const f = validFixture();
+    f.apps[0].removed_at = "2024-01-01T00:00:00Z";
+    f.domains[1].platform = "nosuchshop";
+    writeSnapshotDir(dir, f);
+    writeFileSync(join(dir, "reviews.jsonl"), '{"updated_at": \n');
+    const err = (await loadSnapshot(store, dir, { keep: 1 }).catch((e) => e)) as LoadValidationError;
+    const lines = err.problems.lines();
+    expect(lines[0]).toBe("apps.jsonl:1: removed_at: is set only for Inactive Apps");
+    expect(lines).toContain("domains.jsonl:2: platform: must be a platform of src/dataset/platforms.txt");
+    expect(lines.some((l) => l.startsWith("reviews.jsonl:1: (record): is not valid JSON"))).toBe(true);
+    expect((await store.current())?.version).toBe(1);
+  });
+
+  it("names missing files and leaves the served snapshot", async () => {
+    const dir = mkdtempSync(join(scratch, "empty-"));
+    await expect(loadSnapshot(store, dir, { keep: 1 })).rejects.toThrow(
+      /apps\.jsonl \(or apps\.jsonl\.gz\) is missing/,
+    );
+    expect((await store.current())?.version).toBe(1);
+  });
+
+  it("an interrupted load leaves the served snapshot and is cleaned up", async () => {
+    const controller = new AbortController();
+    const load = loadSnapshot(store, snapshotDir(validFixture()), {
+      keep: 1,
+      signal: controller.signal,
+      onProgress: () => controller.abort(),
+    });
+    await expect(load).rejects.toThrow();
+    expect((await store.current())?.version).toBe(1);
+    const last = (await store.list()).at(-1);
+    expect(last?.status).toBe("failed");
+    await expectNoLeftoverCopies(db, store);
+  });
+
+  it("allows one load at a time", async () => {
+    const release = await store.lockForLoad();
+    try {
+      await expect(loadSnapshot(store, snapshotDir(validFixture()), { keep: 1 })).rejects.toBeInstanceOf(
+        LoadInProgressError,
+      );
+    } finally {
+      await release();
+    }
+  });
+
+  it("a new load replaces the served snapshot and retires copies beyond `keep`", async () => {
+    const f = validFixture();
+    f.domains[1].title = "Version two";
+    const a = await loadSnapshot(store, snapshotDir(f), { keep: 1 });
+    const b = await loadSnapshot(store, snapshotDir(f), { keep: 1 });
+    expect(b.version).toBeGreaterThan(a.version);
+    const rows = await store.list();
+    expect(rows.filter((r) => r.status === "ready").map((r) => r.version)).toEqual([a.version, b.version]);
+    expect(rows.find((r) => r.version === 1)?.status).toBe("retired");
+    expect((await store.current())?.version).toBe(b.version);
+    await expectNoLeftoverCopies(db, store);
+  });
+});
+
+/** Only ready snapshots have a copy (file or schema); failed and retired ones are gone. */
+async function expectNoLeftoverCopies(db: TestDatabase, store: SnapshotStore): Promise<void> {
+  const ready = (await store.list()).filter((r) => r.status === "ready").map((r) => r.location);
+  if (db.config.database.kind === "sqlite") {
+    const dir = join(db.config.dataDir, "snapshots");
+    const files = existsSync(dir) ? readdirSync(dir).map((f) => `snapshots/${f}`) : [];
+    expect(files.sort()).toEqual(ready.sort());
+    return;
+  }
+  const client = new pg.Client({ connectionString: db.config.database.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ nspname: string }>(
+      "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'storegraph_snapshot_%'",
+    );
+    expect(rows.map((r) => r.nspname).sort()).toEqual(ready.sort());
+  } finally {
+    await client.end();
+  }
+}

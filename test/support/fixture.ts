@@ -1,0 +1,317 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+/**
+ * A small, hand-checked valid snapshot (docs/dataset.md) that tests mutate one rule at a time.
+ * 3 Apps (2 shopify, 1 woocommerce), 4 Domains (one of each state), 2 reviews.
+ */
+export type Json = Record<string, unknown>;
+export interface Fixture {
+  apps: Json[];
+  domains: Json[];
+  reviews: Json[];
+}
+
+export function validFixture(): Fixture {
+  const apps: Json[] = [
+    {
+      id: "app-1",
+      token: "klaviyo",
+      platform: "shopify",
+      name: "Klaviyo",
+      description: "Email marketing",
+      description_long: "Email and SMS marketing for stores.",
+      app_store_url: "https://apps.shopify.com/klaviyo",
+      icon_url: "https://cdn.example.com/klaviyo.png",
+      average_rating: "4.6",
+      review_count: 2,
+      categories: ["Marketing", "Email"],
+      state: "Active",
+      created_at: "2019-01-02T03:04:05",
+      installs: 1,
+      instp: 0.5,
+      installs_30d: -3,
+      installs_90d: 10,
+      reviews_30d: 1,
+      reviews_90d: 2,
+      installs_time_series: [
+        { date: "2024-01-01", installs: 1 },
+        { date: "2024-02-01", installs: 1 },
+      ],
+      integrates_with: ["  Shopify Flow\n", "Zapier"],
+      plans: [
+        { name: "Free", monthly_cost: "Free" },
+        { name: "Pro", monthly_cost: "$20/month", monthly_cost_cents: 2000 },
+      ],
+      free_trial_duration: "336h0m0s",
+      vendor_name: "Klaviyo Inc.",
+      vendor_email: "apps@klaviyo.example.com",
+      vendor_url: "https://apps.shopify.com/partners/klaviyo",
+      vendor_website: "https://www.klaviyo.example.com",
+      vendor_address: "125 Summer St, Boston",
+      vendor_country_code: "US",
+    },
+    {
+      id: "app-2",
+      token: "old-reviews",
+      platform: "shopify",
+      name: "Old Reviews",
+      description: "Product reviews",
+      app_store_url: "https://apps.shopify.com/old-reviews",
+      icon_url: "https://cdn.example.com/old.png",
+      average_rating: "3.9",
+      review_count: 0,
+      categories: ["Reviews"],
+      state: "Inactive",
+      created_at: "2018-05-06T07:08:09",
+      removed_at: "2023-06-01T00:00:00Z",
+      installs: 0,
+      plans: [],
+      vendor_name: "Old Co",
+    },
+    {
+      id: "app-3",
+      token: "woo-seo",
+      platform: "woocommerce",
+      name: "Woo SEO",
+      description: "SEO for WooCommerce",
+      app_store_url: "https://woocommerce.com/products/woo-seo",
+      icon_url: "https://cdn.example.com/woo-seo.png",
+      average_rating: "4",
+      review_count: 7,
+      categories: [],
+      state: "Active",
+      created_at: "2020-01-01T00:00:00",
+      installs: 1,
+      plans: [{ name: "Yearly", monthly_cost: "$4.08/month", monthly_cost_cents: 408 }],
+      vendor_name: "Woo SEO Ltd",
+    },
+  ];
+  const tech = (installedAt: string) => ({
+    name: "Google Analytics",
+    description: "Web analytics",
+    vendor_url: "https://analytics.google.com",
+    icon_url: "https://cdn.example.com/ga.png",
+    installed_at: installedAt,
+    installs: 2,
+    categories: ["Analytics"],
+  });
+  const domains: Json[] = [
+    {
+      name: "shop.example.com",
+      platform_domain: "example-shop.myshopify.com",
+      tld1: "example.com",
+      state: "Active",
+      aliases: ["example.com"],
+      alternates: { "de-DE": "de.example.com" },
+      localizations: ["en-US", "de-DE"],
+      locs: ["en"],
+      cluster_domains: ["shop.example.com", "de.example.com"],
+      cluster_best_ranked: "shop.example.com",
+      platform: "shopify",
+      plan: "Shopify Plus",
+      last_platform: "magento",
+      last_platform_change_at: "2021-03-04",
+      last_plan: "Advanced",
+      last_plan_change_at: "2022-05-06",
+      created_at: "2018-03-02",
+      last_updated_at: "2026-11-01",
+      merchant_name: "Example Shop",
+      title: "Example Shop — Outdoor Gear",
+      description: "Tents and boots",
+      keywords: ["tents", "boots"],
+      icon: "https://shop.example.com/favicon.ico",
+      og_image: "https://shop.example.com/og.png",
+      country_code: "US",
+      currency_code: "USD",
+      language_code: "en",
+      administrative_area_level_1: "California",
+      city: "San Francisco",
+      location: "San Francisco, CA",
+      region: "Americas",
+      subregion: "Northern America",
+      postal_code: "94103",
+      street_address: "1 Market St",
+      latitude: 37.79,
+      longitude: -122.39,
+      employee_count: 120,
+      rank: 10,
+      rank_percentile: 99.9,
+      platform_rank: 1,
+      platform_rank_percentile: 99.95,
+      cc_rank: 5.5,
+      cc_centrality: 0.25,
+      estimated_page_views: 12_000_000_000,
+      estimated_visits: 3_000_000,
+      estimated_sales: 3_500_000_000_00,
+      estimated_sales_yearly: 42_000_000_000_00,
+      monthly_app_spend: 150_000,
+      avg_weight: 500,
+      max_weight: 2000,
+      min_weight: 100,
+      product_count: 340,
+      variant_count: 1200,
+      vendor_count: 12,
+      avg_price: 4999,
+      avg_price_formatted: "$49.99",
+      avg_price_usd: 4999,
+      min_price: 500,
+      max_price: 99_900,
+      min_price_usd: 500,
+      max_price_usd: 99_900,
+      max_product_published_at: "2026-10-30",
+      most_recently_published_product: {
+        title: "Trail Boot",
+        handle: "trail-boot",
+        product_id: 7_000_000_001,
+        published_at: "2026-10-30T10:00:00Z",
+      },
+      product_images_created_30: 3,
+      product_images_created_90: 9,
+      product_images_created_365: 40,
+      collections: ["Boots", "Tents"],
+      ships_to_countries: ["US", "CA"],
+      shipping_carriers: ["UPS"],
+      sales_channels: ["Amazon"],
+      categories: ["/Sports/Outdoor"],
+      features: ["Contact Page", "Shopify POS"],
+      tags: ["Trending on TikTok"],
+      contact_page: "https://shop.example.com/pages/contact",
+      about_us: "https://shop.example.com/pages/about",
+      contact_info: [
+        { type: "email", value: "hi@example.com", source: "/pages/contact" },
+        {
+          type: "instagram",
+          value: "https://instagram.com/exampleshop",
+          source: "/",
+          followers: 12000,
+          followers_30d: 150,
+          followers_90d: 400,
+          posts: 300,
+          likes: 5000,
+        },
+      ],
+      technologies: [tech("2020-01-01T00:00:00Z")],
+      theme: { name: "Dawn", style: "Default", vendor: "Shopify", version: "15.0.0", cost: 18000 },
+      apps: [
+        {
+          id: "app-1",
+          platform: "shopify",
+          token: "klaviyo",
+          name: "Klaviyo",
+          installed_at: "2021-01-01T00:00:00Z",
+        },
+        {
+          id: "app-2",
+          platform: "shopify",
+          token: "old-reviews",
+          name: "Old Reviews",
+          installed_at: "2019-01-01T00:00:00Z",
+          removed_at: "2023-01-01T00:00:00Z",
+        },
+      ],
+      trustpilot: { review_count: 420, avg_rating: 4.4 },
+      yotpo: { review_count: 80, avg_rating: 4.8 },
+    },
+    {
+      name: "woo.example.org",
+      tld1: "example.org",
+      state: "Active",
+      platform: "woocommerce",
+      created_at: "2020-07-03",
+      rank: 20,
+      rank_percentile: 99.8,
+      platform_rank: 1,
+      platform_rank_percentile: 99.9,
+      language_code: "",
+      technologies: [tech("2021-05-05T12:00:00+02:00")],
+      apps: [
+        {
+          id: "app-3",
+          platform: "woocommerce",
+          token: "woo-seo",
+          name: "Woo SEO",
+          installed_at: "2022-02-02T00:00:00Z",
+        },
+      ],
+    },
+    {
+      name: "gone.example.net",
+      tld1: "example.net",
+      state: "Inactive",
+      inactive_at: "2025-01-01",
+      platform: "shopify",
+      created_at: "2017-01-06",
+      rank: 30,
+      rank_percentile: 99.7,
+      platform_rank: 2,
+      platform_rank_percentile: 99.9,
+      apps: [
+        {
+          id: "app-1",
+          platform: "shopify",
+          token: "klaviyo",
+          name: "Klaviyo",
+          installed_at: "2020-01-01T00:00:00Z",
+        },
+      ],
+    },
+    {
+      name: "old-shop.example.com",
+      tld1: "example.com",
+      state: "Redirect",
+      redirects_to: ["shop.example.com"],
+      platform: "shopify",
+      created_at: "2016-02-02",
+      rank: 40,
+      rank_percentile: 99.6,
+      platform_rank: 3,
+      platform_rank_percentile: 99.8,
+    },
+  ];
+  const reviews: Json[] = [
+    {
+      updated_at: "2025-06-01T10:00:00Z",
+      body: "Great app, doubled our email revenue.",
+      merchant_name: "Example Shop",
+      rating: 5,
+      app: {
+        id: "app-1",
+        name: "Klaviyo",
+        app_store_url: "https://apps.shopify.com/klaviyo",
+        vendor_name: "Klaviyo Inc.",
+      },
+      domains: [
+        { platform_domain: "example-shop.myshopify.com", name: "shop.example.com", platform_rank: 1 },
+      ],
+    },
+    {
+      updated_at: "2025-07-01T10:00:00Z",
+      body: "Support was slow.",
+      merchant_name: "Unknown Store",
+      rating: 3,
+      app: {
+        id: "app-1",
+        name: "Klaviyo",
+        app_store_url: "https://apps.shopify.com/klaviyo",
+        vendor_name: "Klaviyo Inc.",
+      },
+      domains: [
+        { platform_domain: "unknown.myshopify.com", name: "unknown-store.example.com", platform_rank: 999 },
+      ],
+    },
+  ];
+  return { apps, domains, reviews };
+}
+
+/** Writes the fixture as a snapshot directory (gzip for the files named in `gzip`). */
+export function writeSnapshotDir(dir: string, f: Fixture, gzip: (keyof Fixture)[] = []): string {
+  mkdirSync(dir, { recursive: true });
+  for (const kind of ["apps", "domains", "reviews"] as const) {
+    const text = f[kind].map((r) => JSON.stringify(r)).join("\n") + (f[kind].length ? "\n" : "");
+    if (gzip.includes(kind)) writeFileSync(join(dir, `${kind}.jsonl.gz`), gzipSync(text));
+    else writeFileSync(join(dir, `${kind}.jsonl`), text);
+  }
+  return dir;
+}
