@@ -1,6 +1,14 @@
+import { createRequire } from "node:module";
 import { defineConfig } from "vitest/config";
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // graphql 16 ships CJS and ESM builds; Pothos and yoga load one, tests importing "graphql"
+    // would otherwise get the other ("Cannot use GraphQLScalarType from another module or realm").
+    alias: { graphql: require.resolve("graphql") },
+  },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,

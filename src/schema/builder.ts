@@ -5,7 +5,11 @@ import type { Context } from "../context.ts";
 export const builder = new SchemaBuilder<{
   Context: Context;
   Scalars: { DateTime: { Input: Date; Output: Date } };
-}>({});
+  DefaultFieldNullability: false;
+}>({
+  // Fields are non-null unless declared nullable: optional data is nullable on purpose, one by one.
+  defaultFieldNullability: false,
+});
 
 builder.scalarType("DateTime", {
   description: "An RFC 3339 timestamp in UTC, e.g. 2024-03-01T12:30:00Z",
