@@ -14,10 +14,18 @@ mkdirSync(pgDir, { recursive: true });
 const pg = source
   .replace('provider = "sqlite"', 'provider = "postgresql"')
   .replace('output       = "../src/generated/sqlite"', 'output       = "../../src/generated/postgresql"');
-if (pg === source || !pg.includes("postgresql")) throw new Error("prisma/generate.mjs: could not derive the PostgreSQL schema");
-writeFileSync(join(pgDir, "postgresql.prisma"), `// GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.\n${pg}`);
+if (pg === source || !pg.includes("postgresql"))
+  throw new Error("prisma/generate.mjs: could not derive the PostgreSQL schema");
+writeFileSync(
+  join(pgDir, "postgresql.prisma"),
+  `// GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.\n${pg}`,
+);
 
-const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? "/bin/true", PRISMA_HIDE_UPDATE_MESSAGE: "1" };
+const env = {
+  ...process.env,
+  PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? "/bin/true",
+  PRISMA_HIDE_UPDATE_MESSAGE: "1",
+};
 const prisma = join(here, "..", "node_modules", ".bin", "prisma");
 for (const schema of [join(here, "schema.prisma"), join(pgDir, "postgresql.prisma")]) {
   execFileSync(prisma, ["generate", "--schema", schema], { stdio: ["ignore", "inherit", "inherit"], env });

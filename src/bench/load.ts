@@ -69,7 +69,8 @@ for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]
     delete env.DATABASE_URL;
   }
   try {
-    const l = await runMeasured(join(root, "src/cli/load.ts"), [dataDir], env);
+    // Same flags as `npm run load`.
+    const l = await runMeasured(join(root, "src/cli/load.ts"), [dataDir], env, ["--max-semi-space-size=64"]);
     if (l.code !== 0) throw new Error(`load on ${kind} failed with exit code ${l.code}`);
     results.push(`| load (${kind}) | ${l.seconds.toFixed(1)} s | ${mb(l.peakRssMb)} |`);
   } finally {

@@ -11,9 +11,14 @@ export interface Measured {
  * Runs a TypeScript entry point in its own Node process (node --import tsx, so the measured pid is
  * the worker itself) and reports wall time and peak RSS (VmHWM from /proc, sampled every 100 ms).
  */
-export async function runMeasured(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Measured> {
+export async function runMeasured(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  nodeFlags: string[] = [],
+): Promise<Measured> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", script, ...args], {
     env,
     stdio: ["ignore", "inherit", "inherit"],
   });

@@ -12,7 +12,7 @@ import type { SnapshotWriter } from "./store.ts";
  * until the registry names it, so nothing here needs a transaction spanning the tables.
  */
 export class PgSnapshotWriter implements SnapshotWriter {
-  private readonly copies = new Map<string, { client: pg.Client; stream: Writable }>();
+  private readonly copies = new Map<string, { client: pg.Client; stream: Writable; done: Promise<void> }>();
 
   private constructor(
     private readonly url: string,
@@ -41,7 +41,13 @@ export class PgSnapshotWriter implements SnapshotWriter {
       client.on("error", () => {});
       const cols = table.columns.map((n) => `"${n}"`).join(", ");
       const stream = client.query(copyFrom(`COPY "${this.schema}"."${table.name}" (${cols}) FROM STDIN`));
-      c = { client, stream };
+      // Created with the stream, so an error that happens before anyone awaits is not missed.
+      const done = new Promise<void>((resolve, reject) => {
+        stream.on("finish", resolve);
+        stream.on("error", (e) => reject(new Error(`COPY into ${table.name} failed: ${e.message}`)));
+      });
+      done.catch(() => {}); // observed in write() and finish()
+      c = { client, stream, done };
       this.copies.set(table.name, c);
     }
     return c.stream;
@@ -52,7 +58,8 @@ export class PgSnapshotWriter implements SnapshotWriter {
     const stream = await this.copyFor(table);
     let text = "";
     for (const row of rows) text += `${encodeRow(row, table)}\n`;
-    if (!stream.write(text)) await once(stream, "drain");
+    if (stream.destroyed) await this.copies.get(table.name)?.done; // throws the COPY's error
+    if (!stream.write(text)) await Promise.race([once(stream, "drain"), this.copies.get(table.name)?.done]);
   }
 
   async finish(): Promise<void> {
@@ -67,9 +74,9 @@ export class PgSnapshotWriter implements SnapshotWriter {
   }
 
   private async endCopies(): Promise<void> {
-    for (const { client, stream } of this.copies.values()) {
+    for (const { client, stream, done } of this.copies.values()) {
       stream.end();
-      await once(stream, "finish");
+      await done;
       await client.end();
     }
     this.copies.clear();
@@ -100,9 +107,8 @@ function encodeValue(v: Value, kind: Table["kinds"][number]): string {
   switch (kind) {
     case "time":
       return new Date(v as number).toISOString();
-    case "json":
-      return escapeCopyText(JSON.stringify(v));
     case "text":
+    case "json": // JSON text: its backslash escapes must survive COPY's own
       return escapeCopyText(v as string);
     default:
       return String(v);

@@ -47,7 +47,7 @@ describe.each(databaseKinds())("a load process killed midway on %s", (kind) => {
     await loadSnapshot(store, writeSnapshotDir(join(scratch, "small"), validFixture()), { keep: 1 });
     const big = writeSnapshotDir(join(scratch, "big"), bigFixture(60_000));
 
-    const env = { ...process.env, DATA_DIR: db.config.dataDir, LOG_LEVEL: "silent" };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: db.config.dataDir, LOG_LEVEL: "silent" };
     if (db.config.database.kind === "postgresql") env.DATABASE_URL = db.config.database.url;
     else delete env.DATABASE_URL;
     const child = spawn(process.execPath, ["--import", "tsx", "src/cli/load.ts", big], {

@@ -1,12 +1,11 @@
-import type { z } from "zod";
 import type { SnapshotCounts, SnapshotWriter } from "../../db/store.ts";
 import { P1 } from "../platforms.ts";
-import { AppRecord, DomainRecord, formatIssue, ReviewRecord } from "../record.ts";
 import type { Problems } from "./problems.ts";
 import type { LocatedFile, SnapshotFile } from "./read.ts";
 import { readLines } from "./read.ts";
 import type { Row, TableKey } from "./rows.ts";
-import { appChildRows, appRow, domainChildRows, domainRow, reviewRows, TABLES } from "./rows.ts";
+import { TABLES } from "./rows.ts";
+import { type Facts, prepareLines, ValidationPool } from "./validate.ts";
 
 interface AppInfo {
   pk: number;
@@ -34,6 +33,8 @@ interface TechnologyInfo {
 
 export interface IngestOptions {
   onBytes?: (n: number) => void;
+  /** Validation worker threads; 0 validates in this thread. */
+  workers?: number;
   signal?: AbortSignal;
 }
 
@@ -59,6 +60,7 @@ export class Ingest {
   private readonly rankPct: number[] = [];
   private readonly platformRank: number[] = [];
   private readonly platformRankPct: number[] = [];
+  private pool: ValidationPool | null = null;
   private appFile = "apps.jsonl";
   private domainFile = "domains.jsonl";
 
@@ -76,9 +78,15 @@ export class Ingest {
     if (!apps || !domains || !reviews) throw new Error("apps, domains and reviews files are all required");
     this.appFile = apps.name;
     this.domainFile = domains.name;
-    await this.each(apps, AppRecord, (r, line) => this.app(r, line));
-    await this.each(domains, DomainRecord, (r, line) => this.domain(r, line));
-    await this.each(reviews, ReviewRecord, (r, line) => this.review(r, line, reviews.name));
+    const workers = this.options.workers ?? 0;
+    this.pool = workers > 0 ? new ValidationPool(workers) : null;
+    try {
+      await this.each(apps, "apps", (f, rows, line) => this.app(f, rows, line));
+      await this.each(domains, "domains", (f, rows, line) => this.domain(f, rows, line));
+      await this.each(reviews, "reviews", (f, rows, line) => this.review(f, rows, line, reviews.name));
+    } finally {
+      await this.pool?.close();
+    }
     this.checkApps();
     this.checkDomains();
     await this.writeTechnologies();
@@ -94,30 +102,20 @@ export class Ingest {
     for (const [table, rows] of batches) await this.writer.write(TABLES[table], rows);
   }
 
-  private async each<S extends z.ZodType>(
+  private async each<K extends SnapshotFile>(
     file: LocatedFile,
-    schema: S,
-    handle: (record: z.infer<S>, line: number) => Promise<void>,
+    kind: K,
+    handle: (facts: Facts[K], rows: [TableKey, Row[]][], line: number) => Promise<void>,
   ): Promise<void> {
-    for await (const { line, text } of readLines(file, this.options.onBytes)) {
+    const lines = readLines(file, this.options.onBytes);
+    for await (const p of prepareLines(kind, lines, this.pool)) {
       if (this.options.signal?.aborted) throw new Error("the load was interrupted");
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (e) {
-        this.problems.add(file.name, line, `(record): is not valid JSON: ${(e as Error).message}`);
-        continue;
-      }
-      const parsed = schema.safeParse(value, { reportInput: true });
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues) this.problems.add(file.name, line, formatIssue(issue));
-        continue;
-      }
-      await handle(parsed.data, line);
+      if (p.problems) for (const problem of p.problems) this.problems.add(file.name, p.line, problem);
+      else await handle(p.facts, p.rows, p.line);
     }
   }
 
-  private async app(a: AppRecord, line: number): Promise<void> {
+  private async app(a: Facts["apps"], rows: [TableKey, Row[]][], line: number): Promise<void> {
     const key = `${a.platform}.${a.token}`;
     if (this.apps.has(a.id)) {
       this.problems.add(
@@ -146,10 +144,11 @@ export class Ingest {
     });
     this.activeInstalls[pk] = 0;
     this.reviewsPerApp[pk] = 0;
-    await this.write([["app", [appRow(pk, a)]], ...appChildRows(pk, a)]);
+    for (const [, list] of rows) for (const row of list) row[0] = pk; // app pk comes first in every App table
+    await this.write(rows);
   }
 
-  private async domain(d: DomainRecord, line: number): Promise<void> {
+  private async domain(d: Facts["domains"], rows: [TableKey, Row[]][], line: number): Promise<void> {
     const other = this.domainPk.get(d.name);
     if (other !== undefined) {
       this.problems.add(
@@ -171,18 +170,21 @@ export class Ingest {
     this.platformRankPct.push(d.platform_rank_percentile);
     this.checkInstalledApps(d, line);
     this.checkTechnologies(d, line);
-    await this.write([
-      ["domain", [domainRow(pk, d)]],
-      ...domainChildRows(
-        pk,
-        d,
-        (name) => this.technologies.get(name)?.pk ?? 0,
-        (id) => this.apps.get(id)?.pk,
-      ),
-    ]);
+    // Resolve what only the whole load knows: the Domain's pk, technology pks, App pks (an unknown
+    // App is already a problem, so its row is dropped).
+    for (const entry of rows) {
+      const [table, list] = entry;
+      for (const row of list) {
+        row[0] = pk;
+        if (table === "domainTechnology") row[1] = this.technologies.get(row[1] as string)?.pk ?? null;
+        if (table === "domainApp") row[1] = this.apps.get(row[1] as string)?.pk ?? null;
+      }
+      if (table === "domainApp") entry[1] = list.filter((row) => row[1] !== null);
+    }
+    await this.write(rows);
   }
 
-  private checkInstalledApps(d: DomainRecord, line: number): void {
+  private checkInstalledApps(d: Facts["domains"], line: number): void {
     d.apps?.forEach((entry, i) => {
       const app = this.apps.get(entry.id);
       if (!app) {
@@ -201,7 +203,7 @@ export class Ingest {
     });
   }
 
-  private checkTechnologies(d: DomainRecord, line: number): void {
+  private checkTechnologies(d: Facts["domains"], line: number): void {
     d.technologies?.forEach((t, i) => {
       const categories = t.categories === undefined ? undefined : JSON.stringify(t.categories);
       const known = this.technologies.get(t.name);
@@ -236,7 +238,12 @@ export class Ingest {
     });
   }
 
-  private async review(r: ReviewRecord, line: number, file: string): Promise<void> {
+  private async review(
+    r: Facts["reviews"],
+    rows: [TableKey, Row[]][],
+    line: number,
+    file: string,
+  ): Promise<void> {
     const app = this.apps.get(r.app.id);
     if (!app) {
       this.problems.add(file, line, `app.id: names no App of ${this.appFile}`);
@@ -282,7 +289,14 @@ export class Ingest {
     });
     this.reviewsPerApp[app.pk]++;
     const pk = ++this.counts.reviews;
-    await this.write(reviewRows(pk, app.pk, r, (name) => this.domainPk.get(name)));
+    for (const [table, list] of rows) {
+      for (const row of list) {
+        row[0] = pk;
+        if (table === "appReview") row[1] = app.pk;
+        else row[5] = this.domainPk.get(row[5] as string) ?? null;
+      }
+    }
+    await this.write(rows);
   }
 
   /** App.installs equals its Active installs; review_count covers its reviews. */
@@ -381,7 +395,7 @@ export class Ingest {
         t.vendorUrl,
         t.iconUrl,
         t.installs,
-        t.categories === undefined ? null : JSON.parse(t.categories),
+        t.categories ?? null, // already JSON text
       ]);
     }
     await this.write([["technology", rows]]);

@@ -4,10 +4,11 @@ import { PAGE_FIELDS, toEpochMs } from "../record.ts";
 /**
  * Bulk-load rows: for each snapshot table, its columns (database names, as in prisma/schema.prisma)
  * and converters from validated records to rows in that column order. Writers format values per
- * database: `time` is epoch milliseconds, `json` any JSON value.
+ * database: `time` is epoch milliseconds, `json` JSON text (serialized here, on the validation
+ * workers, rather than by each writer).
  */
 export type ColumnKind = "int" | "bigint" | "float" | "text" | "json" | "time";
-export type Value = number | string | null | unknown[] | Record<string, unknown>;
+export type Value = number | string | null;
 export type Row = Value[];
 
 function table<const C extends readonly (readonly [string, ColumnKind])[]>(name: string, columns: C) {
@@ -232,6 +233,8 @@ export const TABLES = {
 export type TableKey = keyof typeof TABLES;
 
 const opt = <T>(v: T | undefined): T | null => (v === undefined ? null : v);
+/** JSON text of an optional value. */
+export const json = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
 const optTime = (v: string | undefined): number | null => (v === undefined ? null : toEpochMs(v));
 
 /** Lower-cased text that `q` searches; one column so a search is one scan or trigram index. */
@@ -305,12 +308,12 @@ export function domainRow(pk: number, d: DomainRecord): Row {
     d.tld1,
     d.state,
     optTime(d.inactive_at),
-    opt(d.redirects_to),
-    opt(d.aliases),
-    opt(d.alternates),
-    opt(d.localizations),
-    opt(d.locs),
-    opt(d.cluster_domains),
+    json(d.redirects_to),
+    json(d.aliases),
+    json(d.alternates),
+    json(d.localizations),
+    json(d.locs),
+    json(d.cluster_domains),
     opt(d.cluster_best_ranked),
     d.platform,
     opt(d.plan),
@@ -325,7 +328,7 @@ export function domainRow(pk: number, d: DomainRecord): Row {
     opt(d.merchant_name),
     opt(d.title),
     opt(d.description),
-    opt(d.keywords as Value | undefined),
+    json(d.keywords),
     opt(d.icon),
     opt(d.og_image),
     opt(d.country_code),
@@ -366,12 +369,12 @@ export function domainRow(pk: number, d: DomainRecord): Row {
     opt(d.min_price_usd),
     opt(d.max_price_usd),
     optTime(d.max_product_published_at),
-    opt(d.most_recently_published_product),
+    json(d.most_recently_published_product),
     opt(d.product_images_created_30),
     opt(d.product_images_created_90),
     opt(d.product_images_created_365),
-    opt(d.collections),
-    opt(d.shipping_carriers),
+    json(d.collections),
+    json(d.shipping_carriers),
     ...PAGE_FIELDS.map((f) => opt(d[f])),
     opt(d.theme?.name),
     opt(d.theme?.style),
@@ -387,20 +390,11 @@ export function domainRow(pk: number, d: DomainRecord): Row {
 }
 
 /**
- * The child rows of one Domain. Technologies and Apps are referenced by pk, which the caller
- * resolves (technologyPk assigns a new pk on first sight; appPk looks up apps.jsonl).
+ * The child rows of one Domain. References that only the whole load can resolve are left as
+ * names for the ingest to replace: domain_technology.technology_pk holds the technology's name,
+ * domain_app.app_pk the App's id.
  */
-export function domainChildRows(
-  pk: number,
-  d: DomainRecord,
-  technologyPk: (name: string) => number,
-  appPk: (id: string) => number | undefined,
-): [TableKey, Row[]][] {
-  const apps: Row[] = [];
-  for (const a of d.apps ?? []) {
-    const app = appPk(a.id);
-    if (app !== undefined) apps.push([pk, app, toEpochMs(a.installed_at), optTime(a.removed_at)]);
-  }
+export function domainChildRows(pk: number, d: DomainRecord): [TableKey, Row[]][] {
   return [
     ["domainCategory", (d.categories ?? []).map((c) => [pk, c])],
     ["domainFeature", (d.features ?? []).map((f) => [pk, f])],
@@ -423,32 +417,21 @@ export function domainChildRows(
         opt(c.likes),
       ]),
     ],
-    [
-      "domainTechnology",
-      (d.technologies ?? []).map((t) => [pk, technologyPk(t.name), toEpochMs(t.installed_at)]),
-    ],
-    ["domainApp", apps],
+    ["domainTechnology", (d.technologies ?? []).map((t) => [pk, t.name, toEpochMs(t.installed_at)])],
+    ["domainApp", (d.apps ?? []).map((a) => [pk, a.id, toEpochMs(a.installed_at), optTime(a.removed_at)])],
   ];
 }
 
-export function reviewRows(
-  pk: number,
-  appPk: number,
-  r: ReviewRecord,
-  domainPk: (name: string) => number | undefined,
-): [TableKey, Row[]][] {
+/**
+ * The rows of one review; app_review.app_pk holds the App's id and app_review_domain.domain_pk
+ * the Domain's name, for the ingest to resolve.
+ */
+export function reviewRows(pk: number, r: ReviewRecord): [TableKey, Row[]][] {
   return [
-    ["appReview", [[pk, appPk, toEpochMs(r.updated_at), r.body, r.merchant_name, r.rating]]],
+    ["appReview", [[pk, r.app.id, toEpochMs(r.updated_at), r.body, r.merchant_name, r.rating]]],
     [
       "appReviewDomain",
-      r.domains.map((d, i) => [
-        pk,
-        i,
-        d.name,
-        opt(d.platform_domain),
-        opt(d.platform_rank),
-        opt(domainPk(d.name)),
-      ]),
+      r.domains.map((d, i) => [pk, i, d.name, opt(d.platform_domain), opt(d.platform_rank), d.name]),
     ],
   ];
 }

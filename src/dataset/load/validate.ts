@@ -1,0 +1,182 @@
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import type { z } from "zod";
+import { AppRecord, DomainRecord, formatIssue, ReviewRecord } from "../record.ts";
+import type { Line, SnapshotFile } from "./read.ts";
+import {
+  appChildRows,
+  appRow,
+  domainChildRows,
+  domainRow,
+  type Row,
+  reviewRows,
+  type TableKey,
+} from "./rows.ts";
+
+/** The schema of each file's lines. */
+export const SCHEMAS = { apps: AppRecord, domains: DomainRecord, reviews: ReviewRecord } satisfies Record<
+  SnapshotFile,
+  z.ZodType
+>;
+
+/**
+ * The part of each record that the rules spanning records need; the rest travels as rows only.
+ * Keeping it small keeps the copy from a worker thread cheap.
+ */
+export interface Facts {
+  apps: Pick<
+    AppRecord,
+    "id" | "platform" | "token" | "installs" | "review_count" | "name" | "app_store_url" | "vendor_name"
+  >;
+  domains: Pick<
+    DomainRecord,
+    | "name"
+    | "platform_domain"
+    | "platform"
+    | "state"
+    | "rank"
+    | "rank_percentile"
+    | "platform_rank"
+    | "platform_rank_percentile"
+  > & {
+    apps?: Pick<
+      NonNullable<DomainRecord["apps"]>[number],
+      "id" | "platform" | "token" | "installed_at" | "removed_at"
+    >[];
+    technologies?: Omit<NonNullable<DomainRecord["technologies"]>[number], "installed_at">[];
+  };
+  reviews: Pick<ReviewRecord, "app" | "domains">;
+}
+
+/**
+ * A line checked on its own: its facts and rows (primary keys 0, references unresolved — see
+ * rows.ts), or its problems as `field: problem`.
+ */
+export type Prepared<K extends SnapshotFile = SnapshotFile> =
+  | { line: number; facts: Facts[K]; rows: [TableKey, Row[]][]; problems?: undefined }
+  | { line: number; problems: string[] };
+
+/** JSON-parses, validates and turns one line into rows (pure; runs in a worker or in process). */
+export function prepareLine<K extends SnapshotFile>(kind: K, { line, text }: Line): Prepared<K> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { line, problems: [`(record): is not valid JSON: ${(e as Error).message}`] };
+  }
+  const parsed = SCHEMAS[kind].safeParse(value, { reportInput: true });
+  if (!parsed.success)
+    return { line, problems: parsed.error.issues.flatMap((i) => formatIssue(i).split("\n")) };
+  return { line, ...PREPARE[kind](parsed.data as never) } as Prepared<K>;
+}
+
+const PREPARE = {
+  apps: (a: AppRecord) => ({
+    facts: {
+      id: a.id,
+      platform: a.platform,
+      token: a.token,
+      installs: a.installs,
+      review_count: a.review_count,
+      name: a.name,
+      app_store_url: a.app_store_url,
+      vendor_name: a.vendor_name,
+    },
+    rows: [["app", [appRow(0, a)]], ...appChildRows(0, a)],
+  }),
+  domains: (d: DomainRecord) => ({
+    facts: {
+      name: d.name,
+      platform_domain: d.platform_domain,
+      platform: d.platform,
+      state: d.state,
+      rank: d.rank,
+      rank_percentile: d.rank_percentile,
+      platform_rank: d.platform_rank,
+      platform_rank_percentile: d.platform_rank_percentile,
+      apps: d.apps?.map(({ id, platform, token, installed_at, removed_at }) => ({
+        id,
+        platform,
+        token,
+        installed_at,
+        removed_at,
+      })),
+      technologies: d.technologies?.map(({ installed_at: _, ...t }) => t),
+    },
+    rows: [["domain", [domainRow(0, d)]], ...domainChildRows(0, d)],
+  }),
+  reviews: (r: ReviewRecord) => ({ facts: { app: r.app, domains: r.domains }, rows: reviewRows(0, r) }),
+} satisfies { [K in SnapshotFile]: (record: never) => { facts: Facts[K]; rows: [TableKey, Row[]][] } };
+
+const BATCH_LINES = 256;
+const IN_FLIGHT_PER_WORKER = 4;
+
+/** Workers to use by default: validation is most of a load's CPU, so use every core. */
+export function defaultWorkerCount(): number {
+  return Math.max(1, Math.min(availableParallelism(), 8));
+}
+
+/**
+ * Validates lines in order of appearance. With a pool, the JSON parsing and validation run on
+ * worker threads in batches while the caller writes rows; results are still yielded in line
+ * order, with at most IN_FLIGHT_PER_WORKER batches per worker outstanding (bounded memory).
+ */
+export async function* prepareLines<K extends SnapshotFile>(
+  kind: K,
+  lines: AsyncIterable<Line>,
+  pool: ValidationPool | null,
+): AsyncGenerator<Prepared<K>> {
+  if (!pool) {
+    for await (const l of lines) yield prepareLine(kind, l);
+    return;
+  }
+  const pending: Promise<Prepared<K>[]>[] = [];
+  let batch: Line[] = [];
+  for await (const l of lines) {
+    batch.push(l);
+    if (batch.length < BATCH_LINES) continue;
+    pending.push(pool.validate(kind, batch));
+    batch = [];
+    while (pending.length >= pool.size * IN_FLIGHT_PER_WORKER) yield* (await pending.shift()) ?? [];
+  }
+  if (batch.length) pending.push(pool.validate(kind, batch));
+  while (pending.length) yield* (await pending.shift()) ?? [];
+}
+
+/** Worker threads that prepare batches of lines; started once per load (they take ~0.5 s). */
+export class ValidationPool {
+  private readonly workers: Worker[];
+  private readonly waiting = new Map<
+    number,
+    { resolve: (v: Prepared[]) => void; reject: (e: Error) => void }
+  >();
+  private seq = 0;
+
+  constructor(readonly size: number) {
+    const url = new URL("./validate-worker.mjs", import.meta.url);
+    this.workers = Array.from({ length: size }, () => {
+      const w = new Worker(url);
+      w.on("message", ({ seq, results }: { seq: number; results: Prepared[] }) => {
+        this.waiting.get(seq)?.resolve(results);
+        this.waiting.delete(seq);
+      });
+      w.on("error", (e) => {
+        for (const p of this.waiting.values()) p.reject(e);
+        this.waiting.clear();
+      });
+      return w;
+    });
+  }
+
+  validate<K extends SnapshotFile>(kind: K, lines: Line[]): Promise<Prepared<K>[]> {
+    const seq = this.seq++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(seq, { resolve: resolve as (v: Prepared[]) => void, reject });
+      this.workers[seq % this.workers.length].postMessage({ seq, kind, lines });
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}

@@ -1,0 +1,97 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateDataset } from "../../src/dataset/generate.ts";
+import { loadSnapshot } from "../../src/dataset/load/load.ts";
+import { openSnapshotClient } from "../../src/db/client.ts";
+import type { SnapshotStore } from "../../src/db/store.ts";
+import { openSnapshotStore } from "../../src/db/store.ts";
+import { ensureDemoData } from "../../src/demo.ts";
+import { createLogger } from "../../src/logger.ts";
+import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
+
+// The generator and the loader meet here: whatever the seed and size, generated data must pass
+// every rule of the loader, and what is loaded must be what was generated.
+describe.each(databaseKinds())("generated datasets load on %s", (kind) => {
+  let db: TestDatabase;
+  let store: SnapshotStore;
+  const scratch = mkdtempSync(join(tmpdir(), "storegraph-genload-"));
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+    store = await openSnapshotStore(db.config);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it("loads datasets of any seed and size without a single problem", async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.integer({ min: 1, max: 60 }),
+        async (seed, domains, apps) => {
+          const dir = join(scratch, `p${++n}`);
+          const generated = await generateDataset({ domains, apps, seed, outDir: dir, gzip: n % 2 === 0 });
+          const loaded = await loadSnapshot(store, dir, { keep: 0, workers: n % 2 });
+          expect(loaded).toMatchObject({
+            apps: generated.apps,
+            domains: generated.domains,
+            reviews: generated.reviews,
+          });
+        },
+      ),
+      { numRuns: 4 },
+    );
+  });
+
+  it("keeps what was generated: counts per table agree with the files", async () => {
+    const dir = join(scratch, "counts");
+    const generated = await generateDataset({ domains: 1500, apps: 120, seed: 11, outDir: dir });
+    await loadSnapshot(store, dir, { keep: 0 });
+    const current = await store.current();
+    const prisma = openSnapshotClient(db.config, current ?? { location: "" });
+    try {
+      expect(await prisma.domain.count()).toBe(generated.domains);
+      expect(await prisma.app.count()).toBe(generated.apps);
+      expect(await prisma.appReview.count()).toBe(generated.reviews);
+      // Every App's installs equals its Active, not-removed installs (the loader checked it; this
+      // checks it survived storage).
+      const apps = await prisma.app.findMany({
+        where: { installs: { not: null } },
+        select: { pk: true, installs: true },
+      });
+      const active = await prisma.domainApp.groupBy({
+        by: ["appPk"],
+        where: { removedAt: null, domain: { state: "Active" } },
+        _count: { _all: true },
+      });
+      const byApp = new Map(active.map((a) => [a.appPk, a._count._all]));
+      for (const a of apps) expect(byApp.get(a.pk) ?? 0).toBe(a.installs);
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+
+  it("the first start generates and loads the demo dataset; later starts reuse it", async () => {
+    const demo = await createTestDatabase(kind);
+    const demoStore = await openSnapshotStore(demo.config);
+    try {
+      const config = { ...demo.config, demo: { domains: 300, apps: 40, seed: 5 } };
+      const log = createLogger({ logLevel: "silent" });
+      await ensureDemoData(config, demoStore, log);
+      const first = await demoStore.current();
+      expect(first).toMatchObject({ version: 1, domains: 300, apps: 40 });
+      await ensureDemoData(config, demoStore, log);
+      expect((await demoStore.current())?.version).toBe(1);
+    } finally {
+      await demoStore.close();
+      await demo.drop();
+    }
+  });
+});
