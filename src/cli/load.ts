@@ -31,7 +31,8 @@ async function main(): Promise<number> {
     progress.stop();
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
-      `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s (${config.database.kind})`,
+      `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s ` +
+        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing)`,
     );
     return 0;
   } catch (e) {
