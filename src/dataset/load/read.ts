@@ -1,6 +1,6 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
+import { StringDecoder } from "node:string_decoder";
 import { createGunzip } from "node:zlib";
 
 export const SNAPSHOT_FILES = ["apps", "domains", "reviews"] as const;
@@ -41,20 +41,33 @@ export interface Line {
   text: string;
 }
 
-/** Streams the non-blank lines of a file; onBytes reports bytes read from disk (compressed for .gz). */
+/**
+ * Streams the non-blank lines of a file; onBytes reports bytes read from disk (compressed for .gz).
+ * Pull-based: the stream's own async iterator reads the next chunk only when the caller asks for
+ * more (readline's iterator reads ahead without limit when the consumer is the slower side).
+ */
 export async function* readLines(file: LocatedFile, onBytes?: (n: number) => void): AsyncGenerator<Line> {
   const raw = createReadStream(file.path, { highWaterMark: 1 << 20 });
   if (onBytes) raw.on("data", (chunk) => onBytes(chunk.length));
   const input = file.path.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const decoder = new StringDecoder("utf8");
+  let rest = "";
   let line = 0;
   try {
-    for await (const text of lines) {
-      line++;
-      if (text.trim() !== "") yield { line, text };
+    for await (const chunk of input) {
+      const text = rest + decoder.write(chunk as Buffer);
+      let start = 0;
+      for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+        line++;
+        const l = text.slice(start, nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl);
+        if (l.trim() !== "") yield { line, text: l };
+        start = nl + 1;
+      }
+      rest = text.slice(start);
     }
+    rest += decoder.end();
+    if (rest.trim() !== "") yield { line: line + 1, text: rest.endsWith("\r") ? rest.slice(0, -1) : rest };
   } finally {
-    lines.close();
     raw.destroy();
   }
 }
