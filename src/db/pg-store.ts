@@ -1,8 +1,8 @@
 import pg from "pg";
 import { applyPgMigrations } from "./migrate.ts";
 import { PgSnapshotWriter } from "./pg-writer.ts";
-import type { SnapshotCounts, SnapshotRow, SnapshotStore, SnapshotWriter } from "./store.ts";
-import { LoadInProgressError } from "./store.ts";
+import type { RawSnapshotRow, SnapshotCounts, SnapshotRow, SnapshotStore, SnapshotWriter } from "./store.ts";
+import { LoadInProgressError, toSnapshotRow } from "./store.ts";
 
 /** The registry lives in this schema; each snapshot in its own schema named by snapshotSchema(). */
 export const META_SCHEMA = "storegraph";
@@ -11,32 +11,6 @@ export const snapshotSchema = (version: number) => `storegraph_snapshot_${versio
 // pg_try_advisory_lock key: one load at a time per database, held by a dedicated session so that
 // a killed loader releases it with its connection.
 const LOAD_LOCK_KEY = 0x73746f72; // "stor"
-
-interface Raw {
-  version: number;
-  status: SnapshotRow["status"];
-  started_at: Date;
-  finished_at: Date | null;
-  location: string;
-  source: string;
-  apps: number;
-  domains: number;
-  reviews: number;
-  error: string | null;
-}
-
-const toRow = (r: Raw): SnapshotRow => ({
-  version: r.version,
-  status: r.status,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-  location: r.location,
-  source: r.source,
-  apps: r.apps,
-  domains: r.domains,
-  reviews: r.reviews,
-  error: r.error,
-});
 
 export class PgSnapshotStore implements SnapshotStore {
   readonly kind = "postgresql" as const;
@@ -62,14 +36,16 @@ export class PgSnapshotStore implements SnapshotStore {
   }
 
   async current(): Promise<SnapshotRow | null> {
-    const [r] = await this.query<Raw>(
+    const [r] = await this.query<RawSnapshotRow>(
       `SELECT * FROM "${META_SCHEMA}".snapshot WHERE status = 'ready' ORDER BY version DESC LIMIT 1`,
     );
-    return r ? toRow(r) : null;
+    return r ? toSnapshotRow(r) : null;
   }
 
   async list(): Promise<SnapshotRow[]> {
-    return (await this.query<Raw>(`SELECT * FROM "${META_SCHEMA}".snapshot ORDER BY version`)).map(toRow);
+    return (await this.query<RawSnapshotRow>(`SELECT * FROM "${META_SCHEMA}".snapshot ORDER BY version`)).map(
+      toSnapshotRow,
+    );
   }
 
   async lockForLoad(): Promise<() => Promise<void>> {
@@ -82,7 +58,7 @@ export class PgSnapshotStore implements SnapshotStore {
       await session.end();
       throw new LoadInProgressError("another load is in progress on this database");
     }
-    for (const r of await this.query<Raw>(
+    for (const r of await this.query<RawSnapshotRow>(
       `SELECT * FROM "${META_SCHEMA}".snapshot WHERE status = 'loading'`,
     )) {
       await this.fail(r.version, "interrupted: the loading process ended before finishing");
@@ -112,7 +88,7 @@ export class PgSnapshotStore implements SnapshotStore {
        WHERE version = $4 AND status = 'loading'`,
       [counts.apps, counts.domains, counts.reviews, version],
     );
-    const older = await this.query<Raw>(
+    const older = await this.query<RawSnapshotRow>(
       `SELECT * FROM "${META_SCHEMA}".snapshot WHERE status = 'ready' AND version < $1 ORDER BY version DESC`,
       [version],
     );

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { applySqliteMigrations } from "./migrate.ts";
 import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
-import type { SnapshotCounts, SnapshotRow, SnapshotStore, SnapshotWriter } from "./store.ts";
-import { LoadInProgressError } from "./store.ts";
+import type { RawSnapshotRow, SnapshotCounts, SnapshotRow, SnapshotStore, SnapshotWriter } from "./store.ts";
+import { LoadInProgressError, toSnapshotRow } from "./store.ts";
 
 /** Files under the data directory: state.db (the registry) and snapshots/snapshot-<v>.db. */
 export function stateDbPath(dataDir: string): string {
@@ -14,32 +14,6 @@ export function stateDbPath(dataDir: string): string {
 export function snapshotFilePath(dataDir: string, location: string): string {
   return join(dataDir, location);
 }
-
-interface Raw {
-  version: number;
-  status: SnapshotRow["status"];
-  started_at: number;
-  finished_at: number | null;
-  location: string;
-  source: string;
-  apps: number;
-  domains: number;
-  reviews: number;
-  error: string | null;
-}
-
-const toRow = (r: Raw): SnapshotRow => ({
-  version: r.version,
-  status: r.status,
-  startedAt: new Date(r.started_at),
-  finishedAt: r.finished_at === null ? null : new Date(r.finished_at),
-  location: r.location,
-  source: r.source,
-  apps: r.apps,
-  domains: r.domains,
-  reviews: r.reviews,
-  error: r.error,
-});
 
 export class SqliteSnapshotStore implements SnapshotStore {
   readonly kind = "sqlite" as const;
@@ -62,19 +36,23 @@ export class SqliteSnapshotStore implements SnapshotStore {
   async current(): Promise<SnapshotRow | null> {
     const r = this.db
       .prepare("SELECT * FROM snapshot WHERE status = 'ready' ORDER BY version DESC LIMIT 1")
-      .get() as Raw | undefined;
-    return r ? toRow(r) : null;
+      .get() as RawSnapshotRow | undefined;
+    return r ? toSnapshotRow(r) : null;
   }
 
   async list(): Promise<SnapshotRow[]> {
-    return (this.db.prepare("SELECT * FROM snapshot ORDER BY version").all() as Raw[]).map(toRow);
+    return (this.db.prepare("SELECT * FROM snapshot ORDER BY version").all() as RawSnapshotRow[]).map(
+      toSnapshotRow,
+    );
   }
 
   async lockForLoad(): Promise<() => Promise<void>> {
     const lockPath = join(this.dataDir, "load.lock");
     takeFileLock(lockPath);
     // We hold the lock, so any row still `loading` belongs to a load that died.
-    for (const r of this.db.prepare("SELECT * FROM snapshot WHERE status = 'loading'").all() as Raw[]) {
+    for (const r of this.db
+      .prepare("SELECT * FROM snapshot WHERE status = 'loading'")
+      .all() as RawSnapshotRow[]) {
       await this.fail(r.version, "interrupted: the loading process ended before finishing");
     }
     return async () => rmSync(lockPath, { force: true });
@@ -105,7 +83,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
       .run(Date.now(), counts.apps, counts.domains, counts.reviews, version);
     const older = this.db
       .prepare("SELECT * FROM snapshot WHERE status = 'ready' AND version < ? ORDER BY version DESC")
-      .all(version) as Raw[];
+      .all(version) as RawSnapshotRow[];
     for (const r of older.slice(keep)) {
       this.db.prepare("UPDATE snapshot SET status = 'retired' WHERE version = ?").run(r.version);
       removeSnapshotFile(snapshotFilePath(this.dataDir, r.location));

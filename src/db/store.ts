@@ -20,6 +20,33 @@ export interface SnapshotRow {
   error: string | null;
 }
 
+/** A `snapshot` registry row as either driver returns it (SQLite: epoch ms; pg: Date). */
+export interface RawSnapshotRow {
+  version: number;
+  status: SnapshotRow["status"];
+  started_at: number | Date;
+  finished_at: number | Date | null;
+  location: string;
+  source: string;
+  apps: number;
+  domains: number;
+  reviews: number;
+  error: string | null;
+}
+
+export const toSnapshotRow = (r: RawSnapshotRow): SnapshotRow => ({
+  version: r.version,
+  status: r.status,
+  startedAt: new Date(r.started_at),
+  finishedAt: r.finished_at === null ? null : new Date(r.finished_at),
+  location: r.location,
+  source: r.source,
+  apps: r.apps,
+  domains: r.domains,
+  reviews: r.reviews,
+  error: r.error,
+});
+
 export interface SnapshotCounts {
   apps: number;
   domains: number;
