@@ -1,27 +1,34 @@
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Config } from "./config.ts";
-import type { Context } from "./context.ts";
+import { type Context, createContext } from "./context.ts";
 import type { Snapshots } from "./db/snapshots.ts";
+import { createMaskError, isExpectedError } from "./errors.ts";
+import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
+import { createLogger } from "./logger.ts";
 import { schema } from "./schema/index.ts";
 
 export type App = YogaServerInstance<Record<string, never>, Context>;
 
 /** Builds the whole HTTP application; server.ts only listens. Tests call app.fetch(). */
 export function createApp(config: Config, snapshots: Snapshots): App {
+  const logger = createLogger(config);
   return createYoga<Record<string, never>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
-    logging:
-      config.logLevel === "silent"
-        ? false
-        : config.logLevel === "trace"
-          ? "debug"
-          : config.logLevel === "fatal"
-            ? "error"
-            : config.logLevel,
-    context: () => ({ snapshots }),
+    graphiql: { title: "storegraph", defaultQuery: EXAMPLE_OPERATIONS },
+    logging: {
+      debug: (...a) => logger.debug(a),
+      info: (...a) => logger.info(a),
+      warn: (...a) => logger.warn(a),
+      // Expected errors (with a code) are the client's business, not the operator's.
+      error: (...a) => (a.every(isExpectedError) ? logger.debug(a) : logger.error(a)),
+    },
+    maskedErrors: {
+      maskError: createMaskError((err, requestId) => logger.error({ err, requestId }, "unexpected error")),
+    },
+    context: () => createContext(snapshots),
     plugins: [useHealth(snapshots)],
   });
 }

@@ -1,6 +1,21 @@
-import type { Snapshots } from "./db/snapshots.ts";
+import type DataLoader from "dataloader";
+import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
+import { apiError } from "./errors.ts";
 
-/** Per-request GraphQL context. */
+/** Per-request GraphQL context. The snapshot is fixed for the whole request. */
 export interface Context {
   snapshots: Snapshots;
+  served: ServedSnapshot | null;
+  /** Per-request DataLoaders by name (src/query/loaders.ts). */
+  loaders: Map<string, DataLoader<unknown, unknown>>;
+}
+
+export async function createContext(snapshots: Snapshots): Promise<Context> {
+  return { snapshots, served: await snapshots.current(), loaders: new Map() };
+}
+
+/** The snapshot this request reads; NOT_READY before the first load. */
+export function servedOf(ctx: Context): ServedSnapshot {
+  if (!ctx.served) throw apiError("NOT_READY", "no dataset has been loaded yet; try again shortly");
+  return ctx.served;
 }

@@ -1,22 +1,130 @@
 import SchemaBuilder from "@pothos/core";
+import RelayPlugin from "@pothos/plugin-relay";
+import { GraphQLError, Kind, type ValueNode } from "graphql";
 import type { Context } from "../context.ts";
 
 /** Builder configuration only; types live in one file each beside this one. */
 export const builder = new SchemaBuilder<{
   Context: Context;
-  Scalars: { DateTime: { Input: Date; Output: Date } };
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+    Date: { Input: Date; Output: Date };
+    LocalDateTime: { Input: Date; Output: Date };
+    SafeInt: { Input: number; Output: number | bigint };
+    StringMap: { Input: Record<string, string>; Output: unknown };
+    Keywords: { Input: string | string[]; Output: unknown };
+  };
   DefaultFieldNullability: false;
+  DefaultInputFieldRequiredness: false;
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
 }>({
+  plugins: [RelayPlugin],
   // Fields are non-null unless declared nullable: optional data is nullable on purpose, one by one.
   defaultFieldNullability: false,
+  relay: {
+    clientMutationId: "omit",
+    cursorType: "String",
+    edgesFieldOptions: { nullable: false },
+    nodeFieldOptions: { nullable: false },
+    nodesQueryOptions: { description: "Several nodes by global ID (at most 100), in request order." },
+  },
 });
 
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+/** Dates that a client gave as a calendar day (YYYY-MM-DD) rather than an instant. */
+const calendarDays = new WeakSet<Date>();
+
+/** True when the client wrote this bound as a plain date: as a maximum it covers that whole day. */
+export function isCalendarDay(d: Date): boolean {
+  return calendarDays.has(d);
+}
+
+function parseInstant(value: unknown, scalar: string): Date {
+  if (typeof value === "string") {
+    if (DATE_ONLY.test(value)) {
+      const d = new Date(`${value}T00:00:00Z`);
+      if (!Number.isNaN(d.getTime()) && d.toISOString().startsWith(value)) {
+        calendarDays.add(d);
+        return d;
+      }
+    } else if (RFC3339.test(value)) {
+      const d = new Date(value);
+      if (!Number.isNaN(d.getTime())) return d;
+    }
+  }
+  // A TypeError (not a GraphQLError) lets graphql-js add where the value was: argument, variable path.
+  throw new TypeError(
+    `${scalar} must be an RFC 3339 timestamp such as 2024-03-01T12:30:00Z, or a date such as 2024-03-01; got ${JSON.stringify(value)}`,
+  );
+}
+
+const literal = (ast: ValueNode): unknown => (ast.kind === Kind.STRING ? ast.value : undefined);
+
 builder.scalarType("DateTime", {
-  description: "An RFC 3339 timestamp in UTC, e.g. 2024-03-01T12:30:00Z",
+  description:
+    "An RFC 3339 timestamp in UTC, e.g. 2024-03-01T12:30:00Z. As input a date (2024-03-01) is accepted too: midnight UTC as a minimum, the whole day as a maximum.",
   serialize: (d) => d.toISOString().replace(".000Z", "Z"),
-  parseValue: (v) => {
-    const d = new Date(String(v));
-    if (Number.isNaN(d.getTime())) throw new TypeError("DateTime must be an RFC 3339 timestamp");
-    return d;
+  parseValue: (v) => parseInstant(v, "DateTime"),
+  parseLiteral: (ast) => parseInstant(literal(ast), "DateTime"),
+});
+
+builder.scalarType("Date", {
+  description: "A calendar date, YYYY-MM-DD (UTC).",
+  serialize: (d) => d.toISOString().slice(0, 10),
+  parseValue: (v) => parseInstant(v, "Date"),
+  parseLiteral: (ast) => parseInstant(literal(ast), "Date"),
+});
+
+builder.scalarType("LocalDateTime", {
+  description: "A time without zone, YYYY-MM-DDTHH:MM:SS, as the app store shows it.",
+  serialize: (d) => d.toISOString().slice(0, 19),
+  parseValue: (v) => parseInstant(v, "LocalDateTime"),
+  parseLiteral: (ast) => parseInstant(literal(ast), "LocalDateTime"),
+});
+
+function toSafeInt(value: unknown): number {
+  const n = typeof value === "bigint" ? Number(value) : value;
+  if (typeof n === "number" && Number.isSafeInteger(n)) return n;
+  throw new TypeError(`SafeInt must be an integer within ±(2^53-1); got ${String(value)}`);
+}
+
+builder.scalarType("SafeInt", {
+  description:
+    "An integer up to ±(2^53-1), for counts and amounts (cents) that can exceed GraphQL's 32-bit Int.",
+  serialize: toSafeInt,
+  parseValue: toSafeInt,
+  parseLiteral: (ast) => toSafeInt(ast.kind === Kind.INT ? Number(ast.value) : undefined),
+});
+
+builder.scalarType("StringMap", {
+  description: 'A JSON object whose values are strings, e.g. {"de-DE": "shop.example.de"}.',
+  serialize: (v) => v,
+  parseValue: () => {
+    throw new GraphQLError("StringMap is output only");
   },
+});
+
+builder.scalarType("Keywords", {
+  description: "Meta keywords as the page carries them: a string, or a list of strings.",
+  serialize: (v) => v,
+  parseValue: () => {
+    throw new GraphQLError("Keywords is output only");
+  },
+});
+
+export const SortDirection = builder.enumType("SortDirection", {
+  values: {
+    ASC: { value: "asc", description: "Ascending; unknown values last." },
+    DESC: { value: "desc", description: "Descending; unknown values last." },
+  } as const,
+});
+
+/**
+ * Declares the legacy REST name of a field (or input field) beside it; the REST layer derives its
+ * mapping from these.
+ */
+export const legacy = (name: string, extra: Record<string, unknown> = {}) => ({
+  extensions: { legacy: name, ...extra },
 });

@@ -1,6 +1,9 @@
 import { builder } from "./builder.ts";
 import "./snapshot.ts";
+import "./app.ts";
+import "./domain.ts";
+import "./review.ts";
 
 builder.queryType({});
 
-export const schema = builder.toSchema();
+export const schema = builder.toSchema({ sortSchema: false });

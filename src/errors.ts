@@ -1,0 +1,85 @@
+import { randomUUID } from "node:crypto";
+import { GraphQLError } from "graphql";
+
+/**
+ * The expected errors of the API. Each is a GraphQLError with `extensions.code` and the HTTP status
+ * the REST layer answers with; everything else is masked by yoga and logged.
+ */
+export type ErrorCode = "BAD_USER_INPUT" | "NOT_FOUND" | "CURSOR_EXPIRED" | "NOT_READY";
+
+/** The HTTP status of each code, for the REST layer (GraphQL responses stay 200 with errors). */
+export const STATUS: Record<ErrorCode | "INTERNAL_SERVER_ERROR", number> = {
+  BAD_USER_INPUT: 400,
+  NOT_FOUND: 404,
+  CURSOR_EXPIRED: 410,
+  NOT_READY: 503,
+  INTERNAL_SERVER_ERROR: 500,
+};
+
+export function apiError(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}) {
+  return new GraphQLError(message, {
+    extensions: { code, ...extensions },
+  });
+}
+
+/**
+ * A bad argument value. `argument` is the dotted path of the argument that was wrong, as the
+ * client wrote it (e.g. `filter.countryCode`), so the message and the REST layer can name it.
+ */
+export class InputError extends Error {
+  override name = "InputError";
+  constructor(
+    readonly argument: string,
+    readonly problem: string,
+  ) {
+    super(`${argument}: ${problem}`);
+  }
+}
+
+export function badInput(argument: string, problem: string): GraphQLError {
+  return apiError("BAD_USER_INPUT", `${argument}: ${problem}`, { argument });
+}
+
+export function toGraphQLError(e: unknown): unknown {
+  return e instanceof InputError ? badInput(e.argument, e.problem) : e;
+}
+
+export function notFound(what: string, extensions: Record<string, unknown> = {}): GraphQLError {
+  return apiError("NOT_FOUND", `${what} not found`, extensions);
+}
+
+/**
+ * yoga's maskError: expected errors pass with their code; an InputError becomes BAD_USER_INPUT
+ * naming its argument; anything else is replaced by a generic message carrying a request id, and
+ * reported through `log` with that id.
+ */
+export function createMaskError(log: (err: unknown, requestId: string) => void) {
+  return (error: unknown): Error => {
+    if (error instanceof GraphQLError) {
+      const original = error.originalError;
+      if (original instanceof InputError) {
+        return new GraphQLError(original.message, {
+          nodes: error.nodes,
+          path: error.path,
+          extensions: { code: "BAD_USER_INPUT", argument: original.argument },
+        });
+      }
+      if (!original || original instanceof GraphQLError) return error;
+      if (original.name === "GraphQLError") return error;
+    }
+    const requestId = randomUUID();
+    log(error, requestId);
+    return new GraphQLError(`Unexpected error (request id ${requestId}).`, {
+      path: error instanceof GraphQLError ? error.path : undefined,
+      extensions: { code: "INTERNAL_SERVER_ERROR", requestId },
+    });
+  };
+}
+
+/** An error the client caused (bad input, unknown resource, expired cursor), not a fault of ours. */
+export function isExpectedError(x: unknown): boolean {
+  if (!(x instanceof GraphQLError)) return false;
+  if (x.originalError instanceof InputError) return true;
+  const code = x.extensions.code;
+  return typeof code === "string" && code !== "INTERNAL_SERVER_ERROR";
+}

@@ -1,0 +1,57 @@
+/** The operations GraphiQL opens with: each runs as is against the demo dataset (pick one with ▶). */
+export const EXAMPLE_OPERATIONS = `# storegraph: online stores (Domains), the Apps they install, and App reviews.
+# Pick an operation with the ▶ button. Docs: the book icon on the left.
+
+query TopStoresInGermany {
+  domains(
+    filter: { countryCode: { values: ["DE"] }, platform: { values: ["shopify"] } }
+    orderBy: [{ field: RANK }]
+    first: 10
+  ) {
+    totalCount
+    edges { node { name rank merchantName estimatedSales technologies { name } } }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+
+query StoresWithFeaturesAndApps {
+  domains(
+    filter: {
+      features: { values: ["Free Returns", "International Shipping"], op: AND }
+      tags: { values: ["Dropshipper"], op: NOT }
+      productCount: { min: 100 }
+    }
+    orderBy: [{ field: ESTIMATED_SALES, direction: DESC }]
+    first: 5
+  ) {
+    edges { node { name estimatedSales productCount features apps { installedAt app { name platform } } } }
+  }
+}
+
+# Set {"name": "..."} in Variables below, e.g. a name from the first operation.
+query OneStore($name: String!) {
+  domain(name: $name, followRedirects: true) {
+    name state platform rank countryCode
+    theme { name vendor }
+    contactInfo { type value }
+    appReviews(first: 3) { edges { node { rating body app { name } } } }
+  }
+}
+
+query TopApps {
+  apps(filter: { platform: { values: ["shopify"] } }, orderBy: [{ field: INSTALLS, direction: DESC }], first: 5) {
+    edges {
+      node {
+        name token averageRating reviewCount installs
+        plans { name monthlyCost }
+        reviews(first: 2) { edges { node { rating body merchantName } } }
+        installedOn(first: 3) { totalCount edges { node { name rank } } }
+      }
+    }
+  }
+}
+
+query Snapshot {
+  snapshot { version loadedAt domains apps reviews }
+}
+`;

@@ -1,0 +1,273 @@
+import { PLATFORMS } from "../dataset/platforms.ts";
+import { CONTACT_TYPES, FEATURES, TAGS } from "../dataset/vocabulary.ts";
+import { InputError } from "../errors.ts";
+import {
+  allOf,
+  columnList,
+  inValues,
+  type ListFilter,
+  type ListSpec,
+  listWhere,
+  pattern,
+  type Range,
+  type RangeSpec,
+  rangeSpec,
+  rangeWhere,
+  relationList,
+  vocabulary,
+} from "./filter.ts";
+import type { Where } from "./keyset.ts";
+
+/**
+ * Every Domain filter of api.md 4.7 and decisions.md, keyed by its GraphQL input field name. The
+ * GraphQL input type `DomainFilter` and the REST options are both derived from this table.
+ */
+const upper = (v: string) => v.toUpperCase();
+const country = pattern(/^[A-Z]{2}$/, "a 2-letter ISO country code such as DE", upper);
+const platform = vocabulary(PLATFORMS, "platform");
+const DOMAIN_FILTER_STATES = ["Active", "Inactive", "Password Protected"];
+
+/** `<platform>.<token>` of an App, as in GET /app/<platform>.<token>. */
+export function parseAppIdentifier(v: string): { platform: string; token: string } | { problem: string } {
+  const dot = v.indexOf(".");
+  const p = dot > 0 ? platform(v.slice(0, dot)) : null;
+  if (dot <= 0 || dot === v.length - 1 || p === null || typeof p !== "string") {
+    return {
+      problem: `"${v}" is not an App identifier <platform>.<token> with a known platform, e.g. shopify.klaviyo`,
+    };
+  }
+  return { platform: p, token: v.slice(dot + 1) };
+}
+
+const appIdentifier = (v: string) => {
+  const id = parseAppIdentifier(v);
+  return "problem" in id ? id : `${id.platform}.${id.token}`;
+};
+const appMatch = (v: string) => {
+  const dot = v.indexOf(".");
+  return { app: { platform: v.slice(0, dot), token: v.slice(dot + 1) } };
+};
+
+function monthRange(v: string): Where {
+  const start = new Date(`${v}-01T00:00:00Z`);
+  const end = new Date(start);
+  end.setUTCMonth(end.getUTCMonth() + 1);
+  return { createdAt: { gte: start, lt: end } };
+}
+
+/** The Friday on or before a date (weeks are grouped on Fridays). */
+export function fridayOf(day: string): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 2) % 7));
+  return d.toISOString().slice(0, 10);
+}
+
+const validDay = (v: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || !new Date(`${v}T00:00:00Z`).toISOString().startsWith(v)) {
+    return { problem: `"${v}" is not a date YYYY-MM-DD` };
+  }
+  return fridayOf(v);
+};
+const validMonth = (v: string) => {
+  const m = /^(\d{4})-(\d{2})$/.exec(v);
+  return m && Number(m[2]) >= 1 && Number(m[2]) <= 12 ? v : { problem: `"${v}" is not a month YYYY-MM` };
+};
+
+export const DOMAIN_LIST_FILTERS = {
+  apps: relationList(
+    "f:an",
+    "Installed App (<platform>.<token>), not since uninstalled",
+    "apps",
+    (vs) => ({ removedAt: null, ...(vs.length === 1 ? appMatch(vs[0]) : { OR: vs.map(appMatch) }) }),
+    appIdentifier,
+  ),
+  administrativeAreaLevel1: columnList(
+    "f:administrative_area_level_1",
+    "Administrative area (state or province); needs countryCode",
+    "administrativeAreaLevel1",
+    { nullable: true },
+  ),
+  categories: relationList("f:cat", "Category", "categories", inValues("category")),
+  countryCode: columnList("f:cc", "Country code", "countryCode", { nullable: true, normalize: country }),
+  city: columnList("f:city", "City; needs countryCode and administrativeAreaLevel1", "city", {
+    nullable: true,
+  }),
+  createdMonth: {
+    kind: "list",
+    legacy: "f:cratyyyymm",
+    description: "Month of creation, YYYY-MM",
+    exclusive: true,
+    normalize: validMonth,
+    one: monthRange,
+    any: (vs) => (vs.length === 1 ? monthRange(vs[0]) : { OR: vs.map(monthRange) }),
+    none: (vs) => ({ NOT: vs.length === 1 ? monthRange(vs[0]) : { OR: vs.map(monthRange) } }),
+  } satisfies ListSpec,
+  createdWeek: columnList(
+    "f:cratyyyymmdd",
+    "Week of creation, YYYY-MM-DD; weeks start on Fridays, other days map to the Friday before",
+    "createdWeek",
+    { nullable: false, normalize: validDay },
+  ),
+  currencyCode: columnList("f:curr", "Currency code", "currencyCode", {
+    nullable: true,
+    normalize: pattern(/^[A-Z]{3}$/, "a 3-letter ISO currency code such as EUR", upper),
+  }),
+  state: columnList("f:ds", "State: Active, Inactive or Password Protected", "state", {
+    nullable: false,
+    normalize: vocabulary(DOMAIN_FILTER_STATES, "Domain state"),
+  }),
+  features: relationList(
+    "f:features",
+    "Feature",
+    "features",
+    inValues("feature"),
+    vocabulary(FEATURES, "feature"),
+  ),
+  region: columnList("f:reg", "Region", "region", { nullable: true }),
+  subregion: columnList("f:sreg", "Subregion", "subregion", { nullable: true }),
+  languageCode: columnList("f:lang", "Language code", "languageCode", {
+    nullable: true,
+    normalize: pattern(/^[a-z]{2}$/, "a 2-letter ISO 639-1 language code such as de", (v) => v.toLowerCase()),
+  }),
+  platform: columnList("f:p", "Platform", "platform", { nullable: false, normalize: platform }),
+  plan: columnList("f:plan", "Platform plan", "plan", { nullable: true }),
+  technologies: relationList("f:tech", "Technology name", "technologies", (vs) => ({
+    technology: { name: vs.length === 1 ? vs[0] : { in: vs } },
+  })),
+  themeName: columnList("f:tn", "Theme name", "themeName", { nullable: true }),
+  tags: relationList("f:tags", "Tag", "tags", inValues("tag"), vocabulary(TAGS, "tag")),
+  contactTypes: relationList(
+    "f:it",
+    "Contact info type present",
+    "contacts",
+    inValues("type"),
+    vocabulary(CONTACT_TYPES, "contact type"),
+  ),
+  shipsTo: relationList("f:stc", "Ships-to country", "shipsTo", inValues("countryCode"), country),
+  salesChannels: relationList("f:sc", "Sales channel", "salesChannels", inValues("channel")),
+} satisfies Record<string, ListSpec>;
+
+export const DOMAIN_RANGE_FILTERS = {
+  avgPrice: rangeSpec(
+    "intRange",
+    "f:avgpp",
+    "Average product price, minor unit of the store currency",
+    "avgPrice",
+  ),
+  employeeCount: rangeSpec("intRange", "f:empc", "Employee count", "employeeCount"),
+  estimatedSales: rangeSpec("intRange", "f:er", "Estimated monthly sales, cents of USD", "estimatedSales"),
+  productCount: rangeSpec("intRange", "f:pc", "Product count", "productCount"),
+  rank: rangeSpec("intRange", "f:rank", "World-wide rank", "rank"),
+  monthlyAppSpend: rangeSpec("intRange", "f:mas", "Monthly app spend, cents of USD", "monthlyAppSpend"),
+  estimatedVisits: rangeSpec("intRange", "f:ev", "Estimated monthly visits", "estimatedVisits"),
+  createdAt: rangeSpec("timeRange", "f:crat", "Created on/after min and on/before max", "createdAt"),
+  lastPlanChangeAt: rangeSpec("timeRange", "f:last_plan_change_at", "Last plan change", "lastPlanChangeAt", [
+    "f:last_plan_change_at:min",
+    "f:last_plan_change_at:max",
+  ]),
+  lastPlatformChangeAt: rangeSpec(
+    "timeRange",
+    "f:last_platform_change_at",
+    "Last platform change",
+    "lastPlatformChangeAt",
+    ["f:last_platform_change_at:min", "f:last_platform_change_at:max"],
+  ),
+} satisfies Record<string, RangeSpec>;
+
+/** Filters on when one App or technology was installed or uninstalled. */
+export const DOMAIN_EVENT_FILTERS = {
+  appInstalledAt: {
+    legacy: "f:app_installed_at",
+    subject: "app",
+    description: "Installed the App in the range",
+  },
+  appUninstalledAt: {
+    legacy: "f:app_uninstalled_at",
+    subject: "app",
+    description: "Uninstalled the App in the range",
+  },
+  technologyInstalledAt: {
+    legacy: "f:tech_installed_at",
+    subject: "technology",
+    description: "Technology first detected in the range",
+  },
+} as const;
+
+export interface EventFilter extends Range<Date> {
+  app?: string | null;
+  technology?: string | null;
+}
+
+export type DomainFilter = { [K in keyof typeof DOMAIN_LIST_FILTERS]?: ListFilter | null } & {
+  [K in keyof typeof DOMAIN_RANGE_FILTERS]?: Range<number | Date> | null;
+} & { [K in keyof typeof DOMAIN_EVENT_FILTERS]?: EventFilter | null } & {
+  and?: readonly DomainFilter[] | null;
+};
+
+/** Filters that only make sense together with another (api.md 4.7). */
+const REQUIRES: [keyof DomainFilter, (keyof DomainFilter)[]][] = [
+  ["administrativeAreaLevel1", ["countryCode"]],
+  ["city", ["countryCode", "administrativeAreaLevel1"]],
+];
+
+/** Translates a DomainFilter to a Prisma `where` on Domain; throws InputError naming the argument. */
+export function toDomainWhere(filter: DomainFilter | null | undefined, argument = "filter"): Where {
+  if (!filter) return {};
+  checkRequirements(filter, argument);
+  return translate(filter, argument, 0);
+}
+
+function translate(filter: DomainFilter, argument: string, depth: number): Where {
+  const parts: Where[] = [];
+  for (const [name, spec] of Object.entries(DOMAIN_LIST_FILTERS)) {
+    const f = filter[name as keyof typeof DOMAIN_LIST_FILTERS];
+    if (f) parts.push(listWhere(spec, f, `${argument}.${name}`));
+  }
+  for (const [name, spec] of Object.entries(DOMAIN_RANGE_FILTERS)) {
+    const r = filter[name as keyof typeof DOMAIN_RANGE_FILTERS];
+    if (r) parts.push({ [spec.column]: rangeWhere(r, `${argument}.${name}`) });
+  }
+  for (const name of Object.keys(DOMAIN_EVENT_FILTERS) as (keyof typeof DOMAIN_EVENT_FILTERS)[]) {
+    const e = filter[name];
+    if (e) parts.push(eventWhere(name, e, `${argument}.${name}`));
+  }
+  if (filter.and) {
+    if (depth > 0) throw new InputError(`${argument}.and`, "cannot be nested inside another and");
+    if (filter.and.length > 50) throw new InputError(`${argument}.and`, "takes at most 50 conditions");
+    filter.and.forEach((f, i) => {
+      parts.push(translate(f, `${argument}.and[${i}]`, depth + 1));
+    });
+  }
+  return allOf(parts);
+}
+
+function eventWhere(name: keyof typeof DOMAIN_EVENT_FILTERS, e: EventFilter, argument: string): Where {
+  const range = rangeWhere(e, argument);
+  if (name === "technologyInstalledAt") {
+    const tech = e.technology?.trim();
+    if (!tech) throw new InputError(`${argument}.technology`, "names the technology (exactly one)");
+    return { technologies: { some: { technology: { name: tech }, installedAt: range } } };
+  }
+  const raw = e.app?.trim();
+  if (!raw) throw new InputError(`${argument}.app`, "names the App, <platform>.<token> (exactly one)");
+  if (raw.includes(","))
+    throw new InputError(`${argument}.app`, "takes exactly one App identifier, not a list");
+  const id = parseAppIdentifier(raw);
+  if ("problem" in id) throw new InputError(`${argument}.app`, id.problem);
+  const column = name === "appInstalledAt" ? "installedAt" : "removedAt";
+  return { apps: { some: { app: id, [column]: range } } };
+}
+
+function checkRequirements(filter: DomainFilter, argument: string): void {
+  const present = new Set<string>();
+  for (const f of [filter, ...(filter.and ?? [])]) {
+    for (const [k, v] of Object.entries(f)) if (v != null) present.add(k);
+  }
+  for (const [name, needs] of REQUIRES) {
+    if (!present.has(name)) continue;
+    const missing = needs.filter((n) => !present.has(n));
+    if (missing.length) {
+      throw new InputError(`${argument}.${name}`, `needs ${missing.join(" and ")} in the same filter`);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Keyset ("seek") pagination over Prisma. Every sort is made total by a unique tie-breaker (`pk`)
+ * and a page is read as `WHERE <filter> AND <after the cursor> ORDER BY <keys> LIMIT n+1`, so
+ * that a deep page costs what the first does and `hasNextPage` comes from the extra row.
+ *
+ * Unknown (NULL) values sort last in both directions. A nullable first key is read in two phases
+ * — its non-null rows, then its null rows — so that each phase is a plain index range scan in
+ * SQLite (which stores NULLs first) and in PostgreSQL alike.
+ */
+
+export type KeyKind = "int" | "float" | "string" | "time" | "bigint";
+export type Direction = "asc" | "desc";
+export type KeyValue = number | string | bigint | Date | null;
+
+export interface SortKey {
+  /** Prisma field name. */
+  field: string;
+  dir: Direction;
+  nullable: boolean;
+  kind: KeyKind;
+}
+
+export type Where = Record<string, unknown>;
+export interface FindArgs {
+  where: Where;
+  orderBy: Where[];
+  take: number;
+}
+
+/** Reads up to `take` rows that follow `after` (or from the start) in the order of `keys`. */
+export async function readPage<R>(
+  keys: readonly SortKey[],
+  where: Where,
+  after: readonly KeyValue[] | null,
+  take: number,
+  find: (args: FindArgs) => Promise<R[]>,
+): Promise<R[]> {
+  const [first, ...rest] = keys;
+  if (!first.nullable) {
+    return find({ where: and(where, after && follow(keys, after)), orderBy: orderBy(keys), take });
+  }
+  let rows: R[] = [];
+  if (after === null || after[0] !== null) {
+    // Phase 1: rows whose first key is known.
+    const seek = after && { [first.field]: { [first.dir === "asc" ? "gte" : "lte"]: after[0] } };
+    rows = await find({
+      where: and(where, { [first.field]: { not: null } }, seek, after && follow(keys, after)),
+      orderBy: [{ [first.field]: first.dir }, ...orderBy(rest)],
+      take,
+    });
+    if (rows.length >= take) return rows;
+  }
+  // Phase 2: rows whose first key is unknown, ordered by the remaining keys.
+  const restAfter = after && after[0] === null ? follow(rest, after.slice(1)) : null;
+  const more = await find({
+    where: and(where, { [first.field]: null }, restAfter),
+    orderBy: orderBy(rest),
+    take: take - rows.length,
+  });
+  return rows.concat(more);
+}
+
+function and(...parts: (Where | null | undefined)[]): Where {
+  const present = parts.filter((p): p is Where => p != null && Object.keys(p).length > 0);
+  return present.length === 1 ? present[0] : { AND: present };
+}
+
+function orderBy(keys: readonly SortKey[]): Where[] {
+  return keys.map((k) => ({ [k.field]: k.nullable ? { sort: k.dir, nulls: "last" } : k.dir }));
+}
+
+/** Rows strictly after `values` in the lexicographic order of `keys`, NULLs last. */
+export function follow(keys: readonly SortKey[], values: readonly KeyValue[]): Where {
+  const alternatives: Where[] = [];
+  keys.forEach((k, i) => {
+    const v = values[i];
+    if (v === null) return; // nothing follows an unknown value on this key: NULLs are last
+    const op = k.dir === "asc" ? "gt" : "lt";
+    const beyond: Where = { [k.field]: { [op]: v } };
+    const later = k.nullable ? { OR: [beyond, { [k.field]: null }] } : beyond;
+    const equalBefore = keys.slice(0, i).map((kj, j) => ({ [kj.field]: values[j] }));
+    alternatives.push(equalBefore.length ? { AND: [...equalBefore, later] } : later);
+  });
+  return alternatives.length === 1 ? alternatives[0] : { OR: alternatives };
+}
+
+/** The values of the sort keys of a row, as a cursor records them. */
+export function positionOf(keys: readonly SortKey[], row: Record<string, unknown>): KeyValue[] {
+  return keys.map((k) => (row[k.field] ?? null) as KeyValue);
+}

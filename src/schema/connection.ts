@@ -1,0 +1,29 @@
+import type { Connection } from "../query/page.ts";
+import { builder } from "./builder.ts";
+
+/** Forward keyset paging arguments shared by every connection. */
+export const pageArgs = (max: number) =>
+  builder.args((t) => ({
+    first: t.int({ description: `Page size: default ${Math.min(50, max)}, at most ${max}.` }),
+    after: t.string({ description: "The endCursor of the previous page." }),
+  }));
+
+/** A connection type with `totalCount`, over resolvers that return src/query/page.ts Connection. */
+export function connectionOf<T extends Parameters<typeof builder.connectionObject>[0]["type"]>(
+  type: T,
+  name: string,
+) {
+  return builder.connectionObject(
+    {
+      type,
+      name: `${name}Connection`,
+      fields: (t) => ({
+        totalCount: t.int({
+          description: "Number of matching nodes (counted only when selected).",
+          resolve: (c) => (c as unknown as Connection<unknown & Record<string, unknown>>).totalCount(),
+        }),
+      }),
+    },
+    { name: `${name}Edge` },
+  );
+}

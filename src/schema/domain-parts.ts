@@ -1,0 +1,202 @@
+import type { DomainApp, DomainContact, Technology } from "../generated/sqlite/client.ts";
+import {
+  DOMAIN_EVENT_FILTERS,
+  DOMAIN_LIST_FILTERS,
+  DOMAIN_RANGE_FILTERS,
+  type DomainFilter as DomainFilterShape,
+  type EventFilter,
+} from "../query/domain-filter.ts";
+import { appByPk } from "../query/loaders.ts";
+import { DOMAIN_SORTS, type Order } from "../query/sort.ts";
+import { App } from "./app.ts";
+import { builder, legacy, SortDirection } from "./builder.ts";
+import { filterFields } from "./filter.ts";
+
+/** The nested objects of a Domain and the Domain list's input types. */
+
+export const Contact = builder.objectRef<DomainContact>("ContactInfo").implement({
+  description: "A way to reach the store, and where it was found.",
+  fields: (t) => ({
+    type: t.exposeString("type", {
+      description: "email, phone, or a social or review network.",
+      ...legacy("type"),
+    }),
+    value: t.exposeString("value", legacy("value")),
+    source: t.exposeString("source", {
+      description: "Relative URL of the page it was found on.",
+      ...legacy("source"),
+    }),
+    description: t.exposeString("description", { nullable: true, ...legacy("description") }),
+    followers: t.exposeInt("followers", { nullable: true, ...legacy("followers") }),
+    followers30d: t.exposeInt("followers30d", { nullable: true, ...legacy("followers_30d") }),
+    followers90d: t.exposeInt("followers90d", { nullable: true, ...legacy("followers_90d") }),
+    posts: t.exposeInt("posts", { nullable: true, ...legacy("posts") }),
+    likes: t.exposeInt("likes", { nullable: true, ...legacy("likes") }),
+  }),
+});
+
+export const DomainTechnology = builder
+  .objectRef<{ installedAt: Date; technology: Technology }>("DomainTechnology")
+  .implement({
+    description: "A technology detected on the Domain.",
+    fields: (t) => ({
+      name: t.string({ ...legacy("name"), resolve: (d) => d.technology.name }),
+      description: t.string({ ...legacy("description"), resolve: (d) => d.technology.description }),
+      vendorUrl: t.string({ ...legacy("vendor_url"), resolve: (d) => d.technology.vendorUrl }),
+      iconUrl: t.string({ ...legacy("icon_url"), resolve: (d) => d.technology.iconUrl }),
+      installedAt: t.expose("installedAt", {
+        type: "DateTime",
+        description: "When the technology was first detected on the Domain.",
+        ...legacy("installed_at"),
+      }),
+      installs: t.int({
+        description: "Installs across all Domains.",
+        ...legacy("installs"),
+        resolve: (d) => d.technology.installs,
+      }),
+      categories: t.stringList({
+        nullable: true,
+        ...legacy("categories"),
+        resolve: (d) => (d.technology.categories as string[] | null) ?? null,
+      }),
+    }),
+  });
+
+export interface ThemeShape {
+  name: string;
+  style: string | null;
+  vendor: string | null;
+  version: string | null;
+  cost: number | null;
+}
+
+export const Theme = builder.objectRef<ThemeShape>("Theme").implement({
+  fields: (t) => ({
+    name: t.exposeString("name", legacy("name")),
+    style: t.exposeString("style", {
+      nullable: true,
+      description: "Estimated from HTML similarity with a theme-store demo.",
+      ...legacy("style"),
+    }),
+    vendor: t.exposeString("vendor", { nullable: true, ...legacy("vendor") }),
+    version: t.exposeString("version", { nullable: true, ...legacy("version") }),
+    cost: t.exposeInt("cost", {
+      nullable: true,
+      description: "Cents of USD; only for paid themes of the shopify theme store.",
+      ...legacy("cost"),
+    }),
+  }),
+});
+
+export const ReviewSite = builder
+  .objectRef<{ reviewCount: number; avgRating: number }>("ReviewSite")
+  .implement({
+    description: "A third-party review site's summary of the store.",
+    fields: (t) => ({
+      reviewCount: t.exposeInt("reviewCount", legacy("review_count")),
+      avgRating: t.exposeFloat("avgRating", legacy("avg_rating")),
+    }),
+  });
+
+interface ProductJson {
+  title: string;
+  handle: string;
+  product_id: number;
+  published_at: string;
+}
+
+export const Product = builder.objectRef<ProductJson>("Product").implement({
+  description: "The newest product of a store.",
+  fields: (t) => ({
+    title: t.exposeString("title", legacy("title")),
+    handle: t.exposeString("handle", legacy("handle")),
+    productId: t.field({ type: "SafeInt", ...legacy("product_id"), resolve: (p) => p.product_id }),
+    publishedAt: t.field({
+      type: "DateTime",
+      ...legacy("published_at"),
+      resolve: (p) => new Date(p.published_at),
+    }),
+  }),
+});
+
+export const InstalledApp = builder.objectRef<DomainApp>("InstalledApp").implement({
+  description: "An App on a Domain, with when it was installed and, once uninstalled, removed.",
+  fields: (t) => ({
+    installedAt: t.expose("installedAt", { type: "DateTime", ...legacy("installed_at") }),
+    removedAt: t.expose("removedAt", {
+      type: "DateTime",
+      nullable: true,
+      description: "When the Domain uninstalled the App.",
+      ...legacy("removed_at"),
+    }),
+    app: t.field({
+      type: App,
+      description: "The App (in REST its fields appear beside installed_at).",
+      extensions: { legacyFlatten: true },
+      resolve: async (d, _args, ctx) => {
+        const app = await appByPk(ctx).load(d.appPk);
+        if (!app) throw new Error(`Domain ${d.domainPk} refers to a missing App ${d.appPk}`);
+        return app;
+      },
+    }),
+  }),
+});
+
+// ---------------------------------------------------------------------- list inputs
+
+export const DomainSortField = builder.enumType("DomainSortField", {
+  values: Object.fromEntries(
+    Object.entries(DOMAIN_SORTS).map(([k, s]) => [
+      k,
+      { description: s.description, ...legacy(s.legacy[0], { aliases: s.legacy.slice(1) }) },
+    ]),
+  ) as unknown as Record<keyof typeof DOMAIN_SORTS, { description: string }>,
+});
+
+export const DomainOrder = builder.inputRef<Order<keyof typeof DOMAIN_SORTS>>("DomainOrder").implement({
+  fields: (t) => ({
+    field: t.field({ type: DomainSortField, required: true }),
+    direction: t.field({ type: SortDirection, defaultValue: "asc" }),
+  }),
+});
+
+const AppEventRange = builder.inputRef<EventFilter>("AppEventRange").implement({
+  description: "When one App was installed or uninstalled; give min, max or both.",
+  fields: (t) => ({
+    app: t.string({ required: true, description: "The App, <platform>.<token> (exactly one)." }),
+    min: t.field({ type: "DateTime" }),
+    max: t.field({ type: "DateTime" }),
+  }),
+});
+
+const TechnologyEventRange = builder.inputRef<EventFilter>("TechnologyEventRange").implement({
+  description: "When one technology was first detected; give min, max or both.",
+  fields: (t) => ({
+    technology: t.string({ required: true, description: "The technology's name (exactly one)." }),
+    min: t.field({ type: "DateTime" }),
+    max: t.field({ type: "DateTime" }),
+  }),
+});
+
+export const DomainFilter = builder.inputRef<DomainFilterShape>("DomainFilter");
+DomainFilter.implement({
+  description: "Domain filters (api.md 4.7 and decisions.md); all given filters must match.",
+  fields: (t) => ({
+    ...filterFields(t, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS),
+    ...Object.fromEntries(
+      Object.entries(DOMAIN_EVENT_FILTERS).map(([name, e]) => [
+        name,
+        t.field({
+          type: e.subject === "app" ? AppEventRange : TechnologyEventRange,
+          description: `${e.description} (${e.legacy}:min, ${e.legacy}:max).`,
+          ...legacy(e.legacy),
+        }),
+      ]),
+    ),
+    and: t.field({
+      type: [DomainFilter],
+      description: "More filters that must all match too, e.g. the same filter twice (aq). Not nested.",
+      ...legacy("aq"),
+    }),
+  }),
+});

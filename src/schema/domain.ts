@@ -1,0 +1,421 @@
+import { type Context, servedOf } from "../context.ts";
+import { InputError, notFound } from "../errors.ts";
+import { type DomainFilter as DomainFilterShape, toDomainWhere } from "../query/domain-filter.ts";
+import { allOf, searchWhere } from "../query/filter.ts";
+import type { Where } from "../query/keyset.ts";
+import {
+  DOMAIN_OMIT,
+  type DomainRow,
+  domainApps,
+  domainByName,
+  domainCategories,
+  domainContacts,
+  domainFeatures,
+  domainProduct,
+  domainSalesChannels,
+  domainShipsTo,
+  domainTags,
+  domainTechnologies,
+} from "../query/loaders.ts";
+import { connectionPage, type PageArgs } from "../query/page.ts";
+import { DOMAIN_SORTS, type Order, toSortKeys } from "../query/sort.ts";
+import { App } from "./app.ts";
+import { builder, legacy } from "./builder.ts";
+import { connectionOf, pageArgs } from "./connection.ts";
+import {
+  Contact,
+  DomainFilter,
+  DomainOrder,
+  DomainTechnology,
+  InstalledApp,
+  Product,
+  ReviewSite,
+  Theme,
+} from "./domain-parts.ts";
+
+export const Domain = builder.objectRef<DomainRow>("Domain");
+
+type Fields = Parameters<NonNullable<Parameters<typeof builder.node<[], typeof Domain>>[1]["fields"]>>[0];
+type Key = keyof DomainRow & string;
+
+/** Optional columns exposed as they are: [GraphQL name = column, legacy name]. */
+function columns(t: Fields, type: "String" | "Int" | "Float" | "SafeInt" | "Date", pairs: [Key, string][]) {
+  return Object.fromEntries(
+    pairs.map(([f, l]) => [
+      f,
+      t.field({ type, nullable: true, ...legacy(l), resolve: (d) => d[f] as never }),
+    ]),
+  );
+}
+
+/** Lists kept as JSON in the row: null when unknown. */
+function jsonLists(t: Fields, pairs: [Key, string][]) {
+  return Object.fromEntries(
+    pairs.map(([f, l]) => [
+      f,
+      t.stringList({ nullable: true, ...legacy(l), resolve: (d) => (d[f] as string[] | null) ?? null }),
+    ]),
+  );
+}
+
+/** Lists kept in a child table: null when the Domain has none (unknown). */
+const nonEmpty = <T>(rows: T[]) => (rows.length ? rows : null);
+
+builder.node(Domain, {
+  description: "An online store, identified by its DNS name.",
+  id: { resolve: (d) => d.name },
+  loadMany: (names, ctx) => Promise.all(names.map((n) => domainByName(ctx).load(n.toLowerCase()))),
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "DNS domain name.", ...legacy("name") }),
+    tld1: t.exposeString("tld1", { description: "Registrable domain.", ...legacy("tld1") }),
+    state: t.exposeString("state", {
+      description: "Active, Inactive, Password Protected or Redirect.",
+      ...legacy("state"),
+    }),
+    platform: t.exposeString("platform", legacy("platform")),
+    createdAt: t.expose("createdAt", { type: "Date", ...legacy("created_at") }),
+    rank: t.exposeInt("rank", { description: "World-wide rank across all platforms.", ...legacy("rank") }),
+    rankPercentile: t.exposeFloat("rankPercentile", legacy("rank_percentile")),
+    platformRank: t.exposeInt("platformRank", legacy("platform_rank")),
+    platformRankPercentile: t.exposeFloat("platformRankPercentile", legacy("platform_rank_percentile")),
+    ...columns(t, "String", [
+      ["platformDomain", "platform_domain"],
+      ["clusterBestRanked", "cluster_best_ranked"],
+      ["plan", "plan"],
+      ["lastPlatform", "last_platform"],
+      ["lastPlan", "last_plan"],
+      ["magentoVersion", "magento_version"],
+      ["merchantName", "merchant_name"],
+      ["title", "title"],
+      ["description", "description"],
+      ["icon", "icon"],
+      ["ogImage", "og_image"],
+      ["countryCode", "country_code"],
+      ["currencyCode", "currency_code"],
+      ["languageCode", "language_code"],
+      ["administrativeAreaLevel1", "administrative_area_level_1"],
+      ["city", "city"],
+      ["location", "location"],
+      ["region", "region"],
+      ["subregion", "subregion"],
+      ["postalCode", "postal_code"],
+      ["streetAddress", "street_address"],
+      ["avgPriceFormatted", "avg_price_formatted"],
+      ["contactPage", "contact_page"],
+      ["brandsPage", "brands_page"],
+      ["retailerPage", "retailer_page"],
+      ["returnsPage", "returns_page"],
+      ["trackingPage", "tracking_page"],
+      ["warrantyPage", "warranty_page"],
+      ["financingPage", "financing_page"],
+      ["storeLocatorPage", "store_locator_page"],
+      ["careerPage", "career_page"],
+      ["sizingPage", "sizing_page"],
+      ["aboutUs", "about_us"],
+    ]),
+    ...columns(t, "Date", [
+      ["inactiveAt", "inactive_at"],
+      ["lastPlatformChangeAt", "last_platform_change_at"],
+      ["lastPlanChangeAt", "last_plan_change_at"],
+      ["lastUpdatedAt", "last_updated_at"],
+      ["maxProductPublishedAt", "max_product_published_at"],
+    ]),
+    ...columns(t, "Float", [
+      ["latitude", "latitude"],
+      ["longitude", "longitude"],
+      ["ccRank", "cc_rank"],
+      ["ccCentrality", "cc_centrality"],
+    ]),
+    ...columns(t, "Int", [
+      ["employeeCount", "employee_count"],
+      ["monthlyAppSpend", "monthly_app_spend"],
+      ["avgWeight", "avg_weight"],
+      ["maxWeight", "max_weight"],
+      ["minWeight", "min_weight"],
+      ["productCount", "product_count"],
+      ["variantCount", "variant_count"],
+      ["vendorCount", "vendor_count"],
+      ["productImagesCreated30", "product_images_created_30"],
+      ["productImagesCreated90", "product_images_created_90"],
+      ["productImagesCreated365", "product_images_created_365"],
+    ]),
+    ...columns(t, "SafeInt", [
+      ["estimatedPageViews", "estimated_page_views"],
+      ["estimatedVisits", "estimated_visits"],
+      ["estimatedSales", "estimated_sales"],
+      ["estimatedSalesYearly", "estimated_sales_yearly"],
+      ["avgPrice", "avg_price"],
+      ["avgPriceUsd", "avg_price_usd"],
+      ["minPrice", "min_price"],
+      ["maxPrice", "max_price"],
+      ["minPriceUsd", "min_price_usd"],
+      ["maxPriceUsd", "max_price_usd"],
+    ]),
+    ...jsonLists(t, [
+      ["redirectsTo", "redirects_to"],
+      ["aliases", "aliases"],
+      ["localizations", "localizations"],
+      ["locs", "locs"],
+      ["clusterDomains", "cluster_domains"],
+      ["collections", "collections"],
+      ["shippingCarriers", "shipping_carriers"],
+    ]),
+    alternates: t.field({
+      type: "StringMap",
+      nullable: true,
+      description: "Locale → domain name of localized versions.",
+      ...legacy("alternates"),
+      resolve: (d) => d.alternates ?? null,
+    }),
+    keywords: t.field({
+      type: "Keywords",
+      nullable: true,
+      ...legacy("keywords"),
+      resolve: (d) => d.keywords ?? null,
+    }),
+    mostRecentlyPublishedProduct: t.field({
+      type: Product,
+      nullable: true,
+      description: "The newest product (shopify stores); read only when selected.",
+      ...legacy("most_recently_published_product", { onRequest: true }),
+      resolve: async (d, _args, ctx) => (await domainProduct(ctx).load(d.pk)) as never,
+    }),
+    theme: t.field({
+      type: Theme,
+      nullable: true,
+      ...legacy("theme"),
+      resolve: (d) =>
+        d.themeName === null
+          ? null
+          : {
+              name: d.themeName,
+              style: d.themeStyle,
+              vendor: d.themeVendor,
+              version: d.themeVersion,
+              cost: d.themeCost,
+            },
+    }),
+    trustpilot: t.field({
+      type: ReviewSite,
+      nullable: true,
+      ...legacy("trustpilot"),
+      resolve: (d) =>
+        d.trustpilotReviewCount === null
+          ? null
+          : { reviewCount: d.trustpilotReviewCount, avgRating: d.trustpilotAvgRating ?? 0 },
+    }),
+    yotpo: t.field({
+      type: ReviewSite,
+      nullable: true,
+      ...legacy("yotpo"),
+      resolve: (d) =>
+        d.yotpoReviewCount === null
+          ? null
+          : { reviewCount: d.yotpoReviewCount, avgRating: d.yotpoAvgRating ?? 0 },
+    }),
+    categories: t.stringList({
+      nullable: true,
+      ...legacy("categories"),
+      resolve: async (d, _a, ctx) =>
+        nonEmpty((await domainCategories(ctx).load(d.pk)).map((r) => r.category)),
+    }),
+    features: t.stringList({
+      nullable: true,
+      ...legacy("features"),
+      resolve: async (d, _a, ctx) => nonEmpty((await domainFeatures(ctx).load(d.pk)).map((r) => r.feature)),
+    }),
+    tags: t.stringList({
+      nullable: true,
+      ...legacy("tags"),
+      resolve: async (d, _a, ctx) => nonEmpty((await domainTags(ctx).load(d.pk)).map((r) => r.tag)),
+    }),
+    salesChannels: t.stringList({
+      nullable: true,
+      ...legacy("sales_channels"),
+      resolve: async (d, _a, ctx) =>
+        nonEmpty((await domainSalesChannels(ctx).load(d.pk)).map((r) => r.channel)),
+    }),
+    shipsToCountries: t.stringList({
+      nullable: true,
+      ...legacy("ships_to_countries"),
+      resolve: async (d, _a, ctx) =>
+        nonEmpty((await domainShipsTo(ctx).load(d.pk)).map((r) => r.countryCode)),
+    }),
+    contactInfo: t.field({
+      type: [Contact],
+      nullable: true,
+      ...legacy("contact_info"),
+      resolve: async (d, _a, ctx) => nonEmpty(await domainContacts(ctx).load(d.pk)),
+    }),
+    technologies: t.field({
+      type: [DomainTechnology],
+      nullable: true,
+      ...legacy("technologies"),
+      resolve: async (d, _a, ctx) => nonEmpty(await domainTechnologies(ctx).load(d.pk)),
+    }),
+    apps: t.field({
+      type: [InstalledApp],
+      nullable: true,
+      description: "Apps the Domain installed, with removedAt once uninstalled.",
+      ...legacy("apps"),
+      resolve: async (d, _a, ctx) => nonEmpty(await domainApps(ctx).load(d.pk)),
+    }),
+    redirectTargets: t.field({
+      type: [Domain],
+      description: "The Domains this one redirects to that the dataset has.",
+      resolve: (d, _a, ctx) => knownDomains(ctx, (d.redirectsTo as string[] | null) ?? []),
+    }),
+    cluster: t.field({
+      type: [Domain],
+      description: "The Domains of the same cluster that the dataset has.",
+      resolve: (d, _a, ctx) => knownDomains(ctx, (d.clusterDomains as string[] | null) ?? []),
+    }),
+  }),
+});
+
+async function knownDomains(ctx: Context, names: string[]): Promise<DomainRow[]> {
+  const rows = await domainByName(ctx).loadMany(names);
+  return rows.filter((r): r is DomainRow => r !== null && !(r instanceof Error));
+}
+
+export const DomainConnection = connectionOf(Domain, "Domain");
+
+/** A name as clients write it: case-insensitive, without a trailing dot. */
+function normalizeName(name: string, argument: string): string {
+  const n = name.trim().toLowerCase().replace(/\.$/, "");
+  if (!/^[a-z0-9_.-]+$/.test(n) || n.length > 253) {
+    throw new InputError(argument, `"${name}" is not a domain name such as shop.example.com`);
+  }
+  return n;
+}
+
+const MAX_REDIRECT_HOPS = 5;
+
+/** The Domain, or with followRedirects the end of its redirect chain within the dataset. */
+async function resolveDomain(ctx: Context, name: string, follow: boolean): Promise<DomainRow | null> {
+  let d = await domainByName(ctx).load(name);
+  const seen = new Set<string>();
+  for (let hop = 0; follow && d && d.state === "Redirect" && hop < MAX_REDIRECT_HOPS; hop++) {
+    seen.add(d.name);
+    const target = ((d.redirectsTo as string[] | null) ?? [])[0];
+    if (!target || seen.has(target)) break;
+    const next = await domainByName(ctx).load(target);
+    if (!next) break;
+    d = next;
+  }
+  return d;
+}
+
+builder.queryField("domain", (t) =>
+  t.field({
+    type: Domain,
+    nullable: true,
+    description:
+      "One Domain by its DNS name or platform domain (GET /domain/<name>). NOT_FOUND when unknown.",
+    args: {
+      name: t.arg.string({ required: true }),
+      followRedirects: t.arg.boolean({
+        defaultValue: false,
+        description: "For a Redirect Domain, return the Domain it redirects to (first target, up to 5 hops).",
+      }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const d = await resolveDomain(ctx, normalizeName(args.name, "name"), args.followRedirects ?? false);
+      if (!d) throw notFound(`Domain ${args.name}`, { argument: "name" });
+      return d;
+    },
+  }),
+);
+
+const DomainsByName = builder
+  .objectRef<{ domains: DomainRow[]; notFound: string[] }>("DomainsByName")
+  .implement({
+    fields: (t) => ({
+      domains: t.field({
+        type: [Domain],
+        description: "The Domains found, in request order.",
+        ...legacy("domains"),
+        resolve: (r) => r.domains,
+      }),
+      notFound: t.exposeStringList("notFound", {
+        description: "Requested names the dataset does not have.",
+        ...legacy("not_found"),
+      }),
+    }),
+  });
+
+builder.queryField("domainsByName", (t) =>
+  t.field({
+    type: DomainsByName,
+    description: "Up to 100 Domains by name (POST /domain/bulk).",
+    args: {
+      names: t.arg.stringList({ required: true }),
+      followRedirects: t.arg.boolean({ defaultValue: false }),
+    },
+    resolve: async (_root, args, ctx) => {
+      if (args.names.length === 0) throw new InputError("names", "must name at least one Domain");
+      if (args.names.length > 100)
+        throw new InputError("names", `takes at most 100 names; got ${args.names.length}`);
+      const names = args.names.map((n, i) => normalizeName(n, `names[${i}]`));
+      const found = await Promise.all(names.map((n) => resolveDomain(ctx, n, args.followRedirects ?? false)));
+      return {
+        domains: found.filter((d): d is DomainRow => d !== null),
+        notFound: args.names.filter((_n, i) => found[i] === null),
+      };
+    },
+  }),
+);
+
+const DEFAULT_DOMAIN_ORDER: Order<keyof typeof DOMAIN_SORTS>[] = [{ field: "RANK", direction: "asc" }];
+
+interface DomainListArgs extends PageArgs {
+  filter?: DomainFilterShape | null;
+  orderBy?: readonly Order<keyof typeof DOMAIN_SORTS>[] | null;
+  search?: string | null;
+}
+
+const domainListArgs = builder.args((t) => ({
+  filter: t.field({ type: DomainFilter }),
+  orderBy: t.field({ type: [DomainOrder], description: "Default: rank, ascending." }),
+  search: t.string({
+    description: "Words that must all occur in the name, title, description or merchant name (q).",
+  }),
+  ...pageArgs(1000),
+}));
+
+function domainPage(ctx: Context, args: DomainListArgs, base: Where | null, scope: unknown) {
+  const keys = toSortKeys(DOMAIN_SORTS, args.orderBy, DEFAULT_DOMAIN_ORDER);
+  const where = allOf([base, toDomainWhere(args.filter), searchWhere(args.search)]);
+  const { prisma } = servedOf(ctx);
+  return connectionPage(ctx, {
+    args,
+    max: 1000,
+    keys,
+    where,
+    scope: [scope, args.filter, args.search, keys],
+    find: (a) => prisma.domain.findMany({ ...a, omit: DOMAIN_OMIT }),
+    count: (w) => prisma.domain.count({ where: w }),
+  });
+}
+
+builder.queryField("domains", (t) =>
+  t.field({
+    type: DomainConnection,
+    description: "Domains matching a filter and a search, sorted (GET /domain).",
+    args: domainListArgs,
+    resolve: (_root, args, ctx) => domainPage(ctx, args, null, "domains"),
+  }),
+);
+
+builder.objectField(App, "installedOn", (t) =>
+  t.field({
+    type: DomainConnection,
+    description: "The Domains that have the App installed (not since uninstalled), filterable like domains.",
+    args: domainListArgs,
+    resolve: (app, args, ctx) =>
+      domainPage(ctx, args, { apps: { some: { appPk: app.pk, removedAt: null } } }, [
+        "app.installedOn",
+        app.pk,
+      ]),
+  }),
+);
