@@ -13,15 +13,38 @@ import type { SnapshotRow } from "./store.ts";
 export type Prisma = SqlitePrismaClient;
 
 /** A Prisma client bound to one snapshot copy: its SQLite file (read-only) or its PG schema. */
-export function openSnapshotClient(config: Config, snapshot: Pick<SnapshotRow, "location">): Prisma {
+export function openSnapshotClient(
+  config: Config,
+  snapshot: Pick<SnapshotRow, "location">,
+  options: ClientOptions = {},
+): Prisma {
+  const client = createClient(config, snapshot, options.onQuery !== undefined);
+  if (options.onQuery) {
+    const onQuery = options.onQuery;
+    (client as unknown as { $on(e: "query", f: (e: { query: string }) => void): void }).$on("query", (e) =>
+      onQuery(e.query),
+    );
+  }
+  return client;
+}
+
+export interface ClientOptions {
+  /** Called with the SQL of every query (tests count them to catch N+1 regressions). */
+  onQuery?: (sql: string) => void;
+}
+
+function createClient(config: Config, snapshot: Pick<SnapshotRow, "location">, log: boolean): Prisma {
   const db = config.database;
   if (db.kind === "sqlite") {
     const adapter = new PrismaBetterSqlite3(
       { url: snapshotFilePath(db.dataDir, snapshot.location), readonly: true, fileMustExist: true },
       { timestampFormat: "unixepoch-ms" },
     );
-    return new SqlitePrismaClient({ adapter });
+    return new SqlitePrismaClient({ adapter, log: log ? [{ emit: "event", level: "query" }] : [] });
   }
   const adapter = new PrismaPg({ connectionString: db.url, max: 10 }, { schema: snapshot.location });
-  return new PgPrismaClient({ adapter }) as unknown as Prisma;
+  return new PgPrismaClient({
+    adapter,
+    log: log ? [{ emit: "event", level: "query" }] : [],
+  }) as unknown as Prisma;
 }

@@ -1,5 +1,5 @@
 import type { Config } from "../config.ts";
-import type { Prisma } from "./client.ts";
+import type { ClientOptions, Prisma } from "./client.ts";
 import { openSnapshotClient } from "./client.ts";
 import type { SnapshotRow, SnapshotStore } from "./store.ts";
 import { openSnapshotStore } from "./store.ts";
@@ -24,17 +24,19 @@ export class Snapshots {
     readonly store: SnapshotStore,
     private readonly refreshMs: number,
     private readonly graceMs: number,
+    private readonly clientOptions: ClientOptions,
   ) {}
 
   static async open(
     config: Config,
-    options: { refreshMs?: number; graceMs?: number } = {},
+    options: { refreshMs?: number; graceMs?: number } & ClientOptions = {},
   ): Promise<Snapshots> {
     return new Snapshots(
       config,
       await openSnapshotStore(config),
       options.refreshMs ?? 1000,
       options.graceMs ?? 30_000,
+      { onQuery: options.onQuery },
     );
   }
 
@@ -52,7 +54,7 @@ export class Snapshots {
     this.checkedAt = Date.now();
     if (row?.version !== this.served?.snapshot.version) {
       const old = this.served;
-      this.served = row ? { snapshot: row, prisma: openSnapshotClient(this.config, row) } : null;
+      this.served = row ? { snapshot: row, prisma: openSnapshotClient(this.config, row, this.clientOptions) } : null;
       if (old) setTimeout(() => void old.prisma.$disconnect(), this.graceMs).unref();
     }
     return this.served;
