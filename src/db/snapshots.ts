@@ -54,7 +54,9 @@ export class Snapshots {
     this.checkedAt = Date.now();
     if (row?.version !== this.served?.snapshot.version) {
       const old = this.served;
-      this.served = row ? { snapshot: row, prisma: openSnapshotClient(this.config, row, this.clientOptions) } : null;
+      this.served = row
+        ? { snapshot: row, prisma: openSnapshotClient(this.config, row, this.clientOptions) }
+        : null;
       if (old) setTimeout(() => void old.prisma.$disconnect(), this.graceMs).unref();
     }
     return this.served;

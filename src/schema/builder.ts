@@ -27,7 +27,7 @@ export const builder = new SchemaBuilder<{
     cursorType: "String",
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
-    nodesQueryOptions: { description: "Several nodes by global ID (at most 100), in request order." },
+    nodesQueryOptions: { description: "Several nodes by global ID, in request order." },
   },
 });
 

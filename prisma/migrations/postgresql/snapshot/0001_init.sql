@@ -98,7 +98,7 @@ CREATE TABLE "app_review_domain" (
 
 CREATE TABLE "domain" (
   "pk" INTEGER NOT NULL,
-  "name" TEXT NOT NULL,
+  "name" TEXT COLLATE "C" NOT NULL, -- byte order, as SQLite: the NAME sort is the same on both
   "platform_domain" TEXT,
   "tld1" TEXT NOT NULL,
   "state" TEXT NOT NULL,
