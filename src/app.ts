@@ -1,3 +1,4 @@
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Config } from "./config.ts";
 import { type Context, createContext } from "./context.ts";
@@ -18,6 +19,8 @@ export function createApp(config: Config, snapshots: Snapshots): App {
     graphqlEndpoint: "/graphql",
     landingPage: false,
     graphiql: { title: "storegraph", defaultQuery: EXAMPLE_OPERATIONS },
+    // Bundled GraphiQL: the page works without reaching a CDN (offline and locked-down networks).
+    renderGraphiQL,
     logging: {
       debug: (...a) => logger.debug(a),
       info: (...a) => logger.info(a),

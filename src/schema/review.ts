@@ -45,7 +45,8 @@ builder.node(AppReview, {
     app: t.field({
       type: App,
       description: "The reviewed App.",
-      ...legacy("app"),
+      // api.md 2.2: in a Domain's review list, `app` carries these fields unless `fields` says otherwise.
+      ...legacy("app", { defaultFields: ["app_store_url", "name", "vendor_name", "id"] }),
       resolve: async (r, _args, ctx) => {
         const app = await appByPk(ctx).load(r.appPk);
         if (!app) throw new Error(`review ${r.pk} refers to a missing App ${r.appPk}`);
