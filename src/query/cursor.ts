@@ -98,13 +98,16 @@ function decodeValue(key: SortKey, raw: unknown): KeyValue | undefined {
       return typeof raw === "string" ? raw : undefined;
     case "time": {
       const t = (raw as { t?: unknown }).t;
-      return typeof raw === "object" && Number.isSafeInteger(t) ? new Date(t as number) : undefined;
+      // ±8.64e15 ms is the range of a JavaScript Date.
+      return typeof raw === "object" && Number.isSafeInteger(t) && Math.abs(t as number) <= 8.64e15
+        ? new Date(t as number)
+        : undefined;
     }
     case "bigint": {
       const b = (raw as { b?: unknown }).b;
-      return typeof raw === "object" && typeof b === "string" && /^-?\d{1,19}$/.test(b)
-        ? BigInt(b)
-        : undefined;
+      if (typeof raw !== "object" || typeof b !== "string" || !/^-?\d{1,19}$/.test(b)) return undefined;
+      const n = BigInt(b);
+      return n >= -(2n ** 63n) && n < 2n ** 63n ? n : undefined;
     }
   }
 }

@@ -55,6 +55,8 @@ function monthRange(v: string): Where {
   return { createdAt: { gte: start, lt: end } };
 }
 
+const midnight = (day: string) => new Date(`${day}T00:00:00Z`);
+
 /** The Friday on or before a date (weeks are grouped on Fridays). */
 export function fridayOf(day: string): string {
   const d = new Date(`${day}T00:00:00Z`);
@@ -63,7 +65,8 @@ export function fridayOf(day: string): string {
 }
 
 const validDay = (v: string) => {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || !new Date(`${v}T00:00:00Z`).toISOString().startsWith(v)) {
+  const d = new Date(`${v}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(d.getTime()) || !d.toISOString().startsWith(v)) {
     return { problem: `"${v}" is not a date YYYY-MM-DD` };
   }
   return fridayOf(v);
@@ -102,12 +105,16 @@ export const DOMAIN_LIST_FILTERS = {
     any: (vs) => (vs.length === 1 ? monthRange(vs[0]) : { OR: vs.map(monthRange) }),
     none: (vs) => ({ NOT: vs.length === 1 ? monthRange(vs[0]) : { OR: vs.map(monthRange) } }),
   } satisfies ListSpec,
-  createdWeek: columnList(
-    "f:cratyyyymmdd",
-    "Week of creation, YYYY-MM-DD; weeks start on Fridays, other days map to the Friday before",
-    "createdWeek",
-    { nullable: false, normalize: validDay },
-  ),
+  createdWeek: {
+    kind: "list",
+    legacy: "f:cratyyyymmdd",
+    description: "Week of creation, YYYY-MM-DD; weeks start on Fridays, other days map to the Friday before",
+    exclusive: true,
+    normalize: validDay,
+    one: (v) => ({ createdWeek: midnight(v) }),
+    any: (vs) => ({ createdWeek: vs.length === 1 ? midnight(vs[0]) : { in: vs.map(midnight) } }),
+    none: (vs) => ({ createdWeek: { notIn: vs.map(midnight) } }),
+  } satisfies ListSpec,
   currencyCode: columnList("f:curr", "Currency code", "currencyCode", {
     nullable: true,
     normalize: pattern(/^[A-Z]{3}$/, "a 3-letter ISO currency code such as EUR", upper),

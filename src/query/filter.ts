@@ -171,7 +171,9 @@ function bounds_(r: { min?: unknown; max?: unknown }): Where {
 export function rangeWhere(range: Range<unknown>, argument: string): Where {
   const { min, max } = range;
   if (min == null && max == null) throw new InputError(argument, "needs min, max or both");
-  if (min != null && max != null && toNumber(min) > toNumber(max)) {
+  // Compared as bounds_ applies them: a calendar-day max reaches the end of that day.
+  const upper = max instanceof Date && isCalendarDay(max) ? max.getTime() + 86_400_000 - 1 : toNumber(max);
+  if (min != null && max != null && toNumber(min) > upper) {
     throw new InputError(argument, `min (${show(min)}) is greater than max (${show(max)})`);
   }
   return bounds_(range);
