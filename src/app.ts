@@ -3,7 +3,7 @@ import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Config } from "./config.ts";
 import { type Context, createContext } from "./context.ts";
 import type { Snapshots } from "./db/snapshots.ts";
-import { createMaskError, isExpectedError } from "./errors.ts";
+import { createMaskError, isExpectedError, useErrorCodes } from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createLogger } from "./logger.ts";
@@ -32,6 +32,6 @@ export function createApp(config: Config, snapshots: Snapshots): App {
       maskError: createMaskError((err, requestId) => logger.error({ err, requestId }, "unexpected error")),
     },
     context: () => createContext(snapshots),
-    plugins: [useHealth(snapshots)],
+    plugins: [useHealth(snapshots), useErrorCodes()],
   });
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { GraphQLError } from "graphql";
+import type { Plugin } from "graphql-yoga";
 
 /**
  * The expected errors of the API. Each is a GraphQLError with `extensions.code` and the HTTP status
@@ -82,4 +83,23 @@ export function isExpectedError(x: unknown): boolean {
   if (x.originalError instanceof InputError) return true;
   const code = x.extensions.code;
   return typeof code === "string" && code !== "INTERNAL_SERVER_ERROR";
+}
+
+/**
+ * Gives request errors that graphql-js raises before execution a code too: a variable value that
+ * does not fit its type is BAD_USER_INPUT, like every other bad argument.
+ */
+export function useErrorCodes(): Plugin {
+  return {
+    onResultProcess({ result }) {
+      const results = Array.isArray(result) ? result : [result];
+      for (const r of results) {
+        for (const e of (r as { errors?: GraphQLError[] }).errors ?? []) {
+          if (e instanceof GraphQLError && !e.extensions.code && e.message.startsWith('Variable "$')) {
+            (e.extensions as Record<string, unknown>).code = "BAD_USER_INPUT";
+          }
+        }
+      }
+    },
+  };
 }

@@ -3,6 +3,7 @@ import { APP_STATES } from "../dataset/vocabulary.ts";
 import {
   allOf,
   columnList,
+  int32Range,
   inValues,
   type ListFilter,
   type ListSpec,
@@ -10,7 +11,6 @@ import {
   pattern,
   type Range,
   type RangeSpec,
-  rangeSpec,
   rangeWhere,
   relationList,
   vocabulary,
@@ -36,8 +36,8 @@ export const APP_LIST_FILTERS = {
 } satisfies Record<string, ListSpec>;
 
 export const APP_RANGE_FILTERS = {
-  installs: rangeSpec("intRange", "f:ic", "Install count", "installs"),
-  reviewCount: rangeSpec("intRange", "f:rc", "Review count", "reviewCount"),
+  installs: int32Range("f:ic", "Install count", "installs"),
+  reviewCount: int32Range("f:rc", "Review count", "reviewCount"),
 } satisfies Record<string, RangeSpec>;
 
 export type AppFilter = { [K in keyof typeof APP_LIST_FILTERS]?: ListFilter | null } & {
@@ -54,7 +54,7 @@ export function toAppWhere(filter: AppFilter | null | undefined, argument = "fil
   }
   for (const [name, spec] of Object.entries(APP_RANGE_FILTERS)) {
     const r = filter[name as keyof typeof APP_RANGE_FILTERS];
-    if (r) parts.push({ [spec.column]: rangeWhere(r, `${argument}.${name}`) });
+    if (r) parts.push({ [spec.column]: rangeWhere(r, `${argument}.${name}`, spec.int32) });
   }
   return allOf(parts);
 }

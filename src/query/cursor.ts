@@ -91,7 +91,8 @@ function decodeValue(key: SortKey, raw: unknown): KeyValue | undefined {
   if (raw === null) return key.nullable ? null : undefined;
   switch (key.kind) {
     case "int":
-      return Number.isSafeInteger(raw) ? (raw as number) : undefined;
+      // Integer sort columns are 32-bit.
+      return Number.isInteger(raw) && Math.abs(raw as number) <= 2 ** 31 - 1 ? (raw as number) : undefined;
     case "float":
       return typeof raw === "number" && Number.isFinite(raw) ? raw : undefined;
     case "string":

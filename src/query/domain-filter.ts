@@ -4,6 +4,7 @@ import { InputError } from "../errors.ts";
 import {
   allOf,
   columnList,
+  int32Range,
   inValues,
   type ListFilter,
   type ListSpec,
@@ -161,11 +162,11 @@ export const DOMAIN_RANGE_FILTERS = {
     "Average product price, minor unit of the store currency",
     "avgPrice",
   ),
-  employeeCount: rangeSpec("intRange", "f:empc", "Employee count", "employeeCount"),
+  employeeCount: int32Range("f:empc", "Employee count", "employeeCount"),
   estimatedSales: rangeSpec("intRange", "f:er", "Estimated monthly sales, cents of USD", "estimatedSales"),
-  productCount: rangeSpec("intRange", "f:pc", "Product count", "productCount"),
-  rank: rangeSpec("intRange", "f:rank", "World-wide rank", "rank"),
-  monthlyAppSpend: rangeSpec("intRange", "f:mas", "Monthly app spend, cents of USD", "monthlyAppSpend"),
+  productCount: int32Range("f:pc", "Product count", "productCount"),
+  rank: int32Range("f:rank", "World-wide rank", "rank"),
+  monthlyAppSpend: int32Range("f:mas", "Monthly app spend, cents of USD", "monthlyAppSpend"),
   estimatedVisits: rangeSpec("intRange", "f:ev", "Estimated monthly visits", "estimatedVisits"),
   createdAt: rangeSpec("timeRange", "f:crat", "Created on/after min and on/before max", "createdAt"),
   lastPlanChangeAt: rangeSpec("timeRange", "f:last_plan_change_at", "Last plan change", "lastPlanChangeAt", [
@@ -232,7 +233,7 @@ function translate(filter: DomainFilter, argument: string, depth: number): Where
   }
   for (const [name, spec] of Object.entries(DOMAIN_RANGE_FILTERS)) {
     const r = filter[name as keyof typeof DOMAIN_RANGE_FILTERS];
-    if (r) parts.push({ [spec.column]: rangeWhere(r, `${argument}.${name}`) });
+    if (r) parts.push({ [spec.column]: rangeWhere(r, `${argument}.${name}`, spec.int32) });
   }
   for (const name of Object.keys(DOMAIN_EVENT_FILTERS) as (keyof typeof DOMAIN_EVENT_FILTERS)[]) {
     const e = filter[name];

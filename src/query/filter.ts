@@ -44,6 +44,8 @@ export interface RangeSpec {
   /** REST option names of the bounds. */
   bounds: [string, string];
   column: string;
+  /** The column is a 32-bit integer: larger bounds are refused rather than sent to the database. */
+  int32?: boolean;
 }
 
 /** A value of a column (or a relation of one row per value). */
@@ -156,6 +158,11 @@ export function rangeSpec(
   return { kind, legacy, description, bounds, column };
 }
 
+/** An integer range over a 32-bit column. */
+export function int32Range(legacy: string, description: string, column: string): RangeSpec {
+  return { ...rangeSpec("intRange", legacy, description, column), int32: true };
+}
+
 function bounds_(r: { min?: unknown; max?: unknown }): Where {
   const w: Where = {};
   if (r.min != null) w.gte = r.min;
@@ -168,7 +175,7 @@ function bounds_(r: { min?: unknown; max?: unknown }): Where {
 }
 
 /** Checks a range (at least one bound, min ≤ max) and returns its Prisma comparison. */
-export function rangeWhere(range: Range<unknown>, argument: string): Where {
+export function rangeWhere(range: Range<unknown>, argument: string, int32 = false): Where {
   const { min, max } = range;
   if (min == null && max == null) throw new InputError(argument, "needs min, max or both");
   // Compared as bounds_ applies them: a calendar-day max reaches the end of that day.
@@ -176,18 +183,44 @@ export function rangeWhere(range: Range<unknown>, argument: string): Where {
   if (min != null && max != null && toNumber(min) > upper) {
     throw new InputError(argument, `min (${show(min)}) is greater than max (${show(max)})`);
   }
-  return bounds_(range);
+  return int32 ? clampInt32(range) : bounds_(range);
+}
+
+const INT32 = 2 ** 31 - 1;
+
+/**
+ * Bounds beyond a 32-bit column's range are valid input (IntRange takes SafeInt) that PostgreSQL
+ * would refuse as parameters: drop the ones every value satisfies, and match nothing when one
+ * excludes every value.
+ */
+function clampInt32({ min, max }: Range<unknown>): Where {
+  const lo = typeof min === "number" ? min : null;
+  const hi = typeof max === "number" ? max : null;
+  if ((lo !== null && lo > INT32) || (hi !== null && hi < -INT32)) return { in: [] };
+  const w: Where = {};
+  if (lo !== null && lo >= -INT32) w.gte = lo;
+  if (hi !== null && hi <= INT32) w.lte = hi;
+  return Object.keys(w).length ? w : { not: null };
 }
 
 const toNumber = (v: unknown) => (v instanceof Date ? v.getTime() : Number(v));
 const show = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
 
-/** `q`: every word must occur in the record's lower-cased search text. */
+/**
+ * `q`: every word must occur in the record's lower-cased search text. Words are runs of letters
+ * and digits; anything else separates them, so `%` and `_` are never LIKE wildcards.
+ *
+ * @example searchWhere("Blue-tooth 50%") // → every one of "blue", "tooth", "50" must occur
+ */
+export function searchWords(search: string): string[] {
+  return search.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
 export function searchWhere(search: string | null | undefined, argument = "search"): Where | null {
-  if (search == null) return null;
+  if (search == null || search.trim() === "") return null;
   if (search.length > 200) throw new InputError(argument, "must be at most 200 characters");
-  const words = search.toLowerCase().split(/\s+/).filter(Boolean);
-  if (words.length === 0) return null;
+  const words = searchWords(search);
+  if (words.length === 0) throw new InputError(argument, "needs at least one word of letters or digits");
   if (words.length > 10) throw new InputError(argument, "takes at most 10 words");
   const parts = words.map((w) => ({ searchText: { contains: w } }));
   return parts.length === 1 ? parts[0] : { AND: parts };

@@ -25,6 +25,7 @@ export interface FindArgs {
   where: Where;
   orderBy: Where[];
   take: number;
+  skip?: number;
 }
 
 /** Reads up to `take` rows that follow `after` (or from the start) in the order of `keys`. */
@@ -72,7 +73,8 @@ function and(...parts: (Where | null | undefined)[]): Where {
   return present.length === 1 ? present[0] : { AND: present };
 }
 
-function orderBy(keys: readonly SortKey[]): Where[] {
+/** ORDER BY of the keys, NULLs last on every nullable key. */
+export function orderBy(keys: readonly SortKey[]): Where[] {
   return keys.map((k) => ({ [k.field]: k.nullable ? { sort: k.dir, nulls: "last" } : k.dir }));
 }
 

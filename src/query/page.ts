@@ -1,12 +1,24 @@
 import { type Context, servedOf } from "../context.ts";
 import { InputError } from "../errors.ts";
 import { decodeCursor, encodeCursor, fingerprint } from "./cursor.ts";
-import { type FindArgs, type KeyValue, positionOf, readPage, type SortKey, type Where } from "./keyset.ts";
+import {
+  type FindArgs,
+  type KeyValue,
+  orderBy,
+  positionOf,
+  readPage,
+  type SortKey,
+  type Where,
+} from "./keyset.ts";
 
 export interface PageArgs {
   first?: number | null;
   after?: string | null;
+  /** Rows to skip (small tables only: Apps and reviews, for the legacy `page` option). */
+  offset?: number | null;
 }
+
+export const MAX_OFFSET = 10_000;
 
 export interface Connection<R> {
   edges: { cursor: string; node: R }[];
@@ -53,7 +65,23 @@ export async function connectionPage<R extends Record<string, unknown>>(
     options.args.after == null
       ? null
       : decodeCursor(options.args.after, "after", snapshot.version, scope, options.keys);
-  const rows = size === 0 ? [] : await readPage(options.keys, options.where, after, size + 1, options.find);
+  const offset = options.args.offset ?? 0;
+  if (!Number.isInteger(offset) || offset < 0 || offset > MAX_OFFSET) {
+    throw new InputError("offset", `must be an integer from 0 to ${MAX_OFFSET}`);
+  }
+  if (offset > 0 && after) throw new InputError("offset", "cannot be combined with after");
+  let rows: R[] = [];
+  if (offset > 0) {
+    rows = await options.find({
+      where: options.where,
+      orderBy: orderBy(options.keys),
+      skip: offset,
+      take: size + 1,
+    });
+  } else {
+    // first: 0 still reads one row, so that hasNextPage tells whether there is anything.
+    rows = await readPage(options.keys, options.where, after, size + 1, options.find);
+  }
   const page = rows.slice(0, size);
   const edges = page.map((node) => ({
     cursor: encodeCursor(snapshot.version, scope, positionOf(options.keys, node)),
@@ -64,7 +92,7 @@ export async function connectionPage<R extends Record<string, unknown>>(
     edges,
     pageInfo: {
       hasNextPage: rows.length > size,
-      hasPreviousPage: after !== null,
+      hasPreviousPage: after !== null || offset > 0,
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges.at(-1)?.cursor ?? null,
     },

@@ -21,7 +21,7 @@ import {
 import { connectionPage } from "../query/page.ts";
 import { APP_SORTS, type Order, toSortKeys } from "../query/sort.ts";
 import { builder, legacy, SortDirection } from "./builder.ts";
-import { connectionOf, pageArgs } from "./connection.ts";
+import { connectionOf, offsetArg, pageArgs } from "./connection.ts";
 import { filterFields } from "./filter.ts";
 
 export const App = builder.objectRef<AppRow>("App");
@@ -182,6 +182,7 @@ builder.queryField("apps", (t) =>
       orderBy: t.arg({ type: [AppOrder] }),
       search: t.arg.string({ description: "Words that must all occur in the name or description (q)." }),
       ...pageArgs(50),
+      ...offsetArg(),
     },
     resolve: async (_root, args, ctx) => {
       const keys = toSortKeys(APP_SORTS, args.orderBy, DEFAULT_APP_ORDER);

@@ -2,6 +2,7 @@ import SchemaBuilder from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
 import type { Context } from "../context.ts";
+import { InputError } from "../errors.ts";
 
 /** Builder configuration only; types live in one file each beside this one. */
 export const builder = new SchemaBuilder<{
@@ -27,9 +28,26 @@ export const builder = new SchemaBuilder<{
     cursorType: "String",
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
-    nodesQueryOptions: { description: "Several nodes by global ID, in request order." },
+    // `nodes` is defined in schema/node.ts, with its cap.
+    nodesQueryOptions: false,
+    decodeGlobalID,
   },
 });
+
+const NODE_TYPES = ["App", "Domain", "AppReview"];
+
+/** Global IDs are base64 of `<type>:<key>`; anything else is bad input, not a server error. */
+function decodeGlobalID(globalID: string): { typename: string; id: string } {
+  const text = /^[A-Za-z0-9+/]+={0,2}$/.test(globalID)
+    ? Buffer.from(globalID, "base64").toString("utf8")
+    : "";
+  const colon = text.indexOf(":");
+  const typename = text.slice(0, colon);
+  if (colon <= 0 || colon === text.length - 1 || !NODE_TYPES.includes(typename)) {
+    throw new InputError("id", `"${globalID}" is not the global ID of an App, Domain or AppReview`);
+  }
+  return { typename, id: text.slice(colon + 1) };
+}
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -41,7 +59,7 @@ export function isCalendarDay(d: Date): boolean {
   return calendarDays.has(d);
 }
 
-function parseInstant(value: unknown, scalar: string): Date {
+export function parseInstant(value: unknown, scalar: string): Date {
   if (typeof value === "string") {
     if (DATE_ONLY.test(value)) {
       const d = new Date(`${value}T00:00:00Z`);

@@ -1,5 +1,13 @@
-import type { Connection } from "../query/page.ts";
+import { type Connection, MAX_OFFSET } from "../query/page.ts";
 import { builder } from "./builder.ts";
+
+/** `offset` for the small connections (Apps, reviews), which the legacy `page` option needs. */
+export const offsetArg = () =>
+  builder.args((t) => ({
+    offset: t.int({
+      description: `Rows to skip before the page (at most ${MAX_OFFSET}); not with after. Prefer after.`,
+    }),
+  }));
 
 /** Forward keyset paging arguments shared by every connection. */
 export const pageArgs = (max: number) =>

@@ -3,6 +3,7 @@ import "./snapshot.ts";
 import "./app.ts";
 import "./domain.ts";
 import "./review.ts";
+import "./node.ts";
 
 builder.queryType({});
 

@@ -7,7 +7,7 @@ import { connectionPage, type PageArgs } from "../query/page.ts";
 import { REVIEW_SORTS, toSortKeys } from "../query/sort.ts";
 import { App } from "./app.ts";
 import { builder, legacy, SortDirection } from "./builder.ts";
-import { connectionOf, pageArgs } from "./connection.ts";
+import { connectionOf, offsetArg, pageArgs } from "./connection.ts";
 import { Domain } from "./domain.ts";
 
 export const AppReview = builder.objectRef<AppReviewRow>("AppReview");
@@ -75,6 +75,7 @@ const ReviewOrder = builder
 const reviewArgs = builder.args((t) => ({
   orderBy: t.field({ type: ReviewOrder, description: "Default: updatedAt, descending." }),
   ...pageArgs(50),
+  ...offsetArg(),
 }));
 
 function reviewPage(

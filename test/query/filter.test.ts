@@ -293,6 +293,22 @@ describe("searchWhere", () => {
     expect(e.argument).toBe("filter.q");
     expect(e.problem).toBe("takes at most 10 words");
   });
+
+  it("splits words at anything but letters and digits, so LIKE wildcards never reach the database", () => {
+    expect(searchWhere("Blue-tooth 50%")).toEqual({
+      AND: [
+        { searchText: { contains: "blue" } },
+        { searchText: { contains: "tooth" } },
+        { searchText: { contains: "50" } },
+      ],
+    });
+    expect(searchWhere("Café_Müller")).toEqual({
+      AND: [{ searchText: { contains: "café" } }, { searchText: { contains: "müller" } }],
+    });
+    for (const q of ["%", "_", " %_ ", "--"]) {
+      expect(inputError(() => searchWhere(q)).problem).toBe("needs at least one word of letters or digits");
+    }
+  });
 });
 
 describe("allOf", () => {

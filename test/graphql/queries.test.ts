@@ -1,0 +1,278 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
+import { writeSnapshotDir } from "../support/fixture.ts";
+import { manyDomainsFixture } from "../support/fixture-graphql.ts";
+
+// N+1 guard: the number of SQL queries an operation costs does not grow with the number of rows it
+// returns. Every relation is read through a per-request DataLoader (src/query/loaders.ts), so an
+// operation costs one query per list it reads plus one per relation level it selects.
+//
+// The dataset: validFixture() plus 60 clones of its rich Domain (shop-0 … shop-59.example.com,
+// ranks 100 … 159), each with Klaviyo, the uninstalled Old Reviews and one of 30 extra Apps
+// (shop-i has "Clone App <i mod 30>"), and one Klaviyo review per clone. 64 Domains, 33 Apps,
+// 62 reviews.
+
+/** The table each query reads (its first FROM), sorted: the same on SQLite and PostgreSQL. */
+function tables(sql: readonly string[]): string[] {
+  return sql.map((s) => /\bFROM\s+[`"][^`"]+[`"]\.[`"]([^`"]+)[`"]/.exec(s)?.[1] ?? s).sort();
+}
+
+const DOMAIN_SELECTION = `name
+  apps { installedAt app { name categories plans { name } } }
+  technologies { name installs }
+  contactInfo { type }
+  theme { name }
+  categories
+  features`;
+
+/** One query per table: the Domains, then one per relation, one per relation of the Apps. */
+const DOMAIN_TABLES = [
+  "app", // InstalledApp.app (appByPk)
+  "app_category", // App.categories
+  "app_plan", // App.plans
+  "domain", // the Domains themselves
+  "domain_app", // Domain.apps
+  "domain_category", // Domain.categories
+  "domain_contact", // Domain.contactInfo
+  "domain_feature", // Domain.features
+  "domain_technology", // Domain.technologies
+  "technology", // Domain.technologies' `include: { technology: true }`, a second query by Prisma
+];
+
+type DomainNode = {
+  name: string;
+  apps: { installedAt: string; app: { name: string; categories: string[]; plans: { name: string }[] } }[];
+  technologies: { name: string; installs: number }[];
+  contactInfo: { type: string }[];
+  theme: { name: string };
+  categories: string[];
+  features: string[];
+};
+
+/** shop-7.example.com as the selection shows it (written from manyDomainsFixture). */
+const SHOP_7: DomainNode = {
+  name: "shop-7.example.com",
+  apps: [
+    {
+      installedAt: "2019-01-01T00:00:00Z",
+      app: { name: "Old Reviews", categories: ["Reviews"], plans: [] },
+    },
+    {
+      installedAt: "2021-01-01T00:00:00Z",
+      app: {
+        name: "Klaviyo",
+        categories: ["Email", "Marketing"],
+        plans: [{ name: "Free" }, { name: "Pro" }],
+      },
+    },
+    {
+      installedAt: "2022-03-03T00:00:00Z",
+      app: {
+        name: "Clone App 7",
+        categories: ["Group 1", "Marketing"],
+        plans: [{ name: "Free" }, { name: "Plus" }],
+      },
+    },
+  ],
+  // 2 Domains of the fixture + 60 clones list it.
+  technologies: [{ name: "Google Analytics", installs: 62 }],
+  contactInfo: [{ type: "email" }, { type: "instagram" }],
+  theme: { name: "Dawn" },
+  categories: ["/Sports/Outdoor"],
+  features: ["Contact Page", "Shopify POS"],
+};
+
+describe.each(databaseKinds())("query counts on %s", (kind) => {
+  let api: TestApi;
+  const tmp = tempDir("storegraph-gql-queries-");
+
+  beforeAll(async () => {
+    api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "many"), manyDomainsFixture(60)));
+  });
+  afterAll(async () => {
+    await api?.close();
+    tmp.remove();
+  });
+
+  /** Runs one operation and returns its data and the SQL it cost. */
+  async function counted<T>(query: string, variables: Record<string, unknown> = {}) {
+    api.resetQueries();
+    const res = await api.gql<T>(query, variables);
+    expect(res.errors).toBeUndefined();
+    return { data: res.data as T, sql: [...api.queries] };
+  }
+
+  it("the dataset is what the comments say", async () => {
+    const { data } = await counted(`{ snapshot { apps domains reviews } }`);
+    expect(data).toEqual({ snapshot: { apps: 33, domains: 64, reviews: 62 } });
+  });
+
+  describe("Domains", () => {
+    const page = `query($first: Int) { domains(first: $first) { edges { node { ${DOMAIN_SELECTION} } } } }`;
+    type Page = { domains: { edges: { node: DomainNode }[] } };
+
+    it("a page of 50 Domains with apps, technologies, contacts, theme, categories, features: 10 queries", async () => {
+      const { data, sql } = await counted<Page>(page, { first: 50 });
+      const nodes = data.domains.edges.map((e) => e.node);
+      expect(nodes).toHaveLength(50);
+      expect(nodes.slice(0, 5).map((n) => n.name)).toEqual([
+        "shop.example.com",
+        "woo.example.org",
+        "gone.example.net",
+        "old-shop.example.com",
+        "shop-0.example.com",
+      ]);
+      expect(nodes[49].name).toBe("shop-45.example.com");
+      expect(nodes.find((n) => n.name === "shop-7.example.com")).toEqual(SHOP_7);
+      // The page reaches all 30 extra Apps (shop-0 … shop-45), plus the fixture's three.
+      expect(new Set(nodes.flatMap((n) => (n.apps ?? []).map((a) => a.app.name))).size).toBe(33);
+
+      expect(sql).toHaveLength(10);
+      expect(tables(sql)).toEqual(DOMAIN_TABLES);
+    });
+
+    it("the same count for first: 1, 5 and 50", async () => {
+      for (const first of [1, 5, 50]) {
+        const { data, sql } = await counted<Page>(page, { first });
+        expect(data.domains.edges).toHaveLength(first);
+        expect(tables(sql)).toEqual(DOMAIN_TABLES);
+      }
+    });
+
+    it("totalCount costs one COUNT query more", async () => {
+      const { data, sql } = await counted<Page & { domains: { totalCount: number } }>(
+        `query($first: Int) { domains(first: $first) { totalCount edges { node { ${DOMAIN_SELECTION} } } } }`,
+        { first: 50 },
+      );
+      expect(data.domains.totalCount).toBe(64);
+      expect(sql).toHaveLength(11);
+      expect(tables(sql).filter((t) => t === "domain")).toHaveLength(2);
+    });
+
+    it("one Domain by name with the same selection: 10 queries", async () => {
+      // domain(name) reads the Domain through the domainByName loader: still one query on `domain`.
+      const { data, sql } = await counted<{ domain: DomainNode }>(
+        `{ domain(name: "shop-7.example.com") { ${DOMAIN_SELECTION} } }`,
+      );
+      expect(data.domain).toEqual(SHOP_7);
+      expect(sql).toHaveLength(10);
+      expect(tables(sql)).toEqual(DOMAIN_TABLES);
+    });
+
+    it("domainsByName with 20 names: 10 queries, as with 2", async () => {
+      const query = `query($names: [String!]!) { domainsByName(names: $names) {
+        domains { ${DOMAIN_SELECTION} } notFound } }`;
+      type ByName = { domainsByName: { domains: DomainNode[]; notFound: string[] } };
+      // shop-0, shop-3, …, shop-57: one batched lookup for the 20 names.
+      const names = Array.from({ length: 20 }, (_, i) => `shop-${3 * i}.example.com`);
+      const twenty = await counted<ByName>(query, { names });
+      expect(twenty.data.domainsByName.domains.map((d) => d.name)).toEqual(names);
+      expect(twenty.data.domainsByName.notFound).toEqual([]);
+      expect(twenty.sql).toHaveLength(10);
+      expect(tables(twenty.sql)).toEqual(DOMAIN_TABLES);
+
+      const two = await counted<ByName>(query, { names: ["shop-7.example.com", "nowhere.example.com"] });
+      expect(two.data.domainsByName).toEqual({ domains: [SHOP_7], notFound: ["nowhere.example.com"] });
+      expect(tables(two.sql)).toEqual(DOMAIN_TABLES);
+    });
+  });
+
+  describe("Apps", () => {
+    type Page = {
+      apps: { edges: { node: { name: string; categories: string[]; plans: { name: string }[] } }[] };
+    };
+    const page = (orderBy: string) =>
+      `query($first: Int) { apps(first: $first${orderBy}) { edges { node { name categories plans { name } } } } }`;
+
+    it("a page of 50 Apps with categories and plans: 3 queries (app, app_category, app_plan), as a page of 5", async () => {
+      // CREATED_AT is not nullable: the page is one keyset query.
+      for (const first of [5, 50]) {
+        const { data, sql } = await counted<Page>(page(", orderBy: [{ field: CREATED_AT }]"), { first });
+        // All 33 Apps fit in a page of 50.
+        expect(data.apps.edges).toHaveLength(Math.min(first, 33));
+        expect(sql).toHaveLength(3);
+        expect(tables(sql)).toEqual(["app", "app_category", "app_plan"]);
+      }
+      const { data } = await counted<Page>(page(", orderBy: [{ field: CREATED_AT }]"), { first: 5 });
+      // Oldest first: Old Reviews (2018), Klaviyo (2019), Woo SEO (2020-01-01), then the clones (2020-02-02).
+      expect(data.apps.edges.slice(0, 3).map((e) => e.node)).toEqual([
+        { name: "Old Reviews", categories: ["Reviews"], plans: [] },
+        { name: "Klaviyo", categories: ["Email", "Marketing"], plans: [{ name: "Free" }, { name: "Pro" }] },
+        { name: "Woo SEO", categories: [], plans: [{ name: "Yearly" }] },
+      ]);
+    });
+
+    it("the default order (installs, nullable) reads the Apps in two phases when the first runs short", async () => {
+      // installs is nullable, so a page reads the Apps with installs and, only if that does not
+      // fill the page, those without (src/query/keyset.ts). 5 Apps: the first phase fills the
+      // page, 3 queries. 50 Apps: the first phase returns all 33, the second (installs IS NULL)
+      // finds none, 4 queries. The extra query is per page, not per row.
+      const five = await counted<Page>(page(""), { first: 5 });
+      expect(five.data.apps.edges).toHaveLength(5);
+      expect(tables(five.sql)).toEqual(["app", "app_category", "app_plan"]);
+
+      const fifty = await counted<Page>(page(""), { first: 50 });
+      expect(fifty.data.apps.edges).toHaveLength(33);
+      // Most installs first: Klaviyo is on 61 Active Domains.
+      expect(fifty.data.apps.edges[0].node.name).toBe("Klaviyo");
+      expect(tables(fifty.sql)).toEqual(["app", "app", "app_category", "app_plan"]);
+    });
+  });
+
+  describe("reviews", () => {
+    const page = `query($first: Int) { app(platform: "shopify", token: "klaviyo") {
+      reviews(first: $first) { edges { node { body domains { name domain { name } } app { name } } } } } }`;
+    type Page = {
+      app: {
+        reviews: {
+          edges: {
+            node: {
+              body: string;
+              domains: { name: string; domain: { name: string } | null }[];
+              app: { name: string };
+            };
+          }[];
+        };
+      };
+    };
+    // 1 app (the App by platform and token), 1 app_review (the page), 1 app_review_domain
+    // (AppReview.domains), 1 domain (ReviewDomain.domain, by pk), 1 app (AppReview.app: the
+    // appByPk loader, which does not share its cache with the lookup by token, reads Klaviyo again).
+    const REVIEW_TABLES = ["app", "app", "app_review", "app_review_domain", "domain"];
+
+    it("an App's reviews page with domains and app: 5 queries for 5 and for 50 reviews", async () => {
+      for (const first of [5, 50]) {
+        const { data, sql } = await counted<Page>(page, { first });
+        expect(data.app.reviews.edges).toHaveLength(first);
+        expect(sql).toHaveLength(5);
+        expect(tables(sql)).toEqual(REVIEW_TABLES);
+      }
+      const { data } = await counted<Page>(page, { first: 50 });
+      const nodes = data.app.reviews.edges.map((e) => e.node);
+      // Newest first: the fixture's two (2025), then the clones' (2024-01-01 + i hours), shop-59 first.
+      expect(nodes.slice(0, 3)).toEqual([
+        {
+          body: "Support was slow.",
+          domains: [{ name: "unknown-store.example.com", domain: null }],
+          app: { name: "Klaviyo" },
+        },
+        {
+          body: "Great app, doubled our email revenue.",
+          domains: [{ name: "shop.example.com", domain: { name: "shop.example.com" } }],
+          app: { name: "Klaviyo" },
+        },
+        {
+          body: "Review 59",
+          domains: [
+            { name: "shop-59.example.com", domain: { name: "shop-59.example.com" } },
+            { name: "gone-59.example.com", domain: null },
+          ],
+          app: { name: "Klaviyo" },
+        },
+      ]);
+      expect(nodes[49].body).toBe("Review 12");
+    });
+  });
+});
