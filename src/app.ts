@@ -7,6 +7,7 @@ import { createMaskError, isExpectedError, useErrorCodes } from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createLogger } from "./logger.ts";
+import { useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
 
 export type App = YogaServerInstance<Record<string, never>, Context>;
@@ -14,7 +15,7 @@ export type App = YogaServerInstance<Record<string, never>, Context>;
 /** Builds the whole HTTP application; server.ts only listens. Tests call app.fetch(). */
 export function createApp(config: Config, snapshots: Snapshots): App {
   const logger = createLogger(config);
-  return createYoga<Record<string, never>, Context>({
+  const yoga: App = createYoga<Record<string, never>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
@@ -32,6 +33,38 @@ export function createApp(config: Config, snapshots: Snapshots): App {
       maskError: createMaskError((err, requestId) => logger.error({ err, requestId }, "unexpected error")),
     },
     context: () => createContext(snapshots),
-    plugins: [useHealth(snapshots), useErrorCodes()],
+    plugins: [
+      useHealth(snapshots),
+      useRest({
+        execute: (request, query, variables) => executeInternally(yoga, request, query, variables),
+        logger,
+      }),
+      useJsonNotFound(["/graphql"]),
+      useErrorCodes(),
+    ],
   });
+  return yoga;
+}
+
+/**
+ * A REST request's GraphQL operation goes through the whole pipeline again, as a request of the
+ * same client (its headers), so masking, auth and limits apply to both faces alike.
+ */
+async function executeInternally(
+  yoga: App,
+  request: Request,
+  query: string,
+  variables: Record<string, unknown>,
+) {
+  const headers = new Headers({ "content-type": "application/json", accept: "application/json" });
+  for (const h of ["authorization", "x-forwarded-proto", "x-forwarded-for", "x-request-id"]) {
+    const v = request.headers.get(h);
+    if (v) headers.set(h, v);
+  }
+  const res = await yoga.fetch(new URL("/graphql", request.url), {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ query, variables }),
+  });
+  return res.json();
 }

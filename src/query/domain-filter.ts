@@ -275,7 +275,10 @@ function checkRequirements(filter: DomainFilter, argument: string): void {
     if (!present.has(name)) continue;
     const missing = needs.filter((n) => !present.has(n));
     if (missing.length) {
-      throw new InputError(`${argument}.${name}`, `needs ${missing.join(" and ")} in the same filter`);
+      const named = missing.map(
+        (n) => `${n} (${DOMAIN_LIST_FILTERS[n as keyof typeof DOMAIN_LIST_FILTERS].legacy})`,
+      );
+      throw new InputError(`${argument}.${name}`, `needs ${named.join(" and ")} in the same filter`);
     }
   }
 }

@@ -659,19 +659,23 @@ describe("toDomainWhere: requirements", () => {
   it("city needs countryCode and administrativeAreaLevel1", () => {
     const e = inputError(() => toDomainWhere({ city }));
     expect(e.argument).toBe("filter.city");
-    expect(e.problem).toBe("needs countryCode and administrativeAreaLevel1 in the same filter");
+    expect(e.problem).toBe(
+      "needs countryCode (f:cc) and administrativeAreaLevel1 (f:administrative_area_level_1) in the same filter",
+    );
     const f = inputError(() => toDomainWhere({ city, countryCode: cc }));
     expect(f.argument).toBe("filter.city");
-    expect(f.problem).toBe("needs administrativeAreaLevel1 in the same filter");
+    expect(f.problem).toBe(
+      "needs administrativeAreaLevel1 (f:administrative_area_level_1) in the same filter",
+    );
     const g = inputError(() => toDomainWhere({ city, administrativeAreaLevel1: area, countryCode: null }));
     expect(g.argument).toBe("filter.administrativeAreaLevel1");
-    expect(g.problem).toBe("needs countryCode in the same filter");
+    expect(g.problem).toBe("needs countryCode (f:cc) in the same filter");
   });
 
   it("administrativeAreaLevel1 needs countryCode", () => {
     const e = inputError(() => toDomainWhere({ administrativeAreaLevel1: area }));
     expect(e.argument).toBe("filter.administrativeAreaLevel1");
-    expect(e.problem).toBe("needs countryCode in the same filter");
+    expect(e.problem).toBe("needs countryCode (f:cc) in the same filter");
     expect(inputError(() => toDomainWhere({ administrativeAreaLevel1: area }, "f")).argument).toBe(
       "f.administrativeAreaLevel1",
     );
@@ -695,7 +699,9 @@ describe("toDomainWhere: requirements", () => {
     });
     const e = inputError(() => toDomainWhere({ and: [{ city }, { countryCode: cc }] }));
     expect(e.argument).toBe("filter.city");
-    expect(e.problem).toBe("needs administrativeAreaLevel1 in the same filter");
+    expect(e.problem).toBe(
+      "needs administrativeAreaLevel1 (f:administrative_area_level_1) in the same filter",
+    );
   });
 });
 

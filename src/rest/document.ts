@@ -1,0 +1,76 @@
+import {
+  type ArgumentNode,
+  type DocumentNode,
+  type FieldNode,
+  Kind,
+  OperationTypeNode,
+  parseType,
+  print,
+  type SelectionSetNode,
+  type VariableDefinitionNode,
+} from "graphql";
+
+/**
+ * GraphQL documents of REST routes, built as graphql-js AST (never by string concatenation) and
+ * printed once per distinct (route, fields) pair; yoga's parser and validation caches then see the
+ * same text every time, so each distinct document is parsed and validated once.
+ */
+const nameNode = (value: string) => ({ kind: Kind.NAME, value }) as const;
+
+/** A field whose arguments are all variables of the same name: `field(a: $a, b: $b) { ... }`. */
+export function field(name: string, args: string[] = [], selectionSet?: SelectionSetNode): FieldNode {
+  const argumentNodes: ArgumentNode[] = args.map((a) => ({
+    kind: Kind.ARGUMENT,
+    name: nameNode(a),
+    value: { kind: Kind.VARIABLE, name: nameNode(a) },
+  }));
+  return { kind: Kind.FIELD, name: nameNode(name), arguments: argumentNodes, selectionSet };
+}
+
+export const selection = (...fields: FieldNode[]): SelectionSetNode => ({
+  kind: Kind.SELECTION_SET,
+  selections: fields,
+});
+
+/** `edges { node { ... } } pageInfo { hasNextPage endCursor }` */
+export function connection(nodeSelection: SelectionSetNode): SelectionSetNode {
+  return selection(
+    field("edges", [], selection(field("node", [], nodeSelection))),
+    field("pageInfo", [], selection(field("hasNextPage"), field("endCursor"))),
+  );
+}
+
+/** A query operation named after the route, declaring `variables` (name → GraphQL type). */
+export function operation(name: string, variables: Record<string, string>, root: FieldNode): DocumentNode {
+  const definitions: VariableDefinitionNode[] = Object.entries(variables).map(([v, type]) => ({
+    kind: Kind.VARIABLE_DEFINITION,
+    variable: { kind: Kind.VARIABLE, name: nameNode(v) },
+    type: parseType(type),
+  }));
+  return {
+    kind: Kind.DOCUMENT,
+    definitions: [
+      {
+        kind: Kind.OPERATION_DEFINITION,
+        operation: OperationTypeNode.QUERY,
+        name: nameNode(name),
+        variableDefinitions: definitions,
+        selectionSet: selection(root),
+      },
+    ],
+  };
+}
+
+const printed = new Map<string, string>();
+const MAX_CACHED = 5000;
+
+/** The printed document for `key`, built by `build` the first time. */
+export function cachedDocument(key: string, build: () => DocumentNode): string {
+  let text = printed.get(key);
+  if (text === undefined) {
+    text = print(build());
+    if (printed.size >= MAX_CACHED) printed.clear();
+    printed.set(key, text);
+  }
+  return text;
+}

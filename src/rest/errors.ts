@@ -1,0 +1,37 @@
+import { STATUS } from "../errors.ts";
+
+/** An error answered as `{ "error": message, "code": code }` with an HTTP status (decisions.md). */
+export class RestError extends Error {
+  override name = "RestError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface GraphQLErrorJson {
+  message: string;
+  extensions?: { code?: string; argument?: string; requestId?: string; [k: string]: unknown };
+}
+
+/** The one mapping of GraphQL errors to a REST status and body. */
+export function restErrorOf(errors: GraphQLErrorJson[], rename: (argument: string) => string): RestError {
+  // Never hide a fault of ours behind a client error of the same response.
+  const e =
+    errors.find((x) => x.extensions?.code === "INTERNAL_SERVER_ERROR" || !x.extensions?.code) ?? errors[0];
+  const code = e.extensions?.code ?? "INTERNAL_SERVER_ERROR";
+  const status =
+    code === "GRAPHQL_VALIDATION_FAILED" ? 400 : ((STATUS as Record<string, number>)[code] ?? 500);
+  let message = e.message;
+  const argument = e.extensions?.argument;
+  if (argument && message.startsWith(`${argument}: `)) {
+    message = `${rename(argument)}: ${message.slice(argument.length + 2)}`;
+  }
+  const body = new RestError(status, code, message);
+  if (e.extensions?.requestId) Object.assign(body, { requestId: e.extensions.requestId });
+  return body;
+}

@@ -1,0 +1,206 @@
+import {
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLObjectType,
+  getNamedType,
+  isObjectType,
+  Kind,
+  type SelectionSetNode,
+} from "graphql";
+
+/**
+ * The legacy `fields` option, translated to a GraphQL selection through the `legacy` extensions
+ * the schema declares beside each field.
+ *
+ * @example
+ * parseFields("name,plans.name", AppType)      // → selection { name plans { name } }
+ * parseFields("", AppType)                      // → every default field
+ * parseFields("*,description_long", AppType)    // → every default field and descriptionLong
+ * parseFields("nope", AppType)                  // throws FieldsError: unknown field "nope"
+ */
+export class FieldsError extends Error {
+  override name = "FieldsError";
+}
+
+/** One legacy field of a selection: where it comes from in the GraphQL result. */
+export interface LegacyField {
+  /** GraphQL field name. */
+  field: string;
+  /** For fields of a flattened child object (a Domain's apps carry App fields beside installed_at). */
+  via?: string;
+  /** Legacy fields of the nested object, when the field is an object or a list of objects. */
+  children?: Selection;
+}
+export type Selection = Map<string, LegacyField>;
+
+interface LegacyInfo {
+  legacy: string;
+  gql: GraphQLField<unknown, unknown>;
+  via?: string;
+  onRequest: boolean;
+  defaultFields?: string[];
+}
+
+const cache = new WeakMap<GraphQLObjectType, Map<string, LegacyInfo>>();
+
+/** The legacy fields of a type: its own, and those of a child marked `legacyFlatten`. */
+export function legacyFields(type: GraphQLObjectType): Map<string, LegacyInfo> {
+  let map = cache.get(type);
+  if (map) return map;
+  map = new Map();
+  for (const f of Object.values(type.getFields())) {
+    const ext = f.extensions as {
+      legacy?: string;
+      onRequest?: boolean;
+      legacyFlatten?: boolean;
+      defaultFields?: string[];
+    };
+    if (ext.legacyFlatten) {
+      const child = getNamedType(f.type);
+      if (!isObjectType(child)) continue;
+      for (const [name, info] of legacyFields(child)) {
+        if (!map.has(name)) map.set(name, { ...info, via: f.name });
+      }
+    } else if (ext.legacy) {
+      map.set(ext.legacy, {
+        legacy: ext.legacy,
+        gql: f,
+        onRequest: ext.onRequest === true,
+        defaultFields: ext.defaultFields,
+      });
+    }
+  }
+  cache.set(type, map);
+  return map;
+}
+
+/** Parses `fields` for `type`. Blank or absent means the defaults; `*` stands for them. */
+export function parseFields(
+  spec: string | null | undefined,
+  type: GraphQLObjectType,
+  options: { option?: string; exclude?: readonly string[] } = {},
+): Selection {
+  const option = options.option ?? "fields";
+  const exclude = options.exclude ?? [];
+  const paths = (spec ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+  if (paths.length === 0) return defaults(type, undefined, exclude);
+  const tree: PathTree = new Map();
+  for (const path of paths) {
+    const parts = path.split(".");
+    if (parts.some((p) => p === ""))
+      throw new FieldsError(`${option}: "${path}" is not a field path such as plans.name`);
+    let node = tree;
+    for (const part of parts) {
+      let next = node.get(part);
+      if (!next) {
+        next = new Map();
+        node.set(part, next);
+      }
+      node = next;
+    }
+  }
+  return build(tree, type, option, "", exclude);
+}
+
+type PathTree = Map<string, PathTree>;
+
+function build(
+  tree: PathTree,
+  type: GraphQLObjectType,
+  option: string,
+  prefix: string,
+  exclude: readonly string[] = [],
+): Selection {
+  const known = legacyFields(type);
+  const out: Selection = tree.has("*") ? defaults(type, undefined, exclude) : new Map();
+  for (const [name, sub] of tree) {
+    if (name === "*") {
+      if (sub.size) throw new FieldsError(`${option}: "${prefix}*" cannot have sub-fields`);
+      continue;
+    }
+    const info = known.get(name);
+    if (!info) {
+      throw new FieldsError(
+        `${option}: unknown field "${prefix}${name}"; known fields${prefix ? ` of ${prefix.slice(0, -1)}` : ""}: ${[...known.keys()].join(", ")}`,
+      );
+    }
+    const child = getNamedType(info.gql.type);
+    if (isObjectType(child)) {
+      const children = sub.size
+        ? build(sub, child, option, `${prefix}${name}.`)
+        : defaults(child, info.defaultFields);
+      out.set(name, { field: info.gql.name, via: info.via, children });
+    } else {
+      if (sub.size) throw new FieldsError(`${option}: "${prefix}${name}" has no sub-fields`);
+      out.set(name, { field: info.gql.name, via: info.via });
+    }
+  }
+  return out;
+}
+
+/** The default legacy fields of a type (every legacy field but those returned only on request). */
+export function defaults(
+  type: GraphQLObjectType,
+  only?: string[],
+  exclude: readonly string[] = [],
+): Selection {
+  const out: Selection = new Map();
+  for (const [name, info] of legacyFields(type)) {
+    if (info.onRequest || (only && !only.includes(name)) || exclude.includes(name)) continue;
+    const child = getNamedType(info.gql.type);
+    out.set(name, {
+      field: info.gql.name,
+      via: info.via,
+      children: isObjectType(child) ? defaults(child, info.defaultFields) : undefined,
+    });
+  }
+  return out;
+}
+
+const name = (value: string) => ({ kind: Kind.NAME, value }) as const;
+const fieldNode = (field: string, selectionSet?: SelectionSetNode): FieldNode => ({
+  kind: Kind.FIELD,
+  name: name(field),
+  selectionSet,
+});
+
+/** The GraphQL selection set (AST) that answers a legacy selection. */
+export function toSelectionSet(selection: Selection): SelectionSetNode {
+  const direct = new Map<string, FieldNode>();
+  const via = new Map<string, Selection>();
+  for (const f of selection.values()) {
+    if (f.via) {
+      let s = via.get(f.via);
+      if (!s) {
+        s = new Map();
+        via.set(f.via, s);
+      }
+      s.set(f.field, { ...f, via: undefined });
+    } else if (!direct.has(f.field)) {
+      direct.set(f.field, fieldNode(f.field, f.children && toSelectionSet(f.children)));
+    }
+  }
+  for (const [field, s] of via) direct.set(field, fieldNode(field, toSelectionSet(s)));
+  return { kind: Kind.SELECTION_SET, selections: [...direct.values()] };
+}
+
+/** A GraphQL result object reshaped to its legacy form: legacy names, unknown values left out. */
+export function reshape(data: Record<string, unknown>, selection: Selection): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [legacy, f] of selection) {
+    const source = f.via ? (data[f.via] as Record<string, unknown> | null) : data;
+    const value = source?.[f.field];
+    if (value === null || value === undefined) continue;
+    if (f.children) {
+      out[legacy] = Array.isArray(value)
+        ? value.map((v) => reshape(v as Record<string, unknown>, f.children as Selection))
+        : reshape(value as Record<string, unknown>, f.children);
+    } else {
+      out[legacy] = value;
+    }
+  }
+  return out;
+}

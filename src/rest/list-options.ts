@@ -1,0 +1,96 @@
+import type { SortField } from "../query/sort.ts";
+import { RestError } from "./errors.ts";
+import { type FilterTables, readFilter } from "./filter-options.ts";
+import { Options } from "./options.ts";
+
+/**
+ * `sort`: comma-separated legacy sort names, `-` prefix for descending → GraphQL `orderBy`.
+ *
+ * @example parseSort("-er,name", DOMAIN_SORTS) // → [{field: "ESTIMATED_SALES", direction: "desc"}, {field: "NAME", direction: "asc"}]
+ */
+export function parseSort(value: string | undefined, sorts: Record<string, SortField>, key = "sort") {
+  if (value === undefined || value.trim() === "") return undefined;
+  const byLegacy = new Map<string, string>();
+  for (const [field, s] of Object.entries(sorts)) for (const l of s.legacy) byLegacy.set(l, field);
+  return value.split(",").map((raw) => {
+    const item = raw.trim();
+    const desc = item.startsWith("-");
+    const name = desc ? item.slice(1) : item.startsWith("+") ? item.slice(1) : item;
+    const field = byLegacy.get(name);
+    if (!field) {
+      throw new RestError(
+        400,
+        "BAD_USER_INPUT",
+        `${key}: cannot sort by "${name}"; valid: ${[...byLegacy.keys()].join(", ")}`,
+      );
+    }
+    return { field, direction: desc ? "DESC" : "ASC" };
+  });
+}
+
+const AQ_OPERATORS: Record<string, string> = { and: "and", or: "or", nand: "nand", nor: "not" };
+
+/**
+ * `aq` (decisions.md): `[{ field, value, operator }]`, all combined with AND. `field` is a filter
+ * option without `f:` (for ranges, a bound such as `ermin`), or `q`. Each condition becomes one
+ * entry of DomainFilter.and.
+ */
+export function parseAq(raw: unknown, tables: FilterTables): { and: Record<string, unknown>[]; q: string[] } {
+  if (!Array.isArray(raw))
+    throw new RestError(400, "BAD_USER_INPUT", "aq: must be an array of {field, value, operator}");
+  if (raw.length > 50) throw new RestError(400, "BAD_USER_INPUT", "aq: takes at most 50 conditions");
+  const and: Record<string, unknown>[] = [];
+  const q: string[] = [];
+  raw.forEach((c, i) => {
+    const at = `aq[${i}]`;
+    if (typeof c !== "object" || c === null || Array.isArray(c)) {
+      throw new RestError(400, "BAD_USER_INPUT", `${at}: must be an object {field, value, operator}`);
+    }
+    const { field, value, operator, ...rest } = c as Record<string, unknown>;
+    const extra = Object.keys(rest);
+    if (extra.length)
+      throw new RestError(
+        400,
+        "BAD_USER_INPUT",
+        `${at}: unknown key "${extra[0]}"; keys: field, value, operator`,
+      );
+    if (typeof field !== "string" || field === "")
+      throw new RestError(400, "BAD_USER_INPUT", `${at}.field: must name a filter`);
+    if (typeof value !== "string" && typeof value !== "number") {
+      throw new RestError(400, "BAD_USER_INPUT", `${at}.value: must be a string of comma-separated values`);
+    }
+    const op = operator === undefined ? "and" : AQ_OPERATORS[String(operator).toLowerCase()];
+    if (!op)
+      throw new RestError(
+        400,
+        "BAD_USER_INPUT",
+        `${at}.operator: must be and, or, nand or nor; got "${operator}"`,
+      );
+    if (field === "q") {
+      if (op !== "and") throw new RestError(400, "BAD_USER_INPUT", `${at}.operator: q takes only and`);
+      q.push(String(value));
+      return;
+    }
+    const option = `f:${field}`;
+    const isList = Object.values(tables.lists).some((s) => s.legacy === option);
+    const isBound = Object.values(tables.ranges).some((s) => s.bounds.includes(option));
+    if (!isList && !isBound) {
+      const valid = [
+        ...Object.values(tables.lists).map((s) => s.legacy),
+        ...Object.values(tables.ranges).flatMap((s) => s.bounds),
+      ];
+      throw new RestError(
+        400,
+        "BAD_USER_INPUT",
+        `${at}.field: unknown filter "${field}"; valid: q, ${valid.map((v) => v.slice(2)).join(", ")}`,
+      );
+    }
+    if (isBound && op !== "and")
+      throw new RestError(400, "BAD_USER_INPUT", `${at}.operator: a range bound takes only and`);
+    const o = Options.fromBody(
+      isList ? { [option]: String(value), [`${option}:op`]: op } : { [option]: value },
+    );
+    and.push(readFilter(o, { ...tables, events: undefined }, true));
+  });
+  return { and, q };
+}

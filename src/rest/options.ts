@@ -1,0 +1,117 @@
+import { RestError } from "./errors.ts";
+
+/**
+ * The options of one REST request: query parameters, or the keys of a POST body. Options a route
+ * does not take are refused (decisions.md: a 400 that names them and lists the valid ones).
+ */
+export class Options {
+  private constructor(
+    private readonly values: Map<string, unknown>,
+    /** Where the options came from, for messages: "query" or "body". */
+    readonly source: "query" | "body",
+  ) {}
+
+  static fromQuery(params: URLSearchParams): Options {
+    const values = new Map<string, unknown>();
+    for (const key of new Set(params.keys())) {
+      const all = params.getAll(key);
+      if (all.length > 1)
+        throw new RestError(400, "BAD_USER_INPUT", `${key}: given ${all.length} times; give it once`);
+      values.set(key, all[0]);
+    }
+    return new Options(values, "query");
+  }
+
+  static fromBody(body: unknown): Options {
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new RestError(400, "BAD_USER_INPUT", "the request body must be a JSON object of options");
+    }
+    return new Options(new Map(Object.entries(body)), "body");
+  }
+
+  /** Adds an option (query parameters of a POST request join its body's options). */
+  add(key: string, value: unknown): void {
+    this.values.set(key, value);
+  }
+
+  has(key: string): boolean {
+    return this.values.has(key);
+  }
+
+  keys(): string[] {
+    return [...this.values.keys()];
+  }
+
+  raw(key: string): unknown {
+    return this.values.get(key);
+  }
+
+  /** A string option; numbers and booleans of a JSON body are accepted as their text. */
+  string(key: string): string | undefined {
+    const v = this.raw(key);
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === "string") return v;
+    if (typeof v === "number" || typeof v === "boolean") return String(v);
+    throw new RestError(400, "BAD_USER_INPUT", `${key}: must be a string`);
+  }
+
+  /** An integer option within [min, max]; blank means absent. */
+  int(key: string, range: { min?: number; max?: number } = {}): number | undefined {
+    const v = this.raw(key);
+    if (v === undefined || v === null || v === "") return undefined;
+    const n =
+      typeof v === "number" ? v : typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN;
+    if (!Number.isSafeInteger(n))
+      throw new RestError(400, "BAD_USER_INPUT", `${key}: must be an integer; got ${JSON.stringify(v)}`);
+    if (range.min !== undefined && n < range.min) {
+      throw new RestError(400, "BAD_USER_INPUT", `${key}: must be at least ${range.min}; got ${n}`);
+    }
+    if (range.max !== undefined && n > range.max) {
+      throw new RestError(400, "BAD_USER_INPUT", `${key}: must be at most ${range.max}; got ${n}`);
+    }
+    return n;
+  }
+
+  bool(key: string): boolean | undefined {
+    const v = this.raw(key);
+    if (v === undefined || v === null || v === "") return undefined;
+    if (v === true || v === "true" || v === "1") return true;
+    if (v === false || v === "false" || v === "0") return false;
+    throw new RestError(400, "BAD_USER_INPUT", `${key}: must be true or false; got ${JSON.stringify(v)}`);
+  }
+
+  /** Refuses every option the route does not take, listing the valid ones. */
+  refuseUnknown(valid: readonly string[]): void {
+    const unknown = this.keys().filter((k) => !valid.includes(k));
+    if (unknown.length === 0) return;
+    const kind = unknown.every((u) => u.startsWith("f:")) ? "filter" : "option";
+    throw new RestError(
+      400,
+      "BAD_USER_INPUT",
+      `unknown ${kind}${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => `"${u}"`).join(", ")}; valid options: ${valid.join(", ")}`,
+    );
+  }
+}
+
+/**
+ * A comma-separated list; a backslash escapes a literal comma (or backslash) inside a value.
+ *
+ * @example splitList("Home\\, Garden,Toys") // → ["Home, Garden", "Toys"]
+ */
+export function splitList(value: string): string[] {
+  const out: string[] = [];
+  let current = "";
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === "\\" && (value[i + 1] === "," || value[i + 1] === "\\")) {
+      current += value[++i];
+    } else if (c === ",") {
+      out.push(current);
+      current = "";
+    } else {
+      current += c;
+    }
+  }
+  out.push(current);
+  return out.map((v) => v.trim());
+}
