@@ -2,12 +2,14 @@ import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Config } from "./config.ts";
 import { type Context, createContext } from "./context.ts";
+import { ExportJobs } from "./db/export-jobs.ts";
 import type { Snapshots } from "./db/snapshots.ts";
 import { createMaskError, isExpectedError, useErrorCodes } from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createLogger } from "./logger.ts";
-import { useJsonNotFound, useRest } from "./rest/handler.ts";
+import { exportRoutes } from "./rest/export.ts";
+import { type ExecuteGraphQL, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
 
 export type App = YogaServerInstance<Record<string, never>, Context>;
@@ -15,6 +17,8 @@ export type App = YogaServerInstance<Record<string, never>, Context>;
 /** Builds the whole HTTP application; server.ts only listens. Tests call app.fetch(). */
 export function createApp(config: Config, snapshots: Snapshots): App {
   const logger = createLogger(config);
+  const execute: ExecuteGraphQL = (request, query, variables) =>
+    executeInternally(yoga, request, query, variables);
   const yoga: App = createYoga<Record<string, never>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -35,10 +39,17 @@ export function createApp(config: Config, snapshots: Snapshots): App {
     context: () => createContext(snapshots),
     plugins: [
       useHealth(snapshots),
-      useRest({
-        execute: (request, query, variables) => executeInternally(yoga, request, query, variables),
-        logger,
-      }),
+      useRest(
+        { execute, logger },
+        exportRoutes({
+          execute,
+          logger,
+          jobs: new ExportJobs(snapshots.store),
+          dataDir: config.dataDir,
+          ttlMs: config.exportTtlMs,
+          version: async () => (await snapshots.current())?.snapshot.version ?? null,
+        }),
+      ),
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),
     ],

@@ -23,6 +23,13 @@ const Env = z.object({
   DEMO_SEED: z.coerce.number().int().default(42),
   /** How many old snapshots to keep beside the served one (for rollback and in-flight readers). */
   KEEP_SNAPSHOTS: z.coerce.number().int().min(0).max(100).default(1),
+  /** How long a cursor=all result is kept (it also expires with the next snapshot). */
+  EXPORT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86_400)
+    .default(3600),
 });
 
 export type Database =
@@ -37,6 +44,7 @@ export interface Config {
   logLevel: z.infer<typeof Env>["LOG_LEVEL"];
   demo: { domains: number; apps: number; seed: number };
   keepSnapshots: number;
+  exportTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -67,5 +75,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     demo: { domains: e.DEMO_DOMAINS, apps: e.DEMO_APPS, seed: e.DEMO_SEED },
     keepSnapshots: e.KEEP_SNAPSHOTS,
+    exportTtlMs: e.EXPORT_TTL_SECONDS * 1000,
   };
 }

@@ -35,6 +35,12 @@ export class PgSnapshotStore implements SnapshotStore {
     return (await this.pool.query<T>(sql, params)).rows;
   }
 
+  async metaQuery(sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
+    let n = 0;
+    const text = sql.replaceAll("{meta}.", `"${META_SCHEMA}".`).replace(/\?/g, () => `$${++n}`);
+    return this.query(text, params);
+  }
+
   async current(): Promise<SnapshotRow | null> {
     const [r] = await this.query<RawSnapshotRow>(
       `SELECT * FROM "${META_SCHEMA}".snapshot WHERE status = 'ready' ORDER BY version DESC LIMIT 1`,

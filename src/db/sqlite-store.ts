@@ -33,6 +33,13 @@ export class SqliteSnapshotStore implements SnapshotStore {
     return new SqliteSnapshotStore(dataDir, db);
   }
 
+  async metaQuery(sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
+    const stmt = this.db.prepare(sql.replaceAll("{meta}.", ""));
+    if (stmt.reader) return stmt.all(...params) as Record<string, unknown>[];
+    stmt.run(...params);
+    return [];
+  }
+
   async current(): Promise<SnapshotRow | null> {
     const r = this.db
       .prepare("SELECT * FROM snapshot WHERE status = 'ready' ORDER BY version DESC LIMIT 1")

@@ -77,6 +77,12 @@ export interface SnapshotStore {
   begin(source: string): Promise<{ version: number; writer: SnapshotWriter }>;
   /** Makes the snapshot the served one (atomic), then retires copies beyond `keep` older ones. */
   publish(version: number, counts: SnapshotCounts, keep: number): Promise<void>;
+  /**
+   * Raw SQL on the meta database, for small shared state (cursor=all jobs): `?` placeholders, and
+   * `{meta}.` before each table name (the meta schema on PostgreSQL, nothing on SQLite). Returns
+   * the rows of a query, or [] for a statement.
+   */
+  metaQuery(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
   /** Marks a load failed and drops its copy; the served snapshot is untouched. */
   fail(version: number, error: string): Promise<void>;
   close(): Promise<void>;

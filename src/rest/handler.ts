@@ -141,6 +141,7 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
     options.refuseUnknown(route.options.map((o) => o.name));
     const answered = special && (await special(route, params, options, request));
     if (answered) return answered;
+    if (!route.plan) throw new Error(`route ${route.id} has no plan and nothing answered it`);
     const plan = route.plan(params, options);
     const query = cachedDocument(plan.key, plan.document);
     const result = await ctx.execute(request, query, plan.variables);

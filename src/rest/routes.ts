@@ -45,7 +45,8 @@ export interface Route {
   body: boolean;
   /** The envelope's keys, for the OpenAPI document. */
   returns: Record<string, string>;
-  plan(params: Record<string, string>, options: Options): Plan;
+  /** Absent for routes that src/rest/export.ts answers itself. */
+  plan?(params: Record<string, string>, options: Options): Plan;
 }
 
 const type = (name: string) => schema.getType(name) as GraphQLObjectType;
@@ -501,7 +502,20 @@ function listDomains(method: "GET" | "POST"): Route {
   };
 }
 
-/** Every route but the streaming ones (cursor=all and export, in src/rest/export.ts). */
+function exportDomains(): Route {
+  return {
+    id: "exportDomains",
+    method: "GET",
+    path: "/domain/export",
+    summary: "Export Domains: every matching Domain as JSON Lines, streamed at once",
+    limit: "export",
+    body: false,
+    options: domainListOptions().filter((o) => !["page_size", "cursor", "for"].includes(o.name)),
+    returns: { "(one Domain per line)": "Domain" },
+  };
+}
+
+/** cursor=all and Export Domains are answered by src/rest/export.ts. */
 export const ROUTES: Route[] = [
   retrieveApp(),
   reviewsOf("listAppReviews", "/app/{platform}.{token}/reviews", "List an App's reviews", "app", "reviews"),
@@ -518,4 +532,5 @@ export const ROUTES: Route[] = [
   ),
   listDomains("GET"),
   listDomains("POST"),
+  exportDomains(),
 ];

@@ -1,0 +1,103 @@
+import type { SnapshotStore } from "./store.ts";
+
+/**
+ * The `cursor=all` jobs in the meta database (model ExportJob), shared by every server instance.
+ * The REST layer keeps its job state here and never touches Prisma.
+ */
+export interface ExportJob {
+  id: string;
+  owner: string;
+  query: string;
+  format: "json" | "jsonl";
+  status: "running" | "done" | "failed";
+  snapshotVersion: number;
+  progress: number;
+  total: number;
+  location: string | null;
+  error: string | null;
+  errorCode: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+function toJob(r: Record<string, unknown>): ExportJob {
+  return {
+    id: String(r.id),
+    owner: String(r.owner),
+    query: String(r.query),
+    format: r.format === "jsonl" ? "jsonl" : "json",
+    status: r.status as ExportJob["status"],
+    snapshotVersion: Number(r.snapshot_version),
+    progress: Number(r.progress),
+    total: Number(r.total),
+    location: (r.location as string | null) ?? null,
+    error: (r.error as string | null) ?? null,
+    errorCode: (r.error_code as string | null) ?? null,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export class ExportJobs {
+  constructor(private readonly store: SnapshotStore) {}
+
+  async find(owner: string, query: string): Promise<ExportJob | null> {
+    const [r] = await this.store.metaQuery("SELECT * FROM {meta}.export_job WHERE owner = ? AND query = ?", [
+      owner,
+      query,
+    ]);
+    return r ? toJob(r) : null;
+  }
+
+  /** Registers a running job; false when another request registered the same one first. */
+  async insert(
+    job: Pick<ExportJob, "id" | "owner" | "query" | "format" | "snapshotVersion" | "total">,
+  ): Promise<boolean> {
+    const now = Date.now();
+    try {
+      await this.store.metaQuery(
+        "INSERT INTO {meta}.export_job (id, owner, query, format, status, snapshot_version, progress, total, created_at, updated_at) VALUES (?, ?, ?, ?, 'running', ?, 0, ?, ?, ?)",
+        [job.id, job.owner, job.query, job.format, job.snapshotVersion, job.total, now, now],
+      );
+      return true;
+    } catch (e) {
+      if (/unique|duplicate/i.test(String((e as Error).message))) return false;
+      throw e;
+    }
+  }
+
+  async progress(id: string, progress: number): Promise<void> {
+    await this.store.metaQuery("UPDATE {meta}.export_job SET progress = ?, updated_at = ? WHERE id = ?", [
+      progress,
+      Date.now(),
+      id,
+    ]);
+  }
+
+  async finish(id: string, location: string, progress: number): Promise<void> {
+    await this.store.metaQuery(
+      "UPDATE {meta}.export_job SET status = 'done', location = ?, progress = ?, total = ?, updated_at = ? WHERE id = ?",
+      [location, progress, progress, Date.now(), id],
+    );
+  }
+
+  async fail(id: string, error: string, code: string): Promise<void> {
+    await this.store.metaQuery(
+      "UPDATE {meta}.export_job SET status = 'failed', error = ?, error_code = ?, updated_at = ? WHERE id = ?",
+      [error, code, Date.now(), id],
+    );
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.store.metaQuery("DELETE FROM {meta}.export_job WHERE id = ?", [id]);
+  }
+
+  /** Jobs of another snapshot, older than `ttlMs`, or running without a heartbeat for `staleMs`. */
+  async expired(now: number, ttlMs: number, staleMs: number, version: number): Promise<ExportJob[]> {
+    const rows = await this.store.metaQuery(
+      "SELECT * FROM {meta}.export_job WHERE snapshot_version <> ? OR created_at < ? OR (status = 'running' AND updated_at < ?)",
+      [version, now - ttlMs, now - staleMs],
+    );
+    return rows.map(toJob);
+  }
+}

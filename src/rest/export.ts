@@ -1,0 +1,246 @@
+import { createHash, randomUUID } from "node:crypto";
+import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { finished } from "node:stream/promises";
+import type { GraphQLObjectType } from "graphql";
+import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
+import type { Logger } from "../logger.ts";
+import { fingerprint } from "../query/cursor.ts";
+import { schema } from "../schema/index.ts";
+import { cachedDocument, field, operation, selection } from "./document.ts";
+import { RestError, restErrorOf } from "./errors.ts";
+import { parseFields, reshape, type Selection } from "./fields.ts";
+import { optionOfArgument } from "./filter-options.ts";
+import { type ExecuteGraphQL, errorResponse, type Special } from "./handler.ts";
+import type { Options } from "./options.ts";
+import { DOMAIN_LIST_DOCUMENT, DOMAIN_TABLES, readDomainQuery } from "./routes.ts";
+
+/**
+ * Whole results in bounded memory: `cursor=all` jobs (202 while running, then the result) and
+ * Export Domains (JSON Lines streamed at once). Both read keyset pages of 1000 Domains through the
+ * GraphQL pipeline, so filters, fields, auth and limits are those of List Domains.
+ */
+const BATCH = 1000;
+/** A running job whose worker has not reported for this long is taken over. */
+const STALE_MS = 60_000;
+
+export interface ExportDeps {
+  execute: ExecuteGraphQL;
+  jobs: ExportJobs;
+  dataDir: string;
+  ttlMs: number;
+  logger: Logger;
+  /** The version of the snapshot being served. */
+  version: () => Promise<number | null>;
+}
+
+interface DomainQuery {
+  sel: Selection;
+  fieldsKey: string;
+  variables: { filter: Record<string, unknown>; orderBy?: unknown; search?: string };
+}
+
+function readQuery(o: Options): DomainQuery {
+  const sel = parseFields(o.string("fields"), schema.getType("Domain") as GraphQLObjectType);
+  return { sel, fieldsKey: JSON.stringify(toKey(sel)), variables: readDomainQuery(o) };
+}
+
+const toKey = (s: Selection): unknown => [...s].map(([k, f]) => [k, f.children ? toKey(f.children) : 0]);
+const rename = (a: string) => optionOfArgument(DOMAIN_TABLES, a);
+
+/** Every matching Domain, reshaped, in pages of BATCH. */
+async function* domainPages(
+  deps: ExportDeps,
+  request: Request,
+  q: DomainQuery,
+): AsyncGenerator<Record<string, unknown>[]> {
+  const query = cachedDocument(`export:${q.fieldsKey}`, () => DOMAIN_LIST_DOCUMENT(q.sel));
+  let after: string | null = null;
+  for (;;) {
+    const result = await deps.execute(request, query, { ...q.variables, first: BATCH, after });
+    if (result.errors?.length) throw restErrorOf(result.errors, rename);
+    const conn = result.data?.domains as {
+      edges: { node: Record<string, unknown> }[];
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    };
+    yield conn.edges.map((e) => reshape(e.node, q.sel));
+    if (!conn.pageInfo.hasNextPage || !conn.pageInfo.endCursor) return;
+    after = conn.pageInfo.endCursor;
+  }
+}
+
+async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery): Promise<number> {
+  const query = cachedDocument("export:count", () =>
+    operation(
+      "CountDomains",
+      { filter: "DomainFilter", search: "String" },
+      field("domains", ["filter", "search"], selection(field("totalCount"))),
+    ),
+  );
+  const result = await deps.execute(request, query, {
+    filter: q.variables.filter,
+    search: q.variables.search,
+  });
+  if (result.errors?.length) throw restErrorOf(result.errors, rename);
+  return (result.data?.domains as { totalCount: number }).totalCount;
+}
+
+/**
+ * Export Domains: JSON Lines, streamed as pages are read (backpressure: a page per pull). The first
+ * page is read before answering, so that bad options get their 400 rather than a broken stream.
+ */
+async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery): Promise<Response> {
+  const pages = domainPages(deps, request, q);
+  let pending: IteratorResult<Record<string, unknown>[]> | null = await pages.next();
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = pending ?? (await pages.next());
+        pending = null;
+        if (next.done) return controller.close();
+        controller.enqueue(encoder.encode(next.value.map((d) => `${JSON.stringify(d)}\n`).join("")));
+      } catch (e) {
+        // Mid-stream the status is sent: say what happened on a last line, then break the stream
+        // so that the client cannot mistake the partial result for a whole one.
+        const err = e instanceof RestError ? e : new RestError(500, "INTERNAL_SERVER_ERROR", "export failed");
+        if (!(e instanceof RestError)) deps.logger.error({ err: e }, "export failed");
+        controller.enqueue(encoder.encode(`${JSON.stringify({ error: err.message, code: err.code })}\n`));
+        controller.error(err);
+      }
+    },
+    async cancel() {
+      await pages.return(undefined);
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
+  });
+}
+
+const ownerOf = (request: Request) =>
+  createHash("sha256")
+    .update(request.headers.get("authorization") ?? "anonymous")
+    .digest("hex");
+
+/** cursor=all: start the job, report its progress (202), or answer its result (200). */
+async function cursorAll(
+  deps: ExportDeps,
+  request: Request,
+  q: DomainQuery,
+  format: "json" | "jsonl",
+): Promise<Response> {
+  const version = await deps.version();
+  if (version === null)
+    throw new RestError(503, "NOT_READY", "no dataset has been loaded yet; try again shortly");
+  await expireJobs(deps, version);
+  const owner = ownerOf(request);
+  const query = fingerprint({ v: q.variables, f: q.fieldsKey, format });
+  let job = await deps.jobs.find(owner, query);
+  if (!job) {
+    const total = await countDomains(deps, request, q);
+    const id = randomUUID();
+    if (await deps.jobs.insert({ id, owner, query, format, snapshotVersion: version, total })) {
+      void runJob(deps, request, q, id, format);
+      return Response.json({ progress: 0, total }, { status: 202, headers: { "cache-control": "no-store" } });
+    }
+    job = await deps.jobs.find(owner, query);
+    if (!job) throw new RestError(500, "INTERNAL_SERVER_ERROR", "the job vanished");
+  }
+  return answer(deps, job);
+}
+
+async function answer(deps: ExportDeps, job: ExportJob): Promise<Response> {
+  if (job.status === "running") {
+    return Response.json(
+      { progress: job.progress, total: job.total },
+      { status: 202, headers: { "cache-control": "no-store" } },
+    );
+  }
+  if (job.status === "failed") {
+    // Report it once; the next request starts afresh.
+    await deps.jobs.delete(job.id);
+    const status = job.errorCode === "CURSOR_EXPIRED" ? 410 : job.errorCode === "BAD_USER_INPUT" ? 400 : 500;
+    return errorResponse(
+      new RestError(status, job.errorCode ?? "INTERNAL_SERVER_ERROR", job.error ?? "the job failed"),
+    );
+  }
+  const file = createReadStream(join(deps.dataDir, job.location as string));
+  const type =
+    job.format === "jsonl" ? "application/x-ndjson; charset=utf-8" : "application/json; charset=utf-8";
+  return new Response(Readable.toWeb(file) as ReadableStream, {
+    status: 200,
+    headers: { "content-type": type, "cache-control": "no-store" },
+  });
+}
+
+async function runJob(
+  deps: ExportDeps,
+  request: Request,
+  q: DomainQuery,
+  id: string,
+  format: "json" | "jsonl",
+) {
+  const dir = join(deps.dataDir, "exports");
+  mkdirSync(dir, { recursive: true });
+  const location = join("exports", `${id}.${format}`);
+  const partial = join(deps.dataDir, `${location}.partial`);
+  const out = createWriteStream(partial);
+  const write = async (text: string) => {
+    if (!out.write(text)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+  };
+  let count = 0;
+  try {
+    if (format === "json") await write('{"domains":[');
+    for await (const page of domainPages(deps, request, q)) {
+      for (const d of page) {
+        const line = JSON.stringify(d);
+        await write(format === "json" ? (count === 0 ? line : `,${line}`) : `${line}\n`);
+        count++;
+      }
+      await deps.jobs.progress(id, count);
+    }
+    if (format === "json") await write("]}");
+    out.end();
+    await finished(out);
+    renameSync(partial, join(deps.dataDir, location));
+    await deps.jobs.finish(id, location, count);
+  } catch (e) {
+    out.destroy();
+    rmSync(partial, { force: true });
+    const err = e instanceof RestError ? e : new RestError(500, "INTERNAL_SERVER_ERROR", "the job failed");
+    if (!(e instanceof RestError)) deps.logger.error({ err: e, job: id }, "cursor=all job failed");
+    await deps.jobs.fail(id, err.message, err.code).catch(() => {});
+  }
+}
+
+/** Drops jobs of older snapshots, past their time, or abandoned by a dead worker, with their files. */
+async function expireJobs(deps: ExportDeps, version: number): Promise<void> {
+  for (const job of await deps.jobs.expired(Date.now(), deps.ttlMs, STALE_MS, version)) {
+    await deps.jobs.delete(job.id);
+    if (job.location) rmSync(join(deps.dataDir, job.location), { force: true });
+    rmSync(join(deps.dataDir, "exports", `${job.id}.${job.format}.partial`), { force: true });
+  }
+}
+
+/** The routes that answer whole results: export, and List Domains with cursor=all. */
+export function exportRoutes(deps: ExportDeps): Special {
+  return async (route, _params, options, request) => {
+    if (route.id === "exportDomains") return exportStream(deps, request, readQuery(options));
+    if ((route.id === "listDomains" || route.id === "searchDomains") && options.string("cursor") === "all") {
+      const format = options.string("for");
+      if (format !== undefined && format !== "" && format !== "jsonl" && format !== "json") {
+        throw new RestError(
+          400,
+          "BAD_USER_INPUT",
+          `for: must be jsonl (JSON Lines) or json; got "${format}"`,
+        );
+      }
+      if (options.has("page_size"))
+        throw new RestError(400, "BAD_USER_INPUT", "page_size: does not apply with cursor=all");
+      return cursorAll(deps, request, readQuery(options), format === "jsonl" ? "jsonl" : "json");
+    }
+    return null;
+  };
+}
