@@ -83,7 +83,9 @@ async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery):
     search: q.variables.search,
   });
   if (result.errors?.length) throw restErrorOf(result.errors, rename);
-  return (result.data?.domains as { totalCount: number }).totalCount;
+  const domains = result.data?.domains as { totalCount: number } | undefined;
+  if (!domains) throw new RestError(500, "INTERNAL_SERVER_ERROR", "the count returned no data");
+  return domains.totalCount;
 }
 
 /**
