@@ -7,6 +7,8 @@ import { Options } from "./options.ts";
 import { ROUTES, type Route } from "./routes.ts";
 
 export const REST_BASE = "/json/api/v1/all";
+export const OPENAPI_PATH = "/json/api/v1/openapi.json";
+let openapi: string | undefined;
 const MAX_BODY_BYTES = 1_000_000;
 
 /** Runs a GraphQL operation through the whole yoga pipeline, as the client's own request. */
@@ -128,6 +130,12 @@ export function useJsonNotFound(known: string[]): Plugin {
 export function useRest(ctx: RestContext, special?: Special): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
+      if (url.pathname === OPENAPI_PATH && (request.method === "GET" || request.method === "HEAD")) {
+        openapi ??= JSON.stringify(await import("./openapi.ts").then((m) => m.buildOpenApi()), null, 2);
+        return endResponse(
+          new Response(openapi, { headers: { "content-type": "application/json; charset=utf-8" } }),
+        );
+      }
       if (!url.pathname.startsWith(`${REST_BASE}/`) && url.pathname !== REST_BASE) return;
       endResponse(await handle(ctx, request, url, special));
     },

@@ -1,0 +1,198 @@
+import {
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  getNamedType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+} from "graphql";
+import { schema } from "../schema/index.ts";
+import { legacyFields } from "./fields.ts";
+import { REST_BASE } from "./handler.ts";
+import { ROUTES, type Route } from "./routes.ts";
+
+/**
+ * The OpenAPI 3.1 document of the REST API, generated from the route table and from the legacy
+ * names the GraphQL schema declares, so it is never written twice. Served at
+ * /json/api/v1/openapi.json and committed as docs/openapi.json (a test keeps it current).
+ */
+type Json = Record<string, unknown>;
+
+const SCALARS: Record<string, Json> = {
+  String: { type: "string" },
+  ID: { type: "string" },
+  Int: { type: "integer" },
+  SafeInt: { type: "integer" },
+  Float: { type: "number" },
+  Boolean: { type: "boolean" },
+  DateTime: { type: "string", format: "date-time" },
+  Date: { type: "string", format: "date" },
+  LocalDateTime: { type: "string", description: "YYYY-MM-DDTHH:MM:SS, without zone" },
+  StringMap: { type: "object", additionalProperties: { type: "string" } },
+  Keywords: { oneOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
+};
+
+/** Legacy object names in the document (GraphQL type → schema name). */
+const NAMES: Record<string, string> = { App: "App", AppReview: "AppReview", Domain: "Domain" };
+
+function typeSchema(type: GraphQLOutputType, components: Json): Json {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) return { type: "array", items: typeSchema(inner.ofType, components) };
+  const named = getNamedType(inner);
+  if (isObjectType(named)) {
+    const name = NAMES[named.name] ?? `${named.name}`;
+    if (!components[name]) {
+      components[name] = {};
+      components[name] = objectSchema(named, components);
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+  return SCALARS[named.name] ?? { type: "string" };
+}
+
+function objectSchema(type: GraphQLObjectType, components: Json): Json {
+  const properties: Json = {};
+  const required: string[] = [];
+  for (const [name, info] of legacyFields(type)) {
+    const s = typeSchema(info.gql.type, components);
+    const notes = [info.gql.description, info.onRequest ? "Returned only when requested with fields." : ""]
+      .filter(Boolean)
+      .join(" ");
+    properties[name] = notes ? { ...s, description: notes } : s;
+    if (isNonNullType(info.gql.type) && !info.via && !info.onRequest) required.push(name);
+  }
+  return {
+    type: "object",
+    description: `${type.description ?? type.name} Optional values are left out when unknown.`,
+    properties,
+    ...(required.length ? { required } : {}),
+  };
+}
+
+const ERROR_RESPONSES: Json = {
+  "400": { description: "Invalid or unknown option; the message names it and says what is allowed." },
+  "401": { description: "Missing or invalid API key." },
+  "404": { description: "Unknown App, Domain or path." },
+  "405": { description: "Wrong method (the Allow header lists the right ones)." },
+  "410": { description: "Expired cursor: the data was refreshed since it was issued." },
+  "413": { description: "Body too large." },
+  "429": { description: "Rate limited; Retry-After says how many seconds to wait." },
+  "500": { description: "Unexpected error, logged with the request id the body carries." },
+};
+
+function operationOf(route: Route, components: Json): Json {
+  const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    name: m[1],
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
+  const optionSchema = (type: string): Json =>
+    type === "array" ? { type: "array", items: { type: "object" } } : { type };
+  const query = route.body
+    ? []
+    : route.options.map((o) => ({
+        name: o.name,
+        in: "query",
+        description: o.description,
+        schema: optionSchema(o.type),
+      }));
+  const body = route.body
+    ? {
+        requestBody: {
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                additionalProperties: false,
+                properties: Object.fromEntries(
+                  route.options.map((o) => [o.name, { ...optionSchema(o.type), description: o.description }]),
+                ),
+              },
+            },
+          },
+        },
+      }
+    : {};
+  const envelope: Json = {};
+  for (const [key, t] of Object.entries(route.returns)) {
+    const list = t.endsWith("[]");
+    const base = list ? t.slice(0, -2) : t;
+    const item =
+      SCALARS[base.charAt(0).toUpperCase() + base.slice(1)] ??
+      typeSchema(schema.getType(base) as GraphQLObjectType, components);
+    envelope[key] = list ? { type: "array", items: item } : item;
+  }
+  const jsonl = route.id === "exportDomains";
+  return {
+    operationId: route.id,
+    summary: route.summary,
+    tags: [route.path.startsWith("/app") ? "Apps" : "Domains"],
+    parameters: [...params, ...query],
+    ...body,
+    responses: {
+      "200": {
+        description: jsonl ? "One Domain per line (JSON Lines)." : "Success.",
+        content: jsonl
+          ? { "application/x-ndjson": { schema: envelope["(one Domain per line)"] } }
+          : { "application/json": { schema: { type: "object", properties: envelope } } },
+      },
+      ...(route.id.endsWith("Domains") && !jsonl && route.path === "/domain"
+        ? {
+            "202": {
+              description: "cursor=all: the result is being prepared; poll the same URL about every 5 s.",
+              content: {
+                "application/json": {
+                  schema: {
+                    type: "object",
+                    properties: { progress: { type: "integer" }, total: { type: "integer" } },
+                  },
+                },
+              },
+            },
+          }
+        : {}),
+      ...Object.fromEntries(
+        Object.entries(ERROR_RESPONSES).map(([status, r]) => [
+          status,
+          {
+            ...(r as Json),
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+          },
+        ]),
+      ),
+    },
+  };
+}
+
+export function buildOpenApi(): Json {
+  const components: Json = {
+    Error: {
+      type: "object",
+      required: ["error", "code"],
+      properties: {
+        error: { type: "string", description: "What was wrong, naming the option." },
+        code: { type: "string", description: "BAD_USER_INPUT, NOT_FOUND, CURSOR_EXPIRED, ..." },
+        request_id: { type: "string", description: "For 500s: the id the server logged the error with." },
+      },
+    },
+  };
+  const paths: Json = {};
+  for (const route of ROUTES) {
+    const path = route.path.replace("{platform}.{token}", "{platform}.{token}");
+    paths[path] = { ...(paths[path] as Json), [route.method.toLowerCase()]: operationOf(route, components) };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "storegraph legacy REST API",
+      version: "v1",
+      description:
+        "The legacy REST API of online stores (Domains), their Apps and App reviews, translated onto the GraphQL API. Every request carries Authorization: Bearer <API key>.",
+    },
+    servers: [{ url: REST_BASE }],
+    security: [{ bearer: [] }],
+    paths,
+    components: { schemas: components, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+  };
+}

@@ -1,0 +1,82 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildOpenApi } from "../../src/rest/openapi.ts";
+import { ROUTES } from "../../src/rest/routes.ts";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+
+const file = new URL("../../docs/openapi.json", import.meta.url);
+const printed = `${JSON.stringify(buildOpenApi(), null, 2)}\n`;
+
+// Committed for clients; locally a stale file is rewritten, in CI it only compares.
+it("docs/openapi.json matches the document generated from the route table", () => {
+  if (!process.env.CI && readFileSync(file, "utf8") !== printed) writeFileSync(file, printed);
+  expect(readFileSync(file, "utf8")).toBe(printed);
+});
+
+describe("the OpenAPI document", () => {
+  const doc = buildOpenApi() as {
+    openapi: string;
+    paths: Record<
+      string,
+      Record<string, { operationId: string; parameters: { name: string }[]; requestBody?: unknown }>
+    >;
+    components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+  };
+
+  it("is OpenAPI 3.1 with every route of the table and every option it reads", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    for (const route of ROUTES) {
+      const op = doc.paths[route.path]?.[route.method.toLowerCase()];
+      expect(op?.operationId, `${route.method} ${route.path}`).toBe(route.id);
+      if (route.body) {
+        const props = (op.requestBody as { content: Record<string, { schema: { properties: object } }> })
+          .content["application/json"].schema.properties;
+        expect(Object.keys(props).sort()).toEqual(route.options.map((o) => o.name).sort());
+      } else {
+        const names = op.parameters.map((p) => p.name);
+        for (const o of route.options) expect(names).toContain(o.name);
+      }
+    }
+  });
+
+  it("describes the resources with their legacy field names", () => {
+    const { App, Domain, AppReview } = doc.components.schemas;
+    expect(Object.keys(App.properties ?? {})).toEqual(
+      expect.arrayContaining(["id", "app_store_url", "description_long"]),
+    );
+    expect(Object.keys(Domain.properties ?? {})).toEqual(
+      expect.arrayContaining([
+        "name",
+        "rank",
+        "contact_info",
+        "apps",
+        "estimated_sales_yearly",
+        "trustpilot",
+      ]),
+    );
+    expect(Object.keys(AppReview.properties ?? {})).toEqual(
+      expect.arrayContaining(["updated_at", "domains", "app"]),
+    );
+  });
+});
+
+describe("GET /json/api/v1/openapi.json", () => {
+  let api: TestApi;
+  const tmp = tempDir("storegraph-openapi-");
+  beforeAll(async () => {
+    api = await startApi("sqlite", writeSnapshotDir(join(tmp.dir, "s"), validFixture()));
+  });
+  afterAll(async () => {
+    await api?.close();
+    tmp.remove();
+  });
+
+  it("serves the committed document", async () => {
+    const res = await api.app.fetch("http://localhost/json/api/v1/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/application\/json/);
+    expect(await res.json()).toEqual(JSON.parse(printed));
+  });
+});
