@@ -1,10 +1,11 @@
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
+import { GraphQLError } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import type { Config } from "./config.ts";
 import { type Context, createContext } from "./context.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import type { Snapshots } from "./db/snapshots.ts";
-import { createMaskError, isExpectedError, useErrorCodes } from "./errors.ts";
+import { createMaskError, useErrorCodes } from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createLogger } from "./logger.ts";
@@ -30,8 +31,8 @@ export function createApp(config: Config, snapshots: Snapshots): App {
       debug: (...a) => logger.debug(a),
       info: (...a) => logger.info(a),
       warn: (...a) => logger.warn(a),
-      // Expected errors (with a code) are the client's business, not the operator's.
-      error: (...a) => (a.every(isExpectedError) ? logger.debug(a) : logger.error(a)),
+      // Expected errors are the client's business; maskError logs unexpected ones with their id.
+      error: (...a) => (a.every((x) => x instanceof GraphQLError) ? logger.debug(a) : logger.error(a)),
     },
     maskedErrors: {
       maskError: createMaskError((err, requestId) => logger.error({ err, requestId }, "unexpected error")),

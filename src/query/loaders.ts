@@ -8,6 +8,7 @@ import type {
   Domain,
   DomainApp,
   DomainContact,
+  Technology,
 } from "../generated/sqlite/client.ts";
 
 /**
@@ -29,7 +30,8 @@ function loader<K, V>(
   let l = ctx.loaders.get(name) as DataLoader<K, V> | undefined;
   if (!l) {
     const { prisma } = servedOf(ctx);
-    l = new DataLoader<K, V>((keys) => batch(prisma, keys), { maxBatchSize: 1000 });
+    // Prisma binds at most 999 parameters per SQLite statement: batches of 500 keys stay under it.
+    l = new DataLoader<K, V>((keys) => batch(prisma, keys), { maxBatchSize: 500 });
     ctx.loaders.set(name, l as DataLoader<unknown, unknown>);
   }
   return l;
@@ -145,9 +147,14 @@ export const domainTechnologies = (ctx: Context) =>
   domainValues(ctx, "domainTechnologies", (p, pks) =>
     p.domainTechnology.findMany({
       where: { domainPk: { in: pks } },
-      include: { technology: true },
       orderBy: [{ domainPk: "asc" }, { installedAt: "asc" }, { technologyPk: "asc" }],
     }),
+  );
+
+/** Technologies by key: few and shared by many Domains, so read once per distinct key. */
+export const technologyByPk = (ctx: Context) =>
+  loader<number, Technology | null>(ctx, "technologyByPk", async (prisma, pks) =>
+    byKey(pks, await prisma.technology.findMany({ where: { pk: pkIn(pks) } }), (r) => r.pk),
   );
 export const domainApps = (ctx: Context) =>
   domainValues<DomainApp>(ctx, "domainApps", (p, pks) =>

@@ -16,6 +16,7 @@ import {
   domainShipsTo,
   domainTags,
   domainTechnologies,
+  technologyByPk,
 } from "../query/loaders.ts";
 import { connectionPage, type PageArgs } from "../query/page.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "../query/sort.ts";
@@ -251,7 +252,18 @@ builder.node(Domain, {
       type: [DomainTechnology],
       nullable: true,
       ...legacy("technologies"),
-      resolve: async (d, _a, ctx) => nonEmpty(await domainTechnologies(ctx).load(d.pk)),
+      resolve: async (d, _a, ctx) => {
+        const rows = await domainTechnologies(ctx).load(d.pk);
+        const techs = await technologyByPk(ctx).loadMany(rows.map((r) => r.technologyPk));
+        return nonEmpty(
+          rows.map((r, i) => {
+            const technology = techs[i];
+            if (!technology || technology instanceof Error)
+              throw new Error(`missing technology ${r.technologyPk}`);
+            return { installedAt: r.installedAt, technology };
+          }),
+        );
+      },
     }),
     apps: t.field({
       type: [InstalledApp],
