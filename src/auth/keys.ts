@@ -1,0 +1,120 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import type { SnapshotStore } from "../db/store.ts";
+
+/**
+ * API keys (api.md section 5): 160 random bits, shown once at creation, stored only as a
+ * sha-256 hash (a fast hash is enough for keys of this entropy: there is nothing to brute-force).
+ */
+export const PLANS = ["pro", "elite", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
+
+const KEY_PREFIX = "sg_";
+/** sg_ + 32 base32 characters (160 bits). */
+const KEY_SHAPE = /^sg_[a-z2-7]{32}$/;
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  plan: Plan;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const hashOf = (key: string) => createHash("sha256").update(key).digest("hex");
+
+function base32(bytes: Buffer): string {
+  const alphabet = "abcdefghijklmnopqrstuvwxyz234567";
+  let bits = 0;
+  let value = 0;
+  let out = "";
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += alphabet[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return out;
+}
+
+const toDate = (v: unknown) => (v === null || v === undefined ? null : new Date(Number(v)));
+
+function toKey(r: Record<string, unknown>): ApiKey {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    plan: r.plan as Plan,
+    prefix: String(r.prefix),
+    createdAt: new Date(Number(r.created_at)),
+    lastUsedAt: toDate(r.last_used_at),
+    revokedAt: toDate(r.revoked_at),
+  };
+}
+
+export class ApiKeys {
+  /** last_used_at is written at most this often per key, not on every request. */
+  private readonly touched = new Map<string, number>();
+
+  constructor(private readonly store: SnapshotStore) {}
+
+  /** Creates a key; the returned `key` is the only time it is ever shown. */
+  async create(name: string, plan: Plan): Promise<{ key: string; apiKey: ApiKey }> {
+    if (!name.trim()) throw new Error("a key needs a name");
+    if (!PLANS.includes(plan)) throw new Error(`unknown plan "${plan}"; plans: ${PLANS.join(", ")}`);
+    const key = KEY_PREFIX + base32(randomBytes(20));
+    const id = randomUUID();
+    const now = Date.now();
+    await this.store.metaQuery(
+      "INSERT INTO {meta}.api_key (id, name, plan, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      [id, name.trim(), plan, hashOf(key), key.slice(0, 7), now],
+    );
+    return {
+      key,
+      apiKey: {
+        id,
+        name: name.trim(),
+        plan,
+        prefix: key.slice(0, 7),
+        createdAt: new Date(now),
+        lastUsedAt: null,
+        revokedAt: null,
+      },
+    };
+  }
+
+  async list(): Promise<ApiKey[]> {
+    return (await this.store.metaQuery("SELECT * FROM {meta}.api_key ORDER BY created_at, id")).map(toKey);
+  }
+
+  /** Revokes a key by id or prefix; returns the keys revoked (none when nothing matched). */
+  async revoke(idOrPrefix: string): Promise<ApiKey[]> {
+    const matches = (await this.list()).filter(
+      (k) => k.revokedAt === null && (k.id === idOrPrefix || k.prefix === idOrPrefix),
+    );
+    if (matches.length > 1) throw new Error(`"${idOrPrefix}" matches ${matches.length} keys; give the id`);
+    for (const k of matches) {
+      await this.store.metaQuery("UPDATE {meta}.api_key SET revoked_at = ? WHERE id = ?", [Date.now(), k.id]);
+    }
+    return matches;
+  }
+
+  /** The active key a presented secret belongs to, or null (malformed, unknown or revoked). */
+  async verify(secret: string): Promise<ApiKey | null> {
+    if (!KEY_SHAPE.test(secret)) return null;
+    const hash = hashOf(secret);
+    const [row] = await this.store.metaQuery("SELECT * FROM {meta}.api_key WHERE hash = ?", [hash]);
+    // The lookup is by hash; compare again in constant time so no timing tells how much matched.
+    if (!row || !timingSafeEqual(Buffer.from(String(row.hash), "hex"), Buffer.from(hash, "hex"))) return null;
+    const key = toKey(row);
+    if (key.revokedAt !== null) return null;
+    const now = Date.now();
+    if (now - (this.touched.get(key.id) ?? 0) > 60_000) {
+      this.touched.set(key.id, now);
+      await this.store.metaQuery("UPDATE {meta}.api_key SET last_used_at = ? WHERE id = ?", [now, key.id]);
+    }
+    return key;
+  }
+}
