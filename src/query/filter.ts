@@ -200,7 +200,8 @@ function clampInt32({ min, max }: Range<unknown>): Where {
   const w: Where = {};
   if (lo !== null && lo >= -INT32) w.gte = lo;
   if (hi !== null && hi <= INT32) w.lte = hi;
-  return Object.keys(w).length ? w : { not: null };
+  // No bound left: still "a known value" (an empty comparison would let NULLs through).
+  return Object.keys(w).length ? w : { gte: -INT32 };
 }
 
 const toNumber = (v: unknown) => (v instanceof Date ? v.getTime() : Number(v));

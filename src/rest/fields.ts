@@ -38,6 +38,8 @@ interface LegacyInfo {
   gql: GraphQLField<unknown, unknown>;
   via?: string;
   onRequest: boolean;
+  /** Returned only when retrieving a single resource (installs_time_series). */
+  singleOnly: boolean;
   defaultFields?: string[];
 }
 
@@ -52,6 +54,7 @@ export function legacyFields(type: GraphQLObjectType): Map<string, LegacyInfo> {
     const ext = f.extensions as {
       legacy?: string;
       onRequest?: boolean;
+      singleOnly?: boolean;
       legacyFlatten?: boolean;
       defaultFields?: string[];
     };
@@ -66,6 +69,7 @@ export function legacyFields(type: GraphQLObjectType): Map<string, LegacyInfo> {
         legacy: ext.legacy,
         gql: f,
         onRequest: ext.onRequest === true,
+        singleOnly: ext.singleOnly === true,
         defaultFields: ext.defaultFields,
       });
     }
@@ -78,7 +82,13 @@ export function legacyFields(type: GraphQLObjectType): Map<string, LegacyInfo> {
 export function parseFields(
   spec: string | null | undefined,
   type: GraphQLObjectType,
-  options: { option?: string; exclude?: readonly string[] } = {},
+  options: {
+    option?: string;
+    /** Fields this endpoint does not return, even when named. */
+    exclude?: readonly string[];
+    /** The endpoint retrieves one resource: its single-only fields may be named. */
+    single?: boolean;
+  } = {},
 ): Selection {
   const option = options.option ?? "fields";
   const exclude = options.exclude ?? [];
@@ -102,7 +112,7 @@ export function parseFields(
       node = next;
     }
   }
-  return build(tree, type, option, "", exclude);
+  return build(tree, type, option, "", exclude, options.single ?? false);
 }
 
 type PathTree = Map<string, PathTree>;
@@ -113,6 +123,7 @@ function build(
   option: string,
   prefix: string,
   exclude: readonly string[] = [],
+  single = false,
 ): Selection {
   const known = legacyFields(type);
   const out: Selection = tree.has("*") ? defaults(type, undefined, exclude) : new Map();
@@ -125,6 +136,14 @@ function build(
     if (!info) {
       throw new FieldsError(
         `${option}: unknown field "${prefix}${name}"; known fields${prefix ? ` of ${prefix.slice(0, -1)}` : ""}: ${[...known.keys()].join(", ")}`,
+      );
+    }
+    if (exclude.includes(name)) {
+      throw new FieldsError(`${option}: "${prefix}${name}" is not returned by this endpoint`);
+    }
+    if (info.singleOnly && !(single && prefix === "")) {
+      throw new FieldsError(
+        `${option}: "${prefix}${name}" is returned only when retrieving a single App (GET /app/<platform>.<token>)`,
       );
     }
     const child = getNamedType(info.gql.type);

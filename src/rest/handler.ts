@@ -54,50 +54,62 @@ const MATCHERS = ROUTES.map((r) => ({ route: r, re: compile(r) }));
 
 /** The route for a path and method: 404 for an unknown path, 405 (with Allow) for a wrong method. */
 function match(path: string, method: string): { route: Route; params: Record<string, string> } {
-  const candidates = MATCHERS.flatMap(({ route, re }) => {
+  const all = MATCHERS.flatMap(({ route, re }) => {
     const m = re.exec(path);
-    return m
-      ? [
-          {
-            route,
-            params: Object.fromEntries(
-              Object.entries(m.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]),
-            ),
-          },
-        ]
-      : [];
+    return m ? [{ route, params: decodeParams(m.groups ?? {}) }] : [];
   });
-  // Static paths (/domain/bulk, /domain/export) win over templates (/domain/{name}).
-  const staticFirst = candidates.sort(
-    (a, b) => Number(b.route.path.includes("{") === false) - Number(a.route.path.includes("{") === false),
-  );
-  const found = staticFirst.find(
+  // A static path (/domain/bulk, /domain/export) is never a template's parameter (/domain/{name}).
+  const statics = all.filter((c) => !c.route.path.includes("{"));
+  const candidates = statics.length ? statics : all;
+  const found = candidates.find(
     (c) => c.route.method === method || (method === "HEAD" && c.route.method === "GET"),
   );
   if (found) return found;
-  if (staticFirst.length) {
-    const staticOnly = staticFirst.filter((c) => !c.route.path.includes("{"));
-    const allowed = [...new Set((staticOnly.length ? staticOnly : staticFirst).map((c) => c.route.method))];
+  if (candidates.length) {
+    const allowed = [...new Set(candidates.map((c) => c.route.method))];
     throw new RestError(
       405,
       "METHOD_NOT_ALLOWED",
       `${method} is not allowed on ${REST_BASE}${path}; use ${allowed.join(" or ")}`,
-      {
-        allow: allowed.join(", "),
-      },
+      { allow: allowed.join(", ") },
     );
   }
   throw new RestError(404, "NOT_FOUND", `no such path: ${REST_BASE}${path} (see /json/api/v1/openapi.json)`);
 }
 
+function decodeParams(groups: Record<string, string>): Record<string, string> {
+  try {
+    return Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, decodeURIComponent(v)]));
+  } catch {
+    throw new RestError(400, "BAD_USER_INPUT", "the path has a malformed percent-encoding");
+  }
+}
+
+/** The body as text, refusing it (413) as soon as it passes MAX_BODY_BYTES bytes. */
+async function readBody(request: Request): Promise<string> {
+  const tooLarge = () =>
+    new RestError(413, "PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  if (!request.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 async function readOptions(route: Route, request: Request, url: URL): Promise<Options> {
   if (!route.body) return Options.fromQuery(url.searchParams);
-  const length = Number(request.headers.get("content-length") ?? 0);
-  if (length > MAX_BODY_BYTES)
-    throw new RestError(413, "PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES)
-    throw new RestError(413, "PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  const text = await readBody(request);
   let body: unknown = {};
   if (text.trim() !== "") {
     try {

@@ -79,9 +79,10 @@ function readFields(
   o: Options,
   t: GraphQLObjectType,
   exclude: readonly string[] = [],
+  single = false,
 ): { sel: Selection; key: string } {
   const spec = o.string("fields");
-  const sel = parseFields(spec, t, { exclude });
+  const sel = parseFields(spec, t, { exclude, single });
   return {
     sel,
     key:
@@ -162,7 +163,7 @@ function retrieveApp(): Route {
     returns: { app: "App" },
     plan(params, o) {
       const app = appPath(params);
-      const { sel, key } = readFields(o, type("App"));
+      const { sel, key } = readFields(o, type("App"), [], true);
       return {
         key: `retrieveApp:${key}`,
         document: () =>
@@ -259,7 +260,7 @@ function listApps(method: "GET" | "POST"): Route {
     ],
     returns: { apps: "App[]" },
     plan(_params, o) {
-      const { sel, key } = readFields(o, type("App"), ["installs_time_series"]);
+      const { sel, key } = readFields(o, type("App"));
       const { first, offset } = readPage(o, 50);
       const variables = {
         filter: readFilter(o, APP_TABLES),

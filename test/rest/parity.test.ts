@@ -1,0 +1,955 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTES } from "../../src/rest/routes.ts";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
+import { writeSnapshotDir } from "../support/fixture.ts";
+import { manyDomainsFixture } from "../support/fixture-graphql.ts";
+
+// Every REST route (src/rest/routes.ts) answers what the equivalent GraphQL operation answers,
+// written by hand here with camelCase fields and converted by a helper of this file (snake_case
+// names, unknown values left out, a Domain's apps flattened), independently of src/rest/fields.ts.
+// Plus literal expectations from the fixture, and the content type of every response.
+
+const BASE = "http://localhost/json/api/v1/all";
+/** 4 fixture Domains + 60 clones, 3 fixture Apps + 30 extra, 2 + 60 reviews of Klaviyo. */
+const CLONES = 60;
+
+type Json = Record<string, unknown>;
+
+// ---------------------------------------------------------------- the GraphQL side, by hand
+
+const PLAN = "name monthlyCost monthlyCostCents";
+/** An App's default fields, less removedAt (inside a Domain's apps removed_at is the uninstall time). */
+const APP_BASE = `appId token platform name description appStoreUrl iconUrl averageRating reviewCount
+  categories state createdAt installs instp installs30d installs90d reviews30d reviews90d integratesWith
+  plans { ${PLAN} } freeTrialDuration vendorName vendorEmail vendorUrl vendorWebsite vendorAddress
+  vendorCountryCode`;
+const APP = `${APP_BASE} removedAt`;
+const DOMAIN = `name tld1 state platform createdAt rank rankPercentile platformRank platformRankPercentile
+  platformDomain clusterBestRanked plan lastPlatform lastPlan magentoVersion merchantName title description
+  icon ogImage countryCode currencyCode languageCode administrativeAreaLevel1 city location region subregion
+  postalCode streetAddress avgPriceFormatted contactPage brandsPage retailerPage returnsPage trackingPage
+  warrantyPage financingPage storeLocatorPage careerPage sizingPage aboutUs inactiveAt lastPlatformChangeAt
+  lastPlanChangeAt lastUpdatedAt maxProductPublishedAt latitude longitude ccRank ccCentrality employeeCount
+  monthlyAppSpend avgWeight maxWeight minWeight productCount variantCount vendorCount productImagesCreated30
+  productImagesCreated90 productImagesCreated365 estimatedPageViews estimatedVisits estimatedSales
+  estimatedSalesYearly avgPrice avgPriceUsd minPrice maxPrice minPriceUsd maxPriceUsd redirectsTo aliases
+  localizations locs clusterDomains collections shippingCarriers alternates keywords
+  theme { name style vendor version cost }
+  trustpilot { reviewCount avgRating }
+  yotpo { reviewCount avgRating }
+  categories features tags salesChannels shipsToCountries
+  contactInfo { type value source description followers followers30d followers90d posts likes }
+  technologies { name description vendorUrl iconUrl installedAt installs categories }
+  apps { installedAt removedAt app { ${APP_BASE} } }`;
+const REVIEW = "updatedAt body merchantName rating domains { name platformDomain platformRank }";
+const DOMAIN_REVIEW = `${REVIEW} app { appId name appStoreUrl vendorName }`;
+
+/** GraphQL names whose legacy name is not their snake_case. */
+const RENAMED: Record<string, string> = { appId: "id", tld1: "tld1" };
+/** Values that are JSON scalars: their keys are data, not field names. */
+const OPAQUE = new Set(["alternates"]);
+
+const snake = (k: string) =>
+  RENAMED[k] ?? k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/([a-z])(\d)/g, "$1_$2");
+
+/** A GraphQL result in its legacy form: snake_case names, null values left out, apps flattened. */
+function legacy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(legacy);
+  if (value === null || typeof value !== "object") return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value as Json)) {
+    if (v === null || v === undefined) continue;
+    out[snake(k)] = OPAQUE.has(k) ? v : legacy(k === "apps" && Array.isArray(v) ? v.map(installed) : v);
+  }
+  return out;
+}
+
+/** A Domain's InstalledApp: the App's fields beside its own installed_at and removed_at. */
+function installed(item: Json): Json {
+  const { app, ...own } = item;
+  return { ...(app as Json | undefined), ...own };
+}
+
+const nodes = (conn: unknown) => (conn as { edges: { node: Json }[] }).edges.map((e) => legacy(e.node));
+
+// ---------------------------------------------------------------- cases
+
+interface ListCase {
+  options: Record<string, string | number | boolean | unknown[]>;
+  /** The GraphQL arguments of the same request. */
+  args: Json;
+  select?: string;
+}
+
+const APP_LIST_CASES: ListCase[] = [
+  { options: {}, args: { first: 50, offset: 0 } },
+  {
+    options: { sort: "-average_rating,created_at" },
+    args: {
+      orderBy: [
+        { field: "AVERAGE_RATING", direction: "DESC" },
+        { field: "CREATED_AT", direction: "ASC" },
+      ],
+    },
+  },
+  {
+    options: { sort: "reviews", page: 1, page_size: 5 },
+    args: { orderBy: [{ field: "REVIEWS" }], first: 5, offset: 5 },
+  },
+  {
+    options: { sort: "-installs", page: 3, page_size: 10 },
+    args: { orderBy: [{ field: "INSTALLS", direction: "DESC" }], first: 10, offset: 30 },
+  },
+  { options: { sort: "removed_at", page_size: 3 }, args: { orderBy: [{ field: "REMOVED_AT" }], first: 3 } },
+  { options: { page: 7, page_size: 5 }, args: { first: 5, offset: 35 } },
+  { options: { q: "klaviyo" }, args: { search: "klaviyo" } },
+  { options: { q: "clone app" }, args: { search: "clone app" } },
+  {
+    options: { "f:categories": "Marketing,Group 1", "f:categories:op": "or" },
+    args: { filter: { categories: { values: ["Marketing", "Group 1"], op: "OR" } } },
+  },
+  {
+    options: { "f:categories": "Marketing,Group 1" },
+    args: { filter: { categories: { values: ["Marketing", "Group 1"], op: "AND" } } },
+  },
+  { options: { "f:p": "woocommerce" }, args: { filter: { platform: { values: ["woocommerce"] } } } },
+  {
+    options: { "f:p": "woocommerce", "f:p:op": "not" },
+    args: { filter: { platform: { values: ["woocommerce"], op: "NOT" } } },
+  },
+  { options: { "f:icmin": 1, "f:icmax": 40 }, args: { filter: { installs: { min: 1, max: 40 } } } },
+  { options: { "f:rcmin": 1 }, args: { filter: { reviewCount: { min: 1 } } } },
+  { options: { "f:as": "Inactive" }, args: { filter: { state: { values: ["Inactive"] } } } },
+  { options: { "f:vendor": "Klaviyo Inc." }, args: { filter: { vendorName: { values: ["Klaviyo Inc."] } } } },
+  { options: { "f:vcc": "us" }, args: { filter: { vendorCountryCode: { values: ["US"] } } } },
+  {
+    options: { fields: "name,plans.name", sort: "created_at" },
+    args: { orderBy: [{ field: "CREATED_AT" }] },
+    select: "name plans { name }",
+  },
+  {
+    options: { fields: "*,description_long", page_size: 4 },
+    args: { first: 4 },
+    select: `${APP} descriptionLong`,
+  },
+  {
+    options: { fields: "id,installs_30d,vendor_country_code" },
+    args: {},
+    select: "appId installs30d vendorCountryCode",
+  },
+];
+
+const DOMAIN_LIST_CASES: ListCase[] = [
+  { options: {}, args: { first: 50 } },
+  { options: { page_size: 1000 }, args: { first: 1000 } },
+  {
+    options: { sort: "-er,name", page_size: 10 },
+    args: { first: 10, orderBy: [{ field: "ESTIMATED_SALES", direction: "DESC" }, { field: "NAME" }] },
+  },
+  { options: { sort: "pc" }, args: { orderBy: [{ field: "PRODUCT_COUNT" }] } },
+  { options: { sort: "-empc" }, args: { orderBy: [{ field: "EMPLOYEE_COUNT", direction: "DESC" }] } },
+  {
+    options: { sort: "mas,-rank" },
+    args: { orderBy: [{ field: "MONTHLY_APP_SPEND" }, { field: "RANK", direction: "DESC" }] },
+  },
+  { options: { sort: "-created_at" }, args: { orderBy: [{ field: "CREATED_AT", direction: "DESC" }] } },
+  { options: { sort: "platform_rank" }, args: { orderBy: [{ field: "PLATFORM_RANK" }] } },
+  {
+    options: { sort: "estimated_visits,name" },
+    args: { orderBy: [{ field: "ESTIMATED_VISITS" }, { field: "NAME" }] },
+  },
+  {
+    options: { sort: "-last_plan_change_at" },
+    args: { orderBy: [{ field: "LAST_PLAN_CHANGE_AT", direction: "DESC" }] },
+  },
+  { options: { sort: "-name" }, args: { orderBy: [{ field: "NAME", direction: "DESC" }] } },
+  { options: { "f:cc": "US" }, args: { filter: { countryCode: { values: ["US"] } } } },
+  { options: { "f:ds": "Inactive" }, args: { filter: { state: { values: ["Inactive"] } } } },
+  {
+    options: { "f:ds": "Active,Inactive", "f:ds:op": "or" },
+    args: { filter: { state: { values: ["Active", "Inactive"], op: "OR" } } },
+  },
+  { options: { "f:an": "shopify.klaviyo" }, args: { filter: { apps: { values: ["shopify.klaviyo"] } } } },
+  {
+    options: { "f:an": "shopify.klaviyo,shopify.clone-app-3", "f:an:op": "and" },
+    args: { filter: { apps: { values: ["shopify.klaviyo", "shopify.clone-app-3"] } } },
+  },
+  { options: { "f:features": "Shopify POS" }, args: { filter: { features: { values: ["Shopify POS"] } } } },
+  {
+    options: { "f:tags": "Trending on TikTok", "f:tags:op": "not" },
+    args: { filter: { tags: { values: ["Trending on TikTok"], op: "NOT" } } },
+  },
+  {
+    options: { "f:cratmin": "2017-01-01", "f:cratmax": "2019-01-01" },
+    args: { filter: { createdAt: { min: "2017-01-01", max: "2019-01-01" } } },
+  },
+  {
+    options: { "f:cc": "US", "f:administrative_area_level_1": "California", "f:city": "San Francisco" },
+    args: {
+      filter: {
+        countryCode: { values: ["US"] },
+        administrativeAreaLevel1: { values: ["California"] },
+        city: { values: ["San Francisco"] },
+      },
+    },
+  },
+  { options: { "f:rankmin": 20, "f:rankmax": 120 }, args: { filter: { rank: { min: 20, max: 120 } } } },
+  {
+    options: { "f:p": "woocommerce,shopify", "f:p:op": "or", "f:ds": "Active" },
+    args: {
+      filter: { platform: { values: ["woocommerce", "shopify"], op: "OR" }, state: { values: ["Active"] } },
+    },
+  },
+  {
+    options: { "f:app_installed_at": "shopify.klaviyo", "f:app_installed_at:min": "2021-01-01" },
+    args: { filter: { appInstalledAt: { app: "shopify.klaviyo", min: "2021-01-01" } } },
+  },
+  {
+    options: { "f:app_uninstalled_at": "shopify.old-reviews", "f:app_uninstalled_at:max": "2023-12-31" },
+    args: { filter: { appUninstalledAt: { app: "shopify.old-reviews", max: "2023-12-31" } } },
+  },
+  {
+    options: { "f:tech_installed_at": "Google Analytics", "f:tech_installed_at:max": "2020-06-01" },
+    args: { filter: { technologyInstalledAt: { technology: "Google Analytics", max: "2020-06-01" } } },
+  },
+  { options: { q: "clone shop 1" }, args: { search: "clone shop 1" } },
+  {
+    options: { fields: "name,rank,apps.name,apps.installed_at", sort: "-rank", page_size: 20 },
+    args: { orderBy: [{ field: "RANK", direction: "DESC" }], first: 20 },
+    select: "name rank apps { installedAt app { name } }",
+  },
+  {
+    options: { fields: "*,most_recently_published_product", page_size: 5 },
+    args: { first: 5 },
+    select: `${DOMAIN} mostRecentlyPublishedProduct { title handle productId publishedAt }`,
+  },
+  {
+    options: { fields: "contact_info.type,contact_info.followers,theme.name,trustpilot" },
+    args: {},
+    select: "contactInfo { type followers } theme { name } trustpilot { reviewCount avgRating }",
+  },
+];
+
+/** Options only POST /domain takes: aq (decisions.md). */
+const AQ_CASES: ListCase[] = [
+  {
+    options: { aq: [{ field: "cc", value: "US" }] },
+    args: { filter: { and: [{ countryCode: { values: ["US"], op: "AND" } }] } },
+  },
+  {
+    options: {
+      aq: [
+        { field: "ermin", value: 1 },
+        { field: "tags", value: "Dropshipper", operator: "nor" },
+        { field: "an", value: "shopify.klaviyo,shopify.clone-app-1", operator: "nand" },
+      ],
+      "f:ds": "Active",
+    },
+    args: {
+      filter: {
+        state: { values: ["Active"] },
+        and: [
+          { estimatedSales: { min: 1 } },
+          { tags: { values: ["Dropshipper"], op: "NOT" } },
+          { apps: { values: ["shopify.klaviyo", "shopify.clone-app-1"], op: "NAND" } },
+        ],
+      },
+    },
+  },
+  {
+    options: {
+      aq: [
+        { field: "cat", value: "/Sports/Outdoor", operator: "and" },
+        { field: "p", value: "shopify,woocommerce", operator: "or" },
+        { field: "q", value: "clone" },
+      ],
+      page_size: 7,
+      sort: "name",
+    },
+    args: {
+      filter: {
+        and: [
+          { categories: { values: ["/Sports/Outdoor"] } },
+          { platform: { values: ["shopify", "woocommerce"], op: "OR" } },
+        ],
+      },
+      search: "clone",
+      first: 7,
+      orderBy: [{ field: "NAME" }],
+    },
+  },
+];
+
+const APP_KEYS = ["shopify.klaviyo", "shopify.old-reviews", "woocommerce.woo-seo", "shopify.clone-app-0"];
+const DOMAIN_NAMES = [
+  "shop.example.com",
+  "woo.example.org",
+  "gone.example.net",
+  "old-shop.example.com",
+  "shop-0.example.com",
+  "shop-59.example.com",
+];
+
+const queryString = (options: ListCase["options"]) =>
+  new URLSearchParams(Object.entries(options).map(([k, v]) => [k, String(v)])).toString();
+
+describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
+  let api: TestApi;
+  const tmp = tempDir("storegraph-rest-parity-");
+  const covered = new Set<string>();
+
+  beforeAll(async () => {
+    api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "snapshot"), manyDomainsFixture(CLONES)));
+  });
+  afterAll(async () => {
+    await api?.close();
+    tmp.remove();
+  });
+
+  /** A REST request: status, content type, and the body parsed (JSON, or JSON Lines). */
+  async function rest(
+    path: string,
+    init?: RequestInit,
+  ): Promise<{ status: number; type: string; body: unknown }> {
+    const res = await api.app.fetch(`${BASE}${path}`, init ?? {});
+    const type = res.headers.get("content-type") ?? "";
+    const text = await res.text();
+    const body = type.startsWith("application/x-ndjson")
+      ? text
+          .split("\n")
+          .filter((l) => l !== "")
+          .map((l) => JSON.parse(l))
+      : JSON.parse(text);
+    return { status: res.status, type, body };
+  }
+
+  /** A successful JSON REST response's body. */
+  async function ok(path: string, init?: RequestInit): Promise<Json> {
+    const res = await rest(path, init);
+    expect(res.status, `${init?.method ?? "GET"} ${path}: ${JSON.stringify(res.body)}`).toBe(200);
+    expect(res.type).toMatch(/^application\/json\b/);
+    return res.body as Json;
+  }
+
+  const post = (path: string, body: unknown) =>
+    ok(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+  /** A GraphQL operation's data; errors fail the test. */
+  async function gql(query: string, variables: Json = {}): Promise<Json> {
+    const res = await api.gql(query, variables);
+    expect(res.errors, JSON.stringify(res.errors)).toBeUndefined();
+    return res.data as Json;
+  }
+
+  describe("Retrieve an App (GET /app/<platform>.<token>)", () => {
+    const one = (select: string) =>
+      `query($p: String!, $t: String!) { app(platform: $p, token: $t) { ${select} } }`;
+    const vars = (key: string) => ({ p: key.split(".")[0], t: key.slice(key.indexOf(".") + 1) });
+
+    it.each(APP_KEYS)("default fields of %s", async (key) => {
+      covered.add("retrieveApp");
+      const data = await gql(one(APP), vars(key));
+      const body = await ok(`/app/${key}`);
+      expect(body).toEqual({ app: legacy(data.app) });
+      expect(Object.keys(body.app as Json)).toEqual(
+        expect.arrayContaining(["id", "token", "platform", "plans"]),
+      );
+    });
+
+    it.each([
+      ["name,plans.name", "name plans { name }"],
+      ["*,description_long", `${APP} descriptionLong`],
+      ["installs_time_series,name", "installsTimeSeries { date installs } name"],
+      ["plans", `plans { ${PLAN} }`],
+      [
+        "id,token,installs_30d,reviews_90d,vendor_country_code",
+        "appId token installs30d reviews90d vendorCountryCode",
+      ],
+      ["*", APP],
+    ])("fields=%s", async (fields, select) => {
+      for (const key of APP_KEYS.slice(0, 3)) {
+        const data = await gql(one(select), vars(key));
+        expect(await ok(`/app/${key}?fields=${encodeURIComponent(fields)}`), key).toEqual({
+          app: legacy(data.app),
+        });
+      }
+    });
+  });
+
+  describe("List an App's reviews (GET /app/<platform>.<token>/reviews)", () => {
+    const reviews = (
+      select: string,
+    ) => `query($p: String!, $t: String!, $first: Int, $offset: Int, $orderBy: ReviewOrder) {
+      app(platform: $p, token: $t) { reviews(first: $first, offset: $offset, orderBy: $orderBy) { edges { node { ${select} } } } }
+    }`;
+
+    it.each([
+      ["", {}],
+      ["page=1&page_size=20", { first: 20, offset: 20 }],
+      ["page=3&page_size=20", { first: 20, offset: 60 }],
+      ["page=9&page_size=20", { first: 20, offset: 180 }],
+      ["sort=updated_at&page_size=7", { first: 7, orderBy: { direction: "ASC" } }],
+      ["sort=-updated_at&page=2&page_size=7", { first: 7, offset: 14, orderBy: { direction: "DESC" } }],
+    ])("shopify.klaviyo ?%s", async (q, args) => {
+      covered.add("listAppReviews");
+      const data = await gql(reviews(REVIEW), { p: "shopify", t: "klaviyo", ...args });
+      const body = await ok(`/app/shopify.klaviyo/reviews?${q}`);
+      expect(body).toEqual({ reviews: nodes((data.app as Json).reviews) });
+    });
+
+    it("fields=rating,domains.name", async () => {
+      const data = await gql(reviews("rating domains { name }"), { p: "shopify", t: "klaviyo", first: 50 });
+      expect(await ok("/app/shopify.klaviyo/reviews?fields=rating,domains.name")).toEqual({
+        reviews: nodes((data.app as Json).reviews),
+      });
+    });
+
+    it("the first page holds 50 reviews by default, newest first", async () => {
+      const body = (await ok("/app/shopify.klaviyo/reviews")) as { reviews: { updated_at: string }[] };
+      expect(body.reviews).toHaveLength(50);
+      const times = body.reviews.map((r) => r.updated_at);
+      expect([...times].sort().reverse()).toEqual(times);
+    });
+
+    it("Apps without reviews, and non-P1 Apps, have an empty list", async () => {
+      for (const key of ["woocommerce.woo-seo", "shopify.old-reviews", "shopify.clone-app-2"]) {
+        expect(await ok(`/app/${key}/reviews`)).toEqual({ reviews: [] });
+      }
+    });
+  });
+
+  describe("List Apps (GET and POST /app)", () => {
+    const list = (
+      select: string,
+    ) => `query($filter: AppFilter, $orderBy: [AppOrder!], $search: String, $first: Int, $offset: Int) {
+      apps(filter: $filter, orderBy: $orderBy, search: $search, first: $first, offset: $offset) { edges { node { ${select} } } }
+    }`;
+
+    it.each(APP_LIST_CASES)("GET $options", async ({ options, args, select }) => {
+      covered.add("listApps");
+      const data = await gql(list(select ?? APP), args);
+      expect(await ok(`/app?${queryString(options)}`)).toEqual({ apps: nodes(data.apps) });
+    });
+
+    it.each(APP_LIST_CASES)("POST $options", async ({ options, args, select }) => {
+      covered.add("searchApps");
+      const data = await gql(list(select ?? APP), args);
+      expect(await post("/app", options)).toEqual({ apps: nodes(data.apps) });
+    });
+
+    it("POST takes numeric options as strings too, and options in the query string", async () => {
+      const data = await gql(list("name"), { first: 3, offset: 6 });
+      expect(await post("/app", { fields: "name", page: "2", page_size: "3" })).toEqual({
+        apps: nodes(data.apps),
+      });
+      expect(await post("/app?fields=name&page=2", { page_size: 3 })).toEqual({ apps: nodes(data.apps) });
+    });
+
+    it("an empty POST body is no options", async () => {
+      const data = await gql(list(APP), {});
+      expect(await ok("/app", { method: "POST" })).toEqual({ apps: nodes(data.apps) });
+      expect(await ok("/app", { method: "POST", body: " " })).toEqual({ apps: nodes(data.apps) });
+    });
+
+    it("pages of 10 put together are the first 40 Apps, each once", async () => {
+      const data = await gql(list("appId"), { first: 40 });
+      const pages: unknown[] = [];
+      for (let page = 0; page < 4; page++) {
+        pages.push(...((await ok(`/app?fields=id&page_size=10&page=${page}`)).apps as unknown[]));
+      }
+      expect(pages).toEqual(nodes(data.apps));
+      expect(pages.length).toBe(3 + 30);
+    });
+  });
+
+  describe("Retrieve a Domain (GET /domain/<name>)", () => {
+    const one = (select: string) =>
+      `query($n: String!, $f: Boolean) { domain(name: $n, followRedirects: $f) { ${select} } }`;
+
+    it.each(DOMAIN_NAMES)("default fields of %s", async (name) => {
+      covered.add("retrieveDomain");
+      const data = await gql(one(DOMAIN), { n: name });
+      const body = await ok(`/domain/${name}`);
+      expect(body).toEqual({ domain: legacy(data.domain) });
+      expect(Object.keys(body.domain as Json)).toEqual(
+        expect.arrayContaining(["name", "tld1", "rank", "state"]),
+      );
+    });
+
+    it("by platform domain, in any letter case, with a trailing dot", async () => {
+      const data = await gql(one(DOMAIN), { n: "shop.example.com" });
+      for (const n of ["example-shop.myshopify.com", "SHOP.Example.com", "shop.example.com."]) {
+        expect(await ok(`/domain/${n}`), n).toEqual({ domain: legacy(data.domain) });
+      }
+    });
+
+    it("follow_redirects", async () => {
+      const followed = await gql(one(DOMAIN), { n: "old-shop.example.com", f: true });
+      const itself = await gql(one(DOMAIN), { n: "old-shop.example.com", f: false });
+      expect((followed.domain as Json).name).toBe("shop.example.com");
+      expect(await ok("/domain/old-shop.example.com?follow_redirects=true")).toEqual({
+        domain: legacy(followed.domain),
+      });
+      expect(await ok("/domain/old-shop.example.com?follow_redirects=1")).toEqual({
+        domain: legacy(followed.domain),
+      });
+      expect(await ok("/domain/old-shop.example.com?follow_redirects=false")).toEqual({
+        domain: legacy(itself.domain),
+      });
+      expect(await ok("/domain/old-shop.example.com")).toEqual({ domain: legacy(itself.domain) });
+      // Not a Redirect: no difference.
+      expect(await ok("/domain/woo.example.org?follow_redirects=true&fields=name")).toEqual({
+        domain: { name: "woo.example.org" },
+      });
+    });
+
+    it.each([
+      ["name,apps.name,apps.installed_at", "name apps { installedAt app { name } }"],
+      ["apps", `apps { installedAt removedAt app { ${APP_BASE} } }`],
+      ["apps.id,apps.removed_at,apps.plans.name", "apps { removedAt app { appId plans { name } } }"],
+      [
+        "*,most_recently_published_product",
+        `${DOMAIN} mostRecentlyPublishedProduct { title handle productId publishedAt }`,
+      ],
+      ["most_recently_published_product.title", "mostRecentlyPublishedProduct { title }"],
+      [
+        "contact_info.type,contact_info.followers_30d,technologies.name",
+        "contactInfo { type followers30d } technologies { name }",
+      ],
+      [
+        "theme,trustpilot,yotpo,alternates,keywords",
+        "theme { name style vendor version cost } trustpilot { reviewCount avgRating } yotpo { reviewCount avgRating } alternates keywords",
+      ],
+      [
+        "tld1,administrative_area_level_1,product_images_created_365,estimated_sales_yearly",
+        "tld1 administrativeAreaLevel1 productImagesCreated365 estimatedSalesYearly",
+      ],
+    ])("fields=%s", async (fields, select) => {
+      for (const name of DOMAIN_NAMES.slice(0, 5)) {
+        const data = await gql(one(select), { n: name });
+        expect(await ok(`/domain/${name}?fields=${encodeURIComponent(fields)}`), name).toEqual({
+          domain: legacy(data.domain),
+        });
+      }
+    });
+  });
+
+  describe("Bulk retrieve Domains (POST /domain/bulk)", () => {
+    const bulk = (select: string) => `query($names: [String!]!, $f: Boolean) {
+      domainsByName(names: $names, followRedirects: $f) { domains { ${select} } notFound }
+    }`;
+    const envelope = (data: Json) => {
+      const r = data.domainsByName as { domains: unknown[]; notFound: string[] };
+      return { domains: legacy(r.domains), not_found: r.notFound };
+    };
+
+    it("default fields, request order, unknown names in not_found", async () => {
+      covered.add("bulkRetrieveDomains");
+      const names = ["woo.example.org", "nope.example.com", ...DOMAIN_NAMES, "example-shop.myshopify.com"];
+      const data = await gql(bulk(DOMAIN), { names });
+      expect(await post("/domain/bulk", { domains: names })).toEqual(envelope(data));
+    });
+
+    it("fields and follow_redirects", async () => {
+      const names = ["old-shop.example.com", "shop-7.example.com", "missing.example.org"];
+      const followed = await gql(bulk("name state apps { installedAt app { name } }"), { names, f: true });
+      expect(
+        await post("/domain/bulk", {
+          domains: names,
+          fields: "name,state,apps.name,apps.installed_at",
+          follow_redirects: true,
+        }),
+      ).toEqual(envelope(followed));
+      const itself = await gql(bulk("name state redirectsTo"), { names, f: false });
+      expect(await post("/domain/bulk", { domains: names, fields: "name,state,redirects_to" })).toEqual(
+        envelope(itself),
+      );
+      expect(
+        await post("/domain/bulk", {
+          domains: names,
+          fields: "name,state,redirects_to",
+          follow_redirects: "false",
+        }),
+      ).toEqual(envelope(itself));
+    });
+
+    it("100 names", async () => {
+      const names = Array.from({ length: 100 }, (_, i) =>
+        i < CLONES ? `shop-${i}.example.com` : `none-${i}.example.com`,
+      );
+      const data = await gql(bulk("name rank"), { names });
+      const body = await post("/domain/bulk", { domains: names, fields: "name,rank" });
+      expect(body).toEqual(envelope(data));
+      expect((body.domains as unknown[]).length).toBe(CLONES);
+      expect((body.not_found as unknown[]).length).toBe(100 - CLONES);
+    });
+  });
+
+  describe("List App reviews for a Domain (GET /domain/<name>/app_reviews)", () => {
+    const reviews = (
+      select: string,
+    ) => `query($n: String!, $first: Int, $offset: Int, $orderBy: ReviewOrder) {
+      domain(name: $n) { appReviews(first: $first, offset: $offset, orderBy: $orderBy) { edges { node { ${select} } } } }
+    }`;
+
+    it.each([
+      ["shop.example.com", "", {}],
+      ["shop-3.example.com", "", {}],
+      ["example-shop.myshopify.com", "", {}],
+      ["shop.example.com", "page=1&page_size=1", { first: 1, offset: 1 }],
+      ["shop.example.com", "sort=updated_at&page_size=1", { first: 1, orderBy: { direction: "ASC" } }],
+      ["woo.example.org", "", {}],
+    ])("%s ?%s", async (name, q, args) => {
+      covered.add("listDomainAppReviews");
+      const data = await gql(reviews(DOMAIN_REVIEW), { n: name, ...args });
+      expect(await ok(`/domain/${name}/app_reviews?${q}`)).toEqual({
+        reviews: nodes((data.domain as Json).appReviews),
+      });
+    });
+
+    it.each([
+      ["rating,app", "rating app { appId name appStoreUrl vendorName }"],
+      ["app.name,app.description,body", "app { name description } body"],
+      ["domains", "domains { name platformDomain platformRank }"],
+    ])("fields=%s", async (fields, select) => {
+      const data = await gql(reviews(select), { n: "shop.example.com" });
+      expect(await ok(`/domain/shop.example.com/app_reviews?fields=${fields}`)).toEqual({
+        reviews: nodes((data.domain as Json).appReviews),
+      });
+    });
+  });
+
+  describe("List Domains (GET and POST /domain)", () => {
+    const list = (
+      select: string,
+    ) => `query($filter: DomainFilter, $orderBy: [DomainOrder!], $search: String, $first: Int, $after: String) {
+      domains(filter: $filter, orderBy: $orderBy, search: $search, first: $first, after: $after) {
+        edges { node { ${select} } } pageInfo { hasNextPage endCursor }
+      }
+    }`;
+    const page = (data: Json) => {
+      const conn = data.domains as { pageInfo: { hasNextPage: boolean } };
+      return { domains: nodes(conn), has_next_page: conn.pageInfo.hasNextPage };
+    };
+    /** The body without next_cursor, which must be there exactly when there is a next page. */
+    const withoutCursor = (body: Json) => {
+      const { next_cursor, ...rest } = body;
+      if (body.has_next_page) expect(typeof next_cursor).toBe("string");
+      else expect(next_cursor).toBeUndefined();
+      return rest;
+    };
+
+    it.each(DOMAIN_LIST_CASES)("GET $options", async ({ options, args, select }) => {
+      covered.add("listDomains");
+      const data = await gql(list(select ?? DOMAIN), args);
+      expect(withoutCursor(await ok(`/domain?${queryString(options)}`))).toEqual(page(data));
+    });
+
+    it.each([...DOMAIN_LIST_CASES, ...AQ_CASES])("POST $options", async ({ options, args, select }) => {
+      covered.add("searchDomains");
+      const data = await gql(list(select ?? DOMAIN), args);
+      expect(withoutCursor(await post("/domain", options))).toEqual(page(data));
+    });
+
+    it.each([
+      [
+        { sort: "-er,name" },
+        { orderBy: [{ field: "ESTIMATED_SALES", direction: "DESC" }, { field: "NAME" }] },
+      ],
+      [{}, {}],
+      [
+        { "f:ds": "Active", sort: "pc" },
+        { filter: { state: { values: ["Active"] } }, orderBy: [{ field: "PRODUCT_COUNT" }] },
+      ],
+      [
+        { q: "shop", sort: "-mas" },
+        { search: "shop", orderBy: [{ field: "MONTHLY_APP_SPEND", direction: "DESC" }] },
+      ],
+    ] as [ListCase["options"], Json][])(
+      "next_cursor pages through %j as endCursor does",
+      async (options, args) => {
+        const size = 7;
+        const rest: unknown[][] = [];
+        const graph: unknown[][] = [];
+        let cursor: string | undefined;
+        for (let i = 0; i < 20; i++) {
+          const q = queryString({
+            ...options,
+            fields: "name",
+            page_size: size,
+            ...(cursor ? { cursor } : {}),
+          });
+          const body = await ok(`/domain?${q}`);
+          rest.push(body.domains as unknown[]);
+          expect(body.has_next_page).toBe(body.next_cursor !== undefined);
+          cursor = body.next_cursor as string | undefined;
+          if (!cursor) break;
+        }
+        let after: string | null = null;
+        for (let i = 0; i < 20; i++) {
+          const data = await gql(list("name"), { ...args, first: size, after });
+          const conn = data.domains as { pageInfo: { hasNextPage: boolean; endCursor: string } };
+          graph.push(nodes(conn));
+          if (!conn.pageInfo.hasNextPage) break;
+          after = conn.pageInfo.endCursor;
+        }
+        expect(rest).toEqual(graph);
+        const all = rest.flat() as { name: string }[];
+        expect(new Set(all.map((d) => d.name)).size).toBe(all.length);
+        const total = await gql(
+          "query($filter: DomainFilter, $search: String) { domains(filter: $filter, search: $search) { totalCount } }",
+          { filter: args.filter, search: args.search },
+        );
+        expect(all.length).toBe((total.domains as { totalCount: number }).totalCount);
+      },
+    );
+
+    it("POST pages with next_cursor too, and keeps aq across pages", async () => {
+      const options = { aq: [{ field: "ermin", value: 1 }], fields: "name", page_size: 10, sort: "name" };
+      const args = {
+        filter: { and: [{ estimatedSales: { min: 1 } }] },
+        orderBy: [{ field: "NAME" }],
+        first: 10,
+      };
+      let cursor: string | undefined;
+      let after: string | null = null;
+      for (let i = 0; i < 10; i++) {
+        const body = await post("/domain", { ...options, ...(cursor ? { cursor } : {}) });
+        const data = await gql(list("name"), { ...args, after });
+        expect(withoutCursor(body)).toEqual(page(data));
+        cursor = body.next_cursor as string | undefined;
+        after = (data.domains as { pageInfo: { endCursor: string } }).pageInfo.endCursor;
+        if (!cursor) return;
+      }
+      throw new Error("never reached the last page");
+    });
+
+    it("the last page has has_next_page false and no next_cursor", async () => {
+      const body = await ok("/domain?fields=name&page_size=1000");
+      expect(body.has_next_page).toBe(false);
+      expect(body).not.toHaveProperty("next_cursor");
+      expect((body.domains as unknown[]).length).toBe(4 + CLONES);
+    });
+  });
+
+  describe("Export Domains (GET /domain/export)", () => {
+    const all = (select: string) => `query($filter: DomainFilter, $orderBy: [DomainOrder!], $search: String) {
+      domains(filter: $filter, orderBy: $orderBy, search: $search, first: 1000) { edges { node { ${select} } } }
+    }`;
+
+    it.each([
+      [{}, {}, DOMAIN],
+      [
+        { fields: "name,rank,apps.name", sort: "-name", "f:ds": "Active" },
+        { orderBy: [{ field: "NAME", direction: "DESC" }], filter: { state: { values: ["Active"] } } },
+        "name rank apps { app { name } }",
+      ],
+      [
+        { q: "clone", sort: "-er", fields: "name,estimated_sales" },
+        { search: "clone", orderBy: [{ field: "ESTIMATED_SALES", direction: "DESC" }] },
+        "name estimatedSales",
+      ],
+      [{ "f:cc": "DE", fields: "name" }, { filter: { countryCode: { values: ["DE"] } } }, "name"],
+    ] as [ListCase["options"], Json, string][])(
+      "%j streams every Domain as JSON Lines",
+      async (options, args, select) => {
+        covered.add("exportDomains");
+        const data = await gql(all(select), args);
+        const res = await rest(`/domain/export?${queryString(options)}`);
+        expect(res.status).toBe(200);
+        expect(res.type).toMatch(/^application\/x-ndjson\b/);
+        expect(res.body).toEqual(nodes(data.domains));
+      },
+    );
+  });
+
+  describe("literal expectations from the fixture", () => {
+    const klaviyoApp = {
+      id: "app-1",
+      name: "Klaviyo",
+      app_store_url: "https://apps.shopify.com/klaviyo",
+      vendor_name: "Klaviyo Inc.",
+    };
+
+    it.each([
+      [
+        "/app/shopify.klaviyo?fields=name,plans.name",
+        { app: { name: "Klaviyo", plans: [{ name: "Free" }, { name: "Pro" }] } },
+      ],
+      [
+        "/app/shopify.klaviyo?fields=plans,installs,integrates_with,created_at",
+        {
+          app: {
+            plans: [
+              { name: "Free", monthly_cost: "Free" },
+              { name: "Pro", monthly_cost: "$20/month", monthly_cost_cents: 2000 },
+            ],
+            installs: 1 + CLONES,
+            integrates_with: ["  Shopify Flow\n", "Zapier"],
+            created_at: "2019-01-02T03:04:05",
+          },
+        },
+      ],
+      [
+        "/app/shopify.old-reviews?fields=state,removed_at,plans,vendor_email,free_trial_duration",
+        { app: { state: "Inactive", removed_at: "2023-06-01T00:00:00Z", plans: [] } },
+      ],
+      [
+        "/app/shopify.klaviyo?fields=installs_time_series",
+        {
+          app: {
+            installs_time_series: [
+              { date: "2024-01-01", installs: 1 },
+              { date: "2024-02-01", installs: 1 },
+            ],
+          },
+        },
+      ],
+      ["/app/woocommerce.woo-seo/reviews", { reviews: [] }],
+      ["/app?fields=name&f:p=woocommerce", { apps: [{ name: "Woo SEO" }] }],
+      ["/app?fields=name,state&f:as=inactive", { apps: [{ name: "Old Reviews", state: "Inactive" }] }],
+      [
+        "/app/shopify.klaviyo/reviews?fields=rating,domains&page=0&page_size=2&sort=-updated_at",
+        {
+          reviews: [
+            {
+              rating: 3,
+              domains: [
+                {
+                  name: "unknown-store.example.com",
+                  platform_domain: "unknown.myshopify.com",
+                  platform_rank: 999,
+                },
+              ],
+            },
+            {
+              rating: 5,
+              domains: [
+                { name: "shop.example.com", platform_domain: "example-shop.myshopify.com", platform_rank: 1 },
+              ],
+            },
+          ],
+        },
+      ],
+      [
+        "/domain/old-shop.example.com?follow_redirects=true&fields=name,state",
+        { domain: { name: "shop.example.com", state: "Active" } },
+      ],
+      [
+        "/domain/old-shop.example.com?fields=name,state,redirects_to,inactive_at",
+        { domain: { name: "old-shop.example.com", state: "Redirect", redirects_to: ["shop.example.com"] } },
+      ],
+      [
+        "/domain/gone.example.net?fields=state,inactive_at,redirects_to",
+        { domain: { state: "Inactive", inactive_at: "2025-01-01" } },
+      ],
+      [
+        "/domain/shop.example.com?fields=apps.name,apps.installed_at,apps.removed_at",
+        {
+          domain: {
+            apps: [
+              {
+                name: "Old Reviews",
+                installed_at: "2019-01-01T00:00:00Z",
+                removed_at: "2023-01-01T00:00:00Z",
+              },
+              { name: "Klaviyo", installed_at: "2021-01-01T00:00:00Z" },
+            ],
+          },
+        },
+      ],
+      [
+        "/domain/woo.example.org?fields=name,language_code,country_code,features,apps.id",
+        { domain: { name: "woo.example.org", language_code: "", apps: [{ id: "app-3" }] } },
+      ],
+      [
+        "/domain/shop.example.com?fields=most_recently_published_product,trustpilot,alternates,keywords,estimated_sales",
+        {
+          domain: {
+            most_recently_published_product: {
+              title: "Trail Boot",
+              handle: "trail-boot",
+              product_id: 7_000_000_001,
+              published_at: "2026-10-30T10:00:00Z",
+            },
+            trustpilot: { review_count: 420, avg_rating: 4.4 },
+            alternates: { "de-DE": "de.example.com" },
+            keywords: ["tents", "boots"],
+            estimated_sales: 350_000_000_000,
+          },
+        },
+      ],
+      [
+        "/domain/shop.example.com?fields=contact_info",
+        {
+          domain: {
+            contact_info: [
+              { type: "email", value: "hi@example.com", source: "/pages/contact" },
+              {
+                type: "instagram",
+                value: "https://instagram.com/exampleshop",
+                source: "/",
+                followers: 12000,
+                followers_30d: 150,
+                followers_90d: 400,
+                posts: 300,
+                likes: 5000,
+              },
+            ],
+          },
+        },
+      ],
+      [
+        "/domain/shop.example.com/app_reviews?fields=rating,app",
+        { reviews: [{ rating: 5, app: klaviyoApp }] },
+      ],
+      [
+        "/domain?fields=name&f:ds=Inactive",
+        { domains: [{ name: "gone.example.net" }], has_next_page: false },
+      ],
+      [
+        "/domain?fields=name,rank&page_size=2&f:rankmax=30",
+        {
+          domains: [
+            { name: "shop.example.com", rank: 10 },
+            { name: "woo.example.org", rank: 20 },
+          ],
+          has_next_page: true,
+        },
+      ],
+    ])("GET %s", async (path, expected) => {
+      const body = await ok(path);
+      const { next_cursor, ...rest } = body;
+      expect(rest).toEqual(expected);
+    });
+
+    it("POST /domain/bulk with unknown and differently written names", async () => {
+      expect(
+        await post("/domain/bulk", {
+          domains: ["woo.example.org", "nope.example.com", "SHOP.example.com.", "old-shop.example.com"],
+          fields: "name",
+          follow_redirects: true,
+        }),
+      ).toEqual({
+        domains: [{ name: "woo.example.org" }, { name: "shop.example.com" }, { name: "shop.example.com" }],
+        not_found: ["nope.example.com"],
+      });
+    });
+
+    it("GET /domain/export?fields=name&f:ds=Active,Inactive&f:ds:op=or&f:rankmax=40", async () => {
+      const res = await rest("/domain/export?fields=name&f:ds=Active,Inactive&f:ds:op=or&f:rankmax=40");
+      expect(res.type).toMatch(/^application\/x-ndjson\b/);
+      expect(res.body).toEqual([
+        { name: "shop.example.com" },
+        { name: "woo.example.org" },
+        { name: "gone.example.net" },
+      ]);
+    });
+  });
+
+  it("covers every route of the route table", () => {
+    expect([...covered].sort()).toEqual(ROUTES.map((r) => r.id).sort());
+  });
+});
