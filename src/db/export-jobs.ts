@@ -92,12 +92,19 @@ export class ExportJobs {
     await this.store.metaQuery("DELETE FROM {meta}.export_job WHERE id = ?", [id]);
   }
 
-  /** Jobs of another snapshot, older than `ttlMs`, or running without a heartbeat for `staleMs`. */
+  /**
+   * Jobs to drop: those of another snapshot, results (done or failed) older than `ttlMs` since they
+   * finished, and running jobs whose worker has not reported for `staleMs`.
+   */
   async expired(now: number, ttlMs: number, staleMs: number, version: number): Promise<ExportJob[]> {
     const rows = await this.store.metaQuery(
-      "SELECT * FROM {meta}.export_job WHERE snapshot_version <> ? OR created_at < ? OR (status = 'running' AND updated_at < ?)",
+      "SELECT * FROM {meta}.export_job WHERE snapshot_version <> ? OR (status <> 'running' AND updated_at < ?) OR (status = 'running' AND updated_at < ?)",
       [version, now - ttlMs, now - staleMs],
     );
     return rows.map(toJob);
+  }
+
+  async ids(): Promise<string[]> {
+    return (await this.store.metaQuery("SELECT id FROM {meta}.export_job")).map((r) => String(r.id));
   }
 }

@@ -22,6 +22,9 @@ export class PgSnapshotStore implements SnapshotStore {
 
   static async open(url: string): Promise<PgSnapshotStore> {
     const pool = new pg.Pool({ connectionString: url, max: 4 });
+    // An idle connection that the server closes (restart, admin command) must not crash the
+    // process: the pool drops it and the next query connects again.
+    pool.on("error", () => {});
     const client = await pool.connect();
     try {
       await applyPgMigrations(client, META_SCHEMA, "meta", "all");

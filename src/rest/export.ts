@@ -1,8 +1,17 @@
 import { createHash, randomUUID } from "node:crypto";
-import { createReadStream, createWriteStream, mkdirSync, renameSync, rmSync } from "node:fs";
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { finished } from "node:stream/promises";
+import { pipeline } from "node:stream/promises";
 import type { GraphQLObjectType } from "graphql";
 import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
 import type { Logger } from "../logger.ts";
@@ -184,32 +193,28 @@ async function runJob(
   id: string,
   format: "json" | "jsonl",
 ) {
-  const dir = join(deps.dataDir, "exports");
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(join(deps.dataDir, "exports"), { recursive: true });
   const location = join("exports", `${id}.${format}`);
   const partial = join(deps.dataDir, `${location}.partial`);
-  const out = createWriteStream(partial);
-  const write = async (text: string) => {
-    if (!out.write(text)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
-  };
   let count = 0;
-  try {
-    if (format === "json") await write('{"domains":[');
+  // The result as chunks of text, a page at a time; pipeline() applies the file's backpressure and,
+  // on any failure, destroys both ends cleanly.
+  async function* chunks(): AsyncGenerator<string> {
+    if (format === "json") yield '{"domains":[';
     for await (const page of domainPages(deps, request, q)) {
-      for (const d of page) {
-        const line = JSON.stringify(d);
-        await write(format === "json" ? (count === 0 ? line : `,${line}`) : `${line}\n`);
-        count++;
-      }
+      const lines = page.map((d) => JSON.stringify(d));
+      if (format === "json") yield (count === 0 ? "" : ",") + lines.join(",");
+      else yield lines.map((l) => `${l}\n`).join("");
+      count += page.length;
       await deps.jobs.progress(id, count);
     }
-    if (format === "json") await write("]}");
-    out.end();
-    await finished(out);
+    if (format === "json") yield "]}";
+  }
+  try {
+    await pipeline(Readable.from(chunks()), createWriteStream(partial));
     renameSync(partial, join(deps.dataDir, location));
     await deps.jobs.finish(id, location, count);
   } catch (e) {
-    out.destroy();
     rmSync(partial, { force: true });
     const err = e instanceof RestError ? e : new RestError(500, "INTERNAL_SERVER_ERROR", "the job failed");
     if (!(e instanceof RestError)) deps.logger.error({ err: e, job: id }, "cursor=all job failed");
@@ -219,10 +224,20 @@ async function runJob(
 
 /** Drops jobs of older snapshots, past their time, or abandoned by a dead worker, with their files. */
 async function expireJobs(deps: ExportDeps, version: number): Promise<void> {
-  for (const job of await deps.jobs.expired(Date.now(), deps.ttlMs, STALE_MS, version)) {
+  const now = Date.now();
+  for (const job of await deps.jobs.expired(now, deps.ttlMs, STALE_MS, version)) {
     await deps.jobs.delete(job.id);
     if (job.location) rmSync(join(deps.dataDir, job.location), { force: true });
     rmSync(join(deps.dataDir, "exports", `${job.id}.${job.format}.partial`), { force: true });
+  }
+  // A worker can finish its file just after its job was dropped: sweep files no job refers to.
+  const dir = join(deps.dataDir, "exports");
+  if (!existsSync(dir)) return;
+  const live = new Set((await deps.jobs.ids()).map(String));
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    if (!live.has(name.split(".")[0]) && now - statSync(file).mtimeMs > STALE_MS)
+      rmSync(file, { force: true });
   }
 }
 
