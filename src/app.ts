@@ -1,6 +1,8 @@
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { GraphQLError } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { ApiKeys } from "./auth/keys.ts";
+import { apiKeyOf, createVerifier, graphiqlKey, useAuth } from "./auth/plugin.ts";
 import type { Config } from "./config.ts";
 import { type Context, createContext } from "./context.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
@@ -10,7 +12,7 @@ import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createLogger } from "./logger.ts";
 import { exportRoutes } from "./rest/export.ts";
-import { type ExecuteGraphQL, useJsonNotFound, useRest } from "./rest/handler.ts";
+import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
 
 export type App = YogaServerInstance<Record<string, never>, Context>;
@@ -18,13 +20,25 @@ export type App = YogaServerInstance<Record<string, never>, Context>;
 /** Builds the whole HTTP application; server.ts only listens. Tests call app.fetch(). */
 export function createApp(config: Config, snapshots: Snapshots): App {
   const logger = createLogger(config);
+  const verify = createVerifier(new ApiKeys(snapshots.store));
   const execute: ExecuteGraphQL = (request, query, variables) =>
     executeInternally(yoga, request, query, variables);
   const yoga: App = createYoga<Record<string, never>, Context>({
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
-    graphiql: { title: "storegraph", defaultQuery: EXAMPLE_OPERATIONS },
+    // A page opened with ?key= (a browser cannot send the header) sends the key as the header.
+    // GraphiQL is rendered before other plugins run: without a valid key it is off, and the
+    // request meets useAuth's 401 like any other.
+    graphiql: async (request) => {
+      const key = await graphiqlKey(request, verify);
+      if (!key) return false;
+      return {
+        title: "storegraph",
+        defaultQuery: EXAMPLE_OPERATIONS,
+        ...(key ? { headers: JSON.stringify({ Authorization: `Bearer ${key}` }) } : {}),
+      };
+    },
     // Bundled GraphiQL: the page works without reaching a CDN (offline and locked-down networks).
     renderGraphiQL,
     logging: {
@@ -37,9 +51,10 @@ export function createApp(config: Config, snapshots: Snapshots): App {
     maskedErrors: {
       maskError: createMaskError((err, requestId) => logger.error({ err, requestId }, "unexpected error")),
     },
-    context: () => createContext(snapshots),
+    context: ({ request }) => createContext(snapshots, apiKeyOf(request)),
     plugins: [
       useHealth(snapshots),
+      useAuth(verify, [OPENAPI_PATH]),
       useRest(
         { execute, logger },
         exportRoutes({

@@ -1,4 +1,5 @@
 import type DataLoader from "dataloader";
+import type { ApiKey } from "./auth/keys.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { apiError } from "./errors.ts";
 
@@ -6,12 +7,14 @@ import { apiError } from "./errors.ts";
 export interface Context {
   snapshots: Snapshots;
   served: ServedSnapshot | null;
+  /** The API key the request was authenticated with. */
+  apiKey: ApiKey | null;
   /** Per-request DataLoaders by name (src/query/loaders.ts). */
   loaders: Map<string, DataLoader<unknown, unknown>>;
 }
 
-export async function createContext(snapshots: Snapshots): Promise<Context> {
-  return { snapshots, served: await snapshots.current(), loaders: new Map() };
+export async function createContext(snapshots: Snapshots, apiKey: ApiKey | null = null): Promise<Context> {
+  return { snapshots, served: await snapshots.current(), apiKey, loaders: new Map() };
 }
 
 /** The snapshot this request reads; NOT_READY before the first load. */

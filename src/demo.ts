@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { ApiKeys } from "./auth/keys.ts";
 import type { Config } from "./config.ts";
 import { generateDataset } from "./dataset/generate.ts";
 import { loadSnapshot } from "./dataset/load/load.ts";
@@ -22,4 +23,10 @@ export async function ensureDemoData(config: Config, store: SnapshotStore, log: 
   log.info({ dir }, "loading the demo dataset");
   const r = await loadSnapshot(store, dir, { keep: config.keepSnapshots });
   log.info({ ...r, seconds: (Date.now() - started) / 1000 }, "demo dataset loaded");
+}
+
+/** A fresh database gets one key, so the first `npm start` can be tried at once; null otherwise. */
+export async function ensureDemoKey(keys: ApiKeys): Promise<string | null> {
+  if ((await keys.list()).length > 0) return null;
+  return (await keys.create("demo", "enterprise")).key;
 }

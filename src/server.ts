@@ -1,8 +1,9 @@
 import { createServer } from "node:http";
 import { createApp } from "./app.ts";
+import { ApiKeys } from "./auth/keys.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { Snapshots } from "./db/snapshots.ts";
-import { ensureDemoData } from "./demo.ts";
+import { ensureDemoData, ensureDemoKey } from "./demo.ts";
 import { createLogger } from "./logger.ts";
 
 async function main(): Promise<void> {
@@ -10,6 +11,7 @@ async function main(): Promise<void> {
   const log = createLogger(config);
   const snapshots = await Snapshots.open(config);
   await ensureDemoData(config, snapshots.store, log);
+  const demoKey = await ensureDemoKey(new ApiKeys(snapshots.store));
   const app = createApp(config, snapshots);
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
@@ -25,7 +27,24 @@ async function main(): Promise<void> {
       `  liveness   ${base}/healthz`,
       `  readiness  ${base}/readyz`,
       `  GraphQL    ${base}/graphql`,
+      `  REST       ${base}/json/api/v1/all  (OpenAPI: ${base}/json/api/v1/openapi.json)`,
       "",
+      ...(demoKey
+        ? [
+            "A demo API key (enterprise plan) was created for this fresh database. It is shown only now:",
+            "",
+            `  ${demoKey}`,
+            "",
+            "Try it:",
+            `  curl -H "Authorization: Bearer ${demoKey}" "${base}/json/api/v1/all/domain?page_size=3"`,
+            `  GraphiQL: open ${base}/graphql?key=${demoKey}`,
+            "More keys: npm run keys -- create --plan pro --name <name>   (list, revoke: npm run keys)",
+            "",
+          ]
+        : [
+            "Every request needs Authorization: Bearer <API key> (npm run keys -- create --plan pro --name <name>).",
+            "",
+          ]),
     ].join("\n"),
   );
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -26,7 +27,8 @@ describe.skipIf(!existsSync(CHROMIUM))("GraphiQL in a browser", () => {
 
   beforeAll(async () => {
     api = await startApi("sqlite", writeSnapshotDir(join(tmp.dir, "s"), validFixture()));
-    server = createServer(api.app);
+    // The app as a browser meets it: no key added for it (api.app adds the test key to fetch).
+    server = createServer(createApp(api.db.config, api.snapshots));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
@@ -46,13 +48,16 @@ describe.skipIf(!existsSync(CHROMIUM))("GraphiQL in a browser", () => {
       const url = r.url();
       if (!url.startsWith(base) && !url.startsWith("data:") && !url.startsWith("blob:")) outside.push(url);
     });
-    await page.goto(`${base}/graphql`);
+    // A browser cannot send the header when opening the page: the key rides on ?key=, and the page
+    // then sends it as Authorization itself.
+    expect((await page.goto(`${base}/graphql`))?.status()).toBe(401);
+    await page.goto(`${base}/graphql?key=${api.key}`);
     await expect
       .poll(() => text(page, ".graphiql-query-editor .view-lines"), { timeout: 20_000 })
       .toContain("query TopStoresInGermany");
 
     const query = "{ domains(first: 2) { totalCount edges { node { name } } } }";
-    await page.goto(`${base}/graphql?query=${encodeURIComponent(query)}`);
+    await page.goto(`${base}/graphql?key=${api.key}&query=${encodeURIComponent(query)}`);
     await expect
       .poll(() => text(page, ".graphiql-query-editor .view-lines"), { timeout: 20_000 })
       .toContain("domains(first: 2)");

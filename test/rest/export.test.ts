@@ -61,7 +61,27 @@ afterAll(() => scratch.remove());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const url = (params: Record<string, string>, path = "") => `${BASE}${path}?${new URLSearchParams(params)}`;
-const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+/** Clients by name, each with its own real API key (jobs belong to a key). */
+const CLIENTS = [
+  "a",
+  "key-a",
+  "key-b",
+  "instances",
+  "race",
+  "bad",
+  "post",
+  "export",
+  "ttl",
+  "mid-job",
+  "long-job",
+  "snapshot",
+];
+const clientKeys = new Map<string, string>();
+const auth = (client: string) => {
+  const key = clientKeys.get(client);
+  if (!key) throw new Error(`no API key made for client "${client}"`);
+  return { authorization: `Bearer ${key}` };
+};
 
 interface Progress {
   progress: number;
@@ -98,6 +118,8 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
 
   beforeAll(async () => {
     api = await startApi(kind, dirA);
+    clientKeys.clear();
+    for (const client of CLIENTS) clientKeys.set(client, await api.createKey("enterprise", client));
   });
 
   afterAll(async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type App, createApp } from "../../src/app.ts";
+import { ApiKeys, type Plan } from "../../src/auth/keys.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from "./databases.ts";
@@ -14,7 +15,12 @@ export interface GqlResult<T = Record<string, unknown>> {
 }
 
 export interface TestApi {
+  /** The app; its fetch sends the test key unless a request carries its own Authorization. */
   app: App;
+  /** The API key (enterprise plan) the harness authenticates with. */
+  key: string;
+  /** Creates another key, e.g. to act as a second client. */
+  createKey(plan?: Plan, name?: string): Promise<string>;
   snapshots: Snapshots;
   db: TestDatabase;
   /** The SQL of every query since the last resetQueries(). */
@@ -42,9 +48,14 @@ export async function startApi(kind: DatabaseKind, snapshotDir: string): Promise
     await loadSnapshot(snapshots.store, dir, { keep: 1 });
   };
   await load(snapshotDir);
-  const app = createApp(db.config, snapshots);
+  const keys = new ApiKeys(snapshots.store);
+  const createKey = async (plan: Plan = "enterprise", name = "test") => (await keys.create(name, plan)).key;
+  const key = await createKey();
+  const app = withKey(createApp(db.config, snapshots), key);
   return {
     app,
+    key,
+    createKey,
     snapshots,
     db,
     queries,
@@ -54,7 +65,11 @@ export async function startApi(kind: DatabaseKind, snapshotDir: string): Promise
     async gql(query, variables = {}) {
       const res = await app.fetch("http://localhost/graphql", {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json" },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          authorization: `Bearer ${key}`,
+        },
         body: JSON.stringify({ query, variables }),
       });
       return { status: res.status, ...(await res.json()) };
@@ -71,4 +86,20 @@ export async function startApi(kind: DatabaseKind, snapshotDir: string): Promise
 export function tempDir(prefix: string): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The app with `fetch` sending `Authorization: Bearer <key>` on requests that carry no
+ * Authorization of their own (auth itself is tested with explicit headers).
+ */
+export function withKey(app: App, key: string): App {
+  const fetch = app.fetch.bind(app) as (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  const keyed = (input: RequestInfo | URL, init?: RequestInit) => {
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    if (!headers.has("authorization")) headers.set("authorization", `Bearer ${key}`);
+    return fetch(input, { ...init, headers });
+  };
+  return new Proxy(app, {
+    get: (target, prop, receiver) => (prop === "fetch" ? keyed : Reflect.get(target, prop, receiver)),
+  });
 }

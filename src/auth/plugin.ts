@@ -1,0 +1,80 @@
+import type { Plugin } from "graphql-yoga";
+import type { ApiKey, ApiKeys } from "./keys.ts";
+
+/**
+ * `Authorization: Bearer <key>` on every request but the open ones (/healthz, /readyz, the OpenAPI
+ * document): missing, malformed, unknown or revoked keys get a 401 JSON body and a
+ * `WWW-Authenticate` header (RFC 6750). GraphiQL, opened in a browser that cannot send headers,
+ * also accepts the key as `?key=` on its page and then sends it as the header itself.
+ */
+const authenticated = new WeakMap<Request, ApiKey>();
+
+/** The key a request was authenticated with (set by useAuth). */
+export function apiKeyOf(request: Request): ApiKey | null {
+  return authenticated.get(request) ?? null;
+}
+
+/** Verified keys are remembered briefly, so a busy client costs no lookup per request. */
+const CACHE_MS = 5_000;
+
+export type Verify = (secret: string) => Promise<ApiKey | null>;
+
+/** keys.verify with a short memory (a revoked key stops working within CACHE_MS). */
+export function createVerifier(keys: ApiKeys): Verify {
+  const cache = new Map<string, { key: ApiKey | null; until: number }>();
+  return async (secret) => {
+    const hit = cache.get(secret);
+    if (hit && hit.until > Date.now()) return hit.key;
+    const key = await keys.verify(secret);
+    if (cache.size > 10_000) cache.clear();
+    cache.set(secret, { key, until: Date.now() + CACHE_MS });
+    return key;
+  };
+}
+
+/** The GraphiQL page's key: the Authorization header, or ?key= on the page's URL. */
+export async function graphiqlKey(request: Request, verify: Verify): Promise<string | null> {
+  const header = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  const secret = header ?? new URL(request.url).searchParams.get("key");
+  return secret && (await verify(secret)) ? secret : null;
+}
+
+export function useAuth(verify: Verify, open: readonly string[]): Plugin {
+  return {
+    async onRequest({ request, url, endResponse }) {
+      if (open.includes(url.pathname)) return;
+      const header = request.headers.get("authorization");
+      const pageKey = isGraphiQLPage(request, url) ? url.searchParams.get("key") : null;
+      if (header === null && pageKey === null) {
+        return endResponse(
+          unauthorized("missing Authorization header: send Authorization: Bearer <API key>", false),
+        );
+      }
+      const match = header === null ? null : /^Bearer +(\S+) *$/i.exec(header);
+      if (header !== null && !match) {
+        return endResponse(unauthorized("malformed Authorization header: expected Bearer <API key>", true));
+      }
+      const key = await verify(match ? match[1] : (pageKey as string));
+      if (!key) return endResponse(unauthorized("unknown or revoked API key", true));
+      authenticated.set(request, key);
+    },
+  };
+}
+
+function isGraphiQLPage(request: Request, url: URL): boolean {
+  return (
+    url.pathname === "/graphql" &&
+    request.method === "GET" &&
+    (request.headers.get("accept") ?? "").includes("text/html")
+  );
+}
+
+function unauthorized(message: string, invalid: boolean): Response {
+  const challenge = invalid
+    ? `Bearer realm="storegraph", error="invalid_token", error_description="${message}"`
+    : 'Bearer realm="storegraph"';
+  return Response.json(
+    { error: message, code: "UNAUTHENTICATED" },
+    { status: 401, headers: { "www-authenticate": challenge, "cache-control": "no-store" } },
+  );
+}
