@@ -10,12 +10,18 @@ import type { Snapshots } from "./db/snapshots.ts";
 import { createMaskError, useErrorCodes } from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
+import { useHttpsOnly } from "./https.ts";
 import { createLogger } from "./logger.ts";
 import { exportRoutes } from "./rest/export.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
 
-export type App = YogaServerInstance<Record<string, never>, Context>;
+/** Set on the inner GraphQL request of a REST request (never by the network). */
+export interface ServerContext {
+  internal?: boolean;
+}
+
+export type App = YogaServerInstance<ServerContext, Context>;
 
 /** Builds the whole HTTP application; server.ts only listens. Tests call app.fetch(). */
 export function createApp(config: Config, snapshots: Snapshots): App {
@@ -23,7 +29,7 @@ export function createApp(config: Config, snapshots: Snapshots): App {
   const verify = createVerifier(new ApiKeys(snapshots.store));
   const execute: ExecuteGraphQL = (request, query, variables) =>
     executeInternally(yoga, request, query, variables);
-  const yoga: App = createYoga<Record<string, never>, Context>({
+  const yoga: App = createYoga<ServerContext, Context>({
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
@@ -54,6 +60,7 @@ export function createApp(config: Config, snapshots: Snapshots): App {
     context: ({ request }) => createContext(snapshots, apiKeyOf(request)),
     plugins: [
       useHealth(snapshots),
+      useHttpsOnly(config, ["/healthz", "/readyz"]),
       useAuth(verify, [OPENAPI_PATH]),
       useRest(
         { execute, logger },
@@ -88,10 +95,11 @@ async function executeInternally(
     const v = request.headers.get(h);
     if (v) headers.set(h, v);
   }
-  const res = await yoga.fetch(new URL("/graphql", request.url), {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ query, variables }),
-  });
+  // The outer request already passed the HTTPS check; its inner request is not a network one.
+  const res = await yoga.fetch(
+    new URL("/graphql", request.url),
+    { method: "POST", headers, body: JSON.stringify({ query, variables }) },
+    { internal: true },
+  );
   return res.json();
 }

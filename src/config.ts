@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 
@@ -24,6 +25,14 @@ const Env = z.object({
   /** How many old snapshots to keep beside the served one (for rollback and in-flight readers). */
   KEEP_SNAPSHOTS: z.coerce.number().int().min(0).max(100).default(1),
   /** How long a cursor=all result is kept (it also expires with the next snapshot). */
+  /** PEM files: when both are set the server speaks TLS itself. */
+  TLS_CERT_FILE: z.string().trim().min(1).optional(),
+  TLS_KEY_FILE: z.string().trim().min(1).optional(),
+  /** Refuse plain HTTP (403). Default: true when NODE_ENV=production. */
+  REQUIRE_HTTPS: z.enum(["true", "false"]).optional(),
+  NODE_ENV: z.string().optional(),
+  /** Proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-Proto is believed. */
+  TRUSTED_PROXIES: z.string().trim().default(""),
   EXPORT_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -45,6 +54,20 @@ export interface Config {
   demo: { domains: number; apps: number; seed: number };
   keepSnapshots: number;
   exportTtlMs: number;
+  tls: { certFile: string; keyFile: string } | null;
+  requireHttps: boolean;
+  trustedProxies: string[];
+}
+
+/** `10.0.0.1` or `10.0.0.0/8` (IPv4 or IPv6) → address, prefix and family; null when invalid. */
+export function parseProxy(p: string): { address: string; prefix: number; family: "ipv4" | "ipv6" } | null {
+  const [address, bits] = p.split("/");
+  const family = isIP(address);
+  if (family === 0) return null;
+  const max = family === 4 ? 32 : 128;
+  const prefix = bits === undefined ? max : Number(bits);
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > max) return null;
+  return { address, prefix, family: family === 4 ? "ipv4" : "ipv6" };
 }
 
 export class ConfigError extends Error {
@@ -52,7 +75,25 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = Env.safeParse(env);
+  const parsed = Env.superRefine((e, ctx) => {
+    if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["TLS_CERT_FILE"],
+        message: "TLS_CERT_FILE and TLS_KEY_FILE go together",
+      });
+    }
+    for (const p of e.TRUSTED_PROXIES.split(",")
+      .map((x) => x.trim())
+      .filter(Boolean)) {
+      if (!parseProxy(p))
+        ctx.addIssue({
+          code: "custom",
+          path: ["TRUSTED_PROXIES"],
+          message: `"${p}" is not an IP address or CIDR`,
+        });
+    }
+  }).safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
@@ -76,5 +117,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demo: { domains: e.DEMO_DOMAINS, apps: e.DEMO_APPS, seed: e.DEMO_SEED },
     keepSnapshots: e.KEEP_SNAPSHOTS,
     exportTtlMs: e.EXPORT_TTL_SECONDS * 1000,
+    tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : null,
+    requireHttps: e.REQUIRE_HTTPS ? e.REQUIRE_HTTPS === "true" : e.NODE_ENV === "production",
+    trustedProxies: e.TRUSTED_PROXIES.split(",")
+      .map((p) => p.trim())
+      .filter(Boolean),
   };
 }

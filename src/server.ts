@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { createApp } from "./app.ts";
 import { ApiKeys } from "./auth/keys.ts";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -13,11 +15,16 @@ async function main(): Promise<void> {
   await ensureDemoData(config, snapshots.store, log);
   const demoKey = await ensureDemoKey(new ApiKeys(snapshots.store));
   const app = createApp(config, snapshots);
-  const server = createServer(app);
+  const server = config.tls
+    ? createHttpsServer(
+        { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },
+        app,
+      )
+    : createServer(app);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  const base = `http://localhost:${port}`;
+  const base = `${config.tls ? "https" : "http"}://localhost:${port}`;
   const served = await snapshots.current();
   log.info({ database: config.database.kind, snapshot: served?.snapshot.version }, "storegraph is listening");
   console.log(

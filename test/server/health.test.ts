@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
+import { ApiKeys } from "../../src/auth/keys.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
@@ -54,9 +55,10 @@ describe.each(databaseKinds())("health endpoints on %s", (kind) => {
     res = await app.fetch("http://localhost/readyz");
     expect(await res.json()).toMatchObject({ status: "ready", snapshot: { version: 2 } });
 
+    const { key } = await new ApiKeys(snapshots.store).create("health test", "pro");
     const gql = await app.fetch("http://localhost/graphql", {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
       body: JSON.stringify({ query: "{ snapshot { version domains } }" }),
     });
     expect(await gql.json()).toEqual({ data: { snapshot: { version: 2, domains: 4 } } });

@@ -1,0 +1,129 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer, request as httpRequest, type Server } from "node:http";
+import { createServer as createHttpsServer, request as httpsRequest } from "node:https";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+
+/**
+ * TLS served by the server itself (a self-signed certificate made here with openssl), and
+ * REQUIRE_HTTPS with and without a trusted proxy, over real sockets.
+ */
+interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+function get(base: string, path: string, headers: Record<string, string>): Promise<Reply> {
+  const url = new URL(path, base);
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url, { headers, rejectUnauthorized: false }, (res) => {
+      let text = "";
+      res.on("data", (c) => {
+        text += c;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("HTTPS", () => {
+  const tmp = tempDir("storegraph-https-");
+  let api: TestApi;
+  const servers: Server[] = [];
+  const cert = join(tmp.dir, "cert.pem");
+  const key = join(tmp.dir, "key.pem");
+
+  /** The app with extra configuration, listening on a free port (TLS when `tls`). */
+  async function serve(env: Record<string, string>, tls: boolean): Promise<string> {
+    const base = loadConfig({ DATA_DIR: api.db.config.dataDir, LOG_LEVEL: "silent", ...env });
+    const config: Config = {
+      ...api.db.config,
+      requireHttps: base.requireHttps,
+      trustedProxies: base.trustedProxies,
+    };
+    const app = createApp(config, api.snapshots);
+    const server = tls
+      ? createHttpsServer({ cert: readFileSync(cert), key: readFileSync(key) }, app)
+      : createServer(app);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return `${tls ? "https" : "http"}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  beforeAll(async () => {
+    execFileSync("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-subj",
+      "/CN=localhost",
+      "-days",
+      "1",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+    ]);
+    api = await startApi("sqlite", writeSnapshotDir(join(tmp.dir, "s"), validFixture()));
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const s of servers) await new Promise((resolve) => s.close(resolve));
+    await api?.close();
+    tmp.remove();
+  });
+
+  const auth = () => ({ authorization: `Bearer ${api.key}` });
+  const DOMAIN = "/json/api/v1/all/domain/shop.example.com?fields=name";
+
+  it("serves TLS itself, and REQUIRE_HTTPS lets TLS requests through", async () => {
+    const base = await serve({ REQUIRE_HTTPS: "true" }, true);
+    const res = await get(base, DOMAIN, auth());
+    expect(res).toEqual({ status: 200, body: { domain: { name: "shop.example.com" } } });
+  });
+
+  it("refuses plain HTTP with 403 JSON, but not the health checks", async () => {
+    const base = await serve({ REQUIRE_HTTPS: "true" }, false);
+    const res = await get(base, DOMAIN, auth());
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({
+      code: "HTTPS_REQUIRED",
+      error: expect.stringMatching(/HTTPS is required/),
+    });
+    expect((await get(base, "/graphql", auth())).status).toBe(403);
+    expect((await get(base, "/healthz", {})).status).toBe(200);
+  });
+
+  it("believes X-Forwarded-Proto only from a trusted proxy", async () => {
+    const trusting = await serve({ REQUIRE_HTTPS: "true", TRUSTED_PROXIES: "10.0.0.0/8, 127.0.0.1" }, false);
+    expect((await get(trusting, DOMAIN, { ...auth(), "x-forwarded-proto": "https" })).status).toBe(200);
+    expect((await get(trusting, DOMAIN, { ...auth(), "x-forwarded-proto": "http" })).status).toBe(403);
+    expect((await get(trusting, DOMAIN, auth())).status).toBe(403);
+
+    const distrusting = await serve({ REQUIRE_HTTPS: "true", TRUSTED_PROXIES: "10.0.0.1" }, false);
+    expect((await get(distrusting, DOMAIN, { ...auth(), "x-forwarded-proto": "https" })).status).toBe(403);
+  });
+
+  it("accepts plain HTTP when HTTPS is not required (the development default)", async () => {
+    const base = await serve({ REQUIRE_HTTPS: "false" }, false);
+    expect((await get(base, DOMAIN, auth())).status).toBe(200);
+    expect(loadConfig({ NODE_ENV: "production" }).requireHttps).toBe(true);
+    expect(loadConfig({}).requireHttps).toBe(false);
+  });
+
+  it("refuses a half TLS configuration and a bad proxy at start-up", () => {
+    expect(() => loadConfig({ TLS_CERT_FILE: cert })).toThrow(/TLS_CERT_FILE and TLS_KEY_FILE go together/);
+    expect(() => loadConfig({ TRUSTED_PROXIES: "10.0.0.0/99" })).toThrow(/not an IP address or CIDR/);
+  });
+});
