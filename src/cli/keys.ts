@@ -8,12 +8,23 @@ const USAGE = `usage:
   npm run keys -- list                                             name, plan, created, last used
   npm run keys -- revoke <id or prefix>`;
 
+const parse = () =>
+  parseArgs({ allowPositionals: true, options: { plan: { type: "string" }, name: { type: "string" } } });
+
 async function main(): Promise<number> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { plan: { type: "string" }, name: { type: "string" } },
-  });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
   const [command, ...rest] = positionals;
+  if (!["create", "list", "revoke"].includes(command ?? "")) {
+    console.error(USAGE);
+    return 2;
+  }
   const store = await openSnapshotStore(loadConfig());
   const keys = new ApiKeys(store);
   try {
