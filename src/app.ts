@@ -1,3 +1,6 @@
+import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
+import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
+import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { GraphQLError } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
@@ -22,6 +25,21 @@ export interface ServerContext {
 }
 
 export type App = YogaServerInstance<ServerContext, Context>;
+
+/**
+ * Limits on the shape of a GraphQL document (graphql-armor), checked before execution. The
+ * deepest useful operation (domains → apps → app → reviews → domains → domain) is depth 12, and
+ * the REST layer's largest document (every Domain field with its Apps) is about 250 tokens.
+ */
+export const LIMITS = { depth: 15, aliases: 20, tokens: 5000 };
+
+function abuseLimits() {
+  return [
+    maxDepthPlugin({ n: LIMITS.depth, exposeLimits: true, flattenFragments: true }),
+    maxAliasesPlugin({ n: LIMITS.aliases, exposeLimits: true }),
+    maxTokensPlugin({ n: LIMITS.tokens, exposeLimits: true }),
+  ];
+}
 
 /** Builds the whole HTTP application; server.ts only listens. Tests call app.fetch(). */
 export function createApp(config: Config, snapshots: Snapshots): App {
@@ -75,6 +93,7 @@ export function createApp(config: Config, snapshots: Snapshots): App {
       ),
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),
+      ...abuseLimits(),
     ],
   });
   return yoga;
