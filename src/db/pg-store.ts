@@ -12,6 +12,8 @@ export const snapshotSchema = (version: number) => `storegraph_snapshot_${versio
 // a killed loader releases it with its connection.
 const LOAD_LOCK_KEY = 0x73746f72; // "stor"
 
+const LOCK_WAIT_MS = 10_000;
+
 export class PgSnapshotStore implements SnapshotStore {
   readonly kind = "postgresql" as const;
 
@@ -60,12 +62,19 @@ export class PgSnapshotStore implements SnapshotStore {
   async lockForLoad(): Promise<() => Promise<void>> {
     const session = new pg.Client({ connectionString: this.url });
     await session.connect();
-    const { rows } = await session.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [
-      LOAD_LOCK_KEY,
-    ]);
-    if (!rows[0].ok) {
-      await session.end();
-      throw new LoadInProgressError("another load is in progress on this database");
+    // The lock of a loader that was killed is released when PostgreSQL notices its connection is
+    // gone, which can take a moment on a busy server: wait a little before calling it taken.
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      const { rows } = await session.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1) AS ok", [
+        LOAD_LOCK_KEY,
+      ]);
+      if (rows[0].ok) break;
+      if (Date.now() > deadline) {
+        await session.end();
+        throw new LoadInProgressError("another load is in progress on this database");
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
     for (const r of await this.query<RawSnapshotRow>(
       `SELECT * FROM "${META_SCHEMA}".snapshot WHERE status = 'loading'`,
