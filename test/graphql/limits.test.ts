@@ -60,3 +60,26 @@ describe("GraphQL document limits", () => {
     }
   });
 });
+
+describe("batched operations", () => {
+  let api: TestApi;
+  const tmp = tempDir("storegraph-batch-");
+  beforeAll(async () => {
+    api = await startApi("sqlite", writeSnapshotDir(join(tmp.dir, "s"), validFixture()));
+  });
+  afterAll(async () => {
+    await api?.close();
+    tmp.remove();
+  });
+
+  it("are refused: one operation per request, so limits and costs apply per operation", async () => {
+    const res = await api.app.fetch("http://localhost/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify([{ query: "{ snapshot { version } }" }, { query: "{ snapshot { version } }" }]),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { errors?: { message: string }[] };
+    expect(body.errors?.[0]?.message).toMatch(/batch|object/i);
+  });
+});
