@@ -37,14 +37,6 @@ export class InputError extends Error {
   }
 }
 
-export function badInput(argument: string, problem: string): GraphQLError {
-  return apiError("BAD_USER_INPUT", `${argument}: ${problem}`, { argument });
-}
-
-export function toGraphQLError(e: unknown): unknown {
-  return e instanceof InputError ? badInput(e.argument, e.problem) : e;
-}
-
 export function notFound(what: string, extensions: Record<string, unknown> = {}): GraphQLError {
   return apiError("NOT_FOUND", `${what} not found`, extensions);
 }
@@ -77,13 +69,6 @@ export function createMaskError(log: (err: unknown, requestId: string) => void) 
   };
 }
 
-/** An error the client caused (bad input, unknown resource, expired cursor), not a fault of ours. */
-export function isExpectedError(x: unknown): boolean {
-  if (!(x instanceof GraphQLError)) return false;
-  if (x.originalError instanceof InputError) return true;
-  const code = x.extensions.code;
-  return typeof code === "string" && code !== "INTERNAL_SERVER_ERROR";
-}
 
 /**
  * Gives request errors that graphql-js raises before execution a code too: a variable value that

@@ -19,7 +19,7 @@ import { fingerprint } from "../query/cursor.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
 import { RestError, restErrorOf } from "./errors.ts";
-import { parseFields, reshape, type Selection } from "./fields.ts";
+import { parseFields, reshape, type Selection, selectionKey } from "./fields.ts";
 import { optionOfArgument } from "./filter-options.ts";
 import { type ExecuteGraphQL, errorResponse, type Special } from "./handler.ts";
 import type { Options } from "./options.ts";
@@ -52,10 +52,9 @@ interface DomainQuery {
 
 function readQuery(o: Options): DomainQuery {
   const sel = parseFields(o.string("fields"), schema.getType("Domain") as GraphQLObjectType);
-  return { sel, fieldsKey: JSON.stringify(toKey(sel)), variables: readDomainQuery(o) };
+  return { sel, fieldsKey: selectionKey(sel), variables: readDomainQuery(o) };
 }
 
-const toKey = (s: Selection): unknown => [...s].map(([k, f]) => [k, f.children ? toKey(f.children) : 0]);
 const rename = (a: string) => optionOfArgument(DOMAIN_TABLES, a);
 
 /** Every matching Domain, reshaped, in pages of BATCH. */

@@ -223,3 +223,12 @@ export function reshape(data: Record<string, unknown>, selection: Selection): Re
   }
   return out;
 }
+
+/**
+ * A string that identifies a selection whole, nested levels included: the cache key of the
+ * document built from it (two selections with the same key must build the same document).
+ */
+export function selectionKey(sel: Selection): string {
+  const walk = (s: Selection): unknown => [...s].map(([k, f]) => [k, f.children ? walk(f.children) : 0]);
+  return JSON.stringify(walk(sel));
+}

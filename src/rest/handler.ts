@@ -51,6 +51,8 @@ function compile(route: Route): RegExp {
   return new RegExp(`^${source}/?$`);
 }
 const MATCHERS = ROUTES.map((r) => ({ route: r, re: compile(r) }));
+/** Each route's option names, listed once rather than per request. */
+const VALID_OPTIONS = new Map(ROUTES.map((r) => [r, r.options.map((o) => o.name)]));
 
 /** The route for a path and method: 404 for an unknown path, 405 (with Allow) for a wrong method. */
 function match(path: string, method: string): { route: Route; params: Record<string, string> } {
@@ -158,7 +160,7 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
   try {
     const { route, params } = match(url.pathname.slice(REST_BASE.length) || "/", request.method);
     const options = await readOptions(route, request, url);
-    options.refuseUnknown(route.options.map((o) => o.name));
+    options.refuseUnknown(VALID_OPTIONS.get(route) ?? []);
     const answered = special && (await special(route, params, options, request));
     if (answered) return answered;
     if (!route.plan) throw new Error(`route ${route.id} has no plan and nothing answered it`);

@@ -179,8 +179,10 @@ export function buildOpenApi(): Json {
   };
   const paths: Json = {};
   for (const route of ROUTES) {
-    const path = route.path.replace("{platform}.{token}", "{platform}.{token}");
-    paths[path] = { ...(paths[path] as Json), [route.method.toLowerCase()]: operationOf(route, components) };
+    paths[route.path] = {
+      ...(paths[route.path] as Json),
+      [route.method.toLowerCase()]: operationOf(route, components),
+    };
   }
   return {
     openapi: "3.1.0",

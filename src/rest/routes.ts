@@ -1,11 +1,11 @@
 import type { GraphQLObjectType } from "graphql";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "../query/app-filter.ts";
 import { DOMAIN_EVENT_FILTERS, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../query/domain-filter.ts";
-import { APP_SORTS, DOMAIN_SORTS } from "../query/sort.ts";
+import { APP_SORTS, DOMAIN_SORTS, REVIEW_SORTS } from "../query/sort.ts";
 import { schema } from "../schema/index.ts";
 import { connection, field, operation, selection } from "./document.ts";
 import { RestError } from "./errors.ts";
-import { parseFields, reshape, type Selection, toSelectionSet } from "./fields.ts";
+import { parseFields, reshape, type Selection, selectionKey, toSelectionSet } from "./fields.ts";
 import { type FilterTables, filterOptionNames, optionOfArgument, readFilter } from "./filter-options.ts";
 import { parseAq, parseSort } from "./list-options.ts";
 import type { Options } from "./options.ts";
@@ -83,12 +83,7 @@ function readFields(
 ): { sel: Selection; key: string } {
   const spec = o.string("fields");
   const sel = parseFields(spec, t, { exclude, single });
-  return {
-    sel,
-    key:
-      [...sel.keys()].join(",") +
-      JSON.stringify([...sel.values()].map((f) => f.children && [...f.children.keys()])),
-  };
+  return { sel, key: selectionKey(sel) };
 }
 
 /** `page` and `page_size` → `first` and `offset`. */
@@ -106,15 +101,7 @@ function readPage(o: Options, max: number) {
 }
 
 function readReviewSort(o: Options) {
-  const order = parseSort(o.string("sort"), {
-    UPDATED_AT: {
-      field: "updatedAt",
-      kind: "time",
-      nullable: false,
-      legacy: ["updated_at"],
-      description: "",
-    },
-  });
+  const order = parseSort(o.string("sort"), REVIEW_SORTS);
   if (order && order.length > 1)
     throw new RestError(400, "BAD_USER_INPUT", "sort: takes one field, updated_at or -updated_at");
   return order?.[0] ?? null;

@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { type GraphQLObjectType, print } from "graphql";
 import { describe, expect, it } from "vitest";
-import { FieldsError, parseFields, reshape, type Selection, toSelectionSet } from "../../src/rest/fields.ts";
+import {
+  FieldsError,
+  parseFields,
+  reshape,
+  type Selection,
+  selectionKey,
+  toSelectionSet,
+} from "../../src/rest/fields.ts";
 import { schema } from "../../src/schema/index.ts";
 
 // The legacy `fields` option (api.md 4, "fields"): its grammar, the GraphQL selection it becomes,
@@ -495,5 +502,20 @@ describe("parseFields then reshape (property)", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("selectionKey (the cache key of a route's document)", () => {
+  const Domain = schema.getType("Domain") as GraphQLObjectType;
+  // Regression: the key once covered only two levels, so apps.plans.name and
+  // apps.plans.monthly_cost shared a key and the second request got the first's document.
+  it("tells selections apart at every depth", () => {
+    const specs = ["apps.plans.name", "apps.plans.monthly_cost", "apps.name", "apps", "name", "name,rank"];
+    const keys = specs.map((f) => selectionKey(parseFields(f, Domain)));
+    expect(new Set(keys).size).toBe(specs.length);
+  });
+
+  it("is equal for equal selections, however written", () => {
+    expect(selectionKey(parseFields(" name ,rank,name", Domain))).toBe(selectionKey(parseFields("name,rank", Domain)));
   });
 });
