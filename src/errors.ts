@@ -69,7 +69,6 @@ export function createMaskError(log: (err: unknown, requestId: string) => void) 
   };
 }
 
-
 /**
  * Gives request errors that graphql-js raises before execution a code too: a variable value that
  * does not fit its type is BAD_USER_INPUT, like every other bad argument.

@@ -81,14 +81,23 @@ export const appByIdentifier = (ctx: Context) =>
       token: id.slice(id.indexOf(".") + 1),
     }));
     const rows = await prisma.app.findMany({ where: { OR: pairs }, omit: APP_OMIT });
+    primeApps(ctx, rows);
     return byKey(ids, rows, (r) => `${r.platform}.${r.token}`);
   });
 
 /** An App by its `id`. */
 export const appById = (ctx: Context) =>
-  loader<string, AppRow | null>(ctx, "appById", async (prisma, ids) =>
-    byKey(ids, await prisma.app.findMany({ where: { id: { in: [...ids] } }, omit: APP_OMIT }), (r) => r.id),
-  );
+  loader<string, AppRow | null>(ctx, "appById", async (prisma, ids) => {
+    const rows = await prisma.app.findMany({ where: { id: { in: [...ids] } }, omit: APP_OMIT });
+    primeApps(ctx, rows);
+    return byKey(ids, rows, (r) => r.id);
+  });
+
+/** Apps read by another key are known by pk too: AppReview.app then costs no query. */
+function primeApps(ctx: Context, rows: AppRow[]): void {
+  const byPk = appByPk(ctx);
+  for (const r of rows) byPk.prime(r.pk, r);
+}
 
 // ---------------------------------------------------------------------- Domain relations
 

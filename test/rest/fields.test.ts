@@ -516,6 +516,8 @@ describe("selectionKey (the cache key of a route's document)", () => {
   });
 
   it("is equal for equal selections, however written", () => {
-    expect(selectionKey(parseFields(" name ,rank,name", Domain))).toBe(selectionKey(parseFields("name,rank", Domain)));
+    expect(selectionKey(parseFields(" name ,rank,name", Domain))).toBe(
+      selectionKey(parseFields("name,rank", Domain)),
+    );
   });
 });
