@@ -5,9 +5,12 @@ import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { GraphQLError } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import { ApiKeys } from "./auth/keys.ts";
+import type { Endpoint } from "./auth/limits.ts";
 import { apiKeyOf, createVerifier, graphiqlKey, useAuth } from "./auth/plugin.ts";
+import { type Charge, RateLimits } from "./auth/rate-limit.ts";
 import type { Config } from "./config.ts";
 import { type Context, createContext } from "./context.ts";
+import { useCostLimit } from "./cost.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import type { Snapshots } from "./db/snapshots.ts";
 import { createMaskError, useErrorCodes } from "./errors.ts";
@@ -22,9 +25,16 @@ import { schema } from "./schema/index.ts";
 /** Set on the inner GraphQL request of a REST request (never by the network). */
 export interface ServerContext {
   internal?: boolean;
+  /** The REST endpoint whose budget the request draws on; null: none (the pages of an export). */
+  charge?: Endpoint | null;
 }
 
 export type App = YogaServerInstance<ServerContext, Context>;
+
+function chargeOf(server: ServerContext): Charge {
+  if (!server.internal) return { kind: "fields" };
+  return server.charge ? { kind: "route", endpoint: server.charge } : { kind: "none" };
+}
 
 /**
  * Limits on the shape of a GraphQL document (graphql-armor), checked before execution. The
@@ -45,10 +55,11 @@ function abuseLimits() {
 export function createApp(config: Config, snapshots: Snapshots): App {
   const logger = createLogger(config);
   const verify = createVerifier(new ApiKeys(snapshots.store));
-  const execute: ExecuteGraphQL = (request, query, variables) =>
-    executeInternally(yoga, request, query, variables);
+  const limits = new RateLimits(config.rateLimits, logger);
+  const execute: ExecuteGraphQL = (request, query, variables, charge) =>
+    executeInternally(yoga, request, query, variables, charge);
   const yoga: App = createYoga<ServerContext, Context>({
-    schema,
+    schema: limits.apply(schema),
     graphqlEndpoint: "/graphql",
     landingPage: false,
     // A page opened with ?key= (a browser cannot send the header) sends the key as the header.
@@ -75,16 +86,21 @@ export function createApp(config: Config, snapshots: Snapshots): App {
     maskedErrors: {
       maskError: createMaskError((err, requestId) => logger.error({ err, requestId }, "unexpected error")),
     },
-    context: ({ request }) => createContext(snapshots, apiKeyOf(request)),
+    context: ({ request, ...server }) => {
+      const key = apiKeyOf(request);
+      return createContext(snapshots, key, limits.usageFor(request, key, chargeOf(server)));
+    },
     plugins: [
       useHealth(snapshots),
       useHttpsOnly(config, ["/healthz", "/readyz"]),
       useAuth(verify, [OPENAPI_PATH]),
+      limits.plugin(),
       useRest(
-        { execute, logger },
+        { execute, logger, limits },
         exportRoutes({
           execute,
           logger,
+          limits,
           jobs: new ExportJobs(snapshots.store),
           dataDir: config.dataDir,
           ttlMs: config.exportTtlMs,
@@ -94,6 +110,7 @@ export function createApp(config: Config, snapshots: Snapshots): App {
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),
       ...abuseLimits(),
+      useCostLimit(),
     ],
   });
   return yoga;
@@ -101,13 +118,15 @@ export function createApp(config: Config, snapshots: Snapshots): App {
 
 /**
  * A REST request's GraphQL operation goes through the whole pipeline again, as a request of the
- * same client (its headers), so masking, auth and limits apply to both faces alike.
+ * same client (its headers), so masking, auth and limits apply to both faces alike. It draws on
+ * the budget of `charge` (the REST endpoint), and its rate-limit headers are the REST response's.
  */
 async function executeInternally(
   yoga: App,
   request: Request,
   query: string,
   variables: Record<string, unknown>,
+  charge: Endpoint | null,
 ) {
   const headers = new Headers({ "content-type": "application/json", accept: "application/json" });
   for (const h of ["authorization", "x-forwarded-proto", "x-forwarded-for", "x-request-id"]) {
@@ -118,7 +137,12 @@ async function executeInternally(
   const res = await yoga.fetch(
     new URL("/graphql", request.url),
     { method: "POST", headers, body: JSON.stringify({ query, variables }) },
-    { internal: true },
+    { internal: true, charge },
   );
-  return res.json();
+  const rateHeaders: Record<string, string> = {};
+  for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"]) {
+    const v = res.headers.get(h);
+    if (v !== null) rateHeaders[h] = v;
+  }
+  return { ...(await res.json()), rateHeaders };
 }

@@ -33,6 +33,14 @@ const Env = z.object({
   NODE_ENV: z.string().optional(),
   /** Proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-Proto is believed. */
   TRUSTED_PROXIES: z.string().trim().default(""),
+  /** Per-plan rate limits (api.md section 8); off only for local load tests. */
+  RATE_LIMITS: z.enum(["on", "off"]).default("on"),
+  /** Redis for state shared between gateway processes (rate-limit budgets). Unset: in memory. */
+  REDIS_URL: z
+    .string()
+    .trim()
+    .optional()
+    .refine((v) => !v || /^rediss?:\/\//.test(v), { message: "must start with redis:// or rediss://" }),
   EXPORT_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -57,6 +65,7 @@ export interface Config {
   tls: { certFile: string; keyFile: string } | null;
   requireHttps: boolean;
   trustedProxies: string[];
+  rateLimits: { enabled: boolean; redisUrl: string | null };
 }
 
 /** `10.0.0.1` or `10.0.0.0/8` (IPv4 or IPv6) → address, prefix and family; null when invalid. */
@@ -122,5 +131,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedProxies: e.TRUSTED_PROXIES.split(",")
       .map((p) => p.trim())
       .filter(Boolean),
+    rateLimits: { enabled: e.RATE_LIMITS === "on", redisUrl: e.REDIS_URL || null },
   };
 }

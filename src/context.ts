@@ -1,5 +1,6 @@
 import type DataLoader from "dataloader";
 import type { ApiKey } from "./auth/keys.ts";
+import { RateUsage } from "./auth/rate-limit.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { apiError } from "./errors.ts";
 
@@ -11,10 +12,16 @@ export interface Context {
   apiKey: ApiKey | null;
   /** Per-request DataLoaders by name (src/query/loaders.ts). */
   loaders: Map<string, DataLoader<unknown, unknown>>;
+  /** The rate-limit budgets this request draws on (src/auth/rate-limit.ts). */
+  rateUsage: RateUsage;
 }
 
-export async function createContext(snapshots: Snapshots, apiKey: ApiKey | null = null): Promise<Context> {
-  return { snapshots, served: await snapshots.current(), apiKey, loaders: new Map() };
+export async function createContext(
+  snapshots: Snapshots,
+  apiKey: ApiKey | null = null,
+  rateUsage: RateUsage = new RateUsage(apiKey, { kind: "none" }),
+): Promise<Context> {
+  return { snapshots, served: await snapshots.current(), apiKey, loaders: new Map(), rateUsage };
 }
 
 /** The snapshot this request reads; NOT_READY before the first load. */

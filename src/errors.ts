@@ -6,14 +6,25 @@ import type { Plugin } from "graphql-yoga";
  * The expected errors of the API. Each is a GraphQLError with `extensions.code` and the HTTP status
  * the REST layer answers with; everything else is masked by yoga and logged.
  */
-export type ErrorCode = "BAD_USER_INPUT" | "NOT_FOUND" | "CURSOR_EXPIRED" | "NOT_READY";
+export type ErrorCode =
+  | "BAD_USER_INPUT"
+  | "NOT_FOUND"
+  | "CURSOR_EXPIRED"
+  | "NOT_READY"
+  | "RATE_LIMITED"
+  | "QUERY_TOO_COMPLEX";
 
-/** The HTTP status of each code, for the REST layer (GraphQL responses stay 200 with errors). */
+/**
+ * The HTTP status of each code, for the REST layer. GraphQL responses stay 200 with errors, but
+ * for RATE_LIMITED (429, with Retry-After) and QUERY_TOO_COMPLEX (400, nothing was executed).
+ */
 export const STATUS: Record<ErrorCode | "INTERNAL_SERVER_ERROR", number> = {
   BAD_USER_INPUT: 400,
   NOT_FOUND: 404,
   CURSOR_EXPIRED: 410,
   NOT_READY: 503,
+  RATE_LIMITED: 429,
+  QUERY_TOO_COMPLEX: 400,
   INTERNAL_SERVER_ERROR: 500,
 };
 

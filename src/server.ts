@@ -61,7 +61,9 @@ async function main(): Promise<void> {
     closing = true;
     log.info({ signal }, "shutting down");
     server.close(() => {
-      void snapshots.close().then(() => process.exit(0));
+      void Promise.resolve(app.dispose())
+        .then(() => snapshots.close())
+        .then(() => process.exit(0));
     });
     server.closeIdleConnections();
     setTimeout(() => process.exit(1), 10_000).unref();

@@ -33,5 +33,7 @@ export function restErrorOf(errors: GraphQLErrorJson[], rename: (argument: strin
   }
   const body = new RestError(status, code, message);
   if (e.extensions?.requestId) Object.assign(body, { requestId: e.extensions.requestId });
+  if (typeof e.extensions?.retryAfter === "number")
+    Object.assign(body, { retryAfter: e.extensions.retryAfter });
   return body;
 }

@@ -12,7 +12,11 @@ import {
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { GraphQLObjectType } from "graphql";
+import type { GraphQLError, GraphQLObjectType } from "graphql";
+import type { ApiKey } from "../auth/keys.ts";
+import { POLL_INTERVAL_SECONDS } from "../auth/limits.ts";
+import { apiKeyOf } from "../auth/plugin.ts";
+import { type Budget, budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
 import type { Logger } from "../logger.ts";
 import { fingerprint } from "../query/cursor.ts";
@@ -36,6 +40,7 @@ const STALE_MS = 60_000;
 
 export interface ExportDeps {
   execute: ExecuteGraphQL;
+  limits: RateLimits;
   jobs: ExportJobs;
   dataDir: string;
   ttlMs: number;
@@ -66,7 +71,8 @@ async function* domainPages(
   const query = cachedDocument(`export:${q.fieldsKey}`, () => DOMAIN_LIST_DOCUMENT(q.sel));
   let after: string | null = null;
   for (;;) {
-    const result = await deps.execute(request, query, { ...q.variables, first: BATCH, after });
+    // The pages draw on no budget: starting the export did (exportDomains, once a minute).
+    const result = await deps.execute(request, query, { ...q.variables, first: BATCH, after }, null);
     if (result.errors?.length) throw restErrorOf(result.errors, rename);
     const conn = result.data?.domains as {
       edges: { node: Record<string, unknown> }[];
@@ -86,10 +92,12 @@ async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery):
       field("domains", ["filter", "search"], selection(field("totalCount"))),
     ),
   );
-  const result = await deps.execute(request, query, {
-    filter: q.variables.filter,
-    search: q.variables.search,
-  });
+  const result = await deps.execute(
+    request,
+    query,
+    { filter: q.variables.filter, search: q.variables.search },
+    null,
+  );
   if (result.errors?.length) throw restErrorOf(result.errors, rename);
   const domains = result.data?.domains as { totalCount: number } | undefined;
   if (!domains) throw new RestError(500, "INTERNAL_SERVER_ERROR", "the count returned no data");
@@ -101,6 +109,7 @@ async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery):
  * page is read before answering, so that bad options get their 400 rather than a broken stream.
  */
 async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery): Promise<Response> {
+  const budget = await startExport(deps, request);
   const pages = domainPages(deps, request, q);
   let pending: IteratorResult<Record<string, unknown>[]> | null = await pages.next();
   const encoder = new TextEncoder();
@@ -125,8 +134,35 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
     },
   });
   return new Response(body, {
-    headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
+    headers: {
+      "content-type": "application/x-ndjson; charset=utf-8",
+      "cache-control": "no-store",
+      ...budgetHeaders(budget),
+    },
   });
+}
+
+const keyOf = (request: Request): ApiKey => {
+  const key = apiKeyOf(request);
+  if (!key) throw new Error("an export request without an authenticated key");
+  return key;
+};
+
+/** Draws on the export budget (1 a minute): a RestError 429 with Retry-After when it is spent. */
+async function startExport(deps: ExportDeps, request: Request): Promise<Budget | null> {
+  try {
+    return await deps.limits.consume("exportDomains", keyOf(request));
+  } catch (e) {
+    const ext = (e as GraphQLError).extensions;
+    if (ext?.code !== "RATE_LIMITED") throw e;
+    const retryAfter = ext.retryAfter as number;
+    throw Object.assign(
+      new RestError(429, "RATE_LIMITED", (e as Error).message, {
+        ...budgetHeaders((e as { budget?: Budget }).budget ?? null, retryAfter),
+      }),
+      { retryAfter },
+    );
+  }
 }
 
 const ownerOf = (request: Request) =>
@@ -147,16 +183,35 @@ async function cursorAll(
   await expireJobs(deps, version);
   const owner = ownerOf(request);
   const query = fingerprint({ v: q.variables, f: q.fieldsKey, format });
+  const key = keyOf(request);
   let job = await deps.jobs.find(owner, query);
   if (!job) {
+    const budget = await startExport(deps, request);
     const total = await countDomains(deps, request, q);
     const id = randomUUID();
     if (await deps.jobs.insert({ id, owner, query, format, snapshotVersion: version, total })) {
       void runJob(deps, request, q, id, format);
-      return Response.json({ progress: 0, total }, { status: 202, headers: { "cache-control": "no-store" } });
+      // Starting is the first poll: the next one is welcome in POLL_INTERVAL_SECONDS.
+      await deps.limits.poll(key, id);
+      return Response.json(
+        { progress: 0, total },
+        { status: 202, headers: { "cache-control": "no-store", ...budgetHeaders(budget) } },
+      );
     }
     job = await deps.jobs.find(owner, query);
     if (!job) throw new RestError(500, "INTERNAL_SERVER_ERROR", "the job vanished");
+  }
+  const wait = await deps.limits.poll(key, job.id);
+  if (wait !== null) {
+    throw Object.assign(
+      new RestError(
+        429,
+        "RATE_LIMITED",
+        `poll a cursor=all job at most once every ${POLL_INTERVAL_SECONDS} seconds; retry in ${wait} s`,
+        { "retry-after": String(wait) },
+      ),
+      { retryAfter: wait },
+    );
   }
   return answer(deps, job);
 }
@@ -242,6 +297,26 @@ async function expireJobs(deps: ExportDeps, version: number): Promise<void> {
 
 /** The routes that answer whole results: export, and List Domains with cursor=all. */
 export function exportRoutes(deps: ExportDeps): Special {
+  const special = whole(deps);
+  // Their responses report the export budget (the route's own budget is not the one drawn on).
+  return async (route, params, options, request) => {
+    let response: Response | null;
+    try {
+      response = await special(route, params, options, request);
+    } catch (e) {
+      if (!(e instanceof RestError)) throw e;
+      response = errorResponse(e);
+    }
+    if (response && !response.headers.has("x-ratelimit-limit")) {
+      const key = apiKeyOf(request);
+      const budget = key ? await deps.limits.peek("exportDomains", key) : null;
+      for (const [name, value] of Object.entries(budgetHeaders(budget))) response.headers.set(name, value);
+    }
+    return response;
+  };
+}
+
+function whole(deps: ExportDeps): Special {
   return async (route, _params, options, request) => {
     if (route.id === "exportDomains") return exportStream(deps, request, readQuery(options));
     if ((route.id === "listDomains" || route.id === "searchDomains") && options.string("cursor") === "all") {

@@ -1,4 +1,7 @@
 import type { Plugin } from "graphql-yoga";
+import type { Endpoint } from "../auth/limits.ts";
+import { apiKeyOf } from "../auth/plugin.ts";
+import { budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { Logger } from "../logger.ts";
 import { cachedDocument } from "./document.ts";
 import { type GraphQLErrorJson, RestError, restErrorOf } from "./errors.ts";
@@ -11,16 +14,25 @@ export const OPENAPI_PATH = "/json/api/v1/openapi.json";
 let openapi: string | undefined;
 const MAX_BODY_BYTES = 1_000_000;
 
-/** Runs a GraphQL operation through the whole yoga pipeline, as the client's own request. */
+/**
+ * Runs a GraphQL operation through the whole yoga pipeline, as the client's own request, drawing
+ * on the rate-limit budget of `charge` (none when null); `rateHeaders` are its X-RateLimit-*.
+ */
 export type ExecuteGraphQL = (
   request: Request,
   query: string,
   variables: Record<string, unknown>,
-) => Promise<{ data?: Record<string, unknown> | null; errors?: GraphQLErrorJson[] }>;
+  charge: Endpoint | null,
+) => Promise<{
+  data?: Record<string, unknown> | null;
+  errors?: GraphQLErrorJson[];
+  rateHeaders?: Record<string, string>;
+}>;
 
 export interface RestContext {
   execute: ExecuteGraphQL;
   logger: Logger;
+  limits: RateLimits;
 }
 
 /** Extra routes handled outside the route table (cursor=all, export): they answer themselves. */
@@ -35,12 +47,37 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
   Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
 
 export function errorResponse(e: RestError): Response {
-  const requestId = (e as { requestId?: string }).requestId;
+  const { requestId, retryAfter } = e as { requestId?: string; retryAfter?: number };
   return json(
-    { error: e.message, code: e.code, ...(requestId ? { request_id: requestId } : {}) },
+    {
+      error: e.message,
+      code: e.code,
+      ...(requestId ? { request_id: requestId } : {}),
+      ...(retryAfter ? { retry_after: retryAfter } : {}),
+    },
     e.status,
     e.headers,
   );
+}
+
+/**
+ * Every response of a route carries its budget's X-RateLimit-* headers: those of the operation
+ * that drew on it, or, for a request refused before that (a bad option), its current state.
+ */
+async function withRateHeaders(
+  ctx: RestContext,
+  request: Request,
+  endpoint: Endpoint | null,
+  response: Response,
+  drawn: Record<string, string> | undefined,
+): Promise<Response> {
+  let headers = drawn;
+  const key = apiKeyOf(request);
+  if (!headers?.["x-ratelimit-limit"] && endpoint && key) {
+    headers = { ...budgetHeaders(await ctx.limits.peek(endpoint, key)), ...headers };
+  }
+  for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);
+  return response;
 }
 
 /** Route templates compiled to matchers: `{platform}.{token}` captures one path segment as `app`. */
@@ -157,8 +194,12 @@ export function useRest(ctx: RestContext, special?: Special): Plugin {
 }
 
 async function handle(ctx: RestContext, request: Request, url: URL, special?: Special): Promise<Response> {
+  let endpoint: Endpoint | null = null;
+  let drawn: Record<string, string> | undefined;
+  const answer = (r: Response) => withRateHeaders(ctx, request, endpoint, r, drawn);
   try {
     const { route, params } = match(url.pathname.slice(REST_BASE.length) || "/", request.method);
+    endpoint = route.endpoint;
     const options = await readOptions(route, request, url);
     options.refuseUnknown(VALID_OPTIONS.get(route) ?? []);
     const answered = special && (await special(route, params, options, request));
@@ -166,19 +207,23 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
     if (!route.plan) throw new Error(`route ${route.id} has no plan and nothing answered it`);
     const plan = route.plan(params, options);
     const query = cachedDocument(plan.key, plan.document);
-    const result = await ctx.execute(request, query, plan.variables);
+    const result = await ctx.execute(request, query, plan.variables, route.endpoint);
+    drawn = result.rateHeaders;
     if (result.errors?.length) throw restErrorOf(result.errors, plan.option ?? ((a) => a));
     if (!result.data) throw new RestError(500, "INTERNAL_SERVER_ERROR", "no data");
-    return json(plan.envelope(result.data));
+    return answer(json(plan.envelope(result.data)));
   } catch (e) {
-    if (e instanceof RestError) return errorResponse(e);
-    if (e instanceof FieldsError) return errorResponse(new RestError(400, "BAD_USER_INPUT", e.message));
+    if (e instanceof RestError) return answer(errorResponse(e));
+    if (e instanceof FieldsError)
+      return answer(errorResponse(new RestError(400, "BAD_USER_INPUT", e.message)));
     const requestId = crypto.randomUUID();
     ctx.logger.error({ err: e, requestId }, "unexpected error in the REST layer");
-    return errorResponse(
-      Object.assign(
-        new RestError(500, "INTERNAL_SERVER_ERROR", `Unexpected error (request id ${requestId}).`),
-        { requestId },
+    return answer(
+      errorResponse(
+        Object.assign(
+          new RestError(500, "INTERNAL_SERVER_ERROR", `Unexpected error (request id ${requestId}).`),
+          { requestId },
+        ),
       ),
     );
   }

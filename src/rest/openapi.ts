@@ -6,6 +6,7 @@ import {
   isNonNullType,
   isObjectType,
 } from "graphql";
+import { RATE_LIMITS } from "../auth/limits.ts";
 import { schema } from "../schema/index.ts";
 import { legacyFields } from "./fields.ts";
 import { REST_BASE } from "./handler.ts";
@@ -76,9 +77,40 @@ const ERROR_RESPONSES: Json = {
   "405": { description: "Wrong method (the Allow header lists the right ones)." },
   "410": { description: "Expired cursor: the data was refreshed since it was issued." },
   "413": { description: "Body too large." },
-  "429": { description: "Rate limited; Retry-After says how many seconds to wait." },
+  "429": {
+    description:
+      "Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait.",
+  },
   "500": { description: "Unexpected error, logged with the request id the body carries." },
 };
+
+const RATE_HEADERS: Json = {
+  "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
+  "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
+  "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
+};
+
+const HEADERS: Json = {
+  "X-RateLimit-Limit": {
+    description: "Requests this key's plan may make to this endpoint per window.",
+    schema: { type: "integer" },
+  },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in the current window.",
+    schema: { type: "integer" },
+  },
+  "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+};
+
+/** The route's limits of api.md section 8, in words. */
+function limitOf(route: Route): string {
+  const l = RATE_LIMITS[route.endpoint];
+  const per = l.duration === 1 ? "second" : "minute";
+  return l.enterprise === l.pro
+    ? `Rate limit: ${l.enterprise} per ${per} (${l.title}).`
+    : `Rate limit: ${l.enterprise} per ${per} on the enterprise plan, ${l.pro} on pro and elite (${l.title}).`;
+}
 
 function operationOf(route: Route, components: Json): Json {
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
@@ -127,12 +159,14 @@ function operationOf(route: Route, components: Json): Json {
   return {
     operationId: route.id,
     summary: route.summary,
+    description: limitOf(route),
     tags: [route.path.startsWith("/app") ? "Apps" : "Domains"],
     parameters: [...params, ...query],
     ...body,
     responses: {
       "200": {
         description: jsonl ? "One Domain per line (JSON Lines)." : "Success.",
+        headers: RATE_HEADERS,
         content: jsonl
           ? { "application/x-ndjson": { schema: envelope["(one Domain per line)"] } }
           : { "application/json": { schema: { type: "object", properties: envelope } } },
@@ -140,7 +174,9 @@ function operationOf(route: Route, components: Json): Json {
       ...(route.id.endsWith("Domains") && !jsonl && route.path === "/domain"
         ? {
             "202": {
-              description: "cursor=all: the result is being prepared; poll the same URL about every 5 s.",
+              description:
+                "cursor=all: the result is being prepared; poll the same URL every 5 s (faster polls get 429).",
+              headers: RATE_HEADERS,
               content: {
                 "application/json": {
                   schema: {
@@ -157,6 +193,12 @@ function operationOf(route: Route, components: Json): Json {
           status,
           {
             ...(r as Json),
+            headers:
+              status === "429"
+                ? { ...RATE_HEADERS, "Retry-After": { $ref: "#/components/headers/Retry-After" } }
+                : status === "401"
+                  ? {}
+                  : RATE_HEADERS,
             content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
           },
         ]),
@@ -174,6 +216,7 @@ export function buildOpenApi(): Json {
         error: { type: "string", description: "What was wrong, naming the option." },
         code: { type: "string", description: "BAD_USER_INPUT, NOT_FOUND, CURSOR_EXPIRED, ..." },
         request_id: { type: "string", description: "For 500s: the id the server logged the error with." },
+        retry_after: { type: "integer", description: "For 429s: seconds to wait, as Retry-After." },
       },
     },
   };
@@ -195,6 +238,10 @@ export function buildOpenApi(): Json {
     servers: [{ url: REST_BASE }],
     security: [{ bearer: [] }],
     paths,
-    components: { schemas: components, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    components: {
+      schemas: components,
+      headers: HEADERS,
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+    },
   };
 }

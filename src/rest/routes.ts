@@ -1,4 +1,5 @@
 import type { GraphQLObjectType } from "graphql";
+import type { Endpoint } from "../auth/limits.ts";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "../query/app-filter.ts";
 import { DOMAIN_EVENT_FILTERS, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../query/domain-filter.ts";
 import { APP_SORTS, DOMAIN_SORTS, REVIEW_SORTS } from "../query/sort.ts";
@@ -38,8 +39,8 @@ export interface Route {
   /** OpenAPI path template relative to /json/api/v1/all. */
   path: string;
   summary: string;
-  /** Rate limit group of api.md section 8. */
-  limit: string;
+  /** The rate limit of api.md section 8 that the route draws on. */
+  endpoint: Endpoint;
   options: OptionDoc[];
   /** Where options come from: the query string, or a JSON body. */
   body: boolean;
@@ -144,7 +145,7 @@ function retrieveApp(): Route {
     method: "GET",
     path: "/app/{platform}.{token}",
     summary: "Retrieve an App",
-    limit: "app",
+    endpoint: "retrieveApp",
     body: false,
     options: [fieldsOption],
     returns: { app: "App" },
@@ -172,14 +173,14 @@ function reviewsOf(
   path: string,
   summary: string,
   parent: "app" | "domain",
-  limit: string,
+  endpoint: Endpoint,
 ): Route {
   return {
     id,
     method: "GET",
     path,
     summary,
-    limit,
+    endpoint,
     body: false,
     options: [fieldsOption, ...pageOptions(50), reviewSort],
     returns: { reviews: "AppReview[]" },
@@ -226,7 +227,7 @@ function listApps(method: "GET" | "POST"): Route {
     method,
     path: "/app",
     summary: method === "GET" ? "List Apps" : "List Apps (options as a JSON body)",
-    limit: "apps",
+    endpoint: "listApps",
     body: method === "POST",
     options: [
       fieldsOption,
@@ -299,7 +300,7 @@ function retrieveDomain(): Route {
     method: "GET",
     path: "/domain/{name}",
     summary: "Retrieve a Domain by name",
-    limit: "domain",
+    endpoint: "retrieveDomain",
     body: false,
     options: [
       fieldsOption,
@@ -334,7 +335,7 @@ function bulkDomains(): Route {
     method: "POST",
     path: "/domain/bulk",
     summary: "Bulk retrieve Domains (up to 100 names)",
-    limit: "bulk",
+    endpoint: "bulkRetrieveDomains",
     body: true,
     options: [
       {
@@ -443,7 +444,7 @@ function listDomains(method: "GET" | "POST"): Route {
     method,
     path: "/domain",
     summary: method === "GET" ? "List Domains" : "List Domains (options as a JSON body; aq)",
-    limit: "domains",
+    endpoint: "listDomains",
     body: method === "POST",
     options: [
       ...domainListOptions(),
@@ -496,7 +497,7 @@ function exportDomains(): Route {
     method: "GET",
     path: "/domain/export",
     summary: "Export Domains: every matching Domain as JSON Lines, streamed at once",
-    limit: "export",
+    endpoint: "exportDomains",
     body: false,
     options: domainListOptions().filter((o) => !["page_size", "cursor", "for"].includes(o.name)),
     returns: { "(one Domain per line)": "Domain" },
@@ -506,7 +507,13 @@ function exportDomains(): Route {
 /** cursor=all and Export Domains are answered by src/rest/export.ts. */
 export const ROUTES: Route[] = [
   retrieveApp(),
-  reviewsOf("listAppReviews", "/app/{platform}.{token}/reviews", "List an App's reviews", "app", "reviews"),
+  reviewsOf(
+    "listAppReviews",
+    "/app/{platform}.{token}/reviews",
+    "List an App's reviews",
+    "app",
+    "listAppReviews",
+  ),
   listApps("GET"),
   listApps("POST"),
   bulkDomains(),
@@ -516,7 +523,7 @@ export const ROUTES: Route[] = [
     "/domain/{name}/app_reviews",
     "List App reviews for a Domain",
     "domain",
-    "domainReviews",
+    "listDomainAppReviews",
   ),
   listDomains("GET"),
   listDomains("POST"),

@@ -18,9 +18,9 @@ import {
   appIntegrations,
   appPlans,
 } from "../query/loaders.ts";
-import { connectionPage } from "../query/page.ts";
+import { connectionPage, DEFAULT_PAGE_SIZE } from "../query/page.ts";
 import { APP_SORTS, type Order, toSortKeys } from "../query/sort.ts";
-import { builder, legacy, SortDirection } from "./builder.ts";
+import { builder, legacy, pagedComplexity, rateLimited, SortDirection } from "./builder.ts";
 import { connectionOf, offsetArg, pageArgs } from "./connection.ts";
 import { filterFields } from "./filter.ts";
 
@@ -163,6 +163,7 @@ builder.queryField("app", (t) =>
     type: App,
     nullable: true,
     description: "One App by platform and token (GET /app/<platform>.<token>). NOT_FOUND when unknown.",
+    ...rateLimited("retrieveApp"),
     args: { platform: t.arg.string({ required: true }), token: t.arg.string({ required: true }) },
     resolve: async (_root, { platform, token }, ctx) => {
       const app = await appByIdentifier(ctx).load(`${platform.trim().toLowerCase()}.${token.trim()}`);
@@ -177,6 +178,8 @@ builder.queryField("apps", (t) =>
     type: AppConnection,
     description:
       "Apps matching a filter and a search, sorted (GET /app). Default sort: installs, descending.",
+    ...rateLimited("listApps"),
+    complexity: pagedComplexity(DEFAULT_PAGE_SIZE),
     args: {
       filter: t.arg({ type: AppFilter }),
       orderBy: t.arg({ type: [AppOrder] }),

@@ -1,6 +1,9 @@
 import SchemaBuilder from "@pothos/core";
+import ComplexityPlugin from "@pothos/plugin-complexity";
+import DirectivesPlugin from "@pothos/plugin-directives";
 import RelayPlugin from "@pothos/plugin-relay";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
+import { directiveArgs, type Endpoint } from "../auth/limits.ts";
 import type { Context } from "../context.ts";
 import { InputError } from "../errors.ts";
 
@@ -19,15 +22,26 @@ export const builder = new SchemaBuilder<{
   DefaultInputFieldRequiredness: false;
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
+  Directives: {
+    rateLimit: { locations: "FIELD_DEFINITION"; args: { limit: number; duration: number } };
+  };
 }>({
-  plugins: [RelayPlugin],
+  // Directives before Relay, so that fields Relay adds (node, nodes) can carry them too.
+  plugins: [DirectivesPlugin, ComplexityPlugin, RelayPlugin],
+  // graphql-rate-limit-directive reads directives as graphql-tools does: keyed by name.
+  directives: { useGraphQLToolsUnorderedDirectives: true },
+  // The cost of an operation (src/cost.ts): 1 per field; a list's selection counts 10 times
+  // unless the field says how many items it asks for (connections: `first`).
+  complexity: { defaultComplexity: 1, defaultListMultiplier: 10 },
   // Fields are non-null unless declared nullable: optional data is nullable on purpose, one by one.
   defaultFieldNullability: false,
   relay: {
     clientMutationId: "omit",
     cursorType: "String",
-    edgesFieldOptions: { nullable: false },
+    // The connection's field multiplies by `first`; its edges then count once each.
+    edgesFieldOptions: { nullable: false, complexity: { field: 0, multiplier: 1 } },
     nodeFieldOptions: { nullable: false },
+    nodeQueryOptions: rateLimited("node"),
     // `nodes` is defined in schema/node.ts, with its cap.
     nodesQueryOptions: false,
     decodeGlobalID,
@@ -146,3 +160,22 @@ export const SortDirection = builder.enumType("SortDirection", {
 export const legacy = (name: string, extra: Record<string, unknown> = {}) => ({
   extensions: { legacy: name, ...extra },
 });
+
+/**
+ * Marks a field as serving an endpoint of api.md section 8: selecting it draws on that endpoint's
+ * budget (src/auth/rate-limit.ts). The directive's `limit` is the enterprise plan's.
+ */
+export function rateLimited(endpoint: Endpoint) {
+  return {
+    directives: { rateLimit: directiveArgs(endpoint) },
+    extensions: { endpoint },
+  };
+}
+
+/** Connection cost: the field, plus its selection once per item asked for. */
+export const pagedComplexity =
+  (defaultFirst: number) =>
+  (args: { first?: number | null }): { field: number; multiplier: number } => ({
+    field: 1,
+    multiplier: Math.max(0, args.first ?? defaultFirst),
+  });

@@ -18,10 +18,10 @@ import {
   domainTechnologies,
   technologyByPk,
 } from "../query/loaders.ts";
-import { connectionPage, type PageArgs } from "../query/page.ts";
+import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "../query/sort.ts";
 import { App } from "./app.ts";
-import { builder, legacy } from "./builder.ts";
+import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
 import { connectionOf, pageArgs } from "./connection.ts";
 import {
   Contact,
@@ -324,6 +324,7 @@ builder.queryField("domain", (t) =>
     nullable: true,
     description:
       "One Domain by its DNS name or platform domain (GET /domain/<name>). NOT_FOUND when unknown.",
+    ...rateLimited("retrieveDomain"),
     args: {
       name: t.arg.string({ required: true }),
       followRedirects: t.arg.boolean({
@@ -347,6 +348,8 @@ const DomainsByName = builder
         type: [Domain],
         description: "The Domains found, in request order.",
         ...legacy("domains"),
+        // domainsByName counts one per name asked for.
+        complexity: { field: 1, multiplier: 1 },
         resolve: (r) => r.domains,
       }),
       notFound: t.exposeStringList("notFound", {
@@ -360,6 +363,8 @@ builder.queryField("domainsByName", (t) =>
   t.field({
     type: DomainsByName,
     description: "Up to 100 Domains by name (POST /domain/bulk).",
+    ...rateLimited("bulkRetrieveDomains"),
+    complexity: (args) => ({ field: 1, multiplier: args.names.length }),
     args: {
       names: t.arg.stringList({ required: true }),
       followRedirects: t.arg.boolean({ defaultValue: false }),
@@ -414,6 +419,8 @@ builder.queryField("domains", (t) =>
   t.field({
     type: DomainConnection,
     description: "Domains matching a filter and a search, sorted (GET /domain).",
+    ...rateLimited("listDomains"),
+    complexity: pagedComplexity(DEFAULT_PAGE_SIZE),
     args: domainListArgs,
     resolve: (_root, args, ctx) => domainPage(ctx, args, null, "domains"),
   }),
@@ -423,6 +430,8 @@ builder.objectField(App, "installedOn", (t) =>
   t.field({
     type: DomainConnection,
     description: "The Domains that have the App installed (not since uninstalled), filterable like domains.",
+    ...rateLimited("listDomains"),
+    complexity: pagedComplexity(DEFAULT_PAGE_SIZE),
     args: domainListArgs,
     resolve: (app, args, ctx) =>
       domainPage(ctx, args, { apps: { some: { appPk: app.pk, removedAt: null } } }, [

@@ -1,3 +1,4 @@
+import { buildSchema, specifiedDirectives } from "graphql";
 import { builder } from "./builder.ts";
 import "./snapshot.ts";
 import "./app.ts";
@@ -7,4 +8,23 @@ import "./node.ts";
 
 builder.queryType({});
 
-export const schema = builder.toSchema({ sortSchema: false });
+/** The directive of rate-limited fields (src/auth/rate-limit.ts enforces it). */
+const rateLimit = buildSchema(`
+"""
+The field serves an endpoint of the REST API's rate limits (api.md section 8), and selecting it draws
+on that endpoint's budget for the API key: once per place in the operation, not per list item.
+limit is the enterprise plan's number of requests per duration seconds; the pro and elite plans
+have smaller limits (see X-RateLimit-Limit). Over the limit: HTTP 429, extensions.code RATE_LIMITED.
+"""
+directive @rateLimit(limit: Int!, duration: Int!) on FIELD_DEFINITION
+`).getDirective("rateLimit");
+if (!rateLimit) throw new Error("the rateLimit directive did not build");
+
+/**
+ * The schema as built from code. Its `@rateLimit` fields are not limited yet: the app applies
+ * the limiters of its configuration (RateLimits.apply).
+ */
+export const schema = builder.toSchema({
+  sortSchema: false,
+  directives: [...specifiedDirectives, rateLimit],
+});

@@ -1,5 +1,5 @@
 import { InputError } from "../errors.ts";
-import { builder } from "./builder.ts";
+import { builder, rateLimited } from "./builder.ts";
 
 export const MAX_NODES = 100;
 
@@ -7,6 +7,8 @@ builder.queryField("nodes", (t) =>
   t.nodeList({
     description: `Several nodes by global ID (at most ${MAX_NODES}), in request order; null for unknown ones.`,
     args: { ids: t.arg.idList({ required: true }) },
+    ...rateLimited("node"),
+    complexity: (args) => ({ field: 1, multiplier: args.ids.length }),
     ids: (_root, { ids }) => {
       if (ids.length > MAX_NODES)
         throw new InputError("ids", `takes at most ${MAX_NODES} IDs; got ${ids.length}`);

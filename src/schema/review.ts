@@ -3,10 +3,10 @@ import { servedOf } from "../context.ts";
 import type { AppReviewDomain, AppReview as AppReviewRow } from "../generated/sqlite/client.ts";
 import type { Direction, Where } from "../query/keyset.ts";
 import { appByPk, domainByPk, reviewByPk, reviewDomains } from "../query/loaders.ts";
-import { connectionPage, type PageArgs } from "../query/page.ts";
+import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
 import { REVIEW_SORTS, toSortKeys } from "../query/sort.ts";
 import { App } from "./app.ts";
-import { builder, legacy, SortDirection } from "./builder.ts";
+import { builder, legacy, pagedComplexity, rateLimited, SortDirection } from "./builder.ts";
 import { connectionOf, offsetArg, pageArgs } from "./connection.ts";
 import { Domain } from "./domain.ts";
 
@@ -105,6 +105,8 @@ builder.objectField(App, "reviews", (t) =>
   t.field({
     type: AppReviewConnection,
     description: "Reviews of the App (GET /app/<platform>.<token>/reviews); only shopify Apps have reviews.",
+    ...rateLimited("listAppReviews"),
+    complexity: pagedComplexity(DEFAULT_PAGE_SIZE),
     args: reviewArgs,
     resolve: (app, args, ctx) => reviewPage(ctx, args, { appPk: app.pk }, ["app.reviews", app.pk]),
   }),
@@ -114,6 +116,8 @@ builder.objectField(Domain, "appReviews", (t) =>
   t.field({
     type: AppReviewConnection,
     description: "Reviews of Apps associated with the Domain (GET /domain/<name>/app_reviews).",
+    ...rateLimited("listDomainAppReviews"),
+    complexity: pagedComplexity(DEFAULT_PAGE_SIZE),
     args: reviewArgs,
     resolve: (d, args, ctx) =>
       reviewPage(ctx, args, { domains: { some: { domainPk: d.pk } } }, ["domain.appReviews", d.pk]),

@@ -1,7 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
@@ -16,6 +14,7 @@ import {
   type TestDatabase,
 } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { freePort, type Server, startServer } from "../support/server.ts";
 
 /**
  * Bearer authentication (api.md section 5, decisions.md "Authentication and plans" and "Errors"):
@@ -391,101 +390,6 @@ describe.each(databaseKinds())("Bearer authentication on %s", (kind) => {
     expect(output).not.toContain(bad.slice(7));
   });
 });
-
-/** A port free on 127.0.0.1 right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const address = s.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-interface Server {
-  child: ChildProcess;
-  output: () => string;
-  /** Resolves with the output once it matches, rejects if the process exits or time runs out. */
-  waitFor: (re: RegExp, ms: number) => Promise<string>;
-  stop: () => Promise<number | null>;
-}
-
-function startServer(db: TestDatabase, port: number): Server {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: db.config.dataDir,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    DEMO_DOMAINS: "300",
-    DEMO_APPS: "30",
-    LOG_LEVEL: "warn",
-  };
-  delete env.DATABASE_URL;
-  delete env.REQUIRE_HTTPS;
-  delete env.TLS_CERT_FILE;
-  delete env.TLS_KEY_FILE;
-  delete env.NODE_ENV;
-  if (db.config.database.kind === "postgresql") env.DATABASE_URL = db.config.database.url;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
-    cwd: join(import.meta.dirname, "../.."),
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  let exited = false;
-  const listeners = new Set<() => void>();
-  const changed = () => {
-    for (const l of listeners) l();
-  };
-  child.stdout?.on("data", (d) => {
-    out += d;
-    changed();
-  });
-  child.stderr?.on("data", (d) => {
-    out += d;
-    changed();
-  });
-  const exit = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      exited = true;
-      changed();
-      resolve(code);
-    }),
-  );
-  return {
-    child,
-    output: () => out,
-    waitFor: (re, ms) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (re.test(out)) {
-            done();
-            resolve(out);
-          } else if (exited) {
-            done();
-            reject(new Error(`the server exited before printing ${re}:\n${out}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(new Error(`no ${re} within ${ms} ms:\n${out}`));
-        }, ms);
-        const done = () => {
-          clearTimeout(timer);
-          listeners.delete(check);
-        };
-        listeners.add(check);
-        check();
-      }),
-    stop: async () => {
-      if (!exited) child.kill("SIGTERM");
-      return exit;
-    },
-  };
-}
 
 describe.each(databaseKinds())("the demo key of a fresh database on %s", (kind: DatabaseKind) => {
   let db: TestDatabase;

@@ -494,6 +494,7 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
         LOG_LEVEL: "silent",
         EXPORT_TTL_SECONDS: "1",
+        RATE_LIMITS: "off",
       });
       expect(config.exportTtlMs).toBe(1000);
       const snapshots2 = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
@@ -613,6 +614,7 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
         LOG_LEVEL: "silent",
         EXPORT_TTL_SECONDS: "1",
+        RATE_LIMITS: "off",
       });
       const snapshots2 = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
       const target = url({ cursor: "all" });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type App, createApp } from "../../src/app.ts";
 import { ApiKeys, type Plan } from "../../src/auth/keys.ts";
+import type { Config } from "../../src/config.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from "./databases.ts";
@@ -36,7 +37,11 @@ export interface TestApi {
  * The real app (createApp) over a fresh database of `kind` with `snapshotDir` loaded. Queries go
  * through app.fetch, the whole HTTP pipeline, without binding a port.
  */
-export async function startApi(kind: DatabaseKind, snapshotDir: string): Promise<TestApi> {
+export async function startApi(
+  kind: DatabaseKind,
+  snapshotDir: string,
+  overrides: Partial<Config> = {},
+): Promise<TestApi> {
   const db = await createTestDatabase(kind);
   const queries: string[] = [];
   const snapshots = await Snapshots.open(db.config, {
@@ -51,7 +56,7 @@ export async function startApi(kind: DatabaseKind, snapshotDir: string): Promise
   const keys = new ApiKeys(snapshots.store);
   const createKey = async (plan: Plan = "enterprise", name = "test") => (await keys.create(name, plan)).key;
   const key = await createKey();
-  const app = withKey(createApp(db.config, snapshots), key);
+  const app = withKey(createApp({ ...db.config, ...overrides }, snapshots), key);
   return {
     app,
     key,
@@ -76,6 +81,7 @@ export async function startApi(kind: DatabaseKind, snapshotDir: string): Promise
     },
     load,
     async close() {
+      await app.dispose();
       await snapshots.close();
       await db.drop();
     },

@@ -26,7 +26,7 @@ export interface TestDatabase {
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), "storegraph-test-"));
   if (kind === "sqlite") {
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", RATE_LIMITS: "off" });
     return { config, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
   const adminUrl = process.env.TEST_DATABASE_URL;
@@ -41,7 +41,12 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const config = loadConfig({ DATABASE_URL: url.toString(), DATA_DIR: dataDir, LOG_LEVEL: "silent" });
+  const config = loadConfig({
+    DATABASE_URL: url.toString(),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    RATE_LIMITS: "off",
+  });
   return {
     config,
     drop: async () => {

@@ -1,0 +1,395 @@
+import { GraphQLError, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
+import { type RateLimitArgs, rateLimitDirective } from "graphql-rate-limit-directive";
+import type { Plugin } from "graphql-yoga";
+import { Redis } from "ioredis";
+import {
+  type IRateLimiterOptions,
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from "rate-limiter-flexible";
+import type { Logger } from "../logger.ts";
+import type { ApiKey } from "./keys.ts";
+import {
+  directiveArgs,
+  type Endpoint,
+  POLL_INTERVAL_SECONDS,
+  RATE_LIMITS,
+  unitsPerRequest,
+} from "./limits.ts";
+
+/**
+ * Per-key, per-endpoint rate limits (api.md section 8) with graphql-rate-limit-directive over
+ * rate-limiter-flexible: in memory, or in Redis so that every gateway process draws on one budget.
+ *
+ * Which budget a request draws on:
+ * - a GraphQL request: each field marked `@rateLimit` that it selects draws once on that field's
+ *   endpoint (once per place in the operation, not once per list item: `domains { edges { node {
+ *   appReviews } } }` is one List Domains and one List App reviews for a Domain);
+ * - a REST request: its route's endpoint, once, drawn by the root field of its operation (so an
+ *   unknown App or Domain costs like a found one), and nothing else;
+ * - the inner pages of cursor=all and Export Domains: nothing (the start was drawn on already).
+ */
+
+/** How a request draws on budgets. */
+export type Charge = { kind: "fields" } | { kind: "route"; endpoint: Endpoint } | { kind: "none" };
+
+/** What a response reports: the budget it drew on that has the least left. */
+export interface Budget {
+  endpoint: Endpoint;
+  limit: number;
+  remaining: number;
+  resetMs: number;
+}
+
+const RETRY_AFTER_MIN_S = 1;
+const seconds = (ms: number) => Math.max(RETRY_AFTER_MIN_S, Math.ceil(ms / 1000));
+
+/** One request's use of the budgets; read by the response to write the X-RateLimit headers. */
+export class RateUsage {
+  readonly budgets = new Map<Endpoint, Budget>();
+  /** Places in the operation already charged, and how that charge ended. */
+  readonly charged = new Map<string, Promise<void>>();
+  /** Set when a budget was exhausted: the seconds to wait. */
+  retryAfter: number | null = null;
+
+  constructor(
+    readonly key: ApiKey | null,
+    readonly charge: Charge,
+  ) {}
+
+  record(endpoint: Endpoint, res: RateLimiterRes): Budget | null {
+    if (!this.key) return null;
+    const units = unitsPerRequest(endpoint, this.key.plan);
+    const budget: Budget = {
+      endpoint,
+      limit: RATE_LIMITS[endpoint][this.key.plan],
+      remaining: Math.max(0, Math.floor(res.remainingPoints / units)),
+      resetMs: res.msBeforeNext,
+    };
+    this.budgets.set(endpoint, budget);
+    return budget;
+  }
+
+  /** The budget with the least left (the longest wait on a tie); null when none was drawn on. */
+  tightest(): Budget | null {
+    let best: Budget | null = null;
+    for (const b of this.budgets.values()) {
+      if (
+        !best ||
+        b.remaining < best.remaining ||
+        (b.remaining === best.remaining && b.resetMs > best.resetMs)
+      )
+        best = b;
+    }
+    return best;
+  }
+
+  headers(): Record<string, string> {
+    return budgetHeaders(this.tightest(), this.retryAfter);
+  }
+}
+
+/** X-RateLimit-* (X-RateLimit-Reset in seconds from now, like Retry-After), and Retry-After. */
+export function budgetHeaders(b: Budget | null, retryAfter: number | null = null): Record<string, string> {
+  if (!b) return {};
+  return {
+    "x-ratelimit-limit": String(b.limit),
+    "x-ratelimit-remaining": String(b.remaining),
+    "x-ratelimit-reset": String(Math.ceil(b.resetMs / 1000)),
+    ...(retryAfter !== null ? { "retry-after": String(retryAfter) } : {}),
+  };
+}
+
+export function rateLimitedError(endpoint: Endpoint, retryAfter: number, limit: number): GraphQLError {
+  const { title, duration } = RATE_LIMITS[endpoint];
+  const per = duration === 1 ? "second" : duration === 60 ? "minute" : `${duration} seconds`;
+  return new GraphQLError(
+    `rate limit of ${title} exceeded (${limit} per ${per} for this API key's plan); retry in ${retryAfter} s`,
+    {
+      extensions: {
+        code: "RATE_LIMITED",
+        endpoint,
+        retryAfter,
+        http: { status: 429, headers: { "retry-after": String(retryAfter) } },
+      },
+    },
+  );
+}
+
+/** The endpoint a field serves, declared with its directive (see rateLimited). */
+function endpointOfField(info: GraphQLResolveInfo): Endpoint | undefined {
+  const field = info.parentType.getFields()[info.fieldName];
+  return (field?.extensions as { endpoint?: Endpoint } | undefined)?.endpoint;
+}
+
+/** The budget this field's resolution draws on for this request, if any. */
+function chargedEndpoint(usage: RateUsage, info: GraphQLResolveInfo): Endpoint | null {
+  if (usage.charge.kind === "none") return null;
+  if (usage.charge.kind === "route") return info.path.prev === undefined ? usage.charge.endpoint : null;
+  return endpointOfField(info) ?? null;
+}
+
+/** A place in the operation: the response path without list indices. */
+function placeOf(info: GraphQLResolveInfo): string {
+  const keys: (string | number)[] = [];
+  for (let p: GraphQLResolveInfo["path"] | undefined = info.path; p; p = p.prev) {
+    if (typeof p.key === "string") keys.push(p.key);
+  }
+  return keys.reverse().join(".");
+}
+
+interface Settle {
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+export interface RateLimitContext {
+  rateUsage: RateUsage;
+}
+
+export interface RateLimiterConfig {
+  enabled: boolean;
+  redisUrl: string | null;
+  /** Prefix of the keys in Redis. */
+  keyPrefix?: string;
+}
+
+/**
+ * The rate limiters of one gateway process. With Redis, each limiter falls back to memory while
+ * Redis is unreachable (per-process limits rather than none, or refusing everyone).
+ */
+export class RateLimits {
+  readonly enabled: boolean;
+  private readonly redis: Redis | null;
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly settles = new WeakMap<RateUsage, Map<string, Settle>>();
+  private readonly usages = new WeakMap<Request, RateUsage>();
+  private readonly keyPrefix: string;
+
+  constructor(
+    config: RateLimiterConfig,
+    private readonly logger: Logger,
+  ) {
+    this.enabled = config.enabled;
+    this.keyPrefix = config.keyPrefix ?? "storegraph:rl";
+    this.redis =
+      config.enabled && config.redisUrl
+        ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true })
+        : null;
+    // While Redis is down the client retries every few seconds: say so once a minute, not each time.
+    let warned = 0;
+    this.redis?.on("error", (err) => {
+      if (Date.now() - warned < 60_000) return;
+      warned = Date.now();
+      this.logger.warn({ err: err.message }, "rate limits: Redis error; budgets are per process meanwhile");
+    });
+    this.redis?.on("ready", () => {
+      if (warned) this.logger.info("rate limits: Redis is back");
+      warned = 0;
+    });
+    // Requests wait for the first connection (at most its timeout) rather than count in memory.
+    this.connected = this.redis ? this.ready() : null;
+  }
+
+  /** The first connection to Redis; null without Redis. */
+  private readonly connected: Promise<boolean> | null;
+
+  /** A GraphQL request's usage record: how it draws on budgets (see Charge). */
+  usageFor(request: Request, key: ApiKey | null, charge: Charge): RateUsage {
+    const usage = new RateUsage(this.enabled ? key : null, charge);
+    this.usages.set(request, usage);
+    return usage;
+  }
+
+  /** Writes each GraphQL response's X-RateLimit-* headers; closes Redis with the app. */
+  plugin(): Plugin {
+    return {
+      onRequest: async () => {
+        if (this.connected) await this.connected;
+      },
+      onResponse: ({ request, response }) => {
+        const usage = this.usages.get(request);
+        if (!usage) return;
+        for (const [name, value] of Object.entries(usage.headers())) response.headers.set(name, value);
+      },
+      onDispose: () => this.close(),
+    };
+  }
+
+  /** Connects to Redis (if used); resolves false when it cannot within the timeout. */
+  async ready(timeoutMs = 3000): Promise<boolean> {
+    if (!this.redis) return true;
+    if (this.redis.status === "ready") return true;
+    try {
+      await Promise.race([
+        this.redis.status === "wait"
+          ? this.redis.connect()
+          : new Promise((r) => this.redis?.once("ready", r)),
+        new Promise((_r, reject) => setTimeout(() => reject(new Error("timeout")), timeoutMs).unref()),
+      ]);
+      return true;
+    } catch (err) {
+      this.logger.warn(
+        { err: (err as Error).message },
+        "rate limits: Redis unreachable; limits are per process until it is back",
+      );
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.redis && this.redis.status !== "end") await this.redis.quit().catch(() => {});
+  }
+
+  /** A limiter of `points` per `duration` seconds (one per size, shared by the endpoints of that size). */
+  limiter(points: number, duration: number): RateLimiterAbstract {
+    const name = `${points}/${duration}s`;
+    let limiter = this.limiters.get(name);
+    if (!limiter) {
+      limiter = this.create({ points, duration, keyPrefix: this.keyPrefix });
+      this.limiters.set(name, limiter);
+    }
+    return limiter;
+  }
+
+  private create(opts: IRateLimiterOptions): RateLimiterAbstract {
+    if (!this.redis) return new RateLimiterMemory(opts);
+    return new RateLimiterRedis({
+      ...opts,
+      storeClient: this.redis,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: new RateLimiterMemory(opts),
+    });
+  }
+
+  /** The schema with every `@rateLimit` field enforcing its endpoint's budget. */
+  apply(schema: GraphQLSchema): GraphQLSchema {
+    if (!this.enabled) return schema;
+    // The library builds one limiter per directive size through this class: ours, so that the
+    // store (memory or Redis) and the limiters that REST peeks at are the same objects.
+    const self = this;
+    class Limiter {
+      constructor(opts: IRateLimiterOptions) {
+        // biome-ignore lint/correctness/noConstructorReturn: hands the library the shared limiter
+        return self.limiter(opts.points as number, opts.duration as number);
+      }
+    }
+    const { rateLimitDirectiveTransformer } = rateLimitDirective<RateLimitContext>({
+      name: "rateLimit",
+      limiterClass: Limiter as unknown as typeof RateLimiterMemory,
+      pointsCalculator: (_d, _s, _a, ctx, info) => this.units(ctx.rateUsage, info),
+      keyGenerator: (_d, _s, _a, ctx, info) =>
+        bucketKey(chargedEndpoint(ctx.rateUsage, info) as Endpoint, ctx.rateUsage.key as ApiKey),
+      setState: (res, d, _s, _a, ctx, info) => this.settle(ctx.rateUsage, info, res, d),
+      onLimit: (res, _d, _s, _a, ctx, info) => {
+        const usage = ctx.rateUsage;
+        const endpoint = chargedEndpoint(usage, info) as Endpoint;
+        const retryAfter = seconds(res.msBeforeNext);
+        usage.retryAfter = Math.max(usage.retryAfter ?? 0, retryAfter);
+        const error = rateLimitedError(
+          endpoint,
+          retryAfter,
+          RATE_LIMITS[endpoint][(usage.key as ApiKey).plan],
+        );
+        this.settles.get(usage)?.get(placeOf(info))?.reject(error);
+        throw error;
+      },
+    });
+    return rateLimitDirectiveTransformer(schema);
+  }
+
+  /**
+   * Units this resolution consumes: its plan's price the first time a place of the operation is
+   * reached, and 0 after (each list item waits for the first one's verdict and shares it).
+   */
+  private async units(usage: RateUsage | undefined, info: GraphQLResolveInfo): Promise<number> {
+    if (!usage?.key) return 0;
+    const endpoint = chargedEndpoint(usage, info);
+    if (!endpoint) return 0;
+    const place = placeOf(info);
+    const prior = usage.charged.get(place);
+    if (prior) {
+      await prior;
+      return 0;
+    }
+    let settle: Settle = { resolve: () => {}, reject: () => {} };
+    const verdict = new Promise<void>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    verdict.catch(() => {}); // awaited by the other items of a list, if any
+    usage.charged.set(place, verdict);
+    let places = this.settles.get(usage);
+    if (!places) {
+      places = new Map();
+      this.settles.set(usage, places);
+    }
+    places.set(place, settle);
+    return unitsPerRequest(endpoint, usage.key.plan);
+  }
+
+  private settle(usage: RateUsage, info: GraphQLResolveInfo, res: RateLimiterRes, d: RateLimitArgs) {
+    const endpoint = chargedEndpoint(usage, info) as Endpoint;
+    usage.record(endpoint, res);
+    if (res.consumedPoints <= d.limit) this.settles.get(usage)?.get(placeOf(info))?.resolve();
+  }
+
+  /** The state of a budget without drawing on it (for responses that drew on none). */
+  async peek(endpoint: Endpoint, key: ApiKey): Promise<Budget | null> {
+    if (!this.enabled) return null;
+    const { limit, duration } = directiveArgs(endpoint);
+    const res =
+      (await this.limiter(limit, duration)
+        .get(bucketKey(endpoint, key))
+        .catch(() => null)) ?? new RateLimiterRes(limit, 0, 0);
+    const usage = new RateUsage(key, { kind: "none" });
+    const budget = usage.record(endpoint, res);
+    if (budget && res.msBeforeNext <= 0) budget.resetMs = duration * 1000;
+    return budget;
+  }
+
+  /**
+   * Draws on an endpoint's budget outside GraphQL (starting a cursor=all job or an export). Returns
+   * the budget, or throws the RATE_LIMITED error (with its Retry-After) when it is exhausted.
+   */
+  async consume(endpoint: Endpoint, key: ApiKey): Promise<Budget | null> {
+    if (!this.enabled) return null;
+    const { limit, duration } = directiveArgs(endpoint);
+    const usage = new RateUsage(key, { kind: "none" });
+    try {
+      const res = await this.limiter(limit, duration).consume(
+        bucketKey(endpoint, key),
+        unitsPerRequest(endpoint, key.plan),
+      );
+      return usage.record(endpoint, res);
+    } catch (e) {
+      if (e instanceof Error) throw e;
+      const res = e as RateLimiterRes;
+      throw Object.assign(
+        rateLimitedError(endpoint, seconds(res.msBeforeNext), RATE_LIMITS[endpoint][key.plan]),
+        {
+          budget: usage.record(endpoint, res),
+        },
+      );
+    }
+  }
+
+  /**
+   * cursor=all polling: at most one request per job per POLL_INTERVAL_SECONDS. Returns the seconds
+   * to wait, or null when this poll is allowed.
+   */
+  async poll(key: ApiKey, job: string): Promise<number | null> {
+    if (!this.enabled) return null;
+    try {
+      await this.limiter(1, POLL_INTERVAL_SECONDS).consume(`poll:${key.id}:${job}`, 1);
+      return null;
+    } catch (e) {
+      if (e instanceof Error) throw e;
+      return seconds((e as RateLimiterRes).msBeforeNext);
+    }
+  }
+}
+
+/** The bucket of one key's budget for one endpoint (by key id: the secret never leaves auth). */
+const bucketKey = (endpoint: Endpoint, key: ApiKey) => `${endpoint}:${key.id}`;

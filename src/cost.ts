@@ -1,0 +1,66 @@
+import { complexityFromQuery } from "@pothos/plugin-complexity";
+import { type DocumentNode, GraphQLError, Kind } from "graphql";
+import type { Plugin } from "graphql-yoga";
+
+/**
+ * The cost limit of a GraphQL operation, computed by @pothos/plugin-complexity from the fields the
+ * schema declares: every field costs 1; a connection's selection counts once per item asked for
+ * (`first`, default 50), `domainsByName` and `nodes` once per name or ID, another list's selection
+ * 10 times. So a page of 1000 Domains with nested lists costs what it costs.
+ *
+ * It is checked before execution, so an operation over the limit reads nothing and draws on no
+ * rate-limit budget. The limit admits the largest REST request (a page of 1000 Domains with every
+ * field) with room to spare: test/graphql/cost.test.ts checks it.
+ */
+export const MAX_COST = 2_000_000;
+
+/** The operation that runs (operationName, or the only one) with the fragments it may use. */
+function operationDocument(document: DocumentNode, operationName?: string | null): DocumentNode {
+  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
+  const chosen = operationName ? operations.find((o) => o.name?.value === operationName) : operations[0];
+  return {
+    ...document,
+    definitions: document.definitions.filter((d) => d.kind === Kind.FRAGMENT_DEFINITION || d === chosen),
+  };
+}
+
+export function operationCost(args: {
+  schema: Parameters<typeof complexityFromQuery>[1]["schema"];
+  document: DocumentNode;
+  variableValues?: Record<string, unknown> | null;
+  operationName?: string | null;
+  contextValue?: unknown;
+}): number {
+  return complexityFromQuery(operationDocument(args.document, args.operationName), {
+    schema: args.schema,
+    variables: args.variableValues ?? {},
+    ctx: (args.contextValue ?? {}) as object,
+  }).complexity;
+}
+
+export function useCostLimit(max = MAX_COST): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      let cost: number;
+      try {
+        cost = operationCost(args);
+      } catch {
+        // Variables that do not fit their types: execution reports them (BAD_USER_INPUT), and
+        // reads nothing.
+        return;
+      }
+      if (cost > max) {
+        setResultAndStopExecution({
+          errors: [
+            new GraphQLError(
+              `the operation costs ${cost.toLocaleString("en-US")}, more than the limit of ${max.toLocaleString("en-US")}: ` +
+                "ask for fewer items (first) or fewer nested lists. Each field costs 1; a connection's selection " +
+                "counts once per item asked for, another list's 10 times.",
+              { extensions: { code: "QUERY_TOO_COMPLEX", cost, maxCost: max, http: { status: 400 } } },
+            ),
+          ],
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { type GraphQLObjectType, getNamedType, isObjectType, parse } from "graphql";
+import { describe, expect, it } from "vitest";
+import { directiveArgs } from "../../src/auth/limits.ts";
+import { MAX_COST, operationCost } from "../../src/cost.ts";
+import { legacyFields } from "../../src/rest/fields.ts";
+import { Options } from "../../src/rest/options.ts";
+import { ROUTES } from "../../src/rest/routes.ts";
+import { schema } from "../../src/schema/index.ts";
+
+/**
+ * The cost model (src/cost.ts): what operations cost, that the cost follows `first`, and that the
+ * limit admits every request the REST API can make, at its largest.
+ */
+const cost = (query: string, variables: Record<string, unknown> = {}) =>
+  operationCost({ schema, document: parse(query), variableValues: variables });
+
+describe("operation cost", () => {
+  it("is 1 per field, a connection's selection once per item asked for", () => {
+    // domains 1 + 1000 × (edges 0 + node 1 + name 1)
+    expect(cost("{ domains(first: 1000) { edges { node { name } } } }")).toBe(2001);
+    expect(cost("{ domains(first: 10) { edges { node { name } } } }")).toBe(21);
+    // The default page is 50.
+    expect(cost("{ domains { edges { node { name } } } }")).toBe(101);
+    expect(cost("query($n: Int) { domains(first: $n) { edges { node { name } } } }", { n: 7 })).toBe(15);
+  });
+
+  it("multiplies nested lists: a page of 1000 Domains with their reviews costs what it costs", () => {
+    const flat = cost("{ domains(first: 1000) { edges { node { name } } } }");
+    const nested = cost(
+      "{ domains(first: 1000) { edges { node { name appReviews(first: 50) { edges { node { rating } } } } } } }",
+    );
+    // Each Domain adds appReviews 1 + 50 × (node 1 + rating 1).
+    expect(nested - flat).toBe(1000 * (1 + 50 * 2));
+    // Other lists count 10 items: domain 1 + technologies (1 + 10 × name 1).
+    expect(cost('{ domain(name: "x") { technologies { name } } }')).toBe(1 + 1 + 10 * 1);
+    expect(cost('{ domainsByName(names: ["a", "b", "c"]) { domains { name } } }')).toBe(1 + 3 * (1 + 1 * 1));
+  });
+
+  it("refuses deep fan-outs that a client could not mean", () => {
+    expect(
+      cost(
+        "{ domains(first: 1000) { edges { node { appReviews(first: 50) { edges { node { domains { domain { apps { app { name } } } } } } } } } } }",
+      ),
+    ).toBeGreaterThan(MAX_COST);
+  });
+
+  /** Every legacy field of a type that a list may return. */
+  const everyField = (type: string, single: boolean, exclude: string[] = []) =>
+    [...legacyFields(schema.getType(type) as GraphQLObjectType)]
+      .filter(([name, info]) => (single || !info.singleOnly) && !exclude.includes(name))
+      .map(([name]) => name)
+      .join(",");
+
+  /** The largest request of each REST route: every field, the largest page or batch. */
+  const LARGEST: Record<
+    string,
+    {
+      type: string;
+      single: boolean;
+      params: Record<string, string>;
+      options: Record<string, unknown>;
+      exclude?: string[];
+    }
+  > = {
+    retrieveApp: { type: "App", single: true, params: { app: "shopify.x" }, options: {} },
+    listAppReviews: {
+      type: "AppReview",
+      single: false,
+      params: { app: "shopify.x" },
+      options: { page_size: "50" },
+      exclude: ["app"],
+    },
+    listApps: { type: "App", single: false, params: {}, options: { page_size: "50" } },
+    searchApps: { type: "App", single: false, params: {}, options: { page_size: "50" } },
+    retrieveDomain: { type: "Domain", single: true, params: { name: "x.com" }, options: {} },
+    bulkRetrieveDomains: {
+      type: "Domain",
+      single: false,
+      params: {},
+      options: { domains: Array.from({ length: 100 }, (_, i) => `d${i}.com`) },
+    },
+    listDomainAppReviews: {
+      type: "AppReview",
+      single: false,
+      params: { name: "x.com" },
+      options: { page_size: "50" },
+    },
+    listDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
+    searchDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
+  };
+
+  it.each(ROUTES.filter((r) => r.plan).map((r) => [r.id, r] as const))(
+    "%s: its largest request costs well under the limit",
+    (id, route) => {
+      const largest = LARGEST[id];
+      expect(largest, `no largest request for ${id}`).toBeDefined();
+      const options = Options.fromBody({
+        ...largest.options,
+        fields: everyField(largest.type, largest.single, largest.exclude),
+      });
+      const plan = route.plan?.(largest.params, options);
+      if (!plan) throw new Error("no plan");
+      const c = operationCost({ schema, document: plan.document(), variableValues: plan.variables });
+      expect(c).toBeGreaterThan(10);
+      expect(c).toBeLessThan(MAX_COST / 2);
+    },
+  );
+
+  it.each(ROUTES.filter((r) => r.plan).map((r) => [r.id, r] as const))(
+    "%s: the root field of its operation draws with its endpoint's limiter",
+    (_id, route) => {
+      const plan = route.plan?.(
+        { app: "shopify.x", name: "x.com" },
+        Options.fromBody({ domains: ["x.com"] }),
+      );
+      const doc = plan?.document();
+      const op = doc?.definitions[0];
+      if (op?.kind !== "OperationDefinition") throw new Error("no operation");
+      const root = op.selectionSet.selections[0];
+      if (root.kind !== "Field") throw new Error("no root field");
+      const field = schema.getQueryType()?.getFields()[root.name.value];
+      if (!field) throw new Error(`no root field ${root.name.value}`);
+      const directives = (field.extensions as { directives?: Record<string, unknown> }).directives;
+      expect(directives?.rateLimit).toEqual(directiveArgs(route.endpoint));
+      expect(isObjectType(getNamedType(field.type))).toBe(true);
+    },
+  );
+});
