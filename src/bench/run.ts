@@ -1,0 +1,432 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { print } from "graphql";
+import pg from "pg";
+import { ApiKeys } from "../auth/keys.ts";
+import { type Config, loadConfig } from "../config.ts";
+import { Snapshots } from "../db/snapshots.ts";
+import { Options } from "../rest/options.ts";
+import { ROUTES } from "../rest/routes.ts";
+import { runMeasured } from "./measure.ts";
+
+/**
+ * `npm run bench -- [--domains 1000000] [--db sqlite|postgresql|both] [--duration 10]`
+ *
+ * Builds (once, into bench/out) a dataset of N Domains, loads it into a database kept for later
+ * runs, starts storegraph and the raw-SQL baseline (src/bench/baseline.ts) as separate processes,
+ * and loads them with autocannon from this one: req/s, p50 and p99 at 32 connections, the
+ * server's peak RSS, and export Domains/s. Writes BENCHMARKS.md (or --out).
+ */
+const { values } = parseArgs({
+  options: {
+    domains: { type: "string", default: "1000000" },
+    db: { type: "string", default: "both" },
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "32" },
+    out: { type: "string", default: "BENCHMARKS.md" },
+    /** --no-baseline: storegraph alone (quicker; no ratios). */
+    "no-baseline": { type: "boolean", default: false },
+    "pg-url": {
+      type: "string",
+      default: process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
+    },
+  },
+});
+const domains = Number(values.domains);
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+if (!Number.isInteger(domains) || domains < 100) throw new Error("--domains must be an integer ≥ 100");
+if (!Number.isFinite(duration) || duration <= 0) throw new Error("--duration must be a number of seconds");
+if (!Number.isInteger(connections) || connections < 1) throw new Error("--connections must be a positive integer");
+if (!["sqlite", "postgresql", "both"].includes(values.db))
+  throw new Error("--db must be sqlite, postgresql or both");
+const kinds = (values.db === "both" ? ["sqlite", "postgresql"] : [values.db]) as ("sqlite" | "postgresql")[];
+
+const root = resolve(import.meta.dirname, "../..");
+const apps = Math.max(100, Math.round(domains / 50));
+const SEED = "1";
+const dataset = join(root, "bench", "out", `data-${domains}-${apps}-${SEED}`);
+
+interface Row {
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  baseline?: { rps: number; p50: number; p99: number };
+}
+
+interface DbResult {
+  kind: string;
+  rows: Row[];
+  export: { domains: number; seconds: number; rssMb: number } | null;
+  peakRssMb: number;
+  notes: string[];
+}
+
+async function ensureDataset(): Promise<void> {
+  if (existsSync(join(dataset, "reviews.jsonl"))) return;
+  console.log(`generating ${domains} Domains into ${dataset}`);
+  const g = await runMeasured(
+    join(root, "src/cli/generate-data.ts"),
+    ["--domains", String(domains), "--apps", String(apps), "--seed", SEED, "--out", dataset],
+    process.env,
+  );
+  if (g.code !== 0) throw new Error(`generate-data failed with exit code ${g.code}`);
+}
+
+/** The environment of a database kept for benchmark runs of this size. */
+async function databaseEnv(kind: "sqlite" | "postgresql"): Promise<NodeJS.ProcessEnv> {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", RATE_LIMITS: "off" };
+  delete env.REQUIRE_HTTPS;
+  delete env.NODE_ENV;
+  env.DATA_DIR = join(root, "bench", "out", `${kind}-${domains}-${apps}-${SEED}`);
+  mkdirSync(env.DATA_DIR, { recursive: true });
+  if (kind === "sqlite") {
+    delete env.DATABASE_URL;
+    return env;
+  }
+  const name = `storegraph_bench_${domains}_${apps}`;
+  const admin = new pg.Client({ connectionString: values["pg-url"] });
+  await admin.connect();
+  const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+  if (!exists.rowCount) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(values["pg-url"]);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+  return env;
+}
+
+/** Loads the dataset unless the database already serves it; returns a fresh API key. */
+async function prepare(env: NodeJS.ProcessEnv): Promise<{ config: Config; key: string }> {
+  const config = loadConfig(env);
+  let snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
+  const served = await snapshots.current();
+  if (served?.snapshot.domains !== domains) {
+    await snapshots.close();
+    console.log(`loading ${dataset} into ${config.database.kind}`);
+    const l = await runMeasured(join(root, "src/cli/load.ts"), [dataset], env, ["--max-semi-space-size=64"]);
+    if (l.code !== 0) throw new Error(`load failed with exit code ${l.code}`);
+    snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
+  }
+  const { key } = await new ApiKeys(snapshots.store).create("bench", "enterprise");
+  await snapshots.close();
+  return { config, key };
+}
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+  /** VmHWM of the process so far, MB. */
+  peakRssMb(): number;
+  /** VmRSS now, MB. */
+  rssMb(): number;
+  stop(): Promise<void>;
+}
+
+function procStatus(pid: number | undefined, field: string): number {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Math.round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Starts a TypeScript entry point as its own process; resolves once it prints its URL. */
+function startProcess(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Proc> {
+  const child = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", script], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${out}`)), 120_000);
+    const onData = (d: Buffer) => {
+      out += d;
+      const m = ready.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolvePromise({
+          child,
+          url: m[1],
+          peakRssMb: () => procStatus(child.pid, "VmHWM"),
+          rssMb: () => procStatus(child.pid, "VmRSS"),
+          stop: () =>
+            new Promise((r) => {
+              child.once("exit", () => r());
+              child.kill("SIGTERM");
+            }),
+        });
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}:\n${out}`)));
+  });
+}
+
+interface Load {
+  method?: "GET" | "POST";
+  /** A path for each request (a function varies it per request). */
+  path: string | (() => string);
+  body?: string | (() => string);
+  headers?: Record<string, string>;
+}
+
+async function measure(base: string, key: string, load: Load): Promise<Omit<Row, "scenario">> {
+  const pathOf = typeof load.path === "function" ? load.path : () => load.path as string;
+  const bodyOf = typeof load.body === "function" ? load.body : () => load.body as string | undefined;
+  const result = await autocannon({
+    url: base,
+    connections,
+    duration,
+    headers: { authorization: `Bearer ${key}`, ...load.headers },
+    requests: [
+      {
+        method: load.method ?? "GET",
+        setupRequest: (req) => ({ ...req, path: pathOf(), body: bodyOf() }),
+      },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/** Scenario parameters read from the served data: names, the most common filter values, an App. */
+async function discover(base: string, key: string) {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const gql = async (query: string) => {
+    const res = await fetch(`${base}/graphql`, { method: "POST", headers, body: JSON.stringify({ query }) });
+    const body = (await res.json()) as { data: Record<string, unknown>; errors?: unknown };
+    if (body.errors) throw new Error(`discovery failed: ${JSON.stringify(body.errors)}`);
+    return body.data;
+  };
+  const sample = (await gql(
+    "{ domains(first: 1000) { edges { node { name countryCode features apps { app { platform token } } } } } }",
+  )) as {
+    domains: {
+      edges: {
+        node: {
+          name: string;
+          countryCode: string | null;
+          features: string[] | null;
+          apps: { app: { platform: string; token: string } }[] | null;
+        };
+      }[];
+    };
+  };
+  const nodes = sample.domains.edges.map((e) => e.node);
+  const commonest = (values: (string | null | undefined)[]) => {
+    const counts = new Map<string, number>();
+    for (const v of values) if (v) counts.set(v, (counts.get(v) ?? 0) + 1);
+    return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? "";
+  };
+  const country = commonest(nodes.map((n) => n.countryCode));
+  const inCountry = nodes.filter((n) => n.countryCode === country);
+  const feature = commonest(inCountry.flatMap((n) => n.features ?? []));
+  const withFeature = inCountry.filter((n) => n.features?.includes(feature));
+  const app = commonest(withFeature.flatMap((n) => (n.apps ?? []).map((a) => `${a.app.platform}.${a.app.token}`)));
+  const appsPage = (await gql(
+    "{ apps(first: 50, orderBy: [{ field: REVIEWS, direction: DESC }]) { edges { node { platform token name } } } }",
+  )) as { apps: { edges: { node: { platform: string; token: string; name: string } }[] } };
+  const top = appsPage.apps.edges[0].node;
+  const word = /[A-Za-z]{3,}/.exec(top.name)?.[0] ?? "app";
+  return {
+    names: nodes.map((n) => n.name),
+    filter: `f:cc=${encodeURIComponent(country)}&f:features=${encodeURIComponent(feature)}&f:an=${encodeURIComponent(app)}`,
+    app: `${top.platform}.${top.token}`,
+    word,
+  };
+}
+
+/** The cursor of page `pages` (of 50) of a list query, walking in pages of 1000; null if shorter. */
+async function deepCursor(base: string, key: string, query: string, pages: number) {
+  let cursor: string | null = null;
+  let skipped = 0;
+  const target = (pages - 1) * 50;
+  while (skipped < target) {
+    const size = Math.min(1000, target - skipped);
+    const url = `${base}/json/api/v1/all/domain?${query}&fields=name&page_size=${size}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    const body = (await res.json()) as { domains: unknown[]; has_next_page: boolean; next_cursor?: string };
+    skipped += body.domains.length;
+    if (!body.has_next_page || !body.next_cursor) return { cursor: null, page: Math.floor(skipped / 50) };
+    cursor = body.next_cursor;
+  }
+  return { cursor, page: pages };
+}
+
+async function exportAll(base: string, key: string, server: Proc) {
+  const started = process.hrtime.bigint();
+  let rss = 0;
+  const timer = setInterval(() => {
+    rss = Math.max(rss, server.rssMb());
+  }, 100);
+  const res = await fetch(`${base}/json/api/v1/all/domain/export`, { headers: { authorization: `Bearer ${key}` } });
+  if (res.status !== 200) throw new Error(`export answered ${res.status}: ${await res.text()}`);
+  let lines = 0;
+  const reader = res.body?.getReader();
+  for (;;) {
+    const chunk = await reader?.read();
+    if (!chunk || chunk.done) break;
+    for (const b of chunk.value) if (b === 10) lines++;
+  }
+  clearInterval(timer);
+  return { domains: lines, seconds: Number(process.hrtime.bigint() - started) / 1e9, rssMb: rss };
+}
+
+async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
+  const env = await databaseEnv(kind);
+  const { key } = await prepare(env);
+  const server = await startProcess("src/server.ts", { ...env, PORT: "0", HOST: "127.0.0.1" }, /GraphQL\s+(\S+)\/graphql/);
+  const baseline = values["no-baseline"]
+    ? null
+    : await startProcess("src/bench/baseline.ts", { ...env, PORT: "0" }, /baseline listening on (\S+)/);
+  const base = server.url.replace("localhost", "127.0.0.1");
+  const notes: string[] = [];
+  const rows: Row[] = [];
+  try {
+    const d = await discover(base, key);
+    let i = 0;
+    const nextName = () => d.names[i++ % d.names.length];
+    const retrieve = ROUTES.find((r) => r.id === "retrieveDomain");
+    const plan = retrieve?.plan?.({ name: "x" }, Options.fromQuery(new URLSearchParams()));
+    if (!plan) throw new Error("no retrieveDomain plan");
+    const document = print(plan.document());
+    const list = `${d.filter}&sort=rank`;
+    const deep = await deepCursor(base, key, list, 1000);
+    if (!deep.cursor) notes.push(`the 3-filter query has ${deep.page} pages of 50; the deep scenario reads page ${deep.page}`);
+    const deepPage = deep.cursor ?? (await deepCursor(base, key, list, Math.max(1, deep.page)).then((x) => x.cursor));
+    const scenarios: [string, Load, boolean][] = [
+      ["one Domain (REST, default fields)", { path: () => `/json/api/v1/all/domain/${nextName()}` }, true],
+      [
+        "one Domain (GraphQL, same fields)",
+        {
+          method: "POST",
+          path: "/graphql",
+          headers: { "content-type": "application/json" },
+          body: () => JSON.stringify({ query: document, variables: { name: nextName(), followRedirects: false } }),
+        },
+        false,
+      ],
+      [
+        "bulk of 100 (default fields)",
+        {
+          method: "POST",
+          path: "/json/api/v1/all/domain/bulk",
+          headers: { "content-type": "application/json" },
+          body: () => JSON.stringify({ domains: Array.from({ length: 100 }, nextName) }),
+        },
+        false,
+      ],
+      ["list, 3 filters, page 1 (default fields)", { path: `/json/api/v1/all/domain?${list}&page_size=50` }, true],
+      [
+        "list, 3 filters, page 1 (fields=name,rank)",
+        { path: `/json/api/v1/all/domain?${list}&page_size=50&fields=name,rank` },
+        true,
+      ],
+      [
+        `list, 3 filters, page ${deep.page} (default fields)`,
+        {
+          path: `/json/api/v1/all/domain?${list}&page_size=50${deepPage ? `&cursor=${encodeURIComponent(deepPage)}` : ""}`,
+        },
+        false,
+      ],
+      ["list Apps with q", { path: `/json/api/v1/all/app?q=${encodeURIComponent(d.word)}` }, false],
+      ["an App's reviews", { path: `/json/api/v1/all/app/${d.app}/reviews` }, false],
+    ];
+    for (const [scenario, load, withBaseline] of scenarios) {
+      console.log(`${kind}: ${scenario}`);
+      const r = await measure(base, key, load);
+      const row: Row = { scenario, ...r };
+      if (withBaseline && baseline) {
+        const b = await measure(baseline.url, key, load);
+        if (b.errors) notes.push(`baseline: ${b.errors} failed requests in "${scenario}"`);
+        row.baseline = { rps: b.rps, p50: b.p50, p99: b.p99 };
+      }
+      rows.push(row);
+    }
+    console.log(`${kind}: export`);
+    const exported = await exportAll(base, key, server);
+    return { kind, rows, export: exported, peakRssMb: server.peakRssMb(), notes };
+  } finally {
+    await server.stop();
+    await baseline?.stop();
+  }
+}
+
+const TARGETS = {
+  oneDomainRatio: 0.5,
+  oneDomainP99: 25,
+  listRatio: 0.4,
+  deepVsFirst: 1.5,
+  exportRate: 20_000,
+  exportRssMb: 300,
+};
+
+function report(results: DbResult[]): string {
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  const lines = [
+    "# Benchmarks",
+    "",
+    `Written by \`npm run bench -- --domains ${domains} --db ${values.db} --duration ${duration}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    `Machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
+    `Dataset: ${domains.toLocaleString("en-US")} Domains, ${apps.toLocaleString("en-US")} Apps (seed ${SEED}).`,
+    `Load: autocannon, ${connections} connections, ${duration} s per scenario, from another process than the server.`,
+    "The baseline (src/bench/baseline.ts) answers the same requests with hand-written SQL and JSON.stringify.",
+    "",
+  ];
+  for (const r of results) {
+    lines.push(`## ${r.kind}`, "", "| scenario | req/s | p50 ms | p99 ms | baseline req/s | baseline p99 ms | ratio | failed |");
+    lines.push("|---|---|---|---|---|---|---|---|");
+    for (const row of r.rows) {
+      const ratio = row.baseline ? (row.rps / row.baseline.rps).toFixed(2) : "";
+      lines.push(
+        `| ${row.scenario} | ${row.rps.toFixed(0)} | ${row.p50} | ${row.p99} | ${row.baseline ? row.baseline.rps.toFixed(0) : ""} | ${row.baseline ? row.baseline.p99 : ""} | ${ratio} | ${row.errors} |`,
+      );
+    }
+    if (r.export) {
+      lines.push(
+        "",
+        `Export: ${r.export.domains.toLocaleString("en-US")} Domains in ${r.export.seconds.toFixed(1)} s = ${Math.round(r.export.domains / r.export.seconds).toLocaleString("en-US")} Domains/s, server RSS during export ${r.export.rssMb} MB. Server peak RSS over the run: ${r.peakRssMb} MB.`,
+      );
+    }
+    lines.push("", "Targets:", "");
+    const one = r.rows[0];
+    const first = r.rows.find((x) => x.scenario.startsWith("list, 3 filters, page 1 (default"));
+    const deep = r.rows.find((x) => /page \d+ \(default/.test(x.scenario) && !x.scenario.includes("page 1 "));
+    const check = (ok: boolean, text: string) => lines.push(`- ${ok ? "met" : "MISSED"}: ${text}`);
+    if (one?.baseline)
+      check(one.rps / one.baseline.rps >= TARGETS.oneDomainRatio, `one Domain at ≥ 50% of the baseline (${((100 * one.rps) / one.baseline.rps).toFixed(0)}%)`);
+    if (one) check(one.p99 < TARGETS.oneDomainP99, `one Domain p99 < 25 ms (${one.p99} ms)`);
+    if (first?.baseline)
+      check(first.rps / first.baseline.rps >= TARGETS.listRatio, `filtered list at ≥ 40% of the baseline (${((100 * first.rps) / first.baseline.rps).toFixed(0)}%)`);
+    if (first && deep) check(first.rps / deep.rps <= TARGETS.deepVsFirst, `deep page within 1.5× of page 1 (${(first.rps / deep.rps).toFixed(2)}×)`);
+    if (r.export) {
+      const rate = r.export.domains / r.export.seconds;
+      check(rate >= TARGETS.exportRate, `export ≥ 20,000 Domains/s (${Math.round(rate).toLocaleString("en-US")})`);
+      check(r.export.rssMb < TARGETS.exportRssMb, `server RSS < 300 MB during export (${r.export.rssMb} MB)`);
+    }
+    for (const n of r.notes) lines.push(`- note: ${n}`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}
+
+await ensureDataset();
+const results: DbResult[] = [];
+for (const kind of kinds) results.push(await benchDatabase(kind));
+const text = report(results);
+writeFileSync(resolve(root, values.out), text);
+console.log(`\n${text}`);
