@@ -41,7 +41,8 @@ const duration = Number(values.duration);
 const connections = Number(values.connections);
 if (!Number.isInteger(domains) || domains < 100) throw new Error("--domains must be an integer ≥ 100");
 if (!Number.isFinite(duration) || duration <= 0) throw new Error("--duration must be a number of seconds");
-if (!Number.isInteger(connections) || connections < 1) throw new Error("--connections must be a positive integer");
+if (!Number.isInteger(connections) || connections < 1)
+  throw new Error("--connections must be a positive integer");
 if (!["sqlite", "postgresql", "both"].includes(values.db))
   throw new Error("--db must be sqlite, postgresql or both");
 const kinds = (values.db === "both" ? ["sqlite", "postgresql"] : [values.db]) as ("sqlite" | "postgresql")[];
@@ -236,7 +237,9 @@ async function discover(base: string, key: string) {
   const inCountry = nodes.filter((n) => n.countryCode === country);
   const feature = commonest(inCountry.flatMap((n) => n.features ?? []));
   const withFeature = inCountry.filter((n) => n.features?.includes(feature));
-  const app = commonest(withFeature.flatMap((n) => (n.apps ?? []).map((a) => `${a.app.platform}.${a.app.token}`)));
+  const app = commonest(
+    withFeature.flatMap((n) => (n.apps ?? []).map((a) => `${a.app.platform}.${a.app.token}`)),
+  );
   const appsPage = (await gql(
     "{ apps(first: 50, orderBy: [{ field: REVIEWS, direction: DESC }]) { edges { node { platform token name } } } }",
   )) as { apps: { edges: { node: { platform: string; token: string; name: string } }[] } };
@@ -273,7 +276,9 @@ async function exportAll(base: string, key: string, server: Proc) {
   const timer = setInterval(() => {
     rss = Math.max(rss, server.rssMb());
   }, 100);
-  const res = await fetch(`${base}/json/api/v1/all/domain/export`, { headers: { authorization: `Bearer ${key}` } });
+  const res = await fetch(`${base}/json/api/v1/all/domain/export`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   if (res.status !== 200) throw new Error(`export answered ${res.status}: ${await res.text()}`);
   let lines = 0;
   const reader = res.body?.getReader();
@@ -289,7 +294,11 @@ async function exportAll(base: string, key: string, server: Proc) {
 async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
   const env = await databaseEnv(kind);
   const { key } = await prepare(env);
-  const server = await startProcess("src/server.ts", { ...env, PORT: "0", HOST: "127.0.0.1" }, /GraphQL\s+(\S+)\/graphql/);
+  const server = await startProcess(
+    "src/server.ts",
+    { ...env, PORT: "0", HOST: "127.0.0.1" },
+    /GraphQL\s+(\S+)\/graphql/,
+  );
   const baseline = values["no-baseline"]
     ? null
     : await startProcess("src/bench/baseline.ts", { ...env, PORT: "0" }, /baseline listening on (\S+)/);
@@ -306,8 +315,12 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
     const document = print(plan.document());
     const list = `${d.filter}&sort=rank`;
     const deep = await deepCursor(base, key, list, 1000);
-    if (!deep.cursor) notes.push(`the 3-filter query has ${deep.page} pages of 50; the deep scenario reads page ${deep.page}`);
-    const deepPage = deep.cursor ?? (await deepCursor(base, key, list, Math.max(1, deep.page)).then((x) => x.cursor));
+    if (!deep.cursor)
+      notes.push(
+        `the 3-filter query has ${deep.page} pages of 50; the deep scenario reads page ${deep.page}`,
+      );
+    const deepPage =
+      deep.cursor ?? (await deepCursor(base, key, list, Math.max(1, deep.page)).then((x) => x.cursor));
     const scenarios: [string, Load, boolean][] = [
       ["one Domain (REST, default fields)", { path: () => `/json/api/v1/all/domain/${nextName()}` }, true],
       [
@@ -316,7 +329,8 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
           method: "POST",
           path: "/graphql",
           headers: { "content-type": "application/json" },
-          body: () => JSON.stringify({ query: document, variables: { name: nextName(), followRedirects: false } }),
+          body: () =>
+            JSON.stringify({ query: document, variables: { name: nextName(), followRedirects: false } }),
         },
         false,
       ],
@@ -330,7 +344,11 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
         },
         false,
       ],
-      ["list, 3 filters, page 1 (default fields)", { path: `/json/api/v1/all/domain?${list}&page_size=50` }, true],
+      [
+        "list, 3 filters, page 1 (default fields)",
+        { path: `/json/api/v1/all/domain?${list}&page_size=50` },
+        true,
+      ],
       [
         "list, 3 filters, page 1 (fields=name,rank)",
         { path: `/json/api/v1/all/domain?${list}&page_size=50&fields=name,rank` },
@@ -388,7 +406,11 @@ function report(results: DbResult[]): string {
     "",
   ];
   for (const r of results) {
-    lines.push(`## ${r.kind}`, "", "| scenario | req/s | p50 ms | p99 ms | baseline req/s | baseline p99 ms | ratio | failed |");
+    lines.push(
+      `## ${r.kind}`,
+      "",
+      "| scenario | req/s | p50 ms | p99 ms | baseline req/s | baseline p99 ms | ratio | failed |",
+    );
     lines.push("|---|---|---|---|---|---|---|---|");
     for (const row of r.rows) {
       const ratio = row.baseline ? (row.rps / row.baseline.rps).toFixed(2) : "";
@@ -408,14 +430,27 @@ function report(results: DbResult[]): string {
     const deep = r.rows.find((x) => /page \d+ \(default/.test(x.scenario) && !x.scenario.includes("page 1 "));
     const check = (ok: boolean, text: string) => lines.push(`- ${ok ? "met" : "MISSED"}: ${text}`);
     if (one?.baseline)
-      check(one.rps / one.baseline.rps >= TARGETS.oneDomainRatio, `one Domain at ≥ 50% of the baseline (${((100 * one.rps) / one.baseline.rps).toFixed(0)}%)`);
+      check(
+        one.rps / one.baseline.rps >= TARGETS.oneDomainRatio,
+        `one Domain at ≥ 50% of the baseline (${((100 * one.rps) / one.baseline.rps).toFixed(0)}%)`,
+      );
     if (one) check(one.p99 < TARGETS.oneDomainP99, `one Domain p99 < 25 ms (${one.p99} ms)`);
     if (first?.baseline)
-      check(first.rps / first.baseline.rps >= TARGETS.listRatio, `filtered list at ≥ 40% of the baseline (${((100 * first.rps) / first.baseline.rps).toFixed(0)}%)`);
-    if (first && deep) check(first.rps / deep.rps <= TARGETS.deepVsFirst, `deep page within 1.5× of page 1 (${(first.rps / deep.rps).toFixed(2)}×)`);
+      check(
+        first.rps / first.baseline.rps >= TARGETS.listRatio,
+        `filtered list at ≥ 40% of the baseline (${((100 * first.rps) / first.baseline.rps).toFixed(0)}%)`,
+      );
+    if (first && deep)
+      check(
+        first.rps / deep.rps <= TARGETS.deepVsFirst,
+        `deep page within 1.5× of page 1 (${(first.rps / deep.rps).toFixed(2)}×)`,
+      );
     if (r.export) {
       const rate = r.export.domains / r.export.seconds;
-      check(rate >= TARGETS.exportRate, `export ≥ 20,000 Domains/s (${Math.round(rate).toLocaleString("en-US")})`);
+      check(
+        rate >= TARGETS.exportRate,
+        `export ≥ 20,000 Domains/s (${Math.round(rate).toLocaleString("en-US")})`,
+      );
       check(r.export.rssMb < TARGETS.exportRssMb, `server RSS < 300 MB during export (${r.export.rssMb} MB)`);
     }
     for (const n of r.notes) lines.push(`- note: ${n}`);
