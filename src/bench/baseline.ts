@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { type Config, loadConfig } from "../config.ts";
+import { PAGE_FIELDS } from "../dataset/record.ts";
 import { snapshotSchema } from "../db/pg-store.ts";
 import { openSnapshotStore } from "../db/store.ts";
 import { encodeCursor, fingerprint } from "../query/cursor.ts";
@@ -229,17 +230,7 @@ const DOMAIN_FIELDS: ReadonlyMap<string, ColumnField | Relation> = new Map<strin
     "postal_code",
     "street_address",
     "avg_price_formatted",
-    "contact_page",
-    "brands_page",
-    "retailer_page",
-    "returns_page",
-    "tracking_page",
-    "warranty_page",
-    "financing_page",
-    "store_locator_page",
-    "career_page",
-    "sizing_page",
-    "about_us",
+    ...PAGE_FIELDS,
   ]),
   ...[
     "inactive_at",
