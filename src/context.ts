@@ -1,6 +1,6 @@
 import type DataLoader from "dataloader";
 import type { ApiKey } from "./auth/keys.ts";
-import { RateUsage } from "./auth/rate-limit.ts";
+import type { RateUsage } from "./auth/rate-limit.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { apiError } from "./errors.ts";
 
@@ -18,8 +18,8 @@ export interface Context {
 
 export async function createContext(
   snapshots: Snapshots,
-  apiKey: ApiKey | null = null,
-  rateUsage: RateUsage = new RateUsage(apiKey, { kind: "none" }),
+  apiKey: ApiKey | null,
+  rateUsage: RateUsage,
 ): Promise<Context> {
   return { snapshots, served: await snapshots.current(), apiKey, loaders: new Map(), rateUsage };
 }

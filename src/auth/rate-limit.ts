@@ -49,8 +49,11 @@ const seconds = (ms: number) => Math.max(RETRY_AFTER_MIN_S, Math.ceil(ms / 1000)
 /** One request's use of the budgets; read by the response to write the X-RateLimit headers. */
 export class RateUsage {
   readonly budgets = new Map<Endpoint, Budget>();
-  /** Places in the operation already charged, and how that charge ended. */
-  readonly charged = new Map<string, Promise<void>>();
+  /**
+   * Places in the operation already charged, with the verdict of that charge: the other items of
+   * a list wait for it and share it.
+   */
+  readonly charged = new Map<string, Verdict>();
   /** Set when a budget was exhausted: the seconds to wait. */
   retryAfter: number | null = null;
 
@@ -140,9 +143,17 @@ function placeOf(info: GraphQLResolveInfo): string {
   return keys.reverse().join(".");
 }
 
-interface Settle {
-  resolve: () => void;
-  reject: (e: unknown) => void;
+/** The outcome of drawing on a budget, once known. */
+class Verdict {
+  resolve: () => void = () => {};
+  reject: (e: unknown) => void = () => {};
+  readonly done = new Promise<void>((resolve, reject) => {
+    this.resolve = resolve;
+    this.reject = reject;
+  });
+  constructor() {
+    this.done.catch(() => {}); // awaited only by the other items of a list, if any
+  }
 }
 
 export interface RateLimitContext {
@@ -164,7 +175,6 @@ export class RateLimits {
   readonly enabled: boolean;
   private readonly redis: Redis | null;
   private readonly limiters = new Map<string, RateLimiterAbstract>();
-  private readonly settles = new WeakMap<RateUsage, Map<string, Settle>>();
   private readonly usages = new WeakMap<Request, RateUsage>();
   private readonly keyPrefix: string;
 
@@ -293,7 +303,7 @@ export class RateLimits {
           retryAfter,
           RATE_LIMITS[endpoint][(usage.key as ApiKey).plan],
         );
-        this.settles.get(usage)?.get(placeOf(info))?.reject(error);
+        usage.charged.get(placeOf(info))?.reject(error);
         throw error;
       },
     });
@@ -311,28 +321,17 @@ export class RateLimits {
     const place = placeOf(info);
     const prior = usage.charged.get(place);
     if (prior) {
-      await prior;
+      await prior.done;
       return 0;
     }
-    let settle: Settle = { resolve: () => {}, reject: () => {} };
-    const verdict = new Promise<void>((resolve, reject) => {
-      settle = { resolve, reject };
-    });
-    verdict.catch(() => {}); // awaited by the other items of a list, if any
-    usage.charged.set(place, verdict);
-    let places = this.settles.get(usage);
-    if (!places) {
-      places = new Map();
-      this.settles.set(usage, places);
-    }
-    places.set(place, settle);
+    usage.charged.set(place, new Verdict());
     return unitsPerRequest(endpoint, usage.key.plan);
   }
 
   private settle(usage: RateUsage, info: GraphQLResolveInfo, res: RateLimiterRes, d: RateLimitArgs) {
     const endpoint = chargedEndpoint(usage, info) as Endpoint;
     usage.record(endpoint, res);
-    if (res.consumedPoints <= d.limit) this.settles.get(usage)?.get(placeOf(info))?.resolve();
+    if (res.consumedPoints <= d.limit) usage.charged.get(placeOf(info))?.resolve();
   }
 
   /** The state of a budget without drawing on it (for responses that drew on none). */

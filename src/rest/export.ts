@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import {
   createReadStream,
   createWriteStream,
@@ -109,9 +109,13 @@ async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery):
  * page is read before answering, so that bad options get their 400 rather than a broken stream.
  */
 async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery): Promise<Response> {
-  const budget = await startExport(deps, request);
   const pages = domainPages(deps, request, q);
   let pending: IteratorResult<Record<string, unknown>[]> | null = await pages.next();
+  // Drawn once the options proved valid: a typo costs a 400, not the minute's only export.
+  const budget = await startExport(deps, request).catch(async (e) => {
+    await pages.return(undefined);
+    throw e;
+  });
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -165,11 +169,6 @@ async function startExport(deps: ExportDeps, request: Request): Promise<Budget |
   }
 }
 
-const ownerOf = (request: Request) =>
-  createHash("sha256")
-    .update(request.headers.get("authorization") ?? "anonymous")
-    .digest("hex");
-
 /** cursor=all: start the job, report its progress (202), or answer its result (200). */
 async function cursorAll(
   deps: ExportDeps,
@@ -181,13 +180,15 @@ async function cursorAll(
   if (version === null)
     throw new RestError(503, "NOT_READY", "no dataset has been loaded yet; try again shortly");
   await expireJobs(deps, version);
-  const owner = ownerOf(request);
-  const query = fingerprint({ v: q.variables, f: q.fieldsKey, format });
+  // Jobs belong to the API key (not to how its header was spelled).
   const key = keyOf(request);
+  const owner = key.id;
+  const query = fingerprint({ v: q.variables, f: q.fieldsKey, format });
   let job = await deps.jobs.find(owner, query);
   if (!job) {
-    const budget = await startExport(deps, request);
+    // Counting validates the options: a bad one is a 400 that draws on no budget.
     const total = await countDomains(deps, request, q);
+    const budget = await startExport(deps, request);
     const id = randomUUID();
     if (await deps.jobs.insert({ id, owner, query, format, snapshotVersion: version, total })) {
       void runJob(deps, request, q, id, format);

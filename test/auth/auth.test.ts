@@ -14,6 +14,7 @@ import {
   type TestDatabase,
 } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { type Endpoint, restEndpoint } from "../support/routes.ts";
 import { freePort, type Server, startServer } from "../support/server.ts";
 
 /**
@@ -30,40 +31,6 @@ const KEY_SHAPE = /^sg_[a-z2-7]{32}$/;
 /** A well-formed key that was never created. */
 const unknownKey = () =>
   `sg_${Array.from(randomBytes(32), (b) => "abcdefghijklmnopqrstuvwxyz234567"[b & 31]).join("")}`;
-
-interface Endpoint {
-  name: string;
-  method: "GET" | "POST";
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
-/** Real fixture values for the path parameters of ROUTES. */
-const PARAMS: Record<string, string> = {
-  "{platform}.{token}": "shopify.klaviyo",
-  "{name}": "shop.example.com",
-};
-/** A valid JSON body for every route that reads one (by route id). */
-const BODIES: Record<string, unknown> = {
-  searchApps: { fields: "name", q: "Klaviyo" },
-  bulkRetrieveDomains: { domains: ["shop.example.com", "woo.example.org"] },
-  searchDomains: { fields: "name" },
-};
-
-function restEndpoint(route: (typeof ROUTES)[number]): Endpoint {
-  let path = route.path;
-  for (const [template, value] of Object.entries(PARAMS)) path = path.replace(template, value);
-  if (path.includes("{")) throw new Error(`no fixture value for a parameter of ${route.path}`);
-  if (route.body && !(route.id in BODIES)) throw new Error(`no body for route ${route.id}`);
-  return {
-    name: `${route.method} ${REST_BASE}${route.path} (${route.id})`,
-    method: route.method,
-    path: `${REST_BASE}${path}`,
-    headers: route.body ? { "content-type": "application/json" } : {},
-    ...(route.body ? { body: JSON.stringify(BODIES[route.id]) } : {}),
-  };
-}
 
 const GRAPHQL: Endpoint = {
   name: "POST /graphql",

@@ -8,6 +8,7 @@ import { ROUTES } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { restEndpoint } from "../support/routes.ts";
 
 /**
  * Per-plan, per-key, per-endpoint rate limits (api.md section 8, decisions.md): every REST route
@@ -232,16 +233,13 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     const key = await api.createKey("enterprise", "every route");
     for (const route of ROUTES) {
       if (route.id === "exportDomains") continue; // its own test below
-      const call = Object.values(REST_CALLS).find(
-        (c) =>
-          c.path.split("?")[0].replace(/shopify\.klaviyo|shop\.example\.com/, "") ===
-            route.path.replace(/\{platform\}\.\{token\}|\{name\}/, "") &&
-          (c.init?.method ?? "GET") === route.method,
-      ) ?? {
-        path: route.path,
-        init: { method: "POST", headers: { "content-type": "application/json" }, body: "{}" },
-      };
-      const res = await rest(key, call);
+      const ep = restEndpoint(route);
+      const res = await api.app.fetch(`http://localhost${ep.path}`, {
+        method: ep.method,
+        headers: { ...ep.headers, authorization: `Bearer ${key}` },
+        body: ep.body,
+      });
+      expect(res.status, ep.name).toBe(200);
       expect(header(res, "x-ratelimit-limit"), `${route.method} ${route.path}`).toBe(
         String(RATE_LIMITS[route.endpoint].enterprise),
       );
@@ -283,6 +281,18 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     expect(header(done, "x-ratelimit-limit")).toBe("1");
     await done.body?.cancel();
   }, 20_000);
+
+  it("a cursor=all or export request with a bad option is a 400 that draws on no budget", async () => {
+    const key = await api.createKey("pro", "export typo");
+    for (const path of ["/domain?f:cc=ZZZ&cursor=all", "/domain/export?f:cc=ZZZ"]) {
+      const bad = await rest(key, { path });
+      expect(bad.status, path).toBe(400);
+      expect(header(bad, "x-ratelimit-remaining"), path).toBe("1");
+    }
+    const ok = await rest(key, { path: "/domain/export?fields=name" });
+    expect(ok.status).toBe(200);
+    await ok.text();
+  });
 
   it("Export Domains draws on the same once-a-minute budget", async () => {
     const key = await api.createKey("enterprise", "export");

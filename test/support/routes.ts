@@ -1,0 +1,38 @@
+import { REST_BASE } from "../../src/rest/handler.ts";
+import type { Route } from "../../src/rest/routes.ts";
+
+/** A request as the tests send it. */
+export interface Endpoint {
+  name: string;
+  method: "GET" | "POST";
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** Real values of the fixture (test/support/fixture.ts) for the path parameters of ROUTES. */
+const PARAMS: Record<string, string> = {
+  "{platform}.{token}": "shopify.klaviyo",
+  "{name}": "shop.example.com",
+};
+/** A valid JSON body for every route that reads one (by route id). */
+const BODIES: Record<string, unknown> = {
+  searchApps: { fields: "name", q: "Klaviyo" },
+  bulkRetrieveDomains: { domains: ["shop.example.com", "woo.example.org"] },
+  searchDomains: { fields: "name" },
+};
+
+/** A valid request of a REST route over the fixture. */
+export function restEndpoint(route: Route): Endpoint {
+  let path = route.path;
+  for (const [template, value] of Object.entries(PARAMS)) path = path.replace(template, value);
+  if (path.includes("{")) throw new Error(`no fixture value for a parameter of ${route.path}`);
+  if (route.body && !(route.id in BODIES)) throw new Error(`no body for route ${route.id}`);
+  return {
+    name: `${route.method} ${REST_BASE}${route.path} (${route.id})`,
+    method: route.method,
+    path: `${REST_BASE}${path}`,
+    headers: route.body ? { "content-type": "application/json" } : {},
+    ...(route.body ? { body: JSON.stringify(BODIES[route.id]) } : {}),
+  };
+}
