@@ -58,6 +58,7 @@ export function createApp(config: Config, snapshots: Snapshots): App {
   const limits = new RateLimits(config.rateLimits, logger);
   const execute: ExecuteGraphQL = (request, query, variables, charge) =>
     executeInternally(yoga, request, query, variables, charge);
+  const version = async () => (await snapshots.current())?.snapshot.version ?? null;
   const yoga: App = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
     graphqlEndpoint: "/graphql",
@@ -96,7 +97,7 @@ export function createApp(config: Config, snapshots: Snapshots): App {
       useAuth(verify, [OPENAPI_PATH]),
       limits.plugin(),
       useRest(
-        { execute, logger, limits },
+        { execute, logger, limits, version },
         exportRoutes({
           execute,
           logger,
@@ -104,7 +105,7 @@ export function createApp(config: Config, snapshots: Snapshots): App {
           jobs: new ExportJobs(snapshots.store),
           dataDir: config.dataDir,
           ttlMs: config.exportTtlMs,
-          version: async () => (await snapshots.current())?.snapshot.version ?? null,
+          version,
         }),
       ),
       useJsonNotFound(["/graphql"]),

@@ -1,10 +1,12 @@
+import type { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { Endpoint } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
-import { budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
+import { type Budget, budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { Logger } from "../logger.ts";
 import { cachedDocument } from "./document.ts";
 import { type GraphQLErrorJson, RestError, restErrorOf } from "./errors.ts";
+import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
 import { FieldsError } from "./fields.ts";
 import { Options } from "./options.ts";
 import { ROUTES, type Route } from "./routes.ts";
@@ -33,6 +35,8 @@ export interface RestContext {
   execute: ExecuteGraphQL;
   logger: Logger;
   limits: RateLimits;
+  /** The version of the snapshot being served (null before the first load): the ETags' half. */
+  version: () => Promise<number | null>;
 }
 
 /** Extra routes handled outside the route table (cursor=all, export): they answer themselves. */
@@ -78,6 +82,28 @@ async function withRateHeaders(
   }
   for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);
   return response;
+}
+
+/**
+ * Draws once on an endpoint's budget without executing anything (a 304): the budget, or a 429
+ * RestError with Retry-After and the X-RateLimit headers when it is spent.
+ */
+async function draw(ctx: RestContext, endpoint: Endpoint, request: Request): Promise<Budget | null> {
+  const key = apiKeyOf(request);
+  if (!key) throw new Error("a REST request without an authenticated key");
+  try {
+    return await ctx.limits.consume(endpoint, key);
+  } catch (e) {
+    const ext = (e as GraphQLError).extensions;
+    if (ext?.code !== "RATE_LIMITED") throw e;
+    const retryAfter = ext.retryAfter as number;
+    throw Object.assign(
+      new RestError(429, "RATE_LIMITED", (e as Error).message, {
+        ...budgetHeaders((e as { budget?: Budget }).budget ?? null, retryAfter),
+      }),
+      { retryAfter },
+    );
+  }
 }
 
 /** Route templates compiled to matchers: `{platform}.{token}` captures one path segment as `app`. */
@@ -206,12 +232,24 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
     if (answered) return answered;
     if (!route.plan) throw new Error(`route ${route.id} has no plan and nothing answered it`);
     const plan = route.plan(params, options);
+    // Validated: the tag is known before executing (the body depends on the snapshot and the URL).
+    const version = cacheable(route) ? await ctx.version() : null;
+    const etag = version === null ? null : restEtag(version, route.id, params, url.searchParams);
+    const wanted = etag ? parseIfNoneMatch(request.headers.get("if-none-match")) : null;
+    const cache: Record<string, string> = etag ? { etag, "cache-control": CACHE_CONTROL } : {};
+    if (etag && Array.isArray(wanted) && matchesEtag(wanted, etag)) {
+      // The client has this snapshot's response: answer without reading, but draw on the budget.
+      drawn = budgetHeaders(await draw(ctx, route.endpoint, request));
+      return answer(new Response(null, { status: 304, headers: cache }));
+    }
     const query = cachedDocument(plan.key, plan.document);
     const result = await ctx.execute(request, query, plan.variables, route.endpoint);
     drawn = result.rateHeaders;
     if (result.errors?.length) throw restErrorOf(result.errors, plan.option ?? ((a) => a));
     if (!result.data) throw new RestError(500, "INTERNAL_SERVER_ERROR", "no data");
-    return answer(json(plan.envelope(result.data)));
+    // `*` matches any current representation (RFC 9110 13.1.2): known to exist only once read.
+    if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
+    return answer(json(plan.envelope(result.data), 200, cache));
   } catch (e) {
     if (e instanceof RestError) return answer(errorResponse(e));
     if (e instanceof FieldsError)

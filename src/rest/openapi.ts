@@ -8,6 +8,7 @@ import {
 } from "graphql";
 import { RATE_LIMITS } from "../auth/limits.ts";
 import { schema } from "../schema/index.ts";
+import { cacheable } from "./etag.ts";
 import { legacyFields } from "./fields.ts";
 import { REST_BASE } from "./handler.ts";
 import { ROUTES, type Route } from "./routes.ts";
@@ -90,6 +91,11 @@ const RATE_HEADERS: Json = {
   "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
 };
 
+const CACHE_HEADERS: Json = {
+  ETag: { $ref: "#/components/headers/ETag" },
+  "Cache-Control": { $ref: "#/components/headers/Cache-Control" },
+};
+
 const HEADERS: Json = {
   "X-RateLimit-Limit": {
     description: "Requests this key's plan may make to this endpoint per window.",
@@ -101,6 +107,26 @@ const HEADERS: Json = {
   },
   "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+  ETag: {
+    description:
+      'W/"<snapshot version>-<digest of the route, path and options>": the same for the same URL (options in any order) until a new snapshot is served. Send it back in If-None-Match. Not on cursor=all results.',
+    schema: { type: "string" },
+  },
+  "Cache-Control": {
+    description:
+      "private, no-cache: a private cache may keep the response but must revalidate it (If-None-Match) before each use, since a new snapshot can be served at any time.",
+    schema: { type: "string" },
+  },
+};
+
+const PARAMETERS: Json = {
+  "If-None-Match": {
+    name: "If-None-Match",
+    in: "header",
+    description:
+      "ETags of responses already held (comma-separated), or *. When one matches the current ETag (weak comparison), the answer is 304 without a body and nothing is read; * gets 304 whenever the answer would be 200 (that is read). Either way the request draws on the rate limit.",
+    schema: { type: "string" },
+  },
 };
 
 /** The route's limits of api.md section 8, in words. */
@@ -156,17 +182,18 @@ function operationOf(route: Route, components: Json): Json {
     envelope[key] = list ? { type: "array", items: item } : item;
   }
   const jsonl = route.id === "exportDomains";
+  const cached = cacheable(route);
   return {
     operationId: route.id,
     summary: route.summary,
     description: limitOf(route),
     tags: [route.path.startsWith("/app") ? "Apps" : "Domains"],
-    parameters: [...params, ...query],
+    parameters: [...params, ...query, ...(cached ? [{ $ref: "#/components/parameters/If-None-Match" }] : [])],
     ...body,
     responses: {
       "200": {
         description: jsonl ? "One Domain per line (JSON Lines)." : "Success.",
-        headers: RATE_HEADERS,
+        headers: cached ? { ...RATE_HEADERS, ...CACHE_HEADERS } : RATE_HEADERS,
         content: jsonl
           ? { "application/x-ndjson": { schema: envelope["(one Domain per line)"] } }
           : { "application/json": { schema: { type: "object", properties: envelope } } },
@@ -185,6 +212,15 @@ function operationOf(route: Route, components: Json): Json {
                   },
                 },
               },
+            },
+          }
+        : {}),
+      ...(cached
+        ? {
+            "304": {
+              description:
+                "Not Modified: If-None-Match names the current ETag (the same snapshot is served), or is * and the answer would be 200. No body. The request drew on the rate limit; with a listed ETag it read nothing.",
+              headers: { ...CACHE_HEADERS, ...RATE_HEADERS },
             },
           }
         : {}),
@@ -241,6 +277,7 @@ export function buildOpenApi(): Json {
     components: {
       schemas: components,
       headers: HEADERS,
+      parameters: PARAMETERS,
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
     },
   };
