@@ -2,7 +2,7 @@ import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
 import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
-import { GraphQLError } from "graphql";
+import { type DocumentNode, type ExecutionResult, GraphQLError } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import { ApiKeys } from "./auth/keys.ts";
 import type { Endpoint } from "./auth/limits.ts";
@@ -13,7 +13,7 @@ import { type Context, createContext } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import type { Snapshots } from "./db/snapshots.ts";
-import { createMaskError, useErrorCodes } from "./errors.ts";
+import { createMaskError, useErrorCodes, withInputCodes } from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { useHttpsOnly } from "./https.ts";
@@ -57,7 +57,7 @@ export function createApp(config: Config, snapshots: Snapshots): App {
   const verify = createVerifier(new ApiKeys(snapshots.store));
   const limits = new RateLimits(config.rateLimits, logger);
   const execute: ExecuteGraphQL = (request, query, variables, charge) =>
-    executeInternally(yoga, request, query, variables, charge);
+    executeInternally(yoga, limits, request, query, variables, charge);
   const version = async () => (await snapshots.current())?.snapshot.version ?? null;
   const yoga: App = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
@@ -118,32 +118,51 @@ export function createApp(config: Config, snapshots: Snapshots): App {
 }
 
 /**
- * A REST request's GraphQL operation goes through the whole pipeline again, as a request of the
- * same client (its headers), so masking, auth and limits apply to both faces alike. It draws on
- * the budget of `charge` (the REST endpoint), and its rate-limit headers are the REST response's.
+ * A REST request's GraphQL operation runs through the same envelop pipeline as a GraphQL request
+ * (parser and validation caches, graphql-armor limits, the cost limit, rate limits, error
+ * masking), as a request of the same client, so both faces are limited and masked alike. The
+ * HTTP layer is not run again: the outer request already passed auth and the HTTPS check, and
+ * the result object is used as it is instead of being serialized to JSON and parsed back. It
+ * draws on the budget of `charge` (the REST endpoint), and its rate-limit headers are the REST
+ * response's.
  */
 async function executeInternally(
   yoga: App,
+  limits: RateLimits,
   request: Request,
   query: string,
   variables: Record<string, unknown>,
   charge: Endpoint | null,
 ) {
-  const headers = new Headers({ "content-type": "application/json", accept: "application/json" });
-  for (const h of ["authorization", "x-forwarded-proto", "x-forwarded-for", "x-request-id"]) {
-    const v = request.headers.get(h);
-    if (v) headers.set(h, v);
-  }
-  // The outer request already passed the HTTPS check; its inner request is not a network one.
-  const res = await yoga.fetch(
-    new URL("/graphql", request.url),
-    { method: "POST", headers, body: JSON.stringify({ query, variables }) },
-    { internal: true, charge },
-  );
-  const rateHeaders: Record<string, string> = {};
-  for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"]) {
-    const v = res.headers.get(h);
-    if (v !== null) rateHeaders[h] = v;
-  }
-  return { ...(await res.json()), rateHeaders };
+  const { parse, validate, contextFactory, execute, schema } = yoga.getEnveloped({
+    request,
+    params: { query, variables },
+    internal: true,
+    charge,
+  } as ServerContext & { request: Request; params: unknown });
+  const outcome = async (): Promise<{ data?: Record<string, unknown> | null; errors?: GraphQLError[] }> => {
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch (e) {
+      return { errors: [validationFailed(e as GraphQLError)] };
+    }
+    const invalid = validate(schema, document);
+    if (invalid.length) return { errors: invalid.map(validationFailed) };
+    const result = (await execute({
+      schema,
+      document,
+      contextValue: await contextFactory(),
+      variableValues: variables,
+    })) as ExecutionResult<Record<string, unknown>>;
+    return { data: result.data, errors: result.errors ? withInputCodes([...result.errors]) : undefined };
+  };
+  const result = await outcome();
+  return { ...result, rateHeaders: limits.headersOf(request) };
+}
+
+/** What yoga answers for a document that fails to parse or validate (HTTP 400). */
+function validationFailed(e: GraphQLError): GraphQLError {
+  if (!e.extensions?.code) (e.extensions as Record<string, unknown>).code = "GRAPHQL_VALIDATION_FAILED";
+  return e;
 }

@@ -38,12 +38,35 @@ export function operationCost(args: {
   }).complexity;
 }
 
+/**
+ * Costs already computed, by document (yoga's parser cache hands out the same object for the same
+ * text) and variables: the REST routes send the same few documents with the same few page sizes.
+ */
+const costs = new WeakMap<DocumentNode, Map<string, number>>();
+const MAX_VARIANTS = 200;
+
+function cachedCost(args: Parameters<typeof operationCost>[0]): number {
+  let byVariables = costs.get(args.document);
+  if (!byVariables) {
+    byVariables = new Map();
+    costs.set(args.document, byVariables);
+  }
+  const key = `${args.operationName ?? ""}\u0000${JSON.stringify(args.variableValues ?? {})}`;
+  let cost = byVariables.get(key);
+  if (cost === undefined) {
+    cost = operationCost(args);
+    if (byVariables.size >= MAX_VARIANTS) byVariables.clear();
+    byVariables.set(key, cost);
+  }
+  return cost;
+}
+
 export function useCostLimit(max = MAX_COST): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       let cost: number;
       try {
-        cost = operationCost(args);
+        cost = cachedCost(args);
       } catch {
         // Variables that do not fit their types: execution reports them (BAD_USER_INPUT), and
         // reads nothing.

@@ -88,13 +88,17 @@ export function useErrorCodes(): Plugin {
   return {
     onResultProcess({ result }) {
       const results = Array.isArray(result) ? result : [result];
-      for (const r of results) {
-        for (const e of (r as { errors?: GraphQLError[] }).errors ?? []) {
-          if (e instanceof GraphQLError && !e.extensions.code && e.message.startsWith('Variable "$')) {
-            (e.extensions as Record<string, unknown>).code = "BAD_USER_INPUT";
-          }
-        }
-      }
+      for (const r of results) withInputCodes((r as { errors?: GraphQLError[] }).errors ?? []);
     },
   };
+}
+
+/** Gives a variable's coercion error (a bad value of the client's) the code BAD_USER_INPUT. */
+export function withInputCodes<E>(errors: E[]): E[] {
+  for (const e of errors) {
+    if (e instanceof GraphQLError && !e.extensions.code && e.message.startsWith('Variable "$')) {
+      (e.extensions as Record<string, unknown>).code = "BAD_USER_INPUT";
+    }
+  }
+  return errors;
 }

@@ -214,15 +214,19 @@ export class RateLimits {
   }
 
   /** Writes each GraphQL response's X-RateLimit-* headers; closes Redis with the app. */
+  /** The X-RateLimit-* headers of what `request` drew on (none when nothing). */
+  headersOf(request: Request): Record<string, string> {
+    return this.usages.get(request)?.headers() ?? {};
+  }
+
   plugin(): Plugin {
     return {
       onRequest: async () => {
         if (this.connected) await this.connected;
       },
       onResponse: ({ request, response }) => {
-        const usage = this.usages.get(request);
-        if (!usage) return;
-        for (const [name, value] of Object.entries(usage.headers())) response.headers.set(name, value);
+        for (const [name, value] of Object.entries(this.headersOf(request)))
+          response.headers.set(name, value);
       },
       onDispose: () => this.close(),
     };

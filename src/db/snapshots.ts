@@ -1,12 +1,15 @@
 import type { Config } from "../config.ts";
 import type { ClientOptions, Prisma } from "./client.ts";
 import { openSnapshotClient } from "./client.ts";
+import { openSnapshotReader, type SqlReader } from "./reader.ts";
 import type { SnapshotRow, SnapshotStore } from "./store.ts";
 import { openSnapshotStore } from "./store.ts";
 
 export interface ServedSnapshot {
   snapshot: SnapshotRow;
   prisma: Prisma;
+  /** Hand-written reads of the same snapshot, for hot paths (src/db/reader.ts). */
+  sql: SqlReader;
 }
 
 /**
@@ -55,16 +58,24 @@ export class Snapshots {
     if (row?.version !== this.served?.snapshot.version) {
       const old = this.served;
       this.served = row
-        ? { snapshot: row, prisma: openSnapshotClient(this.config, row, this.clientOptions) }
+        ? {
+            snapshot: row,
+            prisma: openSnapshotClient(this.config, row, this.clientOptions),
+            sql: openSnapshotReader(this.config, row, this.clientOptions),
+          }
         : null;
-      if (old) setTimeout(() => void old.prisma.$disconnect(), this.graceMs).unref();
+      if (old) setTimeout(() => void closeServed(old), this.graceMs).unref();
     }
     return this.served;
   }
 
   async close(): Promise<void> {
-    await this.served?.prisma.$disconnect();
+    if (this.served) await closeServed(this.served);
     this.served = null;
     await this.store.close();
   }
+}
+
+async function closeServed(served: ServedSnapshot): Promise<void> {
+  await Promise.all([served.prisma.$disconnect(), served.sql.close()]);
 }

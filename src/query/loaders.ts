@@ -1,37 +1,50 @@
 import DataLoader from "dataloader";
 import { type Context, servedOf } from "../context.ts";
-import type { Prisma } from "../db/client.ts";
+import { TABLES, type TableKey } from "../dataset/load/rows.ts";
+import { columnsOf, type SqlReader, selectList, toModel } from "../db/reader.ts";
 import type {
   App,
+  AppCategory,
+  AppInstallsPoint,
+  AppIntegration,
+  AppPlan,
   AppReview,
   AppReviewDomain,
   Domain,
   DomainApp,
+  DomainCategory,
   DomainContact,
+  DomainFeature,
+  DomainSalesChannel,
+  DomainShipsTo,
+  DomainTag,
+  DomainTechnology,
   Technology,
 } from "../generated/sqlite/client.ts";
 
 /**
  * Per-request batch loaders: every relation and lookup by key is read with one query per batch,
- * so a page costs a constant number of queries whatever its size.
+ * so a page costs a constant number of queries whatever its size. They are the hot path of every
+ * request, so they read with hand-written SQL (src/db/reader.ts) rather than through Prisma.
  */
 export type DomainRow = Omit<Domain, "mostRecentlyPublishedProduct" | "searchText">;
 export type AppRow = Omit<App, "descriptionLong" | "searchText">;
 
 /** Columns read only when their field is selected (api.md: returned on request only). */
-export const DOMAIN_OMIT = { mostRecentlyPublishedProduct: true, searchText: true } as const;
-export const APP_OMIT = { descriptionLong: true, searchText: true } as const;
+export const DOMAIN_OMITTED: readonly string[] = ["mostRecentlyPublishedProduct", "searchText"];
+const APP_OMITTED: readonly string[] = ["descriptionLong", "searchText"];
 
 function loader<K, V>(
   ctx: Context,
   name: string,
-  batch: (prisma: Prisma, keys: readonly K[]) => Promise<V[]>,
+  batch: (sql: SqlReader, keys: readonly K[]) => Promise<V[]>,
 ) {
   let l = ctx.loaders.get(name) as DataLoader<K, V> | undefined;
   if (!l) {
-    const { prisma } = servedOf(ctx);
-    // Prisma binds at most 999 parameters per SQLite statement: batches of 500 keys stay under it.
-    l = new DataLoader<K, V>((keys) => batch(prisma, keys), { maxBatchSize: 500 });
+    const { sql } = servedOf(ctx);
+    // Keys are bound as one parameter (src/db/reader.ts): a batch is one statement at any size,
+    // up to a page of 1000 and its look-ahead row, or a REST bulk of 1000 names.
+    l = new DataLoader<K, V>((keys) => batch(sql, keys), { maxBatchSize: 2000 });
     ctx.loaders.set(name, l as DataLoader<unknown, unknown>);
   }
   return l;
@@ -49,46 +62,90 @@ function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): (R | nu
   return keys.map((k) => map.get(k) ?? null);
 }
 
-const pkIn = (keys: readonly number[]) => ({ in: [...keys] });
+/**
+ * The rows of `table` whose `column` is one of `keys`, in `orderBy` order, as the model's rows.
+ * `omit` leaves out columns read only on request (DOMAIN_OMITTED, APP_OMITTED).
+ */
+async function rowsWhere<T>(
+  sql: SqlReader,
+  table: TableKey,
+  column: string,
+  keys: readonly (number | string)[],
+  orderBy: string[] = [],
+  omit: readonly string[] = [],
+): Promise<T[]> {
+  const columns = columnsOf(table, omit);
+  const order = orderBy.length ? ` ORDER BY ${orderBy.map((c) => `"${c}"`).join(", ")}` : "";
+  const text = `SELECT ${selectList(columns)} FROM ${sql.table(TABLES[table].name)} WHERE ${sql.anyOf(`"${column}"`, 1)}${order}`;
+  return toModel<T>(columns, await sql.all(text, [sql.keysParam(keys)]));
+}
 
 /** A Domain by its name or, failing that, its platform domain; keys are lower-case. */
 export const domainByName = (ctx: Context) =>
-  loader<string, DomainRow | null>(ctx, "domainByName", async (prisma, names) => {
-    const rows = await prisma.domain.findMany({
-      where: { OR: [{ name: { in: [...names] } }, { platformDomain: { in: [...names] } }] },
-      omit: DOMAIN_OMIT,
-    });
+  loader<string, DomainRow | null>(ctx, "domainByName", async (sql, names) => {
+    const columns = columnsOf("domain", DOMAIN_OMITTED);
+    const text = `SELECT ${selectList(columns)} FROM ${sql.table("domain")} WHERE ${sql.anyOf('"name"', 1)} OR ${sql.anyOf('"platform_domain"', 1)}`;
+    const rows = toModel<DomainRow>(columns, await sql.all(text, [sql.keysParam(names)]));
     const byName = new Map(rows.map((r) => [r.name, r]));
     const byPlatformDomain = new Map(rows.filter((r) => r.platformDomain).map((r) => [r.platformDomain, r]));
     return names.map((n) => byName.get(n) ?? byPlatformDomain.get(n) ?? null);
   });
 
-export const domainByPk = (ctx: Context) =>
-  loader<number, DomainRow | null>(ctx, "domainByPk", async (prisma, pks) =>
-    byKey(pks, await prisma.domain.findMany({ where: { pk: pkIn(pks) }, omit: DOMAIN_OMIT }), (r) => r.pk),
+/**
+ * Domains by key. `fields` (model field names) narrows the columns read to those a selection
+ * needs (projection pushdown: a page of `name,rank` does not read 100 columns per row); the
+ * other fields of such rows are absent, so it is for callers that know the whole selection.
+ */
+export const domainByPk = (ctx: Context, fields: readonly string[] | null = null) => {
+  const omit = fields ? DOMAIN_COLUMNS.filter((f) => !fields.includes(f)) : DOMAIN_OMITTED;
+  return loader<number, DomainRow | null>(ctx, `domainByPk:${fields?.join(",") ?? "*"}`, async (sql, pks) =>
+    byKey(pks, await rowsWhere<DomainRow>(sql, "domain", "pk", pks, [], omit), (r) => r.pk),
   );
+};
+const DOMAIN_COLUMNS = columnsOf("domain").map((c) => c.field);
 
 export const appByPk = (ctx: Context) =>
-  loader<number, AppRow | null>(ctx, "appByPk", async (prisma, pks) =>
-    byKey(pks, await prisma.app.findMany({ where: { pk: pkIn(pks) }, omit: APP_OMIT }), (r) => r.pk),
+  loader<number, AppRow | null>(ctx, "appByPk", async (sql, pks) =>
+    byKey(pks, await rowsWhere<AppRow>(sql, "app", "pk", pks, [], APP_OMITTED), (r) => r.pk),
   );
+
+/**
+ * Rows of a page found by key: the page query (Prisma, with its filters) reads only primary
+ * keys, and the rows come from the loader, so Prisma maps `pk` columns rather than whole rows.
+ */
+export async function rowsOfKeys<R>(loader: DataLoader<number, R | null>, pks: number[]): Promise<R[]> {
+  const rows = await loader.loadMany(pks);
+  return rows.map((r, i) => {
+    if (r instanceof Error) throw r;
+    if (r === null) throw new Error(`row ${pks[i]} vanished between the page query and its read`);
+    return r;
+  });
+}
 
 /** An App by `<platform>.<token>`. */
 export const appByIdentifier = (ctx: Context) =>
-  loader<string, AppRow | null>(ctx, "appByIdentifier", async (prisma, ids) => {
-    const pairs = ids.map((id) => ({
-      platform: id.slice(0, id.indexOf(".")),
-      token: id.slice(id.indexOf(".") + 1),
-    }));
-    const rows = await prisma.app.findMany({ where: { OR: pairs }, omit: APP_OMIT });
+  loader<string, AppRow | null>(ctx, "appByIdentifier", async (sql, ids) => {
+    const platforms = ids.map((id) => id.slice(0, id.indexOf(".")));
+    const tokens = ids.map((id) => id.slice(id.indexOf(".") + 1));
+    const columns = columnsOf("app", APP_OMITTED);
+    // (platform, token) pairs, matched on the unique index of both.
+    const pairs =
+      sql.kind === "sqlite"
+        ? "SELECT p.value, t.value FROM json_each($1) p JOIN json_each($2) t ON t.key = p.key"
+        : "SELECT * FROM unnest($1::text[], $2::text[])";
+    const text = `SELECT ${selectList(columns)} FROM ${sql.table("app")} WHERE ("platform", "token") IN (${pairs})`;
+    const rows = toModel<AppRow>(
+      columns,
+      await sql.all(text, [sql.keysParam(platforms), sql.keysParam(tokens)]),
+    );
     primeApps(ctx, rows);
     return byKey(ids, rows, (r) => `${r.platform}.${r.token}`);
   });
 
 /** An App by its `id`. */
 export const appById = (ctx: Context) =>
-  loader<string, AppRow | null>(ctx, "appById", async (prisma, ids) => {
-    const rows = await prisma.app.findMany({ where: { id: { in: [...ids] } }, omit: APP_OMIT });
+  loader<string, AppRow | null>(ctx, "appById", async (sql, ids) => {
+    const rows = await rowsWhere<AppRow>(sql, "app", "id", ids, [], APP_OMITTED);
     primeApps(ctx, rows);
     return byKey(ids, rows, (r) => r.id);
   });
@@ -101,147 +158,82 @@ function primeApps(ctx: Context, rows: AppRow[]): void {
 
 // ---------------------------------------------------------------------- Domain relations
 
-const domainValues = <R>(
-  ctx: Context,
-  name: string,
-  read: (prisma: Prisma, pks: number[]) => Promise<(R & { domainPk: number })[]>,
-) =>
-  loader<number, R[]>(ctx, name, async (prisma, pks) =>
-    groupBy(pks, await read(prisma, [...pks]), (r) => r.domainPk),
+/** A Domain's rows of a child table, in `orderBy` order after the Domain's key. */
+const domainValues = <R extends { domainPk: number }>(ctx: Context, table: TableKey, orderBy: string[]) =>
+  loader<number, R[]>(ctx, table, async (sql, pks) =>
+    groupBy(
+      pks,
+      await rowsWhere<R>(sql, table, "domain_pk", pks, ["domain_pk", ...orderBy]),
+      (r) => r.domainPk,
+    ),
   );
 
 export const domainCategories = (ctx: Context) =>
-  domainValues(ctx, "domainCategories", (p, pks) =>
-    p.domainCategory.findMany({
-      where: { domainPk: { in: pks } },
-      orderBy: [{ domainPk: "asc" }, { category: "asc" }],
-    }),
-  );
+  domainValues<DomainCategory>(ctx, "domainCategory", ["category"]);
 export const domainFeatures = (ctx: Context) =>
-  domainValues(ctx, "domainFeatures", (p, pks) =>
-    p.domainFeature.findMany({
-      where: { domainPk: { in: pks } },
-      orderBy: [{ domainPk: "asc" }, { feature: "asc" }],
-    }),
-  );
-export const domainTags = (ctx: Context) =>
-  domainValues(ctx, "domainTags", (p, pks) =>
-    p.domainTag.findMany({
-      where: { domainPk: { in: pks } },
-      orderBy: [{ domainPk: "asc" }, { tag: "asc" }],
-    }),
-  );
+  domainValues<DomainFeature>(ctx, "domainFeature", ["feature"]);
+export const domainTags = (ctx: Context) => domainValues<DomainTag>(ctx, "domainTag", ["tag"]);
 export const domainSalesChannels = (ctx: Context) =>
-  domainValues(ctx, "domainSalesChannels", (p, pks) =>
-    p.domainSalesChannel.findMany({
-      where: { domainPk: { in: pks } },
-      orderBy: [{ domainPk: "asc" }, { channel: "asc" }],
-    }),
-  );
+  domainValues<DomainSalesChannel>(ctx, "domainSalesChannel", ["channel"]);
 export const domainShipsTo = (ctx: Context) =>
-  domainValues(ctx, "domainShipsTo", (p, pks) =>
-    p.domainShipsTo.findMany({
-      where: { domainPk: { in: pks } },
-      orderBy: [{ domainPk: "asc" }, { countryCode: "asc" }],
-    }),
-  );
+  domainValues<DomainShipsTo>(ctx, "domainShipsTo", ["country_code"]);
 export const domainContacts = (ctx: Context) =>
-  domainValues<DomainContact>(ctx, "domainContacts", (p, pks) =>
-    p.domainContact.findMany({
-      where: { domainPk: { in: pks } },
-      orderBy: [{ domainPk: "asc" }, { position: "asc" }],
-    }),
-  );
+  domainValues<DomainContact>(ctx, "domainContact", ["position"]);
 export const domainTechnologies = (ctx: Context) =>
-  domainValues(ctx, "domainTechnologies", (p, pks) =>
-    p.domainTechnology.findMany({
-      where: { domainPk: { in: pks } },
-      orderBy: [{ domainPk: "asc" }, { installedAt: "asc" }, { technologyPk: "asc" }],
-    }),
-  );
+  domainValues<DomainTechnology>(ctx, "domainTechnology", ["installed_at", "technology_pk"]);
 
 /** Technologies by key: few and shared by many Domains, so read once per distinct key. */
 export const technologyByPk = (ctx: Context) =>
-  loader<number, Technology | null>(ctx, "technologyByPk", async (prisma, pks) =>
-    byKey(pks, await prisma.technology.findMany({ where: { pk: pkIn(pks) } }), (r) => r.pk),
+  loader<number, Technology | null>(ctx, "technologyByPk", async (sql, pks) =>
+    byKey(pks, await rowsWhere<Technology>(sql, "technology", "pk", pks), (r) => r.pk),
   );
 export const domainApps = (ctx: Context) =>
-  domainValues<DomainApp>(ctx, "domainApps", (p, pks) =>
-    p.domainApp.findMany({
-      where: { domainPk: { in: pks } },
-      orderBy: [{ domainPk: "asc" }, { installedAt: "asc" }, { appPk: "asc" }],
-    }),
-  );
+  domainValues<DomainApp>(ctx, "domainApp", ["installed_at", "app_pk"]);
 
 export const domainProduct = (ctx: Context) =>
-  loader<number, unknown>(ctx, "domainProduct", async (prisma, pks) => {
-    const rows = await prisma.domain.findMany({
-      where: { pk: pkIn(pks) },
-      select: { pk: true, mostRecentlyPublishedProduct: true },
+  loader<number, unknown>(ctx, "domainProduct", async (sql, pks) => {
+    const text = `SELECT "pk", "most_recently_published_product" AS product FROM ${sql.table("domain")} WHERE ${sql.anyOf('"pk"', 1)}`;
+    const rows = await sql.all(text, [sql.keysParam(pks)]);
+    const product = new Map(rows.map((r) => [r.pk as number, r.product]));
+    return pks.map((pk) => {
+      const v = product.get(pk);
+      return typeof v === "string" ? JSON.parse(v) : (v ?? null);
     });
-    return byKey(pks, rows, (r) => r.pk).map((r) => r?.mostRecentlyPublishedProduct ?? null);
   });
 
 // ---------------------------------------------------------------------- App relations
 
-const appValues = <R>(
-  ctx: Context,
-  name: string,
-  read: (prisma: Prisma, pks: number[]) => Promise<(R & { appPk: number })[]>,
-) =>
-  loader<number, R[]>(ctx, name, async (prisma, pks) =>
-    groupBy(pks, await read(prisma, [...pks]), (r) => r.appPk),
+const appValues = <R extends { appPk: number }>(ctx: Context, table: TableKey, orderBy: string[]) =>
+  loader<number, R[]>(ctx, table, async (sql, pks) =>
+    groupBy(pks, await rowsWhere<R>(sql, table, "app_pk", pks, ["app_pk", ...orderBy]), (r) => r.appPk),
   );
 
-export const appCategories = (ctx: Context) =>
-  appValues(ctx, "appCategories", (p, pks) =>
-    p.appCategory.findMany({
-      where: { appPk: { in: pks } },
-      orderBy: [{ appPk: "asc" }, { category: "asc" }],
-    }),
-  );
-export const appPlans = (ctx: Context) =>
-  appValues(ctx, "appPlans", (p, pks) =>
-    p.appPlan.findMany({ where: { appPk: { in: pks } }, orderBy: [{ appPk: "asc" }, { position: "asc" }] }),
-  );
+export const appCategories = (ctx: Context) => appValues<AppCategory>(ctx, "appCategory", ["category"]);
+export const appPlans = (ctx: Context) => appValues<AppPlan>(ctx, "appPlan", ["position"]);
 export const appIntegrations = (ctx: Context) =>
-  appValues(ctx, "appIntegrations", (p, pks) =>
-    p.appIntegration.findMany({
-      where: { appPk: { in: pks } },
-      orderBy: [{ appPk: "asc" }, { position: "asc" }],
-    }),
-  );
+  appValues<AppIntegration>(ctx, "appIntegration", ["position"]);
 export const appInstallsSeries = (ctx: Context) =>
-  appValues(ctx, "appInstallsSeries", (p, pks) =>
-    p.appInstallsPoint.findMany({
-      where: { appPk: { in: pks } },
-      orderBy: [{ appPk: "asc" }, { date: "asc" }],
-    }),
-  );
+  appValues<AppInstallsPoint>(ctx, "appInstallsPoint", ["date"]);
 export const appDescriptionLong = (ctx: Context) =>
-  loader<number, string | null>(ctx, "appDescriptionLong", async (prisma, pks) => {
-    const rows = await prisma.app.findMany({
-      where: { pk: pkIn(pks) },
-      select: { pk: true, descriptionLong: true },
-    });
-    return byKey(pks, rows, (r) => r.pk).map((r) => r?.descriptionLong ?? null);
+  loader<number, string | null>(ctx, "appDescriptionLong", async (sql, pks) => {
+    const text = `SELECT "pk", "description_long" FROM ${sql.table("app")} WHERE ${sql.anyOf('"pk"', 1)}`;
+    const rows = await sql.all(text, [sql.keysParam(pks)]);
+    const long = new Map(rows.map((r) => [r.pk as number, r.description_long as string | null]));
+    return pks.map((pk) => long.get(pk) ?? null);
   });
 
 // ---------------------------------------------------------------------- Review relations
 
 export const reviewDomains = (ctx: Context) =>
-  loader<number, AppReviewDomain[]>(ctx, "reviewDomains", async (prisma, pks) =>
+  loader<number, AppReviewDomain[]>(ctx, "reviewDomains", async (sql, pks) =>
     groupBy(
       pks,
-      await prisma.appReviewDomain.findMany({
-        where: { reviewPk: pkIn(pks) },
-        orderBy: [{ reviewPk: "asc" }, { position: "asc" }],
-      }),
+      await rowsWhere<AppReviewDomain>(sql, "appReviewDomain", "review_pk", pks, ["review_pk", "position"]),
       (r) => r.reviewPk,
     ),
   );
 
 export const reviewByPk = (ctx: Context) =>
-  loader<number, AppReview | null>(ctx, "reviewByPk", async (prisma, pks) =>
-    byKey(pks, await prisma.appReview.findMany({ where: { pk: pkIn(pks) } }), (r) => r.pk),
+  loader<number, AppReview | null>(ctx, "reviewByPk", async (sql, pks) =>
+    byKey(pks, await rowsWhere<AppReview>(sql, "appReview", "pk", pks), (r) => r.pk),
   );

@@ -78,17 +78,41 @@ export function legacyFields(type: GraphQLObjectType): Map<string, LegacyInfo> {
   return map;
 }
 
-/** Parses `fields` for `type`. Blank or absent means the defaults; `*` stands for them. */
+interface FieldsOptions {
+  option?: string;
+  /** Fields this endpoint does not return, even when named. */
+  exclude?: readonly string[];
+  /** The endpoint retrieves one resource: its single-only fields may be named. */
+  single?: boolean;
+}
+
+const parsed = new Map<string, Selection>();
+const MAX_PARSED = 2000;
+
+/**
+ * Parses `fields` for `type`. Blank or absent means the defaults; `*` stands for them. Clients
+ * send the same few `fields` over and over: each distinct one is parsed once (selections are
+ * never modified after parsing). A bad one throws FieldsError every time.
+ */
 export function parseFields(
   spec: string | null | undefined,
   type: GraphQLObjectType,
-  options: {
-    option?: string;
-    /** Fields this endpoint does not return, even when named. */
-    exclude?: readonly string[];
-    /** The endpoint retrieves one resource: its single-only fields may be named. */
-    single?: boolean;
-  } = {},
+  options: FieldsOptions = {},
+): Selection {
+  const key = `${type.name}\u0000${options.option ?? ""}\u0000${options.exclude?.join(",") ?? ""}\u0000${options.single === true}\u0000${spec ?? ""}`;
+  let sel = parsed.get(key);
+  if (!sel) {
+    sel = parseFieldsOnce(spec, type, options);
+    if (parsed.size >= MAX_PARSED) parsed.clear();
+    parsed.set(key, sel);
+  }
+  return sel;
+}
+
+function parseFieldsOnce(
+  spec: string | null | undefined,
+  type: GraphQLObjectType,
+  options: FieldsOptions,
 ): Selection {
   const option = options.option ?? "fields";
   const exclude = options.exclude ?? [];
@@ -228,7 +252,14 @@ export function reshape(data: Record<string, unknown>, selection: Selection): Re
  * A string that identifies a selection whole, nested levels included: the cache key of the
  * document built from it (two selections with the same key must build the same document).
  */
+const keys = new WeakMap<Selection, string>();
+
 export function selectionKey(sel: Selection): string {
-  const walk = (s: Selection): unknown => [...s].map(([k, f]) => [k, f.children ? walk(f.children) : 0]);
-  return JSON.stringify(walk(sel));
+  let key = keys.get(sel);
+  if (key === undefined) {
+    const walk = (s: Selection): unknown => [...s].map(([k, f]) => [k, f.children ? walk(f.children) : 0]);
+    key = JSON.stringify(walk(sel));
+    keys.set(sel, key);
+  }
+  return key;
 }

@@ -8,15 +8,16 @@ import {
 } from "../query/app-filter.ts";
 import { allOf, searchWhere } from "../query/filter.ts";
 import {
-  APP_OMIT,
   type AppRow,
   appById,
   appByIdentifier,
+  appByPk,
   appCategories,
   appDescriptionLong,
   appInstallsSeries,
   appIntegrations,
   appPlans,
+  rowsOfKeys,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE } from "../query/page.ts";
 import { APP_SORTS, type Order, toSortKeys } from "../query/sort.ts";
@@ -197,7 +198,11 @@ builder.queryField("apps", (t) =>
         keys,
         where,
         scope: ["apps", args.filter, args.search, keys],
-        find: (a) => prisma.app.findMany({ ...a, omit: APP_OMIT }),
+        find: async (a) =>
+          rowsOfKeys(
+            appByPk(ctx),
+            (await prisma.app.findMany({ ...a, select: { pk: true } })).map((r) => r.pk),
+          ),
         count: (w) => prisma.app.count({ where: w }),
       });
     },

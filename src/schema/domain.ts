@@ -1,13 +1,14 @@
+import type { GraphQLResolveInfo } from "graphql";
 import { type Context, servedOf } from "../context.ts";
 import { InputError, notFound } from "../errors.ts";
 import { type DomainFilter as DomainFilterShape, toDomainWhere } from "../query/domain-filter.ts";
 import { allOf, searchWhere } from "../query/filter.ts";
 import type { Where } from "../query/keyset.ts";
 import {
-  DOMAIN_OMIT,
   type DomainRow,
   domainApps,
   domainByName,
+  domainByPk,
   domainCategories,
   domainContacts,
   domainFeatures,
@@ -16,6 +17,7 @@ import {
   domainShipsTo,
   domainTags,
   domainTechnologies,
+  rowsOfKeys,
   technologyByPk,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
@@ -23,6 +25,7 @@ import { DOMAIN_SORTS, type Order, toSortKeys } from "../query/sort.ts";
 import { App } from "./app.ts";
 import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
 import { connectionOf, pageArgs } from "./connection.ts";
+import { domainFieldsOf } from "./domain-columns.ts";
 import {
   Contact,
   DomainFilter,
@@ -400,8 +403,16 @@ const domainListArgs = builder.args((t) => ({
   ...pageArgs(1000),
 }));
 
-function domainPage(ctx: Context, args: DomainListArgs, base: Where | null, scope: unknown) {
+function domainPage(
+  ctx: Context,
+  info: GraphQLResolveInfo,
+  args: DomainListArgs,
+  base: Where | null,
+  scope: unknown,
+) {
   const keys = toSortKeys(DOMAIN_SORTS, args.orderBy, DEFAULT_DOMAIN_ORDER);
+  // Only the columns the page's selection reads, with the key and the sort keys for its cursors.
+  const fields = domainFieldsOf(info, ["edges", "node"], ["pk", "name", ...keys.map((k) => k.field)]);
   const where = allOf([base, toDomainWhere(args.filter), searchWhere(args.search)]);
   const { prisma } = servedOf(ctx);
   return connectionPage(ctx, {
@@ -410,7 +421,11 @@ function domainPage(ctx: Context, args: DomainListArgs, base: Where | null, scop
     keys,
     where,
     scope: [scope, args.filter, args.search, keys],
-    find: (a) => prisma.domain.findMany({ ...a, omit: DOMAIN_OMIT }),
+    find: async (a) =>
+      rowsOfKeys(
+        domainByPk(ctx, fields),
+        (await prisma.domain.findMany({ ...a, select: { pk: true } })).map((r) => r.pk),
+      ),
     count: (w) => prisma.domain.count({ where: w }),
   });
 }
@@ -422,7 +437,7 @@ builder.queryField("domains", (t) =>
     ...rateLimited("listDomains"),
     complexity: pagedComplexity(DEFAULT_PAGE_SIZE),
     args: domainListArgs,
-    resolve: (_root, args, ctx) => domainPage(ctx, args, null, "domains"),
+    resolve: (_root, args, ctx, info) => domainPage(ctx, info, args, null, "domains"),
   }),
 );
 
@@ -433,8 +448,8 @@ builder.objectField(App, "installedOn", (t) =>
     ...rateLimited("listDomains"),
     complexity: pagedComplexity(DEFAULT_PAGE_SIZE),
     args: domainListArgs,
-    resolve: (app, args, ctx) =>
-      domainPage(ctx, args, { apps: { some: { appPk: app.pk, removedAt: null } } }, [
+    resolve: (app, args, ctx, info) =>
+      domainPage(ctx, info, args, { apps: { some: { appPk: app.pk, removedAt: null } } }, [
         "app.installedOn",
         app.pk,
       ]),

@@ -1,0 +1,186 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import type { Config } from "../config.ts";
+import { type ColumnKind, TABLES, type TableKey } from "../dataset/load/rows.ts";
+import type { SnapshotRow } from "./store.ts";
+
+/**
+ * Hand-written reads of a snapshot, for the hot paths (the batch loaders of src/query/loaders.ts).
+ * Prisma costs about 0.3 ms per query in its client and adapter, and its SQLite adapter prepares
+ * every statement anew; these reads keep one prepared statement per SQL text (better-sqlite3
+ * statements, node-postgres named statements) and map rows to the Prisma model's shape
+ * (field names, Date, BigInt, parsed JSON) themselves, so resolvers cannot tell the difference.
+ *
+ * SQL is written once for both databases: `$1`… placeholders, and `keysParam` for a list of keys
+ * matched by `anyOf`, so that a batch of any size is one statement.
+ */
+export type RawRow = Record<string, unknown>;
+
+export interface SqlReader {
+  readonly kind: "sqlite" | "postgresql";
+  /** The quoted, schema-qualified name of a snapshot table. */
+  table(name: string): string;
+  /** `column` equals one of the keys bound at placeholder `$n` (see keysParam). */
+  anyOf(column: string, n: number): string;
+  /** How a list of keys is bound for anyOf. */
+  keysParam(keys: readonly (number | string)[]): unknown;
+  all(sql: string, params: readonly unknown[]): Promise<RawRow[]>;
+  close(): Promise<void>;
+}
+
+export interface ReaderOptions {
+  /** Called with the SQL of every query (tests count them to catch N+1 regressions). */
+  onQuery?: (sql: string) => void;
+}
+
+/** Statements are cached by SQL text; the texts come from code, so there are few of them. */
+const MAX_STATEMENTS = 500;
+
+export function openSnapshotReader(
+  config: Config,
+  snapshot: Pick<SnapshotRow, "location">,
+  options: ReaderOptions = {},
+): SqlReader {
+  const db = config.database;
+  return db.kind === "sqlite"
+    ? sqliteReader(join(db.dataDir, snapshot.location), options)
+    : pgReader(db.url, snapshot.location, options);
+}
+
+function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const statements = new Map<string, Database.Statement>();
+  return {
+    kind: "sqlite",
+    table: (name) => `"${name}"`,
+    anyOf: (column, n) => `${column} IN (SELECT value FROM json_each($${n}))`,
+    keysParam: (keys) => JSON.stringify(keys),
+    async all(sql, params) {
+      onQuery?.(sql);
+      let s = statements.get(sql);
+      if (!s) {
+        if (statements.size >= MAX_STATEMENTS) statements.clear();
+        // better-sqlite3 numbers no parameters, but names them: $1 → @p1, bound by an object.
+        s = db.prepare(sql.replace(/\$(\d+)/g, "@p$1"));
+        statements.set(sql, s);
+      }
+      const named: Record<string, unknown> = {};
+      for (let i = 0; i < params.length; i++) named[`p${i + 1}`] = params[i];
+      return s.all(named) as RawRow[];
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+/** TIMESTAMP(3) holds UTC without a zone: read it as UTC, not as the process's local time. */
+const utc = (s: string) => new Date(`${s.replace(" ", "T")}Z`);
+
+function pgReader(url: string, schema: string, { onQuery }: ReaderOptions): SqlReader {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") => {
+        if (oid === 1114) return utc;
+        if (oid === 20) return BigInt;
+        // JSONB as text, parsed by toModel like SQLite's TEXT (a JSON string stays a string).
+        if (oid === 3802) return (s: string) => s;
+        return pg.types.getTypeParser(oid, format);
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle connection's error (the server restarted) must not end the process: the pool drops it.
+  pool.on("error", () => {});
+  const names = new Map<string, string>();
+  let counter = 0;
+  return {
+    kind: "postgresql",
+    table: (name) => `"${schema}"."${name}"`,
+    anyOf: (column, n) => `${column} = ANY($${n})`,
+    keysParam: (keys) => [...keys],
+    async all(text, values) {
+      onQuery?.(text);
+      let name = names.get(text);
+      if (!name) {
+        if (names.size >= MAX_STATEMENTS) names.clear();
+        name = `sg_${counter++}`;
+        names.set(text, name);
+      }
+      const res = await pool.query({ name, text, values: values as unknown[] });
+      return res.rows as RawRow[];
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------- rows in the model's shape
+
+interface Column {
+  column: string;
+  field: string;
+  kind: ColumnKind;
+}
+
+/** `followers_30d` → `followers30d`, as prisma/schema.prisma names every mapped column. */
+export const fieldName = (column: string) =>
+  column.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+const COLUMNS = new Map<TableKey, Column[]>(
+  (Object.keys(TABLES) as TableKey[]).map((key) => [
+    key,
+    TABLES[key].columns.map((column, i) => ({
+      column,
+      field: fieldName(column),
+      kind: TABLES[key].kinds[i],
+    })),
+  ]),
+);
+
+export function columnsOf(table: TableKey, omit: readonly string[] = []): Column[] {
+  const all = COLUMNS.get(table);
+  if (!all) throw new Error(`unknown table ${table}`);
+  return omit.length ? all.filter((c) => !omit.includes(c.field)) : all;
+}
+
+/** `"a", "b"`: the select list of `columns`. */
+export const selectList = (columns: readonly Column[], alias = "") =>
+  columns.map((c) => `${alias}"${c.column}"`).join(", ");
+
+/**
+ * Rows as Prisma returns them: model field names; times as Date (SQLite keeps epoch
+ * milliseconds, PostgreSQL TIMESTAMP(3)); BIGINT as bigint; JSON parsed (SQLite keeps text).
+ */
+export function toModel<T>(columns: readonly Column[], rows: readonly RawRow[]): T[] {
+  const out = new Array<T>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const raw = rows[i];
+    const row: Record<string, unknown> = {};
+    for (const c of columns) {
+      const v = raw[c.column];
+      if (v === null || v === undefined) {
+        row[c.field] = null;
+        continue;
+      }
+      switch (c.kind) {
+        case "time":
+          row[c.field] = v instanceof Date ? v : new Date(v as number);
+          break;
+        case "bigint":
+          row[c.field] = typeof v === "bigint" ? v : BigInt(v as number);
+          break;
+        case "json":
+          row[c.field] = typeof v === "string" ? JSON.parse(v) : v;
+          break;
+        default:
+          row[c.field] = v;
+      }
+    }
+    out[i] = row as T;
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+import type { GraphQLResolveInfo, SelectionSetNode } from "graphql";
+import { Kind } from "graphql";
+import { columnsOf } from "../db/reader.ts";
+import { DOMAIN_OMITTED } from "../query/loaders.ts";
+
+/**
+ * Projection pushdown for pages of Domains: the model fields (columns) that the selected Domain
+ * fields read, so that a page of `name,rank` reads two columns rather than a hundred. A field named
+ * after its column reads that column; the others are listed here. A field this module does not
+ * know makes the page read every column: a new field can be slow, never wrong.
+ * test/graphql/projection.test.ts checks every field of the Domain type alone against a full read.
+ */
+const DERIVED: Record<string, readonly string[]> = {
+  __typename: [],
+  id: ["name"],
+  theme: ["themeName", "themeStyle", "themeVendor", "themeVersion", "themeCost"],
+  trustpilot: ["trustpilotReviewCount", "trustpilotAvgRating"],
+  yotpo: ["yotpoReviewCount", "yotpoAvgRating"],
+  redirectTargets: ["redirectsTo"],
+  cluster: ["clusterDomains"],
+  // Read by the Domain's key from other tables (or, for the product, by its own loader).
+  categories: [],
+  features: [],
+  tags: [],
+  salesChannels: [],
+  shipsToCountries: [],
+  contactInfo: [],
+  technologies: [],
+  apps: [],
+  appReviews: [],
+  mostRecentlyPublishedProduct: [],
+};
+
+const OMITTED = new Set(DOMAIN_OMITTED);
+const COLUMNS = new Set(
+  columnsOf("domain")
+    .map((c) => c.field)
+    .filter((f) => !OMITTED.has(f)),
+);
+
+/**
+ * The model fields that the Domains under `path` (e.g. edges → node) of the resolved field need,
+ * with `always` (the key and the sort keys); null when every column must be read.
+ */
+export function domainFieldsOf(
+  info: GraphQLResolveInfo,
+  path: readonly string[],
+  always: readonly string[],
+): string[] | null {
+  let sets: SelectionSetNode[] = info.fieldNodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
+  for (const step of path) {
+    sets = fieldsIn(info, sets).flatMap((f) =>
+      f.name.value === step && f.selectionSet ? [f.selectionSet] : [],
+    );
+  }
+  const fields = new Set(always);
+  for (const f of fieldsIn(info, sets)) {
+    const name = f.name.value;
+    const derived = DERIVED[name];
+    if (derived) for (const d of derived) fields.add(d);
+    else if (COLUMNS.has(name)) fields.add(name);
+    else return null;
+  }
+  return [...fields].sort();
+}
+
+/** The fields of selection sets, through inline fragments and fragment spreads. */
+function fieldsIn(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[]) {
+  const out = [];
+  const stack = [...sets];
+  for (let set = stack.pop(); set; set = stack.pop()) {
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) out.push(s);
+      else if (s.kind === Kind.INLINE_FRAGMENT) stack.push(s.selectionSet);
+      else {
+        const fragment = info.fragments[s.name.value];
+        if (fragment) stack.push(fragment.selectionSet);
+      }
+    }
+  }
+  return out;
+}
