@@ -1,7 +1,6 @@
 import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
 import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { type DocumentNode, type ExecutionResult, GraphQLError } from "graphql";
 import { createYoga, type YogaServerInstance } from "graphql-yoga";
 import { ApiKeys } from "./auth/keys.ts";
@@ -76,7 +75,9 @@ export function createApp(config: Config, snapshots: Snapshots): App {
       };
     },
     // Bundled GraphiQL: the page works without reaching a CDN (offline and locked-down networks).
-    renderGraphiQL,
+    // Its bundle is about 80 MB of memory once loaded, so it is loaded when the page is first asked for.
+    renderGraphiQL: async (options) =>
+      (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options),
     logging: {
       debug: (...a) => logger.debug(a),
       info: (...a) => logger.info(a),

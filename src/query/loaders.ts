@@ -63,6 +63,16 @@ function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): (R | nu
 }
 
 /**
+ * `column` is one of `keys`, bound at $1: a plain equality for one key (the lookup of one Domain,
+ * about twice as fast as matching a list of one on SQLite), else a list bound as one parameter.
+ */
+function keysMatch(sql: SqlReader, column: string, keys: readonly (number | string)[]) {
+  return keys.length === 1
+    ? { clause: `${column} = $1`, param: keys[0] }
+    : { clause: sql.anyOf(column, 1), param: sql.keysParam(keys) };
+}
+
+/**
  * The rows of `table` whose `column` is one of `keys`, in `orderBy` order, as the model's rows.
  * `omit` leaves out columns read only on request (DOMAIN_OMITTED, APP_OMITTED).
  */
@@ -76,16 +86,19 @@ async function rowsWhere<T>(
 ): Promise<T[]> {
   const columns = columnsOf(table, omit);
   const order = orderBy.length ? ` ORDER BY ${orderBy.map((c) => `"${c}"`).join(", ")}` : "";
-  const text = `SELECT ${selectList(columns)} FROM ${sql.table(TABLES[table].name)} WHERE ${sql.anyOf(`"${column}"`, 1)}${order}`;
-  return toModel<T>(columns, await sql.all(text, [sql.keysParam(keys)]));
+  const match = keysMatch(sql, `"${column}"`, keys);
+  const text = `SELECT ${selectList(columns)} FROM ${sql.table(TABLES[table].name)} WHERE ${match.clause}${order}`;
+  return toModel<T>(columns, await sql.all(text, [match.param]));
 }
 
 /** A Domain by its name or, failing that, its platform domain; keys are lower-case. */
 export const domainByName = (ctx: Context) =>
   loader<string, DomainRow | null>(ctx, "domainByName", async (sql, names) => {
     const columns = columnsOf("domain", DOMAIN_OMITTED);
-    const text = `SELECT ${selectList(columns)} FROM ${sql.table("domain")} WHERE ${sql.anyOf('"name"', 1)} OR ${sql.anyOf('"platform_domain"', 1)}`;
-    const rows = toModel<DomainRow>(columns, await sql.all(text, [sql.keysParam(names)]));
+    const name = keysMatch(sql, '"name"', names);
+    const platformDomain = keysMatch(sql, '"platform_domain"', names);
+    const text = `SELECT ${selectList(columns)} FROM ${sql.table("domain")} WHERE ${name.clause} OR ${platformDomain.clause}`;
+    const rows = toModel<DomainRow>(columns, await sql.all(text, [name.param]));
     const byName = new Map(rows.map((r) => [r.name, r]));
     const byPlatformDomain = new Map(rows.filter((r) => r.platformDomain).map((r) => [r.platformDomain, r]));
     return names.map((n) => byName.get(n) ?? byPlatformDomain.get(n) ?? null);
@@ -192,8 +205,9 @@ export const domainApps = (ctx: Context) =>
 
 export const domainProduct = (ctx: Context) =>
   loader<number, unknown>(ctx, "domainProduct", async (sql, pks) => {
-    const text = `SELECT "pk", "most_recently_published_product" AS product FROM ${sql.table("domain")} WHERE ${sql.anyOf('"pk"', 1)}`;
-    const rows = await sql.all(text, [sql.keysParam(pks)]);
+    const match = keysMatch(sql, '"pk"', pks);
+    const text = `SELECT "pk", "most_recently_published_product" AS product FROM ${sql.table("domain")} WHERE ${match.clause}`;
+    const rows = await sql.all(text, [match.param]);
     const product = new Map(rows.map((r) => [r.pk as number, r.product]));
     return pks.map((pk) => {
       const v = product.get(pk);
@@ -216,8 +230,9 @@ export const appInstallsSeries = (ctx: Context) =>
   appValues<AppInstallsPoint>(ctx, "appInstallsPoint", ["date"]);
 export const appDescriptionLong = (ctx: Context) =>
   loader<number, string | null>(ctx, "appDescriptionLong", async (sql, pks) => {
-    const text = `SELECT "pk", "description_long" FROM ${sql.table("app")} WHERE ${sql.anyOf('"pk"', 1)}`;
-    const rows = await sql.all(text, [sql.keysParam(pks)]);
+    const match = keysMatch(sql, '"pk"', pks);
+    const text = `SELECT "pk", "description_long" FROM ${sql.table("app")} WHERE ${match.clause}`;
+    const rows = await sql.all(text, [match.param]);
     const long = new Map(rows.map((r) => [r.pk as number, r.description_long as string | null]));
     return pks.map((pk) => long.get(pk) ?? null);
   });

@@ -34,7 +34,7 @@ import { DOMAIN_LIST_DOCUMENT, DOMAIN_TABLES, readDomainQuery } from "./routes.t
  * Export Domains (JSON Lines streamed at once). Both read keyset pages of 1000 Domains through the
  * GraphQL pipeline, so filters, fields, auth and limits are those of List Domains.
  */
-const BATCH = 1000;
+const BATCH = 200;
 /** A running job whose worker has not reported for this long is taken over. */
 const STALE_MS = 60_000;
 
