@@ -12,11 +12,11 @@ import {
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { GraphQLError, GraphQLObjectType } from "graphql";
+import type { GraphQLObjectType } from "graphql";
 import type { ApiKey } from "../auth/keys.ts";
 import { POLL_INTERVAL_SECONDS } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
-import { type Budget, budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
+import { budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
 import type { Logger } from "../logger.ts";
 import { fingerprint } from "../query/cursor.ts";
@@ -25,7 +25,7 @@ import { cachedDocument, field, operation, selection } from "./document.ts";
 import { RestError, restErrorOf } from "./errors.ts";
 import { parseFields, reshape, type Selection, selectionKey } from "./fields.ts";
 import { optionOfArgument } from "./filter-options.ts";
-import { type ExecuteGraphQL, errorResponse, type Special } from "./handler.ts";
+import { drawOn, type ExecuteGraphQL, errorResponse, type Special } from "./handler.ts";
 import type { Options } from "./options.ts";
 import { DOMAIN_LIST_DOCUMENT, DOMAIN_TABLES, readDomainQuery } from "./routes.ts";
 
@@ -153,21 +153,7 @@ const keyOf = (request: Request): ApiKey => {
 };
 
 /** Draws on the export budget (1 a minute): a RestError 429 with Retry-After when it is spent. */
-async function startExport(deps: ExportDeps, request: Request): Promise<Budget | null> {
-  try {
-    return await deps.limits.consume("exportDomains", keyOf(request));
-  } catch (e) {
-    const ext = (e as GraphQLError).extensions;
-    if (ext?.code !== "RATE_LIMITED") throw e;
-    const retryAfter = ext.retryAfter as number;
-    throw Object.assign(
-      new RestError(429, "RATE_LIMITED", (e as Error).message, {
-        ...budgetHeaders((e as { budget?: Budget }).budget ?? null, retryAfter),
-      }),
-      { retryAfter },
-    );
-  }
-}
+const startExport = (deps: ExportDeps, request: Request) => drawOn(deps.limits, "exportDomains", request);
 
 /** cursor=all: start the job, report its progress (202), or answer its result (200). */
 async function cursorAll(

@@ -85,14 +85,18 @@ async function withRateHeaders(
 }
 
 /**
- * Draws once on an endpoint's budget without executing anything (a 304): the budget, or a 429
- * RestError with Retry-After and the X-RateLimit headers when it is spent.
+ * Draws once on an endpoint's budget outside a GraphQL operation (a 304, an export's start): the
+ * budget, or a 429 RestError with Retry-After and the X-RateLimit headers when it is spent.
  */
-async function draw(ctx: RestContext, endpoint: Endpoint, request: Request): Promise<Budget | null> {
+export async function drawOn(
+  limits: RateLimits,
+  endpoint: Endpoint,
+  request: Request,
+): Promise<Budget | null> {
   const key = apiKeyOf(request);
-  if (!key) throw new Error("a REST request without an authenticated key");
+  if (!key) throw new Error(`a request drawing on ${endpoint} without an authenticated key`);
   try {
-    return await ctx.limits.consume(endpoint, key);
+    return await limits.consume(endpoint, key);
   } catch (e) {
     const ext = (e as GraphQLError).extensions;
     if (ext?.code !== "RATE_LIMITED") throw e;
@@ -239,7 +243,7 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
     const cache: Record<string, string> = etag ? { etag, "cache-control": CACHE_CONTROL } : {};
     if (etag && Array.isArray(wanted) && matchesEtag(wanted, etag)) {
       // The client has this snapshot's response: answer without reading, but draw on the budget.
-      drawn = budgetHeaders(await draw(ctx, route.endpoint, request));
+      drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
       return answer(new Response(null, { status: 304, headers: cache }));
     }
     const query = cachedDocument(plan.key, plan.document);
