@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -63,6 +63,10 @@ interface Row {
 
 interface DbResult {
   kind: string;
+  /** The dataset's size, and when it was measured (results of other sizes are kept in bench/out). */
+  domains: number;
+  apps: number;
+  date: string;
   rows: Row[];
   export: { domains: number; seconds: number; rssMb: number } | null;
   peakRssMb: number;
@@ -380,7 +384,16 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
     const fresh = await startServer(env);
     try {
       const exported = await exportAll(fresh.url.replace("localhost", "127.0.0.1"), key, fresh);
-      return { kind, rows, export: exported, peakRssMb: Math.max(peakRssMb, fresh.peakRssMb()), notes };
+      return {
+        kind,
+        domains,
+        apps,
+        date: new Date().toISOString().slice(0, 10),
+        rows,
+        export: exported,
+        peakRssMb: Math.max(peakRssMb, fresh.peakRssMb()),
+        notes,
+      };
     } finally {
       await fresh.stop();
     }
@@ -392,6 +405,45 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
 
 const startServer = (env: NodeJS.ProcessEnv) =>
   startProcess("src/server.ts", { ...env, PORT: "0", HOST: "127.0.0.1" }, /GraphQL\s+(\S+)\/graphql/);
+
+/** This run's results, then those of the other sizes kept in bench/out, smallest first. */
+function withOtherSizes(results: DbResult[]): DbResult[] {
+  const dir = join(root, "bench", "out");
+  const others = readdirSync(dir)
+    .filter((f) => /^results-\d+\.json$/.test(f) && f !== `results-${domains}.json`)
+    .flatMap((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as DbResult[]);
+  return [...results, ...others].sort((a, b) => a.domains - b.domains || a.kind.localeCompare(b.kind));
+}
+
+/** Latency from the smallest to the largest dataset, per database: the target is within 2×. */
+function scale(results: DbResult[]): string[] {
+  const sizes = [...new Set(results.map((r) => r.domains))].sort((a, b) => a - b);
+  if (sizes.length < 2) return [];
+  const [small, large] = [sizes[0], sizes[sizes.length - 1]];
+  const lines = [
+    `## Scale: ${small.toLocaleString("en-US")} → ${large.toLocaleString("en-US")} Domains`,
+    "",
+    "p50 latency at 32 connections (ms); target: within 2× (lookup and list).",
+    "",
+    "| database | scenario | p50 small | p50 large | × | target |",
+    "|---|---|---|---|---|---|",
+  ];
+  for (const kind of ["sqlite", "postgresql"]) {
+    const a = results.find((r) => r.kind === kind && r.domains === small);
+    const b = results.find((r) => r.kind === kind && r.domains === large);
+    if (!a || !b) continue;
+    for (const row of a.rows.filter((x) => /^one Domain \(REST|^list, 3 filters, page 1 /.test(x.scenario))) {
+      const other = b.rows.find((x) => x.scenario === row.scenario);
+      if (!other) continue;
+      const times = other.p50 / Math.max(row.p50, 0.01);
+      lines.push(
+        `| ${kind} | ${row.scenario} | ${row.p50} | ${other.p50} | ${times.toFixed(2)} | ${times <= 2 ? "met" : "MISSED"} |`,
+      );
+    }
+  }
+  lines.push("");
+  return lines;
+}
 
 const TARGETS = {
   oneDomainRatio: 0.5,
@@ -407,16 +459,16 @@ function report(results: DbResult[]): string {
   const lines = [
     "# Benchmarks",
     "",
-    `Written by \`npm run bench -- --domains ${domains} --db ${values.db} --duration ${duration}\` on ${new Date().toISOString().slice(0, 10)}.`,
+    `Written by \`npm run bench -- --domains ${domains} --db ${values.db} --duration ${duration}\` on ${new Date().toISOString().slice(0, 10)}, with the latest results of the other sizes measured on this machine (bench/out/results-*.json).`,
     `Machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
-    `Dataset: ${domains.toLocaleString("en-US")} Domains, ${apps.toLocaleString("en-US")} Apps (seed ${SEED}).`,
     `Load: autocannon, ${connections} connections, ${duration} s per scenario, from another process than the server.`,
     "The baseline (src/bench/baseline.ts) answers the same requests with hand-written SQL and JSON.stringify.",
     "",
   ];
+  lines.push(...scale(results));
   for (const r of results) {
     lines.push(
-      `## ${r.kind}`,
+      `## ${r.kind}, ${r.domains.toLocaleString("en-US")} Domains (${r.apps.toLocaleString("en-US")} Apps, seed ${SEED}; measured ${r.date})`,
       "",
       "| scenario | req/s | p50 ms | p99 ms | baseline req/s | baseline p99 ms | ratio | failed |",
     );
@@ -471,7 +523,8 @@ function report(results: DbResult[]): string {
 await ensureDataset();
 const results: DbResult[] = [];
 for (const kind of kinds) results.push(await benchDatabase(kind));
-const text = report(results);
+writeFileSync(join(root, "bench", "out", `results-${domains}.json`), JSON.stringify(results, null, 2));
+const text = report(withOtherSizes(results));
 writeFileSync(resolve(root, values.out), text);
 console.log(`\n${text}`);
 // Missed targets are reported, not failed; a benchmark whose requests failed measured nothing,
