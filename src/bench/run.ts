@@ -186,21 +186,30 @@ interface Load {
   headers?: Record<string, string>;
 }
 
+/**
+ * Seconds of unmeasured load before each measured run: the server's JIT and the database's page
+ * cache warm up on the scenario's own requests, so the first scenario is not penalized.
+ */
+const WARMUP_SECONDS = Math.min(2, duration);
+
 async function measure(base: string, key: string, load: Load): Promise<Omit<Row, "scenario">> {
   const pathOf = typeof load.path === "function" ? load.path : () => load.path as string;
   const bodyOf = typeof load.body === "function" ? load.body : () => load.body as string | undefined;
-  const result = await autocannon({
-    url: base,
-    connections,
-    duration,
-    headers: { authorization: `Bearer ${key}`, ...load.headers },
-    requests: [
-      {
-        method: load.method ?? "GET",
-        setupRequest: (req) => ({ ...req, path: pathOf(), body: bodyOf() }),
-      },
-    ],
-  });
+  const run = (seconds: number) =>
+    autocannon({
+      url: base,
+      connections,
+      duration: seconds,
+      headers: { authorization: `Bearer ${key}`, ...load.headers },
+      requests: [
+        {
+          method: load.method ?? "GET",
+          setupRequest: (req) => ({ ...req, path: pathOf(), body: bodyOf() }),
+        },
+      ],
+    });
+  await run(WARMUP_SECONDS);
+  const result = await run(duration);
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -461,7 +470,7 @@ function report(results: DbResult[]): string {
     "",
     `Written by \`npm run bench -- --domains ${domains} --db ${values.db} --duration ${duration}\` on ${new Date().toISOString().slice(0, 10)}, with the latest results of the other sizes measured on this machine (bench/out/results-*.json).`,
     `Machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
-    `Load: autocannon, ${connections} connections, ${duration} s per scenario, from another process than the server.`,
+    `Load: autocannon, ${connections} connections, ${duration} s per scenario after ${WARMUP_SECONDS} s of unmeasured warm-up, from another process than the server.`,
     "The baseline (src/bench/baseline.ts) answers the same requests with hand-written SQL and JSON.stringify.",
     "",
   ];
