@@ -38,11 +38,14 @@ function bound(o: Options, key: string, kind: RangeSpec["kind"]): number | strin
   if (blank(v)) return undefined;
   try {
     parseInstant(v?.trim(), "value");
-  } catch {
+  } catch (e) {
+    const early = (e as Error).message.includes("or later");
     throw new RestError(
       400,
       "BAD_USER_INPUT",
-      `${key}: must be a date YYYY-MM-DD or an RFC 3339 timestamp; got "${v}"`,
+      early
+        ? `${key}: must be in the year 1 or later; got "${v}"`
+        : `${key}: must be a date YYYY-MM-DD or an RFC 3339 timestamp; got "${v}"`,
     );
   }
   return v?.trim();

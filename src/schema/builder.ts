@@ -73,7 +73,20 @@ export function isCalendarDay(d: Date): boolean {
   return calendarDays.has(d);
 }
 
+/** Year 0 and before: valid RFC 3339 text, but no database column holds them (PostgreSQL refuses). */
+const FIRST_YEAR = 1;
+
 export function parseInstant(value: unknown, scalar: string): Date {
+  const d = parseInstantText(value, scalar);
+  if (d.getUTCFullYear() < FIRST_YEAR) {
+    throw new TypeError(
+      `${scalar} must be in the year ${FIRST_YEAR} or later (UTC); got ${JSON.stringify(value)}`,
+    );
+  }
+  return d;
+}
+
+function parseInstantText(value: unknown, scalar: string): Date {
   if (typeof value === "string") {
     if (DATE_ONLY.test(value)) {
       const d = new Date(`${value}T00:00:00Z`);

@@ -299,6 +299,18 @@ describe.each(databaseKinds())("GraphQL errors on %s", (kind) => {
       expect(res.data).toEqual({ domains: { edges: [{ node: { name: "woo.example.org" } }] } });
     });
 
+    it("a time before the year 1 is BAD_USER_INPUT, not a database error", async () => {
+      // PostgreSQL holds no year 0: such a bound used to reach it and answer 500.
+      for (const d of ["0000-06-01", "0001-01-01T00:30:00+01:00"]) {
+        const res = await send(
+          "query($d: DateTime) { domains(filter: { lastPlatformChangeAt: { max: $d } }) { totalCount } }",
+          { d },
+        );
+        expect(res.errors?.[0]?.extensions?.code, d).toBe("BAD_USER_INPUT");
+        expect(res.errors?.[0]?.message, d).toMatch(/year 1 or later/);
+      }
+    });
+
     it("a range without min and max is BAD_USER_INPUT", async () => {
       expectBadInput(
         await send(`{ domains(filter: { rank: {} }) { totalCount } }`),
