@@ -110,12 +110,17 @@ export const domainByName = (ctx: Context) =>
  * other fields of such rows are absent, so it is for callers that know the whole selection.
  */
 export const domainByPk = (ctx: Context, fields: readonly string[] | null = null) => {
-  const omit = fields ? DOMAIN_COLUMNS.filter((f) => !fields.includes(f)) : DOMAIN_OMITTED;
+  const omit = fields ? allBut("domain", fields) : DOMAIN_OMITTED;
   return loader<number, DomainRow | null>(ctx, `domainByPk:${fields?.join(",") ?? "*"}`, async (sql, pks) =>
     byKey(pks, await rowsWhere<DomainRow>(sql, "domain", "pk", pks, [], omit), (r) => r.pk),
   );
 };
-const DOMAIN_COLUMNS = columnsOf("domain").map((c) => c.field);
+
+/** The fields of `table` other than `keep`: the `omit` that reads only `keep`. */
+const allBut = (table: TableKey, keep: readonly string[]) =>
+  columnsOf(table)
+    .map((c) => c.field)
+    .filter((f) => !keep.includes(f));
 
 export const appByPk = (ctx: Context) =>
   loader<number, AppRow | null>(ctx, "appByPk", async (sql, pks) =>
@@ -205,14 +210,9 @@ export const domainApps = (ctx: Context) =>
 
 export const domainProduct = (ctx: Context) =>
   loader<number, unknown>(ctx, "domainProduct", async (sql, pks) => {
-    const match = keysMatch(sql, '"pk"', pks);
-    const text = `SELECT "pk", "most_recently_published_product" AS product FROM ${sql.table("domain")} WHERE ${match.clause}`;
-    const rows = await sql.all(text, [match.param]);
-    const product = new Map(rows.map((r) => [r.pk as number, r.product]));
-    return pks.map((pk) => {
-      const v = product.get(pk);
-      return typeof v === "string" ? JSON.parse(v) : (v ?? null);
-    });
+    const keep = ["pk", "mostRecentlyPublishedProduct"];
+    const rows = await rowsWhere<Domain>(sql, "domain", "pk", pks, [], allBut("domain", keep));
+    return byKey(pks, rows, (r) => r.pk).map((r) => r?.mostRecentlyPublishedProduct ?? null);
   });
 
 // ---------------------------------------------------------------------- App relations
@@ -230,11 +230,8 @@ export const appInstallsSeries = (ctx: Context) =>
   appValues<AppInstallsPoint>(ctx, "appInstallsPoint", ["date"]);
 export const appDescriptionLong = (ctx: Context) =>
   loader<number, string | null>(ctx, "appDescriptionLong", async (sql, pks) => {
-    const match = keysMatch(sql, '"pk"', pks);
-    const text = `SELECT "pk", "description_long" FROM ${sql.table("app")} WHERE ${match.clause}`;
-    const rows = await sql.all(text, [match.param]);
-    const long = new Map(rows.map((r) => [r.pk as number, r.description_long as string | null]));
-    return pks.map((pk) => long.get(pk) ?? null);
+    const rows = await rowsWhere<App>(sql, "app", "pk", pks, [], allBut("app", ["pk", "descriptionLong"]));
+    return byKey(pks, rows, (r) => r.pk).map((r) => r?.descriptionLong ?? null);
   });
 
 // ---------------------------------------------------------------------- Review relations

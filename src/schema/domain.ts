@@ -1,7 +1,11 @@
 import type { GraphQLResolveInfo } from "graphql";
 import { type Context, servedOf } from "../context.ts";
 import { InputError, notFound } from "../errors.ts";
-import { type DomainFilter as DomainFilterShape, toDomainWhere } from "../query/domain-filter.ts";
+import {
+  type DomainFilter as DomainFilterShape,
+  resolveAppKeys,
+  toDomainWhere,
+} from "../query/domain-filter.ts";
 import { allOf, searchWhere } from "../query/filter.ts";
 import type { Where } from "../query/keyset.ts";
 import {
@@ -414,7 +418,14 @@ async function domainPage(
   const keys = toSortKeys(DOMAIN_SORTS, args.orderBy, DEFAULT_DOMAIN_ORDER);
   // Only the columns the page's selection reads, with the key and the sort keys for its cursors.
   const fields = domainFieldsOf(info, ["edges", "node"], ["pk", "name", ...keys.map((k) => k.field)]);
-  const where = await withAppKeys(ctx, allOf([base, toDomainWhere(args.filter), searchWhere(args.search)]));
+  const where = await resolveAppKeys(
+    allOf([base, toDomainWhere(args.filter), searchWhere(args.search)]),
+    async (ids) =>
+      (await appByIdentifier(ctx).loadMany(ids)).map((app) => {
+        if (app instanceof Error) throw app;
+        return app?.pk ?? null;
+      }),
+  );
   const { prisma } = servedOf(ctx);
   return connectionPage(ctx, {
     args,
@@ -429,52 +440,6 @@ async function domainPage(
       ),
     count: (w) => prisma.domain.count({ where: w }),
   });
-}
-
-/**
- * The Apps a filter names (`{ app: { platform, token } }` under a Domain's apps) replaced by their
- * keys (`{ appPk }`; -1, which matches nothing, for an unknown App). Joined by platform and token,
- * PostgreSQL cannot know at planning time which App it is, estimates an average App's installs
- * (about 130 of 20,000 Domains) and walks a popular App's 5,000 installs instead of the rank
- * index: EXPLAIN ANALYZE of the benchmark's 3-filter page, 26 ms; with the key, see BENCHMARKS.md.
- */
-async function withAppKeys(ctx: Context, where: Where): Promise<Where> {
-  const refs: { platform: string; token: string }[] = [];
-  const isRef = (v: unknown): v is { platform: string; token: string } =>
-    typeof v === "object" &&
-    v !== null &&
-    Object.keys(v).length === 2 &&
-    typeof (v as { platform?: unknown }).platform === "string" &&
-    typeof (v as { token?: unknown }).token === "string";
-  const collect = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(collect);
-    else if (v && typeof v === "object" && !(v instanceof Date)) {
-      for (const [k, x] of Object.entries(v)) {
-        if (k === "app" && isRef(x)) refs.push(x);
-        else collect(x);
-      }
-    }
-  };
-  collect(where);
-  if (!refs.length) return where;
-  const apps = await appByIdentifier(ctx).loadMany(refs.map((r) => `${r.platform}.${r.token}`));
-  const pkOf = new Map(
-    refs.map((r, i) => {
-      const app = apps[i];
-      if (app instanceof Error) throw app;
-      return [`${r.platform}.${r.token}`, app?.pk ?? -1];
-    }),
-  );
-  const rewrite = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(rewrite);
-    if (!v || typeof v !== "object" || v instanceof Date) return v;
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) =>
-        k === "app" && isRef(x) ? ["appPk", pkOf.get(`${x.platform}.${x.token}`)] : [k, rewrite(x)],
-      ),
-    );
-  };
-  return rewrite(where) as Where;
 }
 
 builder.queryField("domains", (t) =>

@@ -5,11 +5,13 @@ import { PLATFORM_LIST } from "../../src/dataset/platforms.ts";
 import { InputError } from "../../src/errors.ts";
 import { type AppFilter, toAppWhere } from "../../src/query/app-filter.ts";
 import {
+  AppKey,
   DOMAIN_LIST_FILTERS,
   DOMAIN_RANGE_FILTERS,
   type DomainFilter,
   fridayOf,
   parseAppIdentifier,
+  resolveAppKeys,
   toDomainWhere,
 } from "../../src/query/domain-filter.ts";
 import {
@@ -476,22 +478,47 @@ describe("toDomainWhere: list filters", () => {
 
   it("apps: installed and not since removed", () => {
     expect(toDomainWhere({ apps: { values: ["Shopify.klaviyo"] } })).toEqual({
-      apps: { some: { removedAt: null, app: { platform: "shopify", token: "klaviyo" } } },
+      apps: { some: { removedAt: null, appPk: new AppKey("shopify.klaviyo") } },
     });
     expect(toDomainWhere({ apps: { values: ["shopify.a", "wix.b.c"], op: "or" } })).toEqual({
       apps: {
         some: {
           removedAt: null,
-          OR: [{ app: { platform: "shopify", token: "a" } }, { app: { platform: "wix", token: "b.c" } }],
+          OR: [{ appPk: new AppKey("shopify.a") }, { appPk: new AppKey("wix.b.c") }],
         },
       },
     });
     expect(toDomainWhere({ apps: { values: ["shopify.a"], op: "not" } })).toEqual({
-      apps: { none: { removedAt: null, app: { platform: "shopify", token: "a" } } },
+      apps: { none: { removedAt: null, appPk: new AppKey("shopify.a") } },
     });
     const e = inputError(() => toDomainWhere({ apps: { values: ["nope.a"] } }));
     expect(e.argument).toBe("filter.apps.values");
     expect(e.problem).toContain('"nope.a" is not an App identifier <platform>.<token>');
+  });
+
+  it("resolveAppKeys puts each App's key in its place, -1 for an unknown App, one lookup per App", async () => {
+    const where = toDomainWhere({
+      apps: { values: ["shopify.a", "wix.b"], op: "or" },
+      and: [{ apps: { values: ["shopify.a"] } }],
+      appInstalledAt: { app: "shopify.a", min: "2024-01-01" as unknown as Date },
+    });
+    const asked: string[][] = [];
+    const resolved = await resolveAppKeys(where, async (ids) => {
+      asked.push(ids);
+      return ids.map((id) => (id === "shopify.a" ? 7 : null));
+    });
+    expect(asked).toEqual([["shopify.a", "wix.b"]]);
+    expect(JSON.stringify(resolved)).not.toContain("identifier");
+    expect(resolved).toMatchObject({
+      AND: [
+        { apps: { some: { removedAt: null, OR: [{ appPk: 7 }, { appPk: -1 }] } } },
+        { apps: { some: { appPk: 7 } } },
+        { apps: { some: { removedAt: null, appPk: 7 } } },
+      ],
+    });
+    // A filter without Apps is returned as it is, with no lookup.
+    const plain = toDomainWhere({ countryCode: { values: ["US"] } });
+    expect(await resolveAppKeys(plain, async () => expect.unreachable())).toBe(plain);
   });
 
   it("combines filters with AND in table order", () => {
@@ -743,7 +770,7 @@ describe("toDomainWhere: event filters", () => {
     expect(toDomainWhere({ appInstalledAt: { app: " Shopify.klaviyo ", min: since } })).toEqual({
       apps: {
         some: {
-          app: { platform: "shopify", token: "klaviyo" },
+          appPk: new AppKey("shopify.klaviyo"),
           installedAt: { gte: new Date("2024-01-01T00:00:00Z") },
         },
       },
@@ -751,7 +778,7 @@ describe("toDomainWhere: event filters", () => {
     expect(toDomainWhere({ appUninstalledAt: { app: "wix.forms", max: day("2024-01-31") } })).toEqual({
       apps: {
         some: {
-          app: { platform: "wix", token: "forms" },
+          appPk: new AppKey("wix.forms"),
           removedAt: { lt: new Date("2024-02-01T00:00:00Z") },
         },
       },
