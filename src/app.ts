@@ -51,7 +51,12 @@ function abuseLimits() {
 }
 
 /** Builds the whole HTTP application; server.ts only listens. Tests call app.fetch(). */
-export function createApp(config: Config, snapshots: Snapshots): App {
+export interface AppOptions {
+  /** Awaited before each page an export or cursor=all job reads (tests hold a job running with it). */
+  beforeExportPage?: () => Promise<void>;
+}
+
+export function createApp(config: Config, snapshots: Snapshots, options: AppOptions = {}): App {
   const logger = createLogger(config);
   const verify = createVerifier(new ApiKeys(snapshots.store));
   const limits = new RateLimits(config.rateLimits, logger);
@@ -107,6 +112,8 @@ export function createApp(config: Config, snapshots: Snapshots): App {
           dataDir: config.dataDir,
           ttlMs: config.exportTtlMs,
           version,
+          snapshots,
+          beforePage: options.beforeExportPage,
         }),
       ),
       useJsonNotFound(["/graphql"]),

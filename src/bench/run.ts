@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { print } from "graphql";
@@ -561,6 +561,7 @@ if (!values["report-only"]) {
   writeFileSync(join(root, "bench", "out", `results-${domains}.json`), JSON.stringify(results, null, 2));
 }
 const text = report(withOtherSizes(results));
+mkdirSync(dirname(resolve(root, values.out)), { recursive: true });
 writeFileSync(resolve(root, values.out), text);
 console.log(`\n${text}`);
 // Missed targets are reported, not failed; a benchmark whose requests failed measured nothing,

@@ -122,10 +122,7 @@ const allBut = (table: TableKey, keep: readonly string[]) =>
     .map((c) => c.field)
     .filter((f) => !keep.includes(f));
 
-export const appByPk = (ctx: Context) =>
-  loader<number, AppRow | null>(ctx, "appByPk", async (sql, pks) =>
-    byKey(pks, await rowsWhere<AppRow>(sql, "app", "pk", pks, [], APP_OMITTED), (r) => r.pk),
-  );
+export const appByPk = (ctx: Context) => loader(ctx, "appByPk", READS.appByPk);
 
 /**
  * Rows of a page found by key: the page query (Prisma, with its filters) reads only primary
@@ -176,63 +173,99 @@ function primeApps(ctx: Context, rows: AppRow[]): void {
 
 // ---------------------------------------------------------------------- Domain relations
 
+/**
+ * The batch reads behind the relation loaders, for callers that batch by themselves (the export
+ * writer, src/rest/domain-json.ts): `keys` in, one result per key out, in key order, with the
+ * same SQL, row order and row shape as the loaders, so both render the same JSON.
+ */
+export type BatchRead<K, V> = (sql: SqlReader, keys: readonly K[]) => Promise<V[]>;
+
 /** A Domain's rows of a child table, in `orderBy` order after the Domain's key. */
-const domainValues = <R extends { domainPk: number }>(ctx: Context, table: TableKey, orderBy: string[]) =>
-  loader<number, R[]>(ctx, table, async (sql, pks) =>
+const domainValuesRead =
+  <R extends { domainPk: number }>(table: TableKey, orderBy: string[]): BatchRead<number, R[]> =>
+  async (sql, pks) =>
     groupBy(
       pks,
       await rowsWhere<R>(sql, table, "domain_pk", pks, ["domain_pk", ...orderBy]),
       (r) => r.domainPk,
-    ),
-  );
+    );
 
-export const domainCategories = (ctx: Context) =>
-  domainValues<DomainCategory>(ctx, "domainCategory", ["category"]);
-export const domainFeatures = (ctx: Context) =>
-  domainValues<DomainFeature>(ctx, "domainFeature", ["feature"]);
-export const domainTags = (ctx: Context) => domainValues<DomainTag>(ctx, "domainTag", ["tag"]);
-export const domainSalesChannels = (ctx: Context) =>
-  domainValues<DomainSalesChannel>(ctx, "domainSalesChannel", ["channel"]);
-export const domainShipsTo = (ctx: Context) =>
-  domainValues<DomainShipsTo>(ctx, "domainShipsTo", ["country_code"]);
-export const domainContacts = (ctx: Context) =>
-  domainValues<DomainContact>(ctx, "domainContact", ["position"]);
-export const domainTechnologies = (ctx: Context) =>
-  domainValues<DomainTechnology>(ctx, "domainTechnology", ["installed_at", "technology_pk"]);
+const appValuesRead =
+  <R extends { appPk: number }>(table: TableKey, orderBy: string[]): BatchRead<number, R[]> =>
+  async (sql, pks) =>
+    groupBy(pks, await rowsWhere<R>(sql, table, "app_pk", pks, ["app_pk", ...orderBy]), (r) => r.appPk);
 
-/** Technologies by key: few and shared by many Domains, so read once per distinct key. */
-export const technologyByPk = (ctx: Context) =>
-  loader<number, Technology | null>(ctx, "technologyByPk", async (sql, pks) =>
-    byKey(pks, await rowsWhere<Technology>(sql, "technology", "pk", pks), (r) => r.pk),
-  );
-export const domainApps = (ctx: Context) =>
-  domainValues<DomainApp>(ctx, "domainApp", ["installed_at", "app_pk"]);
-
-export const domainProduct = (ctx: Context) =>
-  loader<number, unknown>(ctx, "domainProduct", async (sql, pks) => {
+export const READS = {
+  domainCategories: domainValuesRead<DomainCategory>("domainCategory", ["category"]),
+  domainFeatures: domainValuesRead<DomainFeature>("domainFeature", ["feature"]),
+  domainTags: domainValuesRead<DomainTag>("domainTag", ["tag"]),
+  domainSalesChannels: domainValuesRead<DomainSalesChannel>("domainSalesChannel", ["channel"]),
+  domainShipsTo: domainValuesRead<DomainShipsTo>("domainShipsTo", ["country_code"]),
+  domainContacts: domainValuesRead<DomainContact>("domainContact", ["position"]),
+  domainTechnologies: domainValuesRead<DomainTechnology>("domainTechnology", [
+    "installed_at",
+    "technology_pk",
+  ]),
+  domainApps: domainValuesRead<DomainApp>("domainApp", ["installed_at", "app_pk"]),
+  /** Technologies by key: few and shared by many Domains. */
+  technologyByPk: (async (sql, pks) =>
+    byKey(pks, await rowsWhere<Technology>(sql, "technology", "pk", pks), (r) => r.pk)) as BatchRead<
+    number,
+    Technology | null
+  >,
+  domainProduct: (async (sql, pks) => {
     const keep = ["pk", "mostRecentlyPublishedProduct"];
     const rows = await rowsWhere<Domain>(sql, "domain", "pk", pks, [], allBut("domain", keep));
     return byKey(pks, rows, (r) => r.pk).map((r) => r?.mostRecentlyPublishedProduct ?? null);
-  });
+  }) as BatchRead<number, unknown>,
+  appByPk: (async (sql, pks) =>
+    byKey(pks, await rowsWhere<AppRow>(sql, "app", "pk", pks, [], APP_OMITTED), (r) => r.pk)) as BatchRead<
+    number,
+    AppRow | null
+  >,
+  appCategories: appValuesRead<AppCategory>("appCategory", ["category"]),
+  appPlans: appValuesRead<AppPlan>("appPlan", ["position"]),
+  appIntegrations: appValuesRead<AppIntegration>("appIntegration", ["position"]),
+  appInstallsSeries: appValuesRead<AppInstallsPoint>("appInstallsPoint", ["date"]),
+  appDescriptionLong: (async (sql, pks) => {
+    const rows = await rowsWhere<App>(sql, "app", "pk", pks, [], allBut("app", ["pk", "descriptionLong"]));
+    return byKey(pks, rows, (r) => r.pk).map((r) => r?.descriptionLong ?? null);
+  }) as BatchRead<number, string | null>,
+};
+
+/**
+ * Domains by their exact name (not their platform domain), reading only `fields` (model field
+ * names; null for every column but those read on request), in the order of `names`.
+ */
+export async function readDomainsByName(
+  sql: SqlReader,
+  names: readonly string[],
+  fields: readonly string[] | null,
+): Promise<(DomainRow | null)[]> {
+  const omit = fields ? allBut("domain", fields) : DOMAIN_OMITTED;
+  return byKey(names, await rowsWhere<DomainRow>(sql, "domain", "name", names, [], omit), (r) => r.name);
+}
+
+export const domainCategories = (ctx: Context) => loader(ctx, "domainCategory", READS.domainCategories);
+export const domainFeatures = (ctx: Context) => loader(ctx, "domainFeature", READS.domainFeatures);
+export const domainTags = (ctx: Context) => loader(ctx, "domainTag", READS.domainTags);
+export const domainSalesChannels = (ctx: Context) =>
+  loader(ctx, "domainSalesChannel", READS.domainSalesChannels);
+export const domainShipsTo = (ctx: Context) => loader(ctx, "domainShipsTo", READS.domainShipsTo);
+export const domainContacts = (ctx: Context) => loader(ctx, "domainContact", READS.domainContacts);
+export const domainTechnologies = (ctx: Context) => loader(ctx, "domainTechnology", READS.domainTechnologies);
+export const technologyByPk = (ctx: Context) => loader(ctx, "technologyByPk", READS.technologyByPk);
+export const domainApps = (ctx: Context) => loader(ctx, "domainApp", READS.domainApps);
+export const domainProduct = (ctx: Context) => loader(ctx, "domainProduct", READS.domainProduct);
 
 // ---------------------------------------------------------------------- App relations
 
-const appValues = <R extends { appPk: number }>(ctx: Context, table: TableKey, orderBy: string[]) =>
-  loader<number, R[]>(ctx, table, async (sql, pks) =>
-    groupBy(pks, await rowsWhere<R>(sql, table, "app_pk", pks, ["app_pk", ...orderBy]), (r) => r.appPk),
-  );
-
-export const appCategories = (ctx: Context) => appValues<AppCategory>(ctx, "appCategory", ["category"]);
-export const appPlans = (ctx: Context) => appValues<AppPlan>(ctx, "appPlan", ["position"]);
-export const appIntegrations = (ctx: Context) =>
-  appValues<AppIntegration>(ctx, "appIntegration", ["position"]);
-export const appInstallsSeries = (ctx: Context) =>
-  appValues<AppInstallsPoint>(ctx, "appInstallsPoint", ["date"]);
+export const appCategories = (ctx: Context) => loader(ctx, "appCategory", READS.appCategories);
+export const appPlans = (ctx: Context) => loader(ctx, "appPlan", READS.appPlans);
+export const appIntegrations = (ctx: Context) => loader(ctx, "appIntegration", READS.appIntegrations);
+export const appInstallsSeries = (ctx: Context) => loader(ctx, "appInstallsPoint", READS.appInstallsSeries);
 export const appDescriptionLong = (ctx: Context) =>
-  loader<number, string | null>(ctx, "appDescriptionLong", async (sql, pks) => {
-    const rows = await rowsWhere<App>(sql, "app", "pk", pks, [], allBut("app", ["pk", "descriptionLong"]));
-    return byKey(pks, rows, (r) => r.pk).map((r) => r?.descriptionLong ?? null);
-  });
+  loader(ctx, "appDescriptionLong", READS.appDescriptionLong);
 
 // ---------------------------------------------------------------------- Review relations
 

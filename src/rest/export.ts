@@ -18,12 +18,14 @@ import { POLL_INTERVAL_SECONDS } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
+import type { Snapshots } from "../db/snapshots.ts";
 import type { Logger } from "../logger.ts";
 import { fingerprint } from "../query/cursor.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
+import { DomainJsonWriter } from "./domain-json.ts";
 import { RestError, restErrorOf } from "./errors.ts";
-import { parseFields, reshape, type Selection, selectionKey } from "./fields.ts";
+import { parseFields, type Selection, selectionKey } from "./fields.ts";
 import { optionOfArgument } from "./filter-options.ts";
 import { drawOn, type ExecuteGraphQL, errorResponse, type Special } from "./handler.ts";
 import type { Options } from "./options.ts";
@@ -31,13 +33,14 @@ import { DOMAIN_LIST_DOCUMENT, DOMAIN_TABLES, readDomainQuery } from "./routes.t
 
 /**
  * Whole results in bounded memory: `cursor=all` jobs (202 while running, then the result) and
- * Export Domains (JSON Lines streamed at once). Both read keyset pages of 1000 Domains through the
- * GraphQL pipeline, so filters, fields, auth and limits are those of List Domains.
+ * Export Domains (JSON Lines streamed at once). Which Domains, in which order, is List Domains'
+ * GraphQL query, read in keyset pages of BATCH names (so filters, sort, auth, limits and errors are
+ * those of List Domains); the Domains themselves are written by DomainJsonWriter, which gives the
+ * JSON that List Domains gives without running GraphQL field by field (src/rest/domain-json.ts).
  */
-const BATCH = 200;
+const BATCH = 1000;
 /** A running job whose worker has not reported for this long is taken over. */
 const STALE_MS = 60_000;
-
 export interface ExportDeps {
   execute: ExecuteGraphQL;
   limits: RateLimits;
@@ -47,6 +50,9 @@ export interface ExportDeps {
   logger: Logger;
   /** The version of the snapshot being served. */
   version: () => Promise<number | null>;
+  snapshots: Snapshots;
+  /** Awaited before each page is read (tests). */
+  beforePage?: () => Promise<void>;
 }
 
 interface DomainQuery {
@@ -62,23 +68,34 @@ function readQuery(o: Options): DomainQuery {
 
 const rename = (a: string) => optionOfArgument(DOMAIN_TABLES, a);
 
-/** Every matching Domain, reshaped, in pages of BATCH. */
-async function* domainPages(
-  deps: ExportDeps,
-  request: Request,
-  q: DomainQuery,
-): AsyncGenerator<Record<string, unknown>[]> {
-  const query = cachedDocument(`export:${q.fieldsKey}`, () => DOMAIN_LIST_DOCUMENT(q.sel));
+const domainType = () => schema.getType("Domain") as GraphQLObjectType;
+
+/** Every matching Domain's JSON text, in pages of BATCH. */
+async function* domainPages(deps: ExportDeps, request: Request, q: DomainQuery): AsyncGenerator<string[]> {
+  const query = cachedDocument("export:names", () => DOMAIN_LIST_DOCUMENT(parseFields("name", domainType())));
+  const writer = new DomainJsonWriter(q.sel, domainType());
   let after: string | null = null;
   for (;;) {
+    await deps.beforePage?.();
+    const before = await deps.snapshots.current();
     // The pages draw on no budget: starting the export did (exportDomains, once a minute).
     const result = await deps.execute(request, query, { ...q.variables, first: BATCH, after }, null);
     if (result.errors?.length) throw restErrorOf(result.errors, rename);
     const conn = result.data?.domains as {
-      edges: { node: Record<string, unknown> }[];
+      edges: { node: { name: string } }[];
       pageInfo: { hasNextPage: boolean; endCursor: string | null };
     };
-    yield conn.edges.map((e) => reshape(e.node, q.sel));
+    // The names are read from the snapshot that paged them: a new one in between ends the export
+    // as a stale cursor would.
+    const served = await deps.snapshots.current();
+    if (!served || served !== before)
+      throw new RestError(
+        410,
+        "CURSOR_EXPIRED",
+        "a new dataset was loaded during the export; start it again",
+      );
+    const names = conn.edges.map((e) => e.node.name);
+    yield await writer.lines(served.sql, served.snapshot.version, names);
     if (!conn.pageInfo.hasNextPage || !conn.pageInfo.endCursor) return;
     after = conn.pageInfo.endCursor;
   }
@@ -110,7 +127,7 @@ async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery):
  */
 async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery): Promise<Response> {
   const pages = domainPages(deps, request, q);
-  let pending: IteratorResult<Record<string, unknown>[]> | null = await pages.next();
+  let pending: IteratorResult<string[]> | null = await pages.next();
   // Drawn once the options proved valid: a typo costs a 400, not the minute's only export.
   const budget = await startExport(deps, request).catch(async (e) => {
     await pages.return(undefined);
@@ -123,7 +140,7 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
         const next = pending ?? (await pages.next());
         pending = null;
         if (next.done) return controller.close();
-        controller.enqueue(encoder.encode(next.value.map((d) => `${JSON.stringify(d)}\n`).join("")));
+        controller.enqueue(encoder.encode(next.value.map((line) => `${line}\n`).join("")));
       } catch (e) {
         // Mid-stream the status is sent: say what happened on a last line, then break the stream
         // so that the client cannot mistake the partial result for a whole one.
@@ -242,11 +259,10 @@ async function runJob(
   // on any failure, destroys both ends cleanly.
   async function* chunks(): AsyncGenerator<string> {
     if (format === "json") yield '{"domains":[';
-    for await (const page of domainPages(deps, request, q)) {
-      const lines = page.map((d) => JSON.stringify(d));
+    for await (const lines of domainPages(deps, request, q)) {
       if (format === "json") yield (count === 0 ? "" : ",") + lines.join(",");
       else yield lines.map((l) => `${l}\n`).join("");
-      count += page.length;
+      count += lines.length;
       await deps.jobs.progress(id, count);
     }
     if (format === "json") yield "]}";

@@ -53,9 +53,16 @@ export function domainFieldsOf(
       f.name.value === step && f.selectionSet ? [f.selectionSet] : [],
     );
   }
+  return modelFieldsOf(
+    fieldsIn(info, sets).map((f) => f.name.value),
+    always,
+  );
+}
+
+/** The model fields that the Domain fields `names` (GraphQL names) read, with `always`; null for all. */
+export function modelFieldsOf(names: Iterable<string>, always: readonly string[]): string[] | null {
   const fields = new Set(always);
-  for (const f of fieldsIn(info, sets)) {
-    const name = f.name.value;
+  for (const name of names) {
     const derived = DERIVED[name];
     if (derived) for (const d of derived) fields.add(d);
     else if (COLUMNS.has(name)) fields.add(name);
@@ -63,6 +70,9 @@ export function domainFieldsOf(
   }
   return [...fields].sort();
 }
+
+/** Whether the Domain field `name` (GraphQL) is a column of the domain table, read as it is. */
+export const isColumnField = (name: string) => COLUMNS.has(name) && !(name in DERIVED);
 
 /** The fields of selection sets, through inline fragments and fragment spreads. */
 function fieldsIn(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[]) {

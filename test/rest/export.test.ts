@@ -606,28 +606,42 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
     });
 
     it("keeps a job running longer than EXPORT_TTL_SECONDS until it is done", async () => {
-      // A job that takes longer than a TTL of 1 s (every Domain with the default fields), started on
-      // the instance with the default TTL and polled past 1 s on an instance with a TTL of 1 s.
+      // A job held running (its second page waits) on an instance with the default TTL, polled
+      // past 1 s on an instance with a TTL of 1 s.
       const c = api.db.config;
-      const config = loadConfig({
-        DATA_DIR: c.dataDir,
-        ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
-        LOG_LEVEL: "silent",
-        EXPORT_TTL_SECONDS: "1",
-        RATE_LIMITS: "off",
+      const configOf = (ttl: Record<string, string>) =>
+        loadConfig({
+          DATA_DIR: c.dataDir,
+          ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
+          LOG_LEVEL: "silent",
+          RATE_LIMITS: "off",
+          ...ttl,
+        });
+      const snapshots1 = await Snapshots.open(configOf({}), { refreshMs: 0, graceMs: 0 });
+      const snapshots2 = await Snapshots.open(configOf({ EXPORT_TTL_SECONDS: "1" }), {
+        refreshMs: 0,
+        graceMs: 0,
       });
-      const snapshots2 = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
+      let pages = 0;
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       const target = url({ cursor: "all" });
       const ids = await jobIds();
       try {
-        const app2 = createApp(config, snapshots2);
-        const first = await api.app.fetch(target, { headers: auth("long-job") });
+        const app1 = createApp(configOf({}), snapshots1, {
+          beforeExportPage: () => (++pages > 1 ? held : Promise.resolve()),
+        });
+        const app2 = createApp(configOf({ EXPORT_TTL_SECONDS: "1" }), snapshots2);
+        const first = await app1.fetch(target, { headers: auth("long-job") });
         expect(first.status).toBe(202);
         await first.body?.cancel();
         const [job] = await jobsSince(ids);
         await sleep(Math.max(0, Number(job.created_at) + 1000 - Date.now()) + 100);
         const [running] = await jobsSince(ids);
-        expect(running?.status, "the job was over within the TTL: the test proves nothing").toBe("running");
+        expect(running?.status).toBe("running");
+        expect(Number(running.progress), "the first page was written").toBe(1000);
 
         // Polling a job past the TTL while it runs: still the same job, not a new one from zero.
         const res = await app2.fetch(target, { headers: auth("long-job") });
@@ -635,14 +649,15 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         expect(res.status).toBe(202);
         const rows = await jobsSince(ids);
         expect(rows.map((j) => j.id)).toEqual([job.id]);
-        expect(body.progress).toBeGreaterThanOrEqual(Number(running.progress));
+        expect(body.progress).toBe(1000);
+        release();
+        const done = await poll(app1, target, "long-job", 2500);
+        expect(done.status).toBe(200);
+        expect(((await done.json()) as { domains: unknown[] }).domains).toHaveLength(domains.length);
       } finally {
-        // Whatever happened, let the jobs end before going on: the one polled here, and (if the
-        // first was dropped) its worker, which started earlier and has as much to do.
-        const res = await poll(api.app, target, "long-job", 2500);
-        expect(res.status).toBe(200);
-        await res.body?.cancel();
-        await sleep(1500);
+        release();
+        await sleep(200);
+        await snapshots1.close();
         await snapshots2.close();
       }
     });
