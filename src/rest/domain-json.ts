@@ -151,7 +151,11 @@ function write(view: View, plan: ObjectPlan): string {
         written = [];
         plan.viaText.set(source, written);
       }
-      text = written[i] !== undefined ? written[i] : (written[i] = valueText(f, source));
+      text = written[i];
+      if (text === undefined) {
+        text = valueText(f, source);
+        written[i] = text;
+      }
     } else {
       text = valueText(f, view);
     }
