@@ -59,6 +59,15 @@ beforeAll(async () => {
 
 afterAll(() => scratch.remove());
 
+/** A promise and the function that resolves it. */
+function signal(): [Promise<void>, () => void] {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return [promise, resolve];
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const url = (params: Record<string, string>, path = "") => `${BASE}${path}?${new URLSearchParams(params)}`;
 /** Clients by name, each with its own real API key (jobs belong to a key). */
@@ -537,14 +546,8 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
       const target = url({ cursor: "all" });
       const ids = await jobIds();
       const store = api.snapshots.store;
-      let reachedPublish!: () => void;
-      const atPublish = new Promise<void>((resolve) => {
-        reachedPublish = resolve;
-      });
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const [atPublish, reachedPublish] = signal();
+      const [gate, release] = signal();
       const gated = new Proxy(store, {
         get(target, prop) {
           if (prop === "publish") {
@@ -563,14 +566,8 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
       const onUncaught = (e: unknown) => uncaught.push(e);
       process.on("uncaughtException", onUncaught);
       // The job's worker waits before its second page until the new snapshot is published.
-      let atSecondPage!: () => void;
-      const secondPage = new Promise<void>((resolve) => {
-        atSecondPage = resolve;
-      });
-      let resume!: () => void;
-      const resumed = new Promise<void>((resolve) => {
-        resume = resolve;
-      });
+      const [secondPage, atSecondPage] = signal();
+      const [resumed, resume] = signal();
       let pages = 0;
       const app = createApp(api.db.config, api.snapshots, {
         beforeExportPage: async () => {
@@ -636,10 +633,7 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         graceMs: 0,
       });
       let pages = 0;
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const [held, release] = signal();
       const target = url({ cursor: "all" });
       const ids = await jobIds();
       try {
