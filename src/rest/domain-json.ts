@@ -11,6 +11,8 @@ import {
 import type { SqlReader } from "../db/reader.ts";
 import type { Technology } from "../generated/sqlite/client.ts";
 import { type AppRow, READS, readDomainsByName } from "../query/loaders.ts";
+import { APP_RELATIONS } from "../schema/app.ts";
+import { DOMAIN_RELATIONS } from "../schema/domain.ts";
 import { modelFieldsOf } from "../schema/domain-columns.ts";
 import type { Selection } from "./fields.ts";
 
@@ -37,7 +39,6 @@ interface FieldPlan {
   /** `"legacy_name":` */
   key: string;
   field: string;
-  via?: string;
   /** The field's value on its parent object (the `via` object for a flattened field). */
   get: (parent: View) => unknown;
   /** The flattened child object (InstalledApp.app) a `via` field is read from. */
@@ -95,7 +96,7 @@ const PROVIDED = Symbol("provided");
 function getter(type: GraphQLObjectType, field: GraphQLField<unknown, unknown>): (parent: View) => unknown {
   const name = field.name;
   if (RELATIONS[type.name]?.includes(name))
-    return (p) => (p[PROVIDED as unknown as string] as Record<string, unknown>)[name];
+    return (p) => (p as { [PROVIDED]: Record<string, unknown> })[PROVIDED][name];
   if (field.args.length) throw new Error(`${type.name}.${name} takes arguments`);
   const resolve = field.resolve;
   if (!resolve) return (p) => p[name];
@@ -121,7 +122,6 @@ function compile(selection: Selection, type: GraphQLObjectType): ObjectPlan {
     const base = {
       key,
       field: f.field,
-      via: f.via,
       get: getter(owner, gql),
       viaGet: f.via ? getter(type, type.getFields()[f.via]) : undefined,
     };
@@ -176,22 +176,24 @@ function valueText(f: FieldPlan, source: View): string | null {
     : write(value as View, plan);
 }
 
-const nonEmpty = <T>(rows: T[]) => (rows.length ? rows : null);
-
-/** Domain string lists kept in child tables: GraphQL field → batch read, and the row's value. */
-const LISTS = {
-  categories: [READS.domainCategories, (r: { category: string }) => r.category],
-  features: [READS.domainFeatures, (r: { feature: string }) => r.feature],
-  tags: [READS.domainTags, (r: { tag: string }) => r.tag],
-  salesChannels: [READS.domainSalesChannels, (r: { channel: string }) => r.channel],
-  shipsToCountries: [READS.domainShipsTo, (r: { countryCode: string }) => r.countryCode],
+/** The batch reads of the Domain relations whose values need no other read (DOMAIN_RELATIONS). */
+const DOMAIN_READS = {
+  categories: READS.domainCategories,
+  features: READS.domainFeatures,
+  tags: READS.domainTags,
+  salesChannels: READS.domainSalesChannels,
+  shipsToCountries: READS.domainShipsTo,
+  contactInfo: READS.domainContacts,
+  mostRecentlyPublishedProduct: READS.domainProduct,
 } as const;
-type ListField = keyof typeof LISTS;
+type DirectRelation = keyof typeof DOMAIN_READS;
 
-const provide = (object: object, values: Record<string, unknown>) => {
-  const o = object as Record<symbol, Record<string, unknown>>;
-  o[PROVIDED] = Object.assign(o[PROVIDED] ?? {}, values);
-};
+/** Hands `object` the value of its relation field `field`. */
+function provide(object: object, field: string, value: unknown): void {
+  const o = object as { [PROVIDED]?: Record<string, unknown> };
+  o[PROVIDED] ??= {};
+  o[PROVIDED][field] = value;
+}
 
 export class DomainJsonWriter {
   private readonly plan: ObjectPlan;
@@ -225,58 +227,40 @@ export class DomainJsonWriter {
     }
     const rows = (await readDomainsByName(sql, names, this.columns)).map((r, i) => {
       if (!r) throw new Error(`Domain ${names[i]} vanished between its page and its read`);
-      provide(r, {});
       return r;
     });
     const pks = rows.map((r) => r.pk);
     const wanted = this.plan.names;
-    // What the Domain resolvers of src/schema/domain.ts return, read a page at a time.
     const each = <V>(values: V[], field: string, value: (v: V) => unknown) => {
-      for (let i = 0; i < rows.length; i++) provide(rows[i], { [field]: value(values[i]) });
+      for (let i = 0; i < rows.length; i++) provide(rows[i], field, value(values[i]));
     };
     const reads: Promise<void>[] = [];
-    for (const field of Object.keys(LISTS) as ListField[]) {
+    for (const field of Object.keys(DOMAIN_READS) as DirectRelation[]) {
       if (!wanted.has(field)) continue;
-      const [read, value] = LISTS[field] as unknown as [
-        (s: SqlReader, k: number[]) => Promise<unknown[][]>,
-        (r: unknown) => string,
-      ];
-      reads.push(read(sql, pks).then((groups) => each(groups, field, (g) => nonEmpty(g.map(value)))));
+      const read = DOMAIN_READS[field] as (sql: SqlReader, pks: number[]) => Promise<unknown[]>;
+      const value = DOMAIN_RELATIONS[field] as (v: unknown) => unknown;
+      reads.push(read(sql, pks).then((values) => each(values, field, value)));
     }
-    if (wanted.has("contactInfo"))
-      reads.push(READS.domainContacts(sql, pks).then((g) => each(g, "contactInfo", nonEmpty)));
-    if (wanted.has("mostRecentlyPublishedProduct"))
-      reads.push(
-        READS.domainProduct(sql, pks).then((p) => each(p, "mostRecentlyPublishedProduct", (v) => v)),
-      );
     if (wanted.has("technologies"))
       reads.push(
         READS.domainTechnologies(sql, pks).then(async (groups) => {
-          await this.readMissing(
-            sql,
-            this.technologies,
-            groups.flat().map((r) => r.technologyPk),
-            READS.technologyByPk,
-          );
+          const technologyPks = groups.flat().map((r) => r.technologyPk);
+          await this.readMissing(sql, this.technologies, technologyPks, READS.technologyByPk);
           each(groups, "technologies", (g) =>
-            nonEmpty(
-              g.map((r) => ({
-                installedAt: r.installedAt,
-                technology: this.technologies.get(r.technologyPk),
-              })),
-            ),
+            DOMAIN_RELATIONS.technologies(g, (pk) => this.technologies.get(pk)),
           );
         }),
       );
     if (wanted.has("apps"))
       reads.push(
         READS.domainApps(sql, pks).then(async (groups) => {
+          const installs = groups.flat();
           await this.readApps(
             sql,
-            groups.flat().map((r) => r.appPk),
+            installs.map((r) => r.appPk),
           );
-          for (const r of groups.flat()) provide(r, { app: this.apps.get(r.appPk) });
-          each(groups, "apps", nonEmpty);
+          for (const r of installs) provide(r, "app", this.apps.get(r.appPk));
+          each(groups, "apps", DOMAIN_RELATIONS.apps);
         }),
       );
     await Promise.all(reads);
@@ -311,12 +295,11 @@ export class DomainJsonWriter {
       want.has("app.descriptionLong") ? READS.appDescriptionLong(sql, fresh) : null,
     ]);
     fresh.forEach((pk, i) => {
-      provide(this.apps.get(pk) as AppRow, {
-        categories: categories?.[i].map((c) => c.category),
-        plans: plans?.[i],
-        integratesWith: integrations && nonEmpty(integrations[i].map((r) => r.value)),
-        descriptionLong: long?.[i],
-      });
+      const app = this.apps.get(pk) as AppRow;
+      if (categories) provide(app, "categories", APP_RELATIONS.categories(categories[i]));
+      if (plans) provide(app, "plans", APP_RELATIONS.plans(plans[i]));
+      if (integrations) provide(app, "integratesWith", APP_RELATIONS.integratesWith(integrations[i]));
+      if (long) provide(app, "descriptionLong", APP_RELATIONS.descriptionLong(long[i]));
     });
   }
 }

@@ -1,5 +1,6 @@
 import { servedOf } from "../context.ts";
 import { notFound } from "../errors.ts";
+import type { AppCategory, AppIntegration, AppPlan } from "../generated/sqlite/client.ts";
 import {
   APP_LIST_FILTERS,
   APP_RANGE_FILTERS,
@@ -26,6 +27,17 @@ import { connectionOf, offsetArg, pageArgs } from "./connection.ts";
 import { filterFields } from "./filter.ts";
 
 export const App = builder.objectRef<AppRow>("App");
+
+/**
+ * What the App's relation fields resolve to, given the rows of their batch reads (the loaders
+ * here; READS in src/rest/domain-json.ts, which writes exports without running GraphQL).
+ */
+export const APP_RELATIONS = {
+  categories: (rows: AppCategory[]) => rows.map((c) => c.category),
+  plans: (rows: AppPlan[]) => rows,
+  integratesWith: (rows: AppIntegration[]) => (rows.length ? rows.map((r) => r.value) : null),
+  descriptionLong: (text: string | null) => text,
+};
 
 const Plan = builder
   .objectRef<{ name: string; monthlyCost: string; monthlyCostCents: number | null }>("Plan")
@@ -89,7 +101,8 @@ builder.node(App, {
       nullable: true,
       description: "Long description; read only when selected.",
       ...legacy("description_long", { onRequest: true }),
-      resolve: (a, _args, ctx) => appDescriptionLong(ctx).load(a.pk),
+      resolve: async (a, _args, ctx) =>
+        APP_RELATIONS.descriptionLong(await appDescriptionLong(ctx).load(a.pk)),
     }),
     appStoreUrl: t.exposeString("appStoreUrl", legacy("app_store_url")),
     iconUrl: t.exposeString("iconUrl", legacy("icon_url")),
@@ -100,7 +113,7 @@ builder.node(App, {
     reviewCount: t.exposeInt("reviewCount", legacy("review_count")),
     categories: t.stringList({
       ...legacy("categories"),
-      resolve: async (a, _args, ctx) => (await appCategories(ctx).load(a.pk)).map((c) => c.category),
+      resolve: async (a, _args, ctx) => APP_RELATIONS.categories(await appCategories(ctx).load(a.pk)),
     }),
     state: t.exposeString("state", { description: "Active or Inactive.", ...legacy("state") }),
     createdAt: t.expose("createdAt", { type: "LocalDateTime", ...legacy("created_at") }),
@@ -130,15 +143,12 @@ builder.node(App, {
       nullable: true,
       description: "Set only for shopify Apps.",
       ...legacy("integrates_with"),
-      resolve: async (a, _args, ctx) => {
-        const rows = await appIntegrations(ctx).load(a.pk);
-        return rows.length ? rows.map((r) => r.value) : null;
-      },
+      resolve: async (a, _args, ctx) => APP_RELATIONS.integratesWith(await appIntegrations(ctx).load(a.pk)),
     }),
     plans: t.field({
       type: [Plan],
       ...legacy("plans"),
-      resolve: (a, _args, ctx) => appPlans(ctx).load(a.pk),
+      resolve: async (a, _args, ctx) => APP_RELATIONS.plans(await appPlans(ctx).load(a.pk)),
     }),
     freeTrialDuration: t.exposeString("freeTrialDuration", {
       nullable: true,

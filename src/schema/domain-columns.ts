@@ -71,9 +71,6 @@ export function modelFieldsOf(names: Iterable<string>, always: readonly string[]
   return [...fields].sort();
 }
 
-/** Whether the Domain field `name` (GraphQL) is a column of the domain table, read as it is. */
-export const isColumnField = (name: string) => COLUMNS.has(name) && !(name in DERIVED);
-
 /** The fields of selection sets, through inline fragments and fragment spreads. */
 function fieldsIn(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[]) {
   const out = [];

@@ -1,6 +1,17 @@
 import type { GraphQLResolveInfo } from "graphql";
 import { type Context, servedOf } from "../context.ts";
 import { InputError, notFound } from "../errors.ts";
+import type {
+  DomainApp,
+  DomainCategory,
+  DomainContact,
+  DomainFeature,
+  DomainSalesChannel,
+  DomainShipsTo,
+  DomainTag,
+  DomainTechnology as DomainTechnologyRow,
+  Technology,
+} from "../generated/sqlite/client.ts";
 import {
   type DomainFilter as DomainFilterShape,
   resolveAppKeys,
@@ -69,6 +80,31 @@ function jsonLists(t: Fields, pairs: [Key, string][]) {
 
 /** Lists kept in a child table: null when the Domain has none (unknown). */
 const nonEmpty = <T>(rows: T[]) => (rows.length ? rows : null);
+
+/**
+ * What the Domain's relation fields resolve to, given the rows of their batch reads (the loaders
+ * here; READS in src/rest/domain-json.ts, which writes exports without running GraphQL).
+ */
+export const DOMAIN_RELATIONS = {
+  categories: (rows: DomainCategory[]) => nonEmpty(rows.map((r) => r.category)),
+  features: (rows: DomainFeature[]) => nonEmpty(rows.map((r) => r.feature)),
+  tags: (rows: DomainTag[]) => nonEmpty(rows.map((r) => r.tag)),
+  salesChannels: (rows: DomainSalesChannel[]) => nonEmpty(rows.map((r) => r.channel)),
+  shipsToCountries: (rows: DomainShipsTo[]) => nonEmpty(rows.map((r) => r.countryCode)),
+  contactInfo: (rows: DomainContact[]) => nonEmpty(rows),
+  apps: (rows: DomainApp[]) => nonEmpty(rows),
+  mostRecentlyPublishedProduct: (product: unknown) => product ?? null,
+  /** `technologyOf`: the technology of a key, as its loader or a cache gives it. */
+  technologies: (rows: DomainTechnologyRow[], technologyOf: (pk: number) => unknown) =>
+    nonEmpty(
+      rows.map((r) => {
+        const technology = technologyOf(r.technologyPk) as Technology | Error | null | undefined;
+        if (!technology || technology instanceof Error)
+          throw new Error(`missing technology ${r.technologyPk}`);
+        return { installedAt: r.installedAt, technology };
+      }),
+    ),
+};
 
 builder.node(Domain, {
   description: "An online store, identified by its DNS name.",
@@ -225,36 +261,34 @@ builder.node(Domain, {
     categories: t.stringList({
       nullable: true,
       ...legacy("categories"),
-      resolve: async (d, _a, ctx) =>
-        nonEmpty((await domainCategories(ctx).load(d.pk)).map((r) => r.category)),
+      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.categories(await domainCategories(ctx).load(d.pk)),
     }),
     features: t.stringList({
       nullable: true,
       ...legacy("features"),
-      resolve: async (d, _a, ctx) => nonEmpty((await domainFeatures(ctx).load(d.pk)).map((r) => r.feature)),
+      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.features(await domainFeatures(ctx).load(d.pk)),
     }),
     tags: t.stringList({
       nullable: true,
       ...legacy("tags"),
-      resolve: async (d, _a, ctx) => nonEmpty((await domainTags(ctx).load(d.pk)).map((r) => r.tag)),
+      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.tags(await domainTags(ctx).load(d.pk)),
     }),
     salesChannels: t.stringList({
       nullable: true,
       ...legacy("sales_channels"),
       resolve: async (d, _a, ctx) =>
-        nonEmpty((await domainSalesChannels(ctx).load(d.pk)).map((r) => r.channel)),
+        DOMAIN_RELATIONS.salesChannels(await domainSalesChannels(ctx).load(d.pk)),
     }),
     shipsToCountries: t.stringList({
       nullable: true,
       ...legacy("ships_to_countries"),
-      resolve: async (d, _a, ctx) =>
-        nonEmpty((await domainShipsTo(ctx).load(d.pk)).map((r) => r.countryCode)),
+      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.shipsToCountries(await domainShipsTo(ctx).load(d.pk)),
     }),
     contactInfo: t.field({
       type: [Contact],
       nullable: true,
       ...legacy("contact_info"),
-      resolve: async (d, _a, ctx) => nonEmpty(await domainContacts(ctx).load(d.pk)),
+      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.contactInfo(await domainContacts(ctx).load(d.pk)),
     }),
     technologies: t.field({
       type: [DomainTechnology],
@@ -262,15 +296,10 @@ builder.node(Domain, {
       ...legacy("technologies"),
       resolve: async (d, _a, ctx) => {
         const rows = await domainTechnologies(ctx).load(d.pk);
-        const techs = await technologyByPk(ctx).loadMany(rows.map((r) => r.technologyPk));
-        return nonEmpty(
-          rows.map((r, i) => {
-            const technology = techs[i];
-            if (!technology || technology instanceof Error)
-              throw new Error(`missing technology ${r.technologyPk}`);
-            return { installedAt: r.installedAt, technology };
-          }),
-        );
+        const pks = rows.map((r) => r.technologyPk);
+        const techs = await technologyByPk(ctx).loadMany(pks);
+        const byPk = new Map(pks.map((pk, i) => [pk, techs[i]]));
+        return DOMAIN_RELATIONS.technologies(rows, (pk) => byPk.get(pk));
       },
     }),
     apps: t.field({
@@ -278,7 +307,7 @@ builder.node(Domain, {
       nullable: true,
       description: "Apps the Domain installed, with removedAt once uninstalled.",
       ...legacy("apps"),
-      resolve: async (d, _a, ctx) => nonEmpty(await domainApps(ctx).load(d.pk)),
+      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.apps(await domainApps(ctx).load(d.pk)),
     }),
     redirectTargets: t.field({
       type: [Domain],
