@@ -15,7 +15,8 @@ import type { SnapshotRow } from "./store.ts";
  * SQL is written once for both databases: `$1`… placeholders, and `keysParam` for a list of keys
  * matched by `anyOf`, so that a batch of any size is one statement.
  */
-export type RawRow = Record<string, unknown>;
+/** A row as the database returns it: its values in the order of the select list. */
+export type RawRow = unknown[];
 
 export interface SqlReader {
   readonly kind: "sqlite" | "postgresql";
@@ -25,6 +26,11 @@ export interface SqlReader {
   anyOf(column: string, n: number): string;
   /** How a list of keys is bound for anyOf. */
   keysParam(keys: readonly (number | string)[]): unknown;
+  /**
+   * The rows of a query, each as its values in select-list order (arrays: better-sqlite3's raw
+   * mode and node-postgres' array rowMode, about 3× faster than objects keyed by column name on
+   * the wide domain table).
+   */
   all(sql: string, params: readonly unknown[]): Promise<RawRow[]>;
   close(): Promise<void>;
 }
@@ -62,7 +68,7 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
       if (!s) {
         if (statements.size >= MAX_STATEMENTS) statements.clear();
         // better-sqlite3 numbers no parameters, but names them: $1 → @p1, bound by an object.
-        s = db.prepare(sql.replace(/\$(\d+)/g, "@p$1"));
+        s = db.prepare(sql.replace(/\$(\d+)/g, "@p$1")).raw(true);
         statements.set(sql, s);
       }
       const named: Record<string, unknown> = {};
@@ -109,7 +115,7 @@ function pgReader(url: string, schema: string, { onQuery }: ReaderOptions): SqlR
         name = `sg_${counter++}`;
         names.set(text, name);
       }
-      const res = await pool.query({ name, text, values: values as unknown[] });
+      const res = await pool.query({ name, text, values: values as unknown[], rowMode: "array" });
       return res.rows as RawRow[];
     },
     async close() {
@@ -152,7 +158,7 @@ export const selectList = (columns: readonly Column[], alias = "") =>
   columns.map((c) => `${alias}"${c.column}"`).join(", ");
 
 /**
- * Rows as Prisma returns them: model field names; times as Date (SQLite keeps epoch
+ * Rows (their values in the order of `columns`, the query's select list) as Prisma returns them: model field names; times as Date (SQLite keeps epoch
  * milliseconds, PostgreSQL TIMESTAMP(3)); BIGINT as bigint; JSON parsed (SQLite keeps text).
  */
 export function toModel<T>(columns: readonly Column[], rows: readonly RawRow[]): T[] {
@@ -160,8 +166,9 @@ export function toModel<T>(columns: readonly Column[], rows: readonly RawRow[]):
   for (let i = 0; i < rows.length; i++) {
     const raw = rows[i];
     const row: Record<string, unknown> = {};
-    for (const c of columns) {
-      const v = raw[c.column];
+    for (let j = 0; j < columns.length; j++) {
+      const c = columns[j];
+      const v = raw[j];
       if (v === null || v === undefined) {
         row[c.field] = null;
         continue;
