@@ -11,7 +11,7 @@ import type { Config } from "./config.ts";
 import { type Context, createContext } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
-import type { Snapshots } from "./db/snapshots.ts";
+import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { createMaskError, useErrorCodes, withInputCodes } from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
@@ -54,6 +54,11 @@ function abuseLimits() {
 export interface AppOptions {
   /** Awaited before each page an export or cursor=all job reads (tests hold a job running with it). */
   beforeExportPage?: () => Promise<void>;
+  /**
+   * REST Domain routes written by domainLines (default true); false answers them through
+   * GraphQL field by field, the writer's reference in test/rest/domain-json.test.ts.
+   */
+  writeDomains?: boolean;
 }
 
 export function createApp(config: Config, snapshots: Snapshots, options: AppOptions = {}): App {
@@ -103,7 +108,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useAuth(verify, [OPENAPI_PATH]),
       limits.plugin(),
       useRest(
-        { execute, logger, limits, version },
+        { execute, logger, limits, version, writeDomains: options.writeDomains ?? true },
         exportRoutes({
           execute,
           logger,
@@ -148,6 +153,7 @@ async function executeInternally(
     internal: true,
     charge,
   } as ServerContext & { request: Request; params: unknown });
+  let served: ServedSnapshot | null = null;
   const outcome = async (): Promise<{ data?: Record<string, unknown> | null; errors?: GraphQLError[] }> => {
     let document: DocumentNode;
     try {
@@ -157,16 +163,18 @@ async function executeInternally(
     }
     const invalid = validate(schema, document);
     if (invalid.length) return { errors: invalid.map(validationFailed) };
+    const contextValue = (await contextFactory()) as Context;
+    served = contextValue.served;
     const result = (await execute({
       schema,
       document,
-      contextValue: await contextFactory(),
+      contextValue,
       variableValues: variables,
     })) as ExecutionResult<Record<string, unknown>>;
     return { data: result.data, errors: result.errors ? withInputCodes([...result.errors]) : undefined };
   };
   const result = await outcome();
-  return { ...result, rateHeaders: limits.headersOf(request) };
+  return { ...result, rateHeaders: limits.headersOf(request), served };
 }
 
 /** What yoga answers for a document that fails to parse or validate (HTTP 400). */

@@ -23,7 +23,7 @@ import type { Logger } from "../logger.ts";
 import { fingerprint } from "../query/cursor.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
-import { DomainJsonWriter } from "./domain-json.ts";
+import { domainLines } from "./domain-json.ts";
 import { RestError, restErrorOf } from "./errors.ts";
 import { parseFields, type Selection, selectionKey } from "./fields.ts";
 import { optionOfArgument } from "./filter-options.ts";
@@ -35,7 +35,7 @@ import { DOMAIN_LIST_DOCUMENT, DOMAIN_TABLES, readDomainQuery } from "./routes.t
  * Whole results in bounded memory: `cursor=all` jobs (202 while running, then the result) and
  * Export Domains (JSON Lines streamed at once). Which Domains, in which order, is List Domains'
  * GraphQL query, read in keyset pages of BATCH names (so filters, sort, auth, limits and errors are
- * those of List Domains); the Domains themselves are written by DomainJsonWriter, which gives the
+ * those of List Domains); the Domains themselves are written by domainLines, which gives the
  * JSON that List Domains gives without running GraphQL field by field (src/rest/domain-json.ts).
  */
 // Pages of 100: a page's rows and text die young (within V8's young generation), which keeps an
@@ -76,7 +76,6 @@ const domainType = () => schema.getType("Domain") as GraphQLObjectType;
 /** Every matching Domain's JSON text, in pages of BATCH. */
 async function* domainPages(deps: ExportDeps, request: Request, q: DomainQuery): AsyncGenerator<string[]> {
   const query = cachedDocument("export:names", () => DOMAIN_LIST_DOCUMENT(parseFields("name", domainType())));
-  const writer = new DomainJsonWriter(q.sel, domainType());
   let after: string | null = null;
   for (;;) {
     await deps.beforePage?.();
@@ -98,7 +97,7 @@ async function* domainPages(deps: ExportDeps, request: Request, q: DomainQuery):
         "a new dataset was loaded during the export; start it again",
       );
     const names = conn.edges.map((e) => e.node.name);
-    yield await writer.lines(served.sql, served.snapshot.version, names);
+    yield await domainLines(served.sql, q.sel, names);
     if (!conn.pageInfo.hasNextPage || !conn.pageInfo.endCursor) return;
     after = conn.pageInfo.endCursor;
   }

@@ -1,10 +1,11 @@
-import type { GraphQLObjectType } from "graphql";
+import type { DocumentNode, GraphQLObjectType } from "graphql";
 import type { Endpoint } from "../auth/limits.ts";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "../query/app-filter.ts";
 import { DOMAIN_EVENT_FILTERS, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../query/domain-filter.ts";
 import { APP_SORTS, DOMAIN_SORTS, REVIEW_SORTS } from "../query/sort.ts";
 import { schema } from "../schema/index.ts";
 import { connection, field, operation, selection } from "./document.ts";
+import { readsRelations } from "./domain-json.ts";
 import { RestError } from "./errors.ts";
 import { parseFields, reshape, type Selection, selectionKey, toSelectionSet } from "./fields.ts";
 import { type FilterTables, filterOptionNames, optionOfArgument, readFilter } from "./filter-options.ts";
@@ -31,6 +32,39 @@ export interface Plan {
   envelope: (data: Record<string, unknown>) => unknown;
   /** GraphQL argument path → the legacy option it came from, for error messages. */
   option?: (argument: string) => string;
+  /** Routes answering Domains: how domainLines answers them instead (src/rest/handler.ts). */
+  written?: WrittenDomains;
+}
+
+/**
+ * A Domain route answered with domainLines (src/rest/domain-json.ts), for selections that name a
+ * Domain relation (readsRelations): the route's own operation, selecting only each Domain's name,
+ * decides which Domains (and every error, limit and auth rule, with the same variables); they are
+ * then written with `selection`.
+ */
+export interface WrittenDomains {
+  selection: Selection;
+  key: string;
+  document: () => DocumentNode;
+  /** The names of the Domains answered, in order. */
+  names: (data: Record<string, unknown>) => string[];
+  /** The envelope's JSON text around the Domains' own. */
+  envelope: (data: Record<string, unknown>, domains: string[]) => string;
+}
+
+/** A Domain route's operation selecting `sel`: with nameOnly(), the operation of its WrittenDomains. */
+type DomainDocument = (sel: Selection) => DocumentNode;
+const nameOnly = () => parseFields("name", type("Domain"));
+
+function written(
+  id: string,
+  sel: Selection,
+  document: DomainDocument,
+  names: WrittenDomains["names"],
+  envelope: WrittenDomains["envelope"],
+): WrittenDomains | undefined {
+  if (!readsRelations(sel)) return undefined;
+  return { selection: sel, key: `${id}:names`, document: () => document(nameOnly()), names, envelope };
 }
 
 export interface Route {
@@ -313,17 +347,25 @@ function retrieveDomain(): Route {
     returns: { domain: "Domain" },
     plan(params, o) {
       const { sel, key } = readFields(o, type("Domain"));
+      const document = (s: Selection) =>
+        operation(
+          "RetrieveDomain",
+          { name: "String!", followRedirects: "Boolean" },
+          field("domain", ["name", "followRedirects"], toSelectionSet(s)),
+        );
       return {
         key: `retrieveDomain:${key}`,
-        document: () =>
-          operation(
-            "RetrieveDomain",
-            { name: "String!", followRedirects: "Boolean" },
-            field("domain", ["name", "followRedirects"], toSelectionSet(sel)),
-          ),
+        document: () => document(sel),
         variables: { name: params.name, followRedirects: o.bool("follow_redirects") ?? false },
         envelope: (d) => ({ domain: reshape(d.domain as Record<string, unknown>, sel) }),
         option: renameWith(null),
+        written: written(
+          "retrieveDomain",
+          sel,
+          document,
+          (d) => [(d.domain as { name: string }).name],
+          (_d, [domain]) => `{"domain":${domain}}`,
+        ),
       };
     },
   };
@@ -362,23 +404,33 @@ function bulkDomains(): Route {
         );
       }
       const { sel, key } = readFields(o, type("Domain"));
+      const document = (s: Selection) =>
+        operation(
+          "BulkRetrieveDomains",
+          { names: "[String!]!", followRedirects: "Boolean" },
+          field(
+            "domainsByName",
+            ["names", "followRedirects"],
+            selection(field("domains", [], toSelectionSet(s)), field("notFound")),
+          ),
+        );
+      type Found = { domains: Record<string, unknown>[]; notFound: string[] };
       return {
         key: `bulk:${key}`,
-        document: () =>
-          operation(
-            "BulkRetrieveDomains",
-            { names: "[String!]!", followRedirects: "Boolean" },
-            field(
-              "domainsByName",
-              ["names", "followRedirects"],
-              selection(field("domains", [], toSelectionSet(sel)), field("notFound")),
-            ),
-          ),
+        document: () => document(sel),
         variables: { names, followRedirects: o.bool("follow_redirects") ?? false },
         envelope: (d) => {
-          const r = d.domainsByName as { domains: Record<string, unknown>[]; notFound: string[] };
+          const r = d.domainsByName as Found;
           return { domains: r.domains.map((x) => reshape(x, sel)), not_found: r.notFound };
         },
+        written: written(
+          "bulk",
+          sel,
+          document,
+          (d) => (d.domainsByName as Found).domains.map((x) => x.name as string),
+          (d, domains) =>
+            `{"domains":[${domains.join(",")}],"not_found":${JSON.stringify((d.domainsByName as Found).notFound)}}`,
+        ),
         option: (a) => (a.startsWith("names") ? a.replace("names", "domains") : renameWith(null)(a)),
       };
     },
@@ -471,21 +523,36 @@ function listDomains(method: "GET" | "POST"): Route {
         first: o.int("page_size", { min: 1, max: 1000 }) ?? 50,
         after: after || null,
       };
+      type Page = { pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+      const next = (d: Record<string, unknown>) => {
+        const { hasNextPage, endCursor } = (d.domains as Page).pageInfo;
+        return hasNextPage && endCursor ? endCursor : null;
+      };
       return {
         key: `listDomains:${key}`,
         document: () => DOMAIN_LIST_DOCUMENT(sel),
         variables,
         envelope: (d) => {
-          const conn = d.domains as { pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+          const cursor = next(d);
           return {
-            domains: nodes(conn).map((x) => reshape(x, sel)),
-            has_next_page: conn.pageInfo.hasNextPage,
-            ...(conn.pageInfo.hasNextPage && conn.pageInfo.endCursor
-              ? { next_cursor: conn.pageInfo.endCursor }
-              : {}),
+            domains: nodes(d.domains).map((x) => reshape(x, sel)),
+            has_next_page: (d.domains as Page).pageInfo.hasNextPage,
+            ...(cursor ? { next_cursor: cursor } : {}),
           };
         },
         option: renameWith(DOMAIN_TABLES),
+        written: written(
+          "listDomains",
+          sel,
+          DOMAIN_LIST_DOCUMENT,
+          (d) => nodes(d.domains).map((x) => x.name as string),
+          (d, domains) => {
+            const cursor = next(d);
+            return `{"domains":[${domains.join(",")}],"has_next_page":${(d.domains as Page).pageInfo.hasNextPage}${
+              cursor ? `,"next_cursor":${JSON.stringify(cursor)}` : ""
+            }}`;
+          },
+        ),
       };
     },
   };

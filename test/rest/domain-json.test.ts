@@ -1,17 +1,21 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { GraphQLObjectType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type App, createApp } from "../../src/app.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { legacyFields } from "../../src/rest/fields.ts";
 import { schema } from "../../src/schema/index.ts";
-import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 
 /**
- * Export Domains writes Domains without running GraphQL (src/rest/domain-json.ts). Its lines must
- * be List Domains' items, byte for byte: for the defaults, every Domain field alone, and nested
- * selections, over a generated dataset (Apps, plans, technologies, contacts, products), on both
- * databases. List Domains runs the GraphQL resolvers, so this holds the writer to them.
+ * Export Domains, List Domains, Retrieve a Domain and Bulk retrieve write Domains without running
+ * GraphQL field by field (src/rest/domain-json.ts). What they answer must be, byte for byte, what
+ * the same routes answer through GraphQL (the app with writeDomains: false, which runs the
+ * resolvers field by field and reshapes the result): for the defaults, every Domain field alone
+ * and nested selections, over a generated dataset (Apps, plans, technologies, contacts,
+ * products), on both databases.
  */
 const BASE = "http://localhost/json/api/v1/all/domain";
 const scratch = tempDir("storegraph-domain-json-");
@@ -37,29 +41,45 @@ beforeAll(async () => {
 });
 afterAll(() => scratch.remove());
 
-describe.each(databaseKinds())("Export Domains writes what List Domains answers (%s)", (kind) => {
+describe.each(databaseKinds())("Domains written without GraphQL equal GraphQL's answers (%s)", (kind) => {
   let api: TestApi;
+  /** The same snapshot, answered through GraphQL field by field: the reference. */
+  let reference: App;
   beforeAll(async () => {
-    api = await startApi(kind, dir, { rateLimits: { enabled: false, redisUrl: null } });
+    const rateLimits = { enabled: false, redisUrl: null };
+    api = await startApi(kind, dir, { rateLimits });
+    reference = withKey(
+      createApp({ ...api.db.config, rateLimits }, api.snapshots, { writeDomains: false }),
+      api.key,
+    );
   }, 120_000);
   afterAll(async () => {
     await api?.close();
   });
 
-  /** Every item of List Domains, page after page, as JSON text. */
-  async function listed(query: Record<string, string>): Promise<string[]> {
+  /** A response's status, content type and body text. */
+  async function answer(app: App, path: string, init?: RequestInit) {
+    const res = await app.fetch(`${BASE}${path}`, init ?? {});
+    return { status: res.status, type: res.headers.get("content-type"), body: await res.text() };
+  }
+
+  /** The bodies of every page of List Domains, through `app`. */
+  async function pages(app: App, query: Record<string, string>, pageSize = "50"): Promise<string[]> {
     const out: string[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const params = new URLSearchParams({ ...query, page_size: "50", ...(cursor ? { cursor } : {}) });
-      const res = await api.app.fetch(`${BASE}?${params}`);
-      expect(res.status).toBe(200);
-      const body = (await res.json()) as { domains: unknown[]; next_cursor?: string };
-      out.push(...body.domains.map((d) => JSON.stringify(d)));
-      if (!body.next_cursor) return out;
-      cursor = body.next_cursor;
+      const params = new URLSearchParams({ ...query, page_size: pageSize, ...(cursor ? { cursor } : {}) });
+      const { status, body } = await answer(app, `?${params}`);
+      expect(status, body).toBe(200);
+      out.push(body);
+      cursor = (JSON.parse(body) as { next_cursor?: string }).next_cursor;
+      if (!cursor) return out;
     }
   }
+
+  /** Every Domain of the reference's List Domains pages, as JSON text. */
+  const items = (bodies: string[]) =>
+    bodies.flatMap((b) => (JSON.parse(b) as { domains: unknown[] }).domains.map((d) => JSON.stringify(d)));
 
   async function exported(query: Record<string, string>): Promise<string[]> {
     const res = await api.app.fetch(`${BASE}/export?${new URLSearchParams(query)}`);
@@ -69,29 +89,78 @@ describe.each(databaseKinds())("Export Domains writes what List Domains answers 
     return text.slice(0, -1).split("\n");
   }
 
-  it.each(NESTED)("fields=%s: the same lines as List Domains, over several pages", async (fields) => {
+  it.each(NESTED)("fields=%s: List Domains pages and the export, over several pages", async (fields) => {
     const query = { fields, sort: "-rank" };
+    const expected = await pages(reference, query);
+    expect(await pages(api.app, query)).toEqual(expected);
     const lines = await exported(query);
     expect(lines).toHaveLength(1300);
-    expect(lines).toEqual(await listed(query));
+    expect(lines).toEqual(items(expected));
   });
 
-  it("writes every Domain field alone as List Domains does", async () => {
+  it("writes every Domain field alone as GraphQL does", async () => {
     const query = (fields: string) => ({ fields, "f:ds": "Active", sort: "rank" });
     let nonEmpty = 0;
     for (const field of domainFields) {
+      const expected = await pages(reference, query(field), "1000");
+      expect(await pages(api.app, query(field), "1000"), field).toEqual(expected);
       const lines = await exported(query(field));
-      expect(lines, field).toEqual(await listed(query(field)));
+      expect(lines, field).toEqual(items(expected));
       if (lines.some((l) => l !== "{}")) nonEmpty++;
     }
     // Most fields have values somewhere in the data: the comparison is not of empty objects.
     expect(nonEmpty).toBeGreaterThan(domainFields.length * 0.9);
   }, 300_000);
 
-  it("keeps filters: the same Domains as List Domains", async () => {
+  it("keeps filters: the same Domains as GraphQL", async () => {
     const query = { "f:cc": "US,GB", "f:cc:op": "or", "f:features": "Contact Page", sort: "-rank" };
-    const lines = await exported(query);
-    expect(lines.length).toBeGreaterThan(0);
-    expect(lines).toEqual(await listed(query));
+    const expected = await pages(reference, query);
+    expect(items(expected).length).toBeGreaterThan(0);
+    expect(await pages(api.app, query)).toEqual(expected);
+    expect(await exported(query)).toEqual(items(expected));
   });
+
+  /** The first `n` Domains of the dataset in `state` (List Domains does not list Redirect ones). */
+  function named(state: string, n: number): string[] {
+    return readFileSync(join(dir, "domains.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { name: string; state: string })
+      .filter((d) => d.state === state)
+      .slice(0, n)
+      .map((d) => d.name);
+  }
+
+  it.each(NESTED)("fields=%s: Retrieve a Domain, redirects followed or not", async (fields) => {
+    const names = [...named("Active", 5), ...named("Redirect", 3)];
+    expect(names).toHaveLength(8);
+    for (const name of [...names, "nope.example.com"]) {
+      for (const follow of ["false", "true"]) {
+        const path = `/${encodeURIComponent(name)}?${new URLSearchParams({ fields, follow_redirects: follow })}`;
+        const expected = await answer(reference, path);
+        expect(expected.status).toBe(name === "nope.example.com" ? 404 : 200);
+        expect(await answer(api.app, path), `${name} ${follow}`).toEqual(expected);
+      }
+    }
+  });
+
+  it.each(NESTED)(
+    "fields=%s: Bulk retrieve, with unknown, repeated and redirecting names",
+    async (fields) => {
+      const active = named("Active", 40);
+      const redirects = named("Redirect", 3);
+      const domains = [...active, active[3], "nope.example.com", ...redirects, active[0]];
+      for (const follow of [false, true]) {
+        const init = {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ domains, fields, follow_redirects: follow }),
+        };
+        const expected = await answer(reference, "/bulk", init);
+        expect(expected.status).toBe(200);
+        expect(JSON.parse(expected.body).not_found).toEqual(["nope.example.com"]);
+        expect(await answer(api.app, "/bulk", init)).toEqual(expected);
+      }
+    },
+  );
 });
