@@ -68,6 +68,15 @@ export class PgSnapshotWriter implements SnapshotWriter {
     await client.connect();
     try {
       await applyPgMigrations(client, this.schema, "snapshot", "after-load");
+      // A COPY leaves every page "not all-visible", so index-only scans (a page of primary keys
+      // sorted by rank) still visit the heap for each row until a VACUUM sets the visibility map.
+      // VACUUM cannot run in a migration's transaction: it runs here, on this copy's tables only.
+      const { rows } = await client.query<{ tablename: string }>(
+        "SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename",
+        [this.schema],
+      );
+      const tables = rows.map((r) => `"${this.schema}"."${r.tablename}"`);
+      if (tables.length) await client.query(`VACUUM ${tables.join(", ")}`);
     } finally {
       await client.end();
     }

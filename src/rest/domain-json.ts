@@ -19,8 +19,9 @@ import { schema } from "../schema/index.ts";
 import { type Selection, selectionKey } from "./fields.ts";
 
 /**
- * The JSON text of Domains as List Domains returns them, written without running GraphQL: the
- * export's hot path (api.md: Export Domains; decisions.md "cursor=all and export").
+ * The JSON text of Domains as the REST routes return them, written without running GraphQL field
+ * by field: Export Domains and cursor=all (api.md; decisions.md "cursor=all and export"), and
+ * Retrieve, Bulk retrieve and List Domains when their selection names a relation (src/rest/handler.ts).
  *
  * A page of Domains through graphql-js resolves and completes every field of every nested object
  * one by one (about 800 fields for a Domain with its default fields), then the REST layer reshapes
@@ -29,10 +30,11 @@ import { type Selection, selectionKey } from "./fields.ts";
  * gets the values of its relation fields (the lists, contacts, technologies, Apps and product that
  * the resolvers read through loaders); every other field is the schema's own resolver, called on
  * the row, and the legacy selection is written as text with the schema's scalar serializers. An
- * App or a technology shared by many Domains is read once per export.
+ * App or a technology shared by many Domains is read and written once per snapshot (SharedRows).
  *
  * The GraphQL path stays the reference: test/rest/domain-json.test.ts compares every Domain field,
- * nested selections and the defaults with List Domains' answers, byte for byte, on both databases.
+ * nested selections and the defaults with the same routes answered through GraphQL, byte for
+ * byte, on both databases.
  */
 
 type View = Record<string, unknown>;

@@ -325,6 +325,28 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     expect((await store.current())?.version).toBe(b.version);
     await expectNoLeftoverCopies(db, store);
   });
+
+  if (kind === "postgresql") {
+    it("leaves the loaded tables vacuumed: every page all-visible, for index-only scans", async () => {
+      await loadSnapshot(store, snapshotDir(validFixture(), ["domains"]), { keep: 1 });
+      const current = await store.current();
+      const client = new pg.Client({ connectionString: db.config.database.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ relname: string; relpages: number; relallvisible: number }>(
+          `SELECT c.relname, c.relpages, c.relallvisible FROM pg_class c
+             JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND c.relkind = 'r'`,
+          [current?.location],
+        );
+        const domain = rows.find((r) => r.relname === "domain");
+        expect(domain?.relpages).toBeGreaterThan(0);
+        for (const r of rows) expect(r.relallvisible, r.relname).toBe(r.relpages);
+      } finally {
+        await client.end();
+      }
+    });
+  }
 });
 
 /** Only ready snapshots have a copy (file or schema); failed and retired ones are gone. */
