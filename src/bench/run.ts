@@ -145,9 +145,19 @@ function procStatus(pid: number | undefined, field: string): number {
   }
 }
 
+/** The node flags of `npm start` (package.json), so that the server measured is the one served. */
+function startFlags(): string[] {
+  const start = (
+    JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } }
+  ).scripts.start;
+  const m = /^node((?: --[\w-]+=\S+)*) --import tsx /.exec(start);
+  if (!m) throw new Error(`package.json's start script has an unexpected form: ${start}`);
+  return m[1].split(" ").filter(Boolean);
+}
+
 /** Starts a TypeScript entry point as its own process; resolves once it prints its URL. */
 function startProcess(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Proc> {
-  const child = spawn(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", script], {
+  const child = spawn(process.execPath, [...startFlags(), "--import", "tsx", script], {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"],
