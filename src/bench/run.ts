@@ -545,7 +545,7 @@ function report(results: DbResult[]): string {
       // (Little's law): the p99 cannot be under it, whatever the code does.
       const floor =
         one.rps > 0
-          ? `; with ${connections} requests in flight the mean is ${connections} / ${one.rps} req/s = ${((1000 * connections) / one.rps).toFixed(1)} ms`
+          ? `; with ${connections} requests in flight the mean is ${connections} / ${Math.round(one.rps)} req/s = ${((1000 * connections) / one.rps).toFixed(1)} ms`
           : "";
       const base = one.baseline ? `; the baseline's p99 ${one.baseline.p99} ms` : "";
       check(one.p99 < TARGETS.oneDomainP99, `one Domain p99 < 25 ms (${one.p99} ms${base}${floor})`);
