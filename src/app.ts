@@ -117,7 +117,6 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
           dataDir: config.dataDir,
           ttlMs: config.exportTtlMs,
           version,
-          snapshots,
           beforePage: options.beforeExportPage,
         }),
       ),

@@ -69,6 +69,9 @@ interface DbResult {
   domains: number;
   apps: number;
   date: string;
+  /** How it was measured: seconds per scenario (after the warm-up) and connections. */
+  seconds: number;
+  connections: number;
   rows: Row[];
   export: { domains: number; seconds: number; rssMb: number } | null;
   peakRssMb: number;
@@ -423,6 +426,8 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
         domains,
         apps,
         date: new Date().toISOString().slice(0, 10),
+        seconds: duration,
+        connections,
         rows,
         export: exported,
         peakRssMb: Math.max(peakRssMb, fresh.peakRssMb()),
@@ -450,7 +455,14 @@ function withOtherSizes(results: DbResult[]): DbResult[] {
     .filter(
       (f) => /^results-\d+\.json$/.test(f) && (values["report-only"] || f !== `results-${domains}.json`),
     )
-    .flatMap((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as DbResult[]);
+    .flatMap((f) => {
+      const kept = JSON.parse(readFileSync(join(dir, f), "utf8")) as DbResult[];
+      if (kept.some((r) => typeof r.seconds !== "number" || typeof r.connections !== "number"))
+        throw new Error(
+          `bench/out/${f} was written by an older bench (no seconds or connections): measure it again`,
+        );
+      return kept;
+    });
   return [...results, ...others].sort((a, b) => a.domains - b.domains || a.kind.localeCompare(b.kind));
 }
 
@@ -462,7 +474,7 @@ function scale(results: DbResult[]): string[] {
   const lines = [
     `## Scale: ${small.toLocaleString("en-US")} → ${large.toLocaleString("en-US")} Domains`,
     "",
-    "p50 latency at 32 connections (ms); target: within 2× (lookup and list).",
+    "p50 latency (ms) at each run's connections; target: within 2× (lookup and list).",
     "",
     "| database | scenario | p50 small | p50 large | × | target |",
     "|---|---|---|---|---|---|",
@@ -499,17 +511,17 @@ function report(results: DbResult[]): string {
     "# Benchmarks",
     "",
     values["report-only"]
-      ? `Rewritten by \`npm run bench -- --report-only --duration ${duration}\` on ${new Date().toISOString().slice(0, 10)} from the results kept in bench/out/results-*.json; each section says when it was measured.`
+      ? `Rewritten by \`npm run bench -- --report-only\` on ${new Date().toISOString().slice(0, 10)} from the results kept in bench/out/results-*.json; each section says when it was measured.`
       : `Written by \`npm run bench -- --domains ${domains} --db ${values.db} --duration ${duration}\` on ${new Date().toISOString().slice(0, 10)}, with the latest results of the other sizes measured on this machine (bench/out/results-*.json).`,
     `Machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
-    `Load: autocannon, ${connections} connections, ${duration} s per scenario after ${WARMUP_SECONDS} s of unmeasured warm-up, from another process than the server.`,
+    "Load: autocannon from another process than the server, each scenario after up to 2 s of unmeasured warm-up; each section gives its connections and seconds per scenario.",
     "The baseline (src/bench/baseline.ts) answers the same requests with hand-written SQL and JSON.stringify.",
     "",
   ];
   lines.push(...scale(results));
   for (const r of results) {
     lines.push(
-      `## ${r.kind}, ${r.domains.toLocaleString("en-US")} Domains (${r.apps.toLocaleString("en-US")} Apps, seed ${SEED}; measured ${r.date})`,
+      `## ${r.kind}, ${r.domains.toLocaleString("en-US")} Domains (${r.apps.toLocaleString("en-US")} Apps, seed ${SEED}; measured ${r.date}, ${r.connections} connections, ${r.seconds} s per scenario)`,
       "",
       "| scenario | req/s | p50 ms | p99 ms | baseline req/s | baseline p99 ms | ratio | failed |",
     );
@@ -535,7 +547,7 @@ function report(results: DbResult[]): string {
     const ratioCheck = (a: Row, b: { rps: number }, min: number, what: string) => {
       const x = ratioOf(a.rps, b.rps);
       if (x === null)
-        check(false, `${what} (not measured: a side completed no request within ${duration} s)`);
+        check(false, `${what} (not measured: a side completed no request within ${r.seconds} s)`);
       else check(x >= min, `${what} (${(100 * x).toFixed(0)}%)`);
     };
     if (one?.baseline)
@@ -545,7 +557,7 @@ function report(results: DbResult[]): string {
       // (Little's law): the p99 cannot be under it, whatever the code does.
       const floor =
         one.rps > 0
-          ? `; with ${connections} requests in flight the mean is ${connections} / ${Math.round(one.rps)} req/s = ${((1000 * connections) / one.rps).toFixed(1)} ms`
+          ? `; with ${r.connections} requests in flight the mean is ${r.connections} / ${Math.round(one.rps)} req/s = ${((1000 * r.connections) / one.rps).toFixed(1)} ms`
           : "";
       const base = one.baseline ? `; the baseline's p99 ${one.baseline.p99} ms` : "";
       check(one.p99 < TARGETS.oneDomainP99, `one Domain p99 < 25 ms (${one.p99} ms${base}${floor})`);
@@ -556,7 +568,7 @@ function report(results: DbResult[]): string {
       const x = ratioOf(first.rps, deep.rps);
       check(
         x !== null && x <= TARGETS.deepVsFirst,
-        `deep page within 1.5× of page 1 (${x === null ? `not measured: a side completed no request within ${duration} s` : `${x.toFixed(2)}×`})`,
+        `deep page within 1.5× of page 1 (${x === null ? `not measured: a side completed no request within ${r.seconds} s` : `${x.toFixed(2)}×`})`,
       );
     }
     if (r.export) {

@@ -158,8 +158,9 @@ export const selectList = (columns: readonly Column[], alias = "") =>
   columns.map((c) => `${alias}"${c.column}"`).join(", ");
 
 /**
- * Rows (their values in the order of `columns`, the query's select list) as Prisma returns them: model field names; times as Date (SQLite keeps epoch
- * milliseconds, PostgreSQL TIMESTAMP(3)); BIGINT as bigint; JSON parsed (SQLite keeps text).
+ * Rows (their values in the order of `columns`, the query's select list) as Prisma returns them:
+ * model field names; times as Date (SQLite keeps epoch milliseconds, PostgreSQL TIMESTAMP(3));
+ * BIGINT as bigint; JSON parsed (SQLite keeps text).
  */
 export function toModel<T>(columns: readonly Column[], rows: readonly RawRow[]): T[] {
   const out = new Array<T>(rows.length);

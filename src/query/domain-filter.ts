@@ -226,10 +226,9 @@ const REQUIRES: [keyof DomainFilter, (keyof DomainFilter)[]][] = [
   ["city", ["countryCode", "administrativeAreaLevel1"]],
 ];
 
-/** Translates a DomainFilter to a Prisma `where` on Domain; throws InputError naming the argument. */
 /**
- * The where of a Domain filter. Apps in it are AppKey placeholders: pass it through
- * resolveAppKeys before querying.
+ * Translates a DomainFilter to a Prisma `where` on Domain; throws InputError naming the argument.
+ * Apps in it are AppKey placeholders: pass it through resolveAppKeys before querying.
  */
 export function toDomainWhere(filter: DomainFilter | null | undefined, argument = "filter"): Where {
   if (!filter) return {};

@@ -80,19 +80,9 @@ function leafWriter(type: GraphQLOutputType): (value: unknown) => string {
  * parent alone, and is called as it is.
  */
 const RELATIONS: Record<string, readonly string[]> = {
-  Domain: [
-    "categories",
-    "features",
-    "tags",
-    "salesChannels",
-    "shipsToCountries",
-    "contactInfo",
-    "technologies",
-    "apps",
-    "mostRecentlyPublishedProduct",
-  ],
+  Domain: Object.keys(DOMAIN_RELATIONS),
   InstalledApp: ["app"],
-  App: ["categories", "plans", "integratesWith", "descriptionLong"],
+  App: Object.keys(APP_RELATIONS),
 };
 /** The relation values of an object, by GraphQL field name. */
 const PROVIDED = Symbol("provided");
@@ -287,6 +277,7 @@ export async function domainLines(
   selection: Selection,
   names: readonly string[],
 ): Promise<string[]> {
+  if (!names.length) return [];
   const { plan, columns, appFields } = compiled(selection);
   const rows = (await readDomainsByName(sql, names, columns)).map((r, i) => {
     if (!r) throw new Error(`Domain ${names[i]} vanished between its page and its read`);
@@ -339,14 +330,15 @@ async function rowsByPk<R extends { pk: number }>(
   read: (sql: SqlReader, keys: readonly number[]) => Promise<(R | null)[]>,
 ): Promise<Map<number, R>> {
   const out = new Map<number, R>();
-  const missing: number[] = [];
+  const lacking = new Set<number>();
   for (const k of keys) {
-    if (out.has(k)) continue;
+    if (out.has(k) || lacking.has(k)) continue;
     const row = cache.get(k);
     if (row) out.set(k, row);
-    else if (!missing.includes(k)) missing.push(k);
+    else lacking.add(k);
   }
-  if (!missing.length) return out;
+  if (!lacking.size) return out;
+  const missing = [...lacking];
   (await read(sql, missing)).forEach((row, i) => {
     if (!row) throw new Error(`a Domain refers to a missing row ${missing[i]}`);
     cache.set(row.pk, row);

@@ -18,7 +18,6 @@ import { POLL_INTERVAL_SECONDS } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
-import type { Snapshots } from "../db/snapshots.ts";
 import type { Logger } from "../logger.ts";
 import { fingerprint } from "../query/cursor.ts";
 import { schema } from "../schema/index.ts";
@@ -29,7 +28,7 @@ import { parseFields, type Selection, selectionKey } from "./fields.ts";
 import { optionOfArgument } from "./filter-options.ts";
 import { drawOn, type ExecuteGraphQL, errorResponse, type Special } from "./handler.ts";
 import type { Options } from "./options.ts";
-import { DOMAIN_LIST_DOCUMENT, DOMAIN_TABLES, readDomainQuery } from "./routes.ts";
+import { DOMAIN_NAMES_DOCUMENT, DOMAIN_TABLES, readDomainQuery } from "./routes.ts";
 
 /**
  * Whole results in bounded memory: `cursor=all` jobs (202 while running, then the result) and
@@ -53,7 +52,6 @@ export interface ExportDeps {
   logger: Logger;
   /** The version of the snapshot being served. */
   version: () => Promise<number | null>;
-  snapshots: Snapshots;
   /** Awaited before each page is read (tests). */
   beforePage?: () => Promise<void>;
 }
@@ -71,15 +69,12 @@ function readQuery(o: Options): DomainQuery {
 
 const rename = (a: string) => optionOfArgument(DOMAIN_TABLES, a);
 
-const domainType = () => schema.getType("Domain") as GraphQLObjectType;
-
 /** Every matching Domain's JSON text, in pages of BATCH. */
 async function* domainPages(deps: ExportDeps, request: Request, q: DomainQuery): AsyncGenerator<string[]> {
-  const query = cachedDocument("export:names", () => DOMAIN_LIST_DOCUMENT(parseFields("name", domainType())));
+  const query = DOMAIN_NAMES_DOCUMENT();
   let after: string | null = null;
   for (;;) {
     await deps.beforePage?.();
-    const before = await deps.snapshots.current();
     // The pages draw on no budget: starting the export did (exportDomains, once a minute).
     const result = await deps.execute(request, query, { ...q.variables, first: BATCH, after }, null);
     if (result.errors?.length) throw restErrorOf(result.errors, rename);
@@ -87,15 +82,10 @@ async function* domainPages(deps: ExportDeps, request: Request, q: DomainQuery):
       edges: { node: { name: string } }[];
       pageInfo: { hasNextPage: boolean; endCursor: string | null };
     };
-    // The names are read from the snapshot that paged them: a new one in between ends the export
-    // as a stale cursor would.
-    const served = await deps.snapshots.current();
-    if (!served || served !== before)
-      throw new RestError(
-        410,
-        "CURSOR_EXPIRED",
-        "a new dataset was loaded during the export; start it again",
-      );
+    // Each page is read from the snapshot that named it; a new snapshot between pages expires the
+    // cursor, so the next page ends the export with 410 CURSOR_EXPIRED.
+    const served = result.served;
+    if (!served) throw new Error("an export page answered without a snapshot");
     const names = conn.edges.map((e) => e.node.name);
     yield await domainLines(served.sql, q.sel, names);
     if (!conn.pageInfo.hasNextPage || !conn.pageInfo.endCursor) return;

@@ -4,7 +4,7 @@ import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "../query/app-filter.ts";
 import { DOMAIN_EVENT_FILTERS, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../query/domain-filter.ts";
 import { APP_SORTS, DOMAIN_SORTS, REVIEW_SORTS } from "../query/sort.ts";
 import { schema } from "../schema/index.ts";
-import { connection, field, operation, selection } from "./document.ts";
+import { cachedDocument, connection, field, operation, selection } from "./document.ts";
 import { readsRelations } from "./domain-json.ts";
 import { RestError } from "./errors.ts";
 import { parseFields, reshape, type Selection, selectionKey, toSelectionSet } from "./fields.ts";
@@ -55,6 +55,7 @@ export interface WrittenDomains {
 /** A Domain route's operation selecting `sel`: with nameOnly(), the operation of its WrittenDomains. */
 type DomainDocument = (sel: Selection) => DocumentNode;
 const nameOnly = () => parseFields("name", type("Domain"));
+const namesKey = (id: string) => `${id}:names`;
 
 function written(
   id: string,
@@ -64,7 +65,7 @@ function written(
   envelope: WrittenDomains["envelope"],
 ): WrittenDomains | undefined {
   if (!readsRelations(sel)) return undefined;
-  return { selection: sel, key: `${id}:names`, document: () => document(nameOnly()), names, envelope };
+  return { selection: sel, key: namesKey(id), document: () => document(nameOnly()), names, envelope };
 }
 
 export interface Route {
@@ -489,6 +490,10 @@ export const DOMAIN_LIST_DOCUMENT = (sel: Selection) =>
     { filter: "DomainFilter", orderBy: "[DomainOrder!]", search: "String", first: "Int", after: "String" },
     field("domains", ["filter", "orderBy", "search", "first", "after"], connection(toSelectionSet(sel))),
   );
+
+/** List Domains' operation selecting only names (printed once): the export's pages. */
+export const DOMAIN_NAMES_DOCUMENT = () =>
+  cachedDocument(namesKey("listDomains"), () => DOMAIN_LIST_DOCUMENT(nameOnly()));
 
 function listDomains(method: "GET" | "POST"): Route {
   return {

@@ -120,6 +120,31 @@ describe.each(databaseKinds())("Domains written without GraphQL equal GraphQL's 
     expect(await exported(query)).toEqual(items(expected));
   });
 
+  it("takes the writer for selections with a relation, and GraphQL for the others", async () => {
+    // The writer reads the rows of the Domains the operation named, by name (without the
+    // platform-domain match of a lookup); GraphQL reads a page's rows by key.
+    const writerRead = /"domain" WHERE "name" (?:IN |= ANY|= \$1(?! OR))/;
+    const [name] = named("Active", 1);
+    const cases: [string, RequestInit | undefined, boolean][] = [
+      [`/${name}`, undefined, true],
+      [`/${name}?fields=name,apps.name`, undefined, true],
+      [`/${name}?fields=name,rank`, undefined, false],
+      ["?page_size=5", undefined, true],
+      ["?page_size=5&fields=contact_info.type", undefined, true],
+      ["?page_size=5&fields=name,rank,theme.name", undefined, false],
+      ["/bulk", { method: "POST", body: JSON.stringify({ domains: [name] }) }, true],
+      ["/bulk", { method: "POST", body: JSON.stringify({ domains: [name], fields: "name" }) }, false],
+    ];
+    for (const [path, init, written] of cases) {
+      api.resetQueries();
+      expect((await answer(api.app, path, init)).status).toBe(200);
+      expect(
+        api.queries.some((q) => writerRead.test(q)),
+        `${path} ${init?.body ?? ""}`,
+      ).toBe(written);
+    }
+  });
+
   /** The first `n` Domains of the dataset in `state` (List Domains does not list Redirect ones). */
   function named(state: string, n: number): string[] {
     return readFileSync(join(dir, "domains.jsonl"), "utf8")
