@@ -11,6 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // Builds dist/server.js, which the tests that start a server process run (test/support).
+    globalSetup: ["test/support/build.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Suites create their own databases; two cores, so keep parallelism modest.

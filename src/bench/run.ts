@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -148,19 +148,36 @@ function procStatus(pid: number | undefined, field: string): number {
   }
 }
 
-/** The node flags of `npm start` (package.json), so that the server measured is the one served. */
-function startFlags(): string[] {
+/**
+ * The node flags and script of `npm start` (package.json), so that the server measured is the one
+ * served: the bundle `npm run build` writes (built once per bench run, as `prestart` does).
+ */
+function startCommand(): { flags: string[]; script: string } {
   const start = (
     JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } }
   ).scripts.start;
-  const m = /^node((?: --[\w-]+=\S+)*) --import tsx /.exec(start);
+  const m = /^node((?: --[\w-]+=\S+)*) (\S+\.js)$/.exec(start);
   if (!m) throw new Error(`package.json's start script has an unexpected form: ${start}`);
-  return m[1].split(" ").filter(Boolean);
+  return { flags: m[1].split(" ").filter(Boolean), script: m[2] };
 }
 
-/** Starts a TypeScript entry point as its own process; resolves once it prints its URL. */
+let built = false;
+function buildServer(): void {
+  if (built) return;
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const r = spawnSync(npm, ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
+  if (r.status !== 0) throw new Error(`npm run build failed with exit code ${r.status}`);
+  built = true;
+}
+
+/**
+ * Starts an entry point as its own process with npm start's node flags (a TypeScript one through
+ * tsx); resolves once it prints its URL.
+ */
 function startProcess(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Proc> {
-  const child = spawn(process.execPath, [...startFlags(), "--import", "tsx", script], {
+  const { flags } = startCommand();
+  const entry = script.endsWith(".ts") ? ["--import", "tsx", script] : [script];
+  const child = spawn(process.execPath, [...flags, ...entry], {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -442,8 +459,14 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
   }
 }
 
-const startServer = (env: NodeJS.ProcessEnv) =>
-  startProcess("src/server.ts", { ...env, PORT: "0", HOST: "127.0.0.1" }, /GraphQL\s+(\S+)\/graphql/);
+function startServer(env: NodeJS.ProcessEnv): Promise<Proc> {
+  buildServer();
+  return startProcess(
+    startCommand().script,
+    { ...env, PORT: "0", HOST: "127.0.0.1" },
+    /GraphQL\s+(\S+)\/graphql/,
+  );
+}
 
 /** a / b, or null when either side completed no request (0 req/s). */
 const ratioOf = (a: number, b: number): number | null => (a > 0 && b > 0 ? a / b : null);

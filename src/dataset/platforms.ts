@@ -1,13 +1,11 @@
 import { readFileSync } from "node:fs";
+import { fromRoot } from "../root.ts";
 
 /** P1, the platform that many fields are specific to (decisions.md). */
 export const P1 = "shopify";
 
 /** The allowed platform identifiers, in file order (sorted), read from platforms.txt beside this module. */
-export const PLATFORM_LIST: readonly string[] = readFileSync(
-  new URL("./platforms.txt", import.meta.url),
-  "utf8",
-)
+export const PLATFORM_LIST: readonly string[] = readFileSync(fromRoot("src/dataset/platforms.txt"), "utf8")
   .split("\n")
   .map((line) => line.trim())
   .filter((line) => line !== "");

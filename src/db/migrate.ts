@@ -18,6 +18,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type BetterSqlite3 from "better-sqlite3";
 import type pg from "pg";
+import { fromRoot } from "../root.ts";
 
 export type MigrationSet = "meta" | "snapshot";
 export type MigrationPhase = "before-load" | "after-load" | "all";
@@ -30,8 +31,8 @@ interface Migration {
   afterLoad: string[];
 }
 
-/** Relative to this file, so it does not depend on the working directory. */
-const MIGRATIONS_DIR = new URL("../../prisma/migrations/", import.meta.url);
+/** In the project's directory, so it does not depend on the working directory. */
+const MIGRATIONS_DIR = fromRoot("prisma/migrations/");
 const AFTER_LOAD_MARKER = /^--[ \t]*@after-load[ \t]*$/m;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 

@@ -41,7 +41,8 @@ export function startServer(db: TestDatabase, port: number, extraEnv: Record<str
   delete env.TLS_KEY_FILE;
   delete env.NODE_ENV;
   if (db.config.database.kind === "postgresql") env.DATABASE_URL = db.config.database.url;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], {
+  // The bundle npm start runs (built by the global setup, test/support/build.ts).
+  const child = spawn(process.execPath, ["dist/server.js"], {
     cwd: join(import.meta.dirname, "../.."),
     env,
     stdio: ["ignore", "pipe", "pipe"],

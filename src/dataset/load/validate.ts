@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { z } from "zod";
+import { fromRoot } from "../../root.ts";
 import { AppRecord, DomainRecord, formatIssue, ReviewRecord } from "../record.ts";
 import type { Line, SnapshotFile } from "./read.ts";
 import {
@@ -153,7 +154,7 @@ export class ValidationPool {
   private seq = 0;
 
   constructor(readonly size: number) {
-    const url = new URL("./validate-worker.mjs", import.meta.url);
+    const url = fromRoot("src/dataset/load/validate-worker.mjs");
     this.workers = Array.from({ length: size }, () => {
       const w = new Worker(url);
       w.on("message", ({ seq, results }: { seq: number; results: Prepared[] }) => {
