@@ -471,22 +471,38 @@ function startServer(env: NodeJS.ProcessEnv): Promise<Proc> {
 /** a / b, or null when either side completed no request (0 req/s). */
 const ratioOf = (a: number, b: number): number | null => (a > 0 && b > 0 ? a / b : null);
 
-/** This run's results, then those of the other sizes kept in bench/out, smallest first. */
-function withOtherSizes(results: DbResult[]): DbResult[] {
-  const dir = join(root, "bench", "out");
-  const others = readdirSync(dir)
-    .filter(
-      (f) => /^results-\d+\.json$/.test(f) && (values["report-only"] || f !== `results-${domains}.json`),
-    )
+const kept = (f: string) => join(root, "bench", "out", f);
+
+/** Whether a kept result can be reported (older benches kept no seconds or connections). */
+const reportable = (r: DbResult) => typeof r.seconds === "number" && typeof r.connections === "number";
+
+/**
+ * Every result kept in bench/out (results-<N>.json: the latest run of each database at N Domains),
+ * smallest first.
+ */
+function keptResults(): DbResult[] {
+  return readdirSync(kept("."))
+    .filter((f) => /^results-\d+\.json$/.test(f))
     .flatMap((f) => {
-      const kept = JSON.parse(readFileSync(join(dir, f), "utf8")) as DbResult[];
-      if (kept.some((r) => typeof r.seconds !== "number" || typeof r.connections !== "number"))
+      const results = JSON.parse(readFileSync(kept(f), "utf8")) as DbResult[];
+      if (!results.every(reportable))
         throw new Error(
           `bench/out/${f} was written by an older bench (no seconds or connections): measure it again`,
         );
-      return kept;
-    });
-  return [...results, ...others].sort((a, b) => a.domains - b.domains || a.kind.localeCompare(b.kind));
+      return results;
+    })
+    .sort((a, b) => a.domains - b.domains || a.kind.localeCompare(b.kind));
+}
+
+/**
+ * Keeps this run's results in results-<N>.json, in place of the same databases' earlier ones: a run
+ * of one database leaves the other's latest result (and the report's section of it) in place.
+ */
+function keep(results: DbResult[]): void {
+  const file = kept(`results-${domains}.json`);
+  const earlier = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DbResult[]) : [];
+  const others = earlier.filter((r) => reportable(r) && !results.some((x) => x.kind === r.kind));
+  writeFileSync(file, JSON.stringify([...others, ...results], null, 2));
 }
 
 /** Latency from the smallest to the largest dataset, per database: the target is within 2×. */
@@ -613,9 +629,9 @@ const results: DbResult[] = [];
 if (!values["report-only"]) {
   await ensureDataset();
   for (const kind of kinds) results.push(await benchDatabase(kind));
-  writeFileSync(join(root, "bench", "out", `results-${domains}.json`), JSON.stringify(results, null, 2));
+  keep(results);
 }
-const text = report(withOtherSizes(results));
+const text = report(keptResults());
 mkdirSync(dirname(resolve(root, values.out)), { recursive: true });
 writeFileSync(resolve(root, values.out), text);
 console.log(`\n${text}`);
