@@ -19,5 +19,4 @@ function findRoot(from: string): string {
 export const ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
 
 /** A file URL of `path`, relative to the project's directory (a trailing slash is kept). */
-export const fromRoot = (path: string): URL =>
-  pathToFileURL(join(ROOT, path) + (path.endsWith("/") ? "/" : ""));
+export const fromRoot = (path: string): URL => pathToFileURL(join(ROOT, path));
