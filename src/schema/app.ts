@@ -7,7 +7,7 @@ import {
   type AppFilter as AppFilterShape,
   toAppWhere,
 } from "../query/app-filter.ts";
-import { allOf, searchWhere } from "../query/filter.ts";
+import { allOf } from "../query/filter.ts";
 import {
   type AppRow,
   appById,
@@ -21,6 +21,7 @@ import {
   rowsOfKeys,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE } from "../query/page.ts";
+import { searchCondition } from "../query/search.ts";
 import { APP_SORTS, type Order, toSortKeys } from "../query/sort.ts";
 import { builder, legacy, pagedComplexity, rateLimited, SortDirection } from "./builder.ts";
 import { connectionOf, offsetArg, pageArgs } from "./connection.ts";
@@ -200,7 +201,10 @@ builder.queryField("apps", (t) =>
     },
     resolve: async (_root, args, ctx) => {
       const keys = toSortKeys(APP_SORTS, args.orderBy, DEFAULT_APP_ORDER);
-      const where = allOf([toAppWhere(args.filter), searchWhere(args.search)]);
+      const where = allOf([
+        toAppWhere(args.filter),
+        await searchCondition("app", args.search, () => servedOf(ctx).sql),
+      ]);
       const { prisma } = servedOf(ctx);
       return connectionPage(ctx, {
         args,

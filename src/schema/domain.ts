@@ -17,7 +17,7 @@ import {
   resolveAppKeys,
   toDomainWhere,
 } from "../query/domain-filter.ts";
-import { allOf, searchWhere } from "../query/filter.ts";
+import { allOf } from "../query/filter.ts";
 import type { Where } from "../query/keyset.ts";
 import {
   appByIdentifier,
@@ -37,6 +37,7 @@ import {
   technologyByPk,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
+import { searchCondition } from "../query/search.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "../query/sort.ts";
 import { App } from "./app.ts";
 import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
@@ -448,7 +449,11 @@ async function domainPage(
   // Only the columns the page's selection reads, with the key and the sort keys for its cursors.
   const fields = domainFieldsOf(info, ["edges", "node"], ["pk", "name", ...keys.map((k) => k.field)]);
   const where = await resolveAppKeys(
-    allOf([base, toDomainWhere(args.filter), searchWhere(args.search)]),
+    allOf([
+      base,
+      toDomainWhere(args.filter),
+      await searchCondition("domain", args.search, () => servedOf(ctx).sql),
+    ]),
     async (ids) =>
       (await appByIdentifier(ctx).loadMany(ids)).map((app) => {
         if (app instanceof Error) throw app;

@@ -47,6 +47,12 @@ export interface DbTable {
 
 /** Bookkeeping of src/db/migrate.ts, present in every migrated database but not in the model. */
 const IGNORED_TABLES = new Set(["_migration"]);
+/**
+ * The search's trigram indexes (migrations 0003_search_trigram.sql), which Prisma's model cannot
+ * state: SQLite's FTS5 tables with the shadow tables FTS5 keeps, and PostgreSQL's GIN indexes.
+ */
+const SEARCH_TABLES = /^(app|domain)_search(_(data|idx|docsize|config))?$/;
+const SEARCH_INDEXES = new Set(["app_search_text_trgm_idx", "domain_search_text_trgm_idx"]);
 
 /** The column type each Prisma scalar must have, as introspection reports it. */
 const COLUMN_TYPES: Record<Provider, Record<string, string>> = {
@@ -107,7 +113,11 @@ export function compareModelWithDatabase(
 
   const expectedTables = new Set(modelNames.map(tableOf));
   for (const table of tables) {
-    if (!expectedTables.has(table.name) && !IGNORED_TABLES.has(table.name)) {
+    if (
+      !expectedTables.has(table.name) &&
+      !IGNORED_TABLES.has(table.name) &&
+      !SEARCH_TABLES.test(table.name)
+    ) {
       problems.push(`table "${table.name}" is not in the model`);
     }
   }
@@ -185,7 +195,7 @@ export function compareModelWithDatabase(
       }
     }
     for (const index of table.indexes) {
-      if (!matched.has(index.name)) {
+      if (!matched.has(index.name) && !SEARCH_INDEXES.has(index.name)) {
         problems.push(
           `${modelName}: index "${index.name}" on "${t}" ${list(index.columns)} is not in the model`,
         );
