@@ -50,7 +50,8 @@ export async function searchCondition(
   if (!where) return null;
   const sql = reader();
   if (sql.kind !== "sqlite") return where;
-  const words = searchWords(search as string).filter((w) => w.length >= TRIGRAM);
+  // Characters, not UTF-16 units: a trigram is three characters.
+  const words = searchWords(search as string).filter((w) => [...w].length >= TRIGRAM);
   if (!words.length || !(await hasSearchTable(sql, table))) return where;
   // Words are letters and digits only (searchWords): no LIKE wildcard to escape.
   const rows = await sql.all(
