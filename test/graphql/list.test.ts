@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import type { AppRecord, DomainRecord } from "../../src/dataset/record.ts";
 import { CONTACT_TYPES, FEATURES, TAGS } from "../../src/dataset/vocabulary.ts";
 import { type GqlResult, startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { readJsonl } from "../support/jsonl.ts";
 import {
   APP_INT_RANGES,
   APP_LIST_FIELDS,
@@ -106,13 +106,6 @@ const scratch = tempDir("storegraph-list-");
 let oracle: Oracle;
 let domains: DomainRecord[];
 let apps: AppRecord[];
-
-function readJsonl<T>(file: string): T[] {
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as T);
-}
 
 beforeAll(async () => {
   await generateDataset({ domains: 400, apps: 60, seed: 7, outDir: scratch.dir });

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDataset } from "../../src/dataset/generate.ts";
@@ -9,6 +8,7 @@ import { searchCondition } from "../../src/query/search.ts";
 import { Oracle, searchText } from "../graphql/oracle.ts";
 import { type GqlResult, startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { readJsonl } from "../support/jsonl.ts";
 
 // Searches (q) through the trigram indexes (prisma/migrations/…/0003_search_trigram.sql): the
 // same matches as the reference implementation whichever way a search is answered (SQLite: keys
@@ -18,12 +18,6 @@ const scratch = tempDir("storegraph-search-");
 let domains: DomainRecord[];
 let apps: AppRecord[];
 let oracle: Oracle;
-
-const readJsonl = <T>(file: string): T[] =>
-  readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as T);
 
 /** Words of at least `min` letters in `texts`, with how many of the texts contain each. */
 function wordCounts(texts: string[], min: number): Map<string, number> {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
@@ -12,6 +12,7 @@ import type { SnapshotStore } from "../../src/db/store.ts";
 import { type DomainFilterInput, type DomainSortField, type ListArgs, Oracle } from "../graphql/oracle.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { readJsonl } from "../support/jsonl.ts";
 
 // Whole results of List Domains (api.md 4.7, decisions.md "cursor=all and export"): cursor=all
 // jobs (202 while running, then 200 with the result, shared by server instances through the meta
@@ -30,13 +31,6 @@ let oracle: Oracle;
 let oracleB: Oracle;
 let domains: DomainRecord[];
 let platform: string;
-
-function readJsonl<T>(file: string): T[] {
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as T);
-}
 
 function oracleOf(dir: string): Oracle {
   return new Oracle(

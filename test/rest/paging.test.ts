@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDataset } from "../../src/dataset/generate.ts";
@@ -7,6 +6,7 @@ import type { AppRecord, DomainRecord } from "../../src/dataset/record.ts";
 import { Oracle } from "../graphql/oracle.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { readJsonl } from "../support/jsonl.ts";
 
 // List Domains (api.md 4.7, decisions.md "List Domains") paged to the end with next_cursor over a
 // generated dataset, against the reference implementation of test/graphql/oracle.ts: every
@@ -22,13 +22,6 @@ const dirB = join(scratch.dir, "b");
 let oracle: Oracle;
 let oracleB: Oracle;
 let domains: DomainRecord[];
-
-function readJsonl<T>(file: string): T[] {
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l) => JSON.parse(l) as T);
-}
 
 function oracleOf(dir: string): Oracle {
   return new Oracle(
