@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDataset } from "../../src/dataset/generate.ts";
@@ -7,7 +6,6 @@ import type { AppRecord, DomainRecord } from "../../src/dataset/record.ts";
 import { CONTACT_TYPES, FEATURES, TAGS } from "../../src/dataset/vocabulary.ts";
 import { type GqlResult, startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
-import { readJsonl } from "../support/jsonl.ts";
 import {
   APP_INT_RANGES,
   APP_LIST_FIELDS,
@@ -28,8 +26,9 @@ import {
   type ListArgs,
   type ListInput,
   type Op,
-  Oracle,
+  type Oracle,
   type Order,
+  oracleOf,
 } from "./oracle.ts";
 
 // The Domain and App lists against a reference implementation (oracle.ts) over the generated
@@ -104,14 +103,13 @@ type AnyArgs = ListArgs<DomainFilterInput, DomainSortField> | ListArgs<AppFilter
 
 const scratch = tempDir("storegraph-list-");
 let oracle: Oracle;
-let domains: DomainRecord[];
-let apps: AppRecord[];
+let domains: readonly DomainRecord[];
+let apps: readonly AppRecord[];
 
 beforeAll(async () => {
   await generateDataset({ domains: 400, apps: 60, seed: 7, outDir: scratch.dir });
-  domains = readJsonl<DomainRecord>(join(scratch.dir, "domains.jsonl"));
-  apps = readJsonl<AppRecord>(join(scratch.dir, "apps.jsonl"));
-  oracle = new Oracle(domains, apps, PLATFORM_LIST);
+  oracle = oracleOf(scratch.dir);
+  ({ domains, apps } = oracle);
 });
 
 afterAll(() => scratch.remove());
@@ -246,7 +244,10 @@ function respell(field: DomainListField | AppListField, v: string): string | nul
 }
 
 /** The other filters a filter needs (api.md 4.7), with values that occur together with `values`. */
-function domainContext(field: DomainListField): { filter: DomainFilterInput; records: DomainRecord[] } {
+function domainContext(field: DomainListField): {
+  filter: DomainFilterInput;
+  records: readonly DomainRecord[];
+} {
   if (field !== "administrativeAreaLevel1" && field !== "city") return { filter: {}, records: domains };
   const withArea = domains.filter((d) => d.administrative_area_level_1 !== undefined);
   const country = ranked(withArea, (d) => opt(d.country_code))[0];

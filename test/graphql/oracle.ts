@@ -1,5 +1,8 @@
+import { join } from "node:path";
+import { PLATFORM_LIST } from "../../src/dataset/platforms.ts";
 import type { AppRecord, DomainRecord } from "../../src/dataset/record.ts";
 import { CONTACT_TYPES, FEATURES, TAGS } from "../../src/dataset/vocabulary.ts";
+import { readJsonl } from "../support/jsonl.ts";
 
 /**
  * A plain-JS reference implementation of the Domain and App lists (filters, search, sort) over
@@ -642,4 +645,13 @@ function requirementsProblem(f: DomainFilterInput): string | null {
     return "city without countryCode and administrativeAreaLevel1";
   }
   return null;
+}
+
+/** The reference implementation over a generated dataset's directory (domains.jsonl, apps.jsonl). */
+export function oracleOf(dir: string): Oracle {
+  return new Oracle(
+    readJsonl<DomainRecord>(join(dir, "domains.jsonl")),
+    readJsonl<AppRecord>(join(dir, "apps.jsonl")),
+    PLATFORM_LIST,
+  );
 }

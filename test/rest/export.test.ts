@@ -5,14 +5,18 @@ import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
-import { PLATFORM_LIST } from "../../src/dataset/platforms.ts";
-import type { AppRecord, DomainRecord } from "../../src/dataset/record.ts";
+import type { DomainRecord } from "../../src/dataset/record.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
-import { type DomainFilterInput, type DomainSortField, type ListArgs, Oracle } from "../graphql/oracle.ts";
+import {
+  type DomainFilterInput,
+  type DomainSortField,
+  type ListArgs,
+  type Oracle,
+  oracleOf,
+} from "../graphql/oracle.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
-import { readJsonl } from "../support/jsonl.ts";
 
 // Whole results of List Domains (api.md 4.7, decisions.md "cursor=all and export"): cursor=all
 // jobs (202 while running, then 200 with the result, shared by server instances through the meta
@@ -31,14 +35,6 @@ let oracle: Oracle;
 let oracleB: Oracle;
 let domains: DomainRecord[];
 let platform: string;
-
-function oracleOf(dir: string): Oracle {
-  return new Oracle(
-    readJsonl<DomainRecord>(join(dir, "domains.jsonl")),
-    readJsonl<AppRecord>(join(dir, "apps.jsonl")),
-    PLATFORM_LIST,
-  );
-}
 
 beforeAll(async () => {
   await generateDataset({ domains: 2500, apps: 80, seed: 2024, outDir: dirA });

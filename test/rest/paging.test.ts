@@ -1,12 +1,10 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDataset } from "../../src/dataset/generate.ts";
-import { PLATFORM_LIST } from "../../src/dataset/platforms.ts";
-import type { AppRecord, DomainRecord } from "../../src/dataset/record.ts";
-import { Oracle } from "../graphql/oracle.ts";
+import type { DomainRecord } from "../../src/dataset/record.ts";
+import { type Oracle, oracleOf } from "../graphql/oracle.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
-import { readJsonl } from "../support/jsonl.ts";
 
 // List Domains (api.md 4.7, decisions.md "List Domains") paged to the end with next_cursor over a
 // generated dataset, against the reference implementation of test/graphql/oracle.ts: every
@@ -22,14 +20,6 @@ const dirB = join(scratch.dir, "b");
 let oracle: Oracle;
 let oracleB: Oracle;
 let domains: DomainRecord[];
-
-function oracleOf(dir: string): Oracle {
-  return new Oracle(
-    readJsonl<DomainRecord>(join(dir, "domains.jsonl")),
-    readJsonl<AppRecord>(join(dir, "apps.jsonl")),
-    PLATFORM_LIST,
-  );
-}
 
 /** Distinct values of a Domain attribute, most frequent first. */
 function ranked(values: (d: DomainRecord) => string | undefined): string[] {
