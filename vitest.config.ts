@@ -17,5 +17,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Suites create their own databases; two cores, so keep parallelism modest.
     maxWorkers: 2,
+    // Not UTC, and not the machine's zone: a time read or written in the process's local zone
+    // (a TIMESTAMP without zone taken as local time) fails here rather than only on other hosts.
+    env: { TZ: "America/New_York" },
   },
 });

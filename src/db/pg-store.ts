@@ -1,6 +1,7 @@
 import pg from "pg";
 import { applyPgMigrations } from "./migrate.ts";
 import { PgSnapshotWriter } from "./pg-writer.ts";
+import { utc } from "./reader.ts";
 import type { RawSnapshotRow, SnapshotCounts, SnapshotRow, SnapshotStore, SnapshotWriter } from "./store.ts";
 import { LoadInProgressError, toSnapshotRow } from "./store.ts";
 
@@ -23,7 +24,15 @@ export class PgSnapshotStore implements SnapshotStore {
   ) {}
 
   static async open(url: string): Promise<PgSnapshotStore> {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: 4,
+      // Its TIMESTAMP columns hold UTC (written as now() in UTC, below), as the snapshots' do.
+      types: {
+        getTypeParser: ((oid: number, format?: "text" | "binary") =>
+          oid === 1114 ? utc : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
+    });
     // An idle connection that the server closes (restart, admin command) must not crash the
     // process: the pool drops it and the next query connects again.
     pool.on("error", () => {});
@@ -89,7 +98,7 @@ export class PgSnapshotStore implements SnapshotStore {
   async begin(source: string): Promise<{ version: number; writer: SnapshotWriter }> {
     const [{ version }] = await this.query<{ version: number }>(
       `INSERT INTO "${META_SCHEMA}".snapshot (status, started_at, location, source)
-       VALUES ('loading', now(), '', $1) RETURNING version`,
+       VALUES ('loading', (now() AT TIME ZONE 'UTC'), '', $1) RETURNING version`,
       [source],
     );
     const schema = snapshotSchema(version);
@@ -102,7 +111,7 @@ export class PgSnapshotStore implements SnapshotStore {
 
   async publish(version: number, counts: SnapshotCounts, keep: number): Promise<void> {
     await this.query(
-      `UPDATE "${META_SCHEMA}".snapshot SET status = 'ready', finished_at = now(), apps = $1, domains = $2, reviews = $3
+      `UPDATE "${META_SCHEMA}".snapshot SET status = 'ready', finished_at = (now() AT TIME ZONE 'UTC'), apps = $1, domains = $2, reviews = $3
        WHERE version = $4 AND status = 'loading'`,
       [counts.apps, counts.domains, counts.reviews, version],
     );
@@ -120,7 +129,7 @@ export class PgSnapshotStore implements SnapshotStore {
 
   async fail(version: number, error: string): Promise<void> {
     const [r] = await this.query<{ location: string }>(
-      `UPDATE "${META_SCHEMA}".snapshot SET status = 'failed', finished_at = now(), error = $1
+      `UPDATE "${META_SCHEMA}".snapshot SET status = 'failed', finished_at = (now() AT TIME ZONE 'UTC'), error = $1
        WHERE version = $2 AND status = 'loading' RETURNING location`,
       [error.slice(0, 10_000), version],
     );

@@ -82,7 +82,7 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
 }
 
 /** TIMESTAMP(3) holds UTC without a zone: read it as UTC, not as the process's local time. */
-const utc = (s: string) => new Date(`${s.replace(" ", "T")}Z`);
+export const utc = (s: string) => new Date(`${s.replace(" ", "T")}Z`);
 
 function pgReader(url: string, schema: string, { onQuery }: ReaderOptions): SqlReader {
   const pool = new pg.Pool({
