@@ -10,8 +10,8 @@ import {
 } from "graphql";
 import { LRUCache } from "lru-cache";
 import type { SqlReader } from "../db/reader.ts";
-import type { Technology } from "../generated/sqlite/client.ts";
-import { type AppRow, READS, readDomainsByName } from "../query/loaders.ts";
+import type { DomainApp, DomainTechnology, Technology } from "../generated/sqlite/client.ts";
+import { type AppRow, DOMAIN_CHILDREN, type DomainChild, READS, readDomainPage } from "../query/loaders.ts";
 import { APP_RELATIONS } from "../schema/app.ts";
 import { DOMAIN_RELATIONS } from "../schema/domain.ts";
 import { modelFieldsOf } from "../schema/domain-columns.ts";
@@ -170,17 +170,13 @@ function valueText(f: FieldPlan, source: View): string | null {
     : write(value as View, plan);
 }
 
-/** The batch reads of the Domain relations whose values need no other read (DOMAIN_RELATIONS). */
-const DOMAIN_READS = {
-  categories: READS.domainCategories,
-  features: READS.domainFeatures,
-  tags: READS.domainTags,
-  salesChannels: READS.domainSalesChannels,
-  shipsToCountries: READS.domainShipsTo,
-  contactInfo: READS.domainContacts,
-  mostRecentlyPublishedProduct: READS.domainProduct,
-} as const;
-type DirectRelation = keyof typeof DOMAIN_READS;
+/** The Domain relations read from the Domain's child tables, with its row (readDomainPage). */
+const CHILDREN = Object.keys(DOMAIN_CHILDREN) as DomainChild[];
+/** The direct ones: their value is a function of the child rows alone (DOMAIN_RELATIONS). */
+const DIRECT = CHILDREN.filter((c) => c !== "technologies" && c !== "apps") as Exclude<
+  DomainChild,
+  "technologies" | "apps"
+>[];
 
 /** Hands `object` the value of its relation field `field`. */
 function provide(object: object, field: string, value: unknown): void {
@@ -279,45 +275,59 @@ export async function domainLines(
 ): Promise<string[]> {
   if (!names.length) return [];
   const { plan, columns, appFields } = compiled(selection);
-  const rows = (await readDomainsByName(sql, names, columns)).map((r, i) => {
+  const wanted = plan.names;
+  const page = await readDomainPage(
+    sql,
+    names,
+    columns,
+    CHILDREN.filter((c) => wanted.has(c)),
+  );
+  const rows = page.rows.map((r, i) => {
     if (!r) throw new Error(`Domain ${names[i]} vanished between its page and its read`);
     return r;
   });
-  const pks = rows.map((r) => r.pk);
-  const wanted = plan.names;
   const each = <V>(values: V[], field: string, value: (v: V) => unknown) => {
     for (let i = 0; i < rows.length; i++) provide(rows[i], field, value(values[i]));
   };
+  const childRows = (child: DomainChild) => page.children[child] as never[][];
+  for (const field of DIRECT) {
+    if (wanted.has(field)) each(childRows(field), field, DOMAIN_RELATIONS[field] as (v: unknown) => unknown);
+  }
   const shared = sharedRows(sql);
   const reads: Promise<void>[] = [];
-  for (const field of Object.keys(DOMAIN_READS) as DirectRelation[]) {
-    if (!wanted.has(field)) continue;
-    const read = DOMAIN_READS[field] as (sql: SqlReader, pks: number[]) => Promise<unknown[]>;
-    const value = DOMAIN_RELATIONS[field] as (v: unknown) => unknown;
-    reads.push(read(sql, pks).then((values) => each(values, field, value)));
-  }
-  if (wanted.has("technologies"))
+  if (wanted.has("mostRecentlyPublishedProduct"))
     reads.push(
-      READS.domainTechnologies(sql, pks).then(async (groups) => {
-        const keys = groups.flat().map((r) => r.technologyPk);
-        const technologies = await rowsByPk(sql, shared.technologies, keys, READS.technologyByPk);
-        each(groups, "technologies", (g) => DOMAIN_RELATIONS.technologies(g, (pk) => technologies.get(pk)));
-      }),
+      READS.domainProduct(
+        sql,
+        rows.map((r) => r.pk),
+      ).then((values) =>
+        each(values, "mostRecentlyPublishedProduct", DOMAIN_RELATIONS.mostRecentlyPublishedProduct),
+      ),
     );
-  if (wanted.has("apps"))
+  if (wanted.has("technologies")) {
+    const groups = childRows("technologies") as DomainTechnology[][];
+    const keys = groups.flat().map((r) => r.technologyPk);
     reads.push(
-      READS.domainApps(sql, pks).then(async (groups) => {
-        const installs = groups.flat();
-        const apps = await readApps(
-          sql,
-          shared,
-          appFields,
-          installs.map((r) => r.appPk),
-        );
+      rowsByPk(sql, shared.technologies, keys, READS.technologyByPk).then((technologies) =>
+        each(groups, "technologies", (g) => DOMAIN_RELATIONS.technologies(g, (pk) => technologies.get(pk))),
+      ),
+    );
+  }
+  if (wanted.has("apps")) {
+    const groups = childRows("apps") as DomainApp[][];
+    const installs = groups.flat();
+    reads.push(
+      readApps(
+        sql,
+        shared,
+        appFields,
+        installs.map((r) => r.appPk),
+      ).then((apps) => {
         for (const r of installs) provide(r, "app", apps.get(r.appPk));
         each(groups, "apps", DOMAIN_RELATIONS.apps);
       }),
     );
+  }
   await Promise.all(reads);
   return rows.map((r) => write(r as unknown as View, plan));
 }

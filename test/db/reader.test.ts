@@ -3,6 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TABLES, type TableKey } from "../../src/dataset/load/rows.ts";
 import { columnsOf, fieldName, selectList, toModel } from "../../src/db/reader.ts";
 import { Prisma } from "../../src/generated/sqlite/client.ts";
+import {
+  DOMAIN_CHILDREN,
+  type DomainChild,
+  READS,
+  readDomainPage,
+  readDomainsByName,
+} from "../../src/query/loaders.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { writeSnapshotDir } from "../support/fixture.ts";
@@ -65,5 +72,50 @@ describe.each(databaseKinds())("reads on %s", (kind) => {
     const rows = await sql.all(text, [sql.keysParam([...some, -1])]);
     expect(rows.map(([pk]) => pk)).toEqual(some);
     expect(await sql.all(text, [sql.keysParam([])])).toEqual([]);
+  });
+
+  it("readDomainPage gives what the loaders' reads give: rows in the order asked, children per Domain", async () => {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("no snapshot");
+    const { sql } = served;
+    const all = (await sql.all(`SELECT "name" FROM ${sql.table("domain")} ORDER BY "name" DESC`, [])).map(
+      ([n]) => n as string,
+    );
+    const children = Object.keys(DOMAIN_CHILDREN) as DomainChild[];
+    const reads: Record<DomainChild, (pks: number[]) => Promise<unknown[][]>> = {
+      categories: (pks) => READS.domainCategories(sql, pks),
+      features: (pks) => READS.domainFeatures(sql, pks),
+      tags: (pks) => READS.domainTags(sql, pks),
+      salesChannels: (pks) => READS.domainSalesChannels(sql, pks),
+      shipsToCountries: (pks) => READS.domainShipsTo(sql, pks),
+      contactInfo: (pks) => READS.domainContacts(sql, pks),
+      technologies: (pks) => READS.domainTechnologies(sql, pks),
+      apps: (pks) => READS.domainApps(sql, pks),
+    };
+    // A page, a page with a name the snapshot lacks, one name, and some columns only.
+    const cases: [string[], string[] | null][] = [
+      [all, null],
+      [[all[3], "missing.example.com", all[0]], null],
+      [[all[5]], null],
+      [all.slice(0, 7), ["name", "pk", "rank"]],
+    ];
+    let seen = 0;
+    for (const [names, fields] of cases) {
+      const page = await readDomainPage(sql, names, fields, children);
+      const rows = await readDomainsByName(sql, names, fields);
+      expect(page.rows).toEqual(rows);
+      for (const child of children) {
+        const found = rows.filter((r) => r !== null);
+        const groups = await reads[child](found.map((r) => r.pk));
+        let i = 0;
+        expect(page.children[child], child).toEqual(rows.map((r) => (r ? groups[i++] : [])));
+        seen += groups.flat().length;
+      }
+      expect(Object.keys(page.children).sort()).toEqual([...children].sort());
+      const some = await readDomainPage(sql, names, fields, ["apps"]);
+      expect(Object.keys(some.children)).toEqual(["apps"]);
+    }
+    // The fixture's Domains have rows in their child tables (times among them: installs).
+    expect(seen).toBeGreaterThan(50);
   });
 });
