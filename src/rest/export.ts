@@ -69,11 +69,16 @@ function readQuery(o: Options): DomainQuery {
 
 const rename = (a: string) => optionOfArgument(DOMAIN_TABLES, a);
 
-/** Every matching Domain's JSON text, in pages of BATCH. */
+/**
+ * Every matching Domain's JSON text, in pages of BATCH. Reads run a page ahead of the writing: as
+ * a page is handed on, the next page's names are read, and its Domains as soon as they are
+ * named, so on PostgreSQL the database works while this process writes (on SQLite, in process,
+ * a read runs as it is started). At most two pages are read but not yet handed on.
+ */
 async function* domainPages(deps: ExportDeps, request: Request, q: DomainQuery): AsyncGenerator<string[]> {
   const query = DOMAIN_NAMES_DOCUMENT();
-  let after: string | null = null;
-  for (;;) {
+  type Page = { lines: Promise<string[]>; next: string | null };
+  const read = async (after: string | null): Promise<Page> => {
     await deps.beforePage?.();
     // The pages draw on no budget: starting the export did (exportDomains, once a minute).
     const result = await deps.execute(request, query, { ...q.variables, first: BATCH, after }, null);
@@ -87,10 +92,24 @@ async function* domainPages(deps: ExportDeps, request: Request, q: DomainQuery):
     const served = result.served;
     if (!served) throw new Error("an export page answered without a snapshot");
     const names = conn.edges.map((e) => e.node.name);
-    yield await domainLines(served.sql, q.sel, names);
-    if (!conn.pageInfo.hasNextPage || !conn.pageInfo.endCursor) return;
-    after = conn.pageInfo.endCursor;
+    const lines = domainLines(served.sql, q.sel, names);
+    return { lines: handled(lines), next: conn.pageInfo.hasNextPage ? conn.pageInfo.endCursor : null };
+  };
+  let ahead: Promise<Page> | null = handled(read(null));
+  while (ahead) {
+    const page: Page = await ahead;
+    ahead = page.next ? handled(read(page.next)) : null;
+    yield await page.lines;
   }
+}
+
+/**
+ * `promise`, marked as handled: a read ahead is awaited in its turn or, if the export ends first,
+ * dropped unread, and its failure then must not end the process as an unhandled rejection.
+ */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }
 
 async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery): Promise<number> {

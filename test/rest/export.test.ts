@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
@@ -574,9 +574,12 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         expect(((await first.json()) as Progress).total).toBe(2500);
         const [old] = await jobsSince(ids);
         await secondPage;
-        const [row] = (await jobs()).filter((j) => j.id === old.id);
-        expect(row?.status).toBe("running");
-        expect(Number(row.progress)).toBeGreaterThan(0);
+        // The second page is read ahead, while the first is written: wait for the first.
+        await vi.waitFor(async () => {
+          const [row] = (await jobs()).filter((j) => j.id === old.id);
+          expect(row?.status).toBe("running");
+          expect(Number(row.progress)).toBeGreaterThan(0);
+        });
         release();
         await loading;
         resume();
