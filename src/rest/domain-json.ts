@@ -7,6 +7,7 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
+  isSpecifiedScalarType,
 } from "graphql";
 import { LRUCache } from "lru-cache";
 import type { SqlReader } from "../db/reader.ts";
@@ -71,7 +72,27 @@ function leafWriter(type: GraphQLOutputType): (value: unknown) => string {
     return (v) => `[${(v as unknown[]).map(item).join(",")}]`;
   }
   if (!isLeafType(t)) throw new Error(`${String(type)} is not a leaf type`);
-  return (v) => JSON.stringify(t.serialize(v));
+  const serialized = (v: unknown) => JSON.stringify(t.serialize(v));
+  if (!isSpecifiedScalarType(t)) return serialized;
+  // A built-in scalar given a value of its own type serializes it as it is: write it without the
+  // call (an export writes about a hundred leaves per Domain). Any other value takes the scalar's
+  // own path, with its coercion or its error.
+  switch (t.name) {
+    case "String":
+    case "ID":
+      return (v) => (typeof v === "string" ? JSON.stringify(v) : serialized(v));
+    case "Int":
+      return (v) =>
+        typeof v === "number" && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647
+          ? String(v)
+          : serialized(v);
+    case "Float":
+      return (v) => (typeof v === "number" && Number.isFinite(v) ? String(v) : serialized(v));
+    case "Boolean":
+      return (v) => (v === true ? "true" : v === false ? "false" : serialized(v));
+    default:
+      return serialized;
+  }
 }
 
 /**
@@ -84,6 +105,8 @@ const RELATIONS: Record<string, readonly string[]> = {
   InstalledApp: ["app"],
   App: Object.keys(APP_RELATIONS),
 };
+/** The arguments given to a resolver of the parent alone: one object, not one per call. */
+const NO_ARGS = Object.freeze({});
 /** The relation values of an object, by GraphQL field name. */
 const PROVIDED = Symbol("provided");
 
@@ -95,7 +118,7 @@ function getter(type: GraphQLObjectType, field: GraphQLField<unknown, unknown>):
   const resolve = field.resolve;
   if (!resolve) return (p) => p[name];
   // Resolvers of the parent alone (src/schema): no context, arguments or info to give.
-  return (p) => resolve(p, {}, undefined, undefined as never);
+  return (p) => resolve(p, NO_ARGS, undefined, undefined as never);
 }
 
 /** The plan that writes `selection` of objects of `type`. */

@@ -151,7 +151,7 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
         const next = pending ?? (await pages.next());
         pending = null;
         if (next.done) return controller.close();
-        controller.enqueue(encoder.encode(next.value.map((line) => `${line}\n`).join("")));
+        if (next.value.length) controller.enqueue(encoder.encode(`${next.value.join("\n")}\n`));
       } catch (e) {
         // Mid-stream the status is sent: say what happened on a last line, then break the stream
         // so that the client cannot mistake the partial result for a whole one.
@@ -272,7 +272,7 @@ async function runJob(
     if (format === "json") yield '{"domains":[';
     for await (const lines of domainPages(deps, request, q)) {
       if (format === "json") yield (count === 0 ? "" : ",") + lines.join(",");
-      else yield lines.map((l) => `${l}\n`).join("");
+      else if (lines.length) yield `${lines.join("\n")}\n`;
       count += lines.length;
       await deps.jobs.progress(id, count);
     }
