@@ -285,24 +285,13 @@ export async function readDomainPage(
   const out: Partial<Record<DomainChild, unknown[][]>> = {};
   await Promise.all(
     children.map(async (child) => {
-      const groups = await (READS[CHILD_READS[child]] as BatchRead<number, unknown[]>)(sql, pks);
+      const groups = await domainValuesRead(child)(sql, pks);
       let i = 0;
       out[child] = rows.map((r) => (r ? groups[i++] : []));
     }),
   );
   return { rows, children: out };
 }
-
-const CHILD_READS = {
-  categories: "domainCategories",
-  features: "domainFeatures",
-  tags: "domainTags",
-  salesChannels: "domainSalesChannels",
-  shipsToCountries: "domainShipsTo",
-  contactInfo: "domainContacts",
-  technologies: "domainTechnologies",
-  apps: "domainApps",
-} as const satisfies Record<DomainChild, keyof typeof READS>;
 
 /**
  * A column as a JSON value that toModel reads back as the column itself: times as epoch
