@@ -54,6 +54,40 @@ function toKey(r: Record<string, unknown>): ApiKey {
   };
 }
 
+/** The fewest characters of an id or key prefix that revoke takes (24 bits of an id). */
+export const MIN_SELECTOR = 6;
+
+/** A selector that is too short, or names more than one active key (`matches`). */
+export class KeySelectorError extends Error {
+  override name = "KeySelectorError";
+  constructor(
+    message: string,
+    readonly matches: ApiKey[] = [],
+  ) {
+    super(message);
+  }
+}
+
+function normalizeSelector(selector: string): string {
+  const wanted = selector
+    .trim()
+    .replace(/(…|\.\.\.)$/, "")
+    .toLowerCase();
+  if (wanted.length < MIN_SELECTOR) {
+    throw new KeySelectorError(
+      `"${selector}" is too short: give at least ${MIN_SELECTOR} characters of the key's id or of its prefix (sg_…), as npm run keys -- list shows them`,
+    );
+  }
+  return wanted;
+}
+
+/** One key as `keys list` prints it: id, shown prefix, plan, name, dates and state. */
+export function formatKey(k: ApiKey): string {
+  const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
+  const used = k.lastUsedAt ? k.lastUsedAt.toISOString() : "never";
+  return `${k.id}  ${k.prefix}…  ${k.plan.padEnd(10)}  ${k.name}  created ${k.createdAt.toISOString()}  last used ${used}  ${state}`;
+}
+
 export class ApiKeys {
   /** last_used_at is written at most this often per key, not on every request. */
   private readonly touched = new Map<string, number>();
@@ -89,12 +123,29 @@ export class ApiKeys {
     return (await this.store.metaQuery("SELECT * FROM {meta}.api_key ORDER BY created_at, id")).map(toKey);
   }
 
-  /** Revokes a key by id or prefix; returns the keys revoked (none when nothing matched). */
-  async revoke(idOrPrefix: string): Promise<ApiKey[]> {
-    const matches = (await this.list()).filter(
-      (k) => k.revokedAt === null && (k.id === idOrPrefix || k.prefix === idOrPrefix),
-    );
-    if (matches.length > 1) throw new Error(`"${idOrPrefix}" matches ${matches.length} keys; give the id`);
+  /**
+   * Every key, active or revoked, that `selector` names: its id, or its shown prefix (sg_ and four
+   * characters), starts with it. The selector is taken as `keys list` prints it (a trailing …,
+   * either case), and needs MIN_SELECTOR characters so that a slip cannot name a key by chance.
+   */
+  async match(selector: string): Promise<ApiKey[]> {
+    const wanted = normalizeSelector(selector);
+    return (await this.list()).filter((k) => k.id.startsWith(wanted) || k.prefix.startsWith(wanted));
+  }
+
+  /**
+   * Revokes the one active key `selector` names (see match); returns it, or nothing when no active
+   * key matches. More than one active match is a KeySelectorError listing them: revoked keys are
+   * not candidates, so a prefix stays usable once its twin is revoked.
+   */
+  async revoke(selector: string): Promise<ApiKey[]> {
+    const matches = (await this.match(selector)).filter((k) => k.revokedAt === null);
+    if (matches.length > 1) {
+      throw new KeySelectorError(
+        `"${selector}" matches ${matches.length} keys; give more of the id:\n${matches.map((k) => `  ${formatKey(k)}`).join("\n")}`,
+        matches,
+      );
+    }
     for (const k of matches) {
       await this.store.metaQuery("UPDATE {meta}.api_key SET revoked_at = ? WHERE id = ?", [Date.now(), k.id]);
     }

@@ -1,12 +1,12 @@
 import { parseArgs } from "node:util";
-import { ApiKeys, PLANS, type Plan } from "../auth/keys.ts";
+import { ApiKeys, formatKey, MIN_SELECTOR, PLANS, type Plan } from "../auth/keys.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { openSnapshotStore } from "../db/store.ts";
 
 const USAGE = `usage:
   npm run keys -- create --plan ${PLANS.join("|")} --name "Acme"   prints a new key, once
-  npm run keys -- list                                             name, plan, created, last used
-  npm run keys -- revoke <id or prefix>`;
+  npm run keys -- list                                             id, key prefix, plan, name, dates
+  npm run keys -- revoke <id or key prefix>                        ${MIN_SELECTOR} or more characters of either`;
 
 const parse = () =>
   parseArgs({ allowPositionals: true, options: { plan: { type: "string" }, name: { type: "string" } } });
@@ -42,19 +42,18 @@ async function main(): Promise<number> {
     if (command === "list" && rest.length === 0) {
       const all = await keys.list();
       if (all.length === 0) console.log("no keys yet: npm run keys -- create --plan pro --name <name>");
-      for (const k of all) {
-        const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
-        const used = k.lastUsedAt ? k.lastUsedAt.toISOString() : "never";
-        console.log(
-          `${k.id}  ${k.prefix}…  ${k.plan.padEnd(10)}  ${k.name}  created ${k.createdAt.toISOString()}  last used ${used}  ${state}`,
-        );
-      }
+      for (const k of all) console.log(formatKey(k));
       return 0;
     }
     if (command === "revoke" && rest.length === 1) {
       const revoked = await keys.revoke(rest[0]);
       if (revoked.length === 0) {
-        console.error(`no active key with id or prefix "${rest[0]}" (npm run keys -- list)`);
+        // Revoked keys are listed too, so say when the selector names only those.
+        const gone = await keys.match(rest[0]);
+        const why = gone.length
+          ? `: ${gone.map((k) => `${k.id} (${k.name}) was revoked ${k.revokedAt?.toISOString()}`).join("; ")}`
+          : " (npm run keys -- list)";
+        console.error(`no active key with id or prefix "${rest[0]}"${why}`);
         return 1;
       }
       console.log(`revoked ${revoked[0].id} (${revoked[0].name})`);

@@ -427,6 +427,44 @@ export const ReviewRecord = z.strictObject({
 });
 export type ReviewRecord = z.infer<typeof ReviewRecord>;
 
+/**
+ * The other records that a record which failed its checks still names, read leniently from its
+ * JSON: an App's id; the Apps a Domain counts as installed and the technologies it lists. Its
+ * absence makes cross-record counts come out short, and the loader says those follow from it.
+ */
+export interface NamedKeys {
+  app?: string;
+  installs?: string[];
+  technologies?: string[];
+}
+
+export function namedKeys(kind: "apps" | "domains" | "reviews", value: unknown): NamedKeys | undefined {
+  if (!isObject(value)) return undefined;
+  if (kind === "apps") return typeof value.id === "string" ? { app: value.id } : undefined;
+  if (kind !== "domains") return undefined;
+  // A state that is no state at all may have meant Active: its installs may be the missing ones.
+  const active = value.state === "Active" || !DOMAIN_STATES.includes(value.state as never);
+  const installs = active
+    ? stringsOf(value.apps, (a) => (a.removed_at === undefined ? a.id : undefined))
+    : [];
+  const technologies = stringsOf(value.technologies, (t) => t.name);
+  return installs.length || technologies.length ? { installs, technologies } : undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The distinct strings `pick` finds in the objects of a list (anything else is skipped). */
+function stringsOf(list: unknown, pick: (item: Record<string, unknown>) => unknown): string[] {
+  if (!Array.isArray(list)) return [];
+  const found = new Set<string>();
+  for (const item of list) {
+    const v = isObject(item) ? pick(item) : undefined;
+    if (typeof v === "string") found.add(v);
+  }
+  return [...found];
+}
+
 /** Formats a zod issue as `field: problem`, the loader's message form (docs/dataset.md). */
 export function formatIssue(issue: z.core.$ZodIssue): string {
   const field = issue.path.reduce<string>((acc, p) => {

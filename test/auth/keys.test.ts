@@ -2,11 +2,11 @@ import { execFile } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiKeys, type Plan } from "../../src/auth/keys.ts";
+import { ApiKeys, KeySelectorError, type Plan } from "../../src/auth/keys.ts";
 import { loadConfig } from "../../src/config.ts";
-import { openSnapshotStore } from "../../src/db/store.ts";
+import { openSnapshotStore, type SnapshotStore } from "../../src/db/store.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
-import { databaseKinds } from "../support/databases.ts";
+import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
 /**
@@ -222,6 +222,121 @@ describe.each(databaseKinds())("ApiKeys on %s", (kind) => {
   });
 });
 
+/** A key whose secret starts with `start` (after sg_), written directly so that ids and prefixes are chosen. */
+async function insertKey(
+  keys: ApiKeys,
+  store: SnapshotStore,
+  { id, name, plan, start }: { id: string; name: string; plan: Plan; start: string },
+): Promise<{ key: string; id: string }> {
+  const key = `sg_${start}${unknownKey().slice(3 + start.length)}`;
+  await store.metaQuery(
+    "INSERT INTO {meta}.api_key (id, name, plan, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    [id, name, plan, sha256(key), key.slice(0, 7), Date.now()],
+  );
+  expect((await keys.verify(key))?.id).toBe(id);
+  return { key, id };
+}
+
+/**
+ * Revoking by a shortened id (issue 17): any prefix of 6 or more characters of the id, or of the
+ * key's shown prefix, that names one active key. A fresh database, so that the prefixes chosen
+ * here are the only ones.
+ */
+describe.each(databaseKinds())("revoking by a shortened id or key prefix on %s", (kind) => {
+  let db: TestDatabase;
+  let store: SnapshotStore;
+  let keys: ApiKeys;
+  const add = (id: string, name: string, plan: Plan, start: string) =>
+    insertKey(keys, store, { id, name, plan, start });
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+    store = await openSnapshotStore(db.config);
+    keys = new ApiKeys(store);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it("takes the first 8 characters of the id, and any unique prefix of 6 or more", async () => {
+    const a = await add("3f2a9c1b-0000-4000-8000-000000000001", "Eight", "pro", "aaaa");
+    const b = await add("3f2a9c77-0000-4000-8000-000000000002", "Bystander", "elite", "aaab");
+    const c = await add("5e5e5e5e-0000-4000-8000-000000000003", "Six", "enterprise", "aaac");
+    expect((await keys.revoke("3f2a9c1b")).map((k) => k.id)).toEqual([a.id]);
+    expect(await keys.verify(a.key)).toBeNull();
+    expect((await keys.verify(b.key))?.id).toBe(b.id);
+    expect((await keys.revoke("5e5e5e")).map((k) => k.id)).toEqual([c.id]);
+    expect(await keys.verify(c.key)).toBeNull();
+    // The bystander shares 3f2a9c with the revoked key, which is no longer a candidate.
+    expect((await keys.revoke("3f2a9c")).map((k) => k.id)).toEqual([b.id]);
+  });
+
+  it("an ambiguous id prefix is refused, lists each match's id, name and plan, and revokes nothing", async () => {
+    const a = await add("7b7b7b11-0000-4000-8000-000000000004", "Twin One", "pro", "aaad");
+    const b = await add("7b7b7b22-0000-4000-8000-000000000005", "Twin Two", "enterprise", "aaae");
+    const err = await keys.revoke("7b7b7b").catch((e) => e);
+    expect(err).toBeInstanceOf(KeySelectorError);
+    expect((err as KeySelectorError).matches.map((k) => k.id).sort()).toEqual([a.id, b.id]);
+    const message = (err as Error).message;
+    expect(message).toMatch(/"7b7b7b" matches 2 keys/);
+    for (const [id, name, plan] of [
+      [a.id, "Twin One", "pro"],
+      [b.id, "Twin Two", "enterprise"],
+    ]) {
+      const line = message.split("\n").find((l) => l.includes(id));
+      expect(line, message).toContain(name);
+      expect(line, message).toMatch(new RegExp(`\\b${plan}\\b`));
+    }
+    expect(await keys.verify(a.key)).not.toBeNull();
+    expect(await keys.verify(b.key)).not.toBeNull();
+    // One more character tells them apart.
+    expect((await keys.revoke("7b7b7b2")).map((k) => k.id)).toEqual([b.id]);
+    expect(await keys.verify(a.key)).not.toBeNull();
+  });
+
+  it("takes 6 or 7 characters of the key's shown prefix, and refuses an ambiguous one", async () => {
+    const a = await add("c0c0c0c0-0000-4000-8000-000000000006", "Prefix Six", "pro", "zzz2");
+    const b = await add("c1c1c1c1-0000-4000-8000-000000000007", "Shared A", "elite", "qqqa");
+    const c = await add("c2c2c2c2-0000-4000-8000-000000000008", "Shared B", "pro", "qqqb");
+    expect((await keys.revoke("sg_zzz")).map((k) => k.id)).toEqual([a.id]);
+    expect(await keys.verify(a.key)).toBeNull();
+    const err = await keys.revoke("sg_qqq").catch((e) => e);
+    expect(err).toBeInstanceOf(KeySelectorError);
+    expect((err as Error).message).toContain(b.id);
+    expect((err as Error).message).toContain(c.id);
+    expect(await keys.verify(b.key)).not.toBeNull();
+    expect((await keys.revoke("sg_qqqa")).map((k) => k.id)).toEqual([b.id]);
+    expect(await keys.verify(c.key)).not.toBeNull();
+  });
+
+  it("refuses a prefix under 6 characters, even one that names a single key, and says so", async () => {
+    const a = await add("d4d4d4d4-0000-4000-8000-000000000009", "Short", "pro", "xyzw");
+    for (const short of ["d4d4d", "d4", "sg_xy", "sg_", "", "  "]) {
+      const err = await keys.revoke(short).catch((e) => e);
+      expect(err, JSON.stringify(short)).toBeInstanceOf(KeySelectorError);
+      expect((err as Error).message).toMatch(/at least 6 characters/);
+    }
+    expect(await keys.verify(a.key)).not.toBeNull();
+  });
+
+  it("takes the key's prefix as keys list shows it (with …), and an id in upper case", async () => {
+    const a = await add("e5e5e5e5-0000-4000-8000-00000000000a", "Pasted", "pro", "pppp");
+    const b = await add("f6f6f6f6-0000-4000-8000-00000000000b", "Shouted", "pro", "ppp2");
+    expect((await keys.revoke("sg_pppp…")).map((k) => k.id)).toEqual([a.id]);
+    expect((await keys.revoke("F6F6F6F6")).map((k) => k.id)).toEqual([b.id]);
+    expect(await keys.verify(b.key)).toBeNull();
+  });
+
+  it("a prefix of revoked keys only revokes nothing, and match names the revoked key", async () => {
+    const a = await add("0a0a0a0a-0000-4000-8000-00000000000c", "Gone", "pro", "gggg");
+    expect((await keys.revoke("0a0a0a0a")).map((k) => k.id)).toEqual([a.id]);
+    expect(await keys.revoke("0a0a0a0a")).toEqual([]);
+    const matched = await keys.match("0a0a0a");
+    expect(matched.map((k) => [k.id, k.revokedAt instanceof Date])).toEqual([[a.id, true]]);
+  });
+});
+
 interface CliResult {
   code: number;
   stdout: string;
@@ -253,10 +368,10 @@ describe("the keys command (npm run keys) on sqlite", () => {
   afterAll(() => tmp.remove());
 
   /** ApiKeys over the command's database, opened only while the command is not running. */
-  async function withKeys<T>(f: (keys: ApiKeys) => Promise<T>): Promise<T> {
+  async function withKeys<T>(f: (keys: ApiKeys, store: SnapshotStore) => Promise<T>): Promise<T> {
     const store = await openSnapshotStore(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" }));
     try {
-      return await f(new ApiKeys(store));
+      return await f(new ApiKeys(store), store);
     } finally {
       await store.close();
     }
@@ -315,6 +430,63 @@ describe("the keys command (npm run keys) on sqlite", () => {
     const revoked = await keysCli(dataDir, "revoke", id);
     expect(revoked.code).toBe(0);
     expect(await withKeys((k) => k.verify(key))).toBeNull();
+  });
+
+  it("revoke <the first 8 characters of the id that list shows> revokes the key", async () => {
+    const r = await keysCli(dataDir, "create", "--plan", "elite", "--name", "Short Id");
+    expect(r.code).toBe(0);
+    const key = String(r.stdout.match(KEY_ANYWHERE)?.[0]);
+    const id = String(/Created key (\S+)/.exec(r.stdout)?.[1]);
+    const line = (await keysCli(dataDir, "list")).stdout.split("\n").find((l) => l.includes("Short Id"));
+    expect(line?.startsWith(id)).toBe(true);
+    const revoked = await keysCli(dataDir, "revoke", id.slice(0, 8));
+    expect(revoked, revoked.stderr).toMatchObject({ code: 0 });
+    expect(revoked.stdout).toContain(`revoked ${id}`);
+    expect(await withKeys((k) => k.verify(key))).toBeNull();
+  });
+
+  it("revoke <the key's prefix as list shows it, with …> revokes the key", async () => {
+    const r = await keysCli(dataDir, "create", "--plan", "pro", "--name", "Pasted Prefix");
+    const key = String(r.stdout.match(KEY_ANYWHERE)?.[0]);
+    const line = (await keysCli(dataDir, "list")).stdout.split("\n").find((l) => l.includes("Pasted Prefix"));
+    const shown = line?.split(/\s+/).find((w) => w.startsWith("sg_"));
+    expect(shown).toBe(`${key.slice(0, 7)}…`);
+    const revoked = await keysCli(dataDir, "revoke", String(shown));
+    expect(revoked, revoked.stderr).toMatchObject({ code: 0 });
+    expect(await withKeys((k) => k.verify(key))).toBeNull();
+  });
+
+  it("revoke of an ambiguous prefix lists the matches (id, name, plan) and exits 1", async () => {
+    const twins = await withKeys(async (keys, store) => {
+      return [
+        await insertKey(keys, store, {
+          id: "abcdef01-0000-4000-8000-000000000001",
+          name: "Left",
+          plan: "pro",
+          start: "mmma",
+        }),
+        await insertKey(keys, store, {
+          id: "abcdef02-0000-4000-8000-000000000002",
+          name: "Right",
+          plan: "enterprise",
+          start: "mmmb",
+        }),
+      ];
+    });
+    const r = await keysCli(dataDir, "revoke", "abcdef");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/"abcdef" matches 2 keys/);
+    expect(r.stderr.split("\n").find((l) => l.includes(twins[0].id))).toMatch(/\bpro\b.*Left/);
+    expect(r.stderr.split("\n").find((l) => l.includes(twins[1].id))).toMatch(/\benterprise\b.*Right/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    for (const t of twins) expect(await withKeys((k) => k.verify(t.key))).not.toBeNull();
+  });
+
+  it("revoke of a prefix under 6 characters exits 1 and says so", async () => {
+    const r = await keysCli(dataDir, "revoke", created.id.slice(0, 5));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/at least 6 characters/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
   it.each([

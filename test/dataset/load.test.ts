@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Culprits } from "../../src/dataset/load/culprits.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
-import { LoadValidationError } from "../../src/dataset/load/problems.ts";
+import { LoadValidationError, MAX_LISTED, Problems } from "../../src/dataset/load/problems.ts";
 import { openSnapshotClient } from "../../src/db/client.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
 import { LoadInProgressError, openSnapshotStore } from "../../src/db/store.ts";
@@ -176,6 +177,132 @@ const violations: [string, (f: Fixture) => void, string][] = [
   ["rating out of range", (f) => (f.reviews[1].rating = 6), "reviews.jsonl:2: rating: must be 1..5"],
 ];
 
+/**
+ * One record that fails, and every problem the load reports, in order: the record's own problems
+ * first, then the cross-record problems that follow from it, each naming the line it follows from.
+ */
+const followOns: [string, (f: Fixture) => void, string[]][] = [
+  [
+    "a Domain that fails its own checks",
+    (f) => (f.domains[1].platform = "nosuchshop"),
+    [
+      "domains.jsonl:2: platform: must be a platform of src/dataset/platforms.txt",
+      "domains.jsonl:2: apps[0].platform: is woocommerce, not the Domain's platform nosuchshop",
+      "apps.jsonl:3: installs: is 1 but 0 Active Domains have the App installed (follows from domains.jsonl:2)",
+      "domains.jsonl:1: technologies: Google Analytics has installs 2 but 1 Domain lists it (follows from domains.jsonl:2)",
+    ],
+  ],
+  [
+    "a Domain whose installed App fails a check (the issue's case: follow-ons at higher lines too)",
+    (f) => ((f.domains[0].apps as Json[])[1].removed_at = "2018-01-01T00:00:00Z"),
+    [
+      "domains.jsonl:1: apps[1].removed_at: is before installed_at",
+      "apps.jsonl:1: installs: is 1 but 0 Active Domains have the App installed (follows from domains.jsonl:1)",
+      "domains.jsonl:2: technologies: Google Analytics has installs 2 but 1 Domain lists it (follows from domains.jsonl:1)",
+    ],
+  ],
+  [
+    "a Domain whose installed App is named as another App",
+    (f) => ((f.domains[0].apps as Json[])[0].token = "klaviyo-two"),
+    [
+      "domains.jsonl:1: apps[0]: is shopify.klaviyo-two but App app-1 is shopify.klaviyo (apps.jsonl:1)",
+      "apps.jsonl:1: installs: is 1 but 0 Active Domains have the App installed (follows from domains.jsonl:1)",
+    ],
+  ],
+  [
+    "a Domain dropped as a duplicate name",
+    (f) => Object.assign(f.domains[1], { name: "shop.example.com", tld1: "example.com" }),
+    [
+      "domains.jsonl:2: name: shop.example.com is also the Domain at line 1",
+      "apps.jsonl:3: installs: is 1 but 0 Active Domains have the App installed (follows from domains.jsonl:2)",
+      "domains.jsonl:1: technologies: Google Analytics has installs 2 but 1 Domain lists it (follows from domains.jsonl:2)",
+    ],
+  ],
+  [
+    "an App that fails its own checks",
+    (f) => (f.apps[0].vendor_email = null),
+    [
+      "apps.jsonl:1: vendor_email: is null; leave the field out when the value is unknown",
+      "domains.jsonl:1: apps[0].id: names no App of apps.jsonl (follows from apps.jsonl:1)",
+      "domains.jsonl:3: apps[0].id: names no App of apps.jsonl (follows from apps.jsonl:1)",
+      "reviews.jsonl:1: app.id: names no App of apps.jsonl (follows from apps.jsonl:1)",
+      "reviews.jsonl:2: app.id: names no App of apps.jsonl (follows from apps.jsonl:1)",
+    ],
+  ],
+  [
+    "an App dropped as a duplicate token",
+    (f) => (f.apps[1].token = "klaviyo"),
+    [
+      "apps.jsonl:2: token: shopify.klaviyo is also the App at line 1",
+      "domains.jsonl:1: apps[1].id: names no App of apps.jsonl (follows from apps.jsonl:2)",
+    ],
+  ],
+  [
+    "two Domains that fail, both listing one technology",
+    (f) => {
+      const ga = { ...(f.domains[0].technologies as Json[])[0], installs: 4 };
+      for (const d of f.domains) d.technologies = [ga];
+      f.domains[1].platform = "nosuchshop";
+      f.domains[3].inactive_at = "2025-01-01";
+    },
+    [
+      "domains.jsonl:2: platform: must be a platform of src/dataset/platforms.txt",
+      "domains.jsonl:2: apps[0].platform: is woocommerce, not the Domain's platform nosuchshop",
+      "domains.jsonl:4: inactive_at: is set only for Inactive Domains",
+      "apps.jsonl:3: installs: is 1 but 0 Active Domains have the App installed (follows from domains.jsonl:2)",
+      "domains.jsonl:1: technologies: Google Analytics has installs 4 but 2 Domains list it (follows from domains.jsonl:2, domains.jsonl:4)",
+    ],
+  ],
+  [
+    "a failed Domain beside cross-record problems it cannot explain (those stay the records' own)",
+    (f) => {
+      f.domains[1].platform = "nosuchshop";
+      f.apps[0].installs = 5;
+      for (const d of f.domains.slice(0, 2)) (d.technologies as Json[])[0].installs = 9;
+    },
+    [
+      "apps.jsonl:1: installs: is 5 but 1 Active Domain has the App installed",
+      "domains.jsonl:1: technologies: Google Analytics has installs 9 but 1 Domain lists it",
+      "domains.jsonl:2: platform: must be a platform of src/dataset/platforms.txt",
+      "domains.jsonl:2: apps[0].platform: is woocommerce, not the Domain's platform nosuchshop",
+      "apps.jsonl:3: installs: is 1 but 0 Active Domains have the App installed (follows from domains.jsonl:2)",
+    ],
+  ],
+];
+
+describe("Culprits (what failed records named, to attribute follow-on problems)", () => {
+  it("remembers a bounded number of keys, and a few lines of each for citing", () => {
+    const c = new Culprits(2);
+    c.app("app-1", 1);
+    c.uncounted("app-2", 2);
+    c.unlisted("Google Analytics", 3); // over the limit: not remembered
+    c.uncounted("app-2", 5); // a key already remembered still counts
+    c.uncounted("app-2", 6);
+    c.uncounted("app-2", 7);
+    expect(c.ofApp("app-1")).toBe(1);
+    expect(c.ofApp("app-9")).toBeUndefined();
+    expect(c.ofInstalls("app-2")).toEqual({ count: 4, lines: [2, 5, 6] });
+    expect(c.ofTechnology("Google Analytics")).toEqual({ count: 0, lines: [] });
+    expect(c.size).toBe(2);
+  });
+});
+
+describe("Problems", () => {
+  it("keeps a record's own problems over follow-ons when the list is full, and counts them all", () => {
+    const p = new Problems();
+    const follows = { file: "domains.jsonl", lines: [9], more: 0 };
+    for (let i = 1; i <= MAX_LISTED; i++) p.add("apps.jsonl", i, "installs: is 1 but 0", follows);
+    p.add("domains.jsonl", 9, "platform: must be a platform");
+    const lines = p.lines();
+    expect(lines).toHaveLength(MAX_LISTED);
+    expect(lines[0]).toBe("domains.jsonl:9: platform: must be a platform");
+    expect(lines[1]).toBe("apps.jsonl:1: installs: is 1 but 0 (follows from domains.jsonl:9)");
+    expect(p.summary()).toBe(
+      `${MAX_LISTED + 1} problems found, ${MAX_LISTED} of which follow from others (listed last); ${MAX_LISTED} are listed`,
+    );
+  });
+});
+
 describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
   let db: TestDatabase;
   let store: SnapshotStore;
@@ -278,6 +405,32 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     expect(lines).toContain("domains.jsonl:2: platform: must be a platform of src/dataset/platforms.txt");
     expect(lines.some((l) => l.startsWith("reviews.jsonl:1: (record): is not valid JSON"))).toBe(true);
     expect((await store.current())?.version).toBe(1);
+  });
+
+  it.each(followOns)(
+    "reports %s first, then the problems that follow from it",
+    async (_name, mutate, expected) => {
+      const f = validFixture();
+      mutate(f);
+      const err = await loadSnapshot(store, snapshotDir(f), { keep: 1 }).catch((e) => e);
+      expect(err).toBeInstanceOf(LoadValidationError);
+      expect((err as LoadValidationError).problems.lines()).toEqual(expected);
+      expect((await store.current())?.version).toBe(1);
+    },
+  );
+
+  it("says how many problems follow from others, also when worker threads check the lines", async () => {
+    const [, mutate, expected] = followOns[0];
+    const f = validFixture();
+    mutate(f);
+    const err = await loadSnapshot(store, snapshotDir(f), { keep: 1, workers: 2 }).catch((e) => e);
+    expect(err).toBeInstanceOf(LoadValidationError);
+    expect((err as LoadValidationError).problems.lines()).toEqual(expected);
+    expect((err as Error).message).toBe(
+      `the snapshot was not loaded: 4 problems found, 2 of which follow from others (listed last)\n${expected.join("\n")}`,
+    );
+    const failed = (await store.list()).at(-1);
+    expect(failed?.status).toBe("failed");
   });
 
   it("names missing files and leaves the served snapshot", async () => {

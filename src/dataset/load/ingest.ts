@@ -1,6 +1,8 @@
 import type { SnapshotCounts, SnapshotWriter } from "../../db/store.ts";
 import { P1 } from "../platforms.ts";
-import type { Problems } from "./problems.ts";
+import { type NamedKeys, namedKeys } from "../record.ts";
+import { type Culprit, Culprits } from "./culprits.ts";
+import type { FollowsFrom, Problems } from "./problems.ts";
 import type { LocatedFile, SnapshotFile } from "./read.ts";
 import { readLines } from "./read.ts";
 import type { Row, TableKey } from "./rows.ts";
@@ -41,7 +43,9 @@ export interface IngestOptions {
 /**
  * One pass over apps, domains and reviews: validates each record, writes its rows while the
  * snapshot is still clean (after the first problem it only validates, to list every problem),
- * and keeps just what the cross-record rules need — compact per-Domain arrays, not records.
+ * and keeps just what the cross-record rules need — compact per-Domain arrays, not records —
+ * and, of the records that failed, what they named (Culprits), so that the problems their
+ * absence causes are reported as following from them.
  */
 export class Ingest {
   readonly counts: SnapshotCounts = { apps: 0, domains: 0, reviews: 0 };
@@ -60,6 +64,7 @@ export class Ingest {
   private readonly rankPct: number[] = [];
   private readonly platformRank: number[] = [];
   private readonly platformRankPct: number[] = [];
+  private readonly culprits = new Culprits();
   private pool: ValidationPool | null = null;
   private appFile = "apps.jsonl";
   private domainFile = "domains.jsonl";
@@ -78,6 +83,7 @@ export class Ingest {
     if (!apps || !domains || !reviews) throw new Error("apps, domains and reviews files are all required");
     this.appFile = apps.name;
     this.domainFile = domains.name;
+    this.problems.orderFiles([apps.name, domains.name, reviews.name]);
     const workers = this.options.workers ?? 0;
     this.pool = workers > 0 ? new ValidationPool(workers) : null;
     try {
@@ -110,9 +116,33 @@ export class Ingest {
     const lines = readLines(file, this.options.onBytes);
     for await (const p of prepareLines(kind, lines, this.pool)) {
       if (this.options.signal?.aborted) throw new Error("the load was interrupted");
-      if (p.problems) for (const problem of p.problems) this.problems.add(file.name, p.line, problem);
-      else await handle(p.facts, p.rows, p.line);
+      if (p.problems) {
+        for (const problem of p.problems) this.problems.add(file.name, p.line, problem);
+        this.remember(p.named, p.line);
+      } else await handle(p.facts, p.rows, p.line);
     }
+  }
+
+  /** What a dropped record at `line` named (see Culprits). */
+  private remember(named: NamedKeys | undefined, line: number): void {
+    if (named?.app !== undefined) this.culprits.app(named.app, line);
+    for (const id of named?.installs ?? []) this.culprits.uncounted(id, line);
+    for (const name of named?.technologies ?? []) this.culprits.unlisted(name, line);
+  }
+
+  /** The dropped App record that `id` would have named, if any. */
+  private droppedApp(id: string): FollowsFrom | undefined {
+    const line = this.culprits.ofApp(id);
+    return line === undefined ? undefined : { file: this.appFile, lines: [line], more: 0 };
+  }
+
+  /**
+   * The Domain lines a count `found` short of `declared` follows from: only when counting them
+   * could make up the difference; otherwise the count is wrong in its own right.
+   */
+  private shortBy(declared: number, found: number, c: Culprit): FollowsFrom | undefined {
+    if (!(found < declared && declared <= found + c.count)) return undefined;
+    return { file: this.domainFile, lines: c.lines, more: c.count - c.lines.length };
   }
 
   private async app(a: Facts["apps"], rows: [TableKey, Row[]][], line: number): Promise<void> {
@@ -127,6 +157,7 @@ export class Ingest {
     }
     if (this.appKeys.has(key)) {
       this.problems.add(this.appFile, line, `token: ${key} is also the App at line ${this.appKeys.get(key)}`);
+      this.culprits.app(a.id, line);
       return;
     }
     const pk = ++this.counts.apps;
@@ -156,6 +187,7 @@ export class Ingest {
         line,
         `name: ${d.name} is also the Domain at line ${this.domainLine[other - 1]}`,
       );
+      this.remember(namedKeys("domains", d), line);
       return;
     }
     const pk = ++this.counts.domains;
@@ -188,18 +220,25 @@ export class Ingest {
     d.apps?.forEach((entry, i) => {
       const app = this.apps.get(entry.id);
       if (!app) {
-        this.problems.add(this.domainFile, line, `apps[${i}].id: names no App of ${this.appFile}`);
+        this.problems.add(
+          this.domainFile,
+          line,
+          `apps[${i}].id: names no App of ${this.appFile}`,
+          this.droppedApp(entry.id),
+        );
         return;
       }
+      const counts = d.state === "Active" && entry.removed_at === undefined;
       if (app.platform !== entry.platform || app.token !== entry.token) {
         this.problems.add(
           this.domainFile,
           line,
           `apps[${i}]: is ${entry.platform}.${entry.token} but App ${entry.id} is ${app.platform}.${app.token} (${this.appFile}:${app.line})`,
         );
+        if (counts) this.culprits.uncounted(entry.id, line);
         return;
       }
-      if (d.state === "Active" && entry.removed_at === undefined) this.activeInstalls[app.pk]++;
+      if (counts) this.activeInstalls[app.pk]++;
     });
   }
 
@@ -246,7 +285,7 @@ export class Ingest {
   ): Promise<void> {
     const app = this.apps.get(r.app.id);
     if (!app) {
-      this.problems.add(file, line, `app.id: names no App of ${this.appFile}`);
+      this.problems.add(file, line, `app.id: names no App of ${this.appFile}`, this.droppedApp(r.app.id));
       return;
     }
     if (app.platform !== P1) {
@@ -301,13 +340,14 @@ export class Ingest {
 
   /** App.installs equals its Active installs; review_count covers its reviews. */
   private checkApps(): void {
-    for (const app of this.apps.values()) {
+    for (const [id, app] of this.apps) {
       const active = this.activeInstalls[app.pk];
       if (app.installs !== undefined && app.installs !== active) {
         this.problems.add(
           this.appFile,
           app.line,
           `installs: is ${app.installs} but ${active} Active Domain${active === 1 ? " has" : "s have"} the App installed`,
+          this.shortBy(app.installs, active, this.culprits.ofInstalls(id)),
         );
       }
       const reviews = this.reviewsPerApp[app.pk];
@@ -325,6 +365,7 @@ export class Ingest {
           this.domainFile,
           t.line,
           `technologies: ${name} has installs ${t.installs} but ${t.listedBy} Domain${t.listedBy === 1 ? " lists" : "s list"} it`,
+          this.shortBy(t.installs, t.listedBy, this.culprits.ofTechnology(name)),
         );
       }
     }

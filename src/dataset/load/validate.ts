@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { z } from "zod";
 import { fromRoot } from "../../root.ts";
-import { AppRecord, DomainRecord, formatIssue, ReviewRecord } from "../record.ts";
+import { AppRecord, DomainRecord, formatIssue, type NamedKeys, namedKeys, ReviewRecord } from "../record.ts";
 import type { Line, SnapshotFile } from "./read.ts";
 import {
   appChildRows,
@@ -51,11 +51,12 @@ export interface Facts {
 
 /**
  * A line checked on its own: its facts and rows (primary keys 0, references unresolved — see
- * rows.ts), or its problems as `field: problem`.
+ * rows.ts), or its problems as `field: problem` with the keys it names (to attribute the
+ * problems its absence causes to it).
  */
 export type Prepared<K extends SnapshotFile = SnapshotFile> =
   | { line: number; facts: Facts[K]; rows: [TableKey, Row[]][]; problems?: undefined }
-  | { line: number; problems: string[] };
+  | { line: number; problems: string[]; named?: NamedKeys };
 
 /** JSON-parses, validates and turns one line into rows (pure; runs in a worker or in process). */
 export function prepareLine<K extends SnapshotFile>(kind: K, { line, text }: Line): Prepared<K> {
@@ -66,8 +67,10 @@ export function prepareLine<K extends SnapshotFile>(kind: K, { line, text }: Lin
     return { line, problems: [`(record): is not valid JSON: ${(e as Error).message}`] };
   }
   const parsed = SCHEMAS[kind].safeParse(value, { reportInput: true });
-  if (!parsed.success)
-    return { line, problems: parsed.error.issues.flatMap((i) => formatIssue(i).split("\n")) };
+  if (!parsed.success) {
+    const problems = parsed.error.issues.flatMap((i) => formatIssue(i).split("\n"));
+    return { line, problems, named: namedKeys(kind, value) };
+  }
   return { line, ...PREPARE[kind](parsed.data as never) } as Prepared<K>;
 }
 
