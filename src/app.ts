@@ -12,7 +12,7 @@ import { type Context, createContext } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
-import { createMaskError, useErrorCodes, withInputCodes } from "./errors.ts";
+import { createMaskError, useErrorCodes, useJsonErrorBodies, withInputCodes } from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { useHttpsOnly } from "./https.ts";
@@ -122,6 +122,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       ),
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),
+      useJsonErrorBodies(),
       ...abuseLimits(),
       useCostLimit(),
     ],

@@ -283,6 +283,32 @@ describe.each(databaseKinds())("hostile HTTP on %s", (kind) => {
       { numRuns: RUNS * 2 },
     );
   });
+
+  it("gives /graphql's 415 (a body it cannot read) and 406 (no acceptable type) JSON bodies", async () => {
+    const text = await api.app.fetch("http://localhost/graphql", {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "{ __typename }",
+    });
+    expect(text.status).toBe(415);
+    expect(text.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await text.json()).toEqual({
+      error: expect.stringMatching(/text\/plain.*application\/json/),
+      code: "UNSUPPORTED_MEDIA_TYPE",
+    });
+
+    const html = await api.app.fetch("http://localhost/graphql", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/html" },
+      body: JSON.stringify({ query: "{ __typename }" }),
+    });
+    expect(html.status).toBe(406);
+    expect(html.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await html.json()).toEqual({
+      error: expect.stringMatching(/text\/html.*application\/json/),
+      code: "NOT_ACCEPTABLE",
+    });
+  });
 });
 
 // server.ts is wired to the same listener and handlers: checked once through the bundle that
