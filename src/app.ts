@@ -12,10 +12,10 @@ import { type Context, createContext } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
-import { createMaskError, useErrorCodes, withInputCodes } from "./errors.ts";
+import { createMaskError, useErrorCodes, useJsonErrorBodies, withInputCodes } from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
-import { useHttpsOnly } from "./https.ts";
+import { createHttpsCheck, useHttpsOnly } from "./https.ts";
 import { createLogger } from "./logger.ts";
 import { exportRoutes } from "./rest/export.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
@@ -68,6 +68,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
   const execute: ExecuteGraphQL = (request, query, variables, charge) =>
     executeInternally(yoga, limits, request, query, variables, charge);
   const version = async () => (await snapshots.current())?.snapshot.version ?? null;
+  const httpsAllows = createHttpsCheck(config);
   const yoga: App = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
     graphqlEndpoint: "/graphql",
@@ -75,7 +76,10 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     // A page opened with ?key= (a browser cannot send the header) sends the key as the header.
     // GraphiQL is rendered before other plugins run: without a valid key it is off, and the
     // request meets useAuth's 401 like any other.
-    graphiql: async (request) => {
+    graphiql: async (request, server) => {
+      // Rendered before any plugin's onRequest: over plain HTTP that HTTPS_REQUIRED refuses the
+      // page (which would carry the key) is off, and useHttpsOnly answers the request with 403.
+      if (!httpsAllows(request, server)) return false;
       const key = await graphiqlKey(request, verify);
       if (!key) return false;
       return {
@@ -122,6 +126,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       ),
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),
+      useJsonErrorBodies(),
       ...abuseLimits(),
       useCostLimit(),
     ],

@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
 import { createApp } from "./app.ts";
 import { ApiKeys } from "./auth/keys.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { Snapshots } from "./db/snapshots.ts";
 import { ensureDemoData, ensureDemoKey } from "./demo.ts";
+import { createHttpServer } from "./http.ts";
 import { createLogger } from "./logger.ts";
 
 async function main(): Promise<void> {
@@ -15,12 +14,12 @@ async function main(): Promise<void> {
   await ensureDemoData(config, snapshots.store, log);
   const demoKey = await ensureDemoKey(new ApiKeys(snapshots.store));
   const app = createApp(config, snapshots);
-  const server = config.tls
-    ? createHttpsServer(
-        { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },
-        app,
-      )
-    : createServer(app);
+  const server = createHttpServer(
+    app,
+    config.tls
+      ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
+      : undefined,
+  );
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;

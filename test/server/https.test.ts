@@ -1,14 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer, request as httpRequest, type Server } from "node:http";
-import { createServer as createHttpsServer, request as httpsRequest } from "node:https";
-import type { AddressInfo } from "node:net";
+import { request as httpRequest } from "node:http";
+import { type Server as HttpsServer, request as httpsRequest } from "node:https";
+import type { AddressInfo, Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
+import { createHttpServer } from "../../src/http.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { rawRequest } from "../support/raw-http.ts";
 
 /**
  * TLS served by the server itself (a self-signed certificate made here with openssl), and
@@ -19,7 +21,16 @@ interface Reply {
   body: Record<string, unknown>;
 }
 
-function get(base: string, path: string, headers: Record<string, string>): Promise<Reply> {
+async function get(base: string, path: string, headers: Record<string, string>): Promise<Reply> {
+  const { status, text } = await getText(base, path, headers);
+  return { status, body: JSON.parse(text) };
+}
+
+function getText(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; type: string; text: string }> {
   const url = new URL(path, base);
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
@@ -28,7 +39,9 @@ function get(base: string, path: string, headers: Record<string, string>): Promi
       res.on("data", (c) => {
         text += c;
       });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"]), text }),
+      );
     });
     req.on("error", reject);
     req.end();
@@ -38,7 +51,7 @@ function get(base: string, path: string, headers: Record<string, string>): Promi
 describe("HTTPS", () => {
   const tmp = tempDir("storegraph-https-");
   let api: TestApi;
-  const servers: Server[] = [];
+  const servers: (Server | HttpsServer)[] = [];
   const cert = join(tmp.dir, "cert.pem");
   const key = join(tmp.dir, "key.pem");
 
@@ -51,9 +64,10 @@ describe("HTTPS", () => {
       trustedProxies: base.trustedProxies,
     };
     const app = createApp(config, api.snapshots);
-    const server = tls
-      ? createHttpsServer({ cert: readFileSync(cert), key: readFileSync(key) }, app)
-      : createServer(app);
+    const server = createHttpServer(
+      app,
+      tls ? { cert: readFileSync(cert), key: readFileSync(key) } : undefined,
+    );
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     return `${tls ? "https" : "http"}://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -103,6 +117,32 @@ describe("HTTPS", () => {
     });
     expect((await get(base, "/graphql", auth())).status).toBe(403);
     expect((await get(base, "/healthz", {})).status).toBe(200);
+  });
+
+  it("refuses the GraphiQL page, which carries the key, over plain HTTP", async () => {
+    const page = `/graphql?key=${api.key}`;
+    const html = { accept: "text/html" };
+    const plain = await getText(await serve({ REQUIRE_HTTPS: "true" }, false), page, html);
+    expect(plain.status).toBe(403);
+    expect(plain.type).toMatch(/^application\/json/);
+    expect(JSON.parse(plain.text)).toMatchObject({ code: "HTTPS_REQUIRED" });
+    expect(plain.text).not.toContain(api.key);
+
+    const tls = await getText(await serve({ REQUIRE_HTTPS: "true" }, true), page, html);
+    expect(tls.status).toBe(200);
+    expect(tls.type).toMatch(/^text\/html/);
+    expect(tls.text).toContain(api.key);
+  });
+
+  it("takes an absolute-form https:// target's path, not its word that the request is secure", async () => {
+    const base = await serve({ REQUIRE_HTTPS: "true" }, false);
+    const port = new URL(base).port;
+    const res = await rawRequest(
+      Number(port),
+      `GET https://evil${DOMAIN} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${api.key}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toMatchObject({ code: "HTTPS_REQUIRED" });
   });
 
   it("believes X-Forwarded-Proto only from a trusted proxy", async () => {

@@ -1,0 +1,245 @@
+import {
+  createServer,
+  type IncomingMessage,
+  maxHeaderSize,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
+import { isIPv6 } from "node:net";
+import type { Duplex } from "node:stream";
+
+/**
+ * The HTTP front of the app: whatever arrives on a socket gets a complete JSON answer. The app
+ * (yoga) builds each request's URL from the Host header and the request target, and a value
+ * that does not make a URL became a 500 with a stack trace; requests Node's own parser refuses
+ * got a status line and no body. Both are answered here, before the app, with
+ * `{"error": "...", "code": "..."}`.
+ */
+export function createHttpServer(
+  app: RequestListener,
+  tls?: { cert: Buffer; key: Buffer },
+): Server | HttpsServer {
+  // Node's own check of a missing Host answers 400 without a body: checkRequest answers it instead.
+  const options = { requireHostHeader: false };
+  const listener: RequestListener = (req, res) => {
+    responses.set(req.socket, res);
+    const refused = checkRequest(req);
+    if (refused) sendJson(res, refused);
+    else app(req, res);
+  };
+  const server = tls ? createHttpsServer({ ...tls, ...options }, listener) : createServer(options, listener);
+  server.on("clientError", (err: Error & { code?: string; reason?: unknown }, socket: Duplex) =>
+    answerClientError(err, socket, maxHeaderSize),
+  );
+  // Without a listener Node closes a CONNECT's socket without a word.
+  server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
+    endSocket(socket, {
+      status: 405,
+      code: "METHOD_NOT_ALLOWED",
+      message: "CONNECT is not served: this server is not a proxy",
+      headers: { allow: "GET, HEAD, POST" },
+    });
+  });
+  // Expect: 100-continue is Node's to answer; any other expectation would get an empty 417.
+  server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
+    sendJson(res, {
+      status: 417,
+      code: "EXPECTATION_FAILED",
+      message: `Expect: ${quote(req.headers.expect ?? "")} is not supported (only 100-continue is)`,
+    });
+  });
+  return server;
+}
+
+interface HttpError {
+  status: number;
+  code: string;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** The latest response on each socket, so that a parse error is answered after it. */
+const responses = new WeakMap<Duplex, ServerResponse>();
+/** Sockets already answered by answerClientError (the parser may report its error again). */
+const answered = new WeakSet<Duplex>();
+
+function checkRequest(req: IncomingMessage): HttpError | null {
+  // Node closes the connection of a PRI request (HTTP/2's preface) once this listener returns,
+  // so it is answered now, while the answer can still be written.
+  if (req.method === "PRI") {
+    return {
+      status: 400,
+      code: "MALFORMED_REQUEST",
+      message: "PRI is HTTP/2's connection preface: this server speaks HTTP/1.1",
+    };
+  }
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i].length === 4 && req.rawHeaders[i].toLowerCase() === "host") hosts++;
+  }
+  if (hosts > 1) return invalidHost("the request has more than one Host header");
+  const host = req.headers.host;
+  if (host === undefined) {
+    return req.httpVersionMajor === 1 && req.httpVersionMinor >= 1
+      ? invalidHost("the request has no Host header, which HTTP/1.1 requires (Host: <name>[:<port>])")
+      : null;
+  }
+  // An empty Host is what a client sends when the target has no authority (RFC 9112 §3.2).
+  if (host !== "" && !isValidHost(host)) {
+    return invalidHost(
+      `the Host header ${quote(host)} is not a host name or IP address with an optional port`,
+    );
+  }
+  return takeTarget(req);
+}
+
+/**
+ * An origin-form target (/path?query) is served as it is. An absolute-form one
+ * (http://host/path), legal for any HTTP/1.1 request though clients send it to proxies, is
+ * served by its path as RFC 9112 §3.2.2 asks of a server, with its authority in place of Host:
+ * refusing it would refuse a valid request. Any other form (*, host:port) is a 400.
+ */
+function takeTarget(req: IncomingMessage): HttpError | null {
+  const target = req.url ?? "";
+  if (target.startsWith("/")) return null;
+  const url = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(target) && URL.canParse(target) ? new URL(target) : null;
+  if (url && (url.protocol === "http:" || url.protocol === "https:") && isValidHost(url.host)) {
+    // Only the path is taken from it: whether the request came over TLS is the socket's to say.
+    req.url = `${url.pathname}${url.search}`;
+    req.headers.host = url.host;
+    return null;
+  }
+  return {
+    status: 400,
+    code: "INVALID_REQUEST_TARGET",
+    message: `the request target ${quote(target)} is neither a path (/...) nor an absolute http(s) URL`,
+  };
+}
+
+// A DNS name, an IPv4 address or a bracketed IPv6 address, and an optional port. The rest of
+// RFC 3986's reg-name (percent-escapes, sub-delims) names no host anyone can reach.
+const HOST = /^(?:\[([0-9A-Fa-f:.]+)\]|[A-Za-z0-9._~-]+)(?::(\d{0,5}))?$/;
+
+/** Nearly every request names the same host: the last one found valid is not checked again. */
+let lastValidHost = "";
+
+function isValidHost(value: string): boolean {
+  if (value === lastValidHost) return true;
+  const m = HOST.exec(value);
+  if (!m || (m[1] !== undefined && !isIPv6(m[1])) || Number(m[2] ?? 0) > 65535) return false;
+  // The app's URL is built from it: a name URL refuses (x.1 reads as an IPv4 address) is a 400 here.
+  if (!URL.canParse(`http://${value}/`)) return false;
+  lastValidHost = value;
+  return true;
+}
+
+function invalidHost(message: string): HttpError {
+  return { status: 400, code: "INVALID_HOST", message };
+}
+
+/** A client's text in a message: quoted and escaped, and cut short. */
+function quote(s: string): string {
+  return JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}…` : s);
+}
+
+function bodyOf(e: HttpError): string {
+  return JSON.stringify({ error: e.message, code: e.code });
+}
+
+function sendJson(res: ServerResponse, e: HttpError): void {
+  const body = bodyOf(e);
+  res.writeHead(e.status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+    connection: "close",
+    ...e.headers,
+  });
+  res.end(body);
+}
+
+/**
+ * A whole response written on the socket itself (the parser has no request to answer), then
+ * the end of the connection: end rather than destroy, so the answer is sent before the close.
+ */
+function endSocket(socket: Duplex, e: HttpError): void {
+  const body = bodyOf(e);
+  const head = [
+    `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}`,
+    "Content-Type: application/json; charset=utf-8",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Cache-Control: no-store",
+    "Connection: close",
+    ...Object.entries(e.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.end(`${head.join("\r\n")}\r\n\r\n${body}`);
+}
+
+function answerClientError(
+  err: Error & { code?: string; reason?: unknown },
+  socket: Duplex,
+  headerBytes: number,
+) {
+  if (answered.has(socket)) {
+    // The parser reports its error again as more bytes come; close once the client has read and gone.
+    if (socket.readableEnded) socket.destroy();
+    return;
+  }
+  if (err.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  answered.add(socket);
+  const answer = () => {
+    if (!socket.writable) return void socket.destroy();
+    endSocket(socket, clientErrorOf(err, headerBytes));
+    // A client that never closes its side would hold the socket open.
+    setTimeout(() => socket.destroy(), 5_000).unref();
+  };
+  // Pipelined requests before the bad one are owed their answers first, in order: the answer
+  // is written after the last of them, never into it or ahead of it.
+  const inFlight = responses.get(socket);
+  if (inFlight && !inFlight.writableFinished) {
+    inFlight.once("finish", answer);
+    inFlight.once("close", () => setImmediate(() => inFlight.writableFinished || socket.destroy()));
+  } else {
+    answer();
+  }
+}
+
+function clientErrorOf(err: Error & { code?: string; reason?: unknown }, headerBytes: number): HttpError {
+  switch (err.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return {
+        status: 431,
+        code: "HEADERS_TOO_LARGE",
+        message: `the request's headers are larger than ${Math.round(headerBytes / 1024)} KB`,
+      };
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return {
+        status: 413,
+        code: "PAYLOAD_TOO_LARGE",
+        message: "the request's chunk extensions are too large",
+      };
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { status: 408, code: "REQUEST_TIMEOUT", message: "the request did not arrive in time" };
+    case "HPE_INVALID_METHOD":
+      return {
+        status: 400,
+        code: "MALFORMED_REQUEST",
+        message: "the request's method is not an HTTP method (GET, HEAD and POST are served)",
+      };
+    default: {
+      // llhttp's reasons are fixed phrases ("Invalid header value char"), never the client's bytes.
+      const reason = typeof err.reason === "string" ? `: ${err.reason}` : "";
+      return {
+        status: 400,
+        code: "MALFORMED_REQUEST",
+        message: `the request is not valid HTTP/1.1${reason}`,
+      };
+    }
+  }
+}
