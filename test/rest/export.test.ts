@@ -110,6 +110,7 @@ interface JobRow {
   location: string | null;
   progress: number | string;
   created_at: number | string;
+  updated_at: number | string;
 }
 
 describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
@@ -511,8 +512,8 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         const file = join(c.dataDir, job.location as string);
         expect(existsSync(file)).toBe(true);
 
-        // Past the TTL, the same request starts afresh.
-        await sleep(Math.max(0, Number(job.created_at) + 1000 - Date.now()) + 200);
+        // Past the TTL, counted from when the job finished, the same request starts afresh.
+        await sleep(Math.max(0, Number(job.updated_at) + 1000 - Date.now()) + 200);
         const res = await app2.fetch(target, { headers: auth("ttl") });
         expect(res.status).toBe(202);
         expect(((await res.json()) as Progress).total).toBe(expected.length);
