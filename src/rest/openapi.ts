@@ -11,7 +11,7 @@ import { schema } from "../schema/index.ts";
 import { cacheable } from "./etag.ts";
 import { legacyFields } from "./fields.ts";
 import { REST_BASE } from "./handler.ts";
-import { ROUTES, type Route } from "./routes.ts";
+import { type OptionDoc, ROUTES, type Route } from "./routes.ts";
 
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the route table and from the legacy
@@ -145,15 +145,18 @@ function operationOf(route: Route, components: Json): Json {
     required: true,
     schema: { type: "string" },
   }));
-  const optionSchema = (type: string): Json =>
-    type === "array" ? { type: "array", items: { type: "object" } } : { type };
+  const optionSchema = (o: OptionDoc): Json =>
+    o.type === "array" ? { type: "array", items: o.items ?? { type: "object" } } : { type: o.type };
+  // An array in a query string is its JSON text, URL-encoded: OpenAPI says so with `content`.
   const query = route.body
     ? []
     : route.options.map((o) => ({
         name: o.name,
         in: "query",
         description: o.description,
-        schema: optionSchema(o.type),
+        ...(o.type === "array"
+          ? { content: { "application/json": { schema: optionSchema(o) } } }
+          : { schema: optionSchema(o) }),
       }));
   const body = route.body
     ? {
@@ -164,7 +167,7 @@ function operationOf(route: Route, components: Json): Json {
                 type: "object",
                 additionalProperties: false,
                 properties: Object.fromEntries(
-                  route.options.map((o) => [o.name, { ...optionSchema(o.type), description: o.description }]),
+                  route.options.map((o) => [o.name, { ...optionSchema(o), description: o.description }]),
                 ),
               },
             },
