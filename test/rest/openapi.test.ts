@@ -74,6 +74,20 @@ describe("the OpenAPI document", () => {
     });
   });
 
+  it("documents the endpoint a 429 names, and the budgets of cursor=all and Export Domains apart", () => {
+    const error = doc.components.schemas.Error.properties ?? {};
+    expect(error.endpoint).toMatchObject({
+      type: "string",
+      enum: expect.arrayContaining(["listDomains", "listDomainsAll", "exportDomains"]),
+    });
+    const description = (path: string) =>
+      (doc.paths[path].get as unknown as { description: string }).description;
+    expect(description("/domain/export")).toBe("Rate limit: 1 per minute (Export Domains, `exportDomains`).");
+    expect(description("/domain")).toContain(
+      "With cursor=all, starting a job: 1 per minute (List Domains with cursor=all, `listDomainsAll`), a budget of its own",
+    );
+  });
+
   it("describes the resources with their legacy field names", () => {
     const { App, Domain, AppReview } = doc.components.schemas;
     expect(Object.keys(App.properties ?? {})).toEqual(
