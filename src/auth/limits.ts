@@ -19,8 +19,13 @@ export const RATE_LIMITS = {
     duration: 1,
   },
   listDomains: { title: "List Domains", enterprise: 6, elite: 2, pro: 2, duration: 1 },
-  /** Starting a cursor=all job, or an Export Domains stream (decisions.md: the same limit). */
-  exportDomains: { title: "List Domains with cursor=all", enterprise: 1, elite: 1, pro: 1, duration: 60 },
+  /** Starting a cursor=all job (polls draw on nothing: they have their own 5-second spacing). */
+  listDomainsAll: { title: "List Domains with cursor=all", enterprise: 1, elite: 1, pro: 1, duration: 60 },
+  /**
+   * An Export Domains stream: the same limit as cursor=all but a budget of its own, so that using
+   * one never refuses the other.
+   */
+  exportDomains: { title: "Export Domains", enterprise: 1, elite: 1, pro: 1, duration: 60 },
   /** GraphQL only: `node` and `nodes`, which read any record by global ID (like a retrieve). */
   node: { title: "Nodes by global ID (GraphQL)", enterprise: 20, elite: 5, pro: 5, duration: 1 },
 } as const;

@@ -1,3 +1,4 @@
+import type { Endpoint } from "../auth/limits.ts";
 import { STATUS } from "../errors.ts";
 
 /** An error answered as `{ "error": message, "code": code }` with an HTTP status (decisions.md). */
@@ -11,6 +12,22 @@ export class RestError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * A 429: the endpoint whose budget is spent is named in the message and, for programs, as
+ * `endpoint` (a key of RATE_LIMITS), since one request can be refused on another's budget.
+ */
+export function rateLimitedRestError(
+  message: string,
+  endpoint: Endpoint,
+  retryAfter: number,
+  headers: Record<string, string> = {},
+): RestError {
+  return Object.assign(
+    new RestError(429, "RATE_LIMITED", message, { "retry-after": String(retryAfter), ...headers }),
+    { retryAfter, endpoint },
+  );
 }
 
 export interface GraphQLErrorJson {
@@ -32,8 +49,9 @@ export function restErrorOf(errors: GraphQLErrorJson[], rename: (argument: strin
     message = `${rename(argument)}: ${message.slice(argument.length + 2)}`;
   }
   const body = new RestError(status, code, message);
-  if (e.extensions?.requestId) Object.assign(body, { requestId: e.extensions.requestId });
-  if (typeof e.extensions?.retryAfter === "number")
-    Object.assign(body, { retryAfter: e.extensions.retryAfter });
+  const { requestId, retryAfter, endpoint } = e.extensions ?? {};
+  if (requestId) Object.assign(body, { requestId });
+  if (typeof retryAfter === "number") Object.assign(body, { retryAfter });
+  if (typeof endpoint === "string") Object.assign(body, { endpoint });
   return body;
 }

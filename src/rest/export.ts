@@ -14,7 +14,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { GraphQLObjectType } from "graphql";
 import type { ApiKey } from "../auth/keys.ts";
-import { POLL_INTERVAL_SECONDS } from "../auth/limits.ts";
+import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
@@ -23,7 +23,7 @@ import { fingerprint } from "../query/cursor.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
 import { domainLines } from "./domain-json.ts";
-import { RestError, restErrorOf } from "./errors.ts";
+import { RestError, rateLimitedRestError, restErrorOf } from "./errors.ts";
 import { parseFields, type Selection, selectionKey } from "./fields.ts";
 import { optionOfArgument } from "./filter-options.ts";
 import { drawOn, type ExecuteGraphQL, errorResponse, type Special } from "./handler.ts";
@@ -80,7 +80,7 @@ async function* domainPages(deps: ExportDeps, request: Request, q: DomainQuery):
   type Page = { lines: Promise<string[]>; next: string | null };
   const read = async (after: string | null): Promise<Page> => {
     await deps.beforePage?.();
-    // The pages draw on no budget: starting the export did (exportDomains, once a minute).
+    // The pages draw on no budget: starting the export or the job did (once a minute).
     const result = await deps.execute(request, query, { ...q.variables, first: BATCH, after }, null);
     if (result.errors?.length) throw restErrorOf(result.errors, rename);
     const conn = result.data?.domains as {
@@ -140,7 +140,7 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
   const pages = domainPages(deps, request, q);
   let pending: IteratorResult<string[]> | null = await pages.next();
   // Drawn once the options proved valid: a typo costs a 400, not the minute's only export.
-  const budget = await startExport(deps, request).catch(async (e) => {
+  const budget = await drawOn(deps.limits, "exportDomains", request).catch(async (e) => {
     await pages.return(undefined);
     throw e;
   });
@@ -180,9 +180,6 @@ const keyOf = (request: Request): ApiKey => {
   return key;
 };
 
-/** Draws on the export budget (1 a minute): a RestError 429 with Retry-After when it is spent. */
-const startExport = (deps: ExportDeps, request: Request) => drawOn(deps.limits, "exportDomains", request);
-
 /** cursor=all: start the job, report its progress (202), or answer its result (200). */
 async function cursorAll(
   deps: ExportDeps,
@@ -202,7 +199,7 @@ async function cursorAll(
   if (!job) {
     // Counting validates the options: a bad one is a 400 that draws on no budget.
     const total = await countDomains(deps, request, q);
-    const budget = await startExport(deps, request);
+    const budget = await drawOn(deps.limits, "listDomainsAll", request);
     const id = randomUUID();
     if (await deps.jobs.insert({ id, owner, query, format, snapshotVersion: version, total })) {
       void runJob(deps, request, q, id, format);
@@ -218,14 +215,11 @@ async function cursorAll(
   }
   const wait = await deps.limits.poll(key, job.id);
   if (wait !== null) {
-    throw Object.assign(
-      new RestError(
-        429,
-        "RATE_LIMITED",
-        `poll a cursor=all job at most once every ${POLL_INTERVAL_SECONDS} seconds; retry in ${wait} s`,
-        { "retry-after": String(wait) },
-      ),
-      { retryAfter: wait },
+    const endpoint: Endpoint = "listDomainsAll";
+    throw rateLimitedRestError(
+      `${RATE_LIMITS[endpoint].title}: poll a job at most once every ${POLL_INTERVAL_SECONDS} seconds; retry in ${wait} s`,
+      endpoint,
+      wait,
     );
   }
   return answer(deps, job);
@@ -312,8 +306,9 @@ async function expireJobs(deps: ExportDeps, version: number): Promise<void> {
 /** The routes that answer whole results: export, and List Domains with cursor=all. */
 export function exportRoutes(deps: ExportDeps): Special {
   const special = whole(deps);
-  // Their responses report the export budget (the route's own budget is not the one drawn on).
+  // Their responses report the budget of the export or of cursor=all, not the route's own.
   return async (route, params, options, request) => {
+    const endpoint: Endpoint = route.id === "exportDomains" ? "exportDomains" : "listDomainsAll";
     let response: Response | null;
     try {
       response = await special(route, params, options, request);
@@ -323,7 +318,7 @@ export function exportRoutes(deps: ExportDeps): Special {
     }
     if (response && !response.headers.has("x-ratelimit-limit")) {
       const key = apiKeyOf(request);
-      const budget = key ? await deps.limits.peek("exportDomains", key) : null;
+      const budget = key ? await deps.limits.peek(endpoint, key) : null;
       for (const [name, value] of Object.entries(budgetHeaders(budget))) response.headers.set(name, value);
     }
     return response;

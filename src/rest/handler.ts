@@ -7,7 +7,7 @@ import type { ServedSnapshot } from "../db/snapshots.ts";
 import type { Logger } from "../logger.ts";
 import { cachedDocument } from "./document.ts";
 import { domainLines } from "./domain-json.ts";
-import { type GraphQLErrorJson, RestError, restErrorOf } from "./errors.ts";
+import { type GraphQLErrorJson, RestError, rateLimitedRestError, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
 import { FieldsError } from "./fields.ts";
 import { Options } from "./options.ts";
@@ -60,13 +60,18 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
   Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
 
 export function errorResponse(e: RestError): Response {
-  const { requestId, retryAfter } = e as { requestId?: string; retryAfter?: number };
+  const { requestId, retryAfter, endpoint } = e as {
+    requestId?: string;
+    retryAfter?: number;
+    endpoint?: string;
+  };
   return json(
     {
       error: e.message,
       code: e.code,
       ...(requestId ? { request_id: requestId } : {}),
       ...(retryAfter ? { retry_after: retryAfter } : {}),
+      ...(endpoint ? { endpoint } : {}),
     },
     e.status,
     e.headers,
@@ -110,11 +115,11 @@ export async function drawOn(
     const ext = (e as GraphQLError).extensions;
     if (ext?.code !== "RATE_LIMITED") throw e;
     const retryAfter = ext.retryAfter as number;
-    throw Object.assign(
-      new RestError(429, "RATE_LIMITED", (e as Error).message, {
-        ...budgetHeaders((e as { budget?: Budget }).budget ?? null, retryAfter),
-      }),
-      { retryAfter },
+    throw rateLimitedRestError(
+      (e as Error).message,
+      endpoint,
+      retryAfter,
+      budgetHeaders((e as { budget?: Budget }).budget ?? null, retryAfter),
     );
   }
 }

@@ -6,12 +6,12 @@ import {
   isNonNullType,
   isObjectType,
 } from "graphql";
-import { RATE_LIMITS } from "../auth/limits.ts";
+import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limits.ts";
 import { schema } from "../schema/index.ts";
 import { cacheable } from "./etag.ts";
 import { legacyFields } from "./fields.ts";
 import { REST_BASE } from "./handler.ts";
-import { ROUTES, type Route } from "./routes.ts";
+import { type OptionDoc, ROUTES, type Route } from "./routes.ts";
 
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the route table and from the legacy
@@ -129,13 +129,19 @@ const PARAMETERS: Json = {
   },
 };
 
-/** The route's limits of api.md section 8, in words. */
-function limitOf(route: Route): string {
-  const l = RATE_LIMITS[route.endpoint];
+/** An endpoint's limits of api.md section 8, in words, with the name a 429 gives it. */
+function limitOf(endpoint: Endpoint): string {
+  const l = RATE_LIMITS[endpoint];
   const per = l.duration === 1 ? "second" : "minute";
-  return l.enterprise === l.pro
-    ? `Rate limit: ${l.enterprise} per ${per} (${l.title}).`
-    : `Rate limit: ${l.enterprise} per ${per} on the enterprise plan, ${l.pro} on pro and elite (${l.title}).`;
+  const plans = l.enterprise === l.pro ? "" : ` on the enterprise plan, ${l.pro} on pro and elite`;
+  return `${l.enterprise} per ${per}${plans} (${l.title}, \`${endpoint}\`)`;
+}
+
+/** The route's limits: List Domains' routes also start cursor=all jobs, on a budget of their own. */
+function limitsOf(route: Route): string {
+  const own = `Rate limit: ${limitOf(route.endpoint)}.`;
+  if (route.path !== "/domain") return own;
+  return `${own} With cursor=all, starting a job: ${limitOf("listDomainsAll")}, a budget of its own (not Export Domains'); polls draw on none but must be ${POLL_INTERVAL_SECONDS} s apart.`;
 }
 
 function operationOf(route: Route, components: Json): Json {
@@ -145,15 +151,18 @@ function operationOf(route: Route, components: Json): Json {
     required: true,
     schema: { type: "string" },
   }));
-  const optionSchema = (type: string): Json =>
-    type === "array" ? { type: "array", items: { type: "object" } } : { type };
+  const optionSchema = (o: OptionDoc): Json =>
+    o.type === "array" ? { type: "array", items: o.items ?? { type: "object" } } : { type: o.type };
+  // An array in a query string is its JSON text, URL-encoded: OpenAPI says so with `content`.
   const query = route.body
     ? []
     : route.options.map((o) => ({
         name: o.name,
         in: "query",
         description: o.description,
-        schema: optionSchema(o.type),
+        ...(o.type === "array"
+          ? { content: { "application/json": { schema: optionSchema(o) } } }
+          : { schema: optionSchema(o) }),
       }));
   const body = route.body
     ? {
@@ -164,7 +173,7 @@ function operationOf(route: Route, components: Json): Json {
                 type: "object",
                 additionalProperties: false,
                 properties: Object.fromEntries(
-                  route.options.map((o) => [o.name, { ...optionSchema(o.type), description: o.description }]),
+                  route.options.map((o) => [o.name, { ...optionSchema(o), description: o.description }]),
                 ),
               },
             },
@@ -186,7 +195,7 @@ function operationOf(route: Route, components: Json): Json {
   return {
     operationId: route.id,
     summary: route.summary,
-    description: limitOf(route),
+    description: limitsOf(route),
     tags: [route.path.startsWith("/app") ? "Apps" : "Domains"],
     parameters: [...params, ...query, ...(cached ? [{ $ref: "#/components/parameters/If-None-Match" }] : [])],
     ...body,
@@ -253,6 +262,12 @@ export function buildOpenApi(): Json {
         code: { type: "string", description: "BAD_USER_INPUT, NOT_FOUND, CURSOR_EXPIRED, ..." },
         request_id: { type: "string", description: "For 500s: the id the server logged the error with." },
         retry_after: { type: "integer", description: "For 429s: seconds to wait, as Retry-After." },
+        endpoint: {
+          type: "string",
+          enum: [...new Set([...ROUTES.map((r) => r.endpoint), "listDomainsAll"])],
+          description:
+            "For 429s: the endpoint whose budget is spent (the message names it too): exportDomains for Export Domains, listDomainsAll for starting or polling a cursor=all job, else the route's own.",
+        },
       },
     },
   };

@@ -7,8 +7,8 @@ import { RestError } from "./errors.ts";
 export class Options {
   private constructor(
     private readonly values: Map<string, unknown>,
-    /** Where the options came from, for messages: "query" or "body". */
-    readonly source: "query" | "body",
+    /** The options that came from the query string, as text (the others are a body's JSON values). */
+    private readonly inQuery: Set<string>,
   ) {}
 
   static fromQuery(params: URLSearchParams): Options {
@@ -19,19 +19,20 @@ export class Options {
         throw new RestError(400, "BAD_USER_INPUT", `${key}: given ${all.length} times; give it once`);
       values.set(key, all[0]);
     }
-    return new Options(values, "query");
+    return new Options(values, new Set(values.keys()));
   }
 
   static fromBody(body: unknown): Options {
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       throw new RestError(400, "BAD_USER_INPUT", "the request body must be a JSON object of options");
     }
-    return new Options(new Map(Object.entries(body)), "body");
+    return new Options(new Map(Object.entries(body)), new Set());
   }
 
   /** Adds an option (query parameters of a POST request join its body's options). */
-  add(key: string, value: unknown): void {
+  add(key: string, value: string): void {
     this.values.set(key, value);
+    this.inQuery.add(key);
   }
 
   has(key: string): boolean {
@@ -44,6 +45,27 @@ export class Options {
 
   raw(key: string): unknown {
     return this.values.get(key);
+  }
+
+  /**
+   * An option whose value is JSON (`aq`): a body holds the value itself, a query string its JSON
+   * text, URL-encoded, so that both reach the same parser. Blank text is absent.
+   *
+   * @example Options.fromQuery(new URLSearchParams("aq=%5B%5D")).json("aq") // → []
+   */
+  json(key: string): unknown {
+    const v = this.raw(key);
+    if (!this.inQuery.has(key)) return v;
+    if (typeof v !== "string" || v.trim() === "") return undefined;
+    try {
+      return JSON.parse(v);
+    } catch (e) {
+      throw new RestError(
+        400,
+        "BAD_USER_INPUT",
+        `${key}: must be JSON (URL-encoded in a query string); ${(e as Error).message}`,
+      );
+    }
   }
 
   /** A string option; numbers and booleans of a JSON body are accepted as their text. */

@@ -21,6 +21,8 @@ export interface OptionDoc {
   name: string;
   type: "string" | "integer" | "boolean" | "array";
   description: string;
+  /** For arrays: the JSON Schema of an item. */
+  items?: Record<string, unknown>;
 }
 
 export interface Plan {
@@ -385,6 +387,7 @@ function bulkDomains(): Route {
         name: "domains",
         type: "array",
         description: "1 to 100 domain names (public DNS names or platform domains).",
+        items: { type: "string" },
       },
       fieldsOption,
       { name: "follow_redirects", type: "boolean", description: "As in Retrieve a Domain." },
@@ -438,6 +441,23 @@ function bulkDomains(): Route {
   };
 }
 
+const aqOption: OptionDoc = {
+  name: "aq",
+  type: "array",
+  description:
+    "Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded.",
+  items: {
+    type: "object",
+    required: ["field", "value"],
+    additionalProperties: false,
+    properties: {
+      field: { type: "string" },
+      value: { type: ["string", "number"] },
+      operator: { enum: ["and", "or", "nand", "nor"] },
+    },
+  },
+};
+
 /** The options of List Domains, shared by the cursor=all jobs and Export Domains. */
 export function domainListOptions(): OptionDoc[] {
   return [
@@ -449,6 +469,7 @@ export function domainListOptions(): OptionDoc[] {
       description: "next_cursor of the previous page; all for every result at once (202, then poll).",
     },
     { name: "for", type: "string", description: "With cursor=all: jsonl for JSON Lines." },
+    aqOption,
     {
       name: "sort",
       type: "string",
@@ -473,10 +494,8 @@ export function domainListOptions(): OptionDoc[] {
 export function readDomainQuery(o: Options) {
   const filter = readFilter(o, DOMAIN_TABLES);
   let search = o.string("q");
-  const aq = o.raw("aq");
+  const aq = o.json("aq");
   if (aq !== undefined) {
-    if (o.source !== "body")
-      throw new RestError(400, "BAD_USER_INPUT", "aq: is accepted only in a POST body");
     const parsed = parseAq(aq, DOMAIN_TABLES);
     if (parsed.and.length) filter.and = parsed.and;
     if (parsed.q.length) search = [search ?? "", ...parsed.q].join(" ").trim();
@@ -500,22 +519,10 @@ function listDomains(method: "GET" | "POST"): Route {
     id: method === "GET" ? "listDomains" : "searchDomains",
     method,
     path: "/domain",
-    summary: method === "GET" ? "List Domains" : "List Domains (options as a JSON body; aq)",
+    summary: method === "GET" ? "List Domains" : "List Domains (options as a JSON body)",
     endpoint: "listDomains",
     body: method === "POST",
-    options: [
-      ...domainListOptions(),
-      ...(method === "POST"
-        ? [
-            {
-              name: "aq",
-              type: "array" as const,
-              description:
-                "Advanced search: [{field, value, operator (and|or|nand|nor)}], all combined with AND.",
-            },
-          ]
-        : []),
-    ],
+    options: domainListOptions(),
     returns: { domains: "Domain[]", has_next_page: "boolean", next_cursor: "string" },
     plan(_params, o) {
       const { sel, key } = readFields(o, type("Domain"));

@@ -122,16 +122,25 @@ describe.skipIf(!REDIS_URL).each(databaseKinds())("rate limits in Redis on %s", 
       }
     });
 
-    it("share the once-a-minute export budget", async () => {
+    it("share the once-a-minute export budget, and cursor=all's, which are two budgets", async () => {
       const [a, b] = bases;
       const { key } = await keys.create("export twice", "pro");
       const first = await get(a, "/json/api/v1/all/domain/export?fields=name", key);
       expect(first.status).toBe(200);
       await first.text();
-      const second = await get(b, "/json/api/v1/all/domain/export?fields=name", key);
-      expect(second.status).toBe(429);
-      expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(50);
-      await second.body?.cancel();
+      // cursor=all draws on a budget of its own: an export does not refuse it, on either process.
+      const job = await get(b, "/json/api/v1/all/domain?fields=name&cursor=all", key);
+      expect(job.status).toBe(202);
+      await job.text();
+      for (const [base, path, endpoint] of [
+        [b, "/json/api/v1/all/domain/export?fields=name", "exportDomains"],
+        [a, "/json/api/v1/all/domain?fields=rank&cursor=all", "listDomainsAll"],
+      ]) {
+        const second = await get(base, path, key);
+        expect(second.status, path).toBe(429);
+        expect(Number(second.headers.get("retry-after"))).toBeGreaterThan(50);
+        expect(((await second.json()) as { endpoint: string }).endpoint).toBe(endpoint);
+      }
     });
   });
 });

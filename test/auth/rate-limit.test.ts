@@ -25,7 +25,7 @@ interface Call {
 }
 
 /** One request of each REST endpoint (by the limit it draws on) over the fixture. */
-const REST_CALLS: Record<Exclude<Endpoint, "exportDomains" | "node">, Call> = {
+const REST_CALLS: Record<Exclude<Endpoint, "listDomainsAll" | "exportDomains" | "node">, Call> = {
   retrieveApp: { path: "/app/shopify.klaviyo?fields=name" },
   listAppReviews: { path: "/app/shopify.klaviyo/reviews?fields=rating" },
   listApps: { path: "/app?fields=name&page_size=2" },
@@ -104,7 +104,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
         expect(header(over, "x-ratelimit-limit")).toBe(String(limit));
         expect(header(over, "x-ratelimit-remaining")).toBe("0");
         const body = (await over.json()) as Record<string, unknown>;
-        expect(body).toEqual({ error: expect.any(String), code: "RATE_LIMITED", retry_after: 1 });
+        expect(body).toEqual({ error: expect.any(String), code: "RATE_LIMITED", retry_after: 1, endpoint });
         expect(body.error).toContain(RATE_LIMITS[endpoint as Endpoint].title);
         expect(body.error).toContain(`${limit} per second`);
         // Retry-After is right: once it has passed, the window is new.
@@ -141,14 +141,30 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     expect(Number(header(overGql, "retry-after"))).toBeGreaterThanOrEqual(1);
     const body = (await overGql.json()) as {
       data: unknown;
-      errors: { extensions: Record<string, unknown> }[];
+      errors: { message: string; extensions: Record<string, unknown> }[];
     };
     expect(body.data).toEqual({ domain: null });
+    expect(body.errors[0].message).toContain("Retrieve a Domain");
     expect(body.errors[0].extensions).toEqual({
       code: "RATE_LIMITED",
       endpoint: "retrieveDomain",
       retryAfter: 1,
     });
+  });
+
+  it("a GraphQL 429 names the endpoint refused, beside the fields of other endpoints that were served", async () => {
+    const { key } = await burst("pro", 5, (k) => rest(k, REST_CALLS.retrieveDomain));
+    const res = await gql(key, '{ domain(name: "shop.example.com") { name } apps(first: 1) { totalCount } }');
+    expect(res.status).toBe(429);
+    const body = (await res.json()) as {
+      data: Record<string, unknown> | null;
+      errors: { message: string; path: string[]; extensions: Record<string, unknown> }[];
+    };
+    expect(body.data).toEqual({ domain: null, apps: { totalCount: expect.any(Number) } });
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0].path).toEqual(["domain"]);
+    expect(body.errors[0].message).toMatch(/^rate limit of Retrieve a Domain exceeded \(5 per second/);
+    expect(body.errors[0].extensions).toMatchObject({ code: "RATE_LIMITED", endpoint: "retrieveDomain" });
   });
 
   it("a REST request draws only on its own endpoint, even when its operation nests fields of others", async () => {
@@ -247,7 +263,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     }
   });
 
-  it("cursor=all: one job start a minute (shared with Export Domains), polls at most every 5 s", async () => {
+  it("cursor=all: one job start a minute, polls at most every 5 s", async () => {
     const key = await api.createKey("pro", "cursor all");
     const start = await rest(key, { path: "/domain?fields=name&cursor=all" });
     expect(start.status).toBe(202);
@@ -261,19 +277,23 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     expect(wait).toBeGreaterThanOrEqual(4);
     expect(wait).toBeLessThanOrEqual(5);
     expect(await early.json()).toEqual({
-      error: expect.stringContaining("5 seconds"),
+      error: expect.stringMatching(/^List Domains with cursor=all: .*5 seconds/),
       code: "RATE_LIMITED",
       retry_after: wait,
+      endpoint: "listDomainsAll",
     });
-    // Another job, or an export, within the minute: 429 for about a minute.
-    for (const path of ["/domain?fields=rank&cursor=all", "/domain/export?fields=name"]) {
-      const other = await rest(key, { path });
-      expect(other.status, path).toBe(429);
-      const retry = Number(header(other, "retry-after"));
-      expect(retry).toBeGreaterThan(50);
-      expect(retry).toBeLessThanOrEqual(60);
-      expect(((await other.json()) as { code: string }).code).toBe("RATE_LIMITED");
-    }
+    // Another job within the minute: 429 for about a minute, naming cursor=all.
+    const other = await rest(key, { path: "/domain?fields=rank&cursor=all" });
+    expect(other.status).toBe(429);
+    const retry = Number(header(other, "retry-after"));
+    expect(retry).toBeGreaterThan(50);
+    expect(retry).toBeLessThanOrEqual(60);
+    expect(await other.json()).toEqual({
+      error: expect.stringContaining("List Domains with cursor=all"),
+      code: "RATE_LIMITED",
+      retry_after: retry,
+      endpoint: "listDomainsAll",
+    });
     // After Retry-After, the poll is answered (the job is small: done by now).
     await sleep(wait * 1000);
     const done = await rest(key, { path: "/domain?fields=name&cursor=all" });
@@ -281,6 +301,50 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     expect(header(done, "x-ratelimit-limit")).toBe("1");
     await done.body?.cancel();
   }, 20_000);
+
+  it("cursor=all and Export Domains have a budget each: one never refuses the other", async () => {
+    /** The 429 of a second request of the same kind within the minute. */
+    const refused = async (key: string, path: string, endpoint: Endpoint) => {
+      const res = await rest(key, { path });
+      expect(res.status, path).toBe(429);
+      expect(Number(header(res, "retry-after"))).toBeGreaterThan(50);
+      expect(header(res, "x-ratelimit-limit")).toBe("1");
+      expect(header(res, "x-ratelimit-remaining")).toBe("0");
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toEqual({
+        error: expect.stringContaining(`rate limit of ${RATE_LIMITS[endpoint].title} exceeded`),
+        code: "RATE_LIMITED",
+        retry_after: Number(header(res, "retry-after")),
+        endpoint,
+      });
+      return body.error as string;
+    };
+    const exportOnce = async (key: string) => {
+      const res = await rest(key, { path: "/domain/export?fields=name" });
+      expect(res.status).toBe(200);
+      expect(header(res, "x-ratelimit-limit")).toBe("1");
+      expect(header(res, "x-ratelimit-remaining")).toBe("0");
+      await res.text();
+    };
+    const startJob = async (key: string) => {
+      const res = await rest(key, { path: "/domain?fields=name&cursor=all" });
+      expect(res.status).toBe(202);
+      expect(header(res, "x-ratelimit-remaining")).toBe("0");
+      await res.text();
+    };
+    // A job, then an export at once.
+    const a = await api.createKey("pro", "job then export");
+    await startJob(a);
+    await exportOnce(a);
+    expect(await refused(a, "/domain/export?fields=rank", "exportDomains")).not.toContain("cursor=all");
+    await refused(a, "/domain?fields=rank&cursor=all", "listDomainsAll");
+    // An export, then a job at once.
+    const b = await api.createKey("enterprise", "export then job");
+    await exportOnce(b);
+    await startJob(b);
+    await refused(b, "/domain?fields=rank&cursor=all", "listDomainsAll");
+    await refused(b, "/domain/export?fields=rank", "exportDomains");
+  });
 
   it("a cursor=all or export request with a bad option is a 400 that draws on no budget", async () => {
     const key = await api.createKey("pro", "export typo");
@@ -294,7 +358,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     await ok.text();
   });
 
-  it("Export Domains draws on the same once-a-minute budget", async () => {
+  it("Export Domains: once a minute", async () => {
     const key = await api.createKey("enterprise", "export");
     const first = await rest(key, { path: "/domain/export?fields=name" });
     expect(first.status).toBe(200);

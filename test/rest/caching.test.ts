@@ -421,7 +421,12 @@ describe.each(databaseKinds())("REST caching on %s", (kind) => {
       expect(over.headers.get("x-ratelimit-limit")).toBe(String(limit));
       expect(over.headers.get("x-ratelimit-remaining")).toBe("0");
       const body = (await over.json()) as Record<string, unknown>;
-      expect(body).toEqual({ error: expect.any(String), code: "RATE_LIMITED", retry_after: 1 });
+      expect(body).toEqual({
+        error: expect.any(String),
+        code: "RATE_LIMITED",
+        retry_after: 1,
+        endpoint: "retrieveApp",
+      });
       expect(body.error).toContain(RATE_LIMITS.retrieveApp.title);
       return;
     }

@@ -199,10 +199,19 @@ describe.each(databaseKinds())("REST errors on %s", (kind) => {
       );
     });
 
-    it("aq only in a POST body", async () => {
-      await bad("/domain?aq=%5B%5D", "aq");
-      await bad(`/domain?aq=${encodeURIComponent(JSON.stringify([{ field: "cc", value: "US" }]))}`, "aq");
-      await bad("/app?aq=x", "aq");
+    it("aq in the query string: its errors name aq (or the filter it names) as in a body", async () => {
+      const q = (aq: unknown) => `/domain?aq=${encodeURIComponent(JSON.stringify(aq))}`;
+      await bad("/domain?aq=%5B%7B", /^aq: must be JSON /);
+      await bad("/domain?aq=cc%3DUS", /^aq: must be JSON /);
+      await bad(q({ field: "cc", value: "US" }), "aq: must be an array");
+      await bad(q([{ field: "bogus", value: "1" }]), "aq[0].field", '"bogus"');
+      await bad(q([{ field: "cc", value: "US", operator: "xor" }]), "aq[0].operator");
+      await bad(q([{ field: "cc", value: "US,DE" }]), "f:cc", "aq[0]");
+      await bad(q([{ field: "city", value: "X" }]), "f:city", "f:cc");
+      await bad("/domain/export?aq=%5B%7B", /^aq: must be JSON /);
+      await bad("/domain?cursor=all&aq=%5B%7B", /^aq: must be JSON /);
+      // A route without aq still refuses it as an unknown option.
+      await bad("/app?aq=x", '"aq"', "valid options");
     });
 
     it("an option given twice", async () => {

@@ -69,6 +69,7 @@ const CLIENTS = [
   "race",
   "bad",
   "post",
+  "get-aq",
   "export",
   "ttl",
   "mid-job",
@@ -110,6 +111,7 @@ interface JobRow {
   location: string | null;
   progress: number | string;
   created_at: number | string;
+  updated_at: number | string;
 }
 
 describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
@@ -386,6 +388,63 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
     });
   });
 
+  describe("aq in the query string (URL-encoded JSON, as in a POST body)", () => {
+    const aq = () => [
+      { field: "p", value: platform },
+      { field: "ds", value: "Active", operator: "nor" },
+    ];
+    const expected = () =>
+      oracle.domainNames({
+        filter: { and: [{ platform: { values: [platform] } }, { state: { values: ["Active"], op: "NOT" } }] },
+      });
+
+    it("runs a cursor=all job from GET with aq", async () => {
+      const send = () =>
+        api.app.fetch(url({ cursor: "all", for: "jsonl", fields: "name,state", aq: JSON.stringify(aq()) }), {
+          headers: auth("get-aq"),
+        });
+      const first = await send();
+      expect(first.status).toBe(202);
+      expect(((await first.json()) as Progress).total).toBe(expected().length);
+      const started = Date.now();
+      let res = await send();
+      while (res.status === 202 && Date.now() - started < POLL_LIMIT_MS) {
+        await res.body?.cancel();
+        await sleep(POLL_MS);
+        res = await send();
+      }
+      expect(res.status).toBe(200);
+      const lines = parseJsonl(await res.text());
+      for (const d of lines) expect(d.state).not.toBe("Active");
+      expectExactly(
+        lines.map((d) => d.name as string),
+        expected(),
+      );
+    });
+
+    it("filters an export with aq", async () => {
+      const res = await api.app.fetch(url({ fields: "name", aq: JSON.stringify(aq()) }, "/export"), {
+        headers: auth("get-aq"),
+      });
+      expect(res.status).toBe(200);
+      expectExactly(
+        parseJsonl(await res.text()).map((d) => d.name as string),
+        expected(),
+      );
+    });
+
+    it("a malformed aq is a 400 naming aq, and starts no job", async () => {
+      const before = (await jobs()).length;
+      for (const target of [url({ cursor: "all", aq: "[{" }), url({ aq: "[{" }, "/export")]) {
+        const res = await api.app.fetch(target, { headers: auth("bad") });
+        const body = (await res.json()) as { error: string; code: string };
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(body.error).toMatch(/^aq: must be JSON /);
+      }
+      expect(await jobs()).toHaveLength(before);
+    });
+  });
+
   describe("GET /domain/export", () => {
     it("streams JSON Lines of every matching Domain once, in sort order, with fields", async () => {
       const expected = oracle.domainNames({
@@ -511,8 +570,8 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         const file = join(c.dataDir, job.location as string);
         expect(existsSync(file)).toBe(true);
 
-        // Past the TTL, the same request starts afresh.
-        await sleep(Math.max(0, Number(job.created_at) + 1000 - Date.now()) + 200);
+        // Past the TTL, counted from when the job finished, the same request starts afresh.
+        await sleep(Math.max(0, Number(job.updated_at) + 1000 - Date.now()) + 200);
         const res = await app2.fetch(target, { headers: auth("ttl") });
         expect(res.status).toBe(202);
         expect(((await res.json()) as Progress).total).toBe(expected.length);

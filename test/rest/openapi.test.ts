@@ -41,6 +41,53 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  it("documents aq as URL-encoded JSON in the query strings of List Domains and Export Domains", () => {
+    for (const [path, method] of [
+      ["/domain", "get"],
+      ["/domain/export", "get"],
+    ]) {
+      const aq = (doc.paths[path][method].parameters as Record<string, unknown>[]).find(
+        (p) => p.name === "aq",
+      );
+      expect(aq, `${method} ${path}`).toMatchObject({
+        in: "query",
+        content: {
+          "application/json": {
+            schema: {
+              type: "array",
+              items: {
+                required: ["field", "value"],
+                properties: { operator: { enum: ["and", "or", "nand", "nor"] } },
+              },
+            },
+          },
+        },
+      });
+      expect(aq).not.toHaveProperty("schema");
+    }
+    const post = doc.paths["/domain"].post.requestBody as {
+      content: Record<string, { schema: { properties: Record<string, unknown> } }>;
+    };
+    expect(post.content["application/json"].schema.properties.aq).toMatchObject({
+      type: "array",
+      items: { required: ["field", "value"] },
+    });
+  });
+
+  it("documents the endpoint a 429 names, and the budgets of cursor=all and Export Domains apart", () => {
+    const error = doc.components.schemas.Error.properties ?? {};
+    expect(error.endpoint).toMatchObject({
+      type: "string",
+      enum: expect.arrayContaining(["listDomains", "listDomainsAll", "exportDomains"]),
+    });
+    const description = (path: string) =>
+      (doc.paths[path].get as unknown as { description: string }).description;
+    expect(description("/domain/export")).toBe("Rate limit: 1 per minute (Export Domains, `exportDomains`).");
+    expect(description("/domain")).toContain(
+      "With cursor=all, starting a job: 1 per minute (List Domains with cursor=all, `listDomainsAll`), a budget of its own",
+    );
+  });
+
   it("describes the resources with their legacy field names", () => {
     const { App, Domain, AppReview } = doc.components.schemas;
     expect(Object.keys(App.properties ?? {})).toEqual(

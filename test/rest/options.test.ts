@@ -5,7 +5,7 @@ import { RestError } from "../../src/rest/errors.ts";
 import { readFilter } from "../../src/rest/filter-options.ts";
 import { parseAq, parseSort } from "../../src/rest/list-options.ts";
 import { Options, splitList } from "../../src/rest/options.ts";
-import { APP_TABLES, DOMAIN_TABLES } from "../../src/rest/routes.ts";
+import { APP_TABLES, DOMAIN_TABLES, readDomainQuery } from "../../src/rest/routes.ts";
 
 // The REST options layer (api.md 4, decisions.md): comma lists with backslash escapes, `sort`
 // with its aliases, `aq`, the `f:` filters and the option bag itself. Unit tests, no database.
@@ -273,6 +273,94 @@ describe("parseAq", () => {
   });
 });
 
+describe("aq in the query string", () => {
+  /** readDomainQuery's answer, or its error's status and message. */
+  const outcome = (o: () => Options) => {
+    try {
+      return { ok: readDomainQuery(o()) };
+    } catch (e) {
+      if (!(e instanceof RestError)) throw e;
+      return { status: e.status, code: e.code, error: e.message };
+    }
+  };
+  const viaGet = (aq: string, rest: Record<string, string> = {}) => outcome(() => query({ ...rest, aq }));
+  // What a POST body carrying `aq` as JSON parses to.
+  const viaPost = (aq: unknown, rest: Record<string, string> = {}) =>
+    outcome(() => body(JSON.parse(JSON.stringify({ ...rest, aq }))));
+
+  it("takes the URL-encoded JSON of a POST body's aq, and translates it the same way", () => {
+    const conditions = [
+      { field: "cc", value: "US", operator: "and" },
+      { field: "tags", value: "Dropshipper", operator: "nor" },
+      { field: "q", value: "boots" },
+    ];
+    const params = new URLSearchParams({ aq: JSON.stringify(conditions), q: "red" }).toString();
+    expect(params).toContain("aq=%5B%7B%22field%22");
+    const got = readDomainQuery(Options.fromQuery(new URLSearchParams(params)));
+    expect(got).toEqual({
+      filter: {
+        and: [
+          { countryCode: { values: ["US"], op: "AND" } },
+          { tags: { values: ["Dropshipper"], op: "NOT" } },
+        ],
+      },
+      orderBy: undefined,
+      search: "red boots",
+    });
+    expect(viaPost(conditions, { q: "red" })).toEqual({ ok: got });
+  });
+
+  it("blank is absent, like every other option", () => {
+    expect(viaGet("")).toEqual(viaGet("[]"));
+    expect(viaGet(" ")).toEqual({ ok: readDomainQuery(query({})) });
+  });
+
+  it("malformed JSON is a 400 naming aq and saying it is not JSON", () => {
+    for (const raw of ["[{", "[{field:'cc'}]", "cc=US", "[1,]", '{"field":"cc"', "%5B%5D", "undefined"]) {
+      const got = viaGet(raw);
+      expect(got, raw).toMatchObject({ status: 400, code: "BAD_USER_INPUT" });
+      expect((got as { error: string }).error, raw).toMatch(/^aq: must be JSON /);
+    }
+  });
+
+  it("any JSON answers as it does in a POST body: the same filter, or the same error (property)", () => {
+    const leaf = fc.oneof(
+      fc.constantFrom("cc", "tags", "ermin", "cratmin", "q", "an", "bogus", "", "and", "nor", "nand", "OR"),
+      fc.constantFrom("US", "US,DE", "Dropshipper", "10", "2020-01-01", "shopify.klaviyo", "x\\,y"),
+      fc.string({ maxLength: 6 }),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const condition = fc.record(
+      { field: leaf, value: leaf, operator: leaf, extra: leaf },
+      { requiredKeys: [] },
+    );
+    const aqValue = fc.oneof(
+      { weight: 4, arbitrary: fc.array(condition, { maxLength: 4 }) },
+      { weight: 1, arbitrary: fc.array(fc.oneof(condition, leaf), { maxLength: 3 }) },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+    );
+    const others = fc.record(
+      { q: fc.constantFrom("", "boots"), "f:cc": fc.constantFrom("", "DE") },
+      {
+        requiredKeys: [],
+      },
+    );
+    fc.assert(
+      fc.property(aqValue, others, (aq, rest) => {
+        expect(viaGet(JSON.stringify(aq), rest)).toEqual(viaPost(aq, rest));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("an aq given twice is a 400, as any option", () => {
+    expect(() => Options.fromQuery(new URLSearchParams("aq=[]&aq=[]"))).toThrow(/aq: given 2 times/);
+  });
+});
+
 describe("readFilter", () => {
   it("no options, or blank ones, are no filter", () => {
     expect(domainFilter("")).toEqual({});
@@ -425,8 +513,9 @@ describe("Options", () => {
       ).toBe("the request body must be a JSON object of options");
     }
     expect(Options.fromBody({}).keys()).toEqual([]);
-    expect(Options.fromBody({ q: "x" }).source).toBe("body");
-    expect(query("q=x").source).toBe("query");
+    // A JSON option is the body's value itself, and the query string's text parsed.
+    expect(Options.fromBody({ aq: "[]" }).json("aq")).toBe("[]");
+    expect(query("aq=[]").json("aq")).toEqual([]);
   });
 
   it("string options accept body numbers and booleans as their text, nothing else", () => {
@@ -473,6 +562,10 @@ describe("Options", () => {
     expect(o.has("fields")).toBe(true);
     expect(o.keys()).toEqual(["domains", "fields"]);
     expect(o.raw("domains")).toEqual(["a.com"]);
+    // What is added comes from the query string of a POST: a JSON option is its text, parsed.
+    o.add("aq", '[{"field":"cc","value":"US"}]');
+    expect(o.json("aq")).toEqual([{ field: "cc", value: "US" }]);
+    expect(o.json("domains")).toEqual(["a.com"]);
   });
 
   describe("refuseUnknown", () => {

@@ -232,7 +232,7 @@ const DOMAIN_LIST_CASES: ListCase[] = [
   },
 ];
 
-/** Options only POST /domain takes: aq (decisions.md). */
+/** aq: a JSON array in a POST body, or the same JSON URL-encoded in a GET query string. */
 const AQ_CASES: ListCase[] = [
   {
     options: { aq: [{ field: "cc", value: "US" }] },
@@ -292,8 +292,11 @@ const DOMAIN_NAMES = [
   "shop-59.example.com",
 ];
 
+/** Options as a query string; aq (an array) as its JSON text, as clients send it with GET. */
 const queryString = (options: ListCase["options"]) =>
-  new URLSearchParams(Object.entries(options).map(([k, v]) => [k, String(v)])).toString();
+  new URLSearchParams(
+    Object.entries(options).map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : String(v)]),
+  ).toString();
 
 describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
   let api: TestApi;
@@ -641,7 +644,7 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
       return rest;
     };
 
-    it.each(DOMAIN_LIST_CASES)("GET $options", async ({ options, args, select }) => {
+    it.each([...DOMAIN_LIST_CASES, ...AQ_CASES])("GET $options", async ({ options, args, select }) => {
       covered.add("listDomains");
       const data = await gql(list(select ?? DOMAIN), args);
       expect(withoutCursor(await ok(`/domain?${queryString(options)}`))).toEqual(page(data));
@@ -726,6 +729,63 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
       throw new Error("never reached the last page");
     });
 
+    it("GET with aq pages with next_cursor, and keeps aq across pages", async () => {
+      const options = { aq: [{ field: "ermin", value: 1 }], fields: "name", page_size: 10, sort: "name" };
+      const viaPost: unknown[] = [];
+      const viaGet: unknown[] = [];
+      for (const [pages, send] of [
+        [viaPost, (cursor?: string) => post("/domain", { ...options, ...(cursor ? { cursor } : {}) })],
+        [
+          viaGet,
+          (cursor?: string) => ok(`/domain?${queryString({ ...options, ...(cursor ? { cursor } : {}) })}`),
+        ],
+      ] as const) {
+        let cursor: string | undefined;
+        for (let i = 0; i < 10; i++) {
+          const body = await send(cursor);
+          pages.push(body.domains);
+          cursor = body.next_cursor as string | undefined;
+          if (!cursor) break;
+        }
+      }
+      expect(viaGet.length).toBeGreaterThan(1);
+      expect(viaGet).toEqual(viaPost);
+    });
+
+    it("GET with aq answers what POST with aq answers, errors included", async () => {
+      const cases: unknown[] = [
+        [],
+        [{ field: "cc", value: "US", operator: "and" }],
+        [
+          { field: "cc", value: "US,DE", operator: "or" },
+          { field: "q", value: "shop" },
+        ],
+        [{ field: "cc", value: "US,DE" }],
+        [{ field: "city", value: "X" }],
+        [{ field: "ermin", value: "lots" }],
+        [{ field: "cratmin", value: "2020-02-30" }],
+        [{ field: "p", value: "nosuchplatform" }],
+        [{ field: "bogus", value: "1" }],
+        [{ field: "cc", value: "US", operator: "xor" }],
+        [{ field: "cc", value: "US" }, 1],
+        { field: "cc", value: "US" },
+        "cc=US",
+        null,
+      ];
+      for (const aq of cases) {
+        const init = {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ aq, fields: "name", page_size: 20 }),
+        };
+        const viaPost = await rest("/domain", init);
+        const viaGet = await rest(
+          `/domain?${queryString({ aq: JSON.stringify(aq), fields: "name", page_size: 20 })}`,
+        );
+        expect(viaGet, JSON.stringify(aq)).toEqual(viaPost);
+      }
+    });
+
     it("the last page has has_next_page false and no next_cursor", async () => {
       const body = await ok("/domain?fields=name&page_size=1000");
       expect(body.has_next_page).toBe(false);
@@ -752,6 +812,16 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
         "name estimatedSales",
       ],
       [{ "f:cc": "DE", fields: "name" }, { filter: { countryCode: { values: ["DE"] } } }, "name"],
+      [
+        {
+          aq: [
+            { field: "tags", value: "Dropshipper", operator: "nor" },
+            { field: "q", value: "clone" },
+          ],
+        },
+        { filter: { and: [{ tags: { values: ["Dropshipper"], op: "NOT" } }] }, search: "clone" },
+        DOMAIN,
+      ],
     ] as [ListCase["options"], Json, string][])(
       "%j streams every Domain as JSON Lines",
       async (options, args, select) => {
