@@ -64,7 +64,7 @@ export interface AppOptions {
 export function createApp(config: Config, snapshots: Snapshots, options: AppOptions = {}): App {
   const logger = createLogger(config);
   const verify = createVerifier(new ApiKeys(snapshots.store));
-  const limits = new RateLimits(config.rateLimits, logger);
+  const limits = new RateLimits(config.rateLimits, logger, config.timeouts);
   const execute: ExecuteGraphQL = (request, query, variables, charge) =>
     executeInternally(yoga, limits, request, query, variables, charge);
   const version = async () => (await snapshots.current())?.snapshot.version ?? null;
