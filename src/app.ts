@@ -12,11 +12,17 @@ import { type Context, createContext } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
-import { createMaskError, useErrorCodes, useJsonErrorBodies, withInputCodes } from "./errors.ts";
+import {
+  createMaskError,
+  isDatabaseUnavailable,
+  useErrorCodes,
+  useJsonErrorBodies,
+  withInputCodes,
+} from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createHttpsCheck, useHttpsOnly } from "./https.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger, type Logger } from "./logger.ts";
 import { exportRoutes } from "./rest/export.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
@@ -59,12 +65,14 @@ export interface AppOptions {
    * GraphQL field by field, the writer's reference in test/rest/domain-json.test.ts.
    */
   writeDomains?: boolean;
+  /** Where the app logs (default: pino on stdout at the configured level); tests read it. */
+  logger?: Logger;
 }
 
 export function createApp(config: Config, snapshots: Snapshots, options: AppOptions = {}): App {
-  const logger = createLogger(config);
+  const logger = options.logger ?? createLogger(config);
   const verify = createVerifier(new ApiKeys(snapshots.store));
-  const limits = new RateLimits(config.rateLimits, logger);
+  const limits = new RateLimits(config.rateLimits, logger, config.timeouts);
   const execute: ExecuteGraphQL = (request, query, variables, charge) =>
     executeInternally(yoga, limits, request, query, variables, charge);
   const version = async () => (await snapshots.current())?.snapshot.version ?? null;
@@ -96,20 +104,24 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       debug: (...a) => logger.debug(a),
       info: (...a) => logger.info(a),
       warn: (...a) => logger.warn(a),
-      // Expected errors are the client's business; maskError logs unexpected ones with their id.
-      error: (...a) => (a.every((x) => x instanceof GraphQLError) ? logger.debug(a) : logger.error(a)),
+      // Expected errors are the client's business; maskError logs unexpected ones with their id
+      // (yoga logs a masked error again, without it: an outage is then logged once, by the mask).
+      error: (...a) =>
+        a.every((x) => x instanceof GraphQLError || isDatabaseUnavailable(x))
+          ? logger.debug(a)
+          : logger.error(a),
     },
     maskedErrors: {
-      maskError: createMaskError((err, requestId) => logger.error({ err, requestId }, "unexpected error")),
+      maskError: createMaskError(logger),
     },
     context: ({ request, ...server }) => {
       const key = apiKeyOf(request);
       return createContext(snapshots, key, limits.usageFor(request, key, chargeOf(server)));
     },
     plugins: [
-      useHealth(snapshots),
+      useHealth(snapshots, config.timeouts.readyzMs),
       useHttpsOnly(config, ["/healthz", "/readyz"]),
-      useAuth(verify, [OPENAPI_PATH]),
+      useAuth(verify, [OPENAPI_PATH], logger),
       limits.plugin(),
       useRest(
         { execute, logger, limits, version, writeDomains: options.writeDomains ?? true },

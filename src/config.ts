@@ -3,6 +3,35 @@ import { resolve } from "node:path";
 import { z } from "zod";
 
 /**
+ * How long the gateway waits on PostgreSQL and Redis, in milliseconds, so that a stalled service
+ * answers clients with an error (or, for Redis, the per-process budgets) instead of a hang.
+ */
+export interface Timeouts {
+  /** Connecting to PostgreSQL, or waiting for a free connection of a serving pool. */
+  databaseConnectMs: number;
+  /**
+   * PostgreSQL cancels a statement that runs longer (statement_timeout, set on the serving
+   * pools); the gateway itself stops waiting a second later (DATABASE_GRACE_MS), for when the
+   * network rather than the query is what is stuck.
+   */
+  databaseStatementMs: number;
+  redisConnectMs: number;
+  /** A Redis command unanswered after this falls back to the process's own budgets. */
+  redisCommandMs: number;
+  readyzMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  databaseConnectMs: 5000,
+  databaseStatementMs: 15_000,
+  redisConnectMs: 2000,
+  redisCommandMs: 500,
+  readyzMs: 2000,
+};
+
+const ms = (fallback: number) => z.coerce.number().int().min(1).max(600_000).default(fallback);
+
+/**
  * The only place that reads process.env. Everything else receives a Config.
  * DATABASE_URL chooses the database: unset or `file:...` → embedded SQLite under DATA_DIR;
  * `postgres://` / `postgresql://` → PostgreSQL.
@@ -41,6 +70,14 @@ const Env = z.object({
     .trim()
     .optional()
     .refine((v) => !v || /^rediss?:\/\//.test(v), { message: "must start with redis:// or rediss://" }),
+  /** Connecting to PostgreSQL, or waiting for a free connection of a pool. */
+  DATABASE_CONNECT_TIMEOUT_MS: ms(DEFAULT_TIMEOUTS.databaseConnectMs),
+  /** PostgreSQL cancels a statement running longer (statement_timeout); see Timeouts. */
+  DATABASE_STATEMENT_TIMEOUT_MS: ms(DEFAULT_TIMEOUTS.databaseStatementMs),
+  REDIS_CONNECT_TIMEOUT_MS: ms(DEFAULT_TIMEOUTS.redisConnectMs),
+  REDIS_COMMAND_TIMEOUT_MS: ms(DEFAULT_TIMEOUTS.redisCommandMs),
+  /** /readyz answers 503 when its checks take longer. */
+  READYZ_TIMEOUT_MS: ms(DEFAULT_TIMEOUTS.readyzMs),
   EXPORT_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -66,6 +103,7 @@ export interface Config {
   requireHttps: boolean;
   trustedProxies: string[];
   rateLimits: { enabled: boolean; redisUrl: string | null };
+  timeouts: Timeouts;
 }
 
 /** `10.0.0.1` or `10.0.0.0/8` (IPv4 or IPv6) → address, prefix and family; null when invalid. */
@@ -132,5 +170,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .map((p) => p.trim())
       .filter(Boolean),
     rateLimits: { enabled: e.RATE_LIMITS === "on", redisUrl: e.REDIS_URL || null },
+    timeouts: {
+      databaseConnectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      databaseStatementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      redisConnectMs: e.REDIS_CONNECT_TIMEOUT_MS,
+      redisCommandMs: e.REDIS_COMMAND_TIMEOUT_MS,
+      readyzMs: e.READYZ_TIMEOUT_MS,
+    },
   };
 }

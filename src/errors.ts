@@ -13,11 +13,13 @@ export type ErrorCode =
   | "CURSOR_EXPIRED"
   | "NOT_READY"
   | "RATE_LIMITED"
-  | "QUERY_TOO_COMPLEX";
+  | "QUERY_TOO_COMPLEX"
+  | "DATABASE_UNAVAILABLE";
 
 /**
  * The HTTP status of each code, for the REST layer. GraphQL responses stay 200 with errors, but
- * for RATE_LIMITED (429, with Retry-After) and QUERY_TOO_COMPLEX (400, nothing was executed).
+ * for RATE_LIMITED (429, with Retry-After), QUERY_TOO_COMPLEX (400, nothing was executed) and
+ * DATABASE_UNAVAILABLE (503, with Retry-After).
  */
 export const STATUS: Record<ErrorCode | "INTERNAL_SERVER_ERROR", number> = {
   BAD_USER_INPUT: 400,
@@ -26,6 +28,7 @@ export const STATUS: Record<ErrorCode | "INTERNAL_SERVER_ERROR", number> = {
   NOT_READY: 503,
   RATE_LIMITED: 429,
   QUERY_TOO_COMPLEX: 400,
+  DATABASE_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
 };
 
@@ -53,12 +56,17 @@ export function notFound(what: string, extensions: Record<string, unknown> = {})
   return apiError("NOT_FOUND", `${what} not found`, extensions);
 }
 
+/** Where faults are reported: a pino logger, or anything with its warn and error. */
+export interface FaultLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
 /**
  * yoga's maskError: expected errors pass with their code; an InputError becomes BAD_USER_INPUT
- * naming its argument; anything else is replaced by a generic message carrying a request id, and
- * reported through `log` with that id.
+ * naming its argument; anything else is masked by maskFault.
  */
-export function createMaskError(log: (err: unknown, requestId: string) => void) {
+export function createMaskError(log: FaultLog) {
   return (error: unknown): Error => {
     if (error instanceof GraphQLError) {
       const original = error.originalError;
@@ -72,13 +80,114 @@ export function createMaskError(log: (err: unknown, requestId: string) => void) 
       if (!original || original instanceof GraphQLError) return error;
       if (original.name === "GraphQLError") return error;
     }
-    const requestId = randomUUID();
-    log(error, requestId);
-    return new GraphQLError(`Unexpected error (request id ${requestId}).`, {
-      path: error instanceof GraphQLError ? error.path : undefined,
-      extensions: { code: "INTERNAL_SERVER_ERROR", requestId },
-    });
+    return maskFault(error, log);
   };
+}
+
+/** Seconds a client is asked to wait (Retry-After) when the database did not answer. */
+export const DATABASE_RETRY_AFTER_S = 5;
+
+// Node's socket errors, as node-postgres and the Prisma adapter pass them on.
+const SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
+// SQLSTATEs: class 08 (connection exception), a statement cancelled (statement_timeout), a
+// server shutting down or starting up, too many connections.
+const SQLSTATES = /^(08[0-9A-Z]{3}|57014|57P0[123]|53300)$/;
+// Prisma's codes for the same: unreachable, timed out, connection closed, pool timeout.
+const PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+// The Prisma adapter's kinds of the socket errors it recognises.
+const ADAPTER_KINDS = new Set([
+  "DatabaseNotReachable",
+  "ConnectionClosed",
+  "SocketTimeout",
+  "TooManyConnections",
+]);
+// node-postgres raises its own timeouts and closed connections as plain Errors, without a code.
+const PG_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
+
+/**
+ * Whether an error means that the database did not answer (a timeout, a refused or broken
+ * connection, a cancelled statement), rather than a fault of the query or of ours: the error
+ * itself, or any error it wraps (a cause, a GraphQL error's original, Prisma's adapter error).
+ */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (err === null || typeof err !== "object" || depth > 5) return false;
+  const e = err as {
+    code?: unknown;
+    kind?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    originalError?: unknown;
+    meta?: { driverAdapterError?: unknown };
+  };
+  if (
+    typeof e.code === "string" &&
+    (SOCKET_CODES.has(e.code) || SQLSTATES.test(e.code) || PRISMA_CODES.has(e.code))
+  )
+    return true;
+  if (typeof e.kind === "string" && ADAPTER_KINDS.has(e.kind)) return true;
+  if (typeof e.message === "string" && PG_MESSAGES.test(e.message)) return true;
+  return [e.cause, e.originalError, e.meta?.driverAdapterError].some((c) =>
+    isDatabaseUnavailable(c, depth + 1),
+  );
+}
+
+/**
+ * An error that is not the client's, as the client sees it: DATABASE_UNAVAILABLE (HTTP 503 with
+ * Retry-After, in GraphQL too) when the database did not answer, INTERNAL_SERVER_ERROR otherwise.
+ * Each gets a new request id, logged once with the error (warn for an outage, error for a bug),
+ * so that the id a client quotes finds the cause. Used by GraphQL's masking and by the REST and
+ * auth layers for what they catch themselves.
+ */
+export function maskFault(error: unknown, log: FaultLog): GraphQLError {
+  const requestId = randomUUID();
+  const path = error instanceof GraphQLError ? error.path : undefined;
+  if (isDatabaseUnavailable(error)) {
+    log.warn({ err: error, requestId }, "database unavailable");
+    return new GraphQLError(
+      `The database did not answer; retry in ${DATABASE_RETRY_AFTER_S} s (request id ${requestId}).`,
+      {
+        path,
+        extensions: {
+          code: "DATABASE_UNAVAILABLE",
+          requestId,
+          retryAfter: DATABASE_RETRY_AFTER_S,
+          http: { status: 503, headers: { "retry-after": String(DATABASE_RETRY_AFTER_S) } },
+        },
+      },
+    );
+  }
+  log.error({ err: error, requestId }, "unexpected error");
+  return new GraphQLError(`Unexpected error (request id ${requestId}).`, {
+    path,
+    extensions: { code: "INTERNAL_SERVER_ERROR", requestId },
+  });
+}
+
+/** A masked fault as a JSON answer of its own, `{error, code, request_id}`, with its status and headers. */
+export function faultResponse(fault: GraphQLError): Response {
+  const { code, requestId, retryAfter, http } = fault.extensions as {
+    code: keyof typeof STATUS;
+    requestId: string;
+    retryAfter?: number;
+    http?: { status?: number; headers?: Record<string, string> };
+  };
+  return Response.json(
+    { error: fault.message, code, request_id: requestId, ...(retryAfter ? { retry_after: retryAfter } : {}) },
+    {
+      status: http?.status ?? STATUS[code] ?? 500,
+      headers: { "cache-control": "no-store", ...http?.headers },
+    },
+  );
 }
 
 /**

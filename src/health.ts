@@ -1,38 +1,53 @@
 import type { Plugin } from "graphql-yoga";
 import type { Snapshots } from "./db/snapshots.ts";
+import { DATABASE_RETRY_AFTER_S } from "./errors.ts";
 
 /**
  * /healthz: the process is up (liveness). /readyz: the database answers and a snapshot is served
- * (readiness), with the snapshot's version. Both JSON, both open without authentication.
+ * (readiness), with the snapshot's version. Both JSON, both open without authentication. /readyz
+ * answers within `timeoutMs` whatever the database does: a probe that hangs tells nothing.
  */
-export function useHealth(snapshots: Snapshots): Plugin {
+export function useHealth(snapshots: Snapshots, timeoutMs: number): Plugin {
   return {
     async onRequest({ url, endResponse, fetchAPI }) {
       if (url.pathname === "/healthz") {
         endResponse(fetchAPI.Response.json({ status: "ok" }));
       } else if (url.pathname === "/readyz") {
-        endResponse(await readiness(snapshots, fetchAPI.Response));
+        endResponse(await bounded(readiness(snapshots, fetchAPI.Response), timeoutMs, fetchAPI.Response));
       }
     },
   };
 }
 
+const notReady = (R: typeof Response, reason: string) =>
+  R.json(
+    { status: "not ready", reason },
+    {
+      status: 503,
+      headers: { "cache-control": "no-store", "retry-after": String(DATABASE_RETRY_AFTER_S) },
+    },
+  );
+
+/** The check's answer, or 503 once `ms` have passed (the check goes on, bounded by the pools). */
+async function bounded(check: Promise<Response>, ms: number, R: typeof Response): Promise<Response> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Response>((resolve) => {
+    timer = setTimeout(() => resolve(notReady(R, `the database did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([check, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function readiness(snapshots: Snapshots, R: typeof Response): Promise<Response> {
-  const headers = { "cache-control": "no-store" };
   try {
     const served = await snapshots.current();
-    if (!served) {
-      return R.json(
-        { status: "not ready", reason: "no snapshot has been loaded yet (npm run load -- <dir>)" },
-        { status: 503, headers },
-      );
-    }
+    if (!served) return notReady(R, "no snapshot has been loaded yet (npm run load -- <dir>)");
     const info = await served.prisma.snapshotInfo.findFirst();
     if (info?.version !== served.snapshot.version) {
-      return R.json(
-        { status: "not ready", reason: "the served snapshot's data does not answer" },
-        { status: 503, headers },
-      );
+      return notReady(R, "the served snapshot's data does not answer");
     }
     const { version, domains, apps, reviews, finishedAt } = served.snapshot;
     return R.json(
@@ -41,12 +56,9 @@ async function readiness(snapshots: Snapshots, R: typeof Response): Promise<Resp
         database: snapshots.store.kind,
         snapshot: { version, loaded_at: finishedAt?.toISOString(), domains, apps, reviews },
       },
-      { headers },
+      { headers: { "cache-control": "no-store" } },
     );
   } catch (e) {
-    return R.json(
-      { status: "not ready", reason: `the database does not answer: ${(e as Error).message}` },
-      { status: 503, headers },
-    );
+    return notReady(R, `the database does not answer: ${(e as Error).message}`);
   }
 }

@@ -1,4 +1,5 @@
 import type { Plugin } from "graphql-yoga";
+import { type FaultLog, faultResponse, maskFault } from "../errors.ts";
 import type { ApiKey, ApiKeys } from "./keys.ts";
 
 /**
@@ -36,10 +37,16 @@ export function createVerifier(keys: ApiKeys): Verify {
 export async function graphiqlKey(request: Request, verify: Verify): Promise<string | null> {
   const header = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "")?.[1];
   const secret = header ?? new URL(request.url).searchParams.get("key");
-  return secret && (await verify(secret)) ? secret : null;
+  // A key that cannot be checked now opens no page; useAuth then answers the request itself.
+  return secret && (await verify(secret).catch(() => null)) ? secret : null;
 }
 
-export function useAuth(verify: Verify, open: readonly string[]): Plugin {
+/**
+ * A key check that fails (the database does not answer) is answered here as JSON, 503 with
+ * Retry-After, and logged once with the request id the body carries: thrown on, it would reach
+ * yoga's own handler, which answers 500 text/plain with a stack trace.
+ */
+export function useAuth(verify: Verify, open: readonly string[], log: FaultLog = console): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
       if (open.includes(url.pathname)) return;
@@ -54,7 +61,12 @@ export function useAuth(verify: Verify, open: readonly string[]): Plugin {
       if (header !== null && !match) {
         return endResponse(unauthorized("malformed Authorization header: expected Bearer <API key>", true));
       }
-      const key = await verify(match ? match[1] : (pageKey as string));
+      let key: ApiKey | null;
+      try {
+        key = await verify(match ? match[1] : (pageKey as string));
+      } catch (e) {
+        return endResponse(faultResponse(maskFault(e, log)));
+      }
       if (!key) return endResponse(unauthorized("unknown or revoked API key", true));
       authenticated.set(request, key);
     },

@@ -9,6 +9,7 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from "rate-limiter-flexible";
+import { DEFAULT_TIMEOUTS, type Timeouts } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { ApiKey } from "./keys.ts";
 import {
@@ -181,12 +182,24 @@ export class RateLimits {
   constructor(
     config: RateLimiterConfig,
     private readonly logger: Logger,
+    timeouts: Pick<Timeouts, "redisConnectMs" | "redisCommandMs"> = DEFAULT_TIMEOUTS,
   ) {
     this.enabled = config.enabled;
     this.keyPrefix = config.keyPrefix ?? "storegraph:rl";
+    this.connectTimeoutMs = timeouts.redisConnectMs;
+    // Every wait on Redis is bounded, and a failed command falls back to the in-memory limiter
+    // (insuranceLimiter): a command unanswered within commandTimeout fails (a stalled Redis keeps
+    // the connection "ready", so rejectIfRedisNotReady alone does not catch it), and while
+    // disconnected commands fail at once rather than queue for the reconnection.
     this.redis =
       config.enabled && config.redisUrl
-        ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true })
+        ? new Redis(config.redisUrl, {
+            maxRetriesPerRequest: 1,
+            connectTimeout: timeouts.redisConnectMs,
+            commandTimeout: timeouts.redisCommandMs,
+            enableOfflineQueue: false,
+            lazyConnect: true,
+          })
         : null;
     // While Redis is down the client retries every few seconds: say so once a minute, not each time.
     let warned = 0;
@@ -205,6 +218,7 @@ export class RateLimits {
 
   /** The first connection to Redis; null without Redis. */
   private readonly connected: Promise<boolean> | null;
+  private readonly connectTimeoutMs: number;
 
   /** A GraphQL request's usage record: how it draws on budgets (see Charge). */
   usageFor(request: Request, key: ApiKey | null, charge: Charge): RateUsage {
@@ -233,7 +247,7 @@ export class RateLimits {
   }
 
   /** Connects to Redis (if used); resolves false when it cannot within the timeout. */
-  async ready(timeoutMs = 3000): Promise<boolean> {
+  async ready(timeoutMs = this.connectTimeoutMs): Promise<boolean> {
     if (!this.redis) return true;
     if (this.redis.status === "ready") return true;
     try {

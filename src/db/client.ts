@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { Config } from "../config.ts";
 import { PrismaClient as PgPrismaClient } from "../generated/postgresql/client.ts";
 import { PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client.ts";
+import { poolTimeouts } from "./pg-pool.ts";
 import { snapshotFilePath } from "./sqlite-store.ts";
 import type { SnapshotRow } from "./store.ts";
 
@@ -42,7 +43,10 @@ function createClient(config: Config, snapshot: Pick<SnapshotRow, "location">, l
     );
     return new SqlitePrismaClient({ adapter, log: log ? [{ emit: "event", level: "query" }] : [] });
   }
-  const adapter = new PrismaPg({ connectionString: db.url, max: 10 }, { schema: snapshot.location });
+  const adapter = new PrismaPg(
+    { connectionString: db.url, max: 10, ...poolTimeouts(config.timeouts) },
+    { schema: snapshot.location },
+  );
   return new PgPrismaClient({
     adapter,
     log: log ? [{ emit: "event", level: "query" }] : [],

@@ -1,5 +1,7 @@
 import pg from "pg";
+import type { Timeouts } from "../config.ts";
 import { applyPgMigrations } from "./migrate.ts";
+import { poolTimeouts } from "./pg-pool.ts";
 import { PgSnapshotWriter } from "./pg-writer.ts";
 import { utc } from "./reader.ts";
 import type { RawSnapshotRow, SnapshotCounts, SnapshotRow, SnapshotStore, SnapshotWriter } from "./store.ts";
@@ -23,10 +25,12 @@ export class PgSnapshotStore implements SnapshotStore {
     private readonly pool: pg.Pool,
   ) {}
 
-  static async open(url: string): Promise<PgSnapshotStore> {
+  /** `timeouts` bound the pool's waits (the gateway's); null leaves them unbounded (loads). */
+  static async open(url: string, timeouts: Timeouts | null = null): Promise<PgSnapshotStore> {
     const pool = new pg.Pool({
       connectionString: url,
       max: 4,
+      ...poolTimeouts(timeouts),
       // Its TIMESTAMP columns hold UTC (written as now() in UTC, below), as the snapshots' do.
       types: {
         getTypeParser: ((oid: number, format?: "text" | "binary") =>

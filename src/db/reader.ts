@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
-import type { Config } from "../config.ts";
+import type { Config, Timeouts } from "../config.ts";
 import { type ColumnKind, TABLES, type TableKey } from "../dataset/load/rows.ts";
+import { poolTimeouts } from "./pg-pool.ts";
 import type { SnapshotRow } from "./store.ts";
 
 /**
@@ -51,7 +52,7 @@ export function openSnapshotReader(
   const db = config.database;
   return db.kind === "sqlite"
     ? sqliteReader(join(db.dataDir, snapshot.location), options)
-    : pgReader(db.url, snapshot.location, options);
+    : pgReader(db.url, snapshot.location, config.timeouts, options);
 }
 
 function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
@@ -84,10 +85,11 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
 /** TIMESTAMP(3) holds UTC without a zone: read it as UTC, not as the process's local time. */
 export const utc = (s: string) => new Date(`${s.replace(" ", "T")}Z`);
 
-function pgReader(url: string, schema: string, { onQuery }: ReaderOptions): SqlReader {
+function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: ReaderOptions): SqlReader {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    ...poolTimeouts(timeouts),
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") => {
         if (oid === 1114) return utc;

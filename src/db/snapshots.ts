@@ -36,7 +36,7 @@ export class Snapshots {
   ): Promise<Snapshots> {
     return new Snapshots(
       config,
-      await openSnapshotStore(config),
+      await openSnapshotStore(config, config.timeouts),
       options.refreshMs ?? 1000,
       options.graceMs ?? 30_000,
       { onQuery: options.onQuery },

@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import type { Config, Timeouts } from "../config.ts";
 import type { Row, Table } from "../dataset/load/rows.ts";
 
 /**
@@ -92,11 +92,15 @@ export class LoadInProgressError extends Error {
   override name = "LoadInProgressError";
 }
 
-export async function openSnapshotStore(config: Config): Promise<SnapshotStore> {
+/** `timeouts`: the bounds of a serving process (see PgSnapshotStore.open); none for loads. */
+export async function openSnapshotStore(
+  config: Config,
+  timeouts: Timeouts | null = null,
+): Promise<SnapshotStore> {
   if (config.database.kind === "sqlite") {
     const { SqliteSnapshotStore } = await import("./sqlite-store.ts");
     return SqliteSnapshotStore.open(config.database.dataDir);
   }
   const { PgSnapshotStore } = await import("./pg-store.ts");
-  return PgSnapshotStore.open(config.database.url);
+  return PgSnapshotStore.open(config.database.url, timeouts);
 }

@@ -35,11 +35,12 @@ export interface GraphQLErrorJson {
   extensions?: { code?: string; argument?: string; requestId?: string; [k: string]: unknown };
 }
 
+const FAULTS = new Set([undefined, "INTERNAL_SERVER_ERROR", "DATABASE_UNAVAILABLE"]);
+
 /** The one mapping of GraphQL errors to a REST status and body. */
 export function restErrorOf(errors: GraphQLErrorJson[], rename: (argument: string) => string): RestError {
   // Never hide a fault of ours behind a client error of the same response.
-  const e =
-    errors.find((x) => x.extensions?.code === "INTERNAL_SERVER_ERROR" || !x.extensions?.code) ?? errors[0];
+  const e = errors.find((x) => FAULTS.has(x.extensions?.code)) ?? errors[0];
   const code = e.extensions?.code ?? "INTERNAL_SERVER_ERROR";
   const status =
     code === "GRAPHQL_VALIDATION_FAILED" ? 400 : ((STATUS as Record<string, number>)[code] ?? 500);
@@ -48,7 +49,9 @@ export function restErrorOf(errors: GraphQLErrorJson[], rename: (argument: strin
   if (argument && message.startsWith(`${argument}: `)) {
     message = `${rename(argument)}: ${message.slice(argument.length + 2)}`;
   }
-  const body = new RestError(status, code, message);
+  // Headers the error asks for (a 503's Retry-After), as yoga sends them for GraphQL.
+  const http = e.extensions?.http as { headers?: Record<string, string> } | undefined;
+  const body = new RestError(status, code, message, { ...http?.headers });
   const { requestId, retryAfter, endpoint } = e.extensions ?? {};
   if (requestId) Object.assign(body, { requestId });
   if (typeof retryAfter === "number") Object.assign(body, { retryAfter });

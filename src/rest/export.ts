@@ -18,6 +18,7 @@ import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limit
 import { apiKeyOf } from "../auth/plugin.ts";
 import { budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
+import { DATABASE_RETRY_AFTER_S, maskFault, STATUS } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { fingerprint } from "../query/cursor.ts";
 import { schema } from "../schema/index.ts";
@@ -155,9 +156,10 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
       } catch (e) {
         // Mid-stream the status is sent: say what happened on a last line, then break the stream
         // so that the client cannot mistake the partial result for a whole one.
-        const err = e instanceof RestError ? e : new RestError(500, "INTERNAL_SERVER_ERROR", "export failed");
-        if (!(e instanceof RestError)) deps.logger.error({ err: e }, "export failed");
-        controller.enqueue(encoder.encode(`${JSON.stringify({ error: err.message, code: err.code })}\n`));
+        const err = e instanceof RestError ? e : restErrorOf([maskFault(e, deps.logger)], (a) => a);
+        const { requestId } = err as { requestId?: string };
+        const line = { error: err.message, code: err.code, ...(requestId ? { request_id: requestId } : {}) };
+        controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
         controller.error(err);
       }
     },
@@ -235,9 +237,11 @@ async function answer(deps: ExportDeps, job: ExportJob): Promise<Response> {
   if (job.status === "failed") {
     // Report it once; the next request starts afresh.
     await deps.jobs.delete(job.id);
-    const status = job.errorCode === "CURSOR_EXPIRED" ? 410 : job.errorCode === "BAD_USER_INPUT" ? 400 : 500;
+    const status = (STATUS as Record<string, number>)[job.errorCode ?? ""] ?? 500;
+    const retry: Record<string, string> =
+      status === 503 ? { "retry-after": String(DATABASE_RETRY_AFTER_S) } : {};
     return errorResponse(
-      new RestError(status, job.errorCode ?? "INTERNAL_SERVER_ERROR", job.error ?? "the job failed"),
+      new RestError(status, job.errorCode ?? "INTERNAL_SERVER_ERROR", job.error ?? "the job failed", retry),
     );
   }
   const file = createReadStream(join(deps.dataDir, job.location as string));
@@ -278,8 +282,8 @@ async function runJob(
     await deps.jobs.finish(id, location, count);
   } catch (e) {
     rmSync(partial, { force: true });
-    const err = e instanceof RestError ? e : new RestError(500, "INTERNAL_SERVER_ERROR", "the job failed");
-    if (!(e instanceof RestError)) deps.logger.error({ err: e, job: id }, "cursor=all job failed");
+    // A fault is logged once, with the request id its poll will report (a 503 or a 500).
+    const err = e instanceof RestError ? e : restErrorOf([maskFault(e, deps.logger)], (a) => a);
     await deps.jobs.fail(id, err.message, err.code).catch(() => {});
   }
 }

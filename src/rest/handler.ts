@@ -4,6 +4,7 @@ import type { Endpoint } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { type Budget, budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
+import { faultResponse, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { cachedDocument } from "./document.ts";
 import { domainLines } from "./domain-json.ts";
@@ -285,15 +286,7 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
     if (e instanceof RestError) return answer(errorResponse(e));
     if (e instanceof FieldsError)
       return answer(errorResponse(new RestError(400, "BAD_USER_INPUT", e.message)));
-    const requestId = crypto.randomUUID();
-    ctx.logger.error({ err: e, requestId }, "unexpected error in the REST layer");
-    return answer(
-      errorResponse(
-        Object.assign(
-          new RestError(500, "INTERNAL_SERVER_ERROR", `Unexpected error (request id ${requestId}).`),
-          { requestId },
-        ),
-      ),
-    );
+    // The database not answering (503) or a fault of ours (500), logged once with its request id.
+    return answer(faultResponse(maskFault(e, ctx.logger)));
   }
 }

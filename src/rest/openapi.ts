@@ -83,6 +83,10 @@ const ERROR_RESPONSES: Json = {
       "Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait.",
   },
   "500": { description: "Unexpected error, logged with the request id the body carries." },
+  "503": {
+    description:
+      "The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries.",
+  },
 };
 
 const RATE_HEADERS: Json = {
@@ -260,8 +264,11 @@ export function buildOpenApi(): Json {
       properties: {
         error: { type: "string", description: "What was wrong, naming the option." },
         code: { type: "string", description: "BAD_USER_INPUT, NOT_FOUND, CURSOR_EXPIRED, ..." },
-        request_id: { type: "string", description: "For 500s: the id the server logged the error with." },
-        retry_after: { type: "integer", description: "For 429s: seconds to wait, as Retry-After." },
+        request_id: {
+          type: "string",
+          description: "For 500s and 503s: the id the server logged the error with.",
+        },
+        retry_after: { type: "integer", description: "For 429s and 503s: seconds to wait, as Retry-After." },
         endpoint: {
           type: "string",
           enum: [...new Set([...ROUTES.map((r) => r.endpoint), "listDomainsAll"])],
