@@ -20,6 +20,7 @@ import { createLogger } from "./logger.ts";
 import { exportRoutes } from "./rest/export.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
+import { useTextInput } from "./text-input.ts";
 
 /** Set on the inner GraphQL request of a REST request (never by the network). */
 export interface ServerContext {
@@ -123,6 +124,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),
       ...abuseLimits(),
+      useTextInput(),
       useCostLimit(),
     ],
   });
