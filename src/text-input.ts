@@ -98,7 +98,7 @@ export function refusedText(
   for (const v of chosen.variableDefinitions ?? []) {
     if (v.defaultValue) defaults.set(v.variable.name.value, v.defaultValue);
   }
-  // The operation's own arguments and its fragments' (a fragment cannot hold an operation).
+  // The chosen operation and the fragments, which it may spread (an unused one fails validation).
   const roots = document.definitions.filter((d) => d === chosen || d.kind === Kind.FRAGMENT_DEFINITION);
   // Depth first, in document order: the first bad argument is the one named.
   const stack: unknown[] = [...roots].reverse();
