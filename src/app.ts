@@ -26,6 +26,7 @@ import { createLogger, type Logger } from "./logger.ts";
 import { exportRoutes } from "./rest/export.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
+import { useTextInput } from "./text-input.ts";
 
 /** Set on the inner GraphQL request of a REST request (never by the network). */
 export interface ServerContext {
@@ -140,6 +141,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useErrorCodes(),
       useJsonErrorBodies(),
       ...abuseLimits(),
+      useTextInput(),
       useCostLimit(),
     ],
   });

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { apiError, InputError } from "../errors.ts";
+import { textProblem } from "../text-input.ts";
 import type { KeyValue, SortKey } from "./keyset.ts";
 
 /**
@@ -96,7 +97,8 @@ function decodeValue(key: SortKey, raw: unknown): KeyValue | undefined {
     case "float":
       return typeof raw === "number" && Number.isFinite(raw) ? raw : undefined;
     case "string":
-      return typeof raw === "string" ? raw : undefined;
+      // Our cursors carry stored values, which never hold NUL or an unpaired surrogate.
+      return typeof raw === "string" && !textProblem(raw) ? raw : undefined;
     case "time": {
       const t = (raw as { t?: unknown }).t;
       // ±8.64e15 ms is the range of a JavaScript Date.

@@ -26,10 +26,9 @@ import { cachedDocument, field, operation, selection } from "./document.ts";
 import { domainLines } from "./domain-json.ts";
 import { RestError, rateLimitedRestError, restErrorOf } from "./errors.ts";
 import { parseFields, type Selection, selectionKey } from "./fields.ts";
-import { optionOfArgument } from "./filter-options.ts";
 import { drawOn, type ExecuteGraphQL, errorResponse, type Special } from "./handler.ts";
 import type { Options } from "./options.ts";
-import { DOMAIN_NAMES_DOCUMENT, DOMAIN_TABLES, readDomainQuery } from "./routes.ts";
+import { DOMAIN_NAMES_DOCUMENT, DOMAIN_TABLES, readDomainQuery, renameWith } from "./routes.ts";
 
 /**
  * Whole results in bounded memory: `cursor=all` jobs (202 while running, then the result) and
@@ -68,7 +67,7 @@ function readQuery(o: Options): DomainQuery {
   return { sel, fieldsKey: selectionKey(sel), variables: readDomainQuery(o) };
 }
 
-const rename = (a: string) => optionOfArgument(DOMAIN_TABLES, a);
+const rename = renameWith(DOMAIN_TABLES);
 
 /**
  * Every matching Domain's JSON text, in pages of BATCH. Reads run a page ahead of the writing: as

@@ -170,8 +170,10 @@ const LIST_ARGS: Record<string, string> = {
   names: "domains",
   name: "domain name",
   token: "App",
+  platform: "App",
 };
-const renameWith = (tables: FilterTables | null) => (argument: string) =>
+/** A GraphQL argument path → the REST option (or path segment) it came from, for error messages. */
+export const renameWith = (tables: FilterTables | null) => (argument: string) =>
   tables && argument.startsWith("filter")
     ? optionOfArgument(tables, argument)
     : (LIST_ARGS[argument.split(".")[0]] ?? argument);

@@ -6,6 +6,7 @@ import { GraphQLError, Kind, type ValueNode } from "graphql";
 import { directiveArgs, type Endpoint } from "../auth/limits.ts";
 import type { Context } from "../context.ts";
 import { InputError } from "../errors.ts";
+import { textProblem } from "../text-input.ts";
 
 /** Builder configuration only; types live in one file each beside this one. */
 export const builder = new SchemaBuilder<{
@@ -57,7 +58,8 @@ function decodeGlobalID(globalID: string): { typename: string; id: string } {
     : "";
   const colon = text.indexOf(":");
   const typename = text.slice(0, colon);
-  if (colon <= 0 || colon === text.length - 1 || !NODE_TYPES.includes(typename)) {
+  // A key with text no value holds (NUL) was never one of ours, and PostgreSQL cannot compare it.
+  if (colon <= 0 || colon === text.length - 1 || !NODE_TYPES.includes(typename) || textProblem(text)) {
     throw new InputError("id", `"${globalID}" is not the global ID of an App, Domain or AppReview`);
   }
   return { typename, id: text.slice(colon + 1) };

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/errors.ts";
 import { decodeCursor, encodeCursor, fingerprint } from "../../src/query/cursor.ts";
 import type { KeyKind, KeyValue, SortKey } from "../../src/query/keyset.ts";
+import { textProblem } from "../../src/text-input.ts";
 
 const key = (field: string, kind: KeyKind, nullable = false): SortKey => ({
   field,
@@ -111,7 +112,8 @@ describe("round trip", () => {
           // -0 is stored as 0, which sorts the same.
           return fc.double({ noNaN: true, noDefaultInfinity: true }).map((v) => v || 0);
         case "string":
-          return fc.string({ unit: "binary" });
+          // Stored text: never NUL or an unpaired surrogate (a cursor holding one is refused).
+          return fc.string({ unit: "binary" }).filter((s) => textProblem(s) === null);
         case "time":
           return fc.date({ noInvalidDate: true });
         case "bigint":
@@ -174,6 +176,13 @@ describe("version and scope", () => {
 
 describe("malformed cursors", () => {
   const keys = [key("rank", "int"), pk];
+
+  it.each([
+    ["NUL", "a\u0000b"],
+    ["an unpaired surrogate", "a\ud800"],
+  ])("a string key with %s, which no stored value holds", (_, text) => {
+    expectMalformed(forge({ v: VERSION, q: SCOPE, k: [text, 2] }), [key("name", "string"), pk]);
+  });
 
   it.each([
     ["empty", ""],

@@ -13,8 +13,8 @@ import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 // the answer is never a server fault, and every error is JSON `{error, code}` (decisions.md,
 // Errors). `cursor=all` answers 202 while its job runs; export answers JSON Lines.
 //
-// Path segments are always validly percent-encoded here: a malformed escape is a known 500 that
-// errors.test.ts pins on its own.
+// Path segments are always validly percent-encoded here: errors.test.ts pins a malformed escape
+// (a 400) on its own.
 
 const BASE = "http://localhost/json/api/v1/all";
 const RUNS = 150;
@@ -716,4 +716,147 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
     expect(sent).toBeGreaterThan(RUNS * 5);
     expect(succeeded).toBeGreaterThan(sent / 8);
   });
+});
+
+// ------------------------------------------------------------------ control characters, every database alike
+
+// Every option of every route, and every path segment, with control characters put in (U+0000 to
+// U+001F, U+007F, unpaired surrogates), sent to every database: never a fault, and every database
+// gives the same status and body. NUL, and an unpaired surrogate where JSON can carry one (a query
+// string cannot: it arrives as U+FFFD), is a 400 naming the option or segment: no stored text holds
+// them, and PostgreSQL cannot compare text with NUL.
+
+const CONTROL = [
+  ...Array.from({ length: 0x20 }, (_, i) => String.fromCharCode(i)),
+  "\u007f",
+  "\ud800",
+  "\udbff",
+  "\udc00",
+  "\udfff",
+];
+const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** `base` with each of `inserts` put in at the given place. */
+const insert = (base: string, inserts: [string, number][]) => {
+  let s = base;
+  for (const [c, at] of inserts) {
+    const i = at % (s.length + 1);
+    s = s.slice(0, i) + c + s.slice(i);
+  }
+  return s;
+};
+const inserts = fc.array(fc.tuple(fc.constantFrom(...CONTROL), fc.nat()), { minLength: 1, maxLength: 3 });
+
+/** Options a fuzzed one needs beside it to be read at all (an event's subject and bound, a list's values). */
+function companions(option: string): Record<string, string> {
+  const event = /^(f:(?:app|tech)_(?:un)?installed_at)(?::(min|max))?$/.exec(option);
+  if (event) return event[2] ? { [event[1]]: PLAUSIBLE[event[1]][0] } : { [`${option}:min`]: "2020-01-01" };
+  if (option.startsWith("f:") && option.endsWith(":op")) {
+    const list = option.slice(0, -3);
+    return { [list]: PLAUSIBLE[list]?.[0] ?? "x" };
+  }
+  return {};
+}
+
+interface Fuzzed {
+  /** What the request names in an error: the option, or the path segment. */
+  names: RegExp;
+  method: "GET" | "POST";
+  path: string;
+  query: string;
+  body?: string;
+  /** The text that carries the control characters, as the server receives it. */
+  sent: string;
+}
+
+/** A request of `route` whose `option` (or, for "(path)", its path segment) holds `text`. */
+function fuzzedRequest(route: (typeof ROUTES)[number], option: string, text: string): Fuzzed {
+  const appPath = option === "(path)" && route.path.includes("{platform}") ? text : "shopify.klaviyo";
+  const domainPath = option === "(path)" && route.path.includes("{name}") ? text : "shop.example.com";
+  const path = route.path.replace("{platform}.{token}", enc(appPath)).replace("{name}", enc(domainPath));
+  const options: Record<string, unknown> =
+    option === "(path)" ? {} : { ...companions(option), [option]: text };
+  if (route.id === "bulkRetrieveDomains") options.domains = ["shop.example.com"];
+  if (option === "domains") options.domains = ["shop.example.com", text];
+  if (option === "aq") options.aq = [{ field: "tech", value: text, operator: "and" }];
+  let names = new RegExp(`^${option.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `);
+  if (option === "domains") names = /^domains\[1\]: /;
+  if (option === "aq") names = /^f:tech \(aq\[0\]\): /;
+  if (option === "(path)") names = route.path.includes("{name}") ? /^domain name: / : /^App: /;
+  if (route.body)
+    return { names, method: "POST", path, query: "", body: JSON.stringify(options), sent: text };
+  // A query string cannot carry an unpaired surrogate (it arrives as U+FFFD); enc() sends a path
+  // segment that has one with every surrogate as "?".
+  const sent =
+    option === "(path)"
+      ? UNPAIRED.test(text)
+        ? text.replace(/[\ud800-\udfff]/g, "?")
+        : text
+      : text.replace(new RegExp(UNPAIRED.source, "g"), "\ufffd");
+  const query = new URLSearchParams(options as Record<string, string>).toString();
+  return { names, method: "GET", path, query, sent };
+}
+
+/** A valid value of an option (for "(path)", of the route's path segment) to put control characters in. */
+function sampleOf(route: (typeof ROUTES)[number], option: string): string {
+  if (option === "(path)") return route.path.includes("{name}") ? "shop.example.com" : "shopify.klaviyo";
+  if (option === "domains") return "shop.example.com";
+  if (option === "aq") return "Google Analytics";
+  return PLAUSIBLE[option]?.[0] ?? "x";
+}
+
+describe("control characters in every option and path segment, every database alike", () => {
+  const apis = new Map<string, TestApi>();
+  const tmp = tempDir("storegraph-rest-control-");
+  beforeAll(async () => {
+    for (const kind of databaseKinds())
+      apis.set(kind, await startApi(kind, writeSnapshotDir(join(tmp.dir, kind), validFixture())));
+  });
+  afterAll(async () => {
+    for (const api of apis.values()) await api.close();
+    tmp.remove();
+  });
+
+  async function checkAlike(f: Fuzzed): Promise<void> {
+    const url = `${BASE}${f.path}${f.query ? `?${f.query}` : ""}`;
+    const answers: string[] = [];
+    for (const [kind, api] of apis) {
+      const res = await api.app.fetch(url, {
+        method: f.method,
+        ...(f.body !== undefined ? { body: f.body, headers: { "content-type": "application/json" } } : {}),
+      });
+      const text = await res.text();
+      const what = `${kind}: ${f.method} ${url} ${f.body ?? ""} → ${res.status} ${text.slice(0, 300)}`;
+      expect(res.status, what).toBeLessThan(500);
+      if (f.sent.includes("\u0000") || UNPAIRED.test(f.sent)) {
+        expect(res.status, what).toBe(400);
+        const error = JSON.parse(text) as { error: string; code: string };
+        expect(error.code, what).toBe("BAD_USER_INPUT");
+        expect(error.error, what).toMatch(f.names);
+      }
+      answers.push(`${res.status} ${text}`);
+    }
+    expect(new Set(answers).size, `${url} ${f.body ?? ""}:\n${answers.join("\n")}`).toBe(1);
+  }
+
+  for (const route of ROUTES) {
+    const options = [...(route.path.includes("{") ? ["(path)"] : []), ...route.options.map((o) => o.name)];
+    it(`${route.method} ${route.path}: ${options.length} options`, async () => {
+      for (const option of options) {
+        const sample = sampleOf(route, option);
+        const base =
+          option === "(path)" ? fc.constant(sample) : fc.oneof(fc.constant(sample), plausible(option));
+        const examples: [string, [string, number][]][] = [
+          [sample, [["\u0000", 1]]],
+          [sample, [["\ud800", 1]]],
+        ];
+        await fc.assert(
+          fc.asyncProperty(base, inserts, async (b, ins) => {
+            await checkAlike(fuzzedRequest(route, option, insert(b, ins)));
+          }),
+          { numRuns: 4, examples },
+        );
+      }
+    });
+  }
 });
