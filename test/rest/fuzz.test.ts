@@ -793,7 +793,10 @@ function fuzzedRequest(route: (typeof ROUTES)[number], option: string, text: str
         ? text.replace(/[\ud800-\udfff]/g, "?")
         : text
       : text.replace(new RegExp(UNPAIRED.source, "g"), "\ufffd");
-  const query = new URLSearchParams(options as Record<string, string>).toString();
+  // A structured option (aq) travels in a query string as its JSON text.
+  const query = new URLSearchParams(
+    Object.entries(options).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+  ).toString();
   return { names, method: "GET", path, query, sent };
 }
 
