@@ -60,6 +60,8 @@ export class Ingest {
   private readonly rankPct: number[] = [];
   private readonly platformRank: number[] = [];
   private readonly platformRankPct: number[] = [];
+  /** clusterKey() of the Domain's cluster; undefined for a cluster of one (most Domains). */
+  private readonly cluster: (string | undefined)[] = [];
   private pool: ValidationPool | null = null;
   private appFile = "apps.jsonl";
   private domainFile = "domains.jsonl";
@@ -89,6 +91,7 @@ export class Ingest {
     }
     this.checkApps();
     this.checkDomains();
+    this.checkClusters();
     await this.writeTechnologies();
     return this.counts;
   }
@@ -168,6 +171,9 @@ export class Ingest {
     this.rankPct.push(d.rank_percentile);
     this.platformRank.push(d.platform_rank);
     this.platformRankPct.push(d.platform_rank_percentile);
+    this.cluster.push(
+      d.cluster_domains.length === 1 ? undefined : clusterKey(d.cluster_domains, d.cluster_best_ranked),
+    );
     this.checkInstalledApps(d, line);
     this.checkTechnologies(d, line);
     // Resolve what only the whole load knows: the Domain's pk, technology pks, App pks (an unknown
@@ -385,6 +391,56 @@ export class Ingest {
     }
   }
 
+  /**
+   * Every member of a cluster that the snapshot holds lists the same members and the same
+   * best-ranked one, and that one ranks best of the members it holds. (Members the snapshot lacks
+   * cannot be checked: a snapshot may hold part of the web.)
+   */
+  private checkClusters(): void {
+    const keyOf = (pk: number) => this.cluster[pk - 1] ?? clusterKey([this.domainName[pk - 1]], "");
+    for (let i = 0; i < this.cluster.length; i++) {
+      const key = this.cluster[i];
+      if (key === undefined) continue;
+      const { members, best } = parseClusterKey(key);
+      const line = this.domainLine[i];
+      const name = this.domainName[i];
+      let bestPk = this.domainPk.get(best);
+      for (const member of members) {
+        const pk = this.domainPk.get(member);
+        if (pk === undefined || member === name) continue;
+        const theirs = parseClusterKey(keyOf(pk));
+        const at = `${member} (line ${this.domainLine[pk - 1]})`;
+        if (theirs.members.join(" ") !== members.join(" ")) {
+          this.problems.add(
+            this.domainFile,
+            line,
+            `cluster_domains: lists ${member}, whose cluster_domains (line ${this.domainLine[pk - 1]}) are ${theirs.members.join(", ")}`,
+          );
+        } else if (theirs.best !== best) {
+          this.problems.add(
+            this.domainFile,
+            line,
+            `cluster_best_ranked: is ${best}, but ${at} names ${theirs.best}`,
+          );
+        }
+      }
+      const claimed = bestPk;
+      if (claimed === undefined) continue;
+      for (const member of members) {
+        const pk = this.domainPk.get(member);
+        if (pk !== undefined && this.rank[pk - 1] < this.rank[(bestPk as number) - 1]) bestPk = pk;
+      }
+      if (bestPk !== claimed) {
+        const b = (bestPk as number) - 1;
+        this.problems.add(
+          this.domainFile,
+          line,
+          `cluster_best_ranked: is ${best} (rank ${this.rank[claimed - 1]}), but ${this.domainName[b]} (line ${this.domainLine[b]}) ranks better (rank ${this.rank[b]})`,
+        );
+      }
+    }
+  }
+
   private async writeTechnologies(): Promise<void> {
     const rows: Row[] = [];
     for (const [name, t] of this.technologies) {
@@ -400,4 +456,14 @@ export class Ingest {
     }
     await this.write([["technology", rows]]);
   }
+}
+
+/** A cluster as one string: its members sorted, then its best-ranked member (compared whole). */
+function clusterKey(members: readonly string[], best: string): string {
+  return `${[...members].sort().join(" ")}\n${best}`;
+}
+
+function parseClusterKey(key: string): { members: string[]; best: string } {
+  const [members, best] = key.split("\n");
+  return { members: members.split(" "), best };
 }
