@@ -404,7 +404,6 @@ export class Ingest {
       const { members, best } = parseClusterKey(key);
       const line = this.domainLine[i];
       const name = this.domainName[i];
-      let bestPk = this.domainPk.get(best);
       for (const member of members) {
         const pk = this.domainPk.get(member);
         if (pk === undefined || member === name) continue;
@@ -424,18 +423,18 @@ export class Ingest {
           );
         }
       }
-      const claimed = bestPk;
+      const claimed = this.domainPk.get(best);
       if (claimed === undefined) continue;
+      let top = claimed;
       for (const member of members) {
         const pk = this.domainPk.get(member);
-        if (pk !== undefined && this.rank[pk - 1] < this.rank[(bestPk as number) - 1]) bestPk = pk;
+        if (pk !== undefined && this.rank[pk - 1] < this.rank[top - 1]) top = pk;
       }
-      if (bestPk !== claimed) {
-        const b = (bestPk as number) - 1;
+      if (top !== claimed) {
         this.problems.add(
           this.domainFile,
           line,
-          `cluster_best_ranked: is ${best} (rank ${this.rank[claimed - 1]}), but ${this.domainName[b]} (line ${this.domainLine[b]}) ranks better (rank ${this.rank[b]})`,
+          `cluster_best_ranked: is ${best} (rank ${this.rank[claimed - 1]}), but ${this.domainName[top - 1]} (line ${this.domainLine[top - 1]}) ranks better (rank ${this.rank[top - 1]})`,
         );
       }
     }
