@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ApiKeys } from "./auth/keys.ts";
 import type { Config } from "./config.ts";
-import { generateDataset } from "./dataset/generate.ts";
+import { GENERATOR_VERSION, generateDataset } from "./dataset/generate.ts";
 import { loadSnapshot } from "./dataset/load/load.ts";
 import type { SnapshotStore } from "./db/store.ts";
 import type { Logger } from "./logger.ts";
@@ -14,7 +14,8 @@ import type { Logger } from "./logger.ts";
 export async function ensureDemoData(config: Config, store: SnapshotStore, log: Logger): Promise<void> {
   if (await store.current()) return;
   const { domains, apps, seed } = config.demo;
-  const dir = join(config.dataDir, "demo", `${domains}-${apps}-${seed}`);
+  // Named by the generator's version too: an older version's files may break today's rules.
+  const dir = join(config.dataDir, "demo", `v${GENERATOR_VERSION}-${domains}-${apps}-${seed}`);
   const started = Date.now();
   if (!existsSync(join(dir, "domains.jsonl"))) {
     log.info({ domains, apps, seed, dir }, "no snapshot loaded yet: generating the demo dataset");

@@ -11,7 +11,7 @@ import {
 
 /**
  * The shape of one line of each snapshot file (docs/dataset.md), as zod schemas. Per-record rules
- * live here; rules that span records are in load/crossrules.ts.
+ * live here; rules that span records are in load/ingest.ts.
  *
  * Optional fields are absent when unknown: `null` is rejected (see formatIssue).
  */
@@ -243,8 +243,8 @@ export const DomainRecord = z
     alternates: z.record(z.string(), dnsName).optional(),
     localizations: z.array(z.string()).optional(),
     locs: z.array(z.string()).optional(),
-    cluster_domains: z.array(dnsName).optional(),
-    cluster_best_ranked: dnsName.optional(),
+    cluster_domains: stringSet(dnsName),
+    cluster_best_ranked: dnsName,
     platform,
     plan: z.string().optional(),
     last_platform: platform.optional(),
@@ -354,13 +354,11 @@ function checkDomain(d: z.infer<typeof DomainRecord>, ctx: z.RefinementCtx): voi
   if (d.city !== undefined && (d.country_code === undefined || d.administrative_area_level_1 === undefined)) {
     problem(["city"], "needs country_code and administrative_area_level_1");
   }
-  if (
-    d.cluster_best_ranked !== undefined &&
-    d.cluster_best_ranked !== d.name &&
-    !d.cluster_domains?.includes(d.cluster_best_ranked)
-  ) {
-    problem(["cluster_best_ranked"], "is neither the Domain nor one of cluster_domains");
-  }
+  // Every Domain is in a cluster, of one when alone; whether members agree is a cross-record rule.
+  if (!d.cluster_domains.includes(d.name))
+    problem(["cluster_domains"], `must list the Domain itself (${d.name})`);
+  if (!d.cluster_domains.includes(d.cluster_best_ranked))
+    problem(["cluster_best_ranked"], "is not one of cluster_domains");
   const notBefore = (later: keyof DomainRecord, earlier: keyof DomainRecord) => {
     const a = d[later];
     const b = d[earlier];

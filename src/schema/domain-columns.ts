@@ -17,7 +17,10 @@ const DERIVED: Record<string, readonly string[]> = {
   trustpilot: ["trustpilotReviewCount", "trustpilotAvgRating"],
   yotpo: ["yotpoReviewCount", "yotpoAvgRating"],
   redirectTargets: ["redirectsTo"],
-  cluster: ["clusterDomains"],
+  // A snapshot loaded before every Domain had a cluster: the Domain's own name stands in.
+  cluster: ["clusterDomains", "name"],
+  clusterDomains: ["clusterDomains", "name"],
+  clusterBestRanked: ["clusterBestRanked", "name"],
   // Read by the Domain's key from other tables (or, for the product, by its own loader).
   categories: [],
   features: [],

@@ -124,9 +124,13 @@ builder.node(Domain, {
     rankPercentile: t.exposeFloat("rankPercentile", legacy("rank_percentile")),
     platformRank: t.exposeInt("platformRank", legacy("platform_rank")),
     platformRankPercentile: t.exposeFloat("platformRankPercentile", legacy("platform_rank_percentile")),
+    ...columns(t, "String", [["platformDomain", "platform_domain"]]),
+    clusterBestRanked: t.string({
+      description: "The best-ranked Domain of its cluster (the Domain itself when alone).",
+      ...legacy("cluster_best_ranked"),
+      resolve: (d) => d.clusterBestRanked ?? d.name,
+    }),
     ...columns(t, "String", [
-      ["platformDomain", "platform_domain"],
-      ["clusterBestRanked", "cluster_best_ranked"],
       ["plan", "plan"],
       ["lastPlatform", "last_platform"],
       ["lastPlan", "last_plan"],
@@ -202,7 +206,13 @@ builder.node(Domain, {
       ["aliases", "aliases"],
       ["localizations", "localizations"],
       ["locs", "locs"],
-      ["clusterDomains", "cluster_domains"],
+    ]),
+    clusterDomains: t.stringList({
+      description: "The Domains of its cluster, itself included: a cluster of one when no other shares it.",
+      ...legacy("cluster_domains"),
+      resolve: clusterOf,
+    }),
+    ...jsonLists(t, [
       ["collections", "collections"],
       ["shippingCarriers", "shipping_carriers"],
     ]),
@@ -318,10 +328,18 @@ builder.node(Domain, {
     cluster: t.field({
       type: [Domain],
       description: "The Domains of the same cluster that the dataset has.",
-      resolve: (d, _a, ctx) => knownDomains(ctx, (d.clusterDomains as string[] | null) ?? []),
+      resolve: (d, _a, ctx) => knownDomains(ctx, clusterOf(d)),
     }),
   }),
 });
+
+/**
+ * Every Domain is in a cluster; a snapshot loaded before the loader required one stores none,
+ * which can only mean the Domain was alone.
+ */
+function clusterOf(d: DomainRow): string[] {
+  return (d.clusterDomains as string[] | null) ?? [d.name];
+}
 
 async function knownDomains(ctx: Context, names: string[]): Promise<DomainRow[]> {
   const rows = await domainByName(ctx).loadMany(names);

@@ -316,14 +316,15 @@ function checkDomain(d: Domain, at: string, appsById: Map<string, App>, p: Probl
   ordered("min_price_usd", "max_price_usd");
   ordered("product_images_created_30", "product_images_created_90");
   ordered("product_images_created_90", "product_images_created_365");
-  if (d.cluster_best_ranked !== undefined) {
-    const best = String(d.cluster_best_ranked);
-    p.check(
-      best === d.name || (d.cluster_domains as string[]).includes(best),
-      `${at}: cluster_best_ranked`,
-      best,
-    );
-  }
+  // Every Domain is in a cluster, of one when alone, listed with the Domain itself.
+  const cluster = d.cluster_domains as string[] | undefined;
+  p.check(Array.isArray(cluster) && cluster.includes(d.name), `${at}: cluster_domains`, "without the Domain");
+  p.check(new Set(cluster).size === cluster?.length, `${at}: cluster_domains`, "repeat a name");
+  p.check(
+    cluster?.includes(String(d.cluster_best_ranked)) === true,
+    `${at}: cluster_best_ranked`,
+    "not a member",
+  );
   for (const f of d.features ?? []) p.check(FEATURES.has(f), `${at}: features`, f);
   for (const t of d.tags ?? []) p.check(TAGS.has(t), `${at}: tags`, t);
   d.contact_info?.forEach((c, k) => {
@@ -415,6 +416,26 @@ function checkDomains(ds: Dataset, p: Problems): void {
     }
   });
   checkRanks(ds.domains, p);
+  checkClusters(ds.domains, p);
+}
+
+/** Members of a cluster in the dataset agree on it, and its best-ranked one ranks best of them. */
+function checkClusters(domains: Domain[], p: Problems): void {
+  const byName = new Map(domains.map((d) => [d.name, d]));
+  for (const d of domains) {
+    const members = [...((d.cluster_domains as string[] | undefined) ?? [])].sort();
+    const present = members.flatMap((m) => byName.get(m) ?? []);
+    for (const m of present) {
+      p.check(
+        JSON.stringify([...((m.cluster_domains as string[]) ?? [])].sort()) === JSON.stringify(members) &&
+          m.cluster_best_ranked === d.cluster_best_ranked,
+        `${d.name}: cluster`,
+        `${m.name} disagrees`,
+      );
+    }
+    const best = present.reduce<Domain | undefined>((a, b) => (a && a.rank < b.rank ? a : b), undefined);
+    p.check(best?.name === d.cluster_best_ranked, `${d.name}: cluster_best_ranked`, `not ${best?.name}`);
+  }
 }
 
 function checkRanks(domains: Domain[], p: Problems): void {
@@ -549,7 +570,7 @@ describe("generateDataset", () => {
     );
   });
 
-  it("handles the smallest datasets too (one Domain, no Apps)", async () => {
+  it("handles the smallest datasets too (one Domain, no Apps asked for)", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer(),
@@ -559,11 +580,61 @@ describe("generateDataset", () => {
           const dir = nextDir();
           await generateDataset({ domains, apps, seed, outDir: dir });
           const ds = readDataset(dir);
-          expect([ds.domains.length, ds.apps.length]).toEqual([domains, apps]);
+          // The showcase records (3 Domains, 1 App) are there whatever the size.
+          expect([ds.domains.length, ds.apps.length]).toEqual([Math.max(domains, 3), Math.max(apps, 1)]);
           expect(problemsOf(ds)).toEqual([]);
         },
       ),
       { numRuns: 15 },
+    );
+  });
+
+  it("always holds the showcase records the README's examples name, whatever the seed and size", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer(),
+        fc.integer({ min: 0, max: 120 }),
+        fc.integer({ min: 0, max: 20 }),
+        async (seed, domains, apps) => {
+          const dir = nextDir();
+          await generateDataset({ domains, apps, seed, outDir: dir });
+          const ds = readDataset(dir);
+          expect(problemsOf(ds)).toEqual([]);
+          const klaviyo = ds.apps.find((a) => a.platform === P1 && a.token === "klaviyo");
+          expect(klaviyo).toMatchObject({
+            state: "Active",
+            categories: expect.arrayContaining(["Marketing"]),
+          });
+          expect(`${klaviyo?.name} ${klaviyo?.description}`).toMatch(/\bemail\b/i);
+          const reviews = ds.reviews.filter((r) => r.app.id === klaviyo?.id);
+          expect(reviews.length).toBeGreaterThanOrEqual(10);
+          const byName = new Map(ds.domains.map((d) => [d.name, d]));
+          const shop = byName.get("shop.example.com");
+          expect(shop).toMatchObject({
+            state: "Redirect",
+            redirects_to: ["example.com"],
+            country_code: "US",
+          });
+          expect(byName.get("example.com")).toMatchObject({ state: "Active", country_code: "US" });
+          expect(byName.get("de.example.com")).toMatchObject({ state: "Active", country_code: "DE" });
+          for (const name of ["shop.example.com", "example.com", "de.example.com"]) {
+            const d = byName.get(name) as Domain;
+            expect(d.platform).toBe(P1);
+            expect(d.apps?.some((a) => a.id === klaviyo?.id && a.removed_at === undefined)).toBe(true);
+            expect(d.technologies?.map((t) => t.name)).toContain("Klaviyo");
+            expect(d.features).toContain("Free Returns");
+            expect([...(d.cluster_domains as string[])].sort()).toEqual([
+              "de.example.com",
+              "example.com",
+              "shop.example.com",
+            ]);
+            // Each reviewed Klaviyo, so its App reviews are never empty.
+            expect(reviews.some((r) => r.domains.some((e) => e.name === name))).toBe(true);
+          }
+          expect(byName.has("nope.example")).toBe(false);
+        },
+      ),
+      { numRuns: 12 },
     );
   });
 

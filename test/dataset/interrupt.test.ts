@@ -17,6 +17,8 @@ function bigFixture(n: number) {
       name: `store${i}.example.com`,
       tld1: "example.com",
       state: "Active",
+      cluster_domains: [`store${i}.example.com`],
+      cluster_best_ranked: `store${i}.example.com`,
       platform: "woocommerce",
       created_at: "2020-01-01",
       title: `Store number ${i}`,

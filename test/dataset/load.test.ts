@@ -120,7 +120,13 @@ const violations: [string, (f: Fixture) => void, string][] = [
   ],
   [
     "duplicate Domain name",
-    (f) => Object.assign(f.domains[2], { name: "shop.example.com", tld1: "example.com" }),
+    (f) =>
+      Object.assign(f.domains[2], {
+        name: "shop.example.com",
+        tld1: "example.com",
+        cluster_domains: ["shop.example.com"],
+        cluster_best_ranked: "shop.example.com",
+      }),
     "domains.jsonl:3: name: shop.example.com is also the Domain at line 1",
   ],
   [
@@ -173,6 +179,55 @@ const violations: [string, (f: Fixture) => void, string][] = [
     "more reviews than review_count",
     (f) => Object.assign(f.apps[0], { review_count: 1, reviews_30d: 1, reviews_90d: 1 }),
     "apps.jsonl:1: review_count: is 1 but reviews lists 2 reviews of the App",
+  ],
+  [
+    "Domain without cluster_domains",
+    (f) => delete f.domains[1].cluster_domains,
+    "domains.jsonl:2: cluster_domains: is required",
+  ],
+  [
+    "Domain without cluster_best_ranked",
+    (f) => delete f.domains[1].cluster_best_ranked,
+    "domains.jsonl:2: cluster_best_ranked: is required",
+  ],
+  [
+    "cluster_domains without the Domain itself",
+    (f) => (f.domains[1].cluster_domains = []),
+    "domains.jsonl:2: cluster_domains: must list the Domain itself (woo.example.org)",
+  ],
+  [
+    "cluster_domains repeating a name",
+    (f) => (f.domains[1].cluster_domains = ["woo.example.org", "woo.example.org"]),
+    "domains.jsonl:2: cluster_domains: must not repeat a value",
+  ],
+  [
+    "cluster_best_ranked outside the cluster",
+    (f) => (f.domains[1].cluster_best_ranked = "shop.example.com"),
+    "domains.jsonl:2: cluster_best_ranked: is not one of cluster_domains",
+  ],
+  [
+    "a member that lists another cluster",
+    (f) => (f.domains[0].cluster_domains = ["shop.example.com", "woo.example.org"]),
+    "domains.jsonl:1: cluster_domains: lists woo.example.org, whose cluster_domains (line 2) are woo.example.org",
+  ],
+  [
+    "members naming different best-ranked Domains",
+    (f) => {
+      f.domains[1].cluster_domains = ["woo.example.org", "gone.example.net"];
+      f.domains[2].cluster_domains = ["gone.example.net", "woo.example.org"];
+      f.domains[2].cluster_best_ranked = "gone.example.net";
+    },
+    "domains.jsonl:3: cluster_best_ranked: is gone.example.net, but woo.example.org (line 2) names woo.example.org",
+  ],
+  [
+    "cluster_best_ranked not the best-ranked member",
+    (f) => {
+      for (const d of [f.domains[0], f.domains[2]]) {
+        d.cluster_domains = ["shop.example.com", "gone.example.net", "de.example.com"];
+        d.cluster_best_ranked = "gone.example.net";
+      }
+    },
+    "domains.jsonl:3: cluster_best_ranked: is gone.example.net (rank 30), but shop.example.com (line 1) ranks better (rank 10)",
   ],
   ["rating out of range", (f) => (f.reviews[1].rating = 6), "reviews.jsonl:2: rating: must be 1..5"],
 ];

@@ -440,10 +440,14 @@ describe.each(databaseKinds())("GraphQL API on %s", (kind) => {
           woo: domain(name: "woo.example.org") { redirectTargets { name } cluster { name } } }`),
       );
       expect(data).toEqual({
-        old: { redirectTargets: [{ name: "shop.example.com", state: "Active" }], cluster: [] },
+        // A cluster lists the Domain itself: old-shop and woo are clusters of one.
+        old: {
+          redirectTargets: [{ name: "shop.example.com", state: "Active" }],
+          cluster: [{ name: "old-shop.example.com" }],
+        },
         // cluster_domains is [shop.example.com, de.example.com]; de.example.com is not in the dataset.
         shop: { redirectTargets: [], cluster: [{ name: "shop.example.com", rank: 10 }] },
-        woo: { redirectTargets: [], cluster: [] },
+        woo: { redirectTargets: [], cluster: [{ name: "woo.example.org" }] },
       });
     });
 

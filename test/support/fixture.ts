@@ -4,7 +4,8 @@ import { gzipSync } from "node:zlib";
 
 /**
  * A small, hand-checked valid snapshot (docs/dataset.md) that tests mutate one rule at a time.
- * 3 Apps (2 shopify, 1 woocommerce), 4 Domains (one of each state), 2 reviews.
+ * 3 Apps (2 shopify, 1 woocommerce), 4 Domains (one of each state), 2 reviews. shop.example.com
+ * shares its cluster with de.example.com, which the snapshot lacks; the others are clusters of one.
  */
 export type Json = Record<string, unknown>;
 export interface Fixture {
@@ -218,6 +219,8 @@ export function validFixture(): Fixture {
       name: "woo.example.org",
       tld1: "example.org",
       state: "Active",
+      cluster_domains: ["woo.example.org"],
+      cluster_best_ranked: "woo.example.org",
       platform: "woocommerce",
       created_at: "2020-07-03",
       rank: 20,
@@ -241,6 +244,8 @@ export function validFixture(): Fixture {
       tld1: "example.net",
       state: "Inactive",
       inactive_at: "2025-01-01",
+      cluster_domains: ["gone.example.net"],
+      cluster_best_ranked: "gone.example.net",
       platform: "shopify",
       created_at: "2017-01-06",
       rank: 30,
@@ -262,6 +267,8 @@ export function validFixture(): Fixture {
       tld1: "example.com",
       state: "Redirect",
       redirects_to: ["shop.example.com"],
+      cluster_domains: ["old-shop.example.com"],
+      cluster_best_ranked: "old-shop.example.com",
       platform: "shopify",
       created_at: "2016-02-02",
       rank: 40,

@@ -20,7 +20,8 @@ export interface AppCounts {
 export function buildAppRecord(seed: number, app: AppMeta, counts: AppCounts, reviews?: ReviewPlan): object {
   const rng = Rng.of(seed, SALT.appDetail, app.index);
   const isP1 = app.platform === P1;
-  const [, category, description] = APP_FUNCTIONS[app.functionIndex];
+  const [, category, functionDescription] = APP_FUNCTIONS[app.functionIndex];
+  const description = app.showcase?.description ?? functionDescription;
   const stats = reviews ? reviewStats(reviews) : otherReviewStats(rng, counts.listings);
   const hasInstalls = rng.chance(0.95);
   const series = hasInstalls ? installsSeries(rng, app, counts.installs) : undefined;
@@ -41,7 +42,7 @@ export function buildAppRecord(seed: number, app: AppMeta, counts: AppCounts, re
       : `https://icons.storegraph.example/apps/${app.platform}/${app.token}.png`,
     average_rating: stats.averageRating,
     review_count: stats.reviewCount,
-    categories: rng.chance(0.05) ? [] : categoriesOf(rng, category),
+    categories: app.showcase?.categories ?? (rng.chance(0.05) ? [] : categoriesOf(rng, category)),
     state: app.inactive ? "Inactive" : "Active",
     created_at: toLocalTime(app.createdMs),
     removed_at: app.removedMs !== undefined ? toTimestamp(app.removedMs) : undefined,

@@ -13,6 +13,7 @@ import { APP_SHARES, appStoreUrl } from "./platform-profile.ts";
 import { pools } from "./pools.ts";
 import { hashKeys, mix32, pickerOf, Rng, WeightedPicker } from "./rng.ts";
 import { SALT } from "./salt.ts";
+import { SHOWCASE_APPS, type ShowcaseApp } from "./showcase.ts";
 import { DAY_MS, NOW_MS } from "./time.ts";
 import { capitalize, slugify } from "./words.ts";
 
@@ -45,19 +46,42 @@ export interface AppMeta {
   plans: Plan[];
   /** Monthly cost of the cheapest paid plan (cents), 0 when the App is free: what a Domain spends on it. */
   spendCents: number;
+  /** For a showcase App (showcase.ts): what it fixes beyond the fields above. */
+  showcase?: ShowcaseApp;
 }
 
 const PLATFORM_PICKER = pickerOf(APP_SHARES);
 
-/** Plans all Apps up front: platform, identity, dates, plans. Tokens are unique per platform. */
+/**
+ * Plans all Apps up front: platform, identity, dates, plans. Tokens are unique per platform. The
+ * showcase Apps come first (P1's, so that even tiny datasets have P1 Apps and reviews), and count
+ * towards `count`; there are always at least they.
+ */
 export function planApps(seed: number, count: number): AppMeta[] {
-  const tokens = new Map<string, Set<string>>();
+  const tokens = new Map<string, Set<string>>([[P1, new Set(SHOWCASE_APPS.map((a) => a.token))]]);
   const idMask = hashKeys([seed, SALT.app]);
-  const apps: AppMeta[] = [];
-  for (let index = 0; index < count; index++) {
+  const id = (index: number) => (mix32(index ^ idMask) >>> 0).toString(16).padStart(8, "0");
+  const apps: AppMeta[] = SHOWCASE_APPS.map((a, index) => ({
+    index,
+    id: id(index),
+    platform: P1,
+    token: a.token,
+    name: a.name,
+    functionIndex: Math.max(
+      0,
+      APP_FUNCTIONS.findIndex((f) => a.categories.includes(f[1])),
+    ),
+    vendor: a.vendor,
+    appStoreUrl: appStoreUrl(P1, a.token),
+    createdMs: a.createdMs,
+    inactive: false,
+    plans: a.plans,
+    spendCents: a.plans.find((p) => p.monthly_cost_cents !== undefined)?.monthly_cost_cents ?? 0,
+    showcase: a,
+  }));
+  for (let index = apps.length; index < count; index++) {
     const rng = Rng.of(seed, SALT.app, index);
-    // The first App is always P1's, so that even tiny datasets have P1 Apps and reviews.
-    const platform = index === 0 ? P1 : PLATFORM_PICKER.pick(rng);
+    const platform = PLATFORM_PICKER.pick(rng);
     const functionIndex = rng.int(0, APP_FUNCTIONS.length - 1);
     const name = appName(rng, APP_FUNCTIONS[functionIndex][0]);
     const token = uniqueToken(tokens, platform, slugify(name));
@@ -73,7 +97,7 @@ export function planApps(seed: number, count: number): AppMeta[] {
     const paid = plans.filter((p) => p.monthly_cost_cents !== undefined);
     apps.push({
       index,
-      id: (mix32(index ^ idMask) >>> 0).toString(16).padStart(8, "0"),
+      id: id(index),
       platform,
       token,
       name,

@@ -1,6 +1,7 @@
 import type { Identity, Namer } from "./identity.ts";
 import { hashKeys, type Rng } from "./rng.ts";
 import { SALT } from "./salt.ts";
+import { SHOWCASE_DOMAINS } from "./showcase.ts";
 
 /** Names that point at other Domains (redirects, clusters) or other hosts of the same store. */
 
@@ -55,18 +56,24 @@ export function locales(rng: Rng, countryCode: string, withCountry: boolean): st
   return withCountry ? langs.map((l) => `${l}-${countryCode}`) : langs;
 }
 
-/** Clusters are fixed groups of consecutive indices, so every member agrees on the members. */
-export function cluster(ctx: DomainSet, index: number): { domains: string[]; best: string } | undefined {
-  const group = Math.floor(index / 4);
-  const h = hashKeys([ctx.seed, SALT.cluster, group]);
-  if (h % 100 >= 4) return undefined;
-  const size = 2 + ((h >>> 8) % 3);
+/**
+ * The Domain's cluster: every Domain is in one, of one when alone (most are). The showcase Domains
+ * form one cluster; the others fall in fixed groups of four consecutive indices, a few of which
+ * are clusters of two to four, so every member agrees on the members and on the best-ranked one.
+ */
+export function cluster(ctx: DomainSet, index: number): { domains: string[]; best: string } {
   const members: number[] = [];
-  for (let m = group * 4; m < group * 4 + size && m < ctx.domains; m++) members.push(m);
-  if (members.length < 2 || !members.includes(index)) return undefined;
+  const first = SHOWCASE_DOMAINS.length;
+  if (index < first) {
+    for (let m = 0; m < Math.min(first, ctx.domains); m++) members.push(m);
+  } else {
+    const group = Math.floor((index - first) / 4);
+    const h = hashKeys([ctx.seed, SALT.cluster, group]);
+    const size = h % 100 < 4 ? 2 + ((h >>> 8) % 3) : 1;
+    const start = first + group * 4;
+    for (let m = start; m < start + size && m < ctx.domains; m++) members.push(m);
+    if (!members.includes(index)) members.splice(0, members.length, index);
+  }
   const best = members.reduce((a, b) => (ctx.rankOf[b] < ctx.rankOf[a] ? b : a));
-  return {
-    domains: members.filter((m) => m !== index).map((m) => ctx.namer.name(m)),
-    best: ctx.namer.name(best),
-  };
+  return { domains: members.map((m) => ctx.namer.name(m)), best: ctx.namer.name(best) };
 }

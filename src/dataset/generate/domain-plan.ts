@@ -4,6 +4,7 @@ import type { PlatformApps } from "./apps.ts";
 import { domainShares } from "./platform-profile.ts";
 import { Rng, WeightedPicker } from "./rng.ts";
 import { SALT } from "./salt.ts";
+import { SHOWCASE_DOMAINS, SHOWCASE_TECHNOLOGIES } from "./showcase.ts";
 import { TECHNOLOGIES } from "./technologies.ts";
 import { DAY_MS, NOW_MS } from "./time.ts";
 
@@ -56,10 +57,13 @@ export class DomainPlanner {
     const rank = this.rankOf[index];
     // q: 0 for the best rank, 1 for the worst; better-ranked stores are older and install more.
     const q = this.domains > 1 ? (rank - 1) / (this.domains - 1) : 0;
-    const platform = (rank <= this.topRank ? this.topPicker : this.picker).pick(rng);
+    const show = SHOWCASE_DOMAINS[index];
+    const drawn = (rank <= this.topRank ? this.topPicker : this.picker).pick(rng);
+    const platform = show ? this.p1 : drawn;
     const u = rng.float();
     const state: DomainState =
-      u < 0.85 ? "Active" : u < 0.92 ? "Inactive" : u < 0.97 ? "Password Protected" : "Redirect";
+      show?.state ??
+      (u < 0.85 ? "Active" : u < 0.92 ? "Inactive" : u < 0.97 ? "Password Protected" : "Redirect");
     const ageDays = 2 + Math.min(6500, rng.exponential(700 + 1500 * (1 - q)));
     const createdMs = NOW_MS - Math.floor(ageDays * DAY_MS);
 
@@ -75,7 +79,27 @@ export class DomainPlanner {
       }
     }
     const techCount = Math.min(15, 5 + Math.floor(rng.exponential(q < 0.1 ? 4 : 2.5)));
-    const techs = this.techPicker.pickDistinct(rng, techCount);
+    let techs = this.techPicker.pickDistinct(rng, techCount);
+    if (show) {
+      // Its fixed Apps (installed, never removed) and technologies come first, in place of draws.
+      const drawnApps = apps.splice(0);
+      const drawnRemoved = removed.splice(0);
+      for (const a of show.apps) {
+        apps.push(a);
+        removed.push(false);
+      }
+      drawnApps.forEach((a, k) => {
+        if (!apps.includes(a)) {
+          apps.push(a);
+          removed.push(drawnRemoved[k]);
+        }
+      });
+      const fixed = SHOWCASE_TECHNOLOGIES[index];
+      techs = [...fixed, ...techs.filter((t) => !fixed.includes(t))].slice(
+        0,
+        Math.max(techCount, fixed.length),
+      );
+    }
     return { index, rank, platform, state, createdMs, apps, removed, techs, rng };
   }
 }

@@ -8,6 +8,7 @@ import type { Identity, Namer } from "./identity.ts";
 import { PLANS, PLATFORM_DOMAINS, THEME_STYLES, THEMES } from "./platform-profile.ts";
 import { productFields } from "./products.ts";
 import { mix32, pickerOf, type Rng } from "./rng.ts";
+import { SHOWCASE_DOMAINS } from "./showcase.ts";
 import { DAY_MS, NOW_MS, toDate, toTimestamp } from "./time.ts";
 import { DESCRIPTION_ENDINGS, STORE_CATEGORIES, TITLE_TAGLINES } from "./words.ts";
 
@@ -102,6 +103,8 @@ export function buildDomain(ctx: DomainContext, plan: DomainPlan): object {
   const lastPlan =
     planName && platformPlans && rng.chance(0.12) ? otherPlan(rng, platformPlans, planName) : undefined;
   const clustered = cluster(ctx, index);
+  const show = SHOWCASE_DOMAINS[index];
+  for (const f of show?.features ?? []) if (!features.includes(f)) features.push(f);
 
   // One object literal naming every field (undefined when absent): spreading parts into it would
   // make V8 fall back to slow dictionary objects, which costs more than anything else per Domain.
@@ -113,13 +116,13 @@ export function buildDomain(ctx: DomainContext, plan: DomainPlan): object {
     state: plan.state,
     inactive_at:
       plan.state === "Inactive" && rng.chance(0.95) ? toDate(between(rng, createdMs, NOW_MS)) : undefined,
-    redirects_to: plan.state === "Redirect" ? redirects(rng, ctx, index) : undefined,
+    redirects_to: plan.state === "Redirect" ? (show?.redirectsTo ?? redirects(rng, ctx, index)) : undefined,
     aliases: rng.chance(0.12) ? aliases(rng, who) : undefined,
     alternates: rng.chance(0.06) ? alternates(rng, who) : undefined,
     localizations: isP1 && rng.chance(0.25) ? locales(rng, country?.code ?? "US", true) : undefined,
     locs: rng.chance(0.2) ? locales(rng, country?.code ?? "US", false) : undefined,
-    cluster_domains: clustered?.domains,
-    cluster_best_ranked: clustered?.best,
+    cluster_domains: clustered.domains,
+    cluster_best_ranked: clustered.best,
     platform,
     plan: planName,
     last_platform: lastPlatform,

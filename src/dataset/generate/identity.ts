@@ -2,6 +2,7 @@ import { COUNTRIES, type Country } from "./countries.ts";
 import { pools } from "./pools.ts";
 import { hashKeys, pickerOf, Rng, WeightedPicker } from "./rng.ts";
 import { SALT } from "./salt.ts";
+import { SHOWCASE_DOMAINS } from "./showcase.ts";
 import { BRAND_SUFFIXES, BRAND_WORDS, capitalize, prefixFree } from "./words.ts";
 
 /** Who a Domain is: its DNS names and merchant, a pure function of (seed, index). */
@@ -36,7 +37,8 @@ const NO_COUNTRY_TLDS = pickerOf<string>([
 ]);
 
 /**
- * Names Domains by index. Index i maps to parts (first word, second word, suffix, counter) through a
+ * Names Domains by index. The first indices are the showcase Domains (showcase.ts, `*.example.com`,
+ * names no other index can take). Index i maps to parts (first word, second word, suffix, counter) through a
  * bijection, and both word lists are prefix-free, so every index gets a distinct `base`: Domain
  * names never collide, and `i >= domains` yields names that are certainly not in the dataset (used
  * for redirect targets and review stores outside it).
@@ -59,6 +61,8 @@ export class Namer {
   }
 
   identity(index: number): Identity {
+    const show = SHOWCASE_DOMAINS[index];
+    if (show) return show.identity;
     const perSuffix = this.block;
     const round = Math.floor(index / (perSuffix * BRAND_SUFFIXES.length));
     const withinRound = index % (perSuffix * BRAND_SUFFIXES.length);

@@ -35,7 +35,10 @@ const BAD = pickerOf([
 export function planReviews(seed: number, app: AppMeta, listings: number): ReviewPlan {
   const rng = Rng.of(seed, SALT.reviewPlan, app.index);
   const rate = Math.min(0.2, rng.logNormal(Math.log(0.03), 0.8));
-  const n = Math.min(3000, Math.floor(listings * rate) + rng.int(0, 2));
+  const n = Math.max(
+    app.showcase?.minReviews ?? 0,
+    Math.min(3000, Math.floor(listings * rate) + rng.int(0, 2)),
+  );
   const ratingPicker = rng.chance(0.85) ? GOOD : BAD;
   const span = NOW_MS - app.createdMs - DAY_MS;
   const dates: number[] = [];
@@ -73,6 +76,8 @@ export interface ReviewerSource {
   namer: Namer;
   /** Up to `reviewers.length` Domains (indices) that list the App, in random order. */
   reviewers: ArrayLike<number>;
+  /** How many of the first `reviewers` write the App's first reviews whatever the draw (showcase). */
+  first?: number;
   platformRank(domainIndex: number): number;
   platformCount: number;
 }
@@ -88,7 +93,7 @@ export function reviewLines(seed: number, app: AppMeta, plan: ReviewPlan, source
     const r = rng.float();
     let merchantName: string;
     let domains: { platform_domain: string; name: string; platform_rank: number }[];
-    if (next < source.reviewers.length && r < 0.9) {
+    if (next < source.reviewers.length && (next < (source.first ?? 0) || r < 0.9)) {
       const index = source.reviewers[next++];
       const who = source.namer.identity(index);
       merchantName = who.merchantName;

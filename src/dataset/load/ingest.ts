@@ -65,6 +65,8 @@ export class Ingest {
   private readonly platformRank: number[] = [];
   private readonly platformRankPct: number[] = [];
   private readonly culprits = new Culprits();
+  /** clusterKey() of the Domain's cluster; undefined for a cluster of one (most Domains). */
+  private readonly cluster: (string | undefined)[] = [];
   private pool: ValidationPool | null = null;
   private appFile = "apps.jsonl";
   private domainFile = "domains.jsonl";
@@ -95,6 +97,7 @@ export class Ingest {
     }
     this.checkApps();
     this.checkDomains();
+    this.checkClusters();
     await this.writeTechnologies();
     return this.counts;
   }
@@ -200,6 +203,9 @@ export class Ingest {
     this.rankPct.push(d.rank_percentile);
     this.platformRank.push(d.platform_rank);
     this.platformRankPct.push(d.platform_rank_percentile);
+    this.cluster.push(
+      d.cluster_domains.length === 1 ? undefined : clusterKey(d.cluster_domains, d.cluster_best_ranked),
+    );
     this.checkInstalledApps(d, line);
     this.checkTechnologies(d, line);
     // Resolve what only the whole load knows: the Domain's pk, technology pks, App pks (an unknown
@@ -426,6 +432,55 @@ export class Ingest {
     }
   }
 
+  /**
+   * Every member of a cluster that the snapshot holds lists the same members and the same
+   * best-ranked one, and that one ranks best of the members it holds. (Members the snapshot lacks
+   * cannot be checked: a snapshot may hold part of the web.)
+   */
+  private checkClusters(): void {
+    const keyOf = (pk: number) => this.cluster[pk - 1] ?? clusterKey([this.domainName[pk - 1]], "");
+    for (let i = 0; i < this.cluster.length; i++) {
+      const key = this.cluster[i];
+      if (key === undefined) continue;
+      const { members, best } = parseClusterKey(key);
+      const line = this.domainLine[i];
+      const name = this.domainName[i];
+      for (const member of members) {
+        const pk = this.domainPk.get(member);
+        if (pk === undefined || member === name) continue;
+        const theirs = parseClusterKey(keyOf(pk));
+        const at = `${member} (line ${this.domainLine[pk - 1]})`;
+        if (theirs.members.join(" ") !== members.join(" ")) {
+          this.problems.add(
+            this.domainFile,
+            line,
+            `cluster_domains: lists ${member}, whose cluster_domains (line ${this.domainLine[pk - 1]}) are ${theirs.members.join(", ")}`,
+          );
+        } else if (theirs.best !== best) {
+          this.problems.add(
+            this.domainFile,
+            line,
+            `cluster_best_ranked: is ${best}, but ${at} names ${theirs.best}`,
+          );
+        }
+      }
+      const claimed = this.domainPk.get(best);
+      if (claimed === undefined) continue;
+      let top = claimed;
+      for (const member of members) {
+        const pk = this.domainPk.get(member);
+        if (pk !== undefined && this.rank[pk - 1] < this.rank[top - 1]) top = pk;
+      }
+      if (top !== claimed) {
+        this.problems.add(
+          this.domainFile,
+          line,
+          `cluster_best_ranked: is ${best} (rank ${this.rank[claimed - 1]}), but ${this.domainName[top - 1]} (line ${this.domainLine[top - 1]}) ranks better (rank ${this.rank[top - 1]})`,
+        );
+      }
+    }
+  }
+
   private async writeTechnologies(): Promise<void> {
     const rows: Row[] = [];
     for (const [name, t] of this.technologies) {
@@ -441,4 +496,14 @@ export class Ingest {
     }
     await this.write([["technology", rows]]);
   }
+}
+
+/** A cluster as one string: its members sorted, then its best-ranked member (compared whole). */
+function clusterKey(members: readonly string[], best: string): string {
+  return `${[...members].sort().join(" ")}\n${best}`;
+}
+
+function parseClusterKey(key: string): { members: string[]; best: string } {
+  const [members, best] = key.split("\n");
+  return { members: members.split(" "), best };
 }

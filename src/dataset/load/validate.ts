@@ -39,6 +39,8 @@ export interface Facts {
     | "rank_percentile"
     | "platform_rank"
     | "platform_rank_percentile"
+    | "cluster_domains"
+    | "cluster_best_ranked"
   > & {
     apps?: Pick<
       NonNullable<DomainRecord["apps"]>[number],
@@ -98,6 +100,8 @@ const PREPARE = {
       rank_percentile: d.rank_percentile,
       platform_rank: d.platform_rank,
       platform_rank_percentile: d.platform_rank_percentile,
+      cluster_domains: d.cluster_domains,
+      cluster_best_ranked: d.cluster_best_ranked,
       apps: d.apps?.map(({ id, platform, token, installed_at, removed_at }) => ({
         id,
         platform,

@@ -1,0 +1,225 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POLL_INTERVAL_SECONDS } from "../../src/auth/limits.ts";
+import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
+import { freePort, type Server, startServer } from "../support/server.ts";
+
+/**
+ * Every `curl` example of the README, run as it is written — by bash and the real curl — against a
+ * server (the bundle `npm start` runs) on the demo dataset it generates on its first start. Only
+ * what a reader fills in is filled in: the port, `$KEY` (the demo key the server prints),
+ * `<next_cursor of the previous page>` and `<the ETag of the previous answer>` from the answer
+ * before. The `B=` and `alias curl=...` lines run too, so the alias adds the key as it does for a
+ * reader. Each example must answer the status it names (200 unless its comment says otherwise),
+ * with something in it: a list the example asks for is never empty.
+ *
+ * The demo is smaller than `npm start`'s (DEMO_DOMAINS), but large enough for the App list that
+ * asks for at least 100 installs; the names the examples use are the generator's showcase records,
+ * which every dataset holds.
+ */
+
+const README = new URL("../../README.md", import.meta.url);
+
+interface Example {
+  /** 1-based line of README.md where it starts. */
+  line: number;
+  /** The command, continuation lines joined. */
+  text: string;
+}
+
+/** The README's sh code blocks: curl commands, and the lines that set what they use (B=, alias). */
+function readmeExamples(): { curls: Example[]; all: Example[] } {
+  const lines = readFileSync(README, "utf8").split("\n");
+  const all: Example[] = [];
+  let inSh = false;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (/^```/.test(l)) {
+      inSh = !inSh && l.trim() === "```sh";
+      continue;
+    }
+    if (!inSh) continue;
+    const start = i;
+    let text = l;
+    // One command as the shell reads it: on over a trailing backslash or an open quote.
+    while ((text.endsWith("\\") || openQuote(text)) && i + 1 < lines.length) {
+      text = `${text}\n${lines[++i]}`; // verbatim: bash reads the continuation itself
+    }
+    if (/^(curl\s|B=|alias curl=)/.test(text.trim())) all.push({ line: start + 1, text: text.trim() });
+  }
+  return { curls: all.filter((e) => e.text.startsWith("curl")), all };
+}
+
+/** Whether sh text ends inside a quoted string. */
+function openQuote(text: string): boolean {
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote === "'") {
+      if (c === "'") quote = null;
+    } else if (c === "\\") {
+      i++;
+    } else if (quote === '"') {
+      if (c === '"') quote = null;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+    } else if (c === "#" && (i === 0 || /\s/.test(text[i - 1]))) {
+      return false;
+    }
+  }
+  return quote !== null;
+}
+
+interface Answer {
+  status: number;
+  headers: Map<string, string>;
+  body: string;
+}
+
+/** Runs `command` in bash after the README's own setting lines, with curl writing to files. */
+function runInBash(command: string, settings: string[], env: Record<string, string>): Promise<Answer> {
+  const dir = mkdtempSync(join(tmpdir(), "storegraph-readme-"));
+  const head = join(dir, "head");
+  const body = join(dir, "body");
+  // The function is defined before the alias, so the README's alias (`curl` → `curl -H ...`)
+  // expands into it: the request is the README's, only where curl writes its answer is ours.
+  const script = [
+    "set -e",
+    "shopt -s expand_aliases",
+    `curl() { command curl -sS -D "$README_HEAD" -o "$README_BODY" -w '%{http_code}' "$@"; }`,
+    ...settings,
+    command,
+  ].join("\n");
+  return new Promise((resolve, reject) => {
+    execFile(
+      "bash",
+      ["-c", script],
+      { env: { ...process.env, ...env, README_HEAD: head, README_BODY: body }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        try {
+          if (error) throw new Error(`${command}\n${stderr || error.message}`);
+          const headText = readFileSync(head, "latin1");
+          let text = readFileSync(body, "utf8");
+          // -i writes the headers into the output as well.
+          if (/(^|\s)-i(\s|$)/.test(command) && text.startsWith(headText.split("\r\n\r\n")[0]))
+            text = text.slice(headText.length);
+          const headers = new Map<string, string>();
+          for (const h of headText.split("\r\n").slice(1)) {
+            const at = h.indexOf(":");
+            if (at > 0) headers.set(h.slice(0, at).toLowerCase(), h.slice(at + 1).trim());
+          }
+          resolve({ status: Number(stdout.trim()), headers, body: text });
+        } catch (e) {
+          reject(e);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    );
+  });
+}
+
+/** The lists an answer holds (REST envelopes, GraphQL connections, JSON Lines): all must have items. */
+function listsOf(answer: Answer): [string, number][] {
+  const type = answer.headers.get("content-type") ?? "";
+  if (type.includes("jsonl") || type.includes("ndjson")) {
+    const lines = answer.body.split("\n").filter((l) => l !== "");
+    for (const l of lines) JSON.parse(l);
+    return [["lines", lines.length]];
+  }
+  const json = JSON.parse(answer.body) as Record<string, unknown>;
+  const out: [string, number][] = [];
+  const walk = (v: unknown, path: string) => {
+    if (!v || typeof v !== "object") return;
+    for (const [k, x] of Object.entries(v)) {
+      if (Array.isArray(x) && ["apps", "domains", "reviews", "edges"].includes(k))
+        out.push([path + k, x.length]);
+      else if (!Array.isArray(x)) walk(x, `${path}${k}.`);
+    }
+  };
+  walk(json, "");
+  expect((json as { errors?: unknown }).errors, "GraphQL errors").toBeUndefined();
+  return out;
+}
+
+describe.each(databaseKinds())("the README's examples on %s", (kind) => {
+  let db: TestDatabase;
+  let server: Server;
+  let port = 0;
+  let demoKey = "";
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+    port = await freePort();
+    // 1,000 Domains: the most installed App (shopify.klaviyo) then has over 100 installs.
+    server = startServer(db, port, { DEMO_DOMAINS: "1000", DEMO_APPS: "60" });
+    const out = await server.waitFor(/More keys:|Every request needs Authorization/, 150_000);
+    demoKey = /^ {2}(sg_\S+)$/m.exec(out)?.[1] ?? "";
+  }, 200_000);
+  afterAll(async () => {
+    await server?.stop();
+    await db?.drop();
+  });
+
+  it("finds the examples", () => {
+    const { curls, all } = readmeExamples();
+    expect(curls.length).toBeGreaterThanOrEqual(17);
+    expect(all.some((e) => e.text.startsWith("alias curl="))).toBe(true);
+    expect(demoKey).toMatch(/^sg_/);
+  });
+
+  it("runs every curl example as written, each answering what it says", async () => {
+    const { all } = readmeExamples();
+    const settings: string[] = [];
+    let previous: Answer | undefined;
+    const local = (text: string) => text.replaceAll("localhost:8080", `127.0.0.1:${port}`);
+    for (const example of all) {
+      const where = `README.md:${example.line}: ${example.text}`;
+      if (!example.text.startsWith("curl")) {
+        settings.push(local(example.text));
+        continue;
+      }
+      let command = local(example.text);
+      if (command.includes("<next_cursor of the previous page>")) {
+        const cursor = (JSON.parse(previous?.body ?? "{}") as { next_cursor?: string }).next_cursor;
+        expect(cursor, `${where}: the previous page has a next_cursor`).toBeTruthy();
+        command = command.replaceAll("<next_cursor of the previous page>", cursor ?? "");
+      }
+      if (command.includes("<the ETag of the previous answer>")) {
+        const etag = previous?.headers.get("etag");
+        expect(etag, `${where}: the previous answer has an ETag`).toMatch(/^W\/"\d+-[\w-]+"$/);
+        command = command.replaceAll("<the ETag of the previous answer>", etag ?? "");
+      }
+      expect(/<[a-z][^<>]*>/i.exec(command.replace(/\s#.*$/, ""))?.[0], `${where}: a placeholder left`).toBe(
+        undefined,
+      );
+      // One key for every line, as a reader has: cursor=all and Export Domains have a budget each.
+      const run = () => runInBash(command, settings, { KEY: demoKey });
+      let answer = await run();
+      if (/cursor=all/.test(command)) {
+        expect(answer.status, where).toBe(202);
+        expect(JSON.parse(answer.body)).toMatchObject({
+          progress: expect.any(Number),
+          total: expect.any(Number),
+        });
+        // "poll the same URL until 200", no closer than the polling interval.
+        for (let polls = 0; answer.status === 202 && polls < 20; polls++) {
+          await new Promise((r) => setTimeout(r, POLL_INTERVAL_SECONDS * 1000 + 200));
+          answer = await run();
+        }
+      }
+      const expected = Number(/\s#\s*(\d{3})\b/.exec(example.text)?.[1] ?? 200);
+      expect(answer.status, `${where}\n${answer.body}`).toBe(expected);
+      if (expected === 304) {
+        expect(answer.body, where).toBe("");
+      } else {
+        expect(answer.body.trim(), where).not.toBe("");
+        for (const [list, length] of listsOf(answer)) expect(length, `${where}: ${list}`).toBeGreaterThan(0);
+      }
+      previous = answer;
+    }
+  }, 240_000);
+});
