@@ -266,7 +266,14 @@ const followOns: [string, (f: Fixture) => void, string[]][] = [
   ],
   [
     "a Domain dropped as a duplicate name",
-    (f) => Object.assign(f.domains[1], { name: "shop.example.com", tld1: "example.com" }),
+    (f) =>
+      Object.assign(f.domains[1], {
+        name: "shop.example.com",
+        tld1: "example.com",
+        // The same cluster as the Domain it repeats, so that the repeat is its only problem.
+        cluster_domains: f.domains[0].cluster_domains,
+        cluster_best_ranked: f.domains[0].cluster_best_ranked,
+      }),
     [
       "domains.jsonl:2: name: shop.example.com is also the Domain at line 1",
       "apps.jsonl:3: installs: is 1 but 0 Active Domains have the App installed (follows from domains.jsonl:2)",
