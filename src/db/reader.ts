@@ -44,7 +44,7 @@ export interface ReaderOptions {
 const MAX_STATEMENTS = 500;
 
 export function openSnapshotReader(
-  config: Config,
+  config: Pick<Config, "database">,
   snapshot: Pick<SnapshotRow, "location">,
   options: ReaderOptions = {},
 ): SqlReader {
