@@ -18,6 +18,7 @@ import { useHealth } from "./health.ts";
 import { useHttpsOnly } from "./https.ts";
 import { createLogger } from "./logger.ts";
 import { exportRoutes } from "./rest/export.ts";
+import { ExportReader } from "./rest/export-reader.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
 
@@ -55,6 +56,11 @@ export interface AppOptions {
   /** Awaited before each page an export or cursor=all job reads (tests hold a job running with it). */
   beforeExportPage?: () => Promise<void>;
   /**
+   * Holds each page an export or cursor=all job reads, synchronously where it is read (tests:
+   * src/rest/export-hold.ts).
+   */
+  holdExportReads?: Int32Array;
+  /**
    * REST Domain routes written by domainLines (default true); false answers them through
    * GraphQL field by field, the writer's reference in test/rest/domain-json.test.ts.
    */
@@ -68,6 +74,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
   const execute: ExecuteGraphQL = (request, query, variables, charge) =>
     executeInternally(yoga, limits, request, query, variables, charge);
   const version = async () => (await snapshots.current())?.snapshot.version ?? null;
+  const exportReader = new ExportReader({ database: config.database, hold: options.holdExportReads }, logger);
   const yoga: App = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
     graphqlEndpoint: "/graphql",
@@ -103,6 +110,8 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       return createContext(snapshots, key, limits.usageFor(request, key, chargeOf(server)));
     },
     plugins: [
+      // app.dispose() stops the export reader's thread; a page it was reading fails its export.
+      { onDispose: () => exportReader.close() },
       useHealth(snapshots),
       useHttpsOnly(config, ["/healthz", "/readyz"]),
       useAuth(verify, [OPENAPI_PATH]),
@@ -118,6 +127,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
           ttlMs: config.exportTtlMs,
           version,
           beforePage: options.beforeExportPage,
+          reader: exportReader,
         }),
       ),
       useJsonNotFound(["/graphql"]),
