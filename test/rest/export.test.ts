@@ -110,6 +110,7 @@ interface JobRow {
   location: string | null;
   progress: number | string;
   created_at: number | string;
+  updated_at: number | string;
 }
 
 describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
@@ -511,8 +512,8 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         const file = join(c.dataDir, job.location as string);
         expect(existsSync(file)).toBe(true);
 
-        // Past the TTL, the same request starts afresh.
-        await sleep(Math.max(0, Number(job.created_at) + 1000 - Date.now()) + 200);
+        // Past the TTL (counted from when the job finished), the same request starts afresh.
+        await sleep(Math.max(0, Number(job.updated_at) + 1000 - Date.now()) + 200);
         const res = await app2.fetch(target, { headers: auth("ttl") });
         expect(res.status).toBe(202);
         expect(((await res.json()) as Progress).total).toBe(expected.length);
@@ -574,12 +575,16 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         expect(((await first.json()) as Progress).total).toBe(2500);
         const [old] = await jobsSince(ids);
         await secondPage;
-        // The second page is read ahead, while the first is written: wait for the first.
-        await vi.waitFor(async () => {
-          const [row] = (await jobs()).filter((j) => j.id === old.id);
-          expect(row?.status).toBe("running");
-          expect(Number(row.progress)).toBeGreaterThan(0);
-        });
+        // The second page is read ahead, while the first is written: wait for the first (its
+        // reader's thread may still be starting).
+        await vi.waitFor(
+          async () => {
+            const [row] = (await jobs()).filter((j) => j.id === old.id);
+            expect(row?.status).toBe("running");
+            expect(Number(row.progress)).toBeGreaterThan(0);
+          },
+          { timeout: 30_000, interval: 20 },
+        );
         release();
         await loading;
         resume();
@@ -637,8 +642,17 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         const first = await app1.fetch(target, { headers: auth("long-job") });
         expect(first.status).toBe(202);
         await first.body?.cancel();
-        const [job] = await jobsSince(ids);
-        await sleep(Math.max(0, Number(job.created_at) + 1000 - Date.now()) + 100);
+        // Once the first page is written (its reader's thread may still be starting), past the
+        // TTL from then.
+        const [job] = await vi.waitFor(
+          async () => {
+            const rows = await jobsSince(ids);
+            expect(Number(rows[0]?.progress)).toBeGreaterThan(0);
+            return rows;
+          },
+          { timeout: 30_000, interval: 20 },
+        );
+        await sleep(Math.max(0, Number(job.updated_at) + 1000 - Date.now()) + 100);
         const [running] = await jobsSince(ids);
         expect(running?.status).toBe("running");
         const progress = Number(running.progress);
