@@ -24,6 +24,7 @@ import { useHealth } from "./health.ts";
 import { createHttpsCheck, useHttpsOnly } from "./https.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { exportRoutes } from "./rest/export.ts";
+import { ExportReader } from "./rest/export-reader.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
 import { useTextInput } from "./text-input.ts";
@@ -62,6 +63,11 @@ export interface AppOptions {
   /** Awaited before each page an export or cursor=all job reads (tests hold a job running with it). */
   beforeExportPage?: () => Promise<void>;
   /**
+   * Holds each page an export or cursor=all job reads, synchronously where it is read (tests:
+   * src/rest/export-hold.ts).
+   */
+  holdExportReads?: Int32Array;
+  /**
    * REST Domain routes written by domainLines (default true); false answers them through
    * GraphQL field by field, the writer's reference in test/rest/domain-json.test.ts.
    */
@@ -78,6 +84,10 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     executeInternally(yoga, limits, request, query, variables, charge);
   const version = async () => (await snapshots.current())?.snapshot.version ?? null;
   const httpsAllows = createHttpsCheck(config);
+  const exportReader = new ExportReader(
+    { database: config.database, timeouts: config.timeouts, hold: options.holdExportReads },
+    logger,
+  );
   const yoga: App = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
     graphqlEndpoint: "/graphql",
@@ -120,6 +130,8 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       return createContext(snapshots, key, limits.usageFor(request, key, chargeOf(server)));
     },
     plugins: [
+      // app.dispose() stops the export reader's thread; a page it was reading fails its export.
+      { onDispose: () => exportReader.close() },
       useHealth(snapshots, config.timeouts.readyzMs),
       useHttpsOnly(config, ["/healthz", "/readyz"]),
       useAuth(verify, [OPENAPI_PATH], logger),
@@ -135,6 +147,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
           ttlMs: config.exportTtlMs,
           version,
           beforePage: options.beforeExportPage,
+          reader: exportReader,
         }),
       ),
       useJsonNotFound(["/graphql"]),

@@ -45,7 +45,7 @@ export interface ReaderOptions {
 const MAX_STATEMENTS = 500;
 
 export function openSnapshotReader(
-  config: Config,
+  config: Pick<Config, "database" | "timeouts">,
   snapshot: Pick<SnapshotRow, "location">,
   options: ReaderOptions = {},
 ): SqlReader {

@@ -23,8 +23,8 @@ import type { Logger } from "../logger.ts";
 import { fingerprint } from "../query/cursor.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
-import { domainLines } from "./domain-json.ts";
 import { RestError, rateLimitedRestError, restErrorOf } from "./errors.ts";
+import type { ExportReader, Page, PageFormat } from "./export-reader.ts";
 import { parseFields, type Selection, selectionKey } from "./fields.ts";
 import { drawOn, type ExecuteGraphQL, errorResponse, type Special } from "./handler.ts";
 import type { Options } from "./options.ts";
@@ -35,7 +35,9 @@ import { DOMAIN_NAMES_DOCUMENT, DOMAIN_TABLES, readDomainQuery, renameWith } fro
  * Export Domains (JSON Lines streamed at once). Which Domains, in which order, is List Domains'
  * GraphQL query, read in keyset pages of BATCH names (so filters, sort, auth, limits and errors are
  * those of List Domains); the Domains themselves are written by domainLines, which gives the
- * JSON that List Domains gives without running GraphQL field by field (src/rest/domain-json.ts).
+ * JSON that List Domains gives without running GraphQL field by field (src/rest/domain-json.ts),
+ * on a worker thread (src/rest/export-reader.ts), so that the server answers other requests
+ * meanwhile.
  */
 // Pages of 100: a page's rows and text die young (within V8's young generation), which keeps an
 // export's RSS about 100 MB lower than pages of 1000 did, at the same speed (measured in-process
@@ -54,6 +56,8 @@ export interface ExportDeps {
   version: () => Promise<number | null>;
   /** Awaited before each page is read (tests). */
   beforePage?: () => Promise<void>;
+  /** Reads and writes the pages' Domains, off the server's thread. */
+  reader: ExportReader;
 }
 
 interface DomainQuery {
@@ -72,13 +76,18 @@ const rename = renameWith(DOMAIN_TABLES);
 /**
  * Every matching Domain's JSON text, in pages of BATCH. Reads run a page ahead of the writing: as
  * a page is handed on, the next page's names are read, and its Domains as soon as they are
- * named, so on PostgreSQL the database works while this process writes (on SQLite, in process,
- * a read runs as it is started). At most two pages are read but not yet handed on.
+ * named, so the reader's thread (and PostgreSQL) work while this one hands the page on. At most
+ * two pages are read but not yet handed on.
  */
-async function* domainPages(deps: ExportDeps, request: Request, q: DomainQuery): AsyncGenerator<string[]> {
+async function* domainPages(
+  deps: ExportDeps,
+  request: Request,
+  q: DomainQuery,
+  format: PageFormat,
+): AsyncGenerator<Page> {
   const query = DOMAIN_NAMES_DOCUMENT();
-  type Page = { lines: Promise<string[]>; next: string | null };
-  const read = async (after: string | null): Promise<Page> => {
+  type Ahead = { page: Promise<Page>; next: string | null };
+  const read = async (after: string | null): Promise<Ahead> => {
     await deps.beforePage?.();
     // The pages draw on no budget: starting the export or the job did (once a minute).
     const result = await deps.execute(request, query, { ...q.variables, first: BATCH, after }, null);
@@ -92,14 +101,14 @@ async function* domainPages(deps: ExportDeps, request: Request, q: DomainQuery):
     const served = result.served;
     if (!served) throw new Error("an export page answered without a snapshot");
     const names = conn.edges.map((e) => e.node.name);
-    const lines = domainLines(served.sql, q.sel, names);
-    return { lines: handled(lines), next: conn.pageInfo.hasNextPage ? conn.pageInfo.endCursor : null };
+    const page = deps.reader.page(served.snapshot, q.sel, names, format);
+    return { page: handled(page), next: conn.pageInfo.hasNextPage ? conn.pageInfo.endCursor : null };
   };
-  let ahead: Promise<Page> | null = handled(read(null));
+  let ahead: Promise<Ahead> | null = handled(read(null));
   while (ahead) {
-    const page: Page = await ahead;
-    ahead = page.next ? handled(read(page.next)) : null;
-    yield await page.lines;
+    const current: Ahead = await ahead;
+    ahead = current.next ? handled(read(current.next)) : null;
+    yield await current.page;
   }
 }
 
@@ -137,8 +146,8 @@ async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery):
  * page is read before answering, so that bad options get their 400 rather than a broken stream.
  */
 async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery): Promise<Response> {
-  const pages = domainPages(deps, request, q);
-  let pending: IteratorResult<string[]> | null = await pages.next();
+  const pages = domainPages(deps, request, q, "jsonl");
+  let pending: IteratorResult<Page> | null = await pages.next();
   // Drawn once the options proved valid: a typo costs a 400, not the minute's only export.
   const budget = await drawOn(deps.limits, "exportDomains", request).catch(async (e) => {
     await pages.return(undefined);
@@ -151,7 +160,7 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
         const next = pending ?? (await pages.next());
         pending = null;
         if (next.done) return controller.close();
-        if (next.value.length) controller.enqueue(encoder.encode(`${next.value.join("\n")}\n`));
+        if (next.value.count) controller.enqueue(next.value.bytes);
       } catch (e) {
         // Mid-stream the status is sent: say what happened on a last line, then break the stream
         // so that the client cannot mistake the partial result for a whole one.
@@ -263,14 +272,16 @@ async function runJob(
   const location = join("exports", `${id}.${format}`);
   const partial = join(deps.dataDir, `${location}.partial`);
   let count = 0;
-  // The result as chunks of text, a page at a time; pipeline() applies the file's backpressure and,
-  // on any failure, destroys both ends cleanly.
-  async function* chunks(): AsyncGenerator<string> {
+  // The result as chunks, a page at a time; pipeline() applies the file's backpressure and, on
+  // any failure, destroys both ends cleanly.
+  async function* chunks(): AsyncGenerator<string | Uint8Array> {
     if (format === "json") yield '{"domains":[';
-    for await (const lines of domainPages(deps, request, q)) {
-      if (format === "json") yield (count === 0 ? "" : ",") + lines.join(",");
-      else if (lines.length) yield `${lines.join("\n")}\n`;
-      count += lines.length;
+    for await (const page of domainPages(deps, request, q, format)) {
+      if (page.count) {
+        if (format === "json" && count > 0) yield ",";
+        yield page.bytes;
+      }
+      count += page.count;
       await deps.jobs.progress(id, count);
     }
     if (format === "json") yield "]}";

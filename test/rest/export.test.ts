@@ -633,12 +633,16 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         expect(((await first.json()) as Progress).total).toBe(2500);
         const [old] = await jobsSince(ids);
         await secondPage;
-        // The second page is read ahead, while the first is written: wait for the first.
-        await vi.waitFor(async () => {
-          const [row] = (await jobs()).filter((j) => j.id === old.id);
-          expect(row?.status).toBe("running");
-          expect(Number(row.progress)).toBeGreaterThan(0);
-        });
+        // The second page is read ahead, while the first is written: wait for the first (its
+        // reader's thread may still be starting).
+        await vi.waitFor(
+          async () => {
+            const [row] = (await jobs()).filter((j) => j.id === old.id);
+            expect(row?.status).toBe("running");
+            expect(Number(row.progress)).toBeGreaterThan(0);
+          },
+          { timeout: 30_000, interval: 20 },
+        );
         release();
         await loading;
         resume();
@@ -696,8 +700,17 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         const first = await app1.fetch(target, { headers: auth("long-job") });
         expect(first.status).toBe(202);
         await first.body?.cancel();
-        const [job] = await jobsSince(ids);
-        await sleep(Math.max(0, Number(job.created_at) + 1000 - Date.now()) + 100);
+        // Once the first page is written (its reader's thread may still be starting), past the
+        // TTL from then.
+        const [job] = await vi.waitFor(
+          async () => {
+            const rows = await jobsSince(ids);
+            expect(Number(rows[0]?.progress)).toBeGreaterThan(0);
+            return rows;
+          },
+          { timeout: 30_000, interval: 20 },
+        );
+        await sleep(Math.max(0, Number(job.updated_at) + 1000 - Date.now()) + 100);
         const [running] = await jobsSince(ids);
         expect(running?.status).toBe("running");
         const progress = Number(running.progress);
