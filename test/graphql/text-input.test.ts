@@ -13,6 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../../src/schema/index.ts";
 import { type GqlResult, startApi, type TestApi, tempDir } from "../support/api.ts";
+import { insert, inserts, UNPAIRED } from "../support/control-text.ts";
 import { type DatabaseKind, databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -28,7 +29,6 @@ type Res = GqlResult<Record<string, unknown>>;
 
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 const b64url = (s: string) => Buffer.from(s, "utf8").toString("base64url");
-const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function expectRefused(res: Res, argument: string, problem = /NUL/): void {
   expect(res.status).toBe(200);
@@ -288,29 +288,9 @@ function positions(): Position[] {
   return out;
 }
 
-const CONTROL = [
-  ...Array.from({ length: 0x20 }, (_, i) => String.fromCharCode(i)),
-  "\u007f",
-  "\ud800",
-  "\udbff",
-  "\udc00",
-  "\udfff",
-];
 const SAMPLES = ["", "shopify", "klaviyo", "shop.example.com", "Google Analytics", "US", "Marketing", "a b"];
 /** A plausible value with control characters put in at random places. */
-const fuzzed = fc
-  .tuple(
-    fc.constantFrom(...SAMPLES),
-    fc.array(fc.tuple(fc.constantFrom(...CONTROL), fc.nat()), { minLength: 1, maxLength: 3 }),
-  )
-  .map(([base, inserts]) => {
-    let s = base;
-    for (const [c, at] of inserts) {
-      const i = at % (s.length + 1);
-      s = s.slice(0, i) + c + s.slice(i);
-    }
-    return s;
-  });
+const fuzzed = fc.tuple(fc.constantFrom(...SAMPLES), inserts).map(([base, at]) => insert(base, at));
 
 /** The JSON of a response, with request ids (which differ by nature) blanked. */
 const comparable = (res: Res) => JSON.stringify(res).replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "<id>");

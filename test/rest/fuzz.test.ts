@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APP_SORTS, DOMAIN_SORTS } from "../../src/query/sort.ts";
 import { ROUTES } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { insert, inserts, UNPAIRED } from "../support/control-text.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -725,27 +726,6 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
 // gives the same status and body. NUL, and an unpaired surrogate where JSON can carry one (a query
 // string cannot: it arrives as U+FFFD), is a 400 naming the option or segment: no stored text holds
 // them, and PostgreSQL cannot compare text with NUL.
-
-const CONTROL = [
-  ...Array.from({ length: 0x20 }, (_, i) => String.fromCharCode(i)),
-  "\u007f",
-  "\ud800",
-  "\udbff",
-  "\udc00",
-  "\udfff",
-];
-const UNPAIRED = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** `base` with each of `inserts` put in at the given place. */
-const insert = (base: string, inserts: [string, number][]) => {
-  let s = base;
-  for (const [c, at] of inserts) {
-    const i = at % (s.length + 1);
-    s = s.slice(0, i) + c + s.slice(i);
-  }
-  return s;
-};
-const inserts = fc.array(fc.tuple(fc.constantFrom(...CONTROL), fc.nat()), { minLength: 1, maxLength: 3 });
 
 /** Options a fuzzed one needs beside it to be read at all (an event's subject and bound, a list's values). */
 function companions(option: string): Record<string, string> {

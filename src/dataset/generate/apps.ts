@@ -13,22 +13,10 @@ import { APP_SHARES, appStoreUrl } from "./platform-profile.ts";
 import { pools } from "./pools.ts";
 import { hashKeys, mix32, pickerOf, Rng, WeightedPicker } from "./rng.ts";
 import { SALT } from "./salt.ts";
+import type { Plan, Vendor } from "./shapes.ts";
 import { SHOWCASE_APPS, type ShowcaseApp } from "./showcase.ts";
 import { DAY_MS, NOW_MS } from "./time.ts";
 import { capitalize, slugify } from "./words.ts";
-
-export interface Plan {
-  name: string;
-  monthly_cost: string;
-  monthly_cost_cents?: number;
-}
-
-export interface Vendor {
-  name: string;
-  slug: string;
-  countryCode: string;
-  address: string;
-}
 
 /** What other records need to know about an App, decided before any Domain is generated. */
 export interface AppMeta {

@@ -1,6 +1,7 @@
-import type { Identity, Namer } from "./identity.ts";
+import type { Namer } from "./identity.ts";
 import { hashKeys, type Rng } from "./rng.ts";
 import { SALT } from "./salt.ts";
+import type { Identity } from "./shapes.ts";
 import { SHOWCASE_DOMAINS } from "./showcase.ts";
 
 /** Names that point at other Domains (redirects, clusters) or other hosts of the same store. */

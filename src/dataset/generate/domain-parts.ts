@@ -1,8 +1,8 @@
 import { type ContactType, type Feature, FOLLOWER_CONTACT_TYPES, TAG_NETWORKS, TAGS } from "../vocabulary.ts";
 import type { Country } from "./countries.ts";
-import type { Identity } from "./identity.ts";
 import { pools } from "./pools.ts";
 import type { Rng } from "./rng.ts";
+import type { Identity } from "./shapes.ts";
 import { CONTACT_DESCRIPTIONS, CONTACT_SOURCES, slugify } from "./words.ts";
 
 export interface LocationFields {

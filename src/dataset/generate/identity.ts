@@ -1,22 +1,10 @@
-import { COUNTRIES, type Country } from "./countries.ts";
+import { COUNTRIES } from "./countries.ts";
 import { pools } from "./pools.ts";
 import { hashKeys, pickerOf, Rng, WeightedPicker } from "./rng.ts";
 import { SALT } from "./salt.ts";
+import type { Identity } from "./shapes.ts";
 import { SHOWCASE_DOMAINS } from "./showcase.ts";
 import { BRAND_SUFFIXES, BRAND_WORDS, capitalize, prefixFree } from "./words.ts";
-
-/** Who a Domain is: its DNS names and merchant, a pure function of (seed, index). */
-export interface Identity {
-  name: string;
-  tld1: string;
-  /** `bluepeakgoods` in `bluepeakgoods.com`; unique per index. */
-  base: string;
-  /** `blue-peak-goods`, for platform domains and social handles; unique per index. */
-  handle: string;
-  merchantName: string;
-  /** Absent for stores selling to many countries. */
-  country?: Country;
-}
 
 const SUFFIX_TEXT: Record<string, string> = { co: "Co.", hq: "HQ", lab: "Lab" };
 const PREFIXES = ["shop", "store", "us", "en", "eu"] as const;

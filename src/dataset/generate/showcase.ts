@@ -1,7 +1,6 @@
 import type { DomainState, Feature } from "../vocabulary.ts";
-import type { Plan, Vendor } from "./apps.ts";
 import { COUNTRIES, type Country } from "./countries.ts";
-import type { Identity } from "./identity.ts";
+import type { Identity, Plan, Vendor } from "./shapes.ts";
 import { TECHNOLOGIES } from "./technologies.ts";
 
 /**
