@@ -214,6 +214,46 @@ export class RateLimits {
     });
     // Requests wait for the first connection (at most its timeout) rather than count in memory.
     this.connected = this.redis ? this.ready() : null;
+    if (this.redis) this.watchForStalls(this.redis, timeouts.redisCommandMs);
+  }
+
+  private stallWatch: NodeJS.Timeout | null = null;
+
+  /**
+   * A stalled Redis keeps its connection "ready", so each request would wait out the command
+   * timeout before falling back to memory. A ping a second finds the stall instead: the
+   * connection is then dropped and opened again, and until Redis answers the new one's handshake
+   * it is not ready, so commands fail at once (no offline queue) and every request draws on the
+   * in-memory budgets without waiting.
+   */
+  private watchForStalls(redis: Redis, commandMs: number): void {
+    let pinging = false;
+    this.stallWatch = setInterval(
+      () => {
+        if (pinging || redis.status !== "ready") return;
+        pinging = true;
+        redis
+          .ping()
+          .catch((err: Error) => {
+            if (redis.status !== "ready" || !/timed out/i.test(err.message)) return;
+            this.logger.warn(
+              { err: err.message },
+              "rate limits: Redis stopped answering; reconnecting, budgets are per process meanwhile",
+            );
+            redis.disconnect(true);
+          })
+          .finally(() => {
+            pinging = false;
+          });
+      },
+      Math.max(1000, commandMs),
+    );
+    this.stallWatch.unref();
+  }
+
+  /** The Redis connection's state (tests and health): null without Redis. */
+  get redisStatus(): string | null {
+    return this.redis?.status ?? null;
   }
 
   /** The first connection to Redis; null without Redis. */
@@ -268,6 +308,7 @@ export class RateLimits {
   }
 
   async close(): Promise<void> {
+    if (this.stallWatch) clearInterval(this.stallWatch);
     if (this.redis && this.redis.status !== "end") await this.redis.quit().catch(() => {});
   }
 
