@@ -12,6 +12,7 @@ import { Snapshots } from "../db/snapshots.ts";
 import { Options } from "../rest/options.ts";
 import { ROUTES } from "../rest/routes.ts";
 import { runMeasured } from "./measure.ts";
+import { benchPeer, type PeerResult, peerReport } from "./peer.ts";
 
 /**
  * `npm run bench -- [--domains 1000000] [--db sqlite|postgresql|both] [--duration 10]`
@@ -30,6 +31,8 @@ const { values } = parseArgs({
     out: { type: "string", default: "BENCHMARKS.md" },
     /** --no-baseline: storegraph alone (quicker; no ratios). */
     "no-baseline": { type: "boolean", default: false },
+    /** --no-peer: without PostGraphile 5 (src/bench/peer.ts), which runs on PostgreSQL only. */
+    "no-peer": { type: "boolean", default: false },
     /** --report-only: rewrite the report from the kept results (bench/out/results-*.json), measuring nothing. */
     "report-only": { type: "boolean", default: false },
     "pg-url": {
@@ -76,6 +79,8 @@ interface DbResult {
   export: { domains: number; seconds: number; rssMb: number } | null;
   peakRssMb: number;
   notes: string[];
+  /** storegraph and PostGraphile over GraphQL (PostgreSQL only). */
+  peer?: PeerResult;
 }
 
 async function ensureDataset(): Promise<void> {
@@ -431,6 +436,18 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
       rows.push(row);
     }
     const peakRssMb = server.peakRssMb();
+    // After the peak RSS is read: this load is on GraphQL, and not storegraph's own scenarios.
+    const peer =
+      kind === "postgresql" && !values["no-peer"] && env.DATABASE_URL
+        ? await benchPeer({
+            root,
+            databaseUrl: env.DATABASE_URL,
+            storegraph: { base, pid: server.child.pid as number, key },
+            duration,
+            connections,
+            warmupSeconds: WARMUP_SECONDS,
+          })
+        : undefined;
     // The export runs on a server started afresh, so that its RSS is the export's own rather than
     // the heap the 32-connection scenarios grew.
     await server.stop();
@@ -449,6 +466,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
         export: exported,
         peakRssMb: Math.max(peakRssMb, fresh.peakRssMb()),
         notes,
+        peer,
       };
     } finally {
       await fresh.stop();
@@ -625,6 +643,7 @@ function report(results: DbResult[]): string {
     }
     for (const n of r.notes) lines.push(`- note: ${n}`);
     lines.push("");
+    if (r.peer) lines.push(...peerReport(r.kind, r.domains, r.date, r.peer));
   }
   return lines.join("\n");
 }
@@ -645,6 +664,12 @@ const failures = results.flatMap((r) => [
   ...r.rows
     .filter((x) => x.errors > 0)
     .map((x) => `${r.kind}: ${x.errors} failed requests in "${x.scenario}"`),
+  ...(r.peer?.rows ?? [])
+    .filter((x) => x.storegraph.errors + x.peer.errors > 0)
+    .map(
+      (x) =>
+        `${r.kind}: ${x.storegraph.errors} (storegraph) and ${x.peer.errors} (PostGraphile) failed requests in "${x.scenario}"`,
+    ),
   ...(r.export && r.export.domains !== domains
     ? [`${r.kind}: the export wrote ${r.export.domains} of ${domains} Domains`]
     : []),
