@@ -89,6 +89,42 @@ export function refusedText(
   variables: Record<string, unknown> | null | undefined,
   operationName?: string | null,
 ): GraphQLError | null {
+  const shape = argumentsOf(document, operationName ?? null);
+  if (!shape) return null;
+  for (const arg of shape.args) {
+    const bad = badInArgument(arg.value, arg.name.value, variables ?? {}, shape.defaults);
+    if (bad) {
+      return new GraphQLError(`${bad.path}: ${bad.problem}`, {
+        nodes: arg,
+        extensions: { code: "BAD_USER_INPUT", argument: bad.path },
+      });
+    }
+  }
+  return null;
+}
+
+interface OperationArguments {
+  /** Every argument of the operation and of the fragments, depth first in document order. */
+  args: ArgumentNode[];
+  defaults: Map<string, ValueNode>;
+}
+
+/**
+ * The arguments to check, found once per document and operation: documents are parsed once and
+ * cached by yoga, so a repeated operation costs only the look at its values.
+ */
+const SHAPES = new WeakMap<DocumentNode, Map<string | null, OperationArguments | null>>();
+
+function argumentsOf(document: DocumentNode, operationName: string | null): OperationArguments | null {
+  let byName = SHAPES.get(document);
+  if (!byName) SHAPES.set(document, (byName = new Map()));
+  if (byName.has(operationName)) return byName.get(operationName) ?? null;
+  const shape = findArguments(document, operationName);
+  byName.set(operationName, shape);
+  return shape;
+}
+
+function findArguments(document: DocumentNode, operationName: string | null): OperationArguments | null {
   const operations = document.definitions.filter(
     (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
   );
@@ -101,18 +137,12 @@ export function refusedText(
   // The chosen operation and the fragments, which it may spread (an unused one fails validation).
   const roots = document.definitions.filter((d) => d === chosen || d.kind === Kind.FRAGMENT_DEFINITION);
   // Depth first, in document order: the first bad argument is the one named.
+  const args: ArgumentNode[] = [];
   const stack: unknown[] = [...roots].reverse();
   while (stack.length) {
     const node = stack.pop() as { kind?: string } & Record<string, unknown>;
     if (node.kind === Kind.ARGUMENT) {
-      const arg = node as unknown as ArgumentNode;
-      const bad = badInArgument(arg.value, arg.name.value, variables ?? {}, defaults);
-      if (bad) {
-        return new GraphQLError(`${bad.path}: ${bad.problem}`, {
-          nodes: arg,
-          extensions: { code: "BAD_USER_INPUT", argument: bad.path },
-        });
-      }
+      args.push(node as unknown as ArgumentNode);
       continue;
     }
     for (const key of ["directives", "arguments", "selectionSet", "selections"].reverse()) {
@@ -121,7 +151,7 @@ export function refusedText(
       else if (child) stack.push(child);
     }
   }
-  return null;
+  return { args, defaults };
 }
 
 /**
