@@ -202,6 +202,19 @@ function answerClientError(
   // Pipelined requests before the bad one are owed their answers first, in order: the answer
   // is written after the last of them, never into it or ahead of it.
   const inFlight = responses.get(socket);
+  if (inFlight && !inFlight.writableFinished && inFlight.req?.complete === false) {
+    // The bad bytes are the in-flight request's own body (a bad chunk): the app is still reading
+    // it and would wait for the rest forever. That request is answered here, unless the app has
+    // begun its answer already, and its reading is then ended so that the app lets go of it.
+    const release = () => inFlight.req.destroy();
+    if (inFlight.headersSent) release();
+    else {
+      endSocket(socket, clientErrorOf(err, headerBytes));
+      socket.once("finish", release);
+    }
+    setTimeout(() => socket.destroy(), 5_000).unref();
+    return;
+  }
   if (inFlight && !inFlight.writableFinished) {
     inFlight.once("finish", answer);
     inFlight.once("close", () => setImmediate(() => inFlight.writableFinished || socket.destroy()));

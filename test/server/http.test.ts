@@ -248,6 +248,19 @@ describe.each(databaseKinds())("hostile HTTP on %s", (kind) => {
     expect(expectJsonAnswer(expectation)).toMatchObject({ code: "EXPECTATION_FAILED" });
   });
 
+  it("answers a body whose chunks are malformed with 400 JSON and closes, rather than wait for the rest", async () => {
+    for (const path of ["/json/api/v1/all/domain/bulk", "/graphql"]) {
+      const head = `POST ${path} HTTP/1.1\r\n${host()}\r\n${auth()}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n`;
+      // The connection stays open on the client's side: only the server can end the exchange.
+      const raw = await rawExchange(at, `${head}5\r\n{"dom\r\nZZZ\r\n`, 10_000);
+      expect(raw, `${path}: ${raw}`).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toMatchObject({ code: "MALFORMED_REQUEST" });
+    }
+    // The app let go of those requests: the server still answers.
+    const res = await send(at, "GET /healthz HTTP/1.1", [host()]);
+    expect(res.status).toBe(200);
+  });
+
   it("answers a malformed request after the ones before it on the connection, in order", async () => {
     const ok = `GET /healthz HTTP/1.1\r\n${host()}\r\n\r\n`;
     const raw = await rawExchange(at, `${ok}${ok}FOO /healthz HTTP/1.1\r\n\r\n`);
