@@ -33,7 +33,13 @@ export interface Page {
   bytes: Uint8Array;
 }
 
-export type PageAnswer = ({ id: number } & Page) | { id: number; error: { message: string; stack?: string } };
+/**
+ * A failed page: the error's message and stack, and its `code` (a SQLSTATE or a socket error's),
+ * so that the database not answering is still told apart from a fault of ours on this side.
+ */
+export type PageAnswer =
+  | ({ id: number } & Page)
+  | { id: number; error: { message: string; stack?: string; code?: string } };
 
 export interface ReaderData {
   database: Database;
@@ -104,7 +110,7 @@ export class ExportReader {
       if (!this.waiting.size) this.rest(worker);
       if (!waiting) return;
       if ("bytes" in answer) waiting.resolve({ count: answer.count, bytes: answer.bytes });
-      else waiting.reject(Object.assign(new Error(answer.error.message), { stack: answer.error.stack }));
+      else waiting.reject(Object.assign(new Error(answer.error.message), answer.error));
     });
     worker.on("error", (err) => {
       this.logger.error({ err }, "the export reader thread failed");

@@ -30,7 +30,11 @@ async function answer({ id, location, selection, names, format }: PageRequest): 
     return { id, count: lines.length, bytes: encoder.encode(text) };
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
-    return { id, error: { message: err.message, stack: err.stack } };
+    const { code } = err as { code?: unknown };
+    return {
+      id,
+      error: { message: err.message, stack: err.stack, ...(typeof code === "string" ? { code } : {}) },
+    };
   } finally {
     if (reader) reader.reading--;
     for (const [at, r] of readers) {

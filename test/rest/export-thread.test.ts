@@ -2,6 +2,7 @@ import type { GraphQLObjectType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
+import { isDatabaseUnavailable } from "../../src/errors.ts";
 import { createLogger } from "../../src/logger.ts";
 import { domainLines } from "../../src/rest/domain-json.ts";
 import { ENTERED, EXIT, HOLD, LEFT } from "../../src/rest/export-hold.ts";
@@ -234,6 +235,33 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
       const [name] = oracle.domainNames();
       expect((await read(s.snapshot, sel, [name], "json")).text).toBe(JSON.stringify({ name }));
     });
+
+    it.runIf(kind === "postgresql")(
+      "keeps a failed read's code, so that the database not answering stays DATABASE_UNAVAILABLE",
+      async () => {
+        const database = api.db.config.database;
+        if (database.kind !== "postgresql") return;
+        // Nothing listens on port 9: the thread's connection is refused (ECONNREFUSED).
+        const down = new ExportReader(
+          {
+            database: { ...database, url: "postgres://postgres@127.0.0.1:9/none" },
+            timeouts: api.db.config.timeouts,
+          },
+          createLogger(api.db.config),
+          200,
+        );
+        try {
+          const sel = parseFields("name", domainType());
+          const err = await down
+            .page({ location: "storegraph_snapshot_1" }, sel, ["a.example"], "jsonl")
+            .catch((e) => e);
+          expect(err).toBeInstanceOf(Error);
+          expect(isDatabaseUnavailable(err), String(err)).toBe(true);
+        } finally {
+          await down.close();
+        }
+      },
+    );
 
     it("stops its thread when idle, and starts one again when asked", async () => {
       const s = await served();
