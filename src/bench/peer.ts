@@ -148,7 +148,15 @@ async function startPeer(root: string, url: string, schema: string) {
     child.stdout?.on("data", onData);
     child.stderr?.on("data", onData);
     child.once("exit", (code) => reject(new Error(`PostGraphile exited with ${code}:\n${out}`)));
+  }).catch((e) => {
+    // A peer that did not come up is not left running (it holds a port and connections).
+    child.kill("SIGKILL");
+    throw e;
   });
+  child.stdout?.removeAllListeners("data");
+  child.stderr?.removeAllListeners("data");
+  child.stdout?.resume();
+  child.stderr?.resume();
   return {
     base: `http://127.0.0.1:${port}`,
     pid: child.pid as number,
