@@ -117,7 +117,10 @@ const SHAPES = new WeakMap<DocumentNode, Map<string | null, OperationArguments |
 
 function argumentsOf(document: DocumentNode, operationName: string | null): OperationArguments | null {
   let byName = SHAPES.get(document);
-  if (!byName) SHAPES.set(document, (byName = new Map()));
+  if (!byName) {
+    byName = new Map();
+    SHAPES.set(document, byName);
+  }
   if (byName.has(operationName)) return byName.get(operationName) ?? null;
   const shape = findArguments(document, operationName);
   byName.set(operationName, shape);
