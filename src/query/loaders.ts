@@ -373,3 +373,182 @@ export const reviewByPk = (ctx: Context) =>
   loader<number, AppReview | null>(ctx, "reviewByPk", async (sql, pks) =>
     byKey(pks, await rowsWhere<AppReview>(sql, "appReview", "pk", pks), (r) => r.pk),
   );
+
+// ---------------------------------------------------------------------- planned reads
+
+/**
+ * What a selection needs of each Domain it reads (src/schema/domain-columns.ts plans it from the
+ * selection, looking ahead at the root or connection field): the Domain's own columns and the
+ * child tables its relation fields read, so that a page is read in one statement.
+ */
+export interface DomainRead {
+  /** Model fields of the domain table; null: every column but DOMAIN_OMITTED. */
+  fields: readonly string[] | null;
+  /** Child tables whose rows the selection reads. */
+  children: readonly DomainChild[];
+  /** With each installed App its App row (InstalledApp.app is selected). */
+  withApps: boolean;
+}
+
+/** How the Domains of a planned read are matched: by key, by name, or by name or platform domain. */
+export type DomainMatch = "pk" | "name" | "nameOrPlatformDomain";
+
+export const readKey = (read: DomainRead) =>
+  `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}|${read.withApps ? "apps" : ""}`;
+
+interface PlannedStatement {
+  text: string;
+  columns: ReturnType<typeof columnsOf>;
+  /** Per child in read.children: its own columns, and the joined row's (App, technology) after them. */
+  children: {
+    child: DomainChild;
+    own: ReturnType<typeof columnsOf>;
+    joined: ReturnType<typeof columnsOf> | null;
+  }[];
+}
+
+const APP_COLUMNS = columnsOf("app", APP_OMITTED);
+const TECHNOLOGY_COLUMNS = columnsOf("technology");
+
+/**
+ * A column as a JSON value that toModel reads back as the column itself: times as epoch
+ * milliseconds (SQLite keeps them so; JSON would write a PostgreSQL TIMESTAMP without its zone),
+ * BIGINT and JSON as text (a JSON number cannot hold every BIGINT; JSON text is parsed as the
+ * reader parses the column).
+ */
+function jsonValueOf(kind: SqlReader["kind"], column: { column: string; kind: string }, alias: string) {
+  const c = `${alias}"${column.column}"`;
+  if (kind === "postgresql") {
+    if (column.kind === "time") return `(extract(epoch from ${c}) * 1000)::bigint`;
+    if (column.kind === "bigint" || column.kind === "json") return `${c}::text`;
+    return c;
+  }
+  return column.kind === "bigint" ? `CAST(${c} AS TEXT)` : c;
+}
+
+const statements = new Map<string, PlannedStatement>();
+
+/**
+ * One statement for a planned read, on either database: the Domain's selected columns and, per
+ * child table, its rows as one JSON array per Domain (a correlated subquery on the child's
+ * (domain_pk, …) key, aggregated in the child's order), with the App or technology of each row
+ * joined in. PostgreSQL builds the arrays with json_agg, SQLite with json_group_array.
+ */
+function plannedStatement(
+  sql: SqlReader,
+  match: DomainMatch,
+  read: DomainRead,
+  single: boolean,
+): PlannedStatement {
+  const cacheKey = `${sql.kind}|${match}|${single}|${readKey(read)}|${sql.table("domain")}`;
+  const cached = statements.get(cacheKey);
+  if (cached) return cached;
+  const columns = columnsOf("domain", read.fields ? allBut("domain", read.fields) : DOMAIN_OMITTED);
+  const [agg, array] =
+    sql.kind === "postgresql" ? ["json_agg", "json_build_array"] : ["json_group_array", "json_array"];
+  const children = read.children.map((child) => {
+    const { table } = DOMAIN_CHILDREN[child];
+    const joined =
+      child === "technologies" ? TECHNOLOGY_COLUMNS : child === "apps" && read.withApps ? APP_COLUMNS : null;
+    return { child, own: columnsOf(table), joined };
+  });
+  const subqueries = children.map(({ child, own, joined }) => {
+    const { table, orderBy } = DOMAIN_CHILDREN[child];
+    const values = [
+      ...own.map((c) => jsonValueOf(sql.kind, c, "c.")),
+      ...(joined ?? []).map((c) => jsonValueOf(sql.kind, c, "j.")),
+    ].join(", ");
+    const join = !joined
+      ? ""
+      : child === "technologies"
+        ? ` JOIN ${sql.table("technology")} j ON j."pk" = c."technology_pk"`
+        : ` JOIN ${sql.table("app")} j ON j."pk" = c."app_pk"`;
+    const order = orderBy.map((o) => `c."${o}"`).join(", ");
+    return `, (SELECT ${agg}(${array}(${values}) ORDER BY ${order}) FROM ${sql.table(TABLES[table].name)} c${join} WHERE c."domain_pk" = d."pk")`;
+  });
+  // One key is a plain equality (about twice as fast as a list of one on SQLite; see keysMatch).
+  const is = (column: string) => (single ? `${column} = $1` : sql.anyOf(column, 1));
+  const where =
+    match === "pk"
+      ? is('d."pk"')
+      : match === "name"
+        ? is('d."name"')
+        : `${is('d."name"')} OR ${is('d."platform_domain"')}`;
+  const text = `SELECT ${selectList(columns, "d.")}${subqueries.join("")} FROM ${sql.table("domain")} d WHERE ${where}`;
+  const statement = { text, columns, children };
+  if (statements.size >= 500) statements.clear();
+  statements.set(cacheKey, statement);
+  return statement;
+}
+
+/** The loaders that a planned read's child rows answer, by child. */
+const CHILD_LOADERS: Record<DomainChild, (ctx: Context) => DataLoader<number, unknown>> = {
+  categories: (ctx) => domainCategories(ctx),
+  features: (ctx) => domainFeatures(ctx),
+  tags: (ctx) => domainTags(ctx),
+  salesChannels: (ctx) => domainSalesChannels(ctx),
+  shipsToCountries: (ctx) => domainShipsTo(ctx),
+  contactInfo: (ctx) => domainContacts(ctx),
+  technologies: (ctx) => domainTechnologies(ctx),
+  apps: (ctx) => domainApps(ctx),
+};
+
+/**
+ * Reads the Domains that `keys` match with what `read` plans, in one statement, and primes the
+ * request's relation loaders (child rows, their Apps and technologies, the product) with what it
+ * read, so that the resolvers of the selection find their values without another query.
+ */
+export async function readPlannedDomains(
+  ctx: Context,
+  sql: SqlReader,
+  match: DomainMatch,
+  keys: readonly (number | string)[],
+  read: DomainRead,
+): Promise<DomainRow[]> {
+  const single = keys.length === 1;
+  const s = plannedStatement(sql, match, read, single);
+  const raw = await sql.all(s.text, [single ? keys[0] : sql.keysParam(keys)]);
+  const rows = toModel<DomainRow>(s.columns, raw);
+  s.children.forEach(({ child, own, joined }, k) => {
+    const n = s.columns.length + k;
+    const childLoader = CHILD_LOADERS[child](ctx);
+    const joinedLoader = joined ? (child === "technologies" ? technologyByPk(ctx) : appByPk(ctx)) : null;
+    for (let i = 0; i < rows.length; i++) {
+      let list = raw[i][n] as RawRow[] | string | null;
+      if (typeof list === "string") list = JSON.parse(list) as RawRow[];
+      const childRows = list ? toModel<Record<string, unknown>>(own, list) : [];
+      if (joined && joinedLoader && list) {
+        const joinedRows = toModel<{ pk: number }>(
+          joined,
+          list.map((r) => r.slice(own.length)),
+        );
+        for (const j of joinedRows) (joinedLoader as DataLoader<number, unknown>).prime(j.pk, j);
+      }
+      childLoader.prime(rows[i].pk, childRows);
+    }
+  });
+  if (read.fields?.includes("mostRecentlyPublishedProduct")) {
+    const product = domainProduct(ctx);
+    for (const r of rows)
+      product.prime(
+        r.pk,
+        (r as { mostRecentlyPublishedProduct?: unknown }).mostRecentlyPublishedProduct ?? null,
+      );
+  }
+  return rows;
+}
+
+/** Domains by name or platform domain (as domainByName), read as `read` plans. */
+export const plannedDomainByName = (ctx: Context, read: DomainRead) =>
+  loader<string, DomainRow | null>(ctx, `domainByName:${readKey(read)}`, async (sql, names) => {
+    const rows = await readPlannedDomains(ctx, sql, "nameOrPlatformDomain", names, read);
+    const byName = new Map(rows.map((r) => [r.name, r]));
+    const byPlatformDomain = new Map(rows.filter((r) => r.platformDomain).map((r) => [r.platformDomain, r]));
+    return names.map((n) => byName.get(n) ?? byPlatformDomain.get(n) ?? null);
+  });
+
+/** Domains by key, read as `read` plans. */
+export const plannedDomainByPk = (ctx: Context, read: DomainRead) =>
+  loader<number, DomainRow | null>(ctx, `domainByPk:${readKey(read)}`, async (sql, pks) =>
+    byKey(pks, await readPlannedDomains(ctx, sql, "pk", pks, read), (r) => r.pk),
+  );

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo, SelectionSetNode } from "graphql";
 import { Kind } from "graphql";
 import { columnsOf } from "../db/reader.ts";
-import { DOMAIN_OMITTED } from "../query/loaders.ts";
+import { DOMAIN_CHILDREN, DOMAIN_OMITTED, type DomainChild, type DomainRead } from "../query/loaders.ts";
 
 /**
  * Projection pushdown for pages of Domains: the model fields (columns) that the selected Domain
@@ -31,7 +31,7 @@ const DERIVED: Record<string, readonly string[]> = {
   technologies: [],
   apps: [],
   appReviews: [],
-  mostRecentlyPublishedProduct: [],
+  mostRecentlyPublishedProduct: ["mostRecentlyPublishedProduct"],
 };
 
 const OMITTED = new Set(DOMAIN_OMITTED);
@@ -89,4 +89,56 @@ function fieldsIn(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[]) {
     }
   }
   return out;
+}
+
+const CHILDREN = new Set(Object.keys(DOMAIN_CHILDREN));
+
+/** Plans by the field node they were made for (documents are parsed once and cached). */
+const plans = new WeakMap<object, Map<string, DomainRead>>();
+
+/**
+ * What the Domains under `path` of the resolved field need (a DomainRead): their columns (with
+ * `always`: the key, the sort keys, what the resolver itself reads) and the child tables their
+ * relation fields read, with the Apps when an installed App's `app` is selected. Looked ahead once
+ * per field of a document and kept: a repeated operation plans nothing.
+ */
+export function domainReadOf(
+  info: GraphQLResolveInfo,
+  path: readonly string[],
+  always: readonly string[],
+): DomainRead {
+  const node = info.fieldNodes[0];
+  const key = `${path.join(".")}|${always.join(",")}`;
+  let byPath = plans.get(node);
+  const known = byPath?.get(key);
+  if (known && info.fieldNodes.length === 1) return known;
+  let sets: SelectionSetNode[] = info.fieldNodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
+  for (const step of path) {
+    sets = fieldsIn(info, sets).flatMap((f) =>
+      f.name.value === step && f.selectionSet ? [f.selectionSet] : [],
+    );
+  }
+  const fields = fieldsIn(info, sets);
+  const children = new Set<DomainChild>();
+  let withApps = false;
+  for (const f of fields) {
+    const name = f.name.value;
+    if (!CHILDREN.has(name)) continue;
+    children.add(name as DomainChild);
+    if (name === "apps" && f.selectionSet)
+      withApps ||= fieldsIn(info, [f.selectionSet]).some((g) => g.name.value === "app");
+  }
+  const read: DomainRead = {
+    fields: modelFieldsOf(
+      fields.map((f) => f.name.value),
+      always,
+    ),
+    children: [...children].sort(),
+    withApps,
+  };
+  if (info.fieldNodes.length === 1) {
+    if (!byPath) plans.set(node, (byPath = new Map()));
+    byPath.set(key, read);
+  }
+  return read;
 }

@@ -24,7 +24,6 @@ import {
   type DomainRow,
   domainApps,
   domainByName,
-  domainByPk,
   domainCategories,
   domainContacts,
   domainFeatures,
@@ -33,6 +32,8 @@ import {
   domainShipsTo,
   domainTags,
   domainTechnologies,
+  plannedDomainByName,
+  plannedDomainByPk,
   rowsOfKeys,
   technologyByPk,
 } from "../query/loaders.ts";
@@ -42,7 +43,7 @@ import { DOMAIN_SORTS, type Order, toSortKeys } from "../query/sort.ts";
 import { App } from "./app.ts";
 import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
 import { connectionOf, pageArgs } from "./connection.ts";
-import { domainFieldsOf } from "./domain-columns.ts";
+import { domainReadOf } from "./domain-columns.ts";
 import {
   Contact,
   DomainFilter,
@@ -359,15 +360,25 @@ function normalizeName(name: string, argument: string): string {
 
 const MAX_REDIRECT_HOPS = 5;
 
+/** The columns a lookup by name reads besides its selection's: to match and follow redirects. */
+const DOMAIN_LOOKUP = ["pk", "name", "platformDomain", "state", "redirectsTo"];
+
 /** The Domain, or with followRedirects the end of its redirect chain within the dataset. */
-async function resolveDomain(ctx: Context, name: string, follow: boolean): Promise<DomainRow | null> {
-  let d = await domainByName(ctx).load(name);
+async function resolveDomain(
+  ctx: Context,
+  info: GraphQLResolveInfo,
+  path: readonly string[],
+  name: string,
+  follow: boolean,
+): Promise<DomainRow | null> {
+  const byName = plannedDomainByName(ctx, domainReadOf(info, path, DOMAIN_LOOKUP));
+  let d = await byName.load(name);
   const seen = new Set<string>();
   for (let hop = 0; follow && d && d.state === "Redirect" && hop < MAX_REDIRECT_HOPS; hop++) {
     seen.add(d.name);
     const target = ((d.redirectsTo as string[] | null) ?? [])[0];
     if (!target || seen.has(target)) break;
-    const next = await domainByName(ctx).load(target);
+    const next = await byName.load(target);
     if (!next) break;
     d = next;
   }
@@ -388,8 +399,14 @@ builder.queryField("domain", (t) =>
         description: "For a Redirect Domain, return the Domain it redirects to (first target, up to 5 hops).",
       }),
     },
-    resolve: async (_root, args, ctx) => {
-      const d = await resolveDomain(ctx, normalizeName(args.name, "name"), args.followRedirects ?? false);
+    resolve: async (_root, args, ctx, info) => {
+      const d = await resolveDomain(
+        ctx,
+        info,
+        [],
+        normalizeName(args.name, "name"),
+        args.followRedirects ?? false,
+      );
       if (!d) throw notFound(`Domain ${args.name}`, { argument: "name" });
       return d;
     },
@@ -425,12 +442,14 @@ builder.queryField("domainsByName", (t) =>
       names: t.arg.stringList({ required: true }),
       followRedirects: t.arg.boolean({ defaultValue: false }),
     },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
       if (args.names.length === 0) throw new InputError("names", "must name at least one Domain");
       if (args.names.length > 100)
         throw new InputError("names", `takes at most 100 names; got ${args.names.length}`);
       const names = args.names.map((n, i) => normalizeName(n, `names[${i}]`));
-      const found = await Promise.all(names.map((n) => resolveDomain(ctx, n, args.followRedirects ?? false)));
+      const found = await Promise.all(
+        names.map((n) => resolveDomain(ctx, info, ["domains"], n, args.followRedirects ?? false)),
+      );
       return {
         domains: found.filter((d): d is DomainRow => d !== null),
         notFound: args.names.filter((_n, i) => found[i] === null),
@@ -465,7 +484,7 @@ async function domainPage(
 ) {
   const keys = toSortKeys(DOMAIN_SORTS, args.orderBy, DEFAULT_DOMAIN_ORDER);
   // Only the columns the page's selection reads, with the key and the sort keys for its cursors.
-  const fields = domainFieldsOf(info, ["edges", "node"], ["pk", "name", ...keys.map((k) => k.field)]);
+  const read = domainReadOf(info, ["edges", "node"], ["pk", "name", ...keys.map((k) => k.field)]);
   const where = await resolveAppKeys(
     allOf([
       base,
@@ -487,7 +506,7 @@ async function domainPage(
     scope: [scope, args.filter, args.search, keys],
     find: async (a) =>
       rowsOfKeys(
-        domainByPk(ctx, fields),
+        plannedDomainByPk(ctx, read),
         (await prisma.domain.findMany({ ...a, select: { pk: true } })).map((r) => r.pk),
       ),
     count: (w) => prisma.domain.count({ where: w }),
