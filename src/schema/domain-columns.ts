@@ -137,7 +137,10 @@ export function domainReadOf(
     withApps,
   };
   if (info.fieldNodes.length === 1) {
-    if (!byPath) plans.set(node, (byPath = new Map()));
+    if (!byPath) {
+      byPath = new Map();
+      plans.set(node, byPath);
+    }
     byPath.set(key, read);
   }
   return read;
