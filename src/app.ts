@@ -22,6 +22,7 @@ import {
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createHttpsCheck, useHttpsOnly } from "./https.ts";
+import { useCompiledExecution } from "./jit.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { exportRoutes } from "./rest/export.ts";
 import { ExportReader } from "./rest/export-reader.ts";
@@ -156,6 +157,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       ...abuseLimits(),
       useTextInput(),
       useCostLimit(),
+      ...useCompiledExecution(),
     ],
   });
   return yoga;
