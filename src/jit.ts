@@ -1,5 +1,14 @@
 import { useGraphQlJit } from "@envelop/graphql-jit";
-import { type DocumentNode, GraphQLError, Kind, visit } from "graphql";
+import {
+  type DocumentNode,
+  GraphQLError,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  getNamedType,
+  isInputObjectType,
+  typeFromAST,
+  visit,
+} from "graphql";
 import type { Plugin } from "graphql-yoga";
 
 /**
@@ -17,24 +26,45 @@ import type { Plugin } from "graphql-yoga";
  * - A variable's bad value is reported by graphql-jit as "Expected type X." with the scalar's
  *   reason as originalError; it is rewritten to graphql-js' message, which gives the reason, as a
  *   client's error (BAD_USER_INPUT), not a fault.
- * - The REST layer's internal operations (context `internal`) run on graphql-js: under
- *   graphql-jit the List Domains route did not finish (it allocated without end).
+ * - graphql-jit compiles a variable's coercion by unfolding its input type, and a recursive input
+ *   type (DomainFilter's `and`, `or`, `not`) unfolds without end: the process allocated until it
+ *   ran out of memory. Documents with a variable of a recursive input type run on graphql-js
+ *   (literal filters are coerced once, at compile time, and compile).
+ * - The REST layer's internal operations (context `internal`) run on graphql-js: they are not yet
+ *   measured or checked under graphql-jit.
  */
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const hasDayLiteral = new WeakMap<DocumentNode, boolean>();
 
-function holdsCalendarDay(document: DocumentNode): boolean {
-  let known = hasDayLiteral.get(document);
+/** Whether a document can run compiled, by document (documents are parsed once and cached). */
+const compilable = new WeakMap<DocumentNode, boolean>();
+
+function canCompile(schema: GraphQLSchema, document: DocumentNode): boolean {
+  let known = compilable.get(document);
   if (known === undefined) {
-    known = false;
+    known = true;
     visit(document, {
       StringValue(node) {
-        if (DATE_ONLY.test(node.value)) known = true;
+        if (DATE_ONLY.test(node.value)) known = false;
+      },
+      VariableDefinition(node) {
+        const type = typeFromAST(schema, node.type as Parameters<typeof typeFromAST>[1]);
+        if (type && isRecursive(type as GraphQLInputType)) known = false;
       },
     });
-    hasDayLiteral.set(document, known);
+    compilable.set(document, known);
   }
   return known;
+}
+
+/** Whether an input type reaches a cycle of input objects (one that holds itself, at any depth). */
+function isRecursive(type: GraphQLInputType, onPath = new Set<string>()): boolean {
+  const named = getNamedType(type);
+  if (!isInputObjectType(named)) return false;
+  if (onPath.has(named.name)) return true;
+  onPath.add(named.name);
+  const found = Object.values(named.getFields()).some((f) => isRecursive(f.type, onPath));
+  onPath.delete(named.name);
+  return found;
 }
 
 export function useCompiledExecution(): Plugin[] {
@@ -43,7 +73,7 @@ export function useCompiledExecution(): Plugin[] {
       {},
       {
         enableIf: (args) =>
-          !(args.contextValue as { internal?: boolean }).internal && !holdsCalendarDay(args.document),
+          !(args.contextValue as { internal?: boolean }).internal && canCompile(args.schema, args.document),
       },
     ) as Plugin,
     {
