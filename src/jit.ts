@@ -90,9 +90,10 @@ export function useCompiledExecution(): Plugin[] {
 }
 
 function asGraphQLJsVariableError(e: GraphQLError): GraphQLError {
+  if (!e.message.startsWith('Variable "$')) return e;
   const original = e.originalError;
-  if (!e.message.startsWith('Variable "$') || !original || original instanceof GraphQLError) return e;
-  return new GraphQLError(e.message.replace(/Expected type [^;]*\.$/, original.message), {
+  const reason = original && !(original instanceof GraphQLError) ? original.message : null;
+  return new GraphQLError(reason ? e.message.replace(/Expected type [^;]*\.$/, reason) : e.message, {
     nodes: e.nodes,
     extensions: { code: "BAD_USER_INPUT" },
   });
