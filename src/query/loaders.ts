@@ -293,18 +293,6 @@ export async function readDomainPage(
   return { rows, children: out };
 }
 
-/**
- * A column as a JSON value that toModel reads back as the column itself: times as epoch
- * milliseconds (SQLite's form; JSON would write a TIMESTAMP without its zone), BIGINT and JSONB
- * as text (a JSON number cannot hold every BIGINT; JSONB text is parsed as the reader parses it).
- */
-function jsonValue(column: { column: string; kind: string }, alias: string): string {
-  const c = `${alias}"${column.column}"`;
-  if (column.kind === "time") return `(extract(epoch from ${c}) * 1000)::bigint`;
-  if (column.kind === "bigint" || column.kind === "json") return `${c}::text`;
-  return c;
-}
-
 async function readDomainPageAtOnce(
   sql: SqlReader,
   names: readonly string[],
@@ -315,7 +303,7 @@ async function readDomainPageAtOnce(
   const childColumns = children.map((child) => columnsOf(DOMAIN_CHILDREN[child].table));
   const subqueries = children.map((child, k) => {
     const { table, orderBy } = DOMAIN_CHILDREN[child];
-    const values = childColumns[k].map((c) => jsonValue(c, "c.")).join(", ");
+    const values = childColumns[k].map((c) => jsonValueOf(sql.kind, c, "c.")).join(", ");
     const order = orderBy.map((o) => `c."${o}"`).join(", ");
     return `, (SELECT json_agg(json_build_array(${values}) ORDER BY ${order}) FROM ${sql.table(TABLES[table].name)} c WHERE c."domain_pk" = d."pk")`;
   });

@@ -41,27 +41,6 @@ const COLUMNS = new Set(
     .filter((f) => !OMITTED.has(f)),
 );
 
-/**
- * The model fields that the Domains under `path` (e.g. edges → node) of the resolved field need,
- * with `always` (the key and the sort keys); null when every column must be read.
- */
-export function domainFieldsOf(
-  info: GraphQLResolveInfo,
-  path: readonly string[],
-  always: readonly string[],
-): string[] | null {
-  let sets: SelectionSetNode[] = info.fieldNodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
-  for (const step of path) {
-    sets = fieldsIn(info, sets).flatMap((f) =>
-      f.name.value === step && f.selectionSet ? [f.selectionSet] : [],
-    );
-  }
-  return modelFieldsOf(
-    fieldsIn(info, sets).map((f) => f.name.value),
-    always,
-  );
-}
-
 /** The model fields that the Domain fields `names` (GraphQL names) read, with `always`; null for all. */
 export function modelFieldsOf(names: Iterable<string>, always: readonly string[]): string[] | null {
   const fields = new Set(always);
