@@ -1,4 +1,5 @@
 import DataLoader from "dataloader";
+import { LRUCache } from "lru-cache";
 import { type Context, servedOf } from "../context.ts";
 import { TABLES, type TableKey } from "../dataset/load/rows.ts";
 import { columnsOf, type RawRow, type SqlReader, selectList, toModel } from "../db/reader.ts";
@@ -48,6 +49,46 @@ function loader<K, V>(
     ctx.loaders.set(name, l as DataLoader<unknown, unknown>);
   }
   return l;
+}
+
+/**
+ * The rows of an App or a technology, and of their child tables, are shared by many Domains and
+ * never change within a snapshot: they are kept per snapshot reader (a snapshot's SqlReader lives
+ * as long as it is served) across requests, so a page of Domains with their Apps reads only the
+ * Apps no request has read yet. Bounded per read: an App with its plans and text is a few KB.
+ */
+const SHARED_ROWS = 10_000;
+const sharedRows = new WeakMap<SqlReader, Map<string, LRUCache<number, { row: unknown }>>>();
+
+/** `read` through the rows kept for its snapshot: only the keys not kept are read. */
+function sharedRead<V>(name: string, read: BatchRead<number, V>): BatchRead<number, V> {
+  return async (sql, keys) => {
+    let reads = sharedRows.get(sql);
+    if (!reads) {
+      reads = new Map();
+      sharedRows.set(sql, reads);
+    }
+    let kept = reads.get(name);
+    if (!kept) {
+      kept = new LRUCache({ max: SHARED_ROWS });
+      reads.set(name, kept);
+    }
+    const found = new Map<number, V>();
+    const missing: number[] = [];
+    for (const k of keys) {
+      const hit = kept.get(k);
+      if (hit) found.set(k, hit.row as V);
+      else missing.push(k);
+    }
+    if (missing.length) {
+      const rows = await read(sql, missing);
+      missing.forEach((k, i) => {
+        found.set(k, rows[i]);
+        kept.set(k, { row: rows[i] });
+      });
+    }
+    return keys.map((k) => found.get(k) as V);
+  };
 }
 
 /** Rows grouped under their key, in key order; `[]` for keys without rows. */
@@ -122,7 +163,7 @@ const allBut = (table: TableKey, keep: readonly string[]) =>
     .map((c) => c.field)
     .filter((f) => !keep.includes(f));
 
-export const appByPk = (ctx: Context) => loader(ctx, "appByPk", READS.appByPk);
+export const appByPk = (ctx: Context) => loader(ctx, "appByPk", SHARED.appByPk);
 
 /**
  * Rows of a page found by key: the page query (Prisma, with its filters) reads only primary
@@ -249,6 +290,15 @@ export const READS = {
   }) as BatchRead<number, string | null>,
 };
 
+/** The reads of rows shared by many Domains, through the rows kept per snapshot (sharedRead). */
+const SHARED = {
+  appByPk: sharedRead("appByPk", READS.appByPk),
+  technologyByPk: sharedRead("technologyByPk", READS.technologyByPk),
+  appCategories: sharedRead("appCategories", READS.appCategories),
+  appPlans: sharedRead("appPlans", READS.appPlans),
+  appIntegrations: sharedRead("appIntegrations", READS.appIntegrations),
+};
+
 /**
  * Domains by their exact name (not their platform domain), reading only `fields` (model field
  * names; null for every column but those read on request), in the order of `names`.
@@ -333,15 +383,15 @@ export const domainSalesChannels = (ctx: Context) =>
 export const domainShipsTo = (ctx: Context) => loader(ctx, "domainShipsTo", READS.domainShipsTo);
 export const domainContacts = (ctx: Context) => loader(ctx, "domainContact", READS.domainContacts);
 export const domainTechnologies = (ctx: Context) => loader(ctx, "domainTechnology", READS.domainTechnologies);
-export const technologyByPk = (ctx: Context) => loader(ctx, "technologyByPk", READS.technologyByPk);
+export const technologyByPk = (ctx: Context) => loader(ctx, "technologyByPk", SHARED.technologyByPk);
 export const domainApps = (ctx: Context) => loader(ctx, "domainApp", READS.domainApps);
 export const domainProduct = (ctx: Context) => loader(ctx, "domainProduct", READS.domainProduct);
 
 // ---------------------------------------------------------------------- App relations
 
-export const appCategories = (ctx: Context) => loader(ctx, "appCategory", READS.appCategories);
-export const appPlans = (ctx: Context) => loader(ctx, "appPlan", READS.appPlans);
-export const appIntegrations = (ctx: Context) => loader(ctx, "appIntegration", READS.appIntegrations);
+export const appCategories = (ctx: Context) => loader(ctx, "appCategory", SHARED.appCategories);
+export const appPlans = (ctx: Context) => loader(ctx, "appPlan", SHARED.appPlans);
+export const appIntegrations = (ctx: Context) => loader(ctx, "appIntegration", SHARED.appIntegrations);
 export const appInstallsSeries = (ctx: Context) => loader(ctx, "appInstallsPoint", READS.appInstallsSeries);
 export const appDescriptionLong = (ctx: Context) =>
   loader(ctx, "appDescriptionLong", READS.appDescriptionLong);
@@ -374,29 +424,19 @@ export interface DomainRead {
   fields: readonly string[] | null;
   /** Child tables whose rows the selection reads. */
   children: readonly DomainChild[];
-  /** With each installed App its App row (InstalledApp.app is selected). */
-  withApps: boolean;
 }
 
 /** How the Domains of a planned read are matched: by key, by name, or by name or platform domain. */
 export type DomainMatch = "pk" | "name" | "nameOrPlatformDomain";
 
-export const readKey = (read: DomainRead) =>
-  `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}|${read.withApps ? "apps" : ""}`;
+export const readKey = (read: DomainRead) => `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}`;
 
 interface PlannedStatement {
   text: string;
   columns: ReturnType<typeof columnsOf>;
-  /** Per child in read.children: its own columns, and the joined row's (App, technology) after them. */
-  children: {
-    child: DomainChild;
-    own: ReturnType<typeof columnsOf>;
-    joined: ReturnType<typeof columnsOf> | null;
-  }[];
+  /** Per child in read.children: its columns. */
+  children: { child: DomainChild; columns: ReturnType<typeof columnsOf> }[];
 }
-
-const APP_COLUMNS = columnsOf("app", APP_OMITTED);
-const TECHNOLOGY_COLUMNS = columnsOf("technology");
 
 /**
  * A column as a JSON value that toModel reads back as the column itself: times as epoch
@@ -419,8 +459,10 @@ const statements = new Map<string, PlannedStatement>();
 /**
  * One statement for a planned read, on either database: the Domain's selected columns and, per
  * child table, its rows as one JSON array per Domain (a correlated subquery on the child's
- * (domain_pk, …) key, aggregated in the child's order), with the App or technology of each row
- * joined in. PostgreSQL builds the arrays with json_agg, SQLite with json_group_array.
+ * (domain_pk, …) key, aggregated in the child's order). PostgreSQL builds the arrays with
+ * json_agg, SQLite with json_group_array. The Apps and technologies the rows name are not joined
+ * in: they are shared by many Domains and kept per snapshot (sharedRead), so a page reads only
+ * those no request has read yet (joined in, every page built and parsed them again as JSON).
  */
 function plannedStatement(
   sql: SqlReader,
@@ -434,25 +476,15 @@ function plannedStatement(
   const columns = columnsOf("domain", read.fields ? allBut("domain", read.fields) : DOMAIN_OMITTED);
   const [agg, array] =
     sql.kind === "postgresql" ? ["json_agg", "json_build_array"] : ["json_group_array", "json_array"];
-  const children = read.children.map((child) => {
-    const { table } = DOMAIN_CHILDREN[child];
-    const joined =
-      child === "technologies" ? TECHNOLOGY_COLUMNS : child === "apps" && read.withApps ? APP_COLUMNS : null;
-    return { child, own: columnsOf(table), joined };
-  });
-  const subqueries = children.map(({ child, own, joined }) => {
+  const children = read.children.map((child) => ({
+    child,
+    columns: columnsOf(DOMAIN_CHILDREN[child].table),
+  }));
+  const subqueries = children.map(({ child, columns: own }) => {
     const { table, orderBy } = DOMAIN_CHILDREN[child];
-    const values = [
-      ...own.map((c) => jsonValueOf(sql.kind, c, "c.")),
-      ...(joined ?? []).map((c) => jsonValueOf(sql.kind, c, "j.")),
-    ].join(", ");
-    const join = !joined
-      ? ""
-      : child === "technologies"
-        ? ` JOIN ${sql.table("technology")} j ON j."pk" = c."technology_pk"`
-        : ` JOIN ${sql.table("app")} j ON j."pk" = c."app_pk"`;
+    const values = own.map((c) => jsonValueOf(sql.kind, c, "c.")).join(", ");
     const order = orderBy.map((o) => `c."${o}"`).join(", ");
-    return `, (SELECT ${agg}(${array}(${values}) ORDER BY ${order}) FROM ${sql.table(TABLES[table].name)} c${join} WHERE c."domain_pk" = d."pk")`;
+    return `, (SELECT ${agg}(${array}(${values}) ORDER BY ${order}) FROM ${sql.table(TABLES[table].name)} c WHERE c."domain_pk" = d."pk")`;
   });
   // One key is a plain equality (about twice as fast as a list of one on SQLite; see keysMatch).
   const is = (column: string) => (single ? `${column} = $1` : sql.anyOf(column, 1));
@@ -469,22 +501,24 @@ function plannedStatement(
   return statement;
 }
 
-/** The loaders that a planned read's child rows answer, by child. */
-const CHILD_LOADERS: Record<DomainChild, (ctx: Context) => DataLoader<number, unknown>> = {
-  categories: (ctx) => domainCategories(ctx),
-  features: (ctx) => domainFeatures(ctx),
-  tags: (ctx) => domainTags(ctx),
-  salesChannels: (ctx) => domainSalesChannels(ctx),
-  shipsToCountries: (ctx) => domainShipsTo(ctx),
-  contactInfo: (ctx) => domainContacts(ctx),
-  technologies: (ctx) => domainTechnologies(ctx),
-  apps: (ctx) => domainApps(ctx),
-};
+/**
+ * The child rows a planned read gave a Domain row, by child (only the children it planned): the
+ * relation fields resolve from them at once, without a loader's promise per field and Domain. An
+ * installed App's row carries its App (APP_OF), a technology row its technology (TECHNOLOGY_OF).
+ */
+export const PLANNED = Symbol("planned child rows");
+export const APP_OF = Symbol("the installed App's row");
+export const TECHNOLOGY_OF = Symbol("the technology's row");
+export type PlannedRow = { [PLANNED]?: Partial<Record<DomainChild, unknown[]>> };
+
+/** The rows that a planned read gave `row` for `child`; undefined when it did not plan them. */
+export const plannedRows = <R>(row: object, child: DomainChild): R[] | undefined =>
+  (row as PlannedRow)[PLANNED]?.[child] as R[] | undefined;
 
 /**
- * Reads the Domains that `keys` match with what `read` plans, in one statement, and primes the
- * request's relation loaders (child rows, their Apps and technologies, the product) with what it
- * read, so that the resolvers of the selection find their values without another query.
+ * Reads the Domains that `keys` match with what `read` plans, in one statement, and gives each row
+ * its child rows (PLANNED), the Apps and technologies they name attached (from the rows kept per
+ * snapshot: sharedRead), so that the resolvers of the selection find their values at once.
  */
 export async function readPlannedDomains(
   ctx: Context,
@@ -496,25 +530,27 @@ export async function readPlannedDomains(
   const single = keys.length === 1;
   const s = plannedStatement(sql, match, read, single);
   const raw = await sql.all(s.text, [single ? keys[0] : sql.keysParam(keys)]);
-  const rows = toModel<DomainRow>(s.columns, raw);
-  s.children.forEach(({ child, own, joined }, k) => {
+  const rows = toModel<DomainRow & PlannedRow>(s.columns, raw);
+  if (s.children.length) for (const r of rows) r[PLANNED] = {};
+  const installed: DomainApp[] = [];
+  const detected: DomainTechnology[] = [];
+  s.children.forEach(({ child, columns }, k) => {
     const n = s.columns.length + k;
-    const childLoader = CHILD_LOADERS[child](ctx);
-    const joinedLoader = joined ? (child === "technologies" ? technologyByPk(ctx) : appByPk(ctx)) : null;
     for (let i = 0; i < rows.length; i++) {
       let list = raw[i][n] as RawRow[] | string | null;
       if (typeof list === "string") list = JSON.parse(list) as RawRow[];
-      const childRows = list ? toModel<Record<string, unknown>>(own, list) : [];
-      if (joined && joinedLoader && list) {
-        const joinedRows = toModel<{ pk: number }>(
-          joined,
-          list.map((r) => r.slice(own.length)),
-        );
-        for (const j of joinedRows) (joinedLoader as DataLoader<number, unknown>).prime(j.pk, j);
-      }
-      childLoader.prime(rows[i].pk, childRows);
+      const childRows = list ? toModel<Record<string, unknown>>(columns, list) : [];
+      (rows[i][PLANNED] as Record<string, unknown[]>)[child] = childRows;
+      if (child === "apps") installed.push(...(childRows as DomainApp[]));
+      else if (child === "technologies") detected.push(...(childRows as DomainTechnology[]));
     }
   });
+  if (installed.length || detected.length) {
+    await Promise.all([
+      attach(installed, (r) => r.appPk, appByPk(ctx), APP_OF),
+      attach(detected, (r) => r.technologyPk, technologyByPk(ctx), TECHNOLOGY_OF),
+    ]);
+  }
   if (read.fields?.includes("mostRecentlyPublishedProduct")) {
     const product = domainProduct(ctx);
     for (const r of rows)
@@ -524,6 +560,24 @@ export async function readPlannedDomains(
       );
   }
   return rows;
+}
+
+/** Gives each row (under `as`) the row its key names, read through `loader` in one batch. */
+async function attach<R extends object, V>(
+  rows: R[],
+  keyOf: (r: R) => number,
+  loader: DataLoader<number, V | null>,
+  as: symbol,
+): Promise<void> {
+  if (!rows.length) return;
+  const keys = [...new Set(rows.map(keyOf))];
+  const found = await loader.loadMany(keys);
+  const byKey = new Map(keys.map((k, i) => [k, found[i]]));
+  for (const r of rows) {
+    const v = byKey.get(keyOf(r));
+    if (v instanceof Error) throw v;
+    (r as Record<symbol, unknown>)[as] = v;
+  }
 }
 
 /** Domains by name or platform domain (as domainByName), read as `read` plans. */

@@ -332,7 +332,9 @@ export async function domainLines(
     const keys = groups.flat().map((r) => r.technologyPk);
     reads.push(
       rowsByPk(sql, shared.technologies, keys, READS.technologyByPk).then((technologies) =>
-        each(groups, "technologies", (g) => DOMAIN_RELATIONS.technologies(g, (pk) => technologies.get(pk))),
+        each(groups, "technologies", (g) =>
+          DOMAIN_RELATIONS.technologies(g, (r) => technologies.get(r.technologyPk)),
+        ),
       ),
     );
   }

@@ -78,8 +78,8 @@ const plans = new WeakMap<object, Map<string, DomainRead>>();
 /**
  * What the Domains under `path` of the resolved field need (a DomainRead): their columns (with
  * `always`: the key, the sort keys, what the resolver itself reads) and the child tables their
- * relation fields read, with the Apps when an installed App's `app` is selected. Looked ahead once
- * per field of a document and kept: a repeated operation plans nothing.
+ * relation fields read. Looked ahead once per field of a document and kept: a repeated operation
+ * plans nothing.
  */
 export function domainReadOf(
   info: GraphQLResolveInfo,
@@ -99,21 +99,13 @@ export function domainReadOf(
   }
   const fields = fieldsIn(info, sets);
   const children = new Set<DomainChild>();
-  let withApps = false;
-  for (const f of fields) {
-    const name = f.name.value;
-    if (!CHILDREN.has(name)) continue;
-    children.add(name as DomainChild);
-    if (name === "apps" && f.selectionSet)
-      withApps ||= fieldsIn(info, [f.selectionSet]).some((g) => g.name.value === "app");
-  }
+  for (const f of fields) if (CHILDREN.has(f.name.value)) children.add(f.name.value as DomainChild);
   const read: DomainRead = {
     fields: modelFieldsOf(
       fields.map((f) => f.name.value),
       always,
     ),
     children: [...children].sort(),
-    withApps,
   };
   if (info.fieldNodes.length === 1) {
     if (!byPath) {

@@ -6,7 +6,7 @@ import {
   type DomainFilter as DomainFilterShape,
   type EventFilter,
 } from "../query/domain-filter.ts";
-import { appByPk } from "../query/loaders.ts";
+import { APP_OF, type AppRow, appByPk } from "../query/loaders.ts";
 import { DOMAIN_SORTS, type Order } from "../query/sort.ts";
 import { App } from "./app.ts";
 import { builder, legacy, SortDirection } from "./builder.ts";
@@ -133,10 +133,16 @@ export const InstalledApp = builder.objectRef<DomainApp>("InstalledApp").impleme
       type: App,
       description: "The App (in REST its fields appear beside installed_at).",
       extensions: { legacyFlatten: true },
-      resolve: async (d, _args, ctx) => {
-        const app = await appByPk(ctx).load(d.appPk);
-        if (!app) throw new Error(`Domain ${d.domainPk} refers to a missing App ${d.appPk}`);
-        return app;
+      resolve: (d, _args, ctx) => {
+        // A planned read attached the App (src/query/loaders.ts); else its loader reads it.
+        const planned = (d as { [APP_OF]?: AppRow | null })[APP_OF];
+        if (planned) return planned;
+        return appByPk(ctx)
+          .load(d.appPk)
+          .then((app) => {
+            if (!app) throw new Error(`Domain ${d.domainPk} refers to a missing App ${d.appPk}`);
+            return app;
+          });
       },
     }),
   }),
@@ -178,23 +184,37 @@ const TechnologyEventRange = builder.inputRef<EventFilter>("TechnologyEventRange
   }),
 });
 
-export const DomainFilter = builder.inputRef<DomainFilterShape>("DomainFilter");
-DomainFilter.implement({
+/** The filters of a Domain, each with its legacy option: DomainFilter's, and each term of its `and`. */
+const domainFilterFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
+  ...filterFields(t, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS),
+  ...Object.fromEntries(
+    Object.entries(DOMAIN_EVENT_FILTERS).map(([name, e]) => [
+      name,
+      t.field({
+        type: e.subject === "app" ? AppEventRange : TechnologyEventRange,
+        description: `${e.description} (${e.legacy}:min, ${e.legacy}:max).`,
+        ...legacy(e.legacy),
+      }),
+    ]),
+  ),
+});
+
+/**
+ * A term of DomainFilter's `and`: the same filters without `and`, since terms do not nest. A
+ * distinct type rather than DomainFilter itself, so that the input types hold no cycle: a
+ * variable of a recursive input type cannot run compiled (src/jit.ts).
+ */
+const DomainCondition = builder.inputRef<Omit<DomainFilterShape, "and">>("DomainCondition").implement({
+  description: "One term of DomainFilter's and: all its given filters must match (they do not nest).",
+  fields: (t) => domainFilterFields(t),
+});
+
+export const DomainFilter = builder.inputRef<DomainFilterShape>("DomainFilter").implement({
   description: "Domain filters (api.md 4.7 and decisions.md); all given filters must match.",
   fields: (t) => ({
-    ...filterFields(t, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS),
-    ...Object.fromEntries(
-      Object.entries(DOMAIN_EVENT_FILTERS).map(([name, e]) => [
-        name,
-        t.field({
-          type: e.subject === "app" ? AppEventRange : TechnologyEventRange,
-          description: `${e.description} (${e.legacy}:min, ${e.legacy}:max).`,
-          ...legacy(e.legacy),
-        }),
-      ]),
-    ),
+    ...domainFilterFields(t),
     and: t.field({
-      type: [DomainFilter],
+      type: [DomainCondition],
       description: "More filters that must all match too, e.g. the same filter twice (aq). Not nested.",
       ...legacy("aq"),
     }),

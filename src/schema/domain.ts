@@ -1,3 +1,4 @@
+import type DataLoader from "dataloader";
 import type { GraphQLResolveInfo } from "graphql";
 import { type Context, servedOf } from "../context.ts";
 import { InputError, notFound } from "../errors.ts";
@@ -21,6 +22,7 @@ import { allOf } from "../query/filter.ts";
 import type { Where } from "../query/keyset.ts";
 import {
   appByIdentifier,
+  type DomainChild,
   type DomainRow,
   domainApps,
   domainByName,
@@ -34,7 +36,9 @@ import {
   domainTechnologies,
   plannedDomainByName,
   plannedDomainByPk,
+  plannedRows,
   rowsOfKeys,
+  TECHNOLOGY_OF,
   technologyByPk,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
@@ -96,17 +100,34 @@ export const DOMAIN_RELATIONS = {
   contactInfo: (rows: DomainContact[]) => nonEmpty(rows),
   apps: (rows: DomainApp[]) => nonEmpty(rows),
   mostRecentlyPublishedProduct: (product: unknown) => product ?? null,
-  /** `technologyOf`: the technology of a key, as its loader or a cache gives it. */
-  technologies: (rows: DomainTechnologyRow[], technologyOf: (pk: number) => unknown) =>
+  /** `technologyOf`: the technology of a row, as its loader, a cache or a planned read gives it. */
+  technologies: (rows: DomainTechnologyRow[], technologyOf: (row: DomainTechnologyRow) => unknown) =>
     nonEmpty(
       rows.map((r) => {
-        const technology = technologyOf(r.technologyPk) as Technology | Error | null | undefined;
+        const technology = technologyOf(r) as Technology | Error | null | undefined;
         if (!technology || technology instanceof Error)
           throw new Error(`missing technology ${r.technologyPk}`);
         return { installedAt: r.installedAt, technology };
       }),
     ),
 };
+
+type PlannedTechnology = DomainTechnologyRow & { [TECHNOLOGY_OF]?: unknown };
+
+/**
+ * A relation field's resolver: from the child rows a planned read gave the Domain (at once, no
+ * promise), else through the child's loader.
+ */
+function relation<R, T>(
+  child: DomainChild,
+  loaderOf: (ctx: Context) => DataLoader<number, R[]>,
+  shape: (rows: R[]) => T,
+) {
+  return (d: DomainRow, _args: unknown, ctx: Context): T | Promise<T> => {
+    const planned = plannedRows<R>(d, child);
+    return planned ? shape(planned) : loaderOf(ctx).load(d.pk).then(shape);
+  };
+}
 
 builder.node(Domain, {
   description: "An online store, identified by its DNS name.",
@@ -273,45 +294,49 @@ builder.node(Domain, {
     categories: t.stringList({
       nullable: true,
       ...legacy("categories"),
-      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.categories(await domainCategories(ctx).load(d.pk)),
+      resolve: relation("categories", domainCategories, DOMAIN_RELATIONS.categories),
     }),
     features: t.stringList({
       nullable: true,
       ...legacy("features"),
-      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.features(await domainFeatures(ctx).load(d.pk)),
+      resolve: relation("features", domainFeatures, DOMAIN_RELATIONS.features),
     }),
     tags: t.stringList({
       nullable: true,
       ...legacy("tags"),
-      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.tags(await domainTags(ctx).load(d.pk)),
+      resolve: relation("tags", domainTags, DOMAIN_RELATIONS.tags),
     }),
     salesChannels: t.stringList({
       nullable: true,
       ...legacy("sales_channels"),
-      resolve: async (d, _a, ctx) =>
-        DOMAIN_RELATIONS.salesChannels(await domainSalesChannels(ctx).load(d.pk)),
+      resolve: relation("salesChannels", domainSalesChannels, DOMAIN_RELATIONS.salesChannels),
     }),
     shipsToCountries: t.stringList({
       nullable: true,
       ...legacy("ships_to_countries"),
-      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.shipsToCountries(await domainShipsTo(ctx).load(d.pk)),
+      resolve: relation("shipsToCountries", domainShipsTo, DOMAIN_RELATIONS.shipsToCountries),
     }),
     contactInfo: t.field({
       type: [Contact],
       nullable: true,
       ...legacy("contact_info"),
-      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.contactInfo(await domainContacts(ctx).load(d.pk)),
+      resolve: relation("contactInfo", domainContacts, DOMAIN_RELATIONS.contactInfo),
     }),
     technologies: t.field({
       type: [DomainTechnology],
       nullable: true,
       ...legacy("technologies"),
-      resolve: async (d, _a, ctx) => {
-        const rows = await domainTechnologies(ctx).load(d.pk);
-        const pks = rows.map((r) => r.technologyPk);
-        const techs = await technologyByPk(ctx).loadMany(pks);
-        const byPk = new Map(pks.map((pk, i) => [pk, techs[i]]));
-        return DOMAIN_RELATIONS.technologies(rows, (pk) => byPk.get(pk));
+      resolve: (d, _a, ctx) => {
+        const planned = plannedRows<DomainTechnologyRow>(d, "technologies");
+        if (planned)
+          return DOMAIN_RELATIONS.technologies(planned, (r) => (r as PlannedTechnology)[TECHNOLOGY_OF]);
+        return (async () => {
+          const rows = await domainTechnologies(ctx).load(d.pk);
+          const pks = rows.map((r) => r.technologyPk);
+          const techs = await technologyByPk(ctx).loadMany(pks);
+          const byPk = new Map(pks.map((pk, i) => [pk, techs[i]]));
+          return DOMAIN_RELATIONS.technologies(rows, (r) => byPk.get(r.technologyPk));
+        })();
       },
     }),
     apps: t.field({
@@ -319,7 +344,7 @@ builder.node(Domain, {
       nullable: true,
       description: "Apps the Domain installed, with removedAt once uninstalled.",
       ...legacy("apps"),
-      resolve: async (d, _a, ctx) => DOMAIN_RELATIONS.apps(await domainApps(ctx).load(d.pk)),
+      resolve: relation("apps", domainApps, DOMAIN_RELATIONS.apps),
     }),
     redirectTargets: t.field({
       type: [Domain],
