@@ -68,11 +68,6 @@ export interface AppOptions {
    * src/rest/export-hold.ts).
    */
   holdExportReads?: Int32Array;
-  /**
-   * REST Domain routes written by domainLines (default true); false answers them through
-   * GraphQL field by field, the writer's reference in test/rest/domain-json.test.ts.
-   */
-  writeDomains?: boolean;
   /** Where the app logs (default: pino on stdout at the configured level); tests read it. */
   logger?: Logger;
 }
@@ -138,7 +133,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useAuth(verify, [OPENAPI_PATH], logger),
       limits.plugin(),
       useRest(
-        { execute, logger, limits, version, writeDomains: options.writeDomains ?? true },
+        { execute, logger, limits, version },
         exportRoutes({
           execute,
           logger,

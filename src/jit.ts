@@ -27,11 +27,12 @@ import type { Plugin } from "graphql-yoga";
  *   reason as originalError; it is rewritten to graphql-js' message, which gives the reason, as a
  *   client's error (BAD_USER_INPUT), not a fault.
  * - graphql-jit compiles a variable's coercion by unfolding its input type, and a recursive input
- *   type (DomainFilter's `and`, `or`, `not`) unfolds without end: the process allocated until it
- *   ran out of memory. Documents with a variable of a recursive input type run on graphql-js
- *   (literal filters are coerced once, at compile time, and compile).
- * - The REST layer's internal operations (context `internal`) run on graphql-js: they are not yet
- *   measured or checked under graphql-jit.
+ *   type unfolds without end (zalando-incubator/graphql-jit#81, open): the process allocated until
+ *   it ran out of memory. The schema has none (DomainFilter's `and` takes DomainCondition, which
+ *   has no `and`); a document with a variable of such a type would run on graphql-js.
+ *
+ * The REST layer's operations run here too (src/app.ts executeInternally): a REST route is its
+ * GraphQL operation, compiled once per document, and its envelope is written from the result.
  */
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -72,8 +73,7 @@ export function useCompiledExecution(): Plugin[] {
     useGraphQlJit(
       {},
       {
-        enableIf: (args) =>
-          !(args.contextValue as { internal?: boolean }).internal && canCompile(args.schema, args.document),
+        enableIf: (args) => canCompile(args.schema, args.document),
       },
     ) as Plugin,
     {

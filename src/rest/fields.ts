@@ -230,22 +230,55 @@ export function toSelectionSet(selection: Selection): SelectionSetNode {
   return { kind: Kind.SELECTION_SET, selections: [...direct.values()] };
 }
 
-/** A GraphQL result object reshaped to its legacy form: legacy names, unknown values left out. */
-export function reshape(data: Record<string, unknown>, selection: Selection): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [legacy, f] of selection) {
-    const source = f.via ? (data[f.via] as Record<string, unknown> | null) : data;
-    const value = source?.[f.field];
-    if (value === null || value === undefined) continue;
-    if (f.children) {
-      out[legacy] = Array.isArray(value)
-        ? value.map((v) => reshape(v as Record<string, unknown>, f.children as Selection))
-        : reshape(value as Record<string, unknown>, f.children);
-    } else {
-      out[legacy] = value;
+/** Writes a GraphQL result object in its legacy form, as JSON text. */
+export type LegacyWriter = (data: Record<string, unknown>) => string;
+
+const writers = new WeakMap<Selection, LegacyWriter>();
+
+/**
+ * The JSON text of GraphQL result objects in their legacy form (legacy names in the selection's
+ * order, a flattened child's fields beside the object's own, null and absent values left out),
+ * written straight from the result: a writer per selection, made once (selections are parsed
+ * once and never modified), with each field's key text ready. Leaves are written by
+ * JSON.stringify, as the rest of the envelope; the result holds only serialized values.
+ */
+export function legacyWriter(selection: Selection): LegacyWriter {
+  let writer = writers.get(selection);
+  if (writer) return writer;
+  const fields = [...selection].map(([legacy, f]) => ({
+    key: `${JSON.stringify(legacy)}:`,
+    field: f.field,
+    via: f.via,
+    child: f.children && legacyWriter(f.children),
+  }));
+  writer = (data) => {
+    let out = "";
+    for (const f of fields) {
+      const source = f.via ? (data[f.via] as Record<string, unknown> | null | undefined) : data;
+      const value = source?.[f.field];
+      if (value === null || value === undefined) continue;
+      let text: string;
+      if (!f.child) text = JSON.stringify(value);
+      else if (!Array.isArray(value)) text = f.child(value as Record<string, unknown>);
+      else {
+        text = "[";
+        for (let i = 0; i < value.length; i++) text += (i ? "," : "") + f.child(value[i]);
+        text += "]";
+      }
+      out += (out ? "," : "{") + f.key + text;
     }
-  }
-  return out;
+    return out ? `${out}}` : "{}";
+  };
+  writers.set(selection, writer);
+  return writer;
+}
+
+/** The JSON text of a list of GraphQL result objects in their legacy form. */
+export function legacyList(objects: readonly Record<string, unknown>[], selection: Selection): string {
+  const write = legacyWriter(selection);
+  let out = "[";
+  for (let i = 0; i < objects.length; i++) out += (i ? "," : "") + write(objects[i]);
+  return `${out}]`;
 }
 
 /**

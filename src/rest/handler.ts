@@ -7,7 +7,6 @@ import type { ServedSnapshot } from "../db/snapshots.ts";
 import { faultResponse, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { cachedDocument } from "./document.ts";
-import { domainLines } from "./domain-json.ts";
 import { type GraphQLErrorJson, RestError, rateLimitedRestError, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
 import { FieldsError } from "./fields.ts";
@@ -42,11 +41,6 @@ export interface RestContext {
   limits: RateLimits;
   /** The version of the snapshot being served (null before the first load): the ETags' half. */
   version: () => Promise<number | null>;
-  /**
-   * Domains are written by domainLines (the default) rather than by GraphQL field by field
-   * and reshaped; false keeps the GraphQL path (the writer's reference in tests).
-   */
-  writeDomains: boolean;
 }
 
 /** Extra routes handled outside the route table (cursor=all, export): they answer themselves. */
@@ -276,23 +270,15 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
       drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
       return answer(new Response(null, { status: 304, headers: cache }));
     }
-    const written = ctx.writeDomains ? plan.written : undefined;
-    const query = written
-      ? cachedDocument(written.key, written.document)
-      : cachedDocument(plan.key, plan.document);
+    const query = cachedDocument(plan.key, plan.document);
     const result = await ctx.execute(request, query, plan.variables, route.endpoint);
     drawn = result.rateHeaders;
     if (result.errors?.length) throw restErrorOf(result.errors, plan.option ?? ((a) => a));
     if (!result.data) throw new RestError(500, "INTERNAL_SERVER_ERROR", "no data");
     // `*` matches any current representation (RFC 9110 13.1.2): known to exist only once read.
     if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
-    if (!written) return answer(json(plan.envelope(result.data), 200, cache));
-    // The Domains named are read from the snapshot that named them (kept open past a new load).
-    const served = result.served;
-    if (!served) throw new Error(`${route.id} answered without a snapshot`);
-    const domains = await domainLines(served.sql, written.selection, written.names(result.data));
     return answer(
-      new Response(written.envelope(result.data, domains), {
+      new Response(plan.envelope(result.data), {
         status: 200,
         headers: { "content-type": "application/json", "cache-control": "no-store", ...cache },
       }),

@@ -5,9 +5,15 @@ import { DOMAIN_EVENT_FILTERS, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from 
 import { APP_SORTS, DOMAIN_SORTS, REVIEW_SORTS } from "../query/sort.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, connection, field, operation, selection } from "./document.ts";
-import { readsRelations } from "./domain-json.ts";
 import { RestError } from "./errors.ts";
-import { parseFields, reshape, type Selection, selectionKey, toSelectionSet } from "./fields.ts";
+import {
+  legacyList,
+  legacyWriter,
+  parseFields,
+  type Selection,
+  selectionKey,
+  toSelectionSet,
+} from "./fields.ts";
 import { type FilterTables, filterOptionNames, optionOfArgument, readFilter } from "./filter-options.ts";
 import { parseAq, parseSort } from "./list-options.ts";
 import type { Options } from "./options.ts";
@@ -30,44 +36,10 @@ export interface Plan {
   key: string;
   document: () => ReturnType<typeof operation>;
   variables: Record<string, unknown>;
-  /** The legacy envelope of a successful result. */
-  envelope: (data: Record<string, unknown>) => unknown;
+  /** The legacy envelope of a successful result, as JSON text. */
+  envelope: (data: Record<string, unknown>) => string;
   /** GraphQL argument path → the legacy option it came from, for error messages. */
   option?: (argument: string) => string;
-  /** Routes answering Domains: how domainLines answers them instead (src/rest/handler.ts). */
-  written?: WrittenDomains;
-}
-
-/**
- * A Domain route answered with domainLines (src/rest/domain-json.ts), for selections that name a
- * Domain relation (readsRelations): the route's own operation, selecting only each Domain's name,
- * decides which Domains (and every error, limit and auth rule, with the same variables); they are
- * then written with `selection`.
- */
-export interface WrittenDomains {
-  selection: Selection;
-  key: string;
-  document: () => DocumentNode;
-  /** The names of the Domains answered, in order. */
-  names: (data: Record<string, unknown>) => string[];
-  /** The envelope's JSON text around the Domains' own. */
-  envelope: (data: Record<string, unknown>, domains: string[]) => string;
-}
-
-/** A Domain route's operation selecting `sel`: with nameOnly(), the operation of its WrittenDomains. */
-type DomainDocument = (sel: Selection) => DocumentNode;
-const nameOnly = () => parseFields("name", type("Domain"));
-const namesKey = (id: string) => `${id}:names`;
-
-function written(
-  id: string,
-  sel: Selection,
-  document: DomainDocument,
-  names: WrittenDomains["names"],
-  envelope: WrittenDomains["envelope"],
-): WrittenDomains | undefined {
-  if (!readsRelations(sel)) return undefined;
-  return { selection: sel, key: namesKey(id), document: () => document(nameOnly()), names, envelope };
 }
 
 export interface Route {
@@ -200,7 +172,7 @@ function retrieveApp(): Route {
             field("app", ["platform", "token"], toSelectionSet(sel)),
           ),
         variables: app,
-        envelope: (d) => ({ app: reshape(d.app as Record<string, unknown>, sel) }),
+        envelope: (d) => `{"app":${legacyWriter(sel)(d.app as Record<string, unknown>)}}`,
         option: renameWith(null),
       };
     },
@@ -251,9 +223,8 @@ function reviewsOf(
           offset,
           orderBy,
         },
-        envelope: (d) => ({
-          reviews: nodes((d[parent] as Record<string, unknown>)[connectionField]).map((r) => reshape(r, sel)),
-        }),
+        envelope: (d) =>
+          `{"reviews":${legacyList(nodes((d[parent] as Record<string, unknown>)[connectionField]), sel)}}`,
         option: renameWith(null),
       };
     },
@@ -309,7 +280,7 @@ function listApps(method: "GET" | "POST"): Route {
             ),
           ),
         variables,
-        envelope: (d) => ({ apps: nodes(d.apps).map((a) => reshape(a, sel)) }),
+        envelope: (d) => `{"apps":${legacyList(nodes(d.apps), sel)}}`,
         option: renameWith(APP_TABLES),
       };
     },
@@ -352,25 +323,17 @@ function retrieveDomain(): Route {
     returns: { domain: "Domain" },
     plan(params, o) {
       const { sel, key } = readFields(o, type("Domain"));
-      const document = (s: Selection) =>
-        operation(
-          "RetrieveDomain",
-          { name: "String!", followRedirects: "Boolean" },
-          field("domain", ["name", "followRedirects"], toSelectionSet(s)),
-        );
       return {
         key: `retrieveDomain:${key}`,
-        document: () => document(sel),
+        document: () =>
+          operation(
+            "RetrieveDomain",
+            { name: "String!", followRedirects: "Boolean" },
+            field("domain", ["name", "followRedirects"], toSelectionSet(sel)),
+          ),
         variables: { name: params.name, followRedirects: o.bool("follow_redirects") ?? false },
-        envelope: (d) => ({ domain: reshape(d.domain as Record<string, unknown>, sel) }),
+        envelope: (d) => `{"domain":${legacyWriter(sel)(d.domain as Record<string, unknown>)}}`,
         option: renameWith(null),
-        written: written(
-          "retrieveDomain",
-          sel,
-          document,
-          (d) => [(d.domain as { name: string }).name],
-          (_d, [domain]) => `{"domain":${domain}}`,
-        ),
       };
     },
   };
@@ -410,33 +373,24 @@ function bulkDomains(): Route {
         );
       }
       const { sel, key } = readFields(o, type("Domain"));
-      const document = (s: Selection) =>
-        operation(
-          "BulkRetrieveDomains",
-          { names: "[String!]!", followRedirects: "Boolean" },
-          field(
-            "domainsByName",
-            ["names", "followRedirects"],
-            selection(field("domains", [], toSelectionSet(s)), field("notFound")),
-          ),
-        );
       type Found = { domains: Record<string, unknown>[]; notFound: string[] };
       return {
         key: `bulk:${key}`,
-        document: () => document(sel),
+        document: () =>
+          operation(
+            "BulkRetrieveDomains",
+            { names: "[String!]!", followRedirects: "Boolean" },
+            field(
+              "domainsByName",
+              ["names", "followRedirects"],
+              selection(field("domains", [], toSelectionSet(sel)), field("notFound")),
+            ),
+          ),
         variables: { names, followRedirects: o.bool("follow_redirects") ?? false },
         envelope: (d) => {
           const r = d.domainsByName as Found;
-          return { domains: r.domains.map((x) => reshape(x, sel)), not_found: r.notFound };
+          return `{"domains":${legacyList(r.domains, sel)},"not_found":${JSON.stringify(r.notFound)}}`;
         },
-        written: written(
-          "bulk",
-          sel,
-          document,
-          (d) => (d.domainsByName as Found).domains.map((x) => x.name as string),
-          (d, domains) =>
-            `{"domains":[${domains.join(",")}],"not_found":${JSON.stringify((d.domainsByName as Found).notFound)}}`,
-        ),
         option: (a) => (a.startsWith("names") ? a.replace("names", "domains") : renameWith(null)(a)),
       };
     },
@@ -514,7 +468,7 @@ export const DOMAIN_LIST_DOCUMENT = (sel: Selection) =>
 
 /** List Domains' operation selecting only names (printed once): the export's pages. */
 export const DOMAIN_NAMES_DOCUMENT = () =>
-  cachedDocument(namesKey("listDomains"), () => DOMAIN_LIST_DOCUMENT(nameOnly()));
+  cachedDocument("listDomains:names", () => DOMAIN_LIST_DOCUMENT(parseFields("name", type("Domain"))));
 
 function listDomains(method: "GET" | "POST"): Route {
   return {
@@ -548,25 +502,11 @@ function listDomains(method: "GET" | "POST"): Route {
         variables,
         envelope: (d) => {
           const cursor = next(d);
-          return {
-            domains: nodes(d.domains).map((x) => reshape(x, sel)),
-            has_next_page: (d.domains as Page).pageInfo.hasNextPage,
-            ...(cursor ? { next_cursor: cursor } : {}),
-          };
+          return `{"domains":${legacyList(nodes(d.domains), sel)},"has_next_page":${(d.domains as Page).pageInfo.hasNextPage}${
+            cursor ? `,"next_cursor":${JSON.stringify(cursor)}` : ""
+          }}`;
         },
         option: renameWith(DOMAIN_TABLES),
-        written: written(
-          "listDomains",
-          sel,
-          DOMAIN_LIST_DOCUMENT,
-          (d) => nodes(d.domains).map((x) => x.name as string),
-          (d, domains) => {
-            const cursor = next(d);
-            return `{"domains":[${domains.join(",")}],"has_next_page":${(d.domains as Page).pageInfo.hasNextPage}${
-              cursor ? `,"next_cursor":${JSON.stringify(cursor)}` : ""
-            }}`;
-          },
-        ),
       };
     },
   };

@@ -123,7 +123,7 @@ describe("the REST handler's caching, with a stand-in for GraphQL", () => {
       schema,
       plugins: [
         useAuth(async (secret) => (secret === "sg_test" ? key : null), []),
-        useRest({ execute, logger, limits, version: async () => version, writeDomains: true }),
+        useRest({ execute, logger, limits, version: async () => version }),
       ],
     });
     const get = (headers: Record<string, string> = {}) =>

@@ -3,8 +3,9 @@ import { type GraphQLObjectType, print } from "graphql";
 import { describe, expect, it } from "vitest";
 import {
   FieldsError,
+  legacyList,
+  legacyWriter,
   parseFields,
-  reshape,
   type Selection,
   selectionKey,
   toSelectionSet,
@@ -363,7 +364,32 @@ describe("toSelectionSet", () => {
   });
 });
 
-describe("reshape", () => {
+describe("legacyWriter", () => {
+  /** The legacy object a writer's JSON text holds. */
+  const reshape = (data: Record<string, unknown>, sel: Selection) => JSON.parse(legacyWriter(sel)(data));
+
+  it("writes the legacy keys in the selection's order, as JSON.stringify writes that object", () => {
+    const sel = parseFields("name,installs,categories,plans.name,plans.monthly_cost_cents", App);
+    const data = {
+      plans: [{ monthlyCostCents: 100, name: 'Pro "plus"' }],
+      categories: ["a\u2028b"],
+      installs: 12,
+      name: "N\n",
+    };
+    const text = legacyWriter(sel)(data);
+    expect(text).toBe(
+      JSON.stringify({
+        name: "N\n",
+        installs: 12,
+        categories: ["a\u2028b"],
+        plans: [{ name: 'Pro "plus"', monthly_cost_cents: 100 }],
+      }),
+    );
+    expect(legacyList([data, { name: "M" }], sel)).toBe(`[${text},{"name":"M"}]`);
+    expect(legacyList([], sel)).toBe("[]");
+    expect(legacyWriter(sel)({})).toBe("{}");
+  });
+
   it("renames to legacy names and leaves out null and undefined values", () => {
     const sel = parseFields("id,name,installs_30d,vendor_email,vendor_url,removed_at", App);
     expect(
@@ -438,7 +464,7 @@ describe("reshape", () => {
   });
 });
 
-describe("parseFields then reshape (property)", () => {
+describe("parseFields then legacyWriter (property)", () => {
   /** A value of a GraphQL App field as a result could carry it: null, undefined or known. */
   const nullable = <T>(arb: fc.Arbitrary<T>) =>
     fc.oneof(
@@ -490,14 +516,17 @@ describe("parseFields then reshape (property)", () => {
       fc.property(subset, spaces, result, (names, pad, data) => {
         const sel = parseFields(names.map((n) => `${pad}${n}${pad}`).join(","), App, { single: true });
         expect([...sel.keys()].sort()).toEqual([...names].sort());
-        const out = reshape(data as Record<string, unknown>, sel);
+        const out = JSON.parse(legacyWriter(sel)(data as Record<string, unknown>));
         const known = names.filter((n) => data[APP_FIELDS[n]] !== null && data[APP_FIELDS[n]] !== undefined);
         expect(Object.keys(out).sort()).toEqual(known.sort());
         for (const n of known) {
           const v = data[APP_FIELDS[n]];
-          if (n === "plans") expect(out[n]).toEqual(expectedObjects(v, PLAN_FIELDS));
-          else if (n === "installs_time_series") expect(out[n]).toEqual(expectedObjects(v, POINT_FIELDS));
-          else expect(out[n]).toBe(v);
+          // As the wire has them (-0 is written 0).
+          const wire = (x: unknown) => JSON.parse(JSON.stringify(x));
+          if (n === "plans") expect(out[n]).toEqual(wire(expectedObjects(v, PLAN_FIELDS)));
+          else if (n === "installs_time_series")
+            expect(out[n]).toEqual(wire(expectedObjects(v, POINT_FIELDS)));
+          else expect(out[n]).toEqual(wire(v));
         }
       }),
       { numRuns: 300 },
