@@ -60,19 +60,38 @@ function loader<K, V>(
 const SHARED_ROWS = 10_000;
 const sharedRows = new WeakMap<SqlReader, Map<string, LRUCache<number, { row: unknown }>>>();
 
+function keptRows(sql: SqlReader, name: string): LRUCache<number, { row: unknown }> {
+  let reads = sharedRows.get(sql);
+  if (!reads) {
+    reads = new Map();
+    sharedRows.set(sql, reads);
+  }
+  let kept = reads.get(name);
+  if (!kept) {
+    kept = new LRUCache({ max: SHARED_ROWS });
+    reads.set(name, kept);
+  }
+  return kept;
+}
+
+/**
+ * What `loaderOf` gives for `key`, at once when its snapshot keeps it (sharedRead), else through
+ * the loader: a resolver of an App's relation then costs no promise once the App has been read.
+ */
+export function shared<V>(
+  ctx: Context,
+  loaderOf: (ctx: Context) => DataLoader<number, V>,
+  key: number,
+): V | Promise<V> {
+  const name = SHARED_NAMES.get(loaderOf);
+  const hit = name ? keptRows(servedOf(ctx).sql, name).get(key) : undefined;
+  return hit ? (hit.row as V) : loaderOf(ctx).load(key);
+}
+
 /** `read` through the rows kept for its snapshot: only the keys not kept are read. */
 function sharedRead<V>(name: string, read: BatchRead<number, V>): BatchRead<number, V> {
   return async (sql, keys) => {
-    let reads = sharedRows.get(sql);
-    if (!reads) {
-      reads = new Map();
-      sharedRows.set(sql, reads);
-    }
-    let kept = reads.get(name);
-    if (!kept) {
-      kept = new LRUCache({ max: SHARED_ROWS });
-      reads.set(name, kept);
-    }
+    const kept = keptRows(sql, name);
     const found = new Map<number, V>();
     const missing: number[] = [];
     for (const k of keys) {
@@ -215,15 +234,14 @@ function primeApps(ctx: Context, rows: AppRow[]): void {
 // ---------------------------------------------------------------------- Domain relations
 
 /**
- * The batch reads behind the relation loaders, for callers that batch by themselves (the export
- * writer, src/rest/domain-json.ts): `keys` in, one result per key out, in key order, with the
- * same SQL, row order and row shape as the loaders, so both render the same JSON.
+ * The batch reads behind the relation loaders: `keys` in, one result per key out, in key order
+ * (sharedRead wraps them; test/db/reader.test.ts compares the planned reads with them).
  */
 export type BatchRead<K, V> = (sql: SqlReader, keys: readonly K[]) => Promise<V[]>;
 
 /**
  * The child tables of a Domain, by the Domain field each gives, with the order of a Domain's rows
- * (after its key). One list for the relation loaders and for readDomainPage, so both read the same
+ * (after its key). One list for the relation loaders and for the planned reads, so both read the same
  * rows in the same order.
  */
 export const DOMAIN_CHILDREN = {
@@ -299,82 +317,6 @@ const SHARED = {
   appIntegrations: sharedRead("appIntegrations", READS.appIntegrations),
 };
 
-/**
- * Domains by their exact name (not their platform domain), reading only `fields` (model field
- * names; null for every column but those read on request), in the order of `names`.
- */
-export async function readDomainsByName(
-  sql: SqlReader,
-  names: readonly string[],
-  fields: readonly string[] | null,
-): Promise<(DomainRow | null)[]> {
-  const omit = fields ? allBut("domain", fields) : DOMAIN_OMITTED;
-  return byKey(names, await rowsWhere<DomainRow>(sql, "domain", "name", names, [], omit), (r) => r.name);
-}
-
-/**
- * Domains by exact name with the rows of their child tables `children`: `rows` in the order of
- * `names` (null for a name the snapshot lacks), and for each child its rows per Domain of `rows`
- * (none for a missing one), as the relation loaders give them.
- *
- * PostgreSQL answers it in one statement: a child's rows come as a JSON array per Domain (a
- * correlated subquery on the child's (domain_pk, …) key). Separate statements cost a round trip
- * each, and node-postgres spends more on a query than the database does: a Domain with its
- * default fields was 9 queries, and the server's CPU went mostly to the driver and its socket
- * writes (profiled under load, 20,000 Domains). SQLite, in process, reads the tables one by one.
- */
-export async function readDomainPage(
-  sql: SqlReader,
-  names: readonly string[],
-  fields: readonly string[] | null,
-  children: readonly DomainChild[],
-): Promise<{ rows: (DomainRow | null)[]; children: Partial<Record<DomainChild, unknown[][]>> }> {
-  if (sql.kind === "postgresql") return readDomainPageAtOnce(sql, names, fields, children);
-  const rows = await readDomainsByName(sql, names, fields);
-  const pks = rows.flatMap((r) => (r ? [r.pk] : []));
-  const out: Partial<Record<DomainChild, unknown[][]>> = {};
-  await Promise.all(
-    children.map(async (child) => {
-      const groups = await domainValuesRead(child)(sql, pks);
-      let i = 0;
-      out[child] = rows.map((r) => (r ? groups[i++] : []));
-    }),
-  );
-  return { rows, children: out };
-}
-
-async function readDomainPageAtOnce(
-  sql: SqlReader,
-  names: readonly string[],
-  fields: readonly string[] | null,
-  children: readonly DomainChild[],
-) {
-  const columns = columnsOf("domain", fields ? allBut("domain", fields) : DOMAIN_OMITTED);
-  const childColumns = children.map((child) => columnsOf(DOMAIN_CHILDREN[child].table));
-  const subqueries = children.map((child, k) => {
-    const { table, orderBy } = DOMAIN_CHILDREN[child];
-    const values = childColumns[k].map((c) => jsonValueOf(sql.kind, c, "c.")).join(", ");
-    const order = orderBy.map((o) => `c."${o}"`).join(", ");
-    return `, (SELECT json_agg(json_build_array(${values}) ORDER BY ${order}) FROM ${sql.table(TABLES[table].name)} c WHERE c."domain_pk" = d."pk")`;
-  });
-  const match = keysMatch(sql, 'd."name"', names);
-  const text = `SELECT ${selectList(columns, "d.")}${subqueries.join("")} FROM ${sql.table("domain")} d WHERE ${match.clause}`;
-  const raw = await sql.all(text, [match.param]);
-  // json_agg's JSON is parsed by node-postgres; each child's arrays are rows in select-list order.
-  const found = toModel<DomainRow>(columns, raw);
-  const at = new Map(found.map((r, i) => [r.name, i]));
-  const order = names.map((n) => at.get(n));
-  const out: Partial<Record<DomainChild, unknown[][]>> = {};
-  children.forEach((child, k) => {
-    const n = columns.length + k;
-    out[child] = order.map((i) => {
-      const rows = i === undefined ? null : (raw[i][n] as RawRow[] | null);
-      return rows ? toModel(childColumns[k], rows) : [];
-    });
-  });
-  return { rows: order.map((i) => (i === undefined ? null : found[i])), children: out };
-}
-
 export const domainCategories = (ctx: Context) => loader(ctx, "domainCategory", READS.domainCategories);
 export const domainFeatures = (ctx: Context) => loader(ctx, "domainFeature", READS.domainFeatures);
 export const domainTags = (ctx: Context) => loader(ctx, "domainTag", READS.domainTags);
@@ -392,6 +334,13 @@ export const domainProduct = (ctx: Context) => loader(ctx, "domainProduct", READ
 export const appCategories = (ctx: Context) => loader(ctx, "appCategory", SHARED.appCategories);
 export const appPlans = (ctx: Context) => loader(ctx, "appPlan", SHARED.appPlans);
 export const appIntegrations = (ctx: Context) => loader(ctx, "appIntegration", SHARED.appIntegrations);
+
+/** The loaders whose rows are kept per snapshot, with the name they are kept under. */
+const SHARED_NAMES = new Map<(ctx: Context) => DataLoader<number, unknown>, string>([
+  [appCategories, "appCategories"],
+  [appPlans, "appPlans"],
+  [appIntegrations, "appIntegrations"],
+]);
 export const appInstallsSeries = (ctx: Context) => loader(ctx, "appInstallsPoint", READS.appInstallsSeries);
 export const appDescriptionLong = (ctx: Context) =>
   loader(ctx, "appDescriptionLong", READS.appDescriptionLong);

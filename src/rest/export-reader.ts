@@ -3,10 +3,10 @@ import type { Database, Timeouts } from "../config.ts";
 import type { SnapshotRow } from "../db/store.ts";
 import type { Logger } from "../logger.ts";
 import { fromRoot } from "../root.ts";
-import type { Selection } from "./fields.ts";
 
 /**
- * The Domains of exports and cursor=all jobs, read and written (domainLines) on a worker thread.
+ * The Domains of exports and cursor=all jobs, read and written (domainLines: their GraphQL
+ * operation, src/rest/export-page.ts) on a worker thread.
  * better-sqlite3 reads synchronously, so a job read in process held every other request up for
  * as long as a page took (up to 195 ms); on PostgreSQL the reads are async, but writing the pages
  * held the server's thread too. The worker opens its own read-only connection to the snapshot (a
@@ -19,7 +19,8 @@ export interface PageRequest {
   id: number;
   /** The snapshot that named the Domains (its file or schema). */
   location: string;
-  selection: Selection;
+  /** The `fields` option as given ("" for the defaults). */
+  fields: string;
   names: readonly string[];
   format: PageFormat;
 }
@@ -82,7 +83,7 @@ export class ExportReader {
   /** The Domains `names` of `snapshot`, as domainLines writes them, in `format`. */
   page(
     snapshot: Pick<SnapshotRow, "location">,
-    selection: Selection,
+    fields: string,
     names: readonly string[],
     format: PageFormat,
   ): Promise<Page> {
@@ -92,7 +93,7 @@ export class ExportReader {
     this.idle = null;
     const worker = this.worker ?? this.start();
     const id = this.seq++;
-    const request: PageRequest = { id, location: snapshot.location, selection, names, format };
+    const request: PageRequest = { id, location: snapshot.location, fields, names, format };
     return new Promise<Page>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       // A thread with nothing to do must not keep the process alive; one reading must.

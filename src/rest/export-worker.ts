@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
-import { domainLines } from "./domain-json.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
+import { domainLines } from "./export-page.ts";
 import type { PageAnswer, PageRequest, ReaderData } from "./export-reader.ts";
 
 // The thread of export-reader.ts: reads and writes the pages of exports and cursor=all jobs.
@@ -14,7 +14,7 @@ let latest = "";
 
 const encoder = new TextEncoder();
 
-async function answer({ id, location, selection, names, format }: PageRequest): Promise<PageAnswer> {
+async function answer({ id, location, fields, names, format }: PageRequest): Promise<PageAnswer> {
   latest = location;
   let reader = readers.get(location);
   try {
@@ -25,7 +25,7 @@ async function answer({ id, location, selection, names, format }: PageRequest): 
     reader.reading++;
     holdRead(hold);
     if (hold && Atomics.load(hold, HOLD) === EXIT) process.exit(1);
-    const lines = await domainLines(reader.sql, selection, names);
+    const lines = await domainLines(reader.sql, fields, names);
     const text = format === "jsonl" ? `${lines.join("\n")}\n` : lines.join(",");
     return { id, count: lines.length, bytes: encoder.encode(text) };
   } catch (e) {

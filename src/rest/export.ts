@@ -25,7 +25,7 @@ import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
 import { RestError, rateLimitedRestError, restErrorOf } from "./errors.ts";
 import type { ExportReader, Page, PageFormat } from "./export-reader.ts";
-import { parseFields, type Selection, selectionKey } from "./fields.ts";
+import { parseFields, selectionKey } from "./fields.ts";
 import { drawOn, type ExecuteGraphQL, errorResponse, type Special } from "./handler.ts";
 import type { Options } from "./options.ts";
 import { DOMAIN_NAMES_DOCUMENT, DOMAIN_TABLES, readDomainQuery, renameWith } from "./routes.ts";
@@ -34,10 +34,9 @@ import { DOMAIN_NAMES_DOCUMENT, DOMAIN_TABLES, readDomainQuery, renameWith } fro
  * Whole results in bounded memory: `cursor=all` jobs (202 while running, then the result) and
  * Export Domains (JSON Lines streamed at once). Which Domains, in which order, is List Domains'
  * GraphQL query, read in keyset pages of BATCH names (so filters, sort, auth, limits and errors are
- * those of List Domains); the Domains themselves are written by domainLines, which gives the
- * JSON that List Domains gives without running GraphQL field by field (src/rest/domain-json.ts),
- * on a worker thread (src/rest/export-reader.ts), so that the server answers other requests
- * meanwhile.
+ * those of List Domains); the Domains themselves are written by domainLines (src/rest/export-page.ts), which runs
+ * their GraphQL operation and legacy writer on a worker thread (src/rest/export-reader.ts), so
+ * that the server answers other requests meanwhile.
  */
 // Pages of 100: a page's rows and text die young (within V8's young generation), which keeps an
 // export's RSS about 100 MB lower than pages of 1000 did, at the same speed (measured in-process
@@ -61,14 +60,16 @@ export interface ExportDeps {
 }
 
 interface DomainQuery {
-  sel: Selection;
+  /** The `fields` option ("" for the defaults), checked. */
+  fields: string;
   fieldsKey: string;
   variables: { filter: Record<string, unknown>; orderBy?: unknown; search?: string };
 }
 
 function readQuery(o: Options): DomainQuery {
-  const sel = parseFields(o.string("fields"), schema.getType("Domain") as GraphQLObjectType);
-  return { sel, fieldsKey: selectionKey(sel), variables: readDomainQuery(o) };
+  const fields = o.string("fields") ?? "";
+  const sel = parseFields(fields, schema.getType("Domain") as GraphQLObjectType);
+  return { fields, fieldsKey: selectionKey(sel), variables: readDomainQuery(o) };
 }
 
 const rename = renameWith(DOMAIN_TABLES);
@@ -101,7 +102,7 @@ async function* domainPages(
     const served = result.served;
     if (!served) throw new Error("an export page answered without a snapshot");
     const names = conn.edges.map((e) => e.node.name);
-    const page = deps.reader.page(served.snapshot, q.sel, names, format);
+    const page = deps.reader.page(served.snapshot, q.fields, names, format);
     return { page: handled(page), next: conn.pageInfo.hasNextPage ? conn.pageInfo.endCursor : null };
   };
   let ahead: Promise<Ahead> | null = handled(read(null));

@@ -19,6 +19,7 @@ import {
   appIntegrations,
   appPlans,
   rowsOfKeys,
+  shared,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE } from "../query/page.ts";
 import { searchCondition } from "../query/search.ts";
@@ -29,16 +30,17 @@ import { filterFields } from "./filter.ts";
 
 export const App = builder.objectRef<AppRow>("App");
 
-/**
- * What the App's relation fields resolve to, given the rows of their batch reads (the loaders
- * here; READS in src/rest/domain-json.ts, which writes exports without running GraphQL).
- */
-export const APP_RELATIONS = {
+/** What the App's relation fields resolve to, given the rows of their batch reads. */
+const APP_RELATIONS = {
   categories: (rows: AppCategory[]) => rows.map((c) => c.category),
   plans: (rows: AppPlan[]) => rows,
   integratesWith: (rows: AppIntegration[]) => (rows.length ? rows.map((r) => r.value) : null),
   descriptionLong: (text: string | null) => text,
 };
+
+/** `shape` of a value, at once when it is known (no promise), else once it is. */
+const then = <V, T>(value: V | Promise<V>, shape: (v: V) => T): T | Promise<T> =>
+  value instanceof Promise ? value.then(shape) : shape(value);
 
 const Plan = builder
   .objectRef<{ name: string; monthlyCost: string; monthlyCostCents: number | null }>("Plan")
@@ -114,7 +116,7 @@ builder.node(App, {
     reviewCount: t.exposeInt("reviewCount", legacy("review_count")),
     categories: t.stringList({
       ...legacy("categories"),
-      resolve: async (a, _args, ctx) => APP_RELATIONS.categories(await appCategories(ctx).load(a.pk)),
+      resolve: (a, _args, ctx) => then(shared(ctx, appCategories, a.pk), APP_RELATIONS.categories),
     }),
     state: t.exposeString("state", { description: "Active or Inactive.", ...legacy("state") }),
     createdAt: t.expose("createdAt", { type: "LocalDateTime", ...legacy("created_at") }),
@@ -144,12 +146,12 @@ builder.node(App, {
       nullable: true,
       description: "Set only for shopify Apps.",
       ...legacy("integrates_with"),
-      resolve: async (a, _args, ctx) => APP_RELATIONS.integratesWith(await appIntegrations(ctx).load(a.pk)),
+      resolve: (a, _args, ctx) => then(shared(ctx, appIntegrations, a.pk), APP_RELATIONS.integratesWith),
     }),
     plans: t.field({
       type: [Plan],
       ...legacy("plans"),
-      resolve: async (a, _args, ctx) => APP_RELATIONS.plans(await appPlans(ctx).load(a.pk)),
+      resolve: (a, _args, ctx) => then(shared(ctx, appPlans, a.pk), APP_RELATIONS.plans),
     }),
     freeTrialDuration: t.exposeString("freeTrialDuration", {
       nullable: true,

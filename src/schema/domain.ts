@@ -88,10 +88,10 @@ function jsonLists(t: Fields, pairs: [Key, string][]) {
 const nonEmpty = <T>(rows: T[]) => (rows.length ? rows : null);
 
 /**
- * What the Domain's relation fields resolve to, given the rows of their batch reads (the loaders
- * here; READS in src/rest/domain-json.ts, which writes exports without running GraphQL).
+ * What the Domain's relation fields resolve to, given the rows of their batch reads or of a
+ * planned read.
  */
-export const DOMAIN_RELATIONS = {
+const DOMAIN_RELATIONS = {
   categories: (rows: DomainCategory[]) => nonEmpty(rows.map((r) => r.category)),
   features: (rows: DomainFeature[]) => nonEmpty(rows.map((r) => r.feature)),
   tags: (rows: DomainTag[]) => nonEmpty(rows.map((r) => r.tag)),

@@ -1,14 +1,18 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Context } from "../../src/context.ts";
 import { TABLES, type TableKey } from "../../src/dataset/load/rows.ts";
 import { columnsOf, fieldName, selectList, toModel } from "../../src/db/reader.ts";
 import { Prisma } from "../../src/generated/sqlite/client.ts";
 import {
+  APP_OF,
   DOMAIN_CHILDREN,
+  DOMAIN_OMITTED,
   type DomainChild,
+  plannedRows,
   READS,
-  readDomainPage,
-  readDomainsByName,
+  readPlannedDomains,
+  TECHNOLOGY_OF,
 } from "../../src/query/loaders.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
@@ -74,7 +78,7 @@ describe.each(databaseKinds())("reads on %s", (kind) => {
     expect(await sql.all(text, [sql.keysParam([])])).toEqual([]);
   });
 
-  it("readDomainPage gives what the loaders' reads give: rows in the order asked, children per Domain", async () => {
+  it("a planned read gives what the loaders' reads give: the rows, and each child's rows per Domain", async () => {
     const served = await api.snapshots.current();
     if (!served) throw new Error("no snapshot");
     const { sql } = served;
@@ -92,6 +96,8 @@ describe.each(databaseKinds())("reads on %s", (kind) => {
       technologies: (pks) => READS.domainTechnologies(sql, pks),
       apps: (pks) => READS.domainApps(sql, pks),
     };
+    /** An object's own string-keyed fields (a planned row also carries symbol-keyed ones). */
+    const plain = (o: object) => Object.fromEntries(Object.entries(o));
     // A page, a page with a name the snapshot lacks, one name, and some columns only.
     const cases: [string[], string[] | null][] = [
       [all, null],
@@ -101,19 +107,38 @@ describe.each(databaseKinds())("reads on %s", (kind) => {
     ];
     let seen = 0;
     for (const [names, fields] of cases) {
-      const page = await readDomainPage(sql, names, fields, children);
-      const rows = await readDomainsByName(sql, names, fields);
-      expect(page.rows).toEqual(rows);
-      for (const child of children) {
-        const found = rows.filter((r) => r !== null);
-        const groups = await reads[child](found.map((r) => r.pk));
-        let i = 0;
-        expect(page.children[child], child).toEqual(rows.map((r) => (r ? groups[i++] : [])));
-        seen += groups.flat().length;
+      const ctx = { served, loaders: new Map() } as unknown as Context;
+      const planned = await readPlannedDomains(ctx, sql, "name", names, { fields, children });
+      const omit = fields
+        ? columnsOf("domain")
+            .map((c) => c.field)
+            .filter((f) => !fields.includes(f))
+        : DOMAIN_OMITTED;
+      const columns = columnsOf("domain", omit);
+      const text = `SELECT ${selectList(columns)} FROM ${sql.table("domain")} WHERE ${sql.anyOf('"name"', 1)}`;
+      const rows = toModel<{ pk: number; name: string }>(
+        columns,
+        await sql.all(text, [sql.keysParam(names)]),
+      );
+      const byName = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+        String(a.name).localeCompare(String(b.name));
+      expect(planned.map(plain).sort(byName)).toEqual(rows.sort(byName));
+      for (const row of planned) {
+        for (const child of children) {
+          const [expected] = await reads[child]([row.pk]);
+          const got = plannedRows<Record<string | symbol, unknown>>(row, child) ?? [];
+          expect(got.map(plain), child).toEqual(expected);
+          seen += got.length;
+          for (const r of got) {
+            if (child === "apps") expect((r[APP_OF] as { pk: number }).pk).toBe(r.appPk);
+            if (child === "technologies")
+              expect((r[TECHNOLOGY_OF] as { pk: number }).pk).toBe(r.technologyPk);
+          }
+        }
       }
-      expect(Object.keys(page.children).sort()).toEqual([...children].sort());
-      const some = await readDomainPage(sql, names, fields, ["apps"]);
-      expect(Object.keys(some.children)).toEqual(["apps"]);
+      const ctx2 = { served, loaders: new Map() } as unknown as Context;
+      const some = await readPlannedDomains(ctx2, sql, "name", names, { fields, children: ["apps"] });
+      for (const row of some) expect(plannedRows(row, "features")).toBeUndefined();
     }
     // The fixture's Domains have rows in their child tables (times among them: installs).
     expect(seen).toBeGreaterThan(50);

@@ -1,14 +1,11 @@
-import type { GraphQLObjectType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { isDatabaseUnavailable } from "../../src/errors.ts";
 import { createLogger } from "../../src/logger.ts";
-import { domainLines } from "../../src/rest/domain-json.ts";
 import { ENTERED, EXIT, HOLD, LEFT } from "../../src/rest/export-hold.ts";
+import { domainLines } from "../../src/rest/export-page.ts";
 import { ExportReader } from "../../src/rest/export-reader.ts";
-import { parseFields } from "../../src/rest/fields.ts";
-import { schema } from "../../src/schema/index.ts";
 import { type Oracle, oracleOf } from "../graphql/oracle.ts";
 import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
@@ -79,8 +76,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
   async function expectedResult(fields: string): Promise<string> {
     const served = await api.snapshots.current();
     if (!served) throw new Error("no snapshot");
-    const sel = parseFields(fields, schema.getType("Domain") as GraphQLObjectType);
-    return `{"domains":[${(await domainLines(served.sql, sel, oracle.domainNames())).join(",")}]}`;
+    return `{"domains":[${(await domainLines(served.sql, fields, oracle.domainNames())).join(",")}]}`;
   }
 
   it("answers a one-Domain request while the job's read is held, and the result is the writer's", async () => {
@@ -193,7 +189,6 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
       if (!s) throw new Error("no snapshot");
       return s;
     };
-    const domainType = () => schema.getType("Domain") as GraphQLObjectType;
 
     /** A page's text, and its count of Domains. */
     const read = async (...args: Parameters<ExportReader["page"]>) => {
@@ -209,15 +204,14 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
         "*,most_recently_published_product",
         "name,apps.name,apps.plans.name,technologies",
       ]) {
-        const sel = parseFields(fields, domainType());
-        const lines = await domainLines(s.sql, sel, names);
-        expect(await read(s.snapshot, sel, names, "jsonl")).toEqual({
+        const lines = await domainLines(s.sql, fields, names);
+        expect(await read(s.snapshot, fields, names, "jsonl")).toEqual({
           count: 60,
           text: lines.map((l) => `${l}\n`).join(""),
         });
-        expect(await read(s.snapshot, sel, names, "json")).toEqual({ count: 60, text: lines.join(",") });
+        expect(await read(s.snapshot, fields, names, "json")).toEqual({ count: 60, text: lines.join(",") });
       }
-      expect(await read(s.snapshot, parseFields("name", domainType()), [], "jsonl")).toEqual({
+      expect(await read(s.snapshot, "name", [], "jsonl")).toEqual({
         count: 0,
         text: "",
       });
@@ -225,7 +219,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
 
     it("rejects a page it cannot read with the reason, and goes on reading", async () => {
       const s = await served();
-      const sel = parseFields("name", domainType());
+      const sel = "name";
       await expect(reader.page(s.snapshot, sel, ["no-such-domain.example"], "jsonl")).rejects.toThrow(
         /no-such-domain\.example vanished/,
       );
@@ -251,7 +245,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
           200,
         );
         try {
-          const sel = parseFields("name", domainType());
+          const sel = "name";
           const err = await down
             .page({ location: "storegraph_snapshot_1" }, sel, ["a.example"], "jsonl")
             .catch((e) => e);
@@ -265,7 +259,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
 
     it("stops its thread when idle, and starts one again when asked", async () => {
       const s = await served();
-      const sel = parseFields("name", domainType());
+      const sel = "name";
       const [name] = oracle.domainNames();
       await reader.page(s.snapshot, sel, [name], "json");
       expect(reader.running).toBe(true);
