@@ -1,14 +1,5 @@
 import { useGraphQlJit } from "@envelop/graphql-jit";
-import {
-  type DocumentNode,
-  GraphQLError,
-  type GraphQLInputType,
-  type GraphQLSchema,
-  getNamedType,
-  isInputObjectType,
-  typeFromAST,
-  visit,
-} from "graphql";
+import { type DocumentNode, GraphQLError, visit } from "graphql";
 import type { Plugin } from "graphql-yoga";
 
 /**
@@ -29,7 +20,7 @@ import type { Plugin } from "graphql-yoga";
  * - graphql-jit compiles a variable's coercion by unfolding its input type, and a recursive input
  *   type unfolds without end (zalando-incubator/graphql-jit#81, open): the process allocated until
  *   it ran out of memory. The schema has none (DomainFilter's `and` takes DomainCondition, which
- *   has no `and`); a document with a variable of such a type would run on graphql-js.
+ *   has no `and`), and test/schema.test.ts keeps it so.
  *
  * The REST layer's operations run here too (src/app.ts executeInternally): a REST route is its
  * GraphQL operation, compiled once per document, and its envelope is written from the result.
@@ -39,7 +30,7 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 /** Whether a document can run compiled, by document (documents are parsed once and cached). */
 const compilable = new WeakMap<DocumentNode, boolean>();
 
-function canCompile(schema: GraphQLSchema, document: DocumentNode): boolean {
+function canCompile(document: DocumentNode): boolean {
   let known = compilable.get(document);
   if (known === undefined) {
     known = true;
@@ -47,25 +38,10 @@ function canCompile(schema: GraphQLSchema, document: DocumentNode): boolean {
       StringValue(node) {
         if (DATE_ONLY.test(node.value)) known = false;
       },
-      VariableDefinition(node) {
-        const type = typeFromAST(schema, node.type as Parameters<typeof typeFromAST>[1]);
-        if (type && isRecursive(type as GraphQLInputType)) known = false;
-      },
     });
     compilable.set(document, known);
   }
   return known;
-}
-
-/** Whether an input type reaches a cycle of input objects (one that holds itself, at any depth). */
-function isRecursive(type: GraphQLInputType, onPath = new Set<string>()): boolean {
-  const named = getNamedType(type);
-  if (!isInputObjectType(named)) return false;
-  if (onPath.has(named.name)) return true;
-  onPath.add(named.name);
-  const found = Object.values(named.getFields()).some((f) => isRecursive(f.type, onPath));
-  onPath.delete(named.name);
-  return found;
 }
 
 export function useCompiledExecution(): Plugin[] {
@@ -73,7 +49,7 @@ export function useCompiledExecution(): Plugin[] {
     useGraphQlJit(
       {},
       {
-        enableIf: (args) => canCompile(args.schema, args.document),
+        enableIf: (args) => canCompile(args.document),
       },
     ) as Plugin,
     {

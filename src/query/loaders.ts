@@ -58,40 +58,34 @@ function loader<K, V>(
  * Apps no request has read yet. Bounded per read: an App with its plans and text is a few KB.
  */
 const SHARED_ROWS = 10_000;
-const sharedRows = new WeakMap<SqlReader, Map<string, LRUCache<number, { row: unknown }>>>();
+const sharedRows = new WeakMap<
+  SqlReader,
+  Map<BatchRead<number, unknown>, LRUCache<number, { row: unknown }>>
+>();
 
-function keptRows(sql: SqlReader, name: string): LRUCache<number, { row: unknown }> {
+/** The rows kept for `read` of the snapshot `sql` reads. */
+function keptRows(sql: SqlReader, read: BatchRead<number, unknown>): LRUCache<number, { row: unknown }> {
   let reads = sharedRows.get(sql);
   if (!reads) {
     reads = new Map();
     sharedRows.set(sql, reads);
   }
-  let kept = reads.get(name);
+  let kept = reads.get(read);
   if (!kept) {
     kept = new LRUCache({ max: SHARED_ROWS });
-    reads.set(name, kept);
+    reads.set(read, kept);
   }
   return kept;
 }
 
 /**
- * What `loaderOf` gives for `key`, at once when its snapshot keeps it (sharedRead), else through
- * the loader: a resolver of an App's relation then costs no promise once the App has been read.
+ * A loader (`name`) of rows kept per snapshot: a batch reads only the keys no request has read
+ * yet. `now(ctx, key)` gives a kept row at once (no promise), else loads it: an App's relations
+ * resolve without a promise once the App has been read.
  */
-export function shared<V>(
-  ctx: Context,
-  loaderOf: (ctx: Context) => DataLoader<number, V>,
-  key: number,
-): V | Promise<V> {
-  const name = SHARED_NAMES.get(loaderOf);
-  const hit = name ? keptRows(servedOf(ctx).sql, name).get(key) : undefined;
-  return hit ? (hit.row as V) : loaderOf(ctx).load(key);
-}
-
-/** `read` through the rows kept for its snapshot: only the keys not kept are read. */
-function sharedRead<V>(name: string, read: BatchRead<number, V>): BatchRead<number, V> {
-  return async (sql, keys) => {
-    const kept = keptRows(sql, name);
+function sharedLoader<V>(name: string, read: BatchRead<number, V>) {
+  const batch: BatchRead<number, V> = async (sql, keys) => {
+    const kept = keptRows(sql, read);
     const found = new Map<number, V>();
     const missing: number[] = [];
     for (const k of keys) {
@@ -108,6 +102,12 @@ function sharedRead<V>(name: string, read: BatchRead<number, V>): BatchRead<numb
     }
     return keys.map((k) => found.get(k) as V);
   };
+  const of = (ctx: Context) => loader(ctx, name, batch);
+  const now = (ctx: Context, key: number): V | Promise<V> => {
+    const hit = keptRows(servedOf(ctx).sql, read).get(key);
+    return hit ? (hit.row as V) : of(ctx).load(key);
+  };
+  return Object.assign(of, { now });
 }
 
 /** Rows grouped under their key, in key order; `[]` for keys without rows. */
@@ -182,8 +182,6 @@ const allBut = (table: TableKey, keep: readonly string[]) =>
     .map((c) => c.field)
     .filter((f) => !keep.includes(f));
 
-export const appByPk = (ctx: Context) => loader(ctx, "appByPk", SHARED.appByPk);
-
 /**
  * Rows of a page found by key: the page query (Prisma, with its filters) reads only primary
  * keys, and the rows come from the loader, so Prisma maps `pk` columns rather than whole rows.
@@ -235,7 +233,7 @@ function primeApps(ctx: Context, rows: AppRow[]): void {
 
 /**
  * The batch reads behind the relation loaders: `keys` in, one result per key out, in key order
- * (sharedRead wraps them; test/db/reader.test.ts compares the planned reads with them).
+ * (sharedLoader keeps some per snapshot; test/db/reader.test.ts compares the planned reads with them).
  */
 export type BatchRead<K, V> = (sql: SqlReader, keys: readonly K[]) => Promise<V[]>;
 
@@ -308,14 +306,12 @@ export const READS = {
   }) as BatchRead<number, string | null>,
 };
 
-/** The reads of rows shared by many Domains, through the rows kept per snapshot (sharedRead). */
-const SHARED = {
-  appByPk: sharedRead("appByPk", READS.appByPk),
-  technologyByPk: sharedRead("technologyByPk", READS.technologyByPk),
-  appCategories: sharedRead("appCategories", READS.appCategories),
-  appPlans: sharedRead("appPlans", READS.appPlans),
-  appIntegrations: sharedRead("appIntegrations", READS.appIntegrations),
-};
+// Apps and technologies, and the Apps' child rows: shared by many Domains, kept per snapshot.
+export const appByPk = sharedLoader("appByPk", READS.appByPk);
+export const technologyByPk = sharedLoader("technologyByPk", READS.technologyByPk);
+export const appCategories = sharedLoader("appCategory", READS.appCategories);
+export const appPlans = sharedLoader("appPlan", READS.appPlans);
+export const appIntegrations = sharedLoader("appIntegration", READS.appIntegrations);
 
 export const domainCategories = (ctx: Context) => loader(ctx, "domainCategory", READS.domainCategories);
 export const domainFeatures = (ctx: Context) => loader(ctx, "domainFeature", READS.domainFeatures);
@@ -325,22 +321,11 @@ export const domainSalesChannels = (ctx: Context) =>
 export const domainShipsTo = (ctx: Context) => loader(ctx, "domainShipsTo", READS.domainShipsTo);
 export const domainContacts = (ctx: Context) => loader(ctx, "domainContact", READS.domainContacts);
 export const domainTechnologies = (ctx: Context) => loader(ctx, "domainTechnology", READS.domainTechnologies);
-export const technologyByPk = (ctx: Context) => loader(ctx, "technologyByPk", SHARED.technologyByPk);
 export const domainApps = (ctx: Context) => loader(ctx, "domainApp", READS.domainApps);
 export const domainProduct = (ctx: Context) => loader(ctx, "domainProduct", READS.domainProduct);
 
 // ---------------------------------------------------------------------- App relations
 
-export const appCategories = (ctx: Context) => loader(ctx, "appCategory", SHARED.appCategories);
-export const appPlans = (ctx: Context) => loader(ctx, "appPlan", SHARED.appPlans);
-export const appIntegrations = (ctx: Context) => loader(ctx, "appIntegration", SHARED.appIntegrations);
-
-/** The loaders whose rows are kept per snapshot, with the name they are kept under. */
-const SHARED_NAMES = new Map<(ctx: Context) => DataLoader<number, unknown>, string>([
-  [appCategories, "appCategories"],
-  [appPlans, "appPlans"],
-  [appIntegrations, "appIntegrations"],
-]);
 export const appInstallsSeries = (ctx: Context) => loader(ctx, "appInstallsPoint", READS.appInstallsSeries);
 export const appDescriptionLong = (ctx: Context) =>
   loader(ctx, "appDescriptionLong", READS.appDescriptionLong);
@@ -410,7 +395,7 @@ const statements = new Map<string, PlannedStatement>();
  * child table, its rows as one JSON array per Domain (a correlated subquery on the child's
  * (domain_pk, …) key, aggregated in the child's order). PostgreSQL builds the arrays with
  * json_agg, SQLite with json_group_array. The Apps and technologies the rows name are not joined
- * in: they are shared by many Domains and kept per snapshot (sharedRead), so a page reads only
+ * in: they are shared by many Domains and kept per snapshot (sharedLoader), so a page reads only
  * those no request has read yet (joined in, every page built and parsed them again as JSON).
  */
 function plannedStatement(
@@ -467,7 +452,7 @@ export const plannedRows = <R>(row: object, child: DomainChild): R[] | undefined
 /**
  * Reads the Domains that `keys` match with what `read` plans, in one statement, and gives each row
  * its child rows (PLANNED), the Apps and technologies they name attached (from the rows kept per
- * snapshot: sharedRead), so that the resolvers of the selection find their values at once.
+ * snapshot: sharedLoader), so that the resolvers of the selection find their values at once.
  */
 export async function readPlannedDomains(
   ctx: Context,

@@ -19,7 +19,6 @@ import {
   appIntegrations,
   appPlans,
   rowsOfKeys,
-  shared,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE } from "../query/page.ts";
 import { searchCondition } from "../query/search.ts";
@@ -116,7 +115,7 @@ builder.node(App, {
     reviewCount: t.exposeInt("reviewCount", legacy("review_count")),
     categories: t.stringList({
       ...legacy("categories"),
-      resolve: (a, _args, ctx) => then(shared(ctx, appCategories, a.pk), APP_RELATIONS.categories),
+      resolve: (a, _args, ctx) => then(appCategories.now(ctx, a.pk), APP_RELATIONS.categories),
     }),
     state: t.exposeString("state", { description: "Active or Inactive.", ...legacy("state") }),
     createdAt: t.expose("createdAt", { type: "LocalDateTime", ...legacy("created_at") }),
@@ -146,12 +145,12 @@ builder.node(App, {
       nullable: true,
       description: "Set only for shopify Apps.",
       ...legacy("integrates_with"),
-      resolve: (a, _args, ctx) => then(shared(ctx, appIntegrations, a.pk), APP_RELATIONS.integratesWith),
+      resolve: (a, _args, ctx) => then(appIntegrations.now(ctx, a.pk), APP_RELATIONS.integratesWith),
     }),
     plans: t.field({
       type: [Plan],
       ...legacy("plans"),
-      resolve: (a, _args, ctx) => then(shared(ctx, appPlans, a.pk), APP_RELATIONS.plans),
+      resolve: (a, _args, ctx) => then(appPlans.now(ctx, a.pk), APP_RELATIONS.plans),
     }),
     freeTrialDuration: t.exposeString("freeTrialDuration", {
       nullable: true,

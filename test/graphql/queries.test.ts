@@ -35,7 +35,7 @@ const DOMAIN_SELECTION = `name
 /**
  * The Domains are read in one statement with what their selection plans (src/query/loaders.ts
  * readPlannedDomains): their columns, their child tables as JSON arrays. The Apps and technologies
- * they name, and the Apps' categories and plans, are read once per snapshot (sharedRead): on a new
+ * they name, and the Apps' categories and plans, are read once per snapshot (sharedLoader): on a new
  * snapshot one query each, then none.
  */
 const SHARED_TABLES = ["app", "app_category", "app_plan", "technology"];
@@ -203,7 +203,7 @@ describe.each(databaseKinds())("query counts on %s", (kind) => {
 
     it("a page of 50 Apps with categories and plans: 1 query (app keys), as a page of 5; 4 on a new snapshot", async () => {
       // CREATED_AT is not nullable: the page is one keyset query (of keys), then the rows, their
-      // categories and plans, kept per snapshot (sharedRead).
+      // categories and plans, kept per snapshot (sharedLoader).
       await newSnapshot();
       const first = await counted<Page>(page(", orderBy: [{ field: CREATED_AT }]"), { first: 50 });
       expect(tables(first.sql)).toEqual(["app", "app", "app_category", "app_plan"]);
