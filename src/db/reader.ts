@@ -23,8 +23,8 @@ export interface SqlReader {
   readonly kind: "sqlite" | "postgresql";
   /** The quoted, schema-qualified name of a snapshot table. */
   table(name: string): string;
-  /** `column` equals one of the keys bound at placeholder `$n` (see keysParam). */
-  anyOf(column: string, n: number): string;
+  /** `column` equals one of the keys bound at placeholder `$n` (see keysParam), or at `placeholder`. */
+  anyOf(column: string, n: number | string): string;
   /** How a list of keys is bound for anyOf. */
   keysParam(keys: readonly (number | string)[]): unknown;
   /**
@@ -32,14 +32,26 @@ export interface SqlReader {
    * mode and node-postgres' array rowMode, about 3× faster than objects keyed by column name on
    * the wide domain table).
    */
-  all(sql: string, params: readonly unknown[]): Promise<RawRow[]>;
+  all(sql: string, params: readonly unknown[], options?: QueryOptions): Promise<RawRow[]>;
   close(): Promise<void>;
+}
+
+export interface QueryOptions {
+  /**
+   * Plan the statement for the values bound (PostgreSQL: an unnamed statement, planned anew each
+   * time) rather than reuse a plan made for any values. For filtered, sorted pages: how selective
+   * `country_code = $1` or an App's installs are decides between walking the sort's index and
+   * gathering the matches first, and a plan made for an average value picks wrong on skewed ones.
+   */
+  planEach?: boolean;
 }
 
 export interface ReaderOptions {
   /** Called with the SQL of every query (tests count them to catch N+1 regressions). */
   onQuery?: (sql: string) => void;
 }
+
+const placeholder = (n: number | string) => (typeof n === "number" ? `$${n}` : n);
 
 /** Statements are cached by SQL text; the texts come from code, so there are few of them. */
 const MAX_STATEMENTS = 500;
@@ -61,7 +73,7 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
   return {
     kind: "sqlite",
     table: (name) => `"${name}"`,
-    anyOf: (column, n) => `${column} IN (SELECT value FROM json_each($${n}))`,
+    anyOf: (column, n) => `${column} IN (SELECT value FROM json_each(${placeholder(n)}))`,
     keysParam: (keys) => JSON.stringify(keys),
     async all(sql, params) {
       onQuery?.(sql);
@@ -107,10 +119,14 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
   return {
     kind: "postgresql",
     table: (name) => `"${schema}"."${name}"`,
-    anyOf: (column, n) => `${column} = ANY($${n})`,
+    anyOf: (column, n) => `${column} = ANY(${placeholder(n)})`,
     keysParam: (keys) => [...keys],
-    async all(text, values) {
+    async all(text, values, options) {
       onQuery?.(text);
+      if (options?.planEach) {
+        const res = await pool.query({ text, values: values as unknown[], rowMode: "array" });
+        return res.rows as RawRow[];
+      }
       let name = names.get(text);
       if (!name) {
         if (names.size >= MAX_STATEMENTS) names.clear();

@@ -182,19 +182,6 @@ const allBut = (table: TableKey, keep: readonly string[]) =>
     .map((c) => c.field)
     .filter((f) => !keep.includes(f));
 
-/**
- * Rows of a page found by key: the page query (Prisma, with its filters) reads only primary
- * keys, and the rows come from the loader, so Prisma maps `pk` columns rather than whole rows.
- */
-export async function rowsOfKeys<R>(loader: DataLoader<number, R | null>, pks: number[]): Promise<R[]> {
-  const rows = await loader.loadMany(pks);
-  return rows.map((r, i) => {
-    if (r instanceof Error) throw r;
-    if (r === null) throw new Error(`row ${pks[i]} vanished between the page query and its read`);
-    return r;
-  });
-}
-
 /** An App by `<platform>.<token>`. */
 export const appByIdentifier = (ctx: Context) =>
   loader<string, AppRow | null>(ctx, "appByIdentifier", async (sql, ids) => {

@@ -1,4 +1,7 @@
+import type DataLoader from "dataloader";
 import { type Context, servedOf } from "../context.ts";
+import type { TableKey } from "../dataset/load/rows.ts";
+import { countWhere, pageKeys } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
 import { decodeCursor, encodeCursor, fingerprint } from "./cursor.ts";
 import {
@@ -54,11 +57,14 @@ export async function connectionPage<R extends Record<string, unknown>>(
     keys: SortKey[];
     where: Where;
     scope: unknown;
-    find: (args: FindArgs) => Promise<R[]>;
-    count: (where: Where) => Promise<number>;
+    /** The table the page is of: its keys are read by a statement of src/db/where-sql.ts. */
+    table: TableKey;
+    /** Its rows by key, in one batch. */
+    rows: DataLoader<number, R | null>;
   },
 ): Promise<Connection<R>> {
-  const { snapshot } = servedOf(ctx);
+  const { snapshot, sql } = servedOf(ctx);
+  const find = async (args: FindArgs) => rowsOfKeys(options.rows, await pageKeys(sql, options.table, args));
   const size = pageSize(options.args.first, options.max);
   const scope = fingerprint(options.scope);
   const after: KeyValue[] | null =
@@ -72,7 +78,7 @@ export async function connectionPage<R extends Record<string, unknown>>(
   if (offset > 0 && after) throw new InputError("offset", "cannot be combined with after");
   let rows: R[] = [];
   if (offset > 0) {
-    rows = await options.find({
+    rows = await find({
       where: options.where,
       orderBy: orderBy(options.keys),
       skip: offset,
@@ -80,7 +86,7 @@ export async function connectionPage<R extends Record<string, unknown>>(
     });
   } else {
     // first: 0 still reads one row, so that hasNextPage tells whether there is anything.
-    rows = await readPage(options.keys, options.where, after, size + 1, options.find);
+    rows = await readPage(options.keys, options.where, after, size + 1, find);
   }
   const page = rows.slice(0, size);
   const edges = page.map((node) => ({
@@ -97,8 +103,18 @@ export async function connectionPage<R extends Record<string, unknown>>(
       endCursor: edges.at(-1)?.cursor ?? null,
     },
     totalCount: () => {
-      total ??= options.count(options.where);
+      total ??= countWhere(sql, options.table, options.where);
       return total;
     },
   };
+}
+
+/** The rows of `pks` through `loader`, in that order; a key without a row is a fault. */
+async function rowsOfKeys<R>(loader: DataLoader<number, R | null>, pks: number[]): Promise<R[]> {
+  const rows = await loader.loadMany(pks);
+  return rows.map((r, i) => {
+    if (r instanceof Error) throw r;
+    if (r === null) throw new Error(`row ${pks[i]} vanished between the page query and its read`);
+    return r;
+  });
 }

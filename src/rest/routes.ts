@@ -1,4 +1,4 @@
-import type { DocumentNode, GraphQLObjectType } from "graphql";
+import type { GraphQLObjectType } from "graphql";
 import type { Endpoint } from "../auth/limits.ts";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "../query/app-filter.ts";
 import { DOMAIN_EVENT_FILTERS, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../query/domain-filter.ts";

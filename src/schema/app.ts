@@ -18,7 +18,6 @@ import {
   appInstallsSeries,
   appIntegrations,
   appPlans,
-  rowsOfKeys,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE } from "../query/page.ts";
 import { searchCondition } from "../query/search.ts";
@@ -206,19 +205,14 @@ builder.queryField("apps", (t) =>
         toAppWhere(args.filter),
         await searchCondition("app", args.search, () => servedOf(ctx).sql),
       ]);
-      const { prisma } = servedOf(ctx);
       return connectionPage(ctx, {
         args,
         max: 50,
         keys,
         where,
         scope: ["apps", args.filter, args.search, keys],
-        find: async (a) =>
-          rowsOfKeys(
-            appByPk(ctx),
-            (await prisma.app.findMany({ ...a, select: { pk: true } })).map((r) => r.pk),
-          ),
-        count: (w) => prisma.app.count({ where: w }),
+        table: "app",
+        rows: appByPk(ctx),
       });
     },
   }),

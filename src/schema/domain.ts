@@ -37,7 +37,6 @@ import {
   plannedDomainByName,
   plannedDomainByPk,
   plannedRows,
-  rowsOfKeys,
   TECHNOLOGY_OF,
   technologyByPk,
 } from "../query/loaders.ts";
@@ -522,19 +521,14 @@ async function domainPage(
         return app?.pk ?? null;
       }),
   );
-  const { prisma } = servedOf(ctx);
   return connectionPage(ctx, {
     args,
     max: 1000,
     keys,
     where,
     scope: [scope, args.filter, args.search, keys],
-    find: async (a) =>
-      rowsOfKeys(
-        plannedDomainByPk(ctx, read),
-        (await prisma.domain.findMany({ ...a, select: { pk: true } })).map((r) => r.pk),
-      ),
-    count: (w) => prisma.domain.count({ where: w }),
+    table: "domain",
+    rows: plannedDomainByPk(ctx, read),
   });
 }
 

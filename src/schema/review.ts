@@ -1,8 +1,7 @@
 import type { Context } from "../context.ts";
-import { servedOf } from "../context.ts";
 import type { AppReviewDomain, AppReview as AppReviewRow } from "../generated/sqlite/client.ts";
 import type { Direction, Where } from "../query/keyset.ts";
-import { appByPk, domainByPk, reviewByPk, reviewDomains, rowsOfKeys } from "../query/loaders.ts";
+import { appByPk, domainByPk, reviewByPk, reviewDomains } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
 import { REVIEW_SORTS, toSortKeys } from "../query/sort.ts";
 import { App } from "./app.ts";
@@ -89,19 +88,14 @@ function reviewPage(
     direction: args.orderBy.direction,
   };
   const keys = toSortKeys(REVIEW_SORTS, order ? [order] : null, [{ field: "UPDATED_AT", direction: "desc" }]);
-  const { prisma } = servedOf(ctx);
   return connectionPage(ctx, {
     args,
     max: 50,
     keys,
     where,
     scope: [scope, keys],
-    find: async (a) =>
-      rowsOfKeys(
-        reviewByPk(ctx),
-        (await prisma.appReview.findMany({ ...a, select: { pk: true } })).map((r) => r.pk),
-      ),
-    count: (w) => prisma.appReview.count({ where: w }),
+    table: "appReview",
+    rows: reviewByPk(ctx),
   });
 }
 
