@@ -87,7 +87,7 @@ export function createMaskError(log: FaultLog) {
 /** Seconds a client is asked to wait (Retry-After) when the database did not answer. */
 export const DATABASE_RETRY_AFTER_S = 5;
 
-// Node's socket errors, as node-postgres and the Prisma adapter pass them on.
+// Node's socket errors, as node-postgres passes them on.
 const SOCKET_CODES = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
@@ -101,15 +101,6 @@ const SOCKET_CODES = new Set([
 // SQLSTATEs: class 08 (connection exception), a statement cancelled (statement_timeout), a
 // server shutting down or starting up, too many connections.
 const SQLSTATES = /^(08[0-9A-Z]{3}|57014|57P0[123]|53300)$/;
-// Prisma's codes for the same: unreachable, timed out, connection closed, pool timeout.
-const PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
-// The Prisma adapter's kinds of the socket errors it recognises.
-const ADAPTER_KINDS = new Set([
-  "DatabaseNotReachable",
-  "ConnectionClosed",
-  "SocketTimeout",
-  "TooManyConnections",
-]);
 // node-postgres raises its own timeouts and closed connections as plain Errors, without a code.
 const PG_MESSAGES =
   /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
@@ -117,28 +108,20 @@ const PG_MESSAGES =
 /**
  * Whether an error means that the database did not answer (a timeout, a refused or broken
  * connection, a cancelled statement), rather than a fault of the query or of ours: the error
- * itself, or any error it wraps (a cause, a GraphQL error's original, Prisma's adapter error).
+ * itself, or any error it wraps (a cause, a GraphQL error's original). The server reads through
+ * node-postgres and better-sqlite3 only (no Prisma client serves requests).
  */
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (err === null || typeof err !== "object" || depth > 5) return false;
   const e = err as {
     code?: unknown;
-    kind?: unknown;
     message?: unknown;
     cause?: unknown;
     originalError?: unknown;
-    meta?: { driverAdapterError?: unknown };
   };
-  if (
-    typeof e.code === "string" &&
-    (SOCKET_CODES.has(e.code) || SQLSTATES.test(e.code) || PRISMA_CODES.has(e.code))
-  )
-    return true;
-  if (typeof e.kind === "string" && ADAPTER_KINDS.has(e.kind)) return true;
+  if (typeof e.code === "string" && (SOCKET_CODES.has(e.code) || SQLSTATES.test(e.code))) return true;
   if (typeof e.message === "string" && PG_MESSAGES.test(e.message)) return true;
-  return [e.cause, e.originalError, e.meta?.driverAdapterError].some((c) =>
-    isDatabaseUnavailable(c, depth + 1),
-  );
+  return [e.cause, e.originalError].some((c) => isDatabaseUnavailable(c, depth + 1));
 }
 
 /**

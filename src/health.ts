@@ -45,8 +45,8 @@ async function readiness(snapshots: Snapshots, R: typeof Response): Promise<Resp
   try {
     const served = await snapshots.current();
     if (!served) return notReady(R, "no snapshot has been loaded yet (npm run load -- <dir>)");
-    const info = await served.prisma.snapshotInfo.findFirst();
-    if (info?.version !== served.snapshot.version) {
+    const info = await served.sql.all(`SELECT "version" FROM ${served.sql.table("snapshot_info")}`, []);
+    if (Number(info[0]?.[0]) !== served.snapshot.version) {
       return notReady(R, "the served snapshot's data does not answer");
     }
     const { version, domains, apps, reviews, finishedAt } = served.snapshot;

@@ -1,20 +1,17 @@
 import type { Config } from "../config.ts";
-import type { ClientOptions, Prisma } from "./client.ts";
-import { openSnapshotClient } from "./client.ts";
-import { openSnapshotReader, type SqlReader } from "./reader.ts";
+import { openSnapshotReader, type ReaderOptions, type SqlReader } from "./reader.ts";
 import type { SnapshotRow, SnapshotStore } from "./store.ts";
 import { openSnapshotStore } from "./store.ts";
 
 export interface ServedSnapshot {
   snapshot: SnapshotRow;
-  prisma: Prisma;
-  /** Hand-written reads of the same snapshot, for hot paths (src/db/reader.ts). */
+  /** The snapshot's reads (src/db/reader.ts; page queries: src/db/where-sql.ts). */
   sql: SqlReader;
 }
 
 /**
  * The snapshot being served, for request handlers. The registry is re-read at most every
- * `refreshMs`, so a load published by another process is picked up within that time; a client of
+ * `refreshMs`, so a load published by another process is picked up within that time; the reader of
  * a replaced snapshot is closed after `graceMs`, letting in-flight requests finish on it.
  */
 export class Snapshots {
@@ -27,12 +24,12 @@ export class Snapshots {
     readonly store: SnapshotStore,
     private readonly refreshMs: number,
     private readonly graceMs: number,
-    private readonly clientOptions: ClientOptions,
+    private readonly readerOptions: ReaderOptions,
   ) {}
 
   static async open(
     config: Config,
-    options: { refreshMs?: number; graceMs?: number } & ClientOptions = {},
+    options: { refreshMs?: number; graceMs?: number } & ReaderOptions = {},
   ): Promise<Snapshots> {
     return new Snapshots(
       config,
@@ -60,8 +57,7 @@ export class Snapshots {
       this.served = row
         ? {
             snapshot: row,
-            prisma: openSnapshotClient(this.config, row, this.clientOptions),
-            sql: openSnapshotReader(this.config, row, this.clientOptions),
+            sql: openSnapshotReader(this.config, row, this.readerOptions),
           }
         : null;
       if (old) setTimeout(() => void closeServed(old), this.graceMs).unref();
@@ -77,5 +73,5 @@ export class Snapshots {
 }
 
 async function closeServed(served: ServedSnapshot): Promise<void> {
-  await Promise.all([served.prisma.$disconnect(), served.sql.close()]);
+  await served.sql.close();
 }

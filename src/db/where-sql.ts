@@ -84,7 +84,7 @@ class Statement {
   constructor(readonly sql: SqlReader) {}
   bind(value: unknown): string {
     this.values.push(value);
-    return `\u0001${this.values.length - 1}\u0001`;
+    return `«${this.values.length - 1}»`;
   }
   alias(): string {
     return `t${this.aliases++}`;
@@ -92,7 +92,7 @@ class Statement {
   /** The finished text with `$n` placeholders, and the values they bind. */
   finish(text: string): { text: string; params: unknown[] } {
     const params: unknown[] = [];
-    const out = text.replace(/\u0001(\d+)\u0001/g, (_m, i: string) => {
+    const out = text.replace(/«(\d+)»/g, (_m, i: string) => {
       params.push(this.values[Number(i)]);
       return `$${params.length}`;
     });

@@ -8,8 +8,8 @@ import type { Where } from "./keyset.ts";
  * `LIKE '%word%'` of searchWhere itself. SQLite's is an FTS5 table, which the `where` language
  * of the page query cannot name (src/db/where-sql.ts), so its matching keys are read first and
  * the page query takes them as `pk IN (…)`, next to the words' own conditions, which keep the
- * matches exactly those of the
- * scan (the trigram table folds case more widely than LIKE does, so it can only propose more).
+ * matches exactly those of the scan (the trigram table folds case more widely than LIKE does,
+ * so it can only propose more).
  *
  * A word of fewer than three letters has no trigram, so it is left to the scan. Over MAX_KEYS
  * matches the keys are not used either: a common word is found early by scanning in sort order,

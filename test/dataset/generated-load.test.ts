@@ -5,12 +5,12 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
-import { openSnapshotClient } from "../../src/db/client.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
 import { openSnapshotStore } from "../../src/db/store.ts";
 import { ensureDemoData } from "../../src/demo.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
+import { openSnapshotClient } from "../support/prisma.ts";
 
 // The generator and the loader meet here: whatever the seed and size, generated data must pass
 // every rule of the loader, and what is loaded must be what was generated.

@@ -6,11 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Culprits } from "../../src/dataset/load/culprits.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { LoadValidationError, MAX_LISTED, Problems } from "../../src/dataset/load/problems.ts";
-import { openSnapshotClient } from "../../src/db/client.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
 import { LoadInProgressError, openSnapshotStore } from "../../src/db/store.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { type Fixture, type Json, validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { openSnapshotClient } from "../support/prisma.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "storegraph-load-"));
 let dirs = 0;

@@ -18,6 +18,7 @@ import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { writeSnapshotDir } from "../support/fixture.ts";
 import { manyDomainsFixture } from "../support/fixture-graphql.ts";
+import { openSnapshotClient } from "../support/prisma.ts";
 
 /**
  * The hand-written reads of src/db/reader.ts stand in for Prisma on the hot paths: their rows must
@@ -58,10 +59,12 @@ describe.each(databaseKinds())("reads on %s", (kind) => {
       [],
     );
     const ours = toModel<Record<string, unknown>>(columns, raw);
-    const delegate = (served.prisma as unknown as Record<string, Delegate>)[table];
+    const prisma = openSnapshotClient(api.db.config, served.snapshot);
+    const delegate = (prisma as unknown as Record<string, Delegate>)[table];
     const theirs = await delegate.findMany({ orderBy: columns.map((c) => ({ [c.field]: "asc" })) });
     expect(ours.length).toBeGreaterThan(0);
     expect(ours).toEqual(theirs);
+    await prisma.$disconnect();
   });
 
   it("anyOf matches a batch of keys with one statement, whatever its size", async () => {

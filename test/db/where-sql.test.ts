@@ -11,6 +11,7 @@ import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { writeSnapshotDir } from "../support/fixture.ts";
 import { manyDomainsFixture } from "../support/fixture-graphql.ts";
+import { openSnapshotClient, type Prisma } from "../support/prisma.ts";
 
 /**
  * The page queries are compiled from Prisma's `where` language by src/db/where-sql.ts: the keys and
@@ -112,12 +113,18 @@ const APP_WHERES: [string, Where][] = [
 
 describe.each(databaseKinds())("page keys on %s", (kind) => {
   let api: TestApi;
+  /** Prisma over the same snapshot: the oracle. */
+  let prisma: Prisma;
   const tmp = tempDir("storegraph-where-");
 
   beforeAll(async () => {
     api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "s"), manyDomainsFixture(30)));
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("no snapshot");
+    prisma = openSnapshotClient(api.db.config, served.snapshot);
   }, 120_000);
   afterAll(async () => {
+    await prisma?.$disconnect();
     await api?.close();
     tmp.remove();
   });
@@ -131,8 +138,7 @@ describe.each(databaseKinds())("page keys on %s", (kind) => {
     findMany(args: object): Promise<{ pk: number }[]>;
     count(args: object): Promise<number>;
   };
-  const delegate = async (table: TableKey) =>
-    (await served()).prisma[table as "domain"] as unknown as Delegate;
+  const delegate = async (table: TableKey) => prisma[table as "domain"] as unknown as Delegate;
 
   const same = async (table: TableKey, where: Where, orderBy: Where[] = [{ pk: "asc" }]) => {
     const s = await served();

@@ -1,14 +1,16 @@
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import type { Config } from "../config.ts";
-import { PrismaClient as PgPrismaClient } from "../generated/postgresql/client.ts";
-import { PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client.ts";
-import { poolTimeouts } from "./pg-pool.ts";
-import { snapshotFilePath } from "./sqlite-store.ts";
-import type { SnapshotRow } from "./store.ts";
+import type { Config } from "../../src/config.ts";
+import { poolTimeouts } from "../../src/db/pg-pool.ts";
+import { snapshotFilePath } from "../../src/db/sqlite-store.ts";
+import type { SnapshotRow } from "../../src/db/store.ts";
+import { PrismaClient as PgPrismaClient } from "../../src/generated/postgresql/client.ts";
+import { PrismaClient as SqlitePrismaClient } from "../../src/generated/sqlite/client.ts";
 
 /**
- * Both generated clients come from the same model, so they expose the same API; code is written
+ * Prisma over a snapshot, for tests: the server reads snapshots with its own SQL (src/db/reader.ts,
+ * src/db/where-sql.ts), and the tests check those reads against Prisma's for the same model.
+ * Both generated clients come from the same model, so they expose the same API; tests are written
  * against this one type whichever database serves it.
  */
 export type Prisma = SqlitePrismaClient;
