@@ -142,6 +142,28 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
   };
 }
 
+/**
+ * A value per snapshot reader and key, made once by `make`: for what never changes within a
+ * snapshot (its shared rows, whether it has a table). A reader lives as long as its snapshot is
+ * served, so the values go with it.
+ */
+export function perReader<K, V>(make: (sql: SqlReader, key: K) => V): (sql: SqlReader, key: K) => V {
+  const values = new WeakMap<SqlReader, Map<K, V>>();
+  return (sql, key) => {
+    let byKey = values.get(sql);
+    if (!byKey) {
+      byKey = new Map();
+      values.set(sql, byKey);
+    }
+    let value = byKey.get(key);
+    if (value === undefined) {
+      value = make(sql, key);
+      byKey.set(key, value);
+    }
+    return value;
+  };
+}
+
 // ---------------------------------------------------------------------- rows in the model's shape
 
 interface Column {

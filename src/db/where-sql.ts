@@ -1,5 +1,4 @@
 import { type ColumnKind, TABLES, type TableKey } from "../dataset/load/rows.ts";
-import type { FindArgs, Where } from "../query/keyset.ts";
 import { fieldName, type SqlReader } from "./reader.ts";
 
 /**
@@ -12,13 +11,24 @@ import { fieldName, type SqlReader } from "./reader.ts";
  * The subset of Prisma's language the filters use, with Prisma's meaning:
  * - `AND` / `OR` / `NOT` (an object or a list; `OR: []` matches nothing, `NOT` of a list negates
  *   each member); several keys of one object are ANDed;
- * - a scalar field: a value (equals; `null`: IS NULL), or `{ equals, in, notIn, gt, gte, lt, lte,
- *   not, contains }` (`not: null`: IS NOT NULL; `in: []` matches nothing, `notIn: []` everything);
+ * - a scalar field: a value (equals; `null`: IS NULL), or `{ in, notIn, gt, gte, lt, lte, not,
+ *   contains }` (`not: null`: IS NOT NULL; `in: []` matches nothing, `notIn: []` everything);
  *   NULLs fail every comparison, as in SQL and in Prisma;
  * - a list relation: `{ some, none }` (EXISTS / NOT EXISTS on the child table);
- * - a to-one relation: its own filter, or `{ is, isNot }`.
+ * - a to-one relation: its own filter (EXISTS on the related row).
  * Anything else is a fault of ours (not a client's input), and throws.
  */
+
+/** A condition in Prisma's `where` language (the filters of src/query build them). */
+export type Where = Record<string, unknown>;
+
+/** A page's arguments, as Prisma's findMany takes them. */
+export interface FindArgs {
+  where: Where;
+  orderBy: Where[];
+  take: number;
+  skip?: number;
+}
 
 /** A relation of a table: the related table and how it joins. */
 interface Relation {
@@ -173,12 +183,6 @@ function related(s: Statement, alias: string, r: Relation, key: string, value: u
     }
     return conjunction(parts);
   }
-  if ("is" in value || "isNot" in value) {
-    const parts: string[] = [];
-    if (value.is !== undefined) parts.push(exists(value.is as Where));
-    if (value.isNot !== undefined) parts.push(negation(exists(value.isNot as Where)));
-    return conjunction(parts);
-  }
   return exists(value as Where);
 }
 
@@ -192,13 +196,9 @@ function field(s: Statement, table: TableKey, alias: string, key: string, value:
   for (const [op, v] of Object.entries(value)) {
     if (v === undefined) continue;
     switch (op) {
-      case "equals":
-        parts.push(v === null ? `${col} IS NULL` : `${col} = ${bound(s, c.kind, v)}`);
-        break;
       case "not":
-        if (v === null) parts.push(`${col} IS NOT NULL`);
-        else if (isPlain(v)) parts.push(`${col} IS NOT NULL AND NOT (${field(s, table, alias, key, v)})`);
-        else parts.push(`${col} <> ${bound(s, c.kind, v)}`);
+        if (isPlain(v)) throw new Error(`filter ${table}.${key}.not: a nested filter is not supported`);
+        parts.push(v === null ? `${col} IS NOT NULL` : `${col} <> ${bound(s, c.kind, v)}`);
         break;
       case "in":
       case "notIn": {

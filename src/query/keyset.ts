@@ -1,3 +1,5 @@
+import type { FindArgs, Where } from "../db/where-sql.ts";
+
 /**
  * Keyset ("seek") pagination over Prisma. Every sort is made total by a unique tie-breaker (`pk`)
  * and a page is read as `WHERE <filter> AND <after the cursor> ORDER BY <keys> LIMIT n+1`, so
@@ -20,13 +22,8 @@ export interface SortKey {
   kind: KeyKind;
 }
 
-export type Where = Record<string, unknown>;
-export interface FindArgs {
-  where: Where;
-  orderBy: Where[];
-  take: number;
-  skip?: number;
-}
+// A condition in Prisma's `where` language, and a page's arguments: compiled by src/db/where-sql.ts.
+export type { FindArgs, Where } from "../db/where-sql.ts";
 
 /** Reads up to `take` rows that follow `after` (or from the start) in the order of `keys`. */
 export async function readPage<R>(

@@ -2,7 +2,7 @@ import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import { type Context, servedOf } from "../context.ts";
 import { TABLES, type TableKey } from "../dataset/load/rows.ts";
-import { columnsOf, type RawRow, type SqlReader, selectList, toModel } from "../db/reader.ts";
+import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../db/reader.ts";
 import type {
   App,
   AppCategory,
@@ -58,25 +58,10 @@ function loader<K, V>(
  * Apps no request has read yet. Bounded per read: an App with its plans and text is a few KB.
  */
 const SHARED_ROWS = 10_000;
-const sharedRows = new WeakMap<
-  SqlReader,
-  Map<BatchRead<number, unknown>, LRUCache<number, { row: unknown }>>
->();
-
 /** The rows kept for `read` of the snapshot `sql` reads. */
-function keptRows(sql: SqlReader, read: BatchRead<number, unknown>): LRUCache<number, { row: unknown }> {
-  let reads = sharedRows.get(sql);
-  if (!reads) {
-    reads = new Map();
-    sharedRows.set(sql, reads);
-  }
-  let kept = reads.get(read);
-  if (!kept) {
-    kept = new LRUCache({ max: SHARED_ROWS });
-    reads.set(read, kept);
-  }
-  return kept;
-}
+const keptRows = perReader<BatchRead<number, unknown>, LRUCache<number, { row: unknown }>>(
+  () => new LRUCache({ max: SHARED_ROWS }),
+);
 
 /**
  * A loader (`name`) of rows kept per snapshot: a batch reads only the keys no request has read

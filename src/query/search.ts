@@ -1,4 +1,4 @@
-import type { SqlReader } from "../db/reader.ts";
+import { perReader, type SqlReader } from "../db/reader.ts";
 import { allOf, searchWhere, searchWords } from "./filter.ts";
 import type { Where } from "./keyset.ts";
 
@@ -20,23 +20,11 @@ const TRIGRAM = 3;
 
 type Searched = "app" | "domain";
 /** Whether each snapshot copy has the search tables (copies loaded before 0003 have not). */
-const tablesOf = new WeakMap<SqlReader, Map<Searched, Promise<boolean>>>();
-
-function hasSearchTable(sql: SqlReader, table: Searched): Promise<boolean> {
-  let known = tablesOf.get(sql);
-  if (!known) {
-    known = new Map();
-    tablesOf.set(sql, known);
-  }
-  let has = known.get(table);
-  if (!has) {
-    has = sql
-      .all("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = $1", [`${table}_search`])
-      .then((rows) => rows.length > 0);
-    known.set(table, has);
-  }
-  return has;
-}
+const hasSearchTable = perReader<Searched, Promise<boolean>>((sql, table) =>
+  sql
+    .all("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = $1", [`${table}_search`])
+    .then((rows) => rows.length > 0),
+);
 
 /**
  * The condition for `search` on `table` (null for none). searchWhere's input errors come first,

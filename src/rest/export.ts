@@ -34,9 +34,9 @@ import { DOMAIN_NAMES_DOCUMENT, DOMAIN_TABLES, readDomainQuery, renameWith } fro
  * Whole results in bounded memory: `cursor=all` jobs (202 while running, then the result) and
  * Export Domains (JSON Lines streamed at once). Which Domains, in which order, is List Domains'
  * GraphQL query, read in keyset pages of BATCH names (so filters, sort, auth, limits and errors are
- * those of List Domains); the Domains themselves are written by domainLines (src/rest/export-page.ts), which runs
- * their GraphQL operation and legacy writer on a worker thread (src/rest/export-reader.ts), so
- * that the server answers other requests meanwhile.
+ * those of List Domains); the Domains themselves are written by domainLines
+ * (src/rest/export-page.ts), which runs their GraphQL operation and legacy writer on a worker
+ * thread (src/rest/export-reader.ts), so that the server answers other requests meanwhile.
  */
 // Pages of 100: a page's rows and text die young (within V8's young generation), which keeps an
 // export's RSS about 100 MB lower than pages of 1000 did, at the same speed (measured in-process
