@@ -33,6 +33,14 @@ export interface SqlReader {
    * the wide domain table).
    */
   all(sql: string, params: readonly unknown[], options?: QueryOptions): Promise<RawRow[]>;
+  /**
+   * The rows of a query read through one database cursor, `batch` at a time (for exports: a
+   * result of any size in bounded memory, read once). It runs on a connection of its own (a
+   * PostgreSQL transaction holding a cursor, or a second SQLite connection whose statement stays
+   * open between batches), which closes when the iteration ends, however it ends. Each batch is
+   * read within the statement timeout, as any query.
+   */
+  stream(sql: string, params: readonly unknown[], batch: number): AsyncGenerator<RawRow[]>;
   close(): Promise<void>;
 }
 
@@ -67,6 +75,14 @@ export function openSnapshotReader(
     : pgReader(db.url, snapshot.location, config.timeouts, options);
 }
 
+/** better-sqlite3 numbers no parameters, but names them: $1 → @p1, bound by an object. */
+const sqliteText = (sql: string) => sql.replace(/\$(\d+)/g, "@p$1");
+function sqliteParams(params: readonly unknown[]): Record<string, unknown> {
+  const named: Record<string, unknown> = {};
+  for (let i = 0; i < params.length; i++) named[`p${i + 1}`] = params[i];
+  return named;
+}
+
 function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   const statements = new Map<string, Database.Statement>();
@@ -80,13 +96,33 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
       let s = statements.get(sql);
       if (!s) {
         if (statements.size >= MAX_STATEMENTS) statements.clear();
-        // better-sqlite3 numbers no parameters, but names them: $1 → @p1, bound by an object.
-        s = db.prepare(sql.replace(/\$(\d+)/g, "@p$1")).raw(true);
+        s = db.prepare(sqliteText(sql)).raw(true);
         statements.set(sql, s);
       }
-      const named: Record<string, unknown> = {};
-      for (let i = 0; i < params.length; i++) named[`p${i + 1}`] = params[i];
-      return s.all(named) as RawRow[];
+      return s.all(sqliteParams(params)) as RawRow[];
+    },
+    async *stream(sql, params, batch) {
+      onQuery?.(sql);
+      // A connection of its own: better-sqlite3 runs nothing else on a connection while one of
+      // its statements iterates, and the App rows of a batch are read meanwhile.
+      const own = new Database(file, { readonly: true, fileMustExist: true });
+      try {
+        const rows = own
+          .prepare(sqliteText(sql))
+          .raw(true)
+          .iterate(sqliteParams(params)) as IterableIterator<RawRow>;
+        for (;;) {
+          const chunk: RawRow[] = [];
+          for (let r = rows.next(); !r.done; r = rows.next()) {
+            chunk.push(r.value);
+            if (chunk.length === batch) break;
+          }
+          if (chunk.length) yield chunk;
+          if (chunk.length < batch) return;
+        }
+      } finally {
+        own.close();
+      }
     },
     async close() {
       db.close();
@@ -135,6 +171,32 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
       }
       const res = await pool.query({ name, text, values: values as unknown[], rowMode: "array" });
       return res.rows as RawRow[];
+    },
+    async *stream(text, values, batch) {
+      onQuery?.(text);
+      const client = await pool.connect();
+      try {
+        // A cursor lives in a transaction; each FETCH is a statement of its own, so the statement
+        // timeout bounds a batch, not the whole stream. Planned for its values, like a page.
+        await client.query("BEGIN READ ONLY");
+        await client.query({
+          text: `DECLARE export NO SCROLL CURSOR FOR ${text}`,
+          values: values as unknown[],
+        });
+        for (;;) {
+          const res = await client.query({ text: `FETCH ${batch} FROM export`, rowMode: "array" });
+          if (res.rows.length) yield res.rows as RawRow[];
+          if (res.rows.length < batch) break;
+        }
+      } finally {
+        // However it ended (done, failed, or the consumer went away), the transaction ends with
+        // its cursor; a connection that cannot even roll back is not put back in the pool.
+        const broken = await client.query("ROLLBACK").then(
+          () => undefined,
+          (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+        );
+        client.release(broken);
+      }
     },
     async close() {
       await pool.end();

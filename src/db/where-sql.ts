@@ -249,25 +249,29 @@ function orderList(table: TableKey, alias: string, orderBy: readonly Where[]): s
     .join(", ");
 }
 
-/** The statement (text and parameters) of the keys of a page: findMany({ ...args, select: { pk } }). */
-export function pageKeysStatement(
+/**
+ * The statement (text and parameters) of findMany(args): the rows of `table` (aliased `r`) that
+ * match, in order, `select` of each (the key by default); without `take`, every one.
+ */
+export function findStatement(
   sql: SqlReader,
   table: TableKey,
-  args: FindArgs,
+  args: Omit<FindArgs, "take"> & { take?: number },
+  select = 'r."pk"',
 ): { text: string; params: unknown[] } {
   const s = new Statement(sql);
   const where = condition(s, table, "r", args.where);
   const order = orderList(table, "r", args.orderBy);
-  const limit = s.bind(args.take);
+  const limit = args.take === undefined ? "" : ` LIMIT ${s.bind(args.take)}`;
   const offset = args.skip ? ` OFFSET ${s.bind(args.skip)}` : "";
   return s.finish(
-    `SELECT r."pk" FROM ${sql.table(TABLES[table].name)} r WHERE ${where}${order ? ` ORDER BY ${order}` : ""} LIMIT ${limit}${offset}`,
+    `SELECT ${select} FROM ${sql.table(TABLES[table].name)} r WHERE ${where}${order ? ` ORDER BY ${order}` : ""}${limit}${offset}`,
   );
 }
 
 /** The keys of a page of `table`, as findMany({ ...args, select: { pk: true } }) reads them. */
 export async function pageKeys(sql: SqlReader, table: TableKey, args: FindArgs): Promise<number[]> {
-  const { text, params } = pageKeysStatement(sql, table, args);
+  const { text, params } = findStatement(sql, table, args);
   return (await sql.all(text, params, { planEach: true })).map((r) => Number(r[0]));
 }
 

@@ -65,6 +65,23 @@ export async function readPage<R>(
   return rows.concat(more);
 }
 
+/**
+ * The reads that give every row matching `where` in the order of `keys` (an export's), each in an
+ * order one index range scan gives: one read, or for a nullable first key two (the rows whose key
+ * is known, then those whose key is unknown, ordered by the other keys), as readPage pages them.
+ */
+export function orderedReads(keys: readonly SortKey[], where: Where): Omit<FindArgs, "take">[] {
+  const [first, ...rest] = keys;
+  if (!first.nullable) return [{ where, orderBy: orderBy(keys) }];
+  return [
+    {
+      where: and(where, { [first.field]: { not: null } }),
+      orderBy: [{ [first.field]: first.dir }, ...orderBy(rest)],
+    },
+    { where: and(where, { [first.field]: null }), orderBy: orderBy(rest) },
+  ];
+}
+
 function and(...parts: (Where | null | undefined)[]): Where {
   const present = parts.filter((p): p is Where => p != null && Object.keys(p).length > 0);
   return present.length === 1 ? present[0] : { AND: present };

@@ -3,6 +3,7 @@ import { LRUCache } from "lru-cache";
 import { type Context, servedOf } from "../context.ts";
 import { TABLES, type TableKey } from "../dataset/load/rows.ts";
 import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../db/reader.ts";
+import { findStatement, type Where } from "../db/where-sql.ts";
 import type {
   App,
   AppCategory,
@@ -337,11 +338,15 @@ export type DomainMatch = "pk" | "name" | "nameOrPlatformDomain";
 
 export const readKey = (read: DomainRead) => `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}`;
 
-interface PlannedStatement {
-  text: string;
+/** The select list of a planned read: the Domain's columns, then a JSON array per child table. */
+interface PlannedSelect {
+  list: string;
   columns: ReturnType<typeof columnsOf>;
   /** Per child in read.children: its columns. */
   children: { child: DomainChild; columns: ReturnType<typeof columnsOf> }[];
+}
+interface PlannedStatement extends PlannedSelect {
+  text: string;
 }
 
 /**
@@ -360,25 +365,16 @@ function jsonValueOf(kind: SqlReader["kind"], column: { column: string; kind: st
   return column.kind === "bigint" ? `CAST(${c} AS TEXT)` : c;
 }
 
-const statements = new Map<string, PlannedStatement>();
-
 /**
- * One statement for a planned read, on either database: the Domain's selected columns and, per
- * child table, its rows as one JSON array per Domain (a correlated subquery on the child's
- * (domain_pk, …) key, aggregated in the child's order). PostgreSQL builds the arrays with
- * json_agg, SQLite with json_group_array. The Apps and technologies the rows name are not joined
- * in: they are shared by many Domains and kept per snapshot (sharedLoader), so a page reads only
- * those no request has read yet (joined in, every page built and parsed them again as JSON).
+ * The select list of a planned read of Domains aliased `alias`, on either database: the Domain's
+ * selected columns and, per child table, its rows as one JSON array per Domain (a correlated
+ * subquery on the child's (domain_pk, …) key, aggregated in the child's order). PostgreSQL builds
+ * the arrays with json_agg, SQLite with json_group_array. The Apps and technologies the rows name
+ * are not joined in: they are shared by many Domains and kept per snapshot (sharedLoader), so a
+ * page reads only those no request has read yet (joined in, every page built and parsed them
+ * again as JSON).
  */
-function plannedStatement(
-  sql: SqlReader,
-  match: DomainMatch,
-  read: DomainRead,
-  single: boolean,
-): PlannedStatement {
-  const cacheKey = `${sql.kind}|${match}|${single}|${readKey(read)}|${sql.table("domain")}`;
-  const cached = statements.get(cacheKey);
-  if (cached) return cached;
+function plannedSelect(sql: SqlReader, read: DomainRead, alias: string): PlannedSelect {
   const columns = columnsOf("domain", read.fields ? allBut("domain", read.fields) : DOMAIN_OMITTED);
   const [agg, array] =
     sql.kind === "postgresql" ? ["json_agg", "json_build_array"] : ["json_group_array", "json_array"];
@@ -390,8 +386,24 @@ function plannedStatement(
     const { table, orderBy } = DOMAIN_CHILDREN[child];
     const values = own.map((c) => jsonValueOf(sql.kind, c, "c.")).join(", ");
     const order = orderBy.map((o) => `c."${o}"`).join(", ");
-    return `, (SELECT ${agg}(${array}(${values}) ORDER BY ${order}) FROM ${sql.table(TABLES[table].name)} c WHERE c."domain_pk" = d."pk")`;
+    return `, (SELECT ${agg}(${array}(${values}) ORDER BY ${order}) FROM ${sql.table(TABLES[table].name)} c WHERE c."domain_pk" = ${alias}"pk")`;
   });
+  return { list: `${selectList(columns, alias)}${subqueries.join("")}`, columns, children };
+}
+
+const statements = new Map<string, PlannedStatement>();
+
+/** The statement of a planned read of the Domains that keys match (bound at $1, as one list). */
+function plannedStatement(
+  sql: SqlReader,
+  match: DomainMatch,
+  read: DomainRead,
+  single: boolean,
+): PlannedStatement {
+  const cacheKey = `${sql.kind}|${match}|${single}|${readKey(read)}|${sql.table("domain")}`;
+  const cached = statements.get(cacheKey);
+  if (cached) return cached;
+  const select = plannedSelect(sql, read, "d.");
   // One key is a plain equality (about twice as fast as a list of one on SQLite; see keysMatch).
   const is = (column: string) => (single ? `${column} = $1` : sql.anyOf(column, 1));
   const where =
@@ -400,8 +412,7 @@ function plannedStatement(
       : match === "name"
         ? is('d."name"')
         : `${is('d."name"')} OR ${is('d."platform_domain"')}`;
-  const text = `SELECT ${selectList(columns, "d.")}${subqueries.join("")} FROM ${sql.table("domain")} d WHERE ${where}`;
-  const statement = { text, columns, children };
+  const statement = { ...select, text: `SELECT ${select.list} FROM ${sql.table("domain")} d WHERE ${where}` };
   if (statements.size >= 500) statements.clear();
   statements.set(cacheKey, statement);
   return statement;
@@ -435,7 +446,19 @@ export async function readPlannedDomains(
 ): Promise<DomainRow[]> {
   const single = keys.length === 1;
   const s = plannedStatement(sql, match, read, single);
-  const raw = await sql.all(s.text, [single ? keys[0] : sql.keysParam(keys)]);
+  return domainRowsOf(ctx, s, read, await sql.all(s.text, [single ? keys[0] : sql.keysParam(keys)]));
+}
+
+/**
+ * The Domain rows of a planned read's `raw` rows, each with its child rows (PLANNED) and the Apps
+ * and technologies they name attached.
+ */
+async function domainRowsOf(
+  ctx: Context,
+  s: PlannedSelect,
+  read: DomainRead,
+  raw: readonly RawRow[],
+): Promise<DomainRow[]> {
   const rows = toModel<DomainRow & PlannedRow>(s.columns, raw);
   if (s.children.length) for (const r of rows) r[PLANNED] = {};
   const installed: DomainApp[] = [];
@@ -466,6 +489,26 @@ export async function readPlannedDomains(
       );
   }
   return rows;
+}
+
+/**
+ * Every Domain that `args` finds (its where and order, src/db/where-sql.ts), read as `read` plans
+ * through one database cursor, `batch` rows at a time (exports): each batch as readPlannedDomains
+ * gives them. `ctxOf` gives each batch its context, so that no loader keeps a batch past its turn.
+ */
+export async function* streamPlannedDomains(
+  ctxOf: () => Context,
+  sql: SqlReader,
+  args: { where: Where; orderBy: Where[] },
+  read: DomainRead,
+  batch: number,
+): AsyncGenerator<{ ctx: Context; rows: DomainRow[] }> {
+  const select = plannedSelect(sql, read, "r.");
+  const { text, params } = findStatement(sql, "domain", args, select.list);
+  for await (const raw of sql.stream(text, params, batch)) {
+    const ctx = ctxOf();
+    yield { ctx, rows: await domainRowsOf(ctx, select, read, raw) };
+  }
 }
 
 /** Gives each row (under `as`) the row its key names, read through `loader` in one batch. */

@@ -1,75 +1,125 @@
-import type { GraphQLObjectType } from "graphql";
+import { type GraphQLObjectType, getVariableValues, Kind, type OperationDefinitionNode } from "graphql";
 import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
 import type { Context } from "../context.ts";
 import type { SqlReader } from "../db/reader.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
+import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
+import { orderedReads } from "../query/keyset.ts";
+import { type DomainRow, plannedDomainByName, streamPlannedDomains } from "../query/loaders.ts";
+import { DOMAIN_LOOKUP } from "../schema/domain.ts";
+import { domainReadOfSets } from "../schema/domain-columns.ts";
 import { schema } from "../schema/index.ts";
 import { field, operation, selection } from "./document.ts";
 import { legacyWriter, parseFields, toSelectionSet } from "./fields.ts";
+import { DOMAIN_LIST_DOCUMENT } from "./routes.ts";
 
 /**
- * The Domains of a page of an export or cursor=all job, as List Domains answers them, on the
- * export thread (src/rest/export-worker.ts): the same GraphQL schema and planned reads, the
- * operation compiled once per `fields` (graphql-jit), and each Domain written by the same legacy
- * writer as the REST envelope. One execution path: no second writer of Domains to keep equal.
+ * Every Domain of an export or cursor=all job, as List Domains answers them, on the export thread
+ * (src/rest/export-worker.ts).
  *
- * A page names up to a thousand Domains; domainsByName takes a hundred, so the page runs as
- * operations of a hundred, started together on one context: their lookups are one batch (one
- * planned read), and the rows they share (Apps, technologies) are read once.
+ * Which Domains, in which order, is List Domains' own statement (src/query/domain-list.ts: the
+ * same `where` and sort keys as a page), read through one database cursor with the columns and
+ * child rows the selection needs (streamPlannedDomains): each Domain is read once, in its order,
+ * and a batch of rows is all the export holds. Each batch is then answered by the GraphQL
+ * operation of a lookup by name (domainsByName, compiled once per `fields` by graphql-jit) whose
+ * loader the batch's rows fill beforehand, so that it reads nothing more, and written by the
+ * REST envelope's legacy writer: one execution path, no second writer of Domains to keep equal.
  */
+export const BATCH = 1000;
+/** domainsByName's own limit: a batch is answered by operations of this many names. */
 const CHUNK = 100;
 const DOMAIN = schema.getType("Domain") as GraphQLObjectType;
 
-const compiled = new LRUCache<string, CompiledQuery>({ max: 100 });
+/** List Domains' filter, sort and search, as the REST options give them (GraphQL variables). */
+export interface ExportQuery {
+  filter?: unknown;
+  orderBy?: unknown;
+  search?: string | null;
+}
 
-function compiledPage(fields: string): CompiledQuery {
-  let query = compiled.get(fields);
-  if (!query) {
-    const sel = parseFields(fields, DOMAIN);
+interface Compiled {
+  query: CompiledQuery;
+  /** What a lookup by name of this selection reads: the rows of a batch are read so. */
+  read: ReturnType<typeof domainReadOfSets>;
+}
+
+const compiled = new LRUCache<string, Compiled>({ max: 100 });
+
+function compiledLookup(fields: string): Compiled {
+  let c = compiled.get(fields);
+  if (!c) {
+    const set = toSelectionSet(parseFields(fields, DOMAIN));
     const document = operation(
       "ExportPage",
       { names: "[String!]!" },
-      field(
-        "domainsByName",
-        ["names"],
-        selection(field("domains", [], toSelectionSet(sel)), field("notFound")),
-      ),
+      field("domainsByName", ["names"], selection(field("domains", [], set), field("notFound"))),
     );
-    const result = compileQuery(schema, document);
-    if (!isCompiledQuery(result)) throw new Error(`export page: ${JSON.stringify(result.errors)}`);
-    query = result;
-    compiled.set(fields, query);
+    const query = compileQuery(schema, document);
+    if (!isCompiledQuery(query)) throw new Error(`export page: ${JSON.stringify(query.errors)}`);
+    // domainsByName reads its Domains as domainReadOf plans the selection under `domains`.
+    c = { query, read: domainReadOfSets([set], DOMAIN_LOOKUP) };
+    compiled.set(fields, c);
   }
-  return query;
+  return c;
 }
+
+/** The variables of List Domains, coerced as its resolver receives them (enums, dates, inputs). */
+function listArgs(query: ExportQuery): DomainListArgs {
+  const definition = DOMAIN_LIST_DOCUMENT(parseFields("name", DOMAIN)).definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const { coerced, errors } = getVariableValues(schema, definition?.variableDefinitions ?? [], {
+    filter: query.filter ?? null,
+    orderBy: query.orderBy ?? null,
+    search: query.search ?? null,
+  });
+  if (errors?.length) throw errors[0];
+  return coerced as DomainListArgs;
+}
+
+/** The context of a request, for the resolvers an export reaches: the snapshot's reader and loaders. */
+const contextOf = (sql: SqlReader) =>
+  ({ served: { sql } as ServedSnapshot, loaders: new Map(), apiKey: null }) as unknown as Context;
 
 type Found = { domains: Record<string, unknown>[]; notFound: string[] };
 
-/** The JSON text of the Domains `names` of the snapshot `sql` reads, in that order, with `fields`. */
-export async function domainLines(
-  sql: SqlReader,
-  fields: string,
-  names: readonly string[],
-): Promise<string[]> {
-  const query = compiledPage(fields);
+/** The JSON text of `rows` (as read for `c`), in their order, through the lookup's operation. */
+async function linesOf(ctx: Context, c: Compiled, fields: string, rows: DomainRow[]): Promise<string[]> {
   const write = legacyWriter(parseFields(fields, DOMAIN));
-  // The context of a request, for the resolvers this operation reaches: they read the snapshot
-  // through `sql` and the request's loaders, and nothing else of a request.
-  const served = { sql } as ServedSnapshot;
-  const ctx = { served, loaders: new Map(), apiKey: null } as unknown as Context;
+  const byName = plannedDomainByName(ctx, c.read);
+  for (const r of rows) byName.prime(r.name, r);
   const chunks: Promise<string[]>[] = [];
-  for (let i = 0; i < names.length; i += CHUNK) {
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const names = rows.slice(i, i + CHUNK).map((r) => r.name);
     chunks.push(
-      Promise.resolve(query.query(undefined, ctx, { names: names.slice(i, i + CHUNK) })).then((result) => {
+      Promise.resolve(c.query.query(undefined, ctx, { names })).then((result) => {
         if (result.errors?.length) throw result.errors[0].originalError ?? result.errors[0];
         const found = (result.data as { domainsByName: Found }).domainsByName;
-        // The names come from a page of the same snapshot: one it lacks is a fault, not a gap.
-        if (found.notFound.length)
-          throw new Error(`${found.notFound.join(", ")} vanished from the snapshot that named them`);
+        if (found.notFound.length) throw new Error(`${found.notFound.join(", ")} were read but not found`);
         return found.domains.map(write);
       }),
     );
   }
   return (await Promise.all(chunks)).flat();
+}
+
+/**
+ * The JSON text of every Domain that List Domains' `query` matches in the snapshot `sql` reads, in
+ * its order, with `fields`: a batch (up to BATCH Domains) at a time.
+ */
+export async function* domainStream(
+  sql: SqlReader,
+  fields: string,
+  query: ExportQuery,
+  batch = BATCH,
+): AsyncGenerator<string[]> {
+  const c = compiledLookup(fields);
+  const args = listArgs(query);
+  const where = await domainListWhere(contextOf(sql), args, null);
+  for (const find of orderedReads(domainSortKeys(args), where)) {
+    for await (const { ctx, rows } of streamPlannedDomains(() => contextOf(sql), sql, find, c.read, batch)) {
+      yield await linesOf(ctx, c, fields, rows);
+    }
+  }
 }

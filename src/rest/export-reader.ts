@@ -3,27 +3,35 @@ import type { Database, Timeouts } from "../config.ts";
 import type { SnapshotRow } from "../db/store.ts";
 import type { Logger } from "../logger.ts";
 import { fromRoot } from "../root.ts";
+import type { ExportQuery } from "./export-page.ts";
 
 /**
- * The Domains of exports and cursor=all jobs, read and written (domainLines: their GraphQL
- * operation, src/rest/export-page.ts) on a worker thread.
+ * The Domains of exports and cursor=all jobs, read and written (domainStream: one database cursor,
+ * and List Domains' GraphQL operation, src/rest/export-page.ts) on a worker thread.
  * better-sqlite3 reads synchronously, so a job read in process held every other request up for
  * as long as a page took (up to 195 ms); on PostgreSQL the reads are async, but writing the pages
  * held the server's thread too. The worker opens its own read-only connection to the snapshot (a
  * file, or a schema) and hands back each page as UTF-8 bytes, moved rather than copied (a
  * transferred ArrayBuffer), so this thread neither copies, joins nor encodes a page's text. It
- * starts with the first page asked for and stops after IDLE_MS without one, so a server that
+ * starts with the first stream asked for and stops after IDLE_MS without one, so a server that
  * exports nothing pays nothing for it.
  */
-export interface PageRequest {
-  id: number;
-  /** The snapshot that named the Domains (its file or schema). */
-  location: string;
-  /** The `fields` option as given ("" for the defaults). */
-  fields: string;
-  names: readonly string[];
-  format: PageFormat;
-}
+export type StreamMessage =
+  | {
+      type: "open";
+      id: number;
+      /** The snapshot to read (its file or schema). */
+      location: string;
+      /** The `fields` option as given ("" for the defaults). */
+      fields: string;
+      /** List Domains' filter, sort and search (its GraphQL variables, checked on this thread). */
+      query: ExportQuery;
+      format: PageFormat;
+    }
+  /** The stream's next page (answered in turn). */
+  | { type: "next"; id: number }
+  /** The stream is no longer wanted: its cursor closes. */
+  | { type: "close"; id: number };
 
 /** jsonl: a line per Domain, each ending with a newline; json: the Domains joined by commas. */
 export type PageFormat = "json" | "jsonl";
@@ -35,11 +43,12 @@ export interface Page {
 }
 
 /**
- * A failed page: the error's message and stack, and its `code` (a SQLSTATE or a socket error's),
- * so that the database not answering is still told apart from a fault of ours on this side.
+ * A page, or the end of its stream (done), or its failure: the error's message and stack, and its
+ * `code` (a SQLSTATE or a socket error's), so that the database not answering is still told apart
+ * from a fault of ours on this side. A failed stream is over.
  */
 export type PageAnswer =
-  | ({ id: number } & Page)
+  | ({ id: number; done: boolean } & Page)
   | { id: number; error: { message: string; stack?: string; code?: string } };
 
 export interface ReaderData {
@@ -58,13 +67,14 @@ const ENTRY = import.meta.url.endsWith(".ts")
   : fromRoot("dist/export-worker.js");
 
 interface Waiting {
-  resolve: (page: Page) => void;
+  resolve: (page: Page | null) => void;
   reject: (e: Error) => void;
 }
 
 export class ExportReader {
   private worker: Worker | null = null;
-  private readonly waiting = new Map<number, Waiting>();
+  /** Per open stream, the pages asked for and not yet answered, in order. */
+  private readonly waiting = new Map<number, Waiting[]>();
   private seq = 0;
   private idle: NodeJS.Timeout | null = null;
   private closed = false;
@@ -80,38 +90,71 @@ export class ExportReader {
     return this.worker !== null;
   }
 
-  /** The Domains `names` of `snapshot`, as domainLines writes them, in `format`. */
-  page(
+  /**
+   * Every Domain of `snapshot` that List Domains' `query` matches, in its order, as pages of
+   * `format`. The next page is read while this one is handed on (one ahead); stopping early
+   * closes the stream's cursor.
+   */
+  async *stream(
     snapshot: Pick<SnapshotRow, "location">,
     fields: string,
-    names: readonly string[],
+    query: ExportQuery,
     format: PageFormat,
-  ): Promise<Page> {
-    if (!names.length) return Promise.resolve({ count: 0, bytes: new Uint8Array() });
-    if (this.closed) return Promise.reject(new Error("the export reader is closed"));
+  ): AsyncGenerator<Page> {
+    if (this.closed) throw new Error("the export reader is closed");
     if (this.idle) clearTimeout(this.idle);
     this.idle = null;
     const worker = this.worker ?? this.start();
     const id = this.seq++;
-    const request: PageRequest = { id, location: snapshot.location, fields, names, format };
-    return new Promise<Page>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      // A thread with nothing to do must not keep the process alive; one reading must.
-      worker.ref();
-      worker.postMessage(request);
-    });
+    const queue: Waiting[] = [];
+    this.waiting.set(id, queue);
+    // A thread with nothing to do must not keep the process alive; one reading must.
+    worker.ref();
+    worker.postMessage({
+      type: "open",
+      id,
+      location: snapshot.location,
+      fields,
+      query,
+      format,
+    } satisfies StreamMessage);
+    const ask = () =>
+      handled(
+        new Promise<Page | null>((resolve, reject) => {
+          queue.push({ resolve, reject });
+          worker.postMessage({ type: "next", id } satisfies StreamMessage);
+        }),
+      );
+    let done = false;
+    try {
+      let ahead = ask();
+      for (;;) {
+        const page = await ahead;
+        if (!page) {
+          done = true;
+          return;
+        }
+        ahead = ask();
+        yield page;
+      }
+    } catch (e) {
+      done = true;
+      throw e;
+    } finally {
+      this.waiting.delete(id);
+      if (!done && this.worker === worker) worker.postMessage({ type: "close", id } satisfies StreamMessage);
+      if (!this.waiting.size && this.worker === worker) this.rest(worker);
+    }
   }
 
   private start(): Worker {
     const worker = new Worker(ENTRY, { workerData: this.data satisfies ReaderData });
     worker.on("message", (answer: PageAnswer) => {
       if (this.worker !== worker) return;
-      const waiting = this.waiting.get(answer.id);
-      this.waiting.delete(answer.id);
-      if (!this.waiting.size) this.rest(worker);
+      const waiting = this.waiting.get(answer.id)?.shift();
       if (!waiting) return;
-      if ("bytes" in answer) waiting.resolve({ count: answer.count, bytes: answer.bytes });
-      else waiting.reject(Object.assign(new Error(answer.error.message), answer.error));
+      if ("error" in answer) waiting.reject(Object.assign(new Error(answer.error.message), answer.error));
+      else waiting.resolve(answer.done ? null : { count: answer.count, bytes: answer.bytes });
     });
     worker.on("error", (err) => {
       this.logger.error({ err }, "the export reader thread failed");
@@ -141,8 +184,7 @@ export class ExportReader {
   private lost(worker: Worker, e: Error): void {
     if (this.worker !== worker) return;
     this.worker = null;
-    for (const waiting of this.waiting.values()) waiting.reject(e);
-    this.waiting.clear();
+    for (const queue of this.waiting.values()) for (const waiting of queue.splice(0)) waiting.reject(e);
   }
 
   async close(): Promise<void> {
@@ -154,4 +196,13 @@ export class ExportReader {
       await worker.terminate();
     }
   }
+}
+
+/**
+ * `promise`, marked as handled: a page read ahead is awaited in its turn or, if the stream ends
+ * first, dropped unread, and its failure then must not end the process as an unhandled rejection.
+ */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
 }

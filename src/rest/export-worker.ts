@@ -1,53 +1,110 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
-import { domainLines } from "./export-page.ts";
-import type { PageAnswer, PageRequest, ReaderData } from "./export-reader.ts";
+import { domainStream } from "./export-page.ts";
+import type { PageAnswer, ReaderData, StreamMessage } from "./export-reader.ts";
 
-// The thread of export-reader.ts: reads and writes the pages of exports and cursor=all jobs.
+// The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
 
 const { database, timeouts, hold } = workerData as ReaderData;
-/** Readers by snapshot location, with the pages they are reading. */
-const readers = new Map<string, { sql: SqlReader; reading: number }>();
-/** The snapshot of the latest page: the served one, so an older one's reader goes when idle. */
+/** Readers by snapshot location, with the streams reading them. */
+const readers = new Map<string, { sql: SqlReader; streams: number }>();
+/** The snapshot of the latest stream: the served one, so an older one's reader goes when idle. */
 let latest = "";
+
+interface Stream {
+  location: string;
+  pages: AsyncGenerator<string[]>;
+  format: "json" | "jsonl";
+  /** The stream's requests, in turn: a page is read only once the one before it is. */
+  turn: Promise<void>;
+}
+const streams = new Map<number, Stream>();
 
 const encoder = new TextEncoder();
 
-async function answer({ id, location, fields, names, format }: PageRequest): Promise<PageAnswer> {
+function post(answer: PageAnswer): void {
+  // A page's bytes are moved to the server's thread, not copied.
+  parentPort?.postMessage(answer, "bytes" in answer ? [answer.bytes.buffer as ArrayBuffer] : []);
+}
+
+function failure(id: number, e: unknown): PageAnswer {
+  const err = e instanceof Error ? e : new Error(String(e));
+  const { code } = err as { code?: unknown };
+  return {
+    id,
+    error: { message: err.message, stack: err.stack, ...(typeof code === "string" ? { code } : {}) },
+  };
+}
+
+function open(message: Extract<StreamMessage, { type: "open" }>): void {
+  const { id, location, fields, query, format } = message;
   latest = location;
   let reader = readers.get(location);
+  if (!reader) {
+    reader = { sql: openSnapshotReader({ database, timeouts }, { location }), streams: 0 };
+    readers.set(location, reader);
+  }
+  reader.streams++;
+  streams.set(id, {
+    location,
+    pages: domainStream(reader.sql, fields, query),
+    format,
+    turn: Promise.resolve(),
+  });
+}
+
+/** The stream's next page, or its end. */
+async function next(id: number, stream: Stream): Promise<PageAnswer> {
   try {
-    if (!reader) {
-      reader = { sql: openSnapshotReader({ database, timeouts }, { location }), reading: 0 };
-      readers.set(location, reader);
-    }
-    reader.reading++;
     holdRead(hold);
     if (hold && Atomics.load(hold, HOLD) === EXIT) process.exit(1);
-    const lines = await domainLines(reader.sql, fields, names);
-    const text = format === "jsonl" ? `${lines.join("\n")}\n` : lines.join(",");
-    return { id, count: lines.length, bytes: encoder.encode(text) };
-  } catch (e) {
-    const err = e instanceof Error ? e : new Error(String(e));
-    const { code } = err as { code?: unknown };
-    return {
-      id,
-      error: { message: err.message, stack: err.stack, ...(typeof code === "string" ? { code } : {}) },
-    };
-  } finally {
-    if (reader) reader.reading--;
-    for (const [at, r] of readers) {
-      if (at === latest || r.reading) continue;
-      readers.delete(at);
-      void r.sql.close();
+    const page = await stream.pages.next();
+    if (page.done) {
+      end(id);
+      return { id, count: 0, bytes: new Uint8Array(), done: true };
     }
+    const lines = page.value;
+    const text = stream.format === "jsonl" ? `${lines.join("\n")}\n` : lines.join(",");
+    return { id, count: lines.length, bytes: encoder.encode(text), done: false };
+  } catch (e) {
+    end(id);
+    return failure(id, e);
   }
 }
 
-parentPort?.on("message", (request: PageRequest) => {
-  // The page's bytes are moved to the server's thread, not copied.
-  void answer(request).then((a) =>
-    parentPort?.postMessage(a, "bytes" in a ? [a.bytes.buffer as ArrayBuffer] : []),
-  );
+/** The stream is over: its cursor closes, and a reader no stream reads any more goes. */
+function end(id: number): void {
+  const stream = streams.get(id);
+  if (!stream) return;
+  streams.delete(id);
+  void stream.pages.return(undefined).catch(() => {});
+  const reader = readers.get(stream.location);
+  if (reader) reader.streams--;
+  for (const [at, r] of readers) {
+    if (at === latest || r.streams) continue;
+    readers.delete(at);
+    void r.sql.close();
+  }
+}
+
+parentPort?.on("message", (message: StreamMessage) => {
+  if (message.type === "open") {
+    try {
+      open(message);
+    } catch (e) {
+      post(failure(message.id, e));
+    }
+    return;
+  }
+  const stream = streams.get(message.id);
+  if (!stream) {
+    if (message.type === "next") post(failure(message.id, new Error("the stream is closed")));
+    return;
+  }
+  stream.turn = stream.turn.then(async () => {
+    if (!streams.has(message.id)) return;
+    if (message.type === "close") end(message.id);
+    else post(await next(message.id, stream));
+  });
 });

@@ -32,16 +32,12 @@ import { DOMAIN_NAMES_DOCUMENT, DOMAIN_TABLES, readDomainQuery, renameWith } fro
 
 /**
  * Whole results in bounded memory: `cursor=all` jobs (202 while running, then the result) and
- * Export Domains (JSON Lines streamed at once). Which Domains, in which order, is List Domains'
- * GraphQL query, read in keyset pages of BATCH names (so filters, sort, auth, limits and errors are
- * those of List Domains); the Domains themselves are written by domainLines
- * (src/rest/export-page.ts), which runs their GraphQL operation and legacy writer on a worker
- * thread (src/rest/export-reader.ts), so that the server answers other requests meanwhile.
+ * Export Domains (JSON Lines streamed at once). The options are those of List Domains, checked by
+ * its GraphQL query on this thread (so filters, sort, auth, limits and errors are List Domains');
+ * the Domains are then read through one database cursor and written by their GraphQL operation
+ * and legacy writer on a worker thread (domainStream, src/rest/export-page.ts, through
+ * src/rest/export-reader.ts), so that the server answers other requests meanwhile.
  */
-// Pages of 100: a page's rows and text die young (within V8's young generation), which keeps an
-// export's RSS about 100 MB lower than pages of 1000 did, at the same speed (measured in-process
-// on 20,000 Domains with the default fields).
-const BATCH = 100;
 /** A running job whose worker has not reported for this long is taken over. */
 const STALE_MS = 60_000;
 export interface ExportDeps {
@@ -53,9 +49,9 @@ export interface ExportDeps {
   logger: Logger;
   /** The version of the snapshot being served. */
   version: () => Promise<number | null>;
-  /** Awaited before each page is read (tests). */
+  /** Awaited before each page is handed on (tests). */
   beforePage?: () => Promise<void>;
-  /** Reads and writes the pages' Domains, off the server's thread. */
+  /** Reads and writes the Domains, off the server's thread. */
   reader: ExportReader;
 }
 
@@ -75,10 +71,9 @@ function readQuery(o: Options): DomainQuery {
 const rename = renameWith(DOMAIN_TABLES);
 
 /**
- * Every matching Domain's JSON text, in pages of BATCH. Reads run a page ahead of the writing: as
- * a page is handed on, the next page's names are read, and its Domains as soon as they are
- * named, so the reader's thread (and PostgreSQL) work while this one hands the page on. At most
- * two pages are read but not yet handed on.
+ * Every matching Domain's JSON text, in pages. List Domains' query, for its first Domain, checks
+ * the options and names the snapshot; every page is then read from that snapshot, and a new one
+ * served meanwhile ends the export with 410 CURSOR_EXPIRED (as it ends a client's paging).
  */
 async function* domainPages(
   deps: ExportDeps,
@@ -86,40 +81,24 @@ async function* domainPages(
   q: DomainQuery,
   format: PageFormat,
 ): AsyncGenerator<Page> {
-  const query = DOMAIN_NAMES_DOCUMENT();
-  type Ahead = { page: Promise<Page>; next: string | null };
-  const read = async (after: string | null): Promise<Ahead> => {
+  // Draws on no budget: starting the export or the job did (once a minute).
+  const result = await deps.execute(request, DOMAIN_NAMES_DOCUMENT(), { ...q.variables, first: 1 }, null);
+  if (result.errors?.length) throw restErrorOf(result.errors, rename);
+  const served = result.served;
+  if (!served) throw new Error("an export's query answered without a snapshot");
+  const { version } = served.snapshot;
+  for await (const page of deps.reader.stream(served.snapshot, q.fields, q.variables, format)) {
     await deps.beforePage?.();
-    // The pages draw on no budget: starting the export or the job did (once a minute).
-    const result = await deps.execute(request, query, { ...q.variables, first: BATCH, after }, null);
-    if (result.errors?.length) throw restErrorOf(result.errors, rename);
-    const conn = result.data?.domains as {
-      edges: { node: { name: string } }[];
-      pageInfo: { hasNextPage: boolean; endCursor: string | null };
-    };
-    // Each page is read from the snapshot that named it; a new snapshot between pages expires the
-    // cursor, so the next page ends the export with 410 CURSOR_EXPIRED.
-    const served = result.served;
-    if (!served) throw new Error("an export page answered without a snapshot");
-    const names = conn.edges.map((e) => e.node.name);
-    const page = deps.reader.page(served.snapshot, q.fields, names, format);
-    return { page: handled(page), next: conn.pageInfo.hasNextPage ? conn.pageInfo.endCursor : null };
-  };
-  let ahead: Promise<Ahead> | null = handled(read(null));
-  while (ahead) {
-    const current: Ahead = await ahead;
-    ahead = current.next ? handled(read(current.next)) : null;
-    yield await current.page;
+    const now = await deps.version();
+    if (now !== version) {
+      throw new RestError(
+        410,
+        "CURSOR_EXPIRED",
+        `the export expired because the data was refreshed (snapshot ${version}, now serving ${now}); start again`,
+      );
+    }
+    yield page;
   }
-}
-
-/**
- * `promise`, marked as handled: a read ahead is awaited in its turn or, if the export ends first,
- * dropped unread, and its failure then must not end the process as an unhandled rejection.
- */
-function handled<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => {});
-  return promise;
 }
 
 async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery): Promise<number> {

@@ -1,4 +1,4 @@
-import type { GraphQLResolveInfo, SelectionSetNode } from "graphql";
+import type { FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from "graphql";
 import { Kind } from "graphql";
 import { columnsOf } from "../db/reader.ts";
 import { DOMAIN_CHILDREN, DOMAIN_OMITTED, type DomainChild, type DomainRead } from "../query/loaders.ts";
@@ -53,8 +53,10 @@ export function modelFieldsOf(names: Iterable<string>, always: readonly string[]
   return [...fields].sort();
 }
 
+type Fragments = Record<string, FragmentDefinitionNode>;
+
 /** The fields of selection sets, through inline fragments and fragment spreads. */
-function fieldsIn(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[]) {
+function fieldsIn(fragments: Fragments, sets: readonly SelectionSetNode[]) {
   const out = [];
   const stack = [...sets];
   for (let set = stack.pop(); set; set = stack.pop()) {
@@ -62,7 +64,7 @@ function fieldsIn(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[]) {
       if (s.kind === Kind.FIELD) out.push(s);
       else if (s.kind === Kind.INLINE_FRAGMENT) stack.push(s.selectionSet);
       else {
-        const fragment = info.fragments[s.name.value];
+        const fragment = fragments[s.name.value];
         if (fragment) stack.push(fragment.selectionSet);
       }
     }
@@ -93,20 +95,11 @@ export function domainReadOf(
   if (known && info.fieldNodes.length === 1) return known;
   let sets: SelectionSetNode[] = info.fieldNodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
   for (const step of path) {
-    sets = fieldsIn(info, sets).flatMap((f) =>
+    sets = fieldsIn(info.fragments, sets).flatMap((f) =>
       f.name.value === step && f.selectionSet ? [f.selectionSet] : [],
     );
   }
-  const fields = fieldsIn(info, sets);
-  const children = new Set<DomainChild>();
-  for (const f of fields) if (CHILDREN.has(f.name.value)) children.add(f.name.value as DomainChild);
-  const read: DomainRead = {
-    fields: modelFieldsOf(
-      fields.map((f) => f.name.value),
-      always,
-    ),
-    children: [...children].sort(),
-  };
+  const read = domainReadOfSets(sets, always, info.fragments);
   if (info.fieldNodes.length === 1) {
     if (!byPath) {
       byPath = new Map();
@@ -115,4 +108,22 @@ export function domainReadOf(
     byPath.set(key, read);
   }
   return read;
+}
+
+/** What Domains selected by `sets` need, with `always` (see domainReadOf). */
+export function domainReadOfSets(
+  sets: readonly SelectionSetNode[],
+  always: readonly string[],
+  fragments: Fragments = {},
+): DomainRead {
+  const fields = fieldsIn(fragments, sets);
+  const children = new Set<DomainChild>();
+  for (const f of fields) if (CHILDREN.has(f.name.value)) children.add(f.name.value as DomainChild);
+  return {
+    fields: modelFieldsOf(
+      fields.map((f) => f.name.value),
+      always,
+    ),
+    children: [...children].sort(),
+  };
 }

@@ -1,6 +1,6 @@
 import type DataLoader from "dataloader";
 import type { GraphQLResolveInfo } from "graphql";
-import { type Context, servedOf } from "../context.ts";
+import type { Context } from "../context.ts";
 import { InputError, notFound } from "../errors.ts";
 import type {
   DomainApp,
@@ -13,15 +13,9 @@ import type {
   DomainTechnology as DomainTechnologyRow,
   Technology,
 } from "../generated/sqlite/client.ts";
-import {
-  type DomainFilter as DomainFilterShape,
-  resolveAppKeys,
-  toDomainWhere,
-} from "../query/domain-filter.ts";
-import { allOf } from "../query/filter.ts";
+import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
 import type { Where } from "../query/keyset.ts";
 import {
-  appByIdentifier,
   type DomainChild,
   type DomainRow,
   domainApps,
@@ -41,8 +35,6 @@ import {
   technologyByPk,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
-import { searchCondition } from "../query/search.ts";
-import { DOMAIN_SORTS, type Order, toSortKeys } from "../query/sort.ts";
 import { App } from "./app.ts";
 import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
 import { connectionOf, pageArgs } from "./connection.ts";
@@ -384,8 +376,8 @@ function normalizeName(name: string, argument: string): string {
 
 const MAX_REDIRECT_HOPS = 5;
 
-/** The columns a lookup by name reads besides its selection's: to match and follow redirects. */
-const DOMAIN_LOOKUP = ["pk", "name", "platformDomain", "state", "redirectsTo"];
+/** The Domain fields a lookup by name reads besides the selection (redirects are followed by them). */
+export const DOMAIN_LOOKUP = ["pk", "name", "platformDomain", "state", "redirectsTo"];
 
 /** The Domain, or with followRedirects the end of its redirect chain within the dataset. */
 async function resolveDomain(
@@ -482,14 +474,6 @@ builder.queryField("domainsByName", (t) =>
   }),
 );
 
-const DEFAULT_DOMAIN_ORDER: Order<keyof typeof DOMAIN_SORTS>[] = [{ field: "RANK", direction: "asc" }];
-
-interface DomainListArgs extends PageArgs {
-  filter?: DomainFilterShape | null;
-  orderBy?: readonly Order<keyof typeof DOMAIN_SORTS>[] | null;
-  search?: string | null;
-}
-
 const domainListArgs = builder.args((t) => ({
   filter: t.field({ type: DomainFilter }),
   orderBy: t.field({ type: [DomainOrder], description: "Default: rank, ascending." }),
@@ -502,30 +486,18 @@ const domainListArgs = builder.args((t) => ({
 async function domainPage(
   ctx: Context,
   info: GraphQLResolveInfo,
-  args: DomainListArgs,
+  args: DomainListArgs & PageArgs,
   base: Where | null,
   scope: unknown,
 ) {
-  const keys = toSortKeys(DOMAIN_SORTS, args.orderBy, DEFAULT_DOMAIN_ORDER);
+  const keys = domainSortKeys(args);
   // Only the columns the page's selection reads, with the key and the sort keys for its cursors.
   const read = domainReadOf(info, ["edges", "node"], ["pk", "name", ...keys.map((k) => k.field)]);
-  const where = await resolveAppKeys(
-    allOf([
-      base,
-      toDomainWhere(args.filter),
-      await searchCondition("domain", args.search, () => servedOf(ctx).sql),
-    ]),
-    async (ids) =>
-      (await appByIdentifier(ctx).loadMany(ids)).map((app) => {
-        if (app instanceof Error) throw app;
-        return app?.pk ?? null;
-      }),
-  );
   return connectionPage(ctx, {
     args,
     max: 1000,
     keys,
-    where,
+    where: await domainListWhere(ctx, args, base),
     scope: [scope, args.filter, args.search, keys],
     table: "domain",
     rows: plannedDomainByPk(ctx, read),

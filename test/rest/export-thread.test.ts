@@ -4,7 +4,7 @@ import { generateDataset } from "../../src/dataset/generate.ts";
 import { isDatabaseUnavailable } from "../../src/errors.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ENTERED, EXIT, HOLD, LEFT } from "../../src/rest/export-hold.ts";
-import { domainLines } from "../../src/rest/export-page.ts";
+import { domainStream, type ExportQuery } from "../../src/rest/export-page.ts";
 import { ExportReader } from "../../src/rest/export-reader.ts";
 import { type Oracle, oracleOf } from "../graphql/oracle.ts";
 import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
@@ -72,11 +72,20 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
     await api?.close();
   });
 
-  /** What the in-process writer gives for every Domain in name order, as a cursor=all result. */
-  async function expectedResult(fields: string): Promise<string> {
+  /** Every Domain `query` matches, as the in-process stream writes them, in batches of `batch`. */
+  async function linesInProcess(fields: string, query: ExportQuery = {}, batch = 1000): Promise<string[]> {
     const served = await api.snapshots.current();
     if (!served) throw new Error("no snapshot");
-    return `{"domains":[${(await domainLines(served.sql, fields, oracle.domainNames())).join(",")}]}`;
+    const lines: string[] = [];
+    for await (const page of domainStream(served.sql, fields, query, batch)) lines.push(...page);
+    return lines;
+  }
+
+  /** What the in-process writer gives for every Domain in rank order, as a cursor=all result. */
+  async function expectedResult(fields: string): Promise<string> {
+    const lines = await linesInProcess(fields);
+    expect(lines.map((l) => (JSON.parse(l) as { name: string }).name)).toEqual(oracle.domainNames());
+    return `{"domains":[${lines.join(",")}]}`;
   }
 
   it("answers a one-Domain request while the job's read is held, and the result is the writer's", async () => {
@@ -190,44 +199,116 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
       return s;
     };
 
-    /** A page's text, and its count of Domains. */
-    const read = async (...args: Parameters<ExportReader["page"]>) => {
-      const page = await reader.page(...args);
-      return { count: page.count, text: new TextDecoder().decode(page.bytes) };
+    /** A stream's text, and its count of Domains. */
+    const read = async (...args: Parameters<ExportReader["stream"]>) => {
+      let count = 0;
+      const texts: string[] = [];
+      const decoder = new TextDecoder();
+      for await (const page of reader.stream(...args)) {
+        count += page.count;
+        texts.push(decoder.decode(page.bytes));
+      }
+      // JSON pages are joined by commas (as a cursor=all result joins them), JSON Lines end lines.
+      return { count, text: texts.join(args[3] === "json" ? "," : "") };
     };
 
-    it("writes what domainLines writes in process, nested selections too, in either format", async () => {
+    const QUERIES: ExportQuery[] = [
+      {},
+      // A nullable sort key (read in two phases: known values, then unknown ones) and a filter.
+      {
+        orderBy: [{ field: "ESTIMATED_SALES", direction: "DESC" }],
+        filter: { countryCode: { op: "OR", values: ["US", "DE", "GB"] } },
+      },
+      { orderBy: [{ field: "NAME", direction: "DESC" }], search: "shop" },
+    ];
+
+    it("writes what domainStream writes in process, in any batches, nested selections too, in either format", async () => {
       const s = await served();
-      const names = oracle.domainNames().slice(20, 80).reverse();
-      for (const fields of [
-        "",
-        "*,most_recently_published_product",
-        "name,apps.name,apps.plans.name,technologies",
-      ]) {
-        const lines = await domainLines(s.sql, fields, names);
-        expect(await read(s.snapshot, fields, names, "jsonl")).toEqual({
-          count: 60,
-          text: lines.map((l) => `${l}\n`).join(""),
-        });
-        expect(await read(s.snapshot, fields, names, "json")).toEqual({ count: 60, text: lines.join(",") });
+      for (const query of QUERIES) {
+        for (const fields of [
+          "",
+          "*,most_recently_published_product",
+          "name,apps.name,apps.plans.name,technologies",
+        ]) {
+          const lines = await linesInProcess(fields, query);
+          expect(lines.length, JSON.stringify(query)).toBeGreaterThan(0);
+          // Batches of 7 read and write what one batch does.
+          expect(await linesInProcess(fields, query, 7)).toEqual(lines);
+          expect(await read(s.snapshot, fields, query, "jsonl")).toEqual({
+            count: lines.length,
+            text: lines.map((l) => `${l}\n`).join(""),
+          });
+          expect(await read(s.snapshot, fields, query, "json")).toEqual({
+            count: lines.length,
+            text: lines.join(","),
+          });
+        }
       }
-      expect(await read(s.snapshot, "name", [], "jsonl")).toEqual({
+      expect(
+        await read(s.snapshot, "name", { filter: { countryCode: { values: ["ZZ"] } } }, "jsonl"),
+      ).toEqual({
         count: 0,
         text: "",
       });
     });
 
-    it("rejects a page it cannot read with the reason, and goes on reading", async () => {
+    it("streams the Domains in the order List Domains pages them, for every sort", async () => {
+      const app = withKey(createApp(api.db.config, api.snapshots), api.key);
+      apps.push(app);
+      for (const sort of ["rank", "-er", "estimated_visits", "-pc", "name", "-last_plan_change_at"]) {
+        const res = await app.fetch(`${BASE}?sort=${sort}&page_size=1000&fields=name`);
+        expect(res.status).toBe(200);
+        const listed = ((await res.json()) as { domains: { name: string }[] }).domains.map((d) => d.name);
+        const [field, direction] = sort.startsWith("-") ? [sort.slice(1), "DESC"] : [sort, "ASC"];
+        const enumValue = {
+          rank: "RANK",
+          er: "ESTIMATED_SALES",
+          estimated_visits: "ESTIMATED_VISITS",
+          pc: "PRODUCT_COUNT",
+          name: "NAME",
+          last_plan_change_at: "LAST_PLAN_CHANGE_AT",
+        }[field];
+        const lines = await linesInProcess("name", { orderBy: [{ field: enumValue, direction }] }, 13);
+        expect(
+          lines.map((l) => (JSON.parse(l) as { name: string }).name),
+          sort,
+        ).toEqual(listed);
+      }
+    });
+
+    it("reads each Domain once, through one statement per phase, and nothing by name", async () => {
       const s = await served();
-      const sel = "name";
-      await expect(reader.page(s.snapshot, sel, ["no-such-domain.example"], "jsonl")).rejects.toThrow(
-        /no-such-domain\.example vanished/,
+      const { openSnapshotReader } = await import("../../src/db/reader.ts");
+      const seen: string[] = [];
+      const sql = openSnapshotReader(api.db.config, s.snapshot, { onQuery: (text) => seen.push(text) });
+      try {
+        let count = 0;
+        const query = { orderBy: [{ field: "ESTIMATED_SALES", direction: "DESC" }] };
+        for await (const page of domainStream(sql, "name,rank,apps.name", query, 10)) count += page.length;
+        expect(count).toBe(oracle.domainNames().length);
+        const domainReads = seen.filter(
+          (t) => /FROM "?[\w.]*"?\.?"domain" /.test(t) || t.includes('"domain" r'),
+        );
+        // Two phases (known sales, then unknown), each one cursor; Apps are read as rows of their own.
+        expect(domainReads).toHaveLength(2);
+        expect(seen.some((t) => /"name" = ANY|json_each\(\$1\)\) OR/.test(t))).toBe(false);
+      } finally {
+        await sql.close();
+      }
+    });
+
+    it("rejects a stream it cannot read with the reason, and goes on reading", async () => {
+      const s = await served();
+      await expect(read({ location: "snapshots/no-such-file.db" }, "name", {}, "jsonl")).rejects.toThrow();
+      await expect(read(s.snapshot, "name", { orderBy: [{ field: "NOPE" }] }, "jsonl")).rejects.toThrow(
+        /NOPE/,
       );
-      await expect(
-        reader.page({ location: "snapshots/no-such-file.db" }, sel, ["a.example"], "jsonl"),
-      ).rejects.toThrow();
-      const [name] = oracle.domainNames();
-      expect((await read(s.snapshot, sel, [name], "json")).text).toBe(JSON.stringify({ name }));
+      expect((await read(s.snapshot, "name", {}, "json")).text).toBe(
+        oracle
+          .domainNames()
+          .map((name) => JSON.stringify({ name }))
+          .join(","),
+      );
     });
 
     it.runIf(kind === "postgresql")(
@@ -246,9 +327,8 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
         );
         try {
           const sel = "name";
-          const err = await down
-            .page({ location: "storegraph_snapshot_1" }, sel, ["a.example"], "jsonl")
-            .catch((e) => e);
+          const pages = down.stream({ location: "storegraph_snapshot_1" }, sel, {}, "jsonl");
+          const err = await pages.next().catch((e: unknown) => e);
           expect(err).toBeInstanceOf(Error);
           expect(isDatabaseUnavailable(err), String(err)).toBe(true);
         } finally {
@@ -260,11 +340,15 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
     it("stops its thread when idle, and starts one again when asked", async () => {
       const s = await served();
       const sel = "name";
-      const [name] = oracle.domainNames();
-      await reader.page(s.snapshot, sel, [name], "json");
+      const names = oracle.domainNames();
+      const pages = reader.stream(s.snapshot, sel, {}, "json");
+      await pages.next();
       expect(reader.running).toBe(true);
+      await pages.return(undefined);
       await vi.waitFor(() => expect(reader.running).toBe(false), { timeout: 10_000, interval: 20 });
-      expect((await read(s.snapshot, sel, [name], "json")).text).toBe(JSON.stringify({ name }));
+      expect((await read(s.snapshot, sel, {}, "json")).text).toBe(
+        names.map((name) => JSON.stringify({ name })).join(","),
+      );
     });
   });
 });

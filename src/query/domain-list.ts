@@ -1,0 +1,44 @@
+import { type Context, servedOf } from "../context.ts";
+import { type DomainFilter, resolveAppKeys, toDomainWhere } from "./domain-filter.ts";
+import { allOf } from "./filter.ts";
+import type { SortKey, Where } from "./keyset.ts";
+import { appByIdentifier } from "./loaders.ts";
+import { searchCondition } from "./search.ts";
+import { DOMAIN_SORTS, type Order, toSortKeys } from "./sort.ts";
+
+/**
+ * Which Domains a list of Domains holds, and in which order: the `where` and sort keys of List
+ * Domains' arguments (coerced, as a resolver receives them). The one statement of them, for a
+ * page of the `domains` connection (src/schema/domain.ts) and for an export's stream of every
+ * match (src/rest/export-page.ts).
+ */
+export interface DomainListArgs {
+  filter?: DomainFilter | null;
+  orderBy?: readonly Order<keyof typeof DOMAIN_SORTS>[] | null;
+  search?: string | null;
+}
+
+const DEFAULT_DOMAIN_ORDER: Order<keyof typeof DOMAIN_SORTS>[] = [{ field: "RANK", direction: "asc" }];
+
+export const domainSortKeys = (args: DomainListArgs): SortKey[] =>
+  toSortKeys(DOMAIN_SORTS, args.orderBy, DEFAULT_DOMAIN_ORDER);
+
+/** The `where` of the filter and search of `args`, within `base` (a parent's condition). */
+export async function domainListWhere(
+  ctx: Context,
+  args: DomainListArgs,
+  base: Where | null,
+): Promise<Where> {
+  return resolveAppKeys(
+    allOf([
+      base,
+      toDomainWhere(args.filter),
+      await searchCondition("domain", args.search, () => servedOf(ctx).sql),
+    ]),
+    async (ids) =>
+      (await appByIdentifier(ctx).loadMany(ids)).map((app) => {
+        if (app instanceof Error) throw app;
+        return app?.pk ?? null;
+      }),
+  );
+}
