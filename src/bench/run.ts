@@ -77,6 +77,12 @@ interface DbResult {
   connections: number;
   rows: Row[];
   export: { domains: number; seconds: number; rssMb: number } | null;
+  /** Export Domains with fields=name,rank, on the same fresh server. */
+  exportFew?: { domains: number; seconds: number; rssMb: number };
+  /** The same reads by the database alone (every Domain as JSON; name and rank), seconds. */
+  databaseAlone?: { all: number; few: number };
+  /** p50 ms of List Domains per filter and sort (page of 50, fields=name,rank). */
+  matrix?: { filter: string; sort: string; p50: number; errors: number }[];
   peakRssMb: number;
   notes: string[];
   /** storegraph and PostGraphile over GraphQL (PostgreSQL only). */
@@ -278,15 +284,19 @@ async function discover(base: string, key: string) {
     return body.data;
   };
   const sample = (await gql(
-    "{ domains(first: 1000) { edges { node { name countryCode features apps { app { platform token } } } } } }",
+    "{ domains(first: 1000) { edges { node { name countryCode platform state categories features apps { app { platform token } } technologies { name } } } } }",
   )) as {
     domains: {
       edges: {
         node: {
           name: string;
           countryCode: string | null;
+          platform: string;
+          state: string;
+          categories: string[] | null;
           features: string[] | null;
           apps: { app: { platform: string; token: string } }[] | null;
+          technologies: { name: string }[] | null;
         };
       }[];
     };
@@ -309,12 +319,130 @@ async function discover(base: string, key: string) {
   )) as { apps: { edges: { node: { platform: string; token: string; name: string } }[] } };
   const top = appsPage.apps.edges[0].node;
   const word = /[A-Za-z]{3,}/.exec(top.name)?.[0] ?? "app";
+  const anyApp = commonest(
+    nodes.flatMap((n) => (n.apps ?? []).map((a) => `${a.app.platform}.${a.app.token}`)),
+  );
+  const q = encodeURIComponent;
+  // The filters users combine most (issue 19), each with its commonest value in the sample.
+  const matrixFilters: [string, string][] = [
+    ["country", `f:cc=${q(country)}`],
+    ["platform", `f:p=${q(commonest(nodes.map((n) => n.platform)))}`],
+    ["state", `f:ds=${q(commonest(nodes.map((n) => n.state)))}`],
+    ["installed App", `f:an=${q(anyApp)}`],
+    ["technology", `f:tech=${q(commonest(nodes.flatMap((n) => (n.technologies ?? []).map((t) => t.name))))}`],
+    ["category", `f:cat=${q(commonest(nodes.flatMap((n) => n.categories ?? [])))}`],
+  ];
   return {
+    matrixFilters,
     names: nodes.map((n) => n.name),
     filter: `f:cc=${encodeURIComponent(country)}&f:features=${encodeURIComponent(feature)}&f:an=${encodeURIComponent(app)}`,
     app: `${top.platform}.${top.token}`,
     word,
   };
+}
+
+/** Every documented sort key (decisions.md), in the direction users sort by it. */
+const MATRIX_SORTS = [
+  "rank",
+  "platform_rank",
+  "-created_at",
+  "-er",
+  "-estimated_visits",
+  "-pc",
+  "-empc",
+  "-mas",
+  "-last_plan_change_at",
+  "name",
+];
+const MATRIX_CONNECTIONS = 4;
+
+/**
+ * The sort × filter matrix: p50 of the first page of 50 (fields=name,rank, so that the page
+ * query, not the writing, is measured) per pair, at a few connections; each filter's pairs are
+ * compared with the same filter sorted by rank (target: within 2×).
+ */
+async function sortMatrix(base: string, key: string, filters: [string, string][]) {
+  const out: NonNullable<DbResult["matrix"]> = [];
+  const seconds = Math.min(duration, 2);
+  for (const [filter, query] of filters) {
+    console.log(`matrix: ${filter}`);
+    for (const sort of MATRIX_SORTS) {
+      const path = `/json/api/v1/all/domain?${query}&sort=${sort}&page_size=50&fields=name,rank`;
+      const run = (secs: number) =>
+        autocannon({
+          url: `${base}${path}`,
+          connections: MATRIX_CONNECTIONS,
+          duration: secs,
+          headers: { authorization: `Bearer ${key}` },
+        });
+      await run(0.5);
+      const r = await run(seconds);
+      out.push({ filter, sort, p50: r.latency.p50, errors: r.errors + r.timeouts + r.non2xx });
+    }
+  }
+  return out;
+}
+
+/**
+ * The reads of the two exports by the database alone, in seconds: every Domain as a JSON row in
+ * rank order, and name and rank in rank order, read to the end by a client that keeps nothing
+ * (PostgreSQL: COPY to the client; SQLite: stepping the statement).
+ */
+async function databaseAlone(env: NodeJS.ProcessEnv): Promise<{ all: number; few: number }> {
+  const config = loadConfig(env);
+  const snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
+  try {
+    const served = await snapshots.current();
+    if (!served) throw new Error("no snapshot to read");
+    const time = async (read: () => Promise<void>) => {
+      const started = process.hrtime.bigint();
+      await read();
+      return Number(process.hrtime.bigint() - started) / 1e9;
+    };
+    if (config.database.kind === "sqlite") {
+      const { default: Database } = await import("better-sqlite3");
+      const db = new Database(join(config.database.dataDir, served.snapshot.location), { readonly: true });
+      try {
+        const step = (text: string) => async () => {
+          for (const _row of db.prepare(text).raw(true).iterate()) {
+            // read and dropped
+          }
+        };
+        return {
+          all: await time(step(`SELECT json_object(${jsonPairs(db)}) FROM domain d ORDER BY rank, pk`)),
+          few: await time(step("SELECT name, rank FROM domain ORDER BY rank, pk")),
+        };
+      } finally {
+        db.close();
+      }
+    }
+    const table = `"${served.snapshot.location}"."domain"`;
+    const client = new pg.Client({ connectionString: config.database.url });
+    await client.connect();
+    try {
+      const copy = (text: string) => async () => {
+        const { to } = await import("pg-copy-streams");
+        const stream = client.query(to(`COPY (${text}) TO STDOUT`));
+        for await (const _chunk of stream) {
+          // read and dropped
+        }
+      };
+      return {
+        all: await time(copy(`SELECT row_to_json(d) FROM ${table} d ORDER BY rank, pk`)),
+        few: await time(copy(`SELECT name, rank FROM ${table} ORDER BY rank, pk`)),
+      };
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await snapshots.close();
+  }
+}
+
+/** SQLite's json_object arguments for every column of the domain table. */
+function jsonPairs(db: import("better-sqlite3").Database): string {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('domain')").pluck().all() as string[];
+  return columns.map((c) => `'${c}', d."${c}"`).join(", ");
 }
 
 /** The cursor of page `pages` (of 50) of a list query, walking in pages of 1000; null if shorter. */
@@ -334,13 +462,13 @@ async function deepCursor(base: string, key: string, query: string, pages: numbe
   return { cursor, page: pages };
 }
 
-async function exportAll(base: string, key: string, server: Proc) {
+async function exportAll(base: string, key: string, server: Proc, query = "") {
   const started = process.hrtime.bigint();
   let rss = 0;
   const timer = setInterval(() => {
     rss = Math.max(rss, server.rssMb());
   }, 100);
-  const res = await fetch(`${base}/json/api/v1/all/domain/export`, {
+  const res = await fetch(`${base}/json/api/v1/all/domain/export${query}`, {
     headers: { authorization: `Bearer ${key}` },
   });
   if (res.status !== 200) throw new Error(`export answered ${res.status}: ${await res.text()}`);
@@ -435,6 +563,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
       }
       rows.push(row);
     }
+    const matrix = await sortMatrix(base, key, d.matrixFilters);
     const peakRssMb = server.peakRssMb();
     // After the peak RSS is read: this load is on GraphQL, and not storegraph's own scenarios.
     const peer =
@@ -454,7 +583,12 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
     console.log(`${kind}: export`);
     const fresh = await startServer(env);
     try {
-      const exported = await exportAll(fresh.url.replace("localhost", "127.0.0.1"), key, fresh);
+      const freshBase = fresh.url.replace("localhost", "127.0.0.1");
+      const exported = await exportAll(freshBase, key, fresh);
+      console.log(`${kind}: export, fields=name,rank`);
+      const exportFew = await exportAll(freshBase, key, fresh, "?fields=name,rank");
+      console.log(`${kind}: the same reads by the database alone`);
+      const alone = await databaseAlone(env);
       return {
         kind,
         domains,
@@ -464,6 +598,9 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
         connections,
         rows,
         export: exported,
+        exportFew,
+        databaseAlone: alone,
+        matrix,
         peakRssMb: Math.max(peakRssMb, fresh.peakRssMb()),
         notes,
         peer,
@@ -564,8 +701,56 @@ const TARGETS = {
   listRatio: 0.4,
   deepVsFirst: 1.5,
   exportRate: 20_000,
+  exportFewRate: 200_000,
   exportRssMb: 300,
+  sortVsRank: 2,
 };
+
+/** Each pair's p50 over its filter's p50 sorted by rank. */
+function matrixRatios(matrix: NonNullable<DbResult["matrix"]>) {
+  return matrix.map((m) => {
+    const byRank = matrix.find((x) => x.filter === m.filter && x.sort === "rank");
+    return { ...m, ratio: m.p50 / Math.max(byRank?.p50 ?? m.p50, 1) };
+  });
+}
+
+/** Both exports beside the same reads by the database alone. */
+function exportLines(r: DbResult): string[] {
+  if (!r.export || !r.exportFew) return [];
+  const rate = (e: { domains: number; seconds: number }) => Math.round(e.domains / e.seconds);
+  const alone = (s: number | undefined) => (s ? Math.round(r.domains / s).toLocaleString("en-US") : "");
+  return [
+    "",
+    "| export | Domains/s | s | server RSS MB | the database alone, Domains/s |",
+    "|---|---|---|---|---|",
+    `| default fields | ${rate(r.export).toLocaleString("en-US")} | ${r.export.seconds.toFixed(1)} | ${r.export.rssMb} | ${alone(r.databaseAlone?.all)} (every column as JSON) |`,
+    `| fields=name,rank | ${rate(r.exportFew).toLocaleString("en-US")} | ${r.exportFew.seconds.toFixed(1)} | ${r.exportFew.rssMb} | ${alone(r.databaseAlone?.few)} |`,
+  ];
+}
+
+/** The sort × filter matrix: p50 ms, and × the same filter sorted by rank. */
+function matrixLines(r: DbResult): string[] {
+  if (!r.matrix?.length) return [];
+  const ratios = matrixRatios(r.matrix);
+  const filters = [...new Set(ratios.map((m) => m.filter))];
+  const sorts = [...new Set(ratios.map((m) => m.sort))];
+  return [
+    "",
+    `Sort × filter: p50 ms of the first page of 50 (fields=name,rank, ${MATRIX_CONNECTIONS} connections), and × the same filter sorted by rank (target: within 2×).`,
+    "",
+    `| filter | ${sorts.join(" | ")} |`,
+    `|---|${sorts.map(() => "---").join("|")}|`,
+    ...filters.map(
+      (f) =>
+        `| ${f} | ${sorts
+          .map((s) => {
+            const m = ratios.find((x) => x.filter === f && x.sort === s);
+            return m ? `${m.p50} (${m.ratio.toFixed(1)}×)${m.errors ? ` ${m.errors} failed` : ""}` : "";
+          })
+          .join(" | ")} |`,
+    ),
+  ];
+}
 
 function report(results: DbResult[]): string {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -600,6 +785,7 @@ function report(results: DbResult[]): string {
         `Export: ${r.export.domains.toLocaleString("en-US")} Domains in ${r.export.seconds.toFixed(1)} s = ${Math.round(r.export.domains / r.export.seconds).toLocaleString("en-US")} Domains/s, server RSS during export ${r.export.rssMb} MB. Server peak RSS over the run: ${r.peakRssMb} MB.`,
       );
     }
+    lines.push(...exportLines(r), ...matrixLines(r));
     lines.push("", "Targets:", "");
     const one = r.rows[0];
     const first = r.rows.find((x) => x.scenario.startsWith("list, 3 filters, page 1 (default"));
@@ -641,6 +827,24 @@ function report(results: DbResult[]): string {
       );
       check(r.export.rssMb < TARGETS.exportRssMb, `server RSS < 300 MB during export (${r.export.rssMb} MB)`);
     }
+    if (r.exportFew) {
+      const rate = r.exportFew.domains / r.exportFew.seconds;
+      check(
+        rate >= TARGETS.exportFewRate,
+        `export of fields=name,rank ≥ 200,000 Domains/s (${Math.round(rate).toLocaleString("en-US")})`,
+      );
+      check(
+        r.exportFew.rssMb < TARGETS.exportRssMb,
+        `server RSS < 300 MB during the export of name,rank (${r.exportFew.rssMb} MB)`,
+      );
+    }
+    if (r.matrix?.length) {
+      const slow = matrixRatios(r.matrix).filter((m) => m.ratio > TARGETS.sortVsRank);
+      check(
+        !slow.length,
+        `every sort × filter pair within 2× of the filter sorted by rank (${slow.length ? slow.map((m) => `${m.filter} by ${m.sort}: ${m.ratio.toFixed(1)}×`).join(", ") : "all"})`,
+      );
+    }
     for (const n of r.notes) lines.push(`- note: ${n}`);
     lines.push("");
     if (r.peer) lines.push(...peerReport(r.kind, r.domains, r.date, r.peer));
@@ -673,6 +877,12 @@ const failures = results.flatMap((r) => [
   ...(r.export && r.export.domains !== domains
     ? [`${r.kind}: the export wrote ${r.export.domains} of ${domains} Domains`]
     : []),
+  ...(r.exportFew && r.exportFew.domains !== domains
+    ? [`${r.kind}: the export of name,rank wrote ${r.exportFew.domains} of ${domains} Domains`]
+    : []),
+  ...(r.matrix ?? [])
+    .filter((m) => m.errors > 0)
+    .map((m) => `${r.kind}: ${m.errors} failed requests in the matrix's ${m.filter} by ${m.sort}`),
 ]);
 if (failures.length) {
   console.error(`\nbenchmark failed:\n${failures.join("\n")}`);

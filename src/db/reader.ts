@@ -183,10 +183,22 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
           text: `DECLARE export NO SCROLL CURSOR FOR ${text}`,
           values: values as unknown[],
         });
+        const fetch = () =>
+          client
+            .query({ text: `FETCH ${batch} FROM export`, rowMode: "array" })
+            .then((r) => r.rows as RawRow[]);
+        // The next batch is fetched while this one is handed on: the database reads as the
+        // consumer writes. (Awaited or, if the consumer stops first, dropped: marked handled.)
+        let next = fetch();
         for (;;) {
-          const res = await client.query({ text: `FETCH ${batch} FROM export`, rowMode: "array" });
-          if (res.rows.length) yield res.rows as RawRow[];
-          if (res.rows.length < batch) break;
+          const rows = await next;
+          const more = rows.length === batch;
+          if (more) {
+            next = fetch();
+            next.catch(() => {});
+          }
+          if (rows.length) yield rows;
+          if (!more) break;
         }
       } finally {
         // However it ended (done, failed, or the consumer went away), the transaction ends with

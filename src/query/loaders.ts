@@ -336,7 +336,16 @@ export interface DomainRead {
 /** How the Domains of a planned read are matched: by key, by name, or by name or platform domain. */
 export type DomainMatch = "pk" | "name" | "nameOrPlatformDomain";
 
-export const readKey = (read: DomainRead) => `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}`;
+const readKeys = new WeakMap<DomainRead, string>();
+/** A string that identifies what `read` plans (reads are made once per selection and kept). */
+export function readKey(read: DomainRead): string {
+  let key = readKeys.get(read);
+  if (key === undefined) {
+    key = `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}`;
+    readKeys.set(read, key);
+  }
+  return key;
+}
 
 /** The select list of a planned read: the Domain's columns, then a JSON array per child table. */
 interface PlannedSelect {

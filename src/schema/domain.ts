@@ -379,15 +379,16 @@ const MAX_REDIRECT_HOPS = 5;
 /** The Domain fields a lookup by name reads besides the selection (redirects are followed by them). */
 export const DOMAIN_LOOKUP = ["pk", "name", "platformDomain", "state", "redirectsTo"];
 
+/** The loader of Domains by name for the Domains under `path` of the resolved field. */
+const lookupOf = (ctx: Context, info: GraphQLResolveInfo, path: readonly string[]) =>
+  plannedDomainByName(ctx, domainReadOf(info, path, DOMAIN_LOOKUP));
+
 /** The Domain, or with followRedirects the end of its redirect chain within the dataset. */
 async function resolveDomain(
-  ctx: Context,
-  info: GraphQLResolveInfo,
-  path: readonly string[],
+  byName: ReturnType<typeof lookupOf>,
   name: string,
   follow: boolean,
 ): Promise<DomainRow | null> {
-  const byName = plannedDomainByName(ctx, domainReadOf(info, path, DOMAIN_LOOKUP));
   let d = await byName.load(name);
   const seen = new Set<string>();
   for (let hop = 0; follow && d && d.state === "Redirect" && hop < MAX_REDIRECT_HOPS; hop++) {
@@ -417,9 +418,7 @@ builder.queryField("domain", (t) =>
     },
     resolve: async (_root, args, ctx, info) => {
       const d = await resolveDomain(
-        ctx,
-        info,
-        [],
+        lookupOf(ctx, info, []),
         normalizeName(args.name, "name"),
         args.followRedirects ?? false,
       );
@@ -463,8 +462,9 @@ builder.queryField("domainsByName", (t) =>
       if (args.names.length > 100)
         throw new InputError("names", `takes at most 100 names; got ${args.names.length}`);
       const names = args.names.map((n, i) => normalizeName(n, `names[${i}]`));
+      const byName = lookupOf(ctx, info, ["domains"]);
       const found = await Promise.all(
-        names.map((n) => resolveDomain(ctx, info, ["domains"], n, args.followRedirects ?? false)),
+        names.map((n) => resolveDomain(byName, n, args.followRedirects ?? false)),
       );
       return {
         domains: found.filter((d): d is DomainRow => d !== null),
