@@ -1,5 +1,6 @@
+import { LRUCache } from "lru-cache";
 import { type ColumnKind, TABLES, type TableKey } from "../dataset/load/rows.ts";
-import { fieldName, type SqlReader } from "./reader.ts";
+import { fieldName, perReader, type SqlReader } from "./reader.ts";
 
 /**
  * The page queries of the snapshot (which keys a filtered, sorted page holds, and how many match),
@@ -91,7 +92,11 @@ const COLUMNS = new Map<TableKey, Map<string, { column: string; kind: ColumnKind
 class Statement {
   private readonly values: unknown[] = [];
   private aliases = 0;
-  constructor(readonly sql: SqlReader) {}
+  /** How SQLite is to read a sorted page (see sqlitePlan). */
+  constructor(
+    readonly sql: SqlReader,
+    readonly plan: SqlitePlan = PLANNER,
+  ) {}
   bind(value: unknown): string {
     this.values.push(value);
     return `«${this.values.length - 1}»`;
@@ -110,6 +115,18 @@ class Statement {
   }
 }
 
+/**
+ * How SQLite is to read a sorted page: `scan(field)`, whether no index may serve the terms on a
+ * column of the statement's own table; `gather`, whether no index may serve the order (the
+ * matches are gathered by the filter's index, then sorted). Unary + leaves a value as it is, but
+ * hides its column from the planner.
+ */
+export interface SqlitePlan {
+  scan: (field: string) => boolean;
+  gather: boolean;
+}
+/** The planner's own choice. */
+const PLANNER: SqlitePlan = { scan: () => false, gather: false };
 const TRUE = "1=1";
 const FALSE = "1=0";
 
@@ -189,7 +206,8 @@ function related(s: Statement, alias: string, r: Relation, key: string, value: u
 function field(s: Statement, table: TableKey, alias: string, key: string, value: unknown): string {
   const c = COLUMNS.get(table)?.get(key);
   if (!c) throw new Error(`filter on ${table}.${key}: no such column`);
-  const col = `${alias}."${c.column}"`;
+  // SQLite's unary + leaves the value as it is, but no index serves the term.
+  const col = `${alias === "r" && s.plan.scan(key) ? "+" : ""}${alias}."${c.column}"`;
   if (value === null) return `${col} IS NULL`;
   if (!isPlain(value)) return `${col} = ${bound(s, c.kind, value)}`;
   const parts: string[] = [];
@@ -234,7 +252,7 @@ function field(s: Statement, table: TableKey, alias: string, key: string, value:
 }
 
 /** ORDER BY of FindArgs' orderBy (`{ field: dir }` or `{ field: { sort, nulls } }`). */
-function orderList(table: TableKey, alias: string, orderBy: readonly Where[]): string {
+function orderList(table: TableKey, alias: string, orderBy: readonly Where[], gather = false): string {
   return orderBy
     .flatMap((o) =>
       Object.entries(o).map(([key, spec]) => {
@@ -243,7 +261,7 @@ function orderList(table: TableKey, alias: string, orderBy: readonly Where[]): s
         const { sort, nulls } = isPlain(spec)
           ? (spec as { sort: string; nulls?: string })
           : { sort: spec as string, nulls: undefined };
-        return `${alias}."${c.column}" ${sort === "desc" ? "DESC" : "ASC"}${nulls ? ` NULLS ${nulls === "last" ? "LAST" : "FIRST"}` : ""}`;
+        return `${gather ? "+" : ""}${alias}."${c.column}" ${sort === "desc" ? "DESC" : "ASC"}${nulls ? ` NULLS ${nulls === "last" ? "LAST" : "FIRST"}` : ""}`;
       }),
     )
     .join(", ");
@@ -251,17 +269,19 @@ function orderList(table: TableKey, alias: string, orderBy: readonly Where[]): s
 
 /**
  * The statement (text and parameters) of findMany(args): the rows of `table` (aliased `r`) that
- * match, in order, `select` of each (the key by default); without `take`, every one.
+ * match, in order, `select` of each (the key by default); without `take`, every one; on SQLite,
+ * read as `plan` says.
  */
 export function findStatement(
   sql: SqlReader,
   table: TableKey,
   args: Omit<FindArgs, "take"> & { take?: number },
   select = 'r."pk"',
+  plan: SqlitePlan = PLANNER,
 ): { text: string; params: unknown[] } {
-  const s = new Statement(sql);
+  const s = new Statement(sql, plan);
   const where = condition(s, table, "r", args.where);
-  const order = orderList(table, "r", args.orderBy);
+  const order = orderList(table, "r", args.orderBy, plan.gather);
   const limit = args.take === undefined ? "" : ` LIMIT ${s.bind(args.take)}`;
   const offset = args.skip ? ` OFFSET ${s.bind(args.skip)}` : "";
   return s.finish(
@@ -271,7 +291,7 @@ export function findStatement(
 
 /** The keys of a page of `table`, as findMany({ ...args, select: { pk: true } }) reads them. */
 export async function pageKeys(sql: SqlReader, table: TableKey, args: FindArgs): Promise<number[]> {
-  const { text, params } = findStatement(sql, table, args);
+  const { text, params } = findStatement(sql, table, args, undefined, await sqlitePlan(sql, table, args));
   return (await sql.all(text, params, { planEach: true })).map((r) => Number(r[0]));
 }
 
@@ -283,3 +303,93 @@ export async function countWhere(sql: SqlReader, table: TableKey, where: Where):
   const rows = await sql.all(text, params, { planEach: true });
   return Number(rows[0][0]);
 }
+
+// ---------------------------------------------------------------------- SQLite's plan of a sorted page
+
+/**
+ * Domain columns that lists filter by most, with few distinct values (a country, a platform, a
+ * state can hold half of all Domains), and the sorts an index of their own serves
+ * ((country_code, rank, pk), (platform, platform_rank, pk), …).
+ */
+const SHARED_VALUES: Record<string, readonly string[]> = {
+  countryCode: ["rank"],
+  platform: ["rank", "platformRank"],
+  state: ["rank"],
+};
+
+/**
+ * SQLite plans a statement once, for any values (it cannot tell `country_code = 'US'` from a
+ * country of ten Domains), and on its own it took an equality on an indexed column for a
+ * selective one: sorted by anything but what that column's own index serves, a page of US Domains
+ * gathered every US Domain (400,000 of a million) to sort them, 1.6–3.2 s for one page; and a
+ * country of no Domain walked the sort's whole index looking for one (0.2–0.3 s). So the plan is
+ * chosen here from the share of the table that the terms on such columns match (counted once per
+ * snapshot and value set, over the column's index): a large share walks the sort's index and
+ * tests each row (a page after about `page ÷ share` rows), a small one gathers the matches by the
+ * filter's index and sorts them. The bound is where both read as many rows, √(page × rows): at a
+ * million Domains a page costs at most about 7,000 rows either way. For an export (no page size)
+ * the bound is a share of a tenth.
+ */
+export async function sqlitePlan(
+  sql: SqlReader,
+  table: TableKey,
+  args: Omit<FindArgs, "take"> & { take?: number },
+): Promise<SqlitePlan> {
+  if (sql.kind !== "sqlite" || table !== "domain") return PLANNER;
+  const first = Object.keys(args.orderBy[0] ?? {})[0];
+  const terms = sharedTerms(args.where).filter(([field]) => !SHARED_VALUES[field].includes(first));
+  if (!terms.length) return PLANNER;
+  const total = await matching(sql, "*");
+  if (!total) return PLANNER;
+  const shares = await Promise.all(
+    terms.map(async ([field, values]) => ({
+      field,
+      share: (await matching(sql, `${field}|${JSON.stringify(values)}`)) / total,
+    })),
+  );
+  const share = shares.reduce((product, t) => product * t.share, 1);
+  const bound = args.take === undefined ? 0.1 : Math.sqrt(args.take / total);
+  if (share >= bound) {
+    const fields = new Set(shares.map((t) => t.field));
+    return { scan: (field) => fields.has(field), gather: false };
+  }
+  // Gathering, only the index of the most selective term may serve: not another term's (a
+  // country of no Domain, ANDed with shopify, gathered shopify's 700,000), nor the order's, nor
+  // a sort key's IS NULL.
+  const [best] = shares.sort((a, b) => a.share - b.share);
+  return { scan: (field) => field !== best.field, gather: true };
+}
+
+/** The terms of `where` (ANDed at its top) that test a SHARED_VALUES column for values. */
+function sharedTerms(where: Where): [string, (string | number)[]][] {
+  const out: [string, (string | number)[]][] = [];
+  for (const [key, value] of Object.entries(where)) {
+    if (key === "AND") for (const w of Array.isArray(value) ? value : [value]) out.push(...sharedTerms(w));
+    else if (!(key in SHARED_VALUES)) continue;
+    else if (typeof value === "string") out.push([key, [value]]);
+    else if (isPlain(value) && Object.keys(value).length === 1 && Array.isArray(value.in))
+      out.push([key, [...(value.in as string[])].sort()]);
+  }
+  return out;
+}
+
+/** Rows of the domain table (`*`), or those whose `field|[values]` match: counted once per snapshot. */
+function matching(sql: SqlReader, key: string): Promise<number> {
+  const kept = counts(sql, 0);
+  let count = kept.get(key);
+  if (count === undefined) {
+    let text = `SELECT count(*) FROM ${sql.table("domain")}`;
+    const params: unknown[] = [];
+    if (key !== "*") {
+      const bar = key.indexOf("|");
+      const c = COLUMNS.get("domain")?.get(key.slice(0, bar));
+      if (!c) throw new Error(`no column ${key}`);
+      text += ` WHERE ${sql.anyOf(`"${c.column}"`, 1)}`;
+      params.push(sql.keysParam(JSON.parse(key.slice(bar + 1)) as string[]));
+    }
+    count = sql.all(text, params).then((rows) => Number(rows[0][0]));
+    kept.set(key, count);
+  }
+  return count;
+}
+const counts = perReader(() => new LRUCache<string, Promise<number>>({ max: 1000 }));

@@ -3,7 +3,7 @@ import { LRUCache } from "lru-cache";
 import { type Context, servedOf } from "../context.ts";
 import { TABLES, type TableKey } from "../dataset/load/rows.ts";
 import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../db/reader.ts";
-import { findStatement, type Where } from "../db/where-sql.ts";
+import { findStatement, sqlitePlan, type Where } from "../db/where-sql.ts";
 import type {
   App,
   AppCategory,
@@ -513,7 +513,13 @@ export async function* streamPlannedDomains(
   batch: number,
 ): AsyncGenerator<{ ctx: Context; rows: DomainRow[] }> {
   const select = plannedSelect(sql, read, "r.");
-  const { text, params } = findStatement(sql, "domain", args, select.list);
+  const { text, params } = findStatement(
+    sql,
+    "domain",
+    args,
+    select.list,
+    await sqlitePlan(sql, "domain", args),
+  );
   for await (const raw of sql.stream(text, params, batch)) {
     const ctx = ctxOf();
     yield { ctx, rows: await domainRowsOf(ctx, select, read, raw) };

@@ -142,7 +142,12 @@ describe.each(databaseKinds())("migrations on %s", (kind: DatabaseKind) => {
 
   it("build exactly the tables, columns, indexes and foreign keys of the model", async () => {
     expect(await h.migrate("meta")).toEqual(["0001_init.sql", "0002_export_job.sql", "0003_api_key.sql"]);
-    expect(await h.migrate(1)).toEqual(["0001_init.sql", "0002_country_rank.sql", "0003_search_trigram.sql"]);
+    expect(await h.migrate(1)).toEqual([
+      "0001_init.sql",
+      "0002_country_rank.sql",
+      "0003_search_trigram.sql",
+      "0004_platform_rank.sql",
+    ]);
     // Each comparison also reports tables of the other set, so this checks the split too.
     expect(await compare("meta")).toEqual([]);
     expect(await compare(1)).toEqual([]);
@@ -177,6 +182,7 @@ describe.each(databaseKinds())("migrations on %s", (kind: DatabaseKind) => {
       "0001_init.sql",
       "0002_country_rank.sql",
       "0003_search_trigram.sql",
+      "0004_platform_rank.sql",
     ]);
     expect(await h.queryOne(1, `SELECT "state" FROM "_migration" WHERE "name" = '0001_init.sql'`)).toEqual({
       state: "half-applied",
@@ -192,6 +198,7 @@ describe.each(databaseKinds())("migrations on %s", (kind: DatabaseKind) => {
       "0001_init.sql",
       "0002_country_rank.sql",
       "0003_search_trigram.sql",
+      "0004_platform_rank.sql",
     ]);
     expect(await h.queryOne(1, `SELECT "name" FROM "_migration" WHERE "state" <> 'applied'`)).toBeFalsy();
     expect(await compare(1)).toEqual([]);

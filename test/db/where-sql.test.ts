@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TABLES, type TableKey } from "../../src/dataset/load/rows.ts";
 import { fieldName } from "../../src/db/reader.ts";
-import { countWhere, pageKeys, RELATIONS } from "../../src/db/where-sql.ts";
+import { countWhere, findStatement, pageKeys, RELATIONS, sqlitePlan } from "../../src/db/where-sql.ts";
 import type { Where } from "../../src/query/keyset.ts";
 import { fromRoot } from "../../src/root.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
@@ -183,6 +183,51 @@ describe.each(databaseKinds())("page keys on %s", (kind) => {
     const theirs = (await prisma.findMany({ ...args, select: { pk: true } })).map((r) => r.pk);
     expect(theirs).toHaveLength(7);
     expect(await pageKeys(s.sql, "domain", args)).toEqual(theirs);
+  });
+
+  it("reads a common value by the sort's index and a rare one by its own (SQLite), with Prisma's keys", async () => {
+    const s = await served();
+    const prisma = await delegate("domain");
+    const rows = await (
+      prisma as unknown as {
+        findMany(a: object): Promise<{ countryCode: string | null; platform: string }[]>;
+      }
+    ).findMany({ select: { countryCode: true, platform: true } });
+    const counts = new Map<string, number>();
+    for (const r of rows) if (r.countryCode) counts.set(r.countryCode, (counts.get(r.countryCode) ?? 0) + 1);
+    const [common] = [...counts].sort((a, b) => b[1] - a[1])[0];
+    // Pages of 3 of 30 Domains: the bound is a share of √(3 ÷ 30) ≈ 0.32.
+    expect((counts.get(common) ?? 0) / rows.length).toBeGreaterThan(0.32);
+    const orders: Where[][] = [
+      [{ estimatedSales: "desc" }, { pk: "desc" }],
+      [{ createdAt: "desc" }, { pk: "desc" }],
+      [{ name: "asc" }, { pk: "asc" }],
+    ];
+    const cases: [string, Where, "walk" | "gather"][] = [
+      ["common country", { countryCode: common }, "walk"],
+      ["no such country", { countryCode: "ZZ" }, "gather"],
+      [
+        "no such country and a platform",
+        { AND: [{ countryCode: { in: ["ZZ", "YY"] } }, { platform: rows[0].platform }] },
+        "gather",
+      ],
+    ];
+    for (const [name, where, way] of cases) {
+      for (const orderBy of orders) {
+        const args = { where, orderBy, take: 3 };
+        const theirs = (await prisma.findMany({ ...args, select: { pk: true } })).map((r) => r.pk);
+        expect(await pageKeys(s.sql, "domain", args), name).toEqual(theirs);
+        if (kind !== "sqlite") continue;
+        const plan = await sqlitePlan(s.sql, "domain", args);
+        expect(plan.gather, name).toBe(way === "gather");
+        const { text, params } = findStatement(s.sql, "domain", args, undefined, plan);
+        const explained = (await s.sql.all(`EXPLAIN QUERY PLAN ${text}`, params)).map((r) => String(r[3]));
+        // Walking, the order is the sort's index's (no sort of its own); gathering, the matches
+        // are sorted (found by the country's index, or on 30 rows by a scan).
+        if (way === "walk") expect(explained.join(" | "), name).not.toMatch(/TEMP B-TREE/);
+        else expect(explained.join(" | "), name).toMatch(/TEMP B-TREE FOR ORDER BY/);
+      }
+    }
   });
 
   it("property: random combinations match Prisma's keys and counts", async () => {
