@@ -106,8 +106,9 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
       // A connection of its own: better-sqlite3 runs nothing else on a connection while one of
       // its statements iterates, and the App rows of a batch are read meanwhile.
       const own = new Database(file, { readonly: true, fileMustExist: true });
+      let rows: IterableIterator<RawRow> | null = null;
       try {
-        const rows = own
+        rows = own
           .prepare(sqliteText(sql))
           .raw(true)
           .iterate(sqliteParams(params)) as IterableIterator<RawRow>;
@@ -121,6 +122,8 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
           if (chunk.length < batch) return;
         }
       } finally {
+        // A connection closes only once its statement is done: one stopped early is ended first.
+        rows?.return?.();
         own.close();
       }
     },

@@ -81,6 +81,43 @@ describe.each(databaseKinds())("reads on %s", (kind) => {
     expect(await sql.all(text, [sql.keysParam([])])).toEqual([]);
   });
 
+  it("streams a query through one cursor in batches, and lets its connection go however it ends", async () => {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("no snapshot");
+    const { sql } = served;
+    const text = `SELECT "pk" FROM ${sql.table("domain")} WHERE "pk" > $1 ORDER BY "pk"`;
+    const all = (await sql.all(text, [0])).map(([pk]) => pk);
+    expect(all.length).toBeGreaterThan(12);
+    const batches: unknown[][] = [];
+    for await (const batch of sql.stream(text, [0], 6)) batches.push(batch.map(([pk]) => pk));
+    const sizes = Array.from({ length: Math.ceil(all.length / 6) }, (_, i) =>
+      Math.min(6, all.length - 6 * i),
+    );
+    expect(batches.map((b) => b.length)).toEqual(sizes);
+    expect(batches.flat()).toEqual(all);
+    // Stopped after a batch: the cursor closes, and (PostgreSQL) no transaction is left open.
+    for await (const batch of sql.stream(text, [0], 6)) {
+      expect(batch).toHaveLength(6);
+      break;
+    }
+    await expect(
+      (async () => {
+        for await (const _ of sql.stream(`SELECT * FROM ${sql.table("no_such_table")}`, [], 6)) {
+          // never reached
+        }
+      })(),
+    ).rejects.toThrow(/no_such_table/);
+    if (kind === "postgresql") {
+      const open = await sql.all(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+        [],
+      );
+      expect(Number(open[0][0])).toBe(0);
+    }
+    // Nothing was left holding the reader: it still answers.
+    expect((await sql.all(text, [0])).length).toBe(all.length);
+  });
+
   it("a planned read gives what the loaders' reads give: the rows, and each child's rows per Domain", async () => {
     const served = await api.snapshots.current();
     if (!served) throw new Error("no snapshot");
