@@ -481,6 +481,8 @@ async function exportAll(base: string, key: string, server: Proc, query = "") {
     for (const b of chunk.value) if (b === 10) lines++;
   }
   clearInterval(timer);
+  // An export quicker than the sampling (name,rank at 20,000 Domains: 0.1 s) is read at its end.
+  rss = Math.max(rss, server.rssMb());
   return { domains: lines, seconds: Number(process.hrtime.bigint() - started) / 1e9, rssMb: rss };
 }
 
