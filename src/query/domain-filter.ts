@@ -45,15 +45,21 @@ const appIdentifier = (v: string) => {
   return "problem" in id ? id : `${id.platform}.${id.token}`;
 };
 /**
- * An App a filter names, by `<platform>.<token>`, standing for its key until resolveAppKeys
- * replaces it. Domains are matched on `domain_app.app_pk` itself: joined to `app` by platform and
- * token instead, PostgreSQL cannot know at planning time which App it is, estimates an average
- * App's installs (about 130 of 20,000 Domains) and walks a popular App's 5,000 installs rather
- * than the rank index (the benchmark's 3-filter page: 26 ms; with the key, 2.2 ms).
+ * A row a filter names by a name of its own, standing for its key until resolveKeys replaces it.
+ * Domains are matched on the key itself (`domain_app.app_pk`, `domain_technology.technology_pk`):
+ * joined to the named table instead, PostgreSQL cannot know at planning time which row it is and
+ * estimates an average one. A popular App's 5,000 installs were walked rather than the rank
+ * index (the benchmark's 3-filter page: 26 ms; with the key, 2.2 ms); Google Analytics, on three
+ * Domains of four, was taken for an average technology, and its page by -last_plan_change_at
+ * gathered 756,000 Domains to sort them (192 ms at a million Domains; with the key, 4.3 ms).
  */
-export class AppKey {
+abstract class NamedKey {
   constructor(readonly identifier: string) {}
 }
+/** An App, by `<platform>.<token>`. */
+export class AppKey extends NamedKey {}
+/** A technology, by its name. */
+export class TechnologyKey extends NamedKey {}
 
 const appMatch = (v: string) => ({ appPk: new AppKey(v) });
 
@@ -148,7 +154,7 @@ export const DOMAIN_LIST_FILTERS = {
   platform: columnList("f:p", "Platform", "platform", { nullable: false, normalize: platform }),
   plan: columnList("f:plan", "Platform plan", "plan", { nullable: true }),
   technologies: relationList("f:tech", "Technology name", "technologies", (vs) => ({
-    technology: { name: vs.length === 1 ? vs[0] : { in: vs } },
+    technologyPk: vs.length === 1 ? new TechnologyKey(vs[0]) : { in: vs.map((v) => new TechnologyKey(v)) },
   })),
   themeName: columnList("f:tn", "Theme name", "themeName", { nullable: true }),
   tags: relationList("f:tags", "Tag", "tags", inValues("tag"), vocabulary(TAGS, "tag")),
@@ -228,7 +234,7 @@ const REQUIRES: [keyof DomainFilter, (keyof DomainFilter)[]][] = [
 
 /**
  * Translates a DomainFilter to a Prisma `where` on Domain; throws InputError naming the argument.
- * Apps in it are AppKey placeholders: pass it through resolveAppKeys before querying.
+ * Apps and technologies in it are AppKey and TechnologyKey placeholders: pass it through resolveKeys before querying.
  */
 export function toDomainWhere(filter: DomainFilter | null | undefined, argument = "filter"): Where {
   if (!filter) return {};
@@ -265,7 +271,7 @@ function eventWhere(name: keyof typeof DOMAIN_EVENT_FILTERS, e: EventFilter, arg
   if (name === "technologyInstalledAt") {
     const tech = e.technology?.trim();
     if (!tech) throw new InputError(`${argument}.technology`, "names the technology (exactly one)");
-    return { technologies: { some: { technology: { name: tech }, installedAt: range } } };
+    return { technologies: { some: { technologyPk: new TechnologyKey(tech), installedAt: range } } };
   }
   const raw = e.app?.trim();
   if (!raw) throw new InputError(`${argument}.app`, "names the App, <platform>.<token> (exactly one)");
@@ -294,24 +300,39 @@ function checkRequirements(filter: DomainFilter, argument: string): void {
   }
 }
 
-/** `where` with each AppKey replaced by the App's key (-1, which matches nothing, for an unknown App). */
-export async function resolveAppKeys(
-  where: Where,
-  keysOf: (identifiers: string[]) => Promise<(number | null)[]>,
-): Promise<Where> {
-  const found: AppKey[] = [];
+/** How the keys of named rows are found: one result per identifier, null for an unknown one. */
+export interface KeyLookups {
+  app?: (identifiers: string[]) => Promise<(number | null)[]>;
+  technology?: (identifiers: string[]) => Promise<(number | null)[]>;
+}
+
+/**
+ * `where` with each AppKey and TechnologyKey replaced by the row's key (-1, which matches nothing,
+ * for an unknown one): one lookup per kind, of each identifier once.
+ */
+export async function resolveKeys(where: Where, lookups: KeyLookups): Promise<Where> {
+  const found = { app: new Set<string>(), technology: new Set<string>() };
+  const kindOf = (k: NamedKey) => (k instanceof AppKey ? "app" : "technology");
   const collect = (v: unknown): void => {
-    if (v instanceof AppKey) found.push(v);
+    if (v instanceof NamedKey) found[kindOf(v)].add(v.identifier);
     else if (Array.isArray(v)) v.forEach(collect);
     else if (v && typeof v === "object" && !(v instanceof Date)) Object.values(v).forEach(collect);
   };
   collect(where);
-  if (!found.length) return where;
-  const identifiers = [...new Set(found.map((k) => k.identifier))];
-  const keys = await keysOf(identifiers);
-  const keyOf = new Map(identifiers.map((id, i) => [id, keys[i] ?? -1]));
+  if (!found.app.size && !found.technology.size) return where;
+  const keyOf = { app: new Map<string, number>(), technology: new Map<string, number>() };
+  for (const kind of ["app", "technology"] as const) {
+    const identifiers = [...found[kind]];
+    if (!identifiers.length) continue;
+    const lookup = lookups[kind];
+    if (!lookup) throw new Error(`a filter names a ${kind}, and nothing looks its key up`);
+    const keys = await lookup(identifiers);
+    identifiers.forEach((id, i) => {
+      keyOf[kind].set(id, keys[i] ?? -1);
+    });
+  }
   const replace = (v: unknown): unknown => {
-    if (v instanceof AppKey) return keyOf.get(v.identifier);
+    if (v instanceof NamedKey) return keyOf[kindOf(v)].get(v.identifier);
     if (Array.isArray(v)) return v.map(replace);
     if (!v || typeof v !== "object" || v instanceof Date) return v;
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replace(x)]));

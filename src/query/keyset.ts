@@ -34,53 +34,51 @@ export async function readPage<R>(
   find: (args: FindArgs) => Promise<R[]>,
 ): Promise<R[]> {
   const [first, ...rest] = keys;
+  const [known, unknown] = keyPhases(keys);
   // `first >= v` is implied by `follow`, but spelled out it lets both databases start an index
   // range scan at the cursor instead of filtering every row before it.
   const seek = after &&
     after[0] !== null && { [first.field]: { [first.dir === "asc" ? "gte" : "lte"]: after[0] } };
-  if (!first.nullable) {
-    return find({
-      where: and(where, seek || null, after && follow(keys, after)),
-      orderBy: orderBy(keys),
-      take,
-    });
-  }
   let rows: R[] = [];
   if (after === null || after[0] !== null) {
-    // Phase 1: rows whose first key is known.
+    // The rows whose first key is known (every row, if it cannot be unknown).
     rows = await find({
-      where: and(where, { [first.field]: { not: null } }, seek || null, after && follow(keys, after)),
-      orderBy: [{ [first.field]: first.dir }, ...orderBy(rest)],
+      where: and(where, known.condition, seek || null, after && follow(keys, after)),
+      orderBy: known.orderBy,
       take,
     });
-    if (rows.length >= take) return rows;
+    if (!unknown || rows.length >= take) return rows;
   }
-  // Phase 2: rows whose first key is unknown, ordered by the remaining keys.
+  // Then the rows whose first key is unknown, ordered by the remaining keys.
   const restAfter = after && after[0] === null ? follow(rest, after.slice(1)) : null;
   const more = await find({
-    where: and(where, { [first.field]: null }, restAfter),
-    orderBy: orderBy(rest),
+    where: and(where, unknown.condition, restAfter),
+    orderBy: unknown.orderBy,
     take: take - rows.length,
   });
   return rows.concat(more);
 }
 
 /**
- * The reads that give every row matching `where` in the order of `keys` (an export's), each in an
- * order one index range scan gives: one read, or for a nullable first key two (the rows whose key
- * is known, then those whose key is unknown, ordered by the other keys), as readPage pages them.
+ * The phases in which rows come in the order of `keys`, each an order that one index range scan
+ * gives: one, or for a nullable first key two (the rows whose key is known, then those whose key
+ * is unknown, ordered by the other keys), with the condition on the first key of each.
  */
-export function orderedReads(keys: readonly SortKey[], where: Where): Omit<FindArgs, "take">[] {
+function keyPhases(keys: readonly SortKey[]): { condition: Where | null; orderBy: Where[] }[] {
   const [first, ...rest] = keys;
-  if (!first.nullable) return [{ where, orderBy: orderBy(keys) }];
+  if (!first.nullable) return [{ condition: null, orderBy: orderBy(keys) }];
   return [
     {
-      where: and(where, { [first.field]: { not: null } }),
+      condition: { [first.field]: { not: null } },
       orderBy: [{ [first.field]: first.dir }, ...orderBy(rest)],
     },
-    { where: and(where, { [first.field]: null }), orderBy: orderBy(rest) },
+    { condition: { [first.field]: null }, orderBy: orderBy(rest) },
   ];
 }
+
+/** The reads that give every row matching `where` in the order of `keys` (an export's), in turn. */
+export const orderedReads = (keys: readonly SortKey[], where: Where): Omit<FindArgs, "take">[] =>
+  keyPhases(keys).map((p) => ({ where: and(where, p.condition), orderBy: p.orderBy }));
 
 function and(...parts: (Where | null | undefined)[]): Where {
   const present = parts.filter((p): p is Where => p != null && Object.keys(p).length > 0);

@@ -188,6 +188,24 @@ export const appByIdentifier = (ctx: Context) =>
     return byKey(ids, rows, (r) => `${r.platform}.${r.token}`);
   });
 
+/**
+ * The keys of technologies by name (null for an unknown one). There are a few hundred, shared by
+ * every Domain: they are read once per snapshot (again after a failed read).
+ */
+export async function technologyKeys(sql: SqlReader, names: readonly string[]): Promise<(number | null)[]> {
+  const slot = technologyNames(sql, 0);
+  slot.keys ??= sql
+    .all(`SELECT "name", "pk" FROM ${sql.table("technology")}`, [])
+    .then((rows) => new Map(rows.map(([name, pk]) => [name as string, Number(pk)])))
+    .catch((e: unknown) => {
+      slot.keys = null;
+      throw e;
+    });
+  const keys = await slot.keys;
+  return names.map((n) => keys.get(n) ?? null);
+}
+const technologyNames = perReader((): { keys: Promise<Map<string, number>> | null } => ({ keys: null }));
+
 /** An App by its `id`. */
 export const appById = (ctx: Context) =>
   loader<string, AppRow | null>(ctx, "appById", async (sql, ids) => {

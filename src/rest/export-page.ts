@@ -1,4 +1,10 @@
-import { type GraphQLObjectType, getVariableValues, Kind, type OperationDefinitionNode } from "graphql";
+import {
+  type GraphQLObjectType,
+  getVariableValues,
+  Kind,
+  type OperationDefinitionNode,
+  type VariableDefinitionNode,
+} from "graphql";
 import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
 import type { Context } from "../context.ts";
@@ -11,7 +17,7 @@ import { DOMAIN_LOOKUP } from "../schema/domain.ts";
 import { domainReadOfSets } from "../schema/domain-columns.ts";
 import { schema } from "../schema/index.ts";
 import { field, operation, selection } from "./document.ts";
-import { legacyWriter, parseFields, toSelectionSet } from "./fields.ts";
+import { type LegacyWriter, legacyWriter, parseFields, toSelectionSet } from "./fields.ts";
 import { DOMAIN_LIST_DOCUMENT } from "./routes.ts";
 
 /**
@@ -46,6 +52,7 @@ export interface ExportQuery {
 
 interface Compiled {
   query: CompiledQuery;
+  write: LegacyWriter;
   /** What a lookup by name of this selection reads: the rows of a batch are read so. */
   read: ReturnType<typeof domainReadOfSets>;
 }
@@ -55,7 +62,8 @@ const compiled = new LRUCache<string, Compiled>({ max: 100 });
 function compiledLookup(fields: string): Compiled {
   let c = compiled.get(fields);
   if (!c) {
-    const set = toSelectionSet(parseFields(fields, DOMAIN));
+    const sel = parseFields(fields, DOMAIN);
+    const set = toSelectionSet(sel);
     const document = operation(
       "ExportPage",
       { names: "[String!]!" },
@@ -64,18 +72,22 @@ function compiledLookup(fields: string): Compiled {
     const query = compileQuery(schema, document);
     if (!isCompiledQuery(query)) throw new Error(`export page: ${JSON.stringify(query.errors)}`);
     // domainsByName reads its Domains as domainReadOf plans the selection under `domains`.
-    c = { query, read: domainReadOfSets([set], DOMAIN_LOOKUP) };
+    c = { query, write: legacyWriter(sel), read: domainReadOfSets([set], DOMAIN_LOOKUP) };
     compiled.set(fields, c);
   }
   return c;
 }
 
+/** List Domains' variable definitions (its filter, sort and search), taken from its document once. */
+let listVariables: readonly VariableDefinitionNode[] | null = null;
+
 /** The variables of List Domains, coerced as its resolver receives them (enums, dates, inputs). */
 function listArgs(query: ExportQuery): DomainListArgs {
-  const definition = DOMAIN_LIST_DOCUMENT(parseFields("name", DOMAIN)).definitions.find(
-    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
-  );
-  const { coerced, errors } = getVariableValues(schema, definition?.variableDefinitions ?? [], {
+  listVariables ??=
+    DOMAIN_LIST_DOCUMENT(parseFields("name", DOMAIN)).definitions.find(
+      (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+    )?.variableDefinitions ?? [];
+  const { coerced, errors } = getVariableValues(schema, listVariables, {
     filter: query.filter ?? null,
     orderBy: query.orderBy ?? null,
     search: query.search ?? null,
@@ -91,8 +103,7 @@ const contextOf = (sql: SqlReader) =>
 type Found = { domains: Record<string, unknown>[]; notFound: string[] };
 
 /** The JSON text of `rows` (as read for `c`), in their order, through the lookup's operation. */
-async function linesOf(ctx: Context, c: Compiled, fields: string, rows: DomainRow[]): Promise<string[]> {
-  const write = legacyWriter(parseFields(fields, DOMAIN));
+async function linesOf(ctx: Context, c: Compiled, rows: DomainRow[]): Promise<string[]> {
   const byName = plannedDomainByName(ctx, c.read);
   for (const r of rows) byName.prime(r.name, r);
   const chunks: Promise<string[]>[] = [];
@@ -103,7 +114,7 @@ async function linesOf(ctx: Context, c: Compiled, fields: string, rows: DomainRo
         if (result.errors?.length) throw result.errors[0].originalError ?? result.errors[0];
         const found = (result.data as { domainsByName: Found }).domainsByName;
         if (found.notFound.length) throw new Error(`${found.notFound.join(", ")} were read but not found`);
-        return found.domains.map(write);
+        return found.domains.map(c.write);
       }),
     );
   }
@@ -126,7 +137,7 @@ export async function* domainStream(
   const where = await domainListWhere(contextOf(sql), args, null);
   for (const find of orderedReads(domainSortKeys(args), where)) {
     for await (const { ctx, rows } of streamPlannedDomains(() => contextOf(sql), sql, find, c.read, size)) {
-      yield await linesOf(ctx, c, fields, rows);
+      yield await linesOf(ctx, c, rows);
     }
   }
 }

@@ -11,7 +11,8 @@ import {
   type DomainFilter,
   fridayOf,
   parseAppIdentifier,
-  resolveAppKeys,
+  resolveKeys,
+  TechnologyKey,
   toDomainWhere,
 } from "../../src/query/domain-filter.ts";
 import {
@@ -466,10 +467,12 @@ describe("toDomainWhere: list filters", () => {
       categories: { none: { category: { in: ["Shoes", "Hats"] } } },
     });
     expect(toDomainWhere({ technologies: { values: ["React"] } })).toEqual({
-      technologies: { some: { technology: { name: "React" } } },
+      technologies: { some: { technologyPk: new TechnologyKey("React") } },
     });
     expect(toDomainWhere({ technologies: { values: ["React", "Vue"], op: "or" } })).toEqual({
-      technologies: { some: { technology: { name: { in: ["React", "Vue"] } } } },
+      technologies: {
+        some: { technologyPk: { in: [new TechnologyKey("React"), new TechnologyKey("Vue")] } },
+      },
     });
     expect(toDomainWhere({ salesChannels: { values: ["pos", "web"], op: "nand" } })).toEqual({
       OR: [{ salesChannels: { none: { channel: "pos" } } }, { salesChannels: { none: { channel: "web" } } }],
@@ -496,29 +499,45 @@ describe("toDomainWhere: list filters", () => {
     expect(e.problem).toContain('"nope.a" is not an App identifier <platform>.<token>');
   });
 
-  it("resolveAppKeys puts each App's key in its place, -1 for an unknown App, one lookup per App", async () => {
+  it("resolveKeys puts each App's and technology's key in its place, -1 for an unknown one, one lookup per kind", async () => {
     const where = toDomainWhere({
       apps: { values: ["shopify.a", "wix.b"], op: "or" },
-      and: [{ apps: { values: ["shopify.a"] } }],
+      and: [{ apps: { values: ["shopify.a"] } }, { technologies: { values: ["React", "Vue"], op: "or" } }],
       appInstalledAt: { app: "shopify.a", min: "2024-01-01" as unknown as Date },
+      technologyInstalledAt: { technology: "React", min: "2024-01-01" as unknown as Date },
     });
     const asked: string[][] = [];
-    const resolved = await resolveAppKeys(where, async (ids) => {
-      asked.push(ids);
-      return ids.map((id) => (id === "shopify.a" ? 7 : null));
+    const resolved = await resolveKeys(where, {
+      app: async (ids) => {
+        asked.push(ids);
+        return ids.map((id) => (id === "shopify.a" ? 7 : null));
+      },
+      technology: async (names) => {
+        asked.push(names);
+        return names.map((n) => (n === "React" ? 3 : null));
+      },
     });
-    expect(asked).toEqual([["shopify.a", "wix.b"]]);
+    expect(asked).toEqual([
+      ["shopify.a", "wix.b"],
+      ["React", "Vue"],
+    ]);
     expect(JSON.stringify(resolved)).not.toContain("identifier");
     expect(resolved).toMatchObject({
       AND: [
         { apps: { some: { removedAt: null, OR: [{ appPk: 7 }, { appPk: -1 }] } } },
         { apps: { some: { appPk: 7 } } },
+        { technologies: { some: { technologyPk: 3 } } },
         { apps: { some: { removedAt: null, appPk: 7 } } },
+        { technologies: { some: { technologyPk: { in: [3, -1] } } } },
       ],
     });
-    // A filter without Apps is returned as it is, with no lookup.
+    // A filter without named rows is returned as it is, with no lookup.
     const plain = toDomainWhere({ countryCode: { values: ["US"] } });
-    expect(await resolveAppKeys(plain, async () => expect.unreachable())).toBe(plain);
+    expect(await resolveKeys(plain, { app: async () => expect.unreachable() })).toBe(plain);
+    // A kind named without a lookup is a fault of ours, not a silent match-nothing.
+    await expect(resolveKeys(toDomainWhere({ technologies: { values: ["React"] } }), {})).rejects.toThrow(
+      /technology/,
+    );
   });
 
   it("combines filters with AND in table order", () => {
@@ -793,7 +812,7 @@ describe("toDomainWhere: event filters", () => {
     ).toEqual({
       technologies: {
         some: {
-          technology: { name: "React" },
+          technologyPk: new TechnologyKey("React"),
           installedAt: { gte: new Date("2024-01-01T00:00:00Z"), lte: new Date("2024-02-01T10:00:00Z") },
         },
       },
