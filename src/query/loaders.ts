@@ -204,6 +204,22 @@ export async function technologyKeys(sql: SqlReader, names: readonly string[]): 
   const keys = await slot.keys;
   return names.map((n) => keys.get(n) ?? null);
 }
+/** Technologies by name (null for an unknown one): their keys, then their rows kept per snapshot. */
+export async function technologiesByName(
+  ctx: Context,
+  names: readonly string[],
+): Promise<(Technology | null)[]> {
+  const pks = await technologyKeys(servedOf(ctx).sql, names);
+  const known = pks.filter((pk): pk is number => pk !== null);
+  const rows = await technologyByPk(ctx).loadMany(known);
+  const byPk = new Map<number, Technology | null>();
+  known.forEach((pk, i) => {
+    const row = rows[i];
+    if (row instanceof Error) throw row;
+    byPk.set(pk, row);
+  });
+  return pks.map((pk) => (pk === null ? null : (byPk.get(pk) ?? null)));
+}
 const technologyNames = perReader((): { keys: Promise<Map<string, number>> | null } => ({ keys: null }));
 
 /** An App by its `id`. */

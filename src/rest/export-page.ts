@@ -19,6 +19,7 @@ import { schema } from "../schema/index.ts";
 import { field, operation, selection } from "./document.ts";
 import { type LegacyWriter, legacyWriter, parseFields, toSelectionSet } from "./fields.ts";
 import { DOMAIN_LIST_DOCUMENT } from "./routes.ts";
+import { withSharedTexts } from "./shared-text.ts";
 
 /**
  * Every Domain of an export or cursor=all job, as List Domains answers them, on the export thread
@@ -114,7 +115,7 @@ async function linesOf(ctx: Context, c: Compiled, rows: DomainRow[]): Promise<st
         if (result.errors?.length) throw result.errors[0].originalError ?? result.errors[0];
         const found = (result.data as { domainsByName: Found }).domainsByName;
         if (found.notFound.length) throw new Error(`${found.notFound.join(", ")} were read but not found`);
-        return found.domains.map(c.write);
+        return withSharedTexts(ctx.served, (shared) => found.domains.map((d) => c.write(d, shared)));
       }),
     );
   }

@@ -22,12 +22,26 @@ export class FieldsError extends Error {
   override name = "FieldsError";
 }
 
+/**
+ * The object of a field that many parents share (an installed App, a detected technology): its
+ * text is the same under every parent within a snapshot, so REST selects only its `key` field
+ * under each parent and writes the rest once per snapshot (src/rest/shared-text.ts).
+ */
+export interface Shared {
+  /** GraphQL type of the shared object (a Node type: fetched by global ID). */
+  type: string;
+  /** GraphQL field of the object whose value is its Node ID's key. */
+  key: string;
+}
+
 /** One legacy field of a selection: where it comes from in the GraphQL result. */
 export interface LegacyField {
   /** GraphQL field name. */
   field: string;
   /** For fields of a flattened child object (a Domain's apps carry App fields beside installed_at). */
   via?: string;
+  /** The flattened child object is shared by many parents (see Shared). */
+  shared?: Shared;
   /** Legacy fields of the nested object, when the field is an object or a list of objects. */
   children?: Selection;
 }
@@ -37,33 +51,57 @@ interface LegacyInfo {
   legacy: string;
   gql: GraphQLField<unknown, unknown>;
   via?: string;
+  shared?: Shared;
   onRequest: boolean;
   /** Returned only when retrieving a single resource (installs_time_series). */
   singleOnly: boolean;
   defaultFields?: string[];
 }
 
+interface LegacyExtensions {
+  legacy?: string;
+  onRequest?: boolean;
+  singleOnly?: boolean;
+  /** The child object's legacy fields appear beside the parent's own (InstalledApp.app). */
+  legacyFlatten?: boolean;
+  /** In REST this field is the same-named legacy field of the child object under this field. */
+  legacyVia?: string;
+  /** The child object under this field is shared by many parents, identified by this field. */
+  legacyShared?: { key: string };
+  defaultFields?: string[];
+}
+
 const cache = new WeakMap<GraphQLObjectType, Map<string, LegacyInfo>>();
 
-/** The legacy fields of a type: its own, and those of a child marked `legacyFlatten`. */
+/**
+ * The legacy fields of a type, in its fields' order: its own, those of a child marked
+ * `legacyFlatten` in the child's place, and those it takes from a child by `legacyVia`.
+ */
 export function legacyFields(type: GraphQLObjectType): Map<string, LegacyInfo> {
   let map = cache.get(type);
   if (map) return map;
   map = new Map();
-  for (const f of Object.values(type.getFields())) {
-    const ext = f.extensions as {
-      legacy?: string;
-      onRequest?: boolean;
-      singleOnly?: boolean;
-      legacyFlatten?: boolean;
-      defaultFields?: string[];
-    };
+  const fields = type.getFields();
+  /** The child object type under `field`, and whether it is shared. */
+  const childOf = (field: string) => {
+    const f = fields[field];
+    const child = f && getNamedType(f.type);
+    if (!child || !isObjectType(child)) throw new Error(`${type.name}.${field} is not an object field`);
+    const shared = (f.extensions as LegacyExtensions).legacyShared;
+    return { child, shared: shared && { type: child.name, key: shared.key } };
+  };
+  for (const f of Object.values(fields)) {
+    const ext = f.extensions as LegacyExtensions;
     if (ext.legacyFlatten) {
-      const child = getNamedType(f.type);
-      if (!isObjectType(child)) continue;
+      const { child, shared } = childOf(f.name);
       for (const [name, info] of legacyFields(child)) {
-        if (!map.has(name)) map.set(name, { ...info, via: f.name });
+        if (!map.has(name)) map.set(name, { ...info, via: f.name, shared });
       }
+    } else if (ext.legacy && ext.legacyVia) {
+      const { child, shared } = childOf(ext.legacyVia);
+      const info = legacyFields(child).get(ext.legacy);
+      if (!info) throw new Error(`${type.name}.${f.name}: ${child.name} has no legacy field ${ext.legacy}`);
+      map.set(ext.legacy, { ...info, via: ext.legacyVia, shared });
     } else if (ext.legacy) {
       map.set(ext.legacy, {
         legacy: ext.legacy,
@@ -175,10 +213,10 @@ function build(
       const children = sub.size
         ? build(sub, child, option, `${prefix}${name}.`)
         : defaults(child, info.defaultFields);
-      out.set(name, { field: info.gql.name, via: info.via, children });
+      out.set(name, { field: info.gql.name, via: info.via, shared: info.shared, children });
     } else {
       if (sub.size) throw new FieldsError(`${option}: "${prefix}${name}" has no sub-fields`);
-      out.set(name, { field: info.gql.name, via: info.via });
+      out.set(name, { field: info.gql.name, via: info.via, shared: info.shared });
     }
   }
   return out;
@@ -197,6 +235,7 @@ export function defaults(
     out.set(name, {
       field: info.gql.name,
       via: info.via,
+      shared: info.shared,
       children: isObjectType(child) ? defaults(child, info.defaultFields) : undefined,
     });
   }
@@ -210,6 +249,11 @@ const fieldNode = (field: string, selectionSet?: SelectionSetNode): FieldNode =>
   selectionSet,
 });
 
+const selectionOf = (...selections: FieldNode[]): SelectionSetNode => ({
+  kind: Kind.SELECTION_SET,
+  selections,
+});
+
 /** The GraphQL selection set (AST) that answers a legacy selection. */
 export function toSelectionSet(selection: Selection): SelectionSetNode {
   const direct = new Map<string, FieldNode>();
@@ -221,51 +265,116 @@ export function toSelectionSet(selection: Selection): SelectionSetNode {
         s = new Map();
         via.set(f.via, s);
       }
-      s.set(f.field, { ...f, via: undefined });
+      s.set(f.field, { ...f, via: undefined, shared: undefined });
     } else if (!direct.has(f.field)) {
       direct.set(f.field, fieldNode(f.field, f.children && toSelectionSet(f.children)));
     }
   }
-  for (const [field, s] of via) direct.set(field, fieldNode(field, toSelectionSet(s)));
+  for (const [field, s] of via) {
+    // A shared object is written once per snapshot: under each parent, only its key is selected.
+    const shared = [...selection.values()].find((f) => f.via === field)?.shared;
+    direct.set(field, fieldNode(field, shared ? selectionOf(fieldNode(shared.key)) : toSelectionSet(s)));
+  }
   return { kind: Kind.SELECTION_SET, selections: [...direct.values()] };
 }
 
+/**
+ * The fields of a shared object (see Shared) that a selection writes in one run: the legacy
+ * fields of a flattened child in a row, between two of the parent's own. Its text under a parent
+ * is the same for every parent of a snapshot, and is written once per snapshot from the result of
+ * the shared object's own GraphQL operation (src/rest/shared-text.ts).
+ */
+export interface SharedRun {
+  /** Identifies the run's selection whole, with the shared object's type: its text's cache key. */
+  id: string;
+  shared: Shared;
+  /** The run's legacy fields, as fields of the shared object itself. */
+  selection: Selection;
+}
+
+/**
+ * The text of shared runs (src/rest/shared-text.ts): the run's legacy fields of the shared object
+ * whose key is `key`, without braces ("" when they are all null), or undefined when not yet
+ * written (the source notes it: the caller writes them and writes again).
+ */
+export interface SharedTexts {
+  text(run: SharedRun, key: string): string | undefined;
+}
+
 /** Writes a GraphQL result object in its legacy form, as JSON text. */
-export type LegacyWriter = (data: Record<string, unknown>) => string;
+export type LegacyWriter = (data: Record<string, unknown>, shared: SharedTexts) => string;
+
+type Part =
+  | { kind: "field"; key: string; field: string; via?: string; child?: LegacyWriter }
+  | { kind: "run"; run: SharedRun; via: string; keyField: string };
 
 const writers = new WeakMap<Selection, LegacyWriter>();
+
+/**
+ * The parts of a selection in order: its own fields (and those of unshared flattened children)
+ * one by one, and the fields of a shared child in runs.
+ */
+function partsOf(selection: Selection): Part[] {
+  const parts: Part[] = [];
+  for (const [legacy, f] of selection) {
+    if (f.via && f.shared) {
+      const last = parts[parts.length - 1];
+      let run: SharedRun;
+      if (last?.kind === "run" && last.via === f.via) run = last.run;
+      else {
+        run = { id: "", shared: f.shared, selection: new Map() };
+        parts.push({ kind: "run", run, via: f.via, keyField: f.shared.key });
+      }
+      run.selection.set(legacy, { ...f, via: undefined, shared: undefined });
+      continue;
+    }
+    parts.push({
+      kind: "field",
+      key: `${JSON.stringify(legacy)}:`,
+      field: f.field,
+      via: f.via,
+      child: f.children && legacyWriter(f.children),
+    });
+  }
+  for (const p of parts)
+    if (p.kind === "run") p.run.id = `${p.run.shared.type}${selectionKey(p.run.selection)}`;
+  return parts;
+}
 
 /**
  * The JSON text of GraphQL result objects in their legacy form (legacy names in the selection's
  * order, a flattened child's fields beside the object's own, null and absent values left out),
  * written straight from the result: a writer per selection, made once (selections are parsed
  * once and never modified), with each field's key text ready. Leaves are written by
- * JSON.stringify, as the rest of the envelope; the result holds only serialized values.
+ * JSON.stringify, as the rest of the envelope; the result holds only serialized values. The
+ * fields of a shared object are written from `shared`, its text of this snapshot.
  */
 export function legacyWriter(selection: Selection): LegacyWriter {
   let writer = writers.get(selection);
   if (writer) return writer;
-  const fields = [...selection].map(([legacy, f]) => ({
-    key: `${JSON.stringify(legacy)}:`,
-    field: f.field,
-    via: f.via,
-    child: f.children && legacyWriter(f.children),
-  }));
-  writer = (data) => {
+  const parts = partsOf(selection);
+  writer = (data, shared) => {
     let out = "";
-    for (const f of fields) {
-      const source = f.via ? (data[f.via] as Record<string, unknown> | null | undefined) : data;
-      const value = source?.[f.field];
+    for (const p of parts) {
+      if (p.kind === "run") {
+        const object = data[p.via] as Record<string, unknown> | null | undefined;
+        if (object === null || object === undefined) continue;
+        const text = shared.text(p.run, object[p.keyField] as string);
+        if (text) out += (out ? "," : "{") + text;
+        continue;
+      }
+      const source = p.via ? (data[p.via] as Record<string, unknown> | null | undefined) : data;
+      const value = source?.[p.field];
       if (value === null || value === undefined) continue;
       let text: string;
-      if (!f.child) text = JSON.stringify(value);
-      else if (!Array.isArray(value)) text = f.child(value as Record<string, unknown>);
+      if (!p.child) text = JSON.stringify(value);
+      else if (!Array.isArray(value)) text = p.child(value as Record<string, unknown>, shared);
       else {
         text = "[";
-        for (let i = 0; i < value.length; i++) text += (i ? "," : "") + f.child(value[i]);
+        for (let i = 0; i < value.length; i++) text += (i ? "," : "") + p.child(value[i], shared);
         text += "]";
       }
-      out += (out ? "," : "{") + f.key + text;
+      out += (out ? "," : "{") + p.key + text;
     }
     return out ? `${out}}` : "{}";
   };
@@ -274,10 +383,14 @@ export function legacyWriter(selection: Selection): LegacyWriter {
 }
 
 /** The JSON text of a list of GraphQL result objects in their legacy form. */
-export function legacyList(objects: readonly Record<string, unknown>[], selection: Selection): string {
+export function legacyList(
+  objects: readonly Record<string, unknown>[],
+  selection: Selection,
+  shared: SharedTexts,
+): string {
   const write = legacyWriter(selection);
   let out = "[";
-  for (let i = 0; i < objects.length; i++) out += (i ? "," : "") + write(objects[i]);
+  for (let i = 0; i < objects.length; i++) out += (i ? "," : "") + write(objects[i], shared);
   return `${out}]`;
 }
 

@@ -12,6 +12,7 @@ import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } fro
 import { FieldsError } from "./fields.ts";
 import { Options } from "./options.ts";
 import { ROUTES, type Route } from "./routes.ts";
+import { withSharedTexts } from "./shared-text.ts";
 
 export const REST_BASE = "/json/api/v1/all";
 export const OPENAPI_PATH = "/json/api/v1/openapi.json";
@@ -277,8 +278,10 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
     if (!result.data) throw new RestError(500, "INTERNAL_SERVER_ERROR", "no data");
     // `*` matches any current representation (RFC 9110 13.1.2): known to exist only once read.
     if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
+    const data = result.data;
+    const body = await withSharedTexts(result.served ?? null, (shared) => plan.envelope(data, shared));
     return answer(
-      new Response(plan.envelope(result.data), {
+      new Response(body, {
         status: 200,
         headers: { "content-type": "application/json", "cache-control": "no-store", ...cache },
       }),

@@ -61,7 +61,10 @@ function objectSchema(type: GraphQLObjectType, components: Json): Json {
       .filter(Boolean)
       .join(" ");
     properties[name] = notes ? { ...s, description: notes } : s;
-    if (isNonNullType(info.gql.type) && !info.via && !info.onRequest) required.push(name);
+    // A field of a child object (InstalledApp's App, DomainTechnology's technology) is always
+    // present when the child always is.
+    const present = !info.via || isNonNullType(type.getFields()[info.via].type);
+    if (isNonNullType(info.gql.type) && present && !info.onRequest) required.push(name);
   }
   return {
     type: "object",

@@ -11,6 +11,7 @@ import {
   legacyWriter,
   parseFields,
   type Selection,
+  type SharedTexts,
   selectionKey,
   toSelectionSet,
 } from "./fields.ts";
@@ -37,7 +38,7 @@ export interface Plan {
   document: () => ReturnType<typeof operation>;
   variables: Record<string, unknown>;
   /** The legacy envelope of a successful result, as JSON text. */
-  envelope: (data: Record<string, unknown>) => string;
+  envelope: (data: Record<string, unknown>, shared: SharedTexts) => string;
   /** GraphQL argument path → the legacy option it came from, for error messages. */
   option?: (argument: string) => string;
 }
@@ -172,7 +173,7 @@ function retrieveApp(): Route {
             field("app", ["platform", "token"], toSelectionSet(sel)),
           ),
         variables: app,
-        envelope: (d) => `{"app":${legacyWriter(sel)(d.app as Record<string, unknown>)}}`,
+        envelope: (d, shared) => `{"app":${legacyWriter(sel)(d.app as Record<string, unknown>, shared)}}`,
         option: renameWith(null),
       };
     },
@@ -223,8 +224,8 @@ function reviewsOf(
           offset,
           orderBy,
         },
-        envelope: (d) =>
-          `{"reviews":${legacyList(nodes((d[parent] as Record<string, unknown>)[connectionField]), sel)}}`,
+        envelope: (d, shared) =>
+          `{"reviews":${legacyList(nodes((d[parent] as Record<string, unknown>)[connectionField]), sel, shared)}}`,
         option: renameWith(null),
       };
     },
@@ -280,7 +281,7 @@ function listApps(method: "GET" | "POST"): Route {
             ),
           ),
         variables,
-        envelope: (d) => `{"apps":${legacyList(nodes(d.apps), sel)}}`,
+        envelope: (d, shared) => `{"apps":${legacyList(nodes(d.apps), sel, shared)}}`,
         option: renameWith(APP_TABLES),
       };
     },
@@ -332,7 +333,8 @@ function retrieveDomain(): Route {
             field("domain", ["name", "followRedirects"], toSelectionSet(sel)),
           ),
         variables: { name: params.name, followRedirects: o.bool("follow_redirects") ?? false },
-        envelope: (d) => `{"domain":${legacyWriter(sel)(d.domain as Record<string, unknown>)}}`,
+        envelope: (d, shared) =>
+          `{"domain":${legacyWriter(sel)(d.domain as Record<string, unknown>, shared)}}`,
         option: renameWith(null),
       };
     },
@@ -387,9 +389,9 @@ function bulkDomains(): Route {
             ),
           ),
         variables: { names, followRedirects: o.bool("follow_redirects") ?? false },
-        envelope: (d) => {
+        envelope: (d, shared) => {
           const r = d.domainsByName as Found;
-          return `{"domains":${legacyList(r.domains, sel)},"not_found":${JSON.stringify(r.notFound)}}`;
+          return `{"domains":${legacyList(r.domains, sel, shared)},"not_found":${JSON.stringify(r.notFound)}}`;
         },
         option: (a) => (a.startsWith("names") ? a.replace("names", "domains") : renameWith(null)(a)),
       };
@@ -500,9 +502,9 @@ function listDomains(method: "GET" | "POST"): Route {
         key: `listDomains:${key}`,
         document: () => DOMAIN_LIST_DOCUMENT(sel),
         variables,
-        envelope: (d) => {
+        envelope: (d, shared) => {
           const cursor = next(d);
-          return `{"domains":${legacyList(nodes(d.domains), sel)},"has_next_page":${(d.domains as Page).pageInfo.hasNextPage}${
+          return `{"domains":${legacyList(nodes(d.domains), sel, shared)},"has_next_page":${(d.domains as Page).pageInfo.hasNextPage}${
             cursor ? `,"next_cursor":${JSON.stringify(cursor)}` : ""
           }}`;
         },

@@ -49,7 +49,7 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-const NODE_TYPES = ["App", "Domain", "AppReview"];
+const NODE_TYPES = ["App", "Domain", "AppReview", "Technology"];
 
 /** Global IDs are base64 of `<type>:<key>`; anything else is bad input, not a server error. */
 function decodeGlobalID(globalID: string): { typename: string; id: string } {
@@ -60,7 +60,10 @@ function decodeGlobalID(globalID: string): { typename: string; id: string } {
   const typename = text.slice(0, colon);
   // A key with text no value holds (NUL) was never one of ours, and PostgreSQL cannot compare it.
   if (colon <= 0 || colon === text.length - 1 || !NODE_TYPES.includes(typename) || textProblem(text)) {
-    throw new InputError("id", `"${globalID}" is not the global ID of an App, Domain or AppReview`);
+    throw new InputError(
+      "id",
+      `"${globalID}" is not the global ID of an App, Domain, AppReview or Technology`,
+    );
   }
   return { typename, id: text.slice(colon + 1) };
 }

@@ -6,7 +6,7 @@ import {
   type DomainFilter as DomainFilterShape,
   type EventFilter,
 } from "../query/domain-filter.ts";
-import { APP_OF, type AppRow, appByPk } from "../query/loaders.ts";
+import { APP_OF, type AppRow, appByPk, technologiesByName } from "../query/loaders.ts";
 import { DOMAIN_SORTS, type Order } from "../query/sort.ts";
 import { App } from "./app.ts";
 import { builder, legacy, SortDirection } from "./builder.ts";
@@ -35,15 +35,48 @@ export const Contact = builder.objectRef<DomainContact>("ContactInfo").implement
   }),
 });
 
+/**
+ * A technology, shared by every Domain it is detected on: its text is the same wherever it
+ * appears in a snapshot, so REST writes it once per snapshot (src/rest/shared-text.ts).
+ */
+export const TechnologyNode = builder.objectRef<Technology>("Technology");
+
+builder.node(TechnologyNode, {
+  description: "A technology detected on Domains: an analytics tool, a payment provider, a framework.",
+  id: { resolve: (t) => t.name },
+  loadMany: (names, ctx) => technologiesByName(ctx, names),
+  fields: (t) => ({
+    name: t.exposeString("name", legacy("name")),
+    description: t.exposeString("description", legacy("description")),
+    vendorUrl: t.exposeString("vendorUrl", legacy("vendor_url")),
+    iconUrl: t.exposeString("iconUrl", legacy("icon_url")),
+    installs: t.exposeInt("installs", { description: "Installs across all Domains.", ...legacy("installs") }),
+    categories: t.stringList({
+      nullable: true,
+      ...legacy("categories"),
+      resolve: (tech) => (tech.categories as string[] | null) ?? null,
+    }),
+  }),
+});
+
+/** In REST, a field of the technology itself, beside installed_at (src/rest/fields.ts). */
+const ofTechnology = (name: string) => legacy(name, { legacyVia: "technology" });
+
 export const DomainTechnology = builder
   .objectRef<{ installedAt: Date; technology: Technology }>("DomainTechnology")
   .implement({
     description: "A technology detected on the Domain.",
     fields: (t) => ({
-      name: t.string({ ...legacy("name"), resolve: (d) => d.technology.name }),
-      description: t.string({ ...legacy("description"), resolve: (d) => d.technology.description }),
-      vendorUrl: t.string({ ...legacy("vendor_url"), resolve: (d) => d.technology.vendorUrl }),
-      iconUrl: t.string({ ...legacy("icon_url"), resolve: (d) => d.technology.iconUrl }),
+      technology: t.field({
+        type: TechnologyNode,
+        description: "The technology itself (in REST its fields appear beside installed_at).",
+        extensions: { legacyShared: { key: "name" } },
+        resolve: (d) => d.technology,
+      }),
+      name: t.string({ ...ofTechnology("name"), resolve: (d) => d.technology.name }),
+      description: t.string({ ...ofTechnology("description"), resolve: (d) => d.technology.description }),
+      vendorUrl: t.string({ ...ofTechnology("vendor_url"), resolve: (d) => d.technology.vendorUrl }),
+      iconUrl: t.string({ ...ofTechnology("icon_url"), resolve: (d) => d.technology.iconUrl }),
       installedAt: t.expose("installedAt", {
         type: "DateTime",
         description: "When the technology was first detected on the Domain.",
@@ -51,12 +84,12 @@ export const DomainTechnology = builder
       }),
       installs: t.int({
         description: "Installs across all Domains.",
-        ...legacy("installs"),
+        ...ofTechnology("installs"),
         resolve: (d) => d.technology.installs,
       }),
       categories: t.stringList({
         nullable: true,
-        ...legacy("categories"),
+        ...ofTechnology("categories"),
         resolve: (d) => (d.technology.categories as string[] | null) ?? null,
       }),
     }),
@@ -132,7 +165,8 @@ export const InstalledApp = builder.objectRef<DomainApp>("InstalledApp").impleme
     app: t.field({
       type: App,
       description: "The App (in REST its fields appear beside installed_at).",
-      extensions: { legacyFlatten: true },
+      // Shared by every Domain that installed it: REST writes its text once per snapshot.
+      extensions: { legacyFlatten: true, legacyShared: { key: "appId" } },
       resolve: (d, _args, ctx) => {
         // A planned read attached the App (src/query/loaders.ts); else its loader reads it.
         const planned = (d as { [APP_OF]?: AppRow | null })[APP_OF];

@@ -7,6 +7,8 @@ import {
   legacyWriter,
   parseFields,
   type Selection,
+  type SharedRun,
+  type SharedTexts,
   selectionKey,
   toSelectionSet,
 } from "../../src/rest/fields.ts";
@@ -339,12 +341,13 @@ describe("toSelectionSet", () => {
     );
   });
 
-  it("groups flattened App fields under `app`, after the InstalledApp's own fields", () => {
+  it("selects a flattened App by its key under `app`, after the InstalledApp's own fields", () => {
+    // The App's fields are written from its shared text (src/rest/shared-text.ts).
     expect(printed("apps.name,apps.installed_at,name", Domain)).toBe(
-      "{\n  apps {\n    installedAt\n    app {\n      name\n    }\n  }\n  name\n}",
+      "{\n  apps {\n    installedAt\n    app {\n      appId\n    }\n  }\n  name\n}",
     );
     expect(printed("apps.id,apps.plans.name", Domain)).toBe(
-      "{\n  apps {\n    app {\n      appId\n      plans {\n        name\n      }\n    }\n  }\n}",
+      "{\n  apps {\n    app {\n      appId\n    }\n  }\n}",
     );
   });
 
@@ -364,9 +367,32 @@ describe("toSelectionSet", () => {
   });
 });
 
+/** For selections without shared objects: asking for shared text is a fault. */
+const NO_SHARED: SharedTexts = {
+  text: () => {
+    throw new Error("no shared text here");
+  },
+};
+
+/** Shared text as a snapshot would keep it: each run's fields of `objects[key]`, and what was asked. */
+const texts = (objects: Record<string, Record<string, unknown>>) => {
+  const asked: { run: SharedRun; key: string }[] = [];
+  const source: SharedTexts = {
+    text(run, key) {
+      asked.push({ run, key });
+      const object = objects[key];
+      if (!object) return undefined;
+      const text = legacyWriter(run.selection)(object, NO_SHARED);
+      return text === "{}" ? "" : text.slice(1, -1);
+    },
+  };
+  return { asked, source };
+};
+
 describe("legacyWriter", () => {
   /** The legacy object a writer's JSON text holds. */
-  const reshape = (data: Record<string, unknown>, sel: Selection) => JSON.parse(legacyWriter(sel)(data));
+  const reshape = (data: Record<string, unknown>, sel: Selection) =>
+    JSON.parse(legacyWriter(sel)(data, NO_SHARED));
 
   it("writes the legacy keys in the selection's order, as JSON.stringify writes that object", () => {
     const sel = parseFields("name,installs,categories,plans.name,plans.monthly_cost_cents", App);
@@ -376,7 +402,7 @@ describe("legacyWriter", () => {
       installs: 12,
       name: "N\n",
     };
-    const text = legacyWriter(sel)(data);
+    const text = legacyWriter(sel)(data, NO_SHARED);
     expect(text).toBe(
       JSON.stringify({
         name: "N\n",
@@ -385,9 +411,9 @@ describe("legacyWriter", () => {
         plans: [{ name: 'Pro "plus"', monthly_cost_cents: 100 }],
       }),
     );
-    expect(legacyList([data, { name: "M" }], sel)).toBe(`[${text},{"name":"M"}]`);
-    expect(legacyList([], sel)).toBe("[]");
-    expect(legacyWriter(sel)({})).toBe("{}");
+    expect(legacyList([data, { name: "M" }], sel, NO_SHARED)).toBe(`[${text},{"name":"M"}]`);
+    expect(legacyList([], sel, NO_SHARED)).toBe("[]");
+    expect(legacyWriter(sel)({}, NO_SHARED)).toBe("{}");
   });
 
   it("renames to legacy names and leaves out null and undefined values", () => {
@@ -445,22 +471,88 @@ describe("legacyWriter", () => {
 
   it("flattens a Domain's apps: App fields beside installed_at and removed_at", () => {
     const sel = parseFields("apps.id,apps.name,apps.installed_at,apps.removed_at", Domain);
-    expect(
-      reshape(
-        {
-          apps: [
-            { installedAt: "2021", removedAt: null, app: { appId: "a1", name: "A" } },
-            { installedAt: "2019", removedAt: "2023", app: { appId: "a2", name: "B" } },
-          ],
-        },
-        sel,
-      ),
-    ).toEqual({
+    const { source } = texts({ a1: { appId: "a1", name: "A" }, a2: { appId: "a2", name: "B" } });
+    const data = {
+      apps: [
+        { installedAt: "2021", removedAt: null, app: { appId: "a1" } },
+        { installedAt: "2019", removedAt: "2023", app: { appId: "a2" } },
+      ],
+    };
+    expect(JSON.parse(legacyWriter(sel)(data, source))).toEqual({
       apps: [
         { id: "a1", name: "A", installed_at: "2021" },
         { id: "a2", name: "B", installed_at: "2019", removed_at: "2023" },
       ],
     });
+  });
+});
+
+describe("shared objects (an installed App, a detected technology)", () => {
+  it("selects only the shared object's key under each parent", () => {
+    const text = printed(
+      "apps.installed_at,apps.name,apps.plans,technologies.name,technologies.installed_at",
+      Domain,
+    );
+    expect(text).toContain("apps {\n    installedAt\n    app {\n      appId\n    }\n  }");
+    expect(text).toContain("technologies {\n    installedAt\n    technology {\n      name\n    }\n  }");
+    expect(text).not.toMatch(/plans|description/);
+  });
+
+  it("writes a technology's fields around installed_at from two runs, in the legacy order", () => {
+    const sel = parseFields("technologies", Domain);
+    const techs = sel.get("technologies")?.children;
+    expect([...(techs?.keys() ?? [])]).toEqual([
+      "name",
+      "description",
+      "vendor_url",
+      "icon_url",
+      "installed_at",
+      "installs",
+      "categories",
+    ]);
+    const { asked, source } = texts({
+      GA: { name: "GA", description: "d", vendorUrl: "v", iconUrl: "i", installs: 3, categories: null },
+    });
+    const data = { technologies: [{ installedAt: "2024-01-02T00:00:00Z", technology: { name: "GA" } }] };
+    expect(legacyWriter(sel)(data, source)).toBe(
+      '{"technologies":[{"name":"GA","description":"d","vendor_url":"v","icon_url":"i","installed_at":"2024-01-02T00:00:00Z","installs":3}]}',
+    );
+    expect(asked.map((a) => a.key)).toEqual(["GA", "GA"]);
+    const [before, after] = asked.map((a) => a.run);
+    expect(before.id).not.toBe(after.id);
+    expect([...before.selection.keys()]).toEqual(["name", "description", "vendor_url", "icon_url"]);
+    expect([...after.selection.keys()]).toEqual(["installs", "categories"]);
+  });
+
+  it("writes an installed App's fields beside installed_at, and leaves out what is not known yet", () => {
+    const sel = parseFields("apps.installed_at,apps.name,apps.removed_at,apps.token", Domain);
+    const { asked, source } = texts({ a1: { name: "One", token: "one" } });
+    const data = {
+      apps: [
+        { installedAt: "t1", removedAt: null, app: { appId: "a1" } },
+        { installedAt: "t2", removedAt: "t3", app: { appId: "a2" } },
+      ],
+    };
+    // removed_at is the InstalledApp's own (the App's is hidden by it); a2's text is not known.
+    expect(legacyWriter(sel)(data, source)).toBe(
+      '{"apps":[{"installed_at":"t1","name":"One","token":"one"},{"installed_at":"t2","removed_at":"t3"}]}',
+    );
+    // In the order asked for: name, then the InstalledApp's removed_at, then token (two runs).
+    expect(asked.map((a) => a.key)).toEqual(["a1", "a1", "a2", "a2"]);
+    expect(asked[0].run.id).not.toBe(asked[1].run.id);
+    expect(asked[0].run.id).toBe(asked[2].run.id);
+    expect(asked[0].run.shared).toEqual({ type: "App", key: "appId" });
+  });
+
+  it("gives equal runs of equal selections one id, and different ones another", () => {
+    const run = (spec: string) => {
+      const { asked, source } = texts({});
+      legacyWriter(parseFields(spec, Domain))({ apps: [{ installedAt: "t", app: { appId: "x" } }] }, source);
+      return asked[0].run.id;
+    };
+    expect(run("apps.name,apps.token")).toBe(run("apps.name , apps.token"));
+    expect(run("apps.name,apps.token")).not.toBe(run("apps.token,apps.name"));
+    expect(run("apps.name")).not.toBe(run("apps.name,apps.token"));
   });
 });
 
@@ -516,7 +608,7 @@ describe("parseFields then legacyWriter (property)", () => {
       fc.property(subset, spaces, result, (names, pad, data) => {
         const sel = parseFields(names.map((n) => `${pad}${n}${pad}`).join(","), App, { single: true });
         expect([...sel.keys()].sort()).toEqual([...names].sort());
-        const out = JSON.parse(legacyWriter(sel)(data as Record<string, unknown>));
+        const out = JSON.parse(legacyWriter(sel)(data as Record<string, unknown>, NO_SHARED));
         const known = names.filter((n) => data[APP_FIELDS[n]] !== null && data[APP_FIELDS[n]] !== undefined);
         expect(Object.keys(out).sort()).toEqual(known.sort());
         for (const n of known) {
