@@ -210,15 +210,7 @@ export async function technologiesByName(
   names: readonly string[],
 ): Promise<(Technology | null)[]> {
   const pks = await technologyKeys(servedOf(ctx).sql, names);
-  const known = pks.filter((pk): pk is number => pk !== null);
-  const rows = await technologyByPk(ctx).loadMany(known);
-  const byPk = new Map<number, Technology | null>();
-  known.forEach((pk, i) => {
-    const row = rows[i];
-    if (row instanceof Error) throw row;
-    byPk.set(pk, row);
-  });
-  return pks.map((pk) => (pk === null ? null : (byPk.get(pk) ?? null)));
+  return Promise.all(pks.map((pk) => (pk === null ? null : technologyByPk.now(ctx, pk))));
 }
 const technologyNames = perReader((): { keys: Promise<Map<string, number>> | null } => ({ keys: null }));
 

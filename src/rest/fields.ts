@@ -257,23 +257,22 @@ const selectionOf = (...selections: FieldNode[]): SelectionSetNode => ({
 /** The GraphQL selection set (AST) that answers a legacy selection. */
 export function toSelectionSet(selection: Selection): SelectionSetNode {
   const direct = new Map<string, FieldNode>();
-  const via = new Map<string, Selection>();
+  const via = new Map<string, { fields: Selection; shared?: Shared }>();
   for (const f of selection.values()) {
     if (f.via) {
-      let s = via.get(f.via);
-      if (!s) {
-        s = new Map();
-        via.set(f.via, s);
+      let child = via.get(f.via);
+      if (!child) {
+        child = { fields: new Map(), shared: f.shared };
+        via.set(f.via, child);
       }
-      s.set(f.field, { ...f, via: undefined, shared: undefined });
+      child.fields.set(f.field, { ...f, via: undefined, shared: undefined });
     } else if (!direct.has(f.field)) {
       direct.set(f.field, fieldNode(f.field, f.children && toSelectionSet(f.children)));
     }
   }
-  for (const [field, s] of via) {
+  for (const [field, { fields, shared }] of via) {
     // A shared object is written once per snapshot: under each parent, only its key is selected.
-    const shared = [...selection.values()].find((f) => f.via === field)?.shared;
-    direct.set(field, fieldNode(field, shared ? selectionOf(fieldNode(shared.key)) : toSelectionSet(s)));
+    direct.set(field, fieldNode(field, shared ? selectionOf(fieldNode(shared.key)) : toSelectionSet(fields)));
   }
   return { kind: Kind.SELECTION_SET, selections: [...direct.values()] };
 }
