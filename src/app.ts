@@ -15,6 +15,7 @@ import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import {
   createMaskError,
   isDatabaseUnavailable,
+  settleFaults,
   useErrorCodes,
   useJsonErrorBodies,
   withInputCodes,
@@ -23,8 +24,14 @@ import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createHttpsCheck, useHttpsOnly } from "./https.ts";
 import { useCompiledExecution } from "./jit.ts";
-import { createLogger, type Logger } from "./logger.ts";
-import { exportRoutes } from "./rest/export.ts";
+import { createLogger, type Logger, logArgs } from "./logger.ts";
+import { useAccessLog } from "./ops/access-log.ts";
+import { useCompression } from "./ops/compression.ts";
+import { corsOf, useCorsVary } from "./ops/cors.ts";
+import type { Metrics } from "./ops/metrics.ts";
+import { useMetricsEndpoint } from "./ops/metrics-server.ts";
+import { requestIdOf, useRequestIds } from "./ops/request-id.ts";
+import { type ExportDeps, exportRoutes, handOverJobs } from "./rest/export.ts";
 import { ExportReader } from "./rest/export-reader.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
@@ -37,7 +44,10 @@ export interface ServerContext {
   charge?: Endpoint | null;
 }
 
-export type App = YogaServerInstance<ServerContext, Context>;
+export type App = YogaServerInstance<ServerContext, Context> & {
+  /** Graceful shutdown: this gateway's running cursor=all jobs, handed over (src/rest/export.ts). */
+  handOverJobs(): Promise<{ id: string; progress: number }[]>;
+};
 
 function chargeOf(server: ServerContext): Charge {
   if (!server.internal) return { kind: "fields" };
@@ -70,12 +80,16 @@ export interface AppOptions {
   holdExportReads?: Int32Array;
   /** Where the app logs (default: pino on stdout at the configured level); tests read it. */
   logger?: Logger;
+  /** The gateway's Prometheus metrics (src/ops/metrics.ts); none without. */
+  metrics?: Metrics;
 }
 
 export function createApp(config: Config, snapshots: Snapshots, options: AppOptions = {}): App {
   const logger = options.logger ?? createLogger(config);
   const verify = createVerifier(new ApiKeys(snapshots.store));
   const limits = new RateLimits(config.rateLimits, logger, config.timeouts);
+  const metrics = options.metrics ?? null;
+  if (metrics) limits.onRefusal = (plan, endpoint) => metrics.refused(plan, endpoint);
   const execute: ExecuteGraphQL = (request, query, variables, charge) =>
     executeInternally(yoga, limits, request, query, variables, charge);
   const version = async () => (await snapshots.current())?.snapshot.version ?? null;
@@ -84,10 +98,23 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     { database: config.database, timeouts: config.timeouts, hold: options.holdExportReads },
     logger,
   );
-  const yoga: App = createYoga<ServerContext, Context>({
+  const exportDeps: ExportDeps = {
+    execute,
+    logger,
+    limits,
+    jobs: new ExportJobs(snapshots.store),
+    dataDir: config.dataDir,
+    ttlMs: config.exportTtlMs,
+    version,
+    beforePage: options.beforeExportPage,
+    reader: exportReader,
+    metrics,
+  };
+  const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
     graphqlEndpoint: "/graphql",
     landingPage: false,
+    cors: corsOf(config.corsOrigins),
     // A page opened with ?key= (a browser cannot send the header) sends the key as the header.
     // GraphiQL is rendered before other plugins run: without a valid key it is off, and the
     // request meets useAuth's 401 like any other.
@@ -108,15 +135,17 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     renderGraphiQL: async (options) =>
       (await import("@graphql-yoga/render-graphiql")).renderGraphiQL(options),
     logging: {
-      debug: (...a) => logger.debug(a),
-      info: (...a) => logger.info(a),
-      warn: (...a) => logger.warn(a),
-      // Expected errors are the client's business; maskError logs unexpected ones with their id
-      // (yoga logs a masked error again, without it: an outage is then logged once, by the mask).
+      debug: (...a) => logArgs(logger, "debug", a),
+      info: (...a) => logArgs(logger, "info", a),
+      warn: (...a) => logArgs(logger, "warn", a),
+      // Expected errors are the client's business, and a fault is logged once with its request's
+      // id when masked (settleFaults): yoga's own line for a masked error, without the id, is debug.
       error: (...a) =>
-        a.every((x) => x instanceof GraphQLError || isDatabaseUnavailable(x))
-          ? logger.debug(a)
-          : logger.error(a),
+        logArgs(
+          logger,
+          a.every((x) => x instanceof GraphQLError || isDatabaseUnavailable(x)) ? "debug" : "error",
+          a,
+        ),
     },
     maskedErrors: {
       maskError: createMaskError(logger),
@@ -129,33 +158,27 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       // app.dispose() stops the export reader's thread; a page it was reading fails its export.
       { onDispose: () => exportReader.close() },
       useHealth(snapshots, config.timeouts.readyzMs),
+      useMetricsEndpoint(metrics, config.metrics.token),
       useHttpsOnly(config, ["/healthz", "/readyz"]),
       useAuth(verify, [OPENAPI_PATH], logger),
       limits.plugin(),
-      useRest(
-        { execute, logger, limits, version },
-        exportRoutes({
-          execute,
-          logger,
-          limits,
-          jobs: new ExportJobs(snapshots.store),
-          dataDir: config.dataDir,
-          ttlMs: config.exportTtlMs,
-          version,
-          beforePage: options.beforeExportPage,
-          reader: exportReader,
-        }),
-      ),
+      useRest({ execute, logger, limits, version }, exportRoutes(exportDeps)),
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),
       useJsonErrorBodies(),
+      useRequestIds(),
+      useAccessLog(),
+      useCorsVary(config.corsOrigins),
       ...abuseLimits(),
       useTextInput(),
       useCostLimit(),
       ...useCompiledExecution(),
+      ...(metrics?.plugins() ?? []),
+      // Last: every other plugin has seen (and may have rewritten) the body it compresses.
+      useCompression(),
     ],
   });
-  return yoga;
+  return Object.assign(yoga, { handOverJobs: () => handOverJobs(exportDeps) });
 }
 
 /**
@@ -168,7 +191,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
  * response's.
  */
 async function executeInternally(
-  yoga: App,
+  yoga: YogaServerInstance<ServerContext, Context>,
   limits: RateLimits,
   request: Request,
   query: string,
@@ -199,6 +222,7 @@ async function executeInternally(
       contextValue,
       variableValues: variables,
     })) as ExecutionResult<Record<string, unknown>>;
+    if (result.errors) settleFaults(result.errors, requestIdOf(request));
     return { data: result.data, errors: result.errors ? withInputCodes([...result.errors]) : undefined };
   };
   const result = await outcome();

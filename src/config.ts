@@ -78,6 +78,18 @@ const Env = z.object({
   REDIS_COMMAND_TIMEOUT_MS: ms(DEFAULT_TIMEOUTS.redisCommandMs),
   /** /readyz answers 503 when its checks take longer. */
   READYZ_TIMEOUT_MS: ms(DEFAULT_TIMEOUTS.readyzMs),
+  /**
+   * Origins (scheme://host[:port], comma-separated) whose pages may call the API from a browser.
+   * Unset: no CORS headers at all, so browsers keep other sites' pages from reading answers.
+   */
+  CORS_ORIGINS: z.string().trim().default(""),
+  /** Serve /metrics on this port (all interfaces unless METRICS_HOST), apart from the API's. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().trim().min(1).default("0.0.0.0"),
+  /** Serve /metrics on the API's port too, to `Authorization: Bearer <METRICS_TOKEN>` only. */
+  METRICS_TOKEN: z.string().trim().min(16, "must be at least 16 characters").optional(),
+  /** On SIGTERM: how long requests in flight may take to finish before the process exits. */
+  SHUTDOWN_TIMEOUT_MS: ms(25_000),
   EXPORT_TTL_SECONDS: z.coerce
     .number()
     .int()
@@ -104,6 +116,17 @@ export interface Config {
   trustedProxies: string[];
   rateLimits: { enabled: boolean; redisUrl: string | null };
   timeouts: Timeouts;
+  /** Origins allowed by CORS; empty: CORS is off. */
+  corsOrigins: string[];
+  metrics: { port: number | null; host: string; token: string | null };
+  shutdownTimeoutMs: number;
+}
+
+/** An origin as browsers send it: `https://host[:port]`, nothing after. */
+function isOrigin(o: string): boolean {
+  if (!URL.canParse(o)) return false;
+  const url = new URL(o);
+  return (url.protocol === "http:" || url.protocol === "https:") && url.origin === o;
 }
 
 /** `10.0.0.1` or `10.0.0.0/8` (IPv4 or IPv6) → address, prefix and family; null when invalid. */
@@ -129,6 +152,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         path: ["TLS_CERT_FILE"],
         message: "TLS_CERT_FILE and TLS_KEY_FILE go together",
       });
+    }
+    for (const o of e.CORS_ORIGINS.split(",")
+      .map((x) => x.trim())
+      .filter(Boolean)) {
+      if (!isOrigin(o))
+        ctx.addIssue({
+          code: "custom",
+          path: ["CORS_ORIGINS"],
+          message: `"${o}" is not an origin such as https://app.example.com (a scheme, a host and an optional port; no path, no *)`,
+        });
     }
     for (const p of e.TRUSTED_PROXIES.split(",")
       .map((x) => x.trim())
@@ -177,5 +210,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       redisCommandMs: e.REDIS_COMMAND_TIMEOUT_MS,
       readyzMs: e.READYZ_TIMEOUT_MS,
     },
+    corsOrigins: e.CORS_ORIGINS.split(",")
+      .map((o) => o.trim())
+      .filter(Boolean),
+    metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
@@ -80,7 +79,9 @@ export function createMaskError(log: FaultLog) {
       if (!original || original instanceof GraphQLError) return error;
       if (original.name === "GraphQLError") return error;
     }
-    return maskFault(error, log);
+    const masked = faultOf(error, "");
+    unsettled.set(masked, { error, log });
+    return masked;
   };
 }
 
@@ -127,33 +128,63 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
 /**
  * An error that is not the client's, as the client sees it: DATABASE_UNAVAILABLE (HTTP 503 with
  * Retry-After, in GraphQL too) when the database did not answer, INTERNAL_SERVER_ERROR otherwise.
- * Each gets a new request id, logged once with the error (warn for an outage, error for a bug),
- * so that the id a client quotes finds the cause. Used by GraphQL's masking and by the REST and
- * auth layers for what they catch themselves.
+ * It carries the id of the request it happened in (src/ops/request-id.ts), and is logged once
+ * with it (warn for an outage, error for a bug), so that the id a client quotes finds the cause.
+ * Used by the REST and auth layers for what they catch themselves.
  */
-export function maskFault(error: unknown, log: FaultLog): GraphQLError {
-  const requestId = randomUUID();
+export function maskFault(error: unknown, log: FaultLog, requestId: string): GraphQLError {
+  logFault(error, log, requestId);
+  return faultOf(error, requestId);
+}
+
+function faultOf(error: unknown, requestId: string): GraphQLError {
   const path = error instanceof GraphQLError ? error.path : undefined;
   if (isDatabaseUnavailable(error)) {
-    log.warn({ err: error, requestId }, "database unavailable");
-    return new GraphQLError(
-      `The database did not answer; retry in ${DATABASE_RETRY_AFTER_S} s (request id ${requestId}).`,
-      {
-        path,
-        extensions: {
-          code: "DATABASE_UNAVAILABLE",
-          requestId,
-          retryAfter: DATABASE_RETRY_AFTER_S,
-          http: { status: 503, headers: { "retry-after": String(DATABASE_RETRY_AFTER_S) } },
-        },
+    return new GraphQLError(faultMessage("DATABASE_UNAVAILABLE", requestId), {
+      path,
+      extensions: {
+        code: "DATABASE_UNAVAILABLE",
+        requestId,
+        retryAfter: DATABASE_RETRY_AFTER_S,
+        http: { status: 503, headers: { "retry-after": String(DATABASE_RETRY_AFTER_S) } },
       },
-    );
+    });
   }
-  log.error({ err: error, requestId }, "unexpected error");
-  return new GraphQLError(`Unexpected error (request id ${requestId}).`, {
+  return new GraphQLError(faultMessage("INTERNAL_SERVER_ERROR", requestId), {
     path,
     extensions: { code: "INTERNAL_SERVER_ERROR", requestId },
   });
+}
+
+const faultMessage = (code: string, requestId: string) =>
+  code === "DATABASE_UNAVAILABLE"
+    ? `The database did not answer; retry in ${DATABASE_RETRY_AFTER_S} s (request id ${requestId}).`
+    : `Unexpected error (request id ${requestId}).`;
+
+function logFault(error: unknown, log: FaultLog, requestId: string): void {
+  if (isDatabaseUnavailable(error)) log.warn({ err: error, requestId }, "database unavailable");
+  else log.error({ err: error, requestId }, "unexpected error");
+}
+
+/**
+ * Faults masked by yoga's maskError, which is not told the request: each is logged, and given
+ * its request's id, by settleFaults once the request is known (useRequestIds for GraphQL over
+ * HTTP, executeInternally for REST).
+ */
+const unsettled = new WeakMap<object, { error: unknown; log: FaultLog }>();
+
+/** Gives the faults among `errors` the id of the request they happened in, and logs each once. */
+export function settleFaults(errors: readonly unknown[], requestId: string): void {
+  for (const e of errors) {
+    const fault = typeof e === "object" && e !== null ? unsettled.get(e) : undefined;
+    if (!fault) continue;
+    unsettled.delete(e as object);
+    const masked = e as GraphQLError;
+    const extensions = masked.extensions as Record<string, unknown>;
+    extensions.requestId = requestId;
+    masked.message = faultMessage(String(extensions.code), requestId);
+    logFault(fault.error, fault.log, requestId);
+  }
 }
 
 /** A masked fault as a JSON answer of its own, `{error, code, request_id}`, with its status and headers. */

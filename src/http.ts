@@ -10,6 +10,8 @@ import {
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { isIPv6 } from "node:net";
 import type { Duplex } from "node:stream";
+import { type RequestWatch, watchRequest } from "./ops/access-log.ts";
+import { newRequestId, REQUEST_ID_HEADER, requestIdFrom } from "./ops/request-id.ts";
 
 /**
  * The HTTP front of the app: whatever arrives on a socket gets a complete JSON answer. The app
@@ -21,35 +23,53 @@ import type { Duplex } from "node:stream";
 export function createHttpServer(
   app: RequestListener,
   tls?: { cert: Buffer; key: Buffer },
+  watch: RequestWatch = {},
 ): Server | HttpsServer {
   // Node's own check of a missing Host answers 400 without a body: checkRequest answers it instead.
   const options = { requireHostHeader: false };
   const listener: RequestListener = (req, res) => {
     responses.set(req.socket, res);
+    // The request's id (src/ops/request-id.ts): the app reads it from the header set here.
+    const header = req.headers[REQUEST_ID_HEADER];
+    const id = requestIdFrom(typeof header === "string" ? header : null) ?? newRequestId();
+    req.headers[REQUEST_ID_HEADER] = id;
+    res.setHeader(REQUEST_ID_HEADER, id);
+    watchRequest(req, res, id, watch);
     const refused = checkRequest(req);
-    if (refused) sendJson(res, refused);
+    if (refused) sendJson(res, refused, id);
     else app(req, res);
   };
   const server = tls ? createHttpsServer({ ...tls, ...options }, listener) : createServer(options, listener);
   server.on("clientError", (err: Error & { code?: string; reason?: unknown }, socket: Duplex) =>
-    answerClientError(err, socket, maxHeaderSize),
+    answerClientError(err, socket, maxHeaderSize, watch),
   );
   // Without a listener Node closes a CONNECT's socket without a word.
   server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
-    endSocket(socket, {
-      status: 405,
-      code: "METHOD_NOT_ALLOWED",
-      message: "CONNECT is not served: this server is not a proxy",
-      headers: { allow: "GET, HEAD, POST" },
-    });
+    endSocket(
+      socket,
+      {
+        status: 405,
+        code: "METHOD_NOT_ALLOWED",
+        message: "CONNECT is not served: this server is not a proxy",
+        headers: { allow: "GET, HEAD, POST" },
+      },
+      watch,
+    );
   });
   // Expect: 100-continue is Node's to answer; any other expectation would get an empty 417.
   server.on("checkExpectation", (req: IncomingMessage, res: ServerResponse) => {
-    sendJson(res, {
-      status: 417,
-      code: "EXPECTATION_FAILED",
-      message: `Expect: ${quote(req.headers.expect ?? "")} is not supported (only 100-continue is)`,
-    });
+    const id = newRequestId();
+    res.setHeader(REQUEST_ID_HEADER, id);
+    watchRequest(req, res, id, watch);
+    sendJson(
+      res,
+      {
+        status: 417,
+        code: "EXPECTATION_FAILED",
+        message: `Expect: ${quote(req.headers.expect ?? "")} is not supported (only 100-continue is)`,
+      },
+      id,
+    );
   });
   return server;
 }
@@ -145,12 +165,12 @@ function quote(s: string): string {
   return JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}…` : s);
 }
 
-function bodyOf(e: HttpError): string {
-  return JSON.stringify({ error: e.message, code: e.code });
+function bodyOf(e: HttpError, requestId: string): string {
+  return JSON.stringify({ error: e.message, code: e.code, request_id: requestId });
 }
 
-function sendJson(res: ServerResponse, e: HttpError): void {
-  const body = bodyOf(e);
+function sendJson(res: ServerResponse, e: HttpError, requestId: string): void {
+  const body = bodyOf(e, requestId);
   res.writeHead(e.status, {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(body),
@@ -165,10 +185,24 @@ function sendJson(res: ServerResponse, e: HttpError): void {
  * A whole response written on the socket itself (the parser has no request to answer), then
  * the end of the connection: end rather than destroy, so the answer is sent before the close.
  */
-function endSocket(socket: Duplex, e: HttpError): void {
-  const body = bodyOf(e);
+function endSocket(socket: Duplex, e: HttpError, watch?: RequestWatch): void {
+  // Not a request the parser could read, but still a response with an id, and a line in the log.
+  const requestId = newRequestId();
+  const body = bodyOf(e, requestId);
+  const line = {
+    method: "",
+    path: "",
+    status: e.status,
+    ms: 0,
+    bytes: Buffer.byteLength(body),
+    requestId,
+    route: "malformed",
+  };
+  watch?.log?.info({ ...line, code: e.code }, "request");
+  watch?.observe?.(line);
   const head = [
     `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}`,
+    `X-Request-Id: ${requestId}`,
     "Content-Type: application/json; charset=utf-8",
     `Content-Length: ${Buffer.byteLength(body)}`,
     "Cache-Control: no-store",
@@ -182,6 +216,7 @@ function answerClientError(
   err: Error & { code?: string; reason?: unknown },
   socket: Duplex,
   headerBytes: number,
+  watch?: RequestWatch,
 ) {
   if (answered.has(socket)) {
     // The parser reports its error again as more bytes come; close once the client has read and gone.
@@ -195,7 +230,7 @@ function answerClientError(
   answered.add(socket);
   const answer = () => {
     if (!socket.writable) return void socket.destroy();
-    endSocket(socket, clientErrorOf(err, headerBytes));
+    endSocket(socket, clientErrorOf(err, headerBytes), watch);
     // A client that never closes its side would hold the socket open.
     setTimeout(() => socket.destroy(), 5_000).unref();
   };

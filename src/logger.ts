@@ -6,3 +6,27 @@ export type Logger = pino.Logger;
 export function createLogger(config: Pick<Config, "logLevel">): Logger {
   return pino({ level: config.logLevel, base: undefined });
 }
+
+type Level = "debug" | "info" | "warn" | "error";
+
+/**
+ * A pino call for what a library logs console-style (`log("message", detail, error)`): its
+ * strings are the message, an Error is pino's `err` (with its type, message and stack), and other
+ * values are the line's fields. yoga logs so.
+ */
+export function logArgs(logger: Logger, level: Level, args: readonly unknown[]): void {
+  const words: string[] = [];
+  const errors: Error[] = [];
+  const values: unknown[] = [];
+  const fields: Record<string, unknown> = {};
+  for (const a of args) {
+    if (typeof a === "string") words.push(a);
+    else if (a instanceof Error) errors.push(a);
+    else if (typeof a === "object" && a !== null && !Array.isArray(a)) Object.assign(fields, a);
+    else if (a !== undefined) values.push(a);
+  }
+  if (errors.length) fields.err = errors[0];
+  if (errors.length > 1) fields.errors = errors.slice(1);
+  if (values.length) fields.values = values;
+  logger[level](fields, words.join(" ") || errors[0]?.message);
+}

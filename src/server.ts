@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
 import { createApp } from "./app.ts";
 import { ApiKeys } from "./auth/keys.ts";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -6,6 +7,9 @@ import { Snapshots } from "./db/snapshots.ts";
 import { ensureDemoData, ensureDemoKey } from "./demo.ts";
 import { createHttpServer } from "./http.ts";
 import { createLogger } from "./logger.ts";
+import { Metrics } from "./ops/metrics.ts";
+import { serveMetrics } from "./ops/metrics-server.ts";
+import { shutDown } from "./ops/shutdown.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -13,13 +17,19 @@ async function main(): Promise<void> {
   const snapshots = await Snapshots.open(config);
   await ensureDemoData(config, snapshots.store, log);
   const demoKey = await ensureDemoKey(new ApiKeys(snapshots.store));
-  const app = createApp(config, snapshots);
+  const metrics = new Metrics(snapshots);
+  const app = createApp(config, snapshots, { logger: log, metrics });
   const server = createHttpServer(
     app,
     config.tls
       ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
       : undefined,
+    { log, observe: (line) => metrics.request(line) },
   );
+  const metricsServer =
+    config.metrics.port !== null
+      ? await serveMetrics(metrics, config.metrics.port, config.metrics.host)
+      : null;
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
@@ -34,6 +44,7 @@ async function main(): Promise<void> {
       `  readiness  ${base}/readyz`,
       `  GraphQL    ${base}/graphql`,
       `  REST       ${base}/json/api/v1/all  (OpenAPI: ${base}/json/api/v1/openapi.json)`,
+      ...(metricsServer ? [`  metrics    http://localhost:${config.metrics.port}/metrics`] : []),
       "",
       ...(demoKey
         ? [
@@ -58,14 +69,16 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    log.info({ signal }, "shutting down");
-    server.close(() => {
-      void Promise.resolve(app.dispose())
-        .then(() => snapshots.close())
-        .then(() => process.exit(0));
-    });
-    server.closeIdleConnections();
-    setTimeout(() => process.exit(1), 10_000).unref();
+    metricsServer?.close();
+    void shutDown(server as Server, app, log, { timeoutMs: config.shutdownTimeoutMs, signal })
+      .then(() => snapshots.close())
+      .then(
+        () => process.exit(0),
+        (err) => {
+          log.error({ err }, "shutting down failed");
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));

@@ -1,5 +1,6 @@
 import type { Plugin } from "graphql-yoga";
 import { type FaultLog, faultResponse, maskFault } from "../errors.ts";
+import { requestIdOf } from "../ops/request-id.ts";
 import type { ApiKey, ApiKeys } from "./keys.ts";
 
 /**
@@ -65,7 +66,7 @@ export function useAuth(verify: Verify, open: readonly string[], log: FaultLog =
       try {
         key = await verify(match ? match[1] : (pageKey as string));
       } catch (e) {
-        return endResponse(faultResponse(maskFault(e, log)));
+        return endResponse(faultResponse(maskFault(e, log, requestIdOf(request))));
       }
       if (!key) return endResponse(unauthorized("unknown or revoked API key", true));
       authenticated.set(request, key);

@@ -178,6 +178,8 @@ export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
   private readonly usages = new WeakMap<Request, RateUsage>();
   private readonly keyPrefix: string;
+  /** Told of each refusal (src/ops/metrics.ts counts them by plan and endpoint). */
+  onRefusal: ((plan: string, endpoint: string) => void) | null = null;
 
   constructor(
     config: RateLimiterConfig,
@@ -357,6 +359,7 @@ export class RateLimits {
         const endpoint = chargedEndpoint(usage, info) as Endpoint;
         const retryAfter = seconds(res.msBeforeNext);
         usage.retryAfter = Math.max(usage.retryAfter ?? 0, retryAfter);
+        this.onRefusal?.((usage.key as ApiKey).plan, endpoint);
         const error = rateLimitedError(
           endpoint,
           retryAfter,
@@ -424,6 +427,7 @@ export class RateLimits {
     } catch (e) {
       if (e instanceof Error) throw e;
       const res = e as RateLimiterRes;
+      this.onRefusal?.(key.plan, endpoint);
       throw Object.assign(
         rateLimitedError(endpoint, seconds(res.msBeforeNext), RATE_LIMITS[endpoint][key.plan]),
         {
@@ -444,6 +448,7 @@ export class RateLimits {
       return null;
     } catch (e) {
       if (e instanceof Error) throw e;
+      this.onRefusal?.(key.plan, "listDomainsAll");
       return seconds((e as RateLimiterRes).msBeforeNext);
     }
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -758,9 +759,11 @@ async function handle(db: Db, req: IncomingMessage, res: ServerResponse): Promis
     }
     throw new BadRequest(404, "NOT_FOUND", `no such path in the baseline: ${path}`);
   } catch (e) {
-    if (e instanceof BadRequest) return send(res, e.status, { error: e.message, code: e.code });
+    // Error bodies as the API's: with the request's id (src/ops/request-id.ts).
+    const request_id = randomUUID();
+    if (e instanceof BadRequest) return send(res, e.status, { error: e.message, code: e.code, request_id });
     console.error(e);
-    send(res, 500, { error: "Unexpected error", code: "INTERNAL_SERVER_ERROR" });
+    send(res, 500, { error: "Unexpected error", code: "INTERNAL_SERVER_ERROR", request_id });
   }
 }
 

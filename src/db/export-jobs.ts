@@ -9,7 +9,8 @@ export interface ExportJob {
   owner: string;
   query: string;
   format: "json" | "jsonl";
-  status: "running" | "done" | "failed";
+  /** paused: handed over by a gateway that shut down, for the next one polling it to resume. */
+  status: "running" | "paused" | "done" | "failed";
   snapshotVersion: number;
   progress: number;
   total: number;
@@ -72,6 +73,26 @@ export class ExportJobs {
       Date.now(),
       id,
     ]);
+  }
+
+  /**
+   * A running job handed over (its gateway is shutting down): its result so far, `progress`
+   * Domains, is whole in its partial file, and the next gateway to be polled for it resumes it.
+   */
+  async pause(id: string, progress: number): Promise<void> {
+    await this.store.metaQuery(
+      "UPDATE {meta}.export_job SET status = 'paused', progress = ?, updated_at = ? WHERE id = ? AND status = 'running'",
+      [progress, Date.now(), id],
+    );
+  }
+
+  /** Takes a paused job to resume it; false when another gateway took it first. */
+  async claim(id: string): Promise<boolean> {
+    const rows = await this.store.metaQuery(
+      "UPDATE {meta}.export_job SET status = 'running', updated_at = ? WHERE id = ? AND status = 'paused' RETURNING id",
+      [Date.now(), id],
+    );
+    return rows.length === 1;
   }
 
   async finish(id: string, location: string, progress: number): Promise<void> {

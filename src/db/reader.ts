@@ -41,6 +41,8 @@ export interface SqlReader {
    * read within the statement timeout, as any query.
    */
   stream(sql: string, params: readonly unknown[], batch: number): AsyncGenerator<RawRow[]>;
+  /** Its connections now (for /metrics): open, idle, and requests waiting for one. */
+  connections(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -86,6 +88,8 @@ function sqliteParams(params: readonly unknown[]): Record<string, unknown> {
 function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   const statements = new Map<string, Database.Statement>();
+  /** Streams running, each on a connection of its own. */
+  let streams = 0;
   return {
     kind: "sqlite",
     table: (name) => `"${name}"`,
@@ -106,6 +110,7 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
       // A connection of its own: better-sqlite3 runs nothing else on a connection while one of
       // its statements iterates, and the App rows of a batch are read meanwhile.
       const own = new Database(file, { readonly: true, fileMustExist: true });
+      streams++;
       let rows: IterableIterator<RawRow> | null = null;
       try {
         rows = own
@@ -125,8 +130,11 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
         // A connection closes only once its statement is done: one stopped early is ended first.
         rows?.return?.();
         own.close();
+        streams--;
       }
     },
+    // One connection for queries (synchronous: never waited for), and one per running stream.
+    connections: () => ({ total: 1 + streams, idle: 1, waiting: 0 }),
     async close() {
       db.close();
     },
@@ -157,6 +165,7 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
   let counter = 0;
   return {
     kind: "postgresql",
+    connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     table: (name) => `"${schema}"."${name}"`,
     anyOf: (column, n) => `${column} = ANY(${placeholder(n)})`,
     keysParam: (keys) => [...keys],

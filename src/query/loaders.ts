@@ -537,6 +537,8 @@ export async function* streamPlannedDomains(
   args: { where: Where; orderBy: Where[] },
   read: DomainRead,
   batch: number,
+  /** Rows to pass over first, unread beyond their raw values (a resumed export job); counted down. */
+  skip: { left: number } = { left: 0 },
 ): AsyncGenerator<{ ctx: Context; rows: DomainRow[] }> {
   const select = plannedSelect(sql, read, "r.");
   const { text, params } = findStatement(
@@ -546,7 +548,13 @@ export async function* streamPlannedDomains(
     select.list,
     await sqlitePlan(sql, "domain", args),
   );
-  for await (const raw of sql.stream(text, params, batch)) {
+  for await (let raw of sql.stream(text, params, batch)) {
+    if (skip.left) {
+      const passed = Math.min(skip.left, raw.length);
+      skip.left -= passed;
+      raw = raw.slice(passed);
+      if (!raw.length) continue;
+    }
     const ctx = ctxOf();
     yield { ctx, rows: await domainRowsOf(ctx, select, read, raw) };
   }

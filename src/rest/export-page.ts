@@ -131,13 +131,22 @@ export async function* domainStream(
   fields: string,
   query: ExportQuery,
   batch?: number,
+  skip = 0,
 ): AsyncGenerator<string[]> {
   const c = compiledLookup(fields);
   const size = batch ?? (c.read.children.length || c.read.fields === null ? WIDE_BATCH : BATCH);
   const args = listArgs(query);
   const where = await domainListWhere(contextOf(sql), args, null);
+  const passOver = { left: skip };
   for (const find of orderedReads(domainSortKeys(args), where)) {
-    for await (const { ctx, rows } of streamPlannedDomains(() => contextOf(sql), sql, find, c.read, size)) {
+    for await (const { ctx, rows } of streamPlannedDomains(
+      () => contextOf(sql),
+      sql,
+      find,
+      c.read,
+      size,
+      passOver,
+    )) {
       yield await linesOf(ctx, c, rows);
     }
   }

@@ -27,6 +27,8 @@ export type StreamMessage =
       /** List Domains' filter, sort and search (its GraphQL variables, checked on this thread). */
       query: ExportQuery;
       format: PageFormat;
+      /** Domains to pass over first (a job resumed where another gateway left it). */
+      skip?: number;
     }
   /** The stream's next page (answered in turn). */
   | { type: "next"; id: number }
@@ -100,6 +102,7 @@ export class ExportReader {
     fields: string,
     query: ExportQuery,
     format: PageFormat,
+    skip = 0,
   ): AsyncGenerator<Page> {
     if (this.closed) throw new Error("the export reader is closed");
     if (this.idle) clearTimeout(this.idle);
@@ -117,6 +120,7 @@ export class ExportReader {
       fields,
       query,
       format,
+      skip,
     } satisfies StreamMessage);
     const ask = () =>
       handled(

@@ -39,7 +39,7 @@ function failure(id: number, e: unknown): PageAnswer {
 }
 
 function open(message: Extract<StreamMessage, { type: "open" }>): void {
-  const { id, location, fields, query, format } = message;
+  const { id, location, fields, query, format, skip } = message;
   latest = location;
   let reader = readers.get(location);
   if (!reader) {
@@ -49,7 +49,7 @@ function open(message: Extract<StreamMessage, { type: "open" }>): void {
   reader.streams++;
   streams.set(id, {
     location,
-    pages: domainStream(reader.sql, fields, query),
+    pages: domainStream(reader.sql, fields, query, undefined, skip),
     format,
     turn: Promise.resolve(),
   });

@@ -20,6 +20,8 @@ import { budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
 import { DATABASE_RETRY_AFTER_S, maskFault, STATUS } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import type { Metrics } from "../ops/metrics.ts";
+import { requestIdOf } from "../ops/request-id.ts";
 import { fingerprint } from "../query/cursor.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
@@ -53,6 +55,8 @@ export interface ExportDeps {
   beforePage?: () => Promise<void>;
   /** Reads and writes the Domains, off the server's thread. */
   reader: ExportReader;
+  /** Counts exports, jobs, their Domains and bytes (src/ops/metrics.ts). */
+  metrics?: Metrics | null;
 }
 
 interface DomainQuery {
@@ -80,6 +84,8 @@ async function* domainPages(
   request: Request,
   q: DomainQuery,
   format: PageFormat,
+  kind: "export" | "job",
+  from = 0,
 ): AsyncGenerator<Page> {
   // Draws on no budget: starting the export or the job did (once a minute).
   const result = await deps.execute(request, DOMAIN_NAMES_DOCUMENT(), { ...q.variables, first: 1 }, null);
@@ -87,17 +93,23 @@ async function* domainPages(
   const served = result.served;
   if (!served) throw new Error("an export's query answered without a snapshot");
   const { version } = served.snapshot;
-  for await (const page of deps.reader.stream(served.snapshot, q.fields, q.variables, format)) {
-    await deps.beforePage?.();
-    const now = await deps.version();
-    if (now !== version) {
-      throw new RestError(
-        410,
-        "CURSOR_EXPIRED",
-        `the export expired because the data was refreshed (snapshot ${version}, now serving ${now}); start again`,
-      );
+  const counted = deps.metrics?.export(kind);
+  try {
+    for await (const page of deps.reader.stream(served.snapshot, q.fields, q.variables, format, from)) {
+      await deps.beforePage?.();
+      const now = await deps.version();
+      if (now !== version) {
+        throw new RestError(
+          410,
+          "CURSOR_EXPIRED",
+          `the export expired because the data was refreshed (snapshot ${version}, now serving ${now}); start again`,
+        );
+      }
+      counted?.page(page.count, page.bytes.byteLength);
+      yield page;
     }
-    yield page;
+  } finally {
+    counted?.end();
   }
 }
 
@@ -126,7 +138,7 @@ async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery):
  * page is read before answering, so that bad options get their 400 rather than a broken stream.
  */
 async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery): Promise<Response> {
-  const pages = domainPages(deps, request, q, "jsonl");
+  const pages = domainPages(deps, request, q, "jsonl", "export");
   let pending: IteratorResult<Page> | null = await pages.next();
   // Drawn once the options proved valid: a typo costs a 400, not the minute's only export.
   const budget = await drawOn(deps.limits, "exportDomains", request).catch(async (e) => {
@@ -144,7 +156,10 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
       } catch (e) {
         // Mid-stream the status is sent: say what happened on a last line, then break the stream
         // so that the client cannot mistake the partial result for a whole one.
-        const err = e instanceof RestError ? e : restErrorOf([maskFault(e, deps.logger)], (a) => a);
+        const err =
+          e instanceof RestError
+            ? e
+            : restErrorOf([maskFault(e, deps.logger, requestIdOf(request))], (a) => a);
         const { requestId } = err as { requestId?: string };
         const line = { error: err.message, code: err.code, ...(requestId ? { request_id: requestId } : {}) };
         controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
@@ -204,6 +219,15 @@ async function cursorAll(
     if (!job) throw new RestError(500, "INTERNAL_SERVER_ERROR", "the job vanished");
   }
   const wait = await deps.limits.poll(key, job.id);
+  if (wait === null && job.status === "paused" && (await deps.jobs.claim(job.id))) {
+    // Handed over by a gateway that shut down: resumed here, after the Domains it wrote.
+    deps.logger.info(
+      { jobId: job.id, progress: job.progress, total: job.total },
+      "resuming a handed-over export job",
+    );
+    void runJob(deps, request, q, job.id, format, job.progress);
+    job = { ...job, status: "running" };
+  }
   if (wait !== null) {
     const endpoint: Endpoint = "listDomainsAll";
     throw rateLimitedRestError(
@@ -216,7 +240,7 @@ async function cursorAll(
 }
 
 async function answer(deps: ExportDeps, job: ExportJob): Promise<Response> {
-  if (job.status === "running") {
+  if (job.status === "running" || job.status === "paused") {
     return Response.json(
       { progress: job.progress, total: job.total },
       { status: 202, headers: { "cache-control": "no-store" } },
@@ -241,41 +265,105 @@ async function answer(deps: ExportDeps, job: ExportJob): Promise<Response> {
   });
 }
 
+/**
+ * Writes a job's result, from its `from`-th Domain on (0, or where a gateway that handed it over
+ * stopped: its partial file holds exactly those Domains). A page at a time, the job's progress is
+ * recorded; once `running` is told to hand over (the gateway shuts down), it stops after the page
+ * it is on, and the job is left paused for the next gateway polled for it.
+ */
 async function runJob(
   deps: ExportDeps,
   request: Request,
   q: DomainQuery,
   id: string,
   format: "json" | "jsonl",
+  from = 0,
 ) {
   mkdirSync(join(deps.dataDir, "exports"), { recursive: true });
   const location = join("exports", `${id}.${format}`);
   const partial = join(deps.dataDir, `${location}.partial`);
-  let count = 0;
+  let count = from;
+  let handedOver = false;
+  const job: RunningJob = { handOver: false, count: () => count };
+  running(deps).set(id, job);
   // The result as chunks, a page at a time; pipeline() applies the file's backpressure and, on
   // any failure, destroys both ends cleanly.
   async function* chunks(): AsyncGenerator<string | Uint8Array> {
-    if (format === "json") yield '{"domains":[';
-    for await (const page of domainPages(deps, request, q, format)) {
+    if (format === "json" && from === 0) yield '{"domains":[';
+    for await (const page of domainPages(deps, request, q, format, "job", from)) {
       if (page.count) {
         if (format === "json" && count > 0) yield ",";
         yield page.bytes;
       }
       count += page.count;
       await deps.jobs.progress(id, count);
+      if (job.handOver) {
+        handedOver = true;
+        return;
+      }
     }
     if (format === "json") yield "]}";
   }
   try {
-    await pipeline(Readable.from(chunks()), createWriteStream(partial));
+    // A resumed job appends to the partial file the gateway before wrote.
+    await pipeline(Readable.from(chunks()), createWriteStream(partial, { flags: from ? "a" : "w" }));
+    if (handedOver) {
+      await deps.jobs.pause(id, count);
+      return;
+    }
     renameSync(partial, join(deps.dataDir, location));
     await deps.jobs.finish(id, location, count);
   } catch (e) {
     rmSync(partial, { force: true });
     // A fault is logged once, with the request id its poll will report (a 503 or a 500).
-    const err = e instanceof RestError ? e : restErrorOf([maskFault(e, deps.logger)], (a) => a);
+    const err =
+      e instanceof RestError ? e : restErrorOf([maskFault(e, deps.logger, requestIdOf(request))], (a) => a);
     await deps.jobs.fail(id, err.message, err.code).catch(() => {});
+  } finally {
+    running(deps).delete(id);
+    job.done?.();
   }
+}
+
+interface RunningJob {
+  /** Set when the gateway shuts down: the job stops after its page, and is left paused. */
+  handOver: boolean;
+  /** The Domains written so far. */
+  count(): number;
+  /** Called once the job has stopped, however. */
+  done?: () => void;
+}
+
+/** The jobs this gateway is writing, by id. */
+const runningJobs = new WeakMap<ExportDeps, Map<string, RunningJob>>();
+
+function running(deps: ExportDeps): Map<string, RunningJob> {
+  let jobs = runningJobs.get(deps);
+  if (!jobs) {
+    jobs = new Map();
+    runningJobs.set(deps, jobs);
+  }
+  return jobs;
+}
+
+/**
+ * Hands this gateway's running jobs over (graceful shutdown): each stops after the page it is on,
+ * its result so far whole in its partial file, and is left paused, so that the next gateway polled
+ * for it resumes it from there (they share the job table and the data directory). Resolves with
+ * the jobs handed over once all have stopped.
+ */
+export async function handOverJobs(deps: ExportDeps): Promise<{ id: string; progress: number }[]> {
+  const jobs = [...running(deps)];
+  await Promise.all(
+    jobs.map(
+      ([, job]) =>
+        new Promise<void>((resolve) => {
+          job.done = resolve;
+          job.handOver = true;
+        }),
+    ),
+  );
+  return jobs.map(([id, job]) => ({ id, progress: job.count() }));
 }
 
 /** Drops jobs of older snapshots, past their time, or abandoned by a dead worker, with their files. */

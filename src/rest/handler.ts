@@ -6,6 +6,8 @@ import { type Budget, budgetHeaders, type RateLimits } from "../auth/rate-limit.
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { faultResponse, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { noteRoute } from "../ops/access-log.ts";
+import { requestIdOf } from "../ops/request-id.ts";
 import { cachedDocument } from "./document.ts";
 import { type GraphQLErrorJson, RestError, rateLimitedRestError, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
@@ -254,6 +256,7 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
   const answer = (r: Response) => withRateHeaders(ctx, request, endpoint, r, drawn);
   try {
     const { route, params } = match(url.pathname.slice(REST_BASE.length) || "/", request.method);
+    noteRoute(request, route.id);
     endpoint = route.endpoint;
     const options = await readOptions(route, request, url, ctx.logger);
     options.refuseUnknown(VALID_OPTIONS.get(route) ?? []);
@@ -291,6 +294,6 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
     if (e instanceof FieldsError)
       return answer(errorResponse(new RestError(400, "BAD_USER_INPUT", e.message)));
     // The database not answering (503) or a fault of ours (500), logged once with its request id.
-    return answer(faultResponse(maskFault(e, ctx.logger)));
+    return answer(faultResponse(maskFault(e, ctx.logger, requestIdOf(request))));
   }
 }

@@ -56,7 +56,11 @@ async function expectUnauthorized(res: Response, invalidToken: boolean, secret?:
   expect(res.status, text.slice(0, 200)).toBe(401);
   expect(res.headers.get("content-type")).toMatch(/^application\/json/);
   const body = JSON.parse(text);
-  expect(body).toEqual({ error: expect.any(String), code: "UNAUTHENTICATED" });
+  expect(body).toEqual({
+    error: expect.any(String),
+    code: "UNAUTHENTICATED",
+    request_id: expect.any(String),
+  });
   expect(body.error.length).toBeGreaterThan(0);
   const challenge = res.headers.get("www-authenticate") ?? "";
   expect(challenge.startsWith('Bearer realm="storegraph"'), challenge).toBe(true);

@@ -104,7 +104,13 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
         expect(header(over, "x-ratelimit-limit")).toBe(String(limit));
         expect(header(over, "x-ratelimit-remaining")).toBe("0");
         const body = (await over.json()) as Record<string, unknown>;
-        expect(body).toEqual({ error: expect.any(String), code: "RATE_LIMITED", retry_after: 1, endpoint });
+        expect(body).toEqual({
+          error: expect.any(String),
+          code: "RATE_LIMITED",
+          retry_after: 1,
+          endpoint,
+          request_id: expect.any(String),
+        });
         expect(body.error).toContain(RATE_LIMITS[endpoint as Endpoint].title);
         expect(body.error).toContain(`${limit} per second`);
         // Retry-After is right: once it has passed, the window is new.
@@ -149,6 +155,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
       code: "RATE_LIMITED",
       endpoint: "retrieveDomain",
       retryAfter: 1,
+      requestId: expect.any(String),
     });
   });
 
@@ -281,6 +288,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
       code: "RATE_LIMITED",
       retry_after: wait,
       endpoint: "listDomainsAll",
+      request_id: early.headers.get("x-request-id"),
     });
     // Another job within the minute: 429 for about a minute, naming cursor=all.
     const other = await rest(key, { path: "/domain?fields=rank&cursor=all" });
@@ -293,6 +301,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
       code: "RATE_LIMITED",
       retry_after: retry,
       endpoint: "listDomainsAll",
+      request_id: other.headers.get("x-request-id"),
     });
     // After Retry-After, the poll is answered (the job is small: done by now).
     await sleep(wait * 1000);
@@ -316,6 +325,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
         code: "RATE_LIMITED",
         retry_after: Number(header(res, "retry-after")),
         endpoint,
+        request_id: header(res, "x-request-id"),
       });
       return body.error as string;
     };

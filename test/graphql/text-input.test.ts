@@ -74,7 +74,11 @@ describe.each(databaseKinds())("NUL and unpaired surrogates on %s", (kind) => {
       const res = await api.app.fetch(`${BASE}${path}`);
       const body = await res.json();
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(body).toEqual({ error: expect.stringMatching(/NUL/), code: "BAD_USER_INPUT" });
+      expect(body).toEqual({
+        error: expect.stringMatching(/NUL/),
+        code: "BAD_USER_INPUT",
+        request_id: expect.any(String),
+      });
       expect(body.error.startsWith(`${option}: `), body.error).toBe(true);
     });
 
@@ -92,7 +96,11 @@ describe.each(databaseKinds())("NUL and unpaired surrogates on %s", (kind) => {
       });
       const answer = await res.json();
       expect(res.status, JSON.stringify(answer)).toBe(400);
-      expect(answer).toEqual({ error: expect.stringMatching(problem), code: "BAD_USER_INPUT" });
+      expect(answer).toEqual({
+        error: expect.stringMatching(problem),
+        code: "BAD_USER_INPUT",
+        request_id: expect.any(String),
+      });
       expect(answer.error.startsWith(`${option}: `), answer.error).toBe(true);
     });
 

@@ -79,6 +79,7 @@ describe.each(databaseKinds())("an aborted request body on %s", (kind) => {
     expect(await res.json()).toEqual({
       error: "the request body ended before it was complete",
       code: "BAD_REQUEST",
+      request_id: expect.any(String),
     });
     expect(logged.filter((l) => l.level >= 40)).toEqual([]);
     expect(logged.find((l) => l.msg === ABORTED)).toMatchObject({ level: 30, reason: "aborted" });

@@ -426,6 +426,7 @@ describe.each(databaseKinds())("REST caching on %s", (kind) => {
         code: "RATE_LIMITED",
         retry_after: 1,
         endpoint: "retrieveApp",
+        request_id: over.headers.get("x-request-id"),
       });
       expect(body.error).toContain(RATE_LIMITS.retrieveApp.title);
       return;

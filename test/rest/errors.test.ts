@@ -62,7 +62,8 @@ describe.each(databaseKinds())("REST errors on %s", (kind) => {
   ): Promise<string> {
     const { res, body } = await send(path, init);
     expect(res.status, `${init?.method ?? "GET"} ${path}: ${JSON.stringify(body)}`).toBe(status);
-    expect(Object.keys(body).sort()).toEqual(["code", "error"]);
+    expect(Object.keys(body).sort()).toEqual(["code", "error", "request_id"]);
+    expect(body.request_id).toBe(res.headers.get("x-request-id"));
     expect(body.code).toBe(code);
     expect(typeof body.error).toBe("string");
     const message = body.error as string;
@@ -458,7 +459,7 @@ describe.each(databaseKinds())("REST errors on %s", (kind) => {
       for (const path of ["/domain/%E0%A4%A", "/app/%ZZ.x", "/domain/%/app_reviews"]) {
         const { res, body } = await send(path);
         expect([400, 404], path).toContain(res.status);
-        expect(Object.keys(body).sort()).toEqual(["code", "error"]);
+        expect(Object.keys(body).sort()).toEqual(["code", "error", "request_id"]);
       }
     });
   });

@@ -127,6 +127,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
     expect(await failed.json()).toEqual({
       error: expect.stringMatching(/^Unexpected error \(request id [\w-]+\)\.$/),
       code: "INTERNAL_SERVER_ERROR",
+      request_id: failed.headers.get("x-request-id"),
     });
 
     // Reported once; asked again, the job starts afresh on a new thread.

@@ -63,6 +63,7 @@ const url = (params: Record<string, string>, path = "") => `${BASE}${path}?${new
 /** Clients by name, each with its own real API key (jobs belong to a key). */
 const CLIENTS = [
   "a",
+  "handover",
   "key-a",
   "key-b",
   "instances",
@@ -731,6 +732,65 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
       } finally {
         release();
         await sleep(200);
+        await snapshots1.close();
+        await snapshots2.close();
+      }
+    });
+
+    it("hands a running job over on shutdown, and a second gateway resumes it where it stopped", async () => {
+      // Two gateways sharing the database and the data directory. The first is held before its
+      // third page; it is told to hand its jobs over (a graceful shutdown), and the second,
+      // polled next, resumes the job after the Domains already written.
+      const c = api.db.config;
+      const config = loadConfig({
+        DATA_DIR: c.dataDir,
+        ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
+        LOG_LEVEL: "silent",
+        RATE_LIMITS: "off",
+      });
+      const snapshots1 = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
+      const snapshots2 = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
+      const [third, atThird] = signal();
+      const [held, release] = signal();
+      let pages = 0;
+      const target = url({ cursor: "all" });
+      const ids = await jobIds();
+      const gateway1 = createApp(config, snapshots1, {
+        beforeExportPage: async () => {
+          if (++pages !== 3) return;
+          atThird();
+          await held;
+        },
+      });
+      const gateway2 = createApp(config, snapshots2);
+      try {
+        const first = await gateway1.fetch(target, { headers: auth("handover") });
+        expect(first.status).toBe(202);
+        await first.body?.cancel();
+        await third;
+        const handing = gateway1.handOverJobs();
+        release();
+        const handed = await handing;
+        const [job] = await jobsSince(ids);
+        expect(handed).toEqual([{ id: job.id, progress: Number(job.progress) }]);
+        expect(job.status).toBe("paused");
+        const progress = Number(job.progress);
+        expect(progress, "two pages were written, and no more").toBeGreaterThan(0);
+        expect(progress).toBeLessThan(domains.length);
+        await gateway1.dispose();
+
+        const res = await poll(gateway2, target, "handover", domains.length);
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { domains: { name: string }[] };
+        expectExactly(
+          body.domains.map((d) => d.name),
+          oracle.domainNames(),
+        );
+        const rows = await jobsSince(ids);
+        expect(rows.map((r) => [r.id, r.status])).toEqual([[job.id, "done"]]);
+      } finally {
+        release();
+        await gateway2.dispose();
         await snapshots1.close();
         await snapshots2.close();
       }

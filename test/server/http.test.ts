@@ -37,7 +37,12 @@ function expectJsonAnswer(res: RawResponse, head = false): Record<string, unknow
       }),
     ],
   };
-  const rest = { error: expect.any(String), code: expect.any(String) };
+  // Every error names the request it answers, as its X-Request-Id header does.
+  const rest = {
+    error: expect.any(String),
+    code: expect.any(String),
+    request_id: res.headers["x-request-id"],
+  };
   expect(body, res.raw).toEqual(expect.objectContaining("errors" in body ? graphql : rest));
   return body;
 }
@@ -160,6 +165,7 @@ describe.each(databaseKinds())("hostile HTTP on %s", (kind) => {
         expect(expectJsonAnswer(res)).toEqual({
           error: expect.stringContaining("Host header"),
           code: "INVALID_HOST",
+          request_id: expect.stringMatching(/^[\w-]+$/),
         });
       }
     }
@@ -266,7 +272,9 @@ describe.each(databaseKinds())("hostile HTTP on %s", (kind) => {
     const raw = await rawExchange(at, `${ok}${ok}FOO /healthz HTTP/1.1\r\n\r\n`);
     const statuses = [...raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
     expect(statuses, raw).toEqual([200, 200, 400]);
-    expect(raw.slice(raw.lastIndexOf("\r\n\r\n") + 4)).toMatch(/^\{"error":.*"code":"MALFORMED_REQUEST"\}$/);
+    expect(raw.slice(raw.lastIndexOf("\r\n\r\n") + 4)).toMatch(
+      /^\{"error":.*"code":"MALFORMED_REQUEST","request_id":"[\w-]+"\}$/,
+    );
   });
 
   it("fuzz: any Host header gets a complete JSON answer; valid ones are served", async () => {
@@ -308,6 +316,7 @@ describe.each(databaseKinds())("hostile HTTP on %s", (kind) => {
     expect(await text.json()).toEqual({
       error: expect.stringMatching(/text\/plain.*application\/json/),
       code: "UNSUPPORTED_MEDIA_TYPE",
+      request_id: text.headers.get("x-request-id"),
     });
 
     const html = await api.app.fetch("http://localhost/graphql", {
@@ -320,6 +329,7 @@ describe.each(databaseKinds())("hostile HTTP on %s", (kind) => {
     expect(await html.json()).toEqual({
       error: expect.stringMatching(/text\/html.*application\/json/),
       code: "NOT_ACCEPTABLE",
+      request_id: html.headers.get("x-request-id"),
     });
   });
 });

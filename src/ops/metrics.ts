@@ -1,0 +1,171 @@
+import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
+import type { Plugin } from "graphql-yoga";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { Snapshots } from "../db/snapshots.ts";
+import type { AccessLine } from "./access-log.ts";
+
+/**
+ * The gateway's Prometheus metrics (prom-client), served by serveMetrics (src/ops/metrics-server.ts)
+ * on a port of their own or behind a token, never openly on the API's port:
+ * - `storegraph_http_request_duration_seconds{route,method,status}`: every request, REST routes
+ *   by their id (listDomains, exportDomains...), GraphQL as `graphql`; its `_count` counts them.
+ * - GraphQL's phases, by operation (`graphql_envelop_phase_parse|validate|context|execute`,
+ *   `graphql_envelop_request_duration`, `graphql_envelop_error_result`): the yoga plugin's, for
+ *   GraphQL requests and for the operation each REST request runs.
+ * - `storegraph_rate_limit_refusals_total{plan,endpoint}`.
+ * - `storegraph_db_connections{state}`: the served snapshot's reads (open, idle, waiting).
+ * - `storegraph_snapshot_version`, `storegraph_snapshot_age_seconds`; `storegraph_loads_running`.
+ * - `storegraph_export_jobs{status}` (cursor=all jobs of every gateway, from the shared table),
+ *   `storegraph_exports_running{kind}`, `storegraph_export_domains_total{kind}` and
+ *   `storegraph_export_bytes_total{kind}` (kind: export, job).
+ * - Node's own (process CPU, memory, event-loop delay, GC), prefixed `storegraph_`.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly http = new Histogram({
+    name: "storegraph_http_request_duration_seconds",
+    help: "HTTP requests by route, method and status: seconds from the request to the end of its response.",
+    labelNames: ["route", "method", "status"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  private readonly refusals = new Counter({
+    name: "storegraph_rate_limit_refusals_total",
+    help: "Requests refused for a spent budget (429), by the key's plan and the endpoint whose budget it was.",
+    labelNames: ["plan", "endpoint"] as const,
+    registers: [this.registry],
+  });
+  private readonly exportsRunning = new Gauge({
+    name: "storegraph_exports_running",
+    help: "Exports (kind=export) and cursor=all jobs (kind=job) this gateway is writing now.",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+  });
+  private readonly exportDomains = new Counter({
+    name: "storegraph_export_domains_total",
+    help: "Domains written by exports and cursor=all jobs.",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+  });
+  private readonly exportBytes = new Counter({
+    name: "storegraph_export_bytes_total",
+    help: "Bytes of JSON written by exports and cursor=all jobs (before any compression).",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+  });
+
+  constructor(snapshots: Snapshots) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: "storegraph_" });
+    new Gauge({
+      name: "storegraph_db_connections",
+      help: "Connections of the served snapshot's reads: open (total), idle, and requests waiting for one.",
+      labelNames: ["state"] as const,
+      registers,
+      async collect() {
+        const served = await snapshots.current().catch(() => null);
+        const c = served?.sql.connections() ?? { total: 0, idle: 0, waiting: 0 };
+        this.set({ state: "total" }, c.total);
+        this.set({ state: "idle" }, c.idle);
+        this.set({ state: "waiting" }, c.waiting);
+      },
+    });
+    new Gauge({
+      name: "storegraph_snapshot_version",
+      help: "The version of the snapshot this gateway serves (0 before the first load).",
+      registers,
+      async collect() {
+        this.set((await snapshots.current().catch(() => null))?.snapshot.version ?? 0);
+      },
+    });
+    new Gauge({
+      name: "storegraph_snapshot_age_seconds",
+      help: "Seconds since the served snapshot was published (its load finished).",
+      registers,
+      async collect() {
+        const s = (await snapshots.current().catch(() => null))?.snapshot;
+        const at = s?.finishedAt ?? s?.startedAt;
+        if (at) this.set((Date.now() - at.getTime()) / 1000);
+      },
+    });
+    new Gauge({
+      name: "storegraph_loads_running",
+      help: "Loads of a new snapshot under way (0 or 1: one load at a time), with the seconds since the running one began in storegraph_load_running_seconds.",
+      registers,
+      async collect() {
+        const loading = (await snapshots.store.list().catch(() => [])).filter((s) => s.status === "loading");
+        this.set(loading.length);
+      },
+    });
+    new Gauge({
+      name: "storegraph_load_running_seconds",
+      help: "Seconds since the running load began (0 when none runs).",
+      registers,
+      async collect() {
+        const loading = (await snapshots.store.list().catch(() => [])).find((s) => s.status === "loading");
+        this.set(loading ? (Date.now() - loading.startedAt.getTime()) / 1000 : 0);
+      },
+    });
+    new Gauge({
+      name: "storegraph_export_jobs",
+      help: "cursor=all jobs of every gateway, by status (running, done, failed), from the shared job table.",
+      labelNames: ["status"] as const,
+      registers,
+      async collect() {
+        const rows = await snapshots.store
+          .metaQuery("SELECT status, COUNT(*) AS n FROM {meta}.export_job GROUP BY status")
+          .catch(() => []);
+        this.reset();
+        for (const status of ["running", "done", "failed"]) this.set({ status }, 0);
+        for (const r of rows) this.set({ status: String(r.status) }, Number(r.n));
+      },
+    });
+  }
+
+  /** The yoga/envelop plugin's GraphQL metrics, into this registry (served by serveMetrics). */
+  plugins(): Plugin[] {
+    return [
+      usePrometheus({
+        registry: this.registry,
+        endpoint: false,
+        metrics: {
+          // storegraph_http_request_duration_seconds counts every request, GraphQL or not.
+          graphql_yoga_http_duration: false,
+          // A summary's quantiles cost CPU on every request; the histograms give them in PromQL.
+          graphql_envelop_request_time_summary: false,
+          // Walks every document for deprecated fields on each request; none is deprecated.
+          graphql_envelop_deprecated_field: false,
+        },
+      }),
+    ];
+  }
+
+  /** A request is over (src/ops/access-log.ts). */
+  request(line: AccessLine & { route: string }): void {
+    this.http.observe(
+      { route: line.route, method: line.method, status: String(line.status) },
+      line.ms / 1000,
+    );
+  }
+
+  refused(plan: string, endpoint: string): void {
+    this.refusals.inc({ plan, endpoint });
+  }
+
+  /** An export (or job) began; returns what it calls per page, and once at its end. */
+  export(kind: "export" | "job"): { page(count: number, bytes: number): void; end(): void } {
+    this.exportsRunning.inc({ kind });
+    let ended = false;
+    return {
+      page: (count, bytes) => {
+        this.exportDomains.inc({ kind }, count);
+        this.exportBytes.inc({ kind }, bytes);
+      },
+      end: () => {
+        if (ended) return;
+        ended = true;
+        this.exportsRunning.dec({ kind });
+      },
+    };
+  }
+}

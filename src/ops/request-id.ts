@@ -1,0 +1,89 @@
+import { randomUUID } from "node:crypto";
+import { GraphQLError } from "graphql";
+import type { Plugin } from "graphql-yoga";
+import { settleFaults } from "../errors.ts";
+
+/**
+ * Every request has an id: the `X-Request-Id` a proxy in front of the gateway sent, when it is a
+ * plain token, or a new UUID. It is on every response (X-Request-Id), in every error body
+ * (`request_id`), on the request's access-log line and on any fault logged while answering it,
+ * so that the id a client quotes finds every line about its request.
+ */
+export const REQUEST_ID_HEADER = "x-request-id";
+
+/** What a proxy may set: a token of at most 128 characters, nothing that could forge a log line. */
+const TOKEN = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/** The id a request arrives with, when it is a usable one. */
+export function requestIdFrom(header: string | null | undefined): string | null {
+  return header && TOKEN.test(header) ? header : null;
+}
+
+export const newRequestId = (): string => randomUUID();
+
+const ids = new WeakMap<Request, string>();
+
+/** The request's id: the one it arrived with (the HTTP server sets it), or one given now. */
+export function requestIdOf(request: Request): string {
+  let id = ids.get(request);
+  if (id === undefined) {
+    id = requestIdFrom(request.headers.get(REQUEST_ID_HEADER)) ?? newRequestId();
+    ids.set(request, id);
+  }
+  return id;
+}
+
+/**
+ * Puts the request's id on its response (X-Request-Id) and in its errors: a masked fault's
+ * (logged then, with it: settleFaults), each GraphQL error's `extensions.requestId`, and the
+ * `request_id` of a JSON error body `{error, code}`, whichever part of the app wrote it.
+ */
+export function useRequestIds(): Plugin {
+  return {
+    onResultProcess({ request, result }) {
+      const id = requestIdOf(request);
+      for (const r of Array.isArray(result) ? result : [result]) {
+        const errors = (r as { errors?: readonly GraphQLError[] }).errors;
+        if (!errors?.length) continue;
+        settleFaults(errors, id);
+        for (const e of errors) {
+          if (e instanceof GraphQLError && e.extensions.requestId === undefined)
+            (e.extensions as Record<string, unknown>).requestId = id;
+        }
+      }
+    },
+    async onResponse({ request, response, setResponse, fetchAPI }) {
+      const id = requestIdOf(request);
+      if (response.status >= 400 && isJson(response) && response.body !== null) {
+        // An error body written without the request at hand gets its id here (a few hundred bytes).
+        const body = withRequestId(await response.text(), id);
+        // Copied one by one: a Headers of another implementation (Node's, whatwg-node's) is not
+        // always read whole by the other's constructor.
+        const headers = new fetchAPI.Headers();
+        response.headers.forEach((value, name) => {
+          if (name !== "content-length") headers.append(name, value);
+        });
+        headers.set(REQUEST_ID_HEADER, id);
+        setResponse(new fetchAPI.Response(body, { status: response.status, headers }));
+        return;
+      }
+      response.headers.set(REQUEST_ID_HEADER, id);
+    },
+  };
+}
+
+const isJson = (response: Response) => /\bjson\b/.test(response.headers.get("content-type") ?? "");
+
+/** `{"error": ..., "code": ...}` with `request_id`; any other body as it is. */
+export function withRequestId(body: string, id: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return body;
+  const error = parsed as Record<string, unknown>;
+  if (typeof error.error !== "string" || typeof error.code !== "string" || "request_id" in error) return body;
+  return JSON.stringify({ ...error, request_id: id });
+}
