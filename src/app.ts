@@ -2,7 +2,7 @@ import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
 import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
 import { type DocumentNode, type ExecutionResult, GraphQLError } from "graphql";
-import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { ApiKeys } from "./auth/keys.ts";
 import type { Endpoint } from "./auth/limits.ts";
 import { apiKeyOf, createVerifier, graphiqlKey, useAuth } from "./auth/plugin.ts";
@@ -82,6 +82,8 @@ export interface AppOptions {
   logger?: Logger;
   /** The gateway's Prometheus metrics (src/ops/metrics.ts); none without. */
   metrics?: Metrics;
+  /** More envelop plugins (the GraphQL spans of src/ops/tracing.ts). */
+  plugins?: Plugin[];
 }
 
 export function createApp(config: Config, snapshots: Snapshots, options: AppOptions = {}): App {
@@ -174,6 +176,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useCostLimit(),
       ...useCompiledExecution(),
       ...(metrics?.plugins() ?? []),
+      ...(options.plugins ?? []),
       // Last: every other plugin has seen (and may have rewritten) the body it compresses.
       useCompression(),
     ],

@@ -88,6 +88,9 @@ const Env = z.object({
   METRICS_HOST: z.string().trim().min(1).default("0.0.0.0"),
   /** Serve /metrics on the API's port too, to `Authorization: Bearer <METRICS_TOKEN>` only. */
   METRICS_TOKEN: z.string().trim().min(16, "must be at least 16 characters").optional(),
+  /** OpenTelemetry: traces go to this OTLP/HTTP endpoint; unset, tracing is off. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().trim().url().optional(),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).default("storegraph"),
   /** On SIGTERM: how long requests in flight may take to finish before the process exits. */
   SHUTDOWN_TIMEOUT_MS: ms(25_000),
   EXPORT_TTL_SECONDS: z.coerce
@@ -119,6 +122,7 @@ export interface Config {
   /** Origins allowed by CORS; empty: CORS is off. */
   corsOrigins: string[];
   metrics: { port: number | null; host: string; token: string | null };
+  tracing: { endpoint: string | null; serviceName: string };
   shutdownTimeoutMs: number;
 }
 
@@ -215,5 +219,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean),
     metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },
   };
 }

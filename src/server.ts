@@ -10,6 +10,7 @@ import { createLogger } from "./logger.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { serveMetrics } from "./ops/metrics-server.ts";
 import { shutDown } from "./ops/shutdown.ts";
+import { startTracing } from "./ops/tracing.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -18,7 +19,8 @@ async function main(): Promise<void> {
   await ensureDemoData(config, snapshots.store, log);
   const demoKey = await ensureDemoKey(new ApiKeys(snapshots.store));
   const metrics = new Metrics(snapshots);
-  const app = createApp(config, snapshots, { logger: log, metrics });
+  const tracing = await startTracing(config.tracing, log);
+  const app = createApp(config, snapshots, { logger: log, metrics, plugins: tracing?.plugins });
   const server = createHttpServer(
     app,
     config.tls
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
     metricsServer?.close();
     void shutDown(server as Server, app, log, { timeoutMs: config.shutdownTimeoutMs, signal })
       .then(() => snapshots.close())
+      .then(() => tracing?.shutdown())
       .then(
         () => process.exit(0),
         (err) => {

@@ -1,9 +1,11 @@
 import { join } from "node:path";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { Config, Timeouts } from "../config.ts";
 import { type ColumnKind, TABLES, type TableKey } from "../dataset/load/rows.ts";
 import { poolTimeouts } from "./pg-pool.ts";
+import { spanName, sqlTracer } from "./sql-tracing.ts";
 import type { SnapshotRow } from "./store.ts";
 
 /**
@@ -72,9 +74,63 @@ export function openSnapshotReader(
   options: ReaderOptions = {},
 ): SqlReader {
   const db = config.database;
-  return db.kind === "sqlite"
-    ? sqliteReader(join(db.dataDir, snapshot.location), options)
-    : pgReader(db.url, snapshot.location, config.timeouts, options);
+  return traced(
+    db.kind === "sqlite"
+      ? sqliteReader(join(db.dataDir, snapshot.location), options)
+      : pgReader(db.url, snapshot.location, config.timeouts, options),
+  );
+}
+
+/** Each statement in a span of its own while tracing is on (src/db/sql-tracing.ts). */
+function traced(reader: SqlReader): SqlReader {
+  const { all, stream } = reader;
+  const system = reader.kind;
+  return Object.assign(reader, {
+    all(sql: string, params: readonly unknown[], options?: QueryOptions) {
+      const tracer = sqlTracer();
+      if (!tracer) return all(sql, params, options);
+      return tracer.startActiveSpan(
+        spanName(sql),
+        { kind: SpanKind.CLIENT, attributes: { "db.system": system, "db.statement": sql } },
+        async (span) => {
+          try {
+            const rows = await all(sql, params, options);
+            span.setAttribute("db.rows", rows.length);
+            return rows;
+          } catch (e) {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
+            throw e;
+          } finally {
+            span.end();
+          }
+        },
+      );
+    },
+    stream(sql: string, params: readonly unknown[], batch: number) {
+      const tracer = sqlTracer();
+      if (!tracer) return stream(sql, params, batch);
+      // The cursor's whole life, from its first batch to its close.
+      const span = tracer.startSpan(spanName(sql), {
+        kind: SpanKind.CLIENT,
+        attributes: { "db.system": system, "db.statement": sql, "db.cursor": true },
+      });
+      return (async function* () {
+        let rows = 0;
+        try {
+          for await (const chunk of stream(sql, params, batch)) {
+            rows += chunk.length;
+            yield chunk;
+          }
+        } catch (e) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error).message });
+          throw e;
+        } finally {
+          span.setAttribute("db.rows", rows);
+          span.end();
+        }
+      })();
+    },
+  });
 }
 
 /** better-sqlite3 numbers no parameters, but names them: $1 → @p1, bound by an object. */

@@ -108,7 +108,7 @@ export class Metrics {
     });
     new Gauge({
       name: "storegraph_export_jobs",
-      help: "cursor=all jobs of every gateway, by status (running, done, failed), from the shared job table.",
+      help: "cursor=all jobs of every gateway, by status (running, paused: handed over, done, failed), from the shared job table.",
       labelNames: ["status"] as const,
       registers,
       async collect() {
@@ -116,7 +116,7 @@ export class Metrics {
           .metaQuery("SELECT status, COUNT(*) AS n FROM {meta}.export_job GROUP BY status")
           .catch(() => []);
         this.reset();
-        for (const status of ["running", "done", "failed"]) this.set({ status }, 0);
+        for (const status of ["running", "paused", "done", "failed"]) this.set({ status }, 0);
         for (const r of rows) this.set({ status: String(r.status) }, Number(r.n));
       },
     });
