@@ -10,7 +10,7 @@ import {
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { isIPv6 } from "node:net";
 import type { Duplex } from "node:stream";
-import { type RequestWatch, watchRequest } from "./ops/access-log.ts";
+import { CountingResponse, type RequestWatch, watchRequest } from "./ops/access-log.ts";
 import { newRequestId, REQUEST_ID_HEADER, requestIdFrom } from "./ops/request-id.ts";
 
 /**
@@ -26,12 +26,13 @@ export function createHttpServer(
   watch: RequestWatch = {},
 ): Server | HttpsServer {
   // Node's own check of a missing Host answers 400 without a body: checkRequest answers it instead.
-  const options = { requireHostHeader: false };
+  const options = { requireHostHeader: false, ServerResponse: CountingResponse };
   const listener: RequestListener = (req, res) => {
     responses.set(req.socket, res);
     // The request's id (src/ops/request-id.ts): the app reads it from the header set here.
     const header = req.headers[REQUEST_ID_HEADER];
     const id = requestIdFrom(typeof header === "string" ? header : null) ?? newRequestId();
+    // The app reads it from the header; the response carries it whoever writes it.
     req.headers[REQUEST_ID_HEADER] = id;
     res.setHeader(REQUEST_ID_HEADER, id);
     watchRequest(req, res, id, watch);
@@ -176,6 +177,7 @@ function sendJson(res: ServerResponse, e: HttpError, requestId: string): void {
     "content-length": Buffer.byteLength(body),
     "cache-control": "no-store",
     connection: "close",
+    [REQUEST_ID_HEADER]: requestId,
     ...e.headers,
   });
   res.end(body);

@@ -18,18 +18,24 @@ async function main(): Promise<void> {
   const snapshots = await Snapshots.open(config);
   await ensureDemoData(config, snapshots.store, log);
   const demoKey = await ensureDemoKey(new ApiKeys(snapshots.store));
-  const metrics = new Metrics(snapshots);
+  // Collected only when served: a gateway nobody scrapes pays nothing for them.
+  const metrics =
+    config.metrics.port !== null || config.metrics.token !== null ? new Metrics(snapshots) : null;
   const tracing = await startTracing(config.tracing, log);
-  const app = createApp(config, snapshots, { logger: log, metrics, plugins: tracing?.plugins });
+  const app = createApp(config, snapshots, {
+    logger: log,
+    metrics: metrics ?? undefined,
+    plugins: tracing?.plugins,
+  });
   const server = createHttpServer(
     app,
     config.tls
       ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
       : undefined,
-    { log, observe: (line) => metrics.request(line) },
+    { log, observe: metrics ? (line) => metrics.request(line) : undefined },
   );
   const metricsServer =
-    config.metrics.port !== null
+    metrics && config.metrics.port !== null
       ? await serveMetrics(metrics, config.metrics.port, config.metrics.host)
       : null;
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
