@@ -93,6 +93,7 @@ const ERROR_RESPONSES: Json = {
 };
 
 const RATE_HEADERS: Json = {
+  "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
   "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
   "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
   "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
@@ -104,6 +105,11 @@ const CACHE_HEADERS: Json = {
 };
 
 const HEADERS: Json = {
+  "X-Request-Id": {
+    description:
+      "The request's id, on every response: the X-Request-Id the request came with (a plain token of up to 128 characters), or a new UUID. Error bodies carry it as request_id, and the server's log lines about the request carry it too.",
+    schema: { type: "string" },
+  },
   "X-RateLimit-Limit": {
     description: "Requests this key's plan may make to this endpoint per window.",
     schema: { type: "integer" },
@@ -249,7 +255,7 @@ function operationOf(route: Route, components: Json): Json {
               status === "429"
                 ? { ...RATE_HEADERS, "Retry-After": { $ref: "#/components/headers/Retry-After" } }
                 : status === "401"
-                  ? {}
+                  ? { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } }
                   : RATE_HEADERS,
             content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
           },
@@ -263,13 +269,14 @@ export function buildOpenApi(): Json {
   const components: Json = {
     Error: {
       type: "object",
-      required: ["error", "code"],
+      required: ["error", "code", "request_id"],
       properties: {
         error: { type: "string", description: "What was wrong, naming the option." },
         code: { type: "string", description: "BAD_USER_INPUT, NOT_FOUND, CURSOR_EXPIRED, ..." },
         request_id: {
           type: "string",
-          description: "For 500s and 503s: the id the server logged the error with.",
+          description:
+            "The request's id, as its X-Request-Id header: quote it when asking about the error (a 500's or 503's cause is logged under it).",
         },
         retry_after: { type: "integer", description: "For 429s and 503s: seconds to wait, as Retry-After." },
         endpoint: {
