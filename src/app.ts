@@ -169,7 +169,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useErrorCodes(),
       useJsonErrorBodies(),
       useRequestIds(),
-      useAccessLog(),
+      useAccessLog((request) => apiKeyOf(request)?.id),
       useCorsVary(config.corsOrigins),
       ...abuseLimits(),
       useTextInput(),

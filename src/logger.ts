@@ -20,6 +20,8 @@ type Level = "debug" | "info" | "warn" | "error";
  * values are the line's fields. yoga logs so.
  */
 export function logArgs(logger: Logger, level: Level, args: readonly unknown[]): void {
+  // yoga logs at debug several times a request: nothing is built for a level that is off.
+  if (!logger.isLevelEnabled(level)) return;
   const words: string[] = [];
   const errors: Error[] = [];
   const values: unknown[] = [];

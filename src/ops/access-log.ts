@@ -1,6 +1,5 @@
 import { type IncomingMessage, ServerResponse } from "node:http";
 import type { Plugin } from "graphql-yoga";
-import { apiKeyOf } from "../auth/plugin.ts";
 import type { Logger } from "../logger.ts";
 
 /**
@@ -126,12 +125,14 @@ export function watchRequest(
   });
 }
 
-/** Tells the access log whose request it was (the authenticated key's id). */
-export function useAccessLog(): Plugin<{ req?: IncomingMessage }> {
+/** Tells the access log whose request it was: `keyIdOf` gives the authenticated key's id. */
+export function useAccessLog(
+  keyIdOf: (request: Request) => string | undefined,
+): Plugin<{ req?: IncomingMessage }> {
   return {
     onResponse({ request, serverContext }) {
       const req = (serverContext as { req?: IncomingMessage } | undefined)?.req;
-      if (req) learned.set(req, { route: routes.get(request), keyId: apiKeyOf(request)?.id });
+      if (req) learned.set(req, { route: routes.get(request), keyId: keyIdOf(request) });
     },
   };
 }

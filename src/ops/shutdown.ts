@@ -31,17 +31,23 @@ export async function shutDown(
     { signal, timeoutMs },
     "shutting down: accepting no new connections, finishing requests in flight",
   );
-  const jobs = await app.handOverJobs().catch((err: Error) => {
-    log.error({ err }, "shutting down: export jobs could not be handed over");
-    return [];
-  });
-  if (jobs.length)
+  // One deadline for both: a job stuck on its page must not hold the shutdown past it.
+  const deadline = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), timeoutMs).unref());
+  const jobs = await Promise.race([
+    app.handOverJobs().catch((err: Error) => {
+      log.error({ err }, "shutting down: export jobs could not be handed over");
+      return [];
+    }),
+    deadline,
+  ]);
+  if (jobs === "late")
+    log.warn("shutting down: export jobs did not stop within the deadline; left running, they expire");
+  else if (jobs.length)
     log.info(
       { jobs },
       `shutting down: handed ${jobs.length} export job(s) over to the next gateway polled for them`,
     );
   let cut = 0;
-  const deadline = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), timeoutMs).unref());
   if ((await Promise.race([closed.then(() => "drained" as const), deadline])) === "late") {
     cut = await new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
     log.warn(
@@ -55,5 +61,5 @@ export async function shutDown(
   }
   await app.dispose();
   log.info("shut down");
-  return { handedOver: jobs.length, cut };
+  return { handedOver: jobs === "late" ? 0 : jobs.length, cut };
 }

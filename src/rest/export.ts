@@ -282,6 +282,14 @@ async function runJob(
   mkdirSync(join(deps.dataDir, "exports"), { recursive: true });
   const location = join("exports", `${id}.${format}`);
   const partial = join(deps.dataDir, `${location}.partial`);
+  if (from > 0 && !existsSync(partial)) {
+    // Handed over by a gateway whose data directory this one does not share: start afresh.
+    deps.logger.warn(
+      { jobId: id, progress: from },
+      "a handed-over job's partial result is not here; it starts again",
+    );
+    from = 0;
+  }
   let count = from;
   let handedOver = false;
   const job: RunningJob = { handOver: false, count: () => count };

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { get as httpGet, type IncomingHttpHeaders } from "node:http";
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { gunzipSync, inflateSync } from "node:zlib";
@@ -16,9 +16,11 @@ import { chooseEncoding } from "../../src/ops/compression.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
 import { serveMetrics } from "../../src/ops/metrics-server.ts";
 import { shutDown } from "../../src/ops/shutdown.ts";
+import { ROUTES } from "../../src/rest/routes.ts";
 import { tempDir } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { restEndpoint } from "../support/routes.ts";
 
 /**
  * Operations (a real HTTP server on a free port, as server.ts builds it): one access-log line per
@@ -107,6 +109,32 @@ describe("helpers", () => {
   });
 });
 
+describe("shutdown", () => {
+  it("keeps its deadline when an export job does not stop, and says so", async () => {
+    const server = createServer((_req, res) => res.end("ok"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: "info", base: undefined }, { write: (s: string) => lines.push(JSON.parse(s)) });
+    let disposed = false;
+    const started = Date.now();
+    const outcome = await shutDown(
+      server,
+      {
+        handOverJobs: () => new Promise(() => {}),
+        dispose: () => {
+          disposed = true;
+        },
+      },
+      log,
+      { timeoutMs: 300, signal: "test" },
+    );
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(outcome).toEqual({ handedOver: 0, cut: 0 });
+    expect(disposed).toBe(true);
+    expect(lines.map((l) => l.msg)).toContainEqual(expect.stringMatching(/did not stop within the deadline/));
+  });
+});
+
 describe.each(databaseKinds())("operations (%s)", (kind) => {
   let db: TestDatabase;
   let g: Gateway;
@@ -125,22 +153,30 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
   });
 
   // fetch asks for gzip itself unless told otherwise, and inflates what it gets.
-  const get = (path: string, headers: Record<string, string> = {}) =>
+  const get = (path: string, headers: Record<string, string> = {}, method = "GET", body?: string) =>
     fetch(`${g.base}${path}`, {
+      method,
+      body,
       headers: { authorization: `Bearer ${g.key}`, "accept-encoding": "identity", ...headers },
     });
 
   /** The response's bytes as sent (node:http inflates nothing). */
-  const raw = (path: string, headers: Record<string, string>) =>
+  const raw = (path: string, headers: Record<string, string>, method = "GET", body?: string) =>
     new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
-      httpGet(`${g.base}${path}`, { headers: { authorization: `Bearer ${g.key}`, ...headers } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-        res.on("error", reject);
-      }).on("error", reject);
+      const req = httpRequest(
+        `${g.base}${path}`,
+        { method, headers: { authorization: `Bearer ${g.key}`, ...headers } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
+          res.on("error", reject);
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
     });
 
   it("logs one line per request, with its id, status, bytes and key id, and never the key", async () => {
@@ -219,28 +255,43 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
     expect(await open.text()).not.toContain("storegraph_http");
   });
 
-  it("compresses every route when asked, the export streamed, and answers plainly otherwise", async () => {
-    const paths = [
-      "/json/api/v1/all/domain?page_size=5",
-      "/json/api/v1/all/domain/export?fields=name,rank",
-      "/json/api/v1/openapi.json",
-      "/json/api/v1/all/domain?page_size=oops",
+  it("compresses every route when asked, the export and a cursor=all result streamed, and answers plainly otherwise", async () => {
+    // Every REST route (with a body where it takes one), the OpenAPI document, an error, the
+    // export, and a finished cursor=all job's result (a file streamed from disk).
+    const requests: { path: string; method?: string; body?: string; headers?: Record<string, string> }[] = [
+      ...ROUTES.map((route) => {
+        const e = restEndpoint(route);
+        return { path: e.path, method: e.method, body: e.body, headers: e.headers };
+      }),
+      { path: "/json/api/v1/all/domain/export?fields=name,rank" },
+      { path: "/json/api/v1/openapi.json" },
+      { path: "/json/api/v1/all/domain?page_size=oops" },
     ];
-    for (const path of paths) {
-      const plain = await get(path);
+    const job = "/json/api/v1/all/domain?fields=name&cursor=all";
+    for (let i = 0; i < 100 && (await get(job)).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    requests.push({ path: job });
+    for (const { path, method = "GET", body, headers = {} } of requests) {
+      const plain = await get(path, headers, method, body);
       const plainBody = await plain.text();
+      expect(plain.status, `${method} ${path}: ${plainBody.slice(0, 200)}`).toBeLessThan(500);
       expect(plain.headers.get("content-encoding")).toBeNull();
       for (const [encoding, inflate] of [
         ["gzip", gunzipSync],
         ["deflate", inflateSync],
       ] as const) {
-        const res = await raw(path, { "accept-encoding": `br;q=1, ${encoding};q=0.9` });
+        const res = await raw(
+          path,
+          { ...headers, "accept-encoding": `br;q=1, ${encoding};q=0.9` },
+          method,
+          body,
+        );
         expect(res.status, path).toBe(plain.status);
         expect(res.headers["content-encoding"], path).toBe(encoding);
-        const body = inflate(res.body).toString();
+        const text = inflate(res.body).toString();
         // Error bodies carry their own request id; everything else is the same text.
-        if (plain.status >= 400) expect(JSON.parse(body).code).toBe(JSON.parse(plainBody).code);
-        else expect(body, path).toBe(plainBody);
+        if (plain.status >= 400) expect(JSON.parse(text).code).toBe(JSON.parse(plainBody).code);
+        else expect(text, path).toBe(plainBody);
       }
     }
     const query = encodeURIComponent("{ domains(first: 1) { totalCount } }");
