@@ -11,6 +11,7 @@ import type { Config } from "./config.ts";
 import { type Context, createContext } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
+import { jobResults } from "./db/export-results.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import {
   createMaskError,
@@ -105,7 +106,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     logger,
     limits,
     jobs: new ExportJobs(snapshots.store),
-    dataDir: config.dataDir,
+    results: jobResults(snapshots.store, config.dataDir),
     ttlMs: config.exportTtlMs,
     version,
     beforePage: options.beforeExportPage,

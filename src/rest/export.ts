@@ -1,23 +1,11 @@
 import { randomUUID } from "node:crypto";
-import {
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from "node:fs";
-import { join } from "node:path";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { GraphQLObjectType } from "graphql";
 import type { ApiKey } from "../auth/keys.ts";
 import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
+import type { JobResults, ResultWriter } from "../db/export-results.ts";
 import { DATABASE_RETRY_AFTER_S, maskFault, STATUS } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
@@ -46,7 +34,6 @@ export interface ExportDeps {
   execute: ExecuteGraphQL;
   limits: RateLimits;
   jobs: ExportJobs;
-  dataDir: string;
   ttlMs: number;
   logger: Logger;
   /** The version of the snapshot being served. */
@@ -55,6 +42,8 @@ export interface ExportDeps {
   beforePage?: () => Promise<void>;
   /** Reads and writes the Domains, off the server's thread. */
   reader: ExportReader;
+  /** Where cursor=all results are kept (src/db/export-results.ts). */
+  results: JobResults;
   /** Counts exports, jobs, their Domains and bytes (src/ops/metrics.ts). */
   metrics?: Metrics | null;
 }
@@ -256,20 +245,20 @@ async function answer(deps: ExportDeps, job: ExportJob): Promise<Response> {
       new RestError(status, job.errorCode ?? "INTERNAL_SERVER_ERROR", job.error ?? "the job failed", retry),
     );
   }
-  const file = createReadStream(join(deps.dataDir, job.location as string));
   const type =
     job.format === "jsonl" ? "application/x-ndjson; charset=utf-8" : "application/json; charset=utf-8";
-  return new Response(Readable.toWeb(file) as ReadableStream, {
+  return new Response(deps.results.read(job), {
     status: 200,
     headers: { "content-type": type, "cache-control": "no-store" },
   });
 }
 
 /**
- * Writes a job's result, from its `from`-th Domain on (0, or where a gateway that handed it over
- * stopped: its partial file holds exactly those Domains). A page at a time, the job's progress is
- * recorded; once `running` is told to hand over (the gateway shuts down), it stops after the page
- * it is on, and the job is left paused for the next gateway polled for it.
+ * Writes a job's result (deps.results: chunks in the database on PostgreSQL, a file on SQLite),
+ * from its `from`-th Domain on: 0, or where a gateway that handed it over stopped, the stored
+ * part holding exactly those Domains. A page at a time, the job's progress is recorded; once the
+ * gateway is shutting down (handOverJobs), it stops after the page it is on, and the job is left
+ * paused for the next gateway polled for it.
  */
 async function runJob(
   deps: ExportDeps,
@@ -279,50 +268,40 @@ async function runJob(
   format: "json" | "jsonl",
   from = 0,
 ) {
-  mkdirSync(join(deps.dataDir, "exports"), { recursive: true });
-  const location = join("exports", `${id}.${format}`);
-  const partial = join(deps.dataDir, `${location}.partial`);
-  if (from > 0 && !existsSync(partial)) {
-    // Handed over by a gateway whose data directory this one does not share: start afresh.
-    deps.logger.warn(
-      { jobId: id, progress: from },
-      "a handed-over job's partial result is not here; it starts again",
-    );
-    from = 0;
-  }
   let count = from;
-  let handedOver = false;
   const job: RunningJob = { handOver: false, count: () => count };
   running(deps).set(id, job);
-  // The result as chunks, a page at a time; pipeline() applies the file's backpressure and, on
-  // any failure, destroys both ends cleanly.
-  async function* chunks(): AsyncGenerator<string | Uint8Array> {
-    if (format === "json" && from === 0) yield '{"domains":[';
-    for await (const page of domainPages(deps, request, q, format, "job", from)) {
+  let result: ResultWriter | null = null;
+  try {
+    result = await deps.results.open({ id, format }, from);
+    if (result.from !== from) {
+      deps.logger.warn(
+        { jobId: id, progress: from },
+        "a handed-over job's partial result is not here; it starts again",
+      );
+    }
+    count = result.from;
+    if (format === "json" && count === 0) await result.write(['{"domains":['], 0);
+    for await (const page of domainPages(deps, request, q, format, "job", count)) {
       if (page.count) {
-        if (format === "json" && count > 0) yield ",";
-        yield page.bytes;
+        // JSON joins the pages with commas, as the export thread joins a page's Domains.
+        await result.write(
+          format === "json" && count > 0 ? [",", page.bytes] : [page.bytes],
+          count + page.count,
+        );
       }
       count += page.count;
       await deps.jobs.progress(id, count);
       if (job.handOver) {
-        handedOver = true;
+        await result.pause();
+        await deps.jobs.pause(id, count);
         return;
       }
     }
-    if (format === "json") yield "]}";
-  }
-  try {
-    // A resumed job appends to the partial file the gateway before wrote.
-    await pipeline(Readable.from(chunks()), createWriteStream(partial, { flags: from ? "a" : "w" }));
-    if (handedOver) {
-      await deps.jobs.pause(id, count);
-      return;
-    }
-    renameSync(partial, join(deps.dataDir, location));
-    await deps.jobs.finish(id, location, count);
+    if (format === "json") await result.write(["]}"], count);
+    await deps.jobs.finish(id, await result.finish(), count);
   } catch (e) {
-    rmSync(partial, { force: true });
+    await result?.discard().catch(() => {});
     // A fault is logged once, with the request id its poll will report (a 503 or a 500).
     const err =
       e instanceof RestError ? e : restErrorOf([maskFault(e, deps.logger, requestIdOf(request))], (a) => a);
@@ -374,23 +353,14 @@ export async function handOverJobs(deps: ExportDeps): Promise<{ id: string; prog
   return jobs.map(([id, job]) => ({ id, progress: job.count() }));
 }
 
-/** Drops jobs of older snapshots, past their time, or abandoned by a dead worker, with their files. */
+/** Drops jobs of older snapshots, past their time, or abandoned by a dead worker, with their results. */
 async function expireJobs(deps: ExportDeps, version: number): Promise<void> {
   const now = Date.now();
   for (const job of await deps.jobs.expired(now, deps.ttlMs, STALE_MS, version)) {
     await deps.jobs.delete(job.id);
-    if (job.location) rmSync(join(deps.dataDir, job.location), { force: true });
-    rmSync(join(deps.dataDir, "exports", `${job.id}.${job.format}.partial`), { force: true });
+    await deps.results.remove(job);
   }
-  // A worker can finish its file just after its job was dropped: sweep files no job refers to.
-  const dir = join(deps.dataDir, "exports");
-  if (!existsSync(dir)) return;
-  const live = new Set((await deps.jobs.ids()).map(String));
-  for (const name of readdirSync(dir)) {
-    const file = join(dir, name);
-    if (!live.has(name.split(".")[0]) && now - statSync(file).mtimeMs > STALE_MS)
-      rmSync(file, { force: true });
-  }
+  await deps.results.sweep(new Set(await deps.jobs.ids()), now, STALE_MS);
 }
 
 /** The routes that answer whole results: export, and List Domains with cursor=all. */

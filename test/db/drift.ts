@@ -65,6 +65,7 @@ const COLUMN_TYPES: Record<Provider, Record<string, string>> = {
     String: "TEXT",
     Json: "TEXT",
     DateTime: "DATETIME",
+    Bytes: "BLOB",
   },
   postgresql: {
     Int: "integer",
@@ -73,6 +74,7 @@ const COLUMN_TYPES: Record<Provider, Record<string, string>> = {
     String: "text",
     Json: "jsonb",
     DateTime: "timestamp(3) without time zone",
+    Bytes: "bytea",
   },
 };
 

@@ -133,10 +133,23 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
   /** The jobs that are not among `before` (ids). */
   const jobsSince = async (before: string[]) => (await jobs()).filter((j) => !before.includes(j.id));
   const jobIds = async () => (await jobs()).map((j) => j.id);
-  const exportFiles = () => {
+  /**
+   * The stored results, by name: on SQLite the files under exports/ (`<job id>.<format>`, with
+   * `.partial` while written); on PostgreSQL the ids of the jobs with chunks in the database.
+   */
+  const storedResults = async (): Promise<string[]> => {
+    if (kind === "postgresql") {
+      const rows = await api.snapshots.store.metaQuery("SELECT DISTINCT job_id FROM {meta}.export_chunk");
+      return rows.map((r) => String(r.job_id));
+    }
     const dir = join(api.db.config.dataDir, "exports");
     return existsSync(dir) ? readdirSync(dir) : [];
   };
+  /** Whether a job's result is stored (its file, or its chunks). */
+  const hasResult = async (job: JobRow): Promise<boolean> =>
+    kind === "postgresql"
+      ? (await storedResults()).includes(job.id)
+      : existsSync(join(api.db.config.dataDir, job.location as string));
 
   /**
    * Polls a cursor=all request until it answers something other than 202, checking each 202 body;
@@ -207,10 +220,10 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
       const again = await api.app.fetch(target, { headers: auth("a") });
       expect(again.status).toBe(200);
       expect(await again.text()).toBe(text);
-      // One job, done, with its file.
+      // One job, done, with its result stored.
       const done = (await jobs()).filter((j) => j.status === "done");
       expect(done).toHaveLength(1);
-      expect(existsSync(join(api.db.config.dataDir, done[0].location as string))).toBe(true);
+      expect(await hasResult(done[0])).toBe(true);
     });
 
     it("answers JSON Lines with for=jsonl, with the fields asked for", async () => {
@@ -329,14 +342,14 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
       ["for=xml", { for: "xml" }],
     ])("answers 400 to %s and starts no job", async (_what, options) => {
       const before = (await jobs()).map((j) => j.id).sort();
-      const filesBefore = exportFiles().sort();
+      const filesBefore = (await storedResults()).sort();
       const res = await api.app.fetch(url({ ...options, cursor: "all" }), { headers: auth("bad") });
       const body = (await res.json()) as { error: string; code: string };
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(body.code).toBe("BAD_USER_INPUT");
       expect(typeof body.error).toBe("string");
       expect((await jobs()).map((j) => j.id).sort()).toEqual(before);
-      expect(exportFiles().sort()).toEqual(filesBefore);
+      expect((await storedResults()).sort()).toEqual(filesBefore);
     });
 
     it("answers 400 to a bad aq with cursor=all in a POST body and starts no job", async () => {
@@ -568,15 +581,14 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         expect(started).toHaveLength(1);
         const [job] = started;
         expect(job.status).toBe("done");
-        const file = join(c.dataDir, job.location as string);
-        expect(existsSync(file)).toBe(true);
+        expect(await hasResult(job)).toBe(true);
 
         // Past the TTL, counted from when the job finished, the same request starts afresh.
         await sleep(Math.max(0, Number(job.updated_at) + 1000 - Date.now()) + 200);
         const res = await app2.fetch(target, { headers: auth("ttl") });
         expect(res.status).toBe(202);
         expect(((await res.json()) as Progress).total).toBe(expected.length);
-        expect(existsSync(file)).toBe(false);
+        expect(await hasResult(job)).toBe(false);
         const now = (await jobs()).filter((j) => j.owner === job.owner);
         expect(now).toHaveLength(1);
         expect(now[0].id).not.toBe(job.id);
@@ -661,7 +673,7 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         const rows = await jobsSince(ids);
         expect(rows).toHaveLength(1);
         expect(rows[0].id).not.toBe(old.id);
-        expect(exportFiles().filter((f) => f.startsWith(old.id))).toEqual([]);
+        expect((await storedResults()).filter((f) => f.startsWith(old.id))).toEqual([]);
       } finally {
         release();
         resume();
@@ -748,8 +760,11 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         LOG_LEVEL: "silent",
         RATE_LIMITS: "off",
       });
+      // On PostgreSQL the gateways share nothing but the databases: results are chunks there.
+      const own = tempDir("storegraph-gateway2-");
+      const config2 = kind === "postgresql" ? { ...config, dataDir: own.dir } : config;
       const snapshots1 = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
-      const snapshots2 = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
+      const snapshots2 = await Snapshots.open(config2, { refreshMs: 0, graceMs: 0 });
       const [third, atThird] = signal();
       const [held, release] = signal();
       let pages = 0;
@@ -762,7 +777,7 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
           await held;
         },
       });
-      const gateway2 = createApp(config, snapshots2);
+      const gateway2 = createApp(config2, snapshots2);
       try {
         const first = await gateway1.fetch(target, { headers: auth("handover") });
         expect(first.status).toBe(202);
@@ -788,11 +803,21 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         );
         const rows = await jobsSince(ids);
         expect(rows.map((r) => [r.id, r.status])).toEqual([[job.id, "done"]]);
+        // A gateway on the first one's data directory answers the same result.
+        const gateway3 = createApp(config, snapshots1);
+        try {
+          const again = await gateway3.fetch(target, { headers: auth("handover") });
+          expect(again.status).toBe(200);
+          expect(((await again.json()) as { domains: unknown[] }).domains).toHaveLength(domains.length);
+        } finally {
+          await gateway3.dispose();
+        }
       } finally {
         release();
         await gateway2.dispose();
         await snapshots1.close();
         await snapshots2.close();
+        own.remove();
       }
     });
 
@@ -805,15 +830,14 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
       const started = await jobsSince(ids);
       expect(started).toHaveLength(1);
       const [job] = started;
-      const file = join(api.db.config.dataDir, job.location as string);
-      expect(existsSync(file)).toBe(true);
+      expect(await hasResult(job)).toBe(true);
 
       await api.load(dirB);
 
       const after = oracleB.domainNames(byPlatform());
       expect(after.length).not.toBe(before.length);
       const res = await runJob(target, "snapshot", after.length);
-      expect(existsSync(file)).toBe(false);
+      expect(await hasResult(job)).toBe(false);
       const body = (await res.json()) as { domains: { name: string }[] };
       expectExactly(
         body.domains.map((d) => d.name),
@@ -824,8 +848,8 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
       const version = Number(rows.find((j) => j.owner === job.owner)?.snapshot_version);
       expect(version).toBeGreaterThan(Number(job.snapshot_version));
       expect(rows.every((j) => Number(j.snapshot_version) === version)).toBe(true);
-      const locations = new Set(rows.map((j) => j.location?.replace(/^exports\//, "")));
-      for (const f of exportFiles()) expect(locations.has(f) || f.endsWith(".partial")).toBe(true);
+      const live = new Set(rows.map((j) => j.id));
+      for (const f of await storedResults()) expect(live.has(f.split(".")[0]), f).toBe(true);
     });
   });
 });
