@@ -274,7 +274,7 @@ async function runJob(
   let result: ResultWriter | null = null;
   try {
     result = await deps.results.open({ id, format }, from);
-    if (result.from !== from) {
+    if (from > 0 && result.from === 0) {
       deps.logger.warn(
         { jobId: id, progress: from },
         "a handed-over job's partial result is not here; it starts again",
