@@ -161,8 +161,9 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       // app.dispose() stops the export reader's thread; a page it was reading fails its export.
       { onDispose: () => exportReader.close() },
       useHealth(snapshots, config.timeouts.readyzMs),
-      useMetricsEndpoint(metrics, config.metrics.token),
       useHttpsOnly(config, ["/healthz", "/readyz"]),
+      // After the HTTPS check: the token and the metrics never travel over plain HTTP.
+      useMetricsEndpoint(metrics, config.metrics.token),
       useAuth(verify, [OPENAPI_PATH], logger),
       limits.plugin(),
       useRest({ execute, logger, limits, version }, exportRoutes(exportDeps)),

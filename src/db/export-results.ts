@@ -30,10 +30,10 @@ export interface JobResults {
   open(job: Pick<ExportJob, "id" | "format">, from: number): Promise<ResultWriter>;
   /** The whole result of a finished job. */
   read(job: Pick<ExportJob, "id" | "format" | "location">): ReadableStream<Uint8Array>;
-  /** Drops a job's result, whole or partial. */
+  /** Drops a dropped job's result, whole or partial. */
   remove(job: Pick<ExportJob, "id" | "format" | "location">): Promise<void>;
   /** Drops results of jobs that no longer exist (`live`: the ids of those that do). */
-  sweep(live: Set<string>, now: number, graceMs: number): Promise<void>;
+  sweep(live: () => Promise<Set<string>>, now: number, graceMs: number): Promise<void>;
 }
 
 export interface ResultWriter {
@@ -110,13 +110,14 @@ export class FileResults implements JobResults {
     rmSync(partial, { force: true });
   }
 
-  async sweep(live: Set<string>, now: number, graceMs: number): Promise<void> {
+  async sweep(live: () => Promise<Set<string>>, now: number, graceMs: number): Promise<void> {
     // A job can finish its file just after its row was dropped: files no job refers to go.
     const dir = join(this.dataDir, "exports");
     if (!existsSync(dir)) return;
+    const ids = await live();
     for (const name of readdirSync(dir)) {
       const file = join(dir, name);
-      if (!live.has(name.split(".")[0]) && now - statSync(file).mtimeMs > graceMs)
+      if (!ids.has(name.split(".")[0]) && now - statSync(file).mtimeMs > graceMs)
         rmSync(file, { force: true });
     }
   }
@@ -125,7 +126,12 @@ export class FileResults implements JobResults {
 /** Chunks read back at a time when a result is answered (each about a page, 256 KB). */
 const READ_CHUNKS = 4;
 
-/** Results as chunks in the meta database: each page one row, in order (model ExportChunk). */
+/**
+ * Results as chunks in the meta database: each page one row, in order (model ExportChunk). They
+ * go with their job row (ON DELETE CASCADE), and a chunk written after its job was dropped is
+ * refused, so nothing is left to sweep. A finished result's location says how many chunks it has
+ * (`database:<chunks>`): reading it back fails, rather than ending early, if some are gone.
+ */
 export class ChunkResults implements JobResults {
   constructor(private readonly store: SnapshotStore) {}
 
@@ -163,7 +169,7 @@ export class ChunkResults implements JobResults {
         await insert(Buffer.concat(pieces.map((p) => (typeof p === "string" ? Buffer.from(p) : p))));
       },
       async finish() {
-        return "database";
+        return `database:${seq}`;
       },
       async pause() {},
       async discard() {
@@ -172,8 +178,9 @@ export class ChunkResults implements JobResults {
     };
   }
 
-  read(job: Pick<ExportJob, "id">): ReadableStream<Uint8Array> {
+  read(job: Pick<ExportJob, "id" | "location">): ReadableStream<Uint8Array> {
     const { store } = this;
+    const chunks = Number(/^database:(\d+)$/.exec(job.location ?? "")?.[1] ?? Number.NaN);
     let next = 0;
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
@@ -181,21 +188,22 @@ export class ChunkResults implements JobResults {
           "SELECT seq, bytes FROM {meta}.export_chunk WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
           [job.id, next, READ_CHUNKS],
         );
-        for (const r of rows) controller.enqueue(new Uint8Array(r.bytes as Buffer));
-        if (rows.length < READ_CHUNKS) controller.close();
-        else next = Number(rows[rows.length - 1].seq) + 1;
+        for (const r of rows) {
+          // The job expired while it was being read (a new snapshot, its TTL): break the stream.
+          if (Number(r.seq) !== next)
+            return controller.error(new Error(`chunk ${next} of ${job.id} is gone`));
+          controller.enqueue(new Uint8Array(r.bytes as Buffer));
+          next++;
+        }
+        if (next >= chunks) controller.close();
+        else if (!rows.length) controller.error(new Error(`job ${job.id}: ${next} of ${chunks} chunks left`));
       },
     });
   }
 
-  async remove(job: Pick<ExportJob, "id">): Promise<void> {
-    await this.store.metaQuery("DELETE FROM {meta}.export_chunk WHERE job_id = ?", [job.id]);
+  async remove(): Promise<void> {
+    // The job's row is gone, and its chunks with it.
   }
 
-  async sweep(): Promise<void> {
-    // A job can write a chunk just after its row was dropped: chunks no job refers to go.
-    await this.store.metaQuery(
-      "DELETE FROM {meta}.export_chunk WHERE job_id NOT IN (SELECT id FROM {meta}.export_job)",
-    );
-  }
+  async sweep(): Promise<void> {}
 }

@@ -2,6 +2,7 @@ import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { Plugin } from "graphql-yoga";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Snapshots } from "../db/snapshots.ts";
+import type { SnapshotRow } from "../db/store.ts";
 import type { AccessLine } from "./access-log.ts";
 
 /**
@@ -56,6 +57,18 @@ export class Metrics {
 
   constructor(snapshots: Snapshots) {
     const registers = [this.registry];
+    // The loads under way, read once per scrape for the two gauges that report them.
+    let listed: { at: number; loading: Promise<SnapshotRow[]> } | null = null;
+    const loads = () => {
+      if (!listed || Date.now() - listed.at > 1000) {
+        const loading = snapshots.store
+          .list()
+          .then((rows) => rows.filter((r) => r.status === "loading"))
+          .catch(() => []);
+        listed = { at: Date.now(), loading };
+      }
+      return listed.loading;
+    };
     collectDefaultMetrics({ register: this.registry, prefix: "storegraph_" });
     new Gauge({
       name: "storegraph_db_connections",
@@ -93,8 +106,7 @@ export class Metrics {
       help: "Loads of a new snapshot under way (0 or 1: one load at a time), with the seconds since the running one began in storegraph_load_running_seconds.",
       registers,
       async collect() {
-        const loading = (await snapshots.store.list().catch(() => [])).filter((s) => s.status === "loading");
-        this.set(loading.length);
+        this.set((await loads()).length);
       },
     });
     new Gauge({
@@ -102,7 +114,7 @@ export class Metrics {
       help: "Seconds since the running load began (0 when none runs).",
       registers,
       async collect() {
-        const loading = (await snapshots.store.list().catch(() => [])).find((s) => s.status === "loading");
+        const [loading] = await loads();
         this.set(loading ? (Date.now() - loading.startedAt.getTime()) / 1000 : 0);
       },
     });

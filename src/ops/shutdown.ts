@@ -41,7 +41,9 @@ export async function shutDown(
     deadline,
   ]);
   if (jobs === "late")
-    log.warn("shutting down: export jobs did not stop within the deadline; left running, they expire");
+    log.warn(
+      "shutting down: export jobs did not stop within the deadline; they fail when the export thread stops, and their next poll starts them again",
+    );
   else if (jobs.length)
     log.info(
       { jobs },

@@ -12,7 +12,8 @@ import type { Logger } from "../logger.ts";
  * - GraphQL parse and validate (here), and execute (@envelop/opentelemetry, which makes only the
  *   execution's span), for GraphQL requests and for the operation of each REST request;
  * - each SQL statement, on either database (src/db/sql-tracing.ts, where the gateway reads).
- * Off, nothing of it is loaded: no SDK, no AsyncLocalStorage context, no cost per request.
+ * Off, the SDK is never loaded (only @opentelemetry/api's no-op, which the reader imports), no
+ * AsyncLocalStorage context is set up, and a SQL statement costs one check.
  */
 export interface Tracing {
   /** The GraphQL spans' plugins, for createApp. */

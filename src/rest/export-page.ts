@@ -33,13 +33,13 @@ import { withSharedTexts } from "./shared-text.ts";
  * loader the batch's rows fill beforehand, so that it reads nothing more, and written by the
  * REST envelope's legacy writer: one execution path, no second writer of Domains to keep equal.
  */
-export const BATCH = 1000;
+const BATCH = 1000;
 /**
  * A batch of Domains read with child rows or every column: 6–7 KB of text each with the default
  * fields, so that a batch's rows and text die young (within V8's young generation). Batches of
  * 1000 such Domains were promoted, and a 1M export peaked at 930 MB with GC at 35% of its CPU.
  */
-export const WIDE_BATCH = 100;
+const WIDE_BATCH = 100;
 /** domainsByName's own limit: a batch is answered by operations of this many names. */
 const CHUNK = 100;
 const DOMAIN = schema.getType("Domain") as GraphQLObjectType;

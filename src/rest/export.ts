@@ -75,6 +75,8 @@ async function* domainPages(
   format: PageFormat,
   kind: "export" | "job",
   from = 0,
+  /** The snapshot a job was started on: a resumed job reads it or none (410). */
+  snapshotVersion?: number,
 ): AsyncGenerator<Page> {
   // Draws on no budget: starting the export or the job did (once a minute).
   const result = await deps.execute(request, DOMAIN_NAMES_DOCUMENT(), { ...q.variables, first: 1 }, null);
@@ -82,18 +84,13 @@ async function* domainPages(
   const served = result.served;
   if (!served) throw new Error("an export's query answered without a snapshot");
   const { version } = served.snapshot;
+  if (snapshotVersion !== undefined && snapshotVersion !== version) throw expired(snapshotVersion, version);
   const counted = deps.metrics?.export(kind);
   try {
     for await (const page of deps.reader.stream(served.snapshot, q.fields, q.variables, format, from)) {
       await deps.beforePage?.();
       const now = await deps.version();
-      if (now !== version) {
-        throw new RestError(
-          410,
-          "CURSOR_EXPIRED",
-          `the export expired because the data was refreshed (snapshot ${version}, now serving ${now}); start again`,
-        );
-      }
+      if (now !== version) throw expired(version, now);
       counted?.page(page.count, page.bytes.byteLength);
       yield page;
     }
@@ -191,12 +188,13 @@ async function cursorAll(
   const query = fingerprint({ v: q.variables, f: q.fieldsKey, format });
   let job = await deps.jobs.find(owner, query);
   if (!job) {
-    // Counting validates the options: a bad one is a 400 that draws on no budget.
+    // A gateway shutting down starts nothing it would have to hand over half-begun.
+    if (jobState(deps).closing) throw shuttingDown();
     const total = await countDomains(deps, request, q);
     const budget = await drawOn(deps.limits, "listDomainsAll", request);
     const id = randomUUID();
     if (await deps.jobs.insert({ id, owner, query, format, snapshotVersion: version, total })) {
-      void runJob(deps, request, q, id, format);
+      void runJob(deps, request, q, id, format, version);
       // Starting is the first poll: the next one is welcome in POLL_INTERVAL_SECONDS.
       await deps.limits.poll(key, id);
       return Response.json(
@@ -208,13 +206,18 @@ async function cursorAll(
     if (!job) throw new RestError(500, "INTERNAL_SERVER_ERROR", "the job vanished");
   }
   const wait = await deps.limits.poll(key, job.id);
-  if (wait === null && job.status === "paused" && (await deps.jobs.claim(job.id))) {
+  if (
+    wait === null &&
+    job.status === "paused" &&
+    !jobState(deps).closing &&
+    (await deps.jobs.claim(job.id))
+  ) {
     // Handed over by a gateway that shut down: resumed here, after the Domains it wrote.
     deps.logger.info(
       { jobId: job.id, progress: job.progress, total: job.total },
       "resuming a handed-over export job",
     );
-    void runJob(deps, request, q, job.id, format, job.progress);
+    void runJob(deps, request, q, job.id, format, job.snapshotVersion, job.progress);
     job = { ...job, status: "running" };
   }
   if (wait !== null) {
@@ -266,11 +269,12 @@ async function runJob(
   q: DomainQuery,
   id: string,
   format: "json" | "jsonl",
+  snapshotVersion: number,
   from = 0,
 ) {
   let count = from;
-  const job: RunningJob = { handOver: false, count: () => count };
-  running(deps).set(id, job);
+  const job: RunningJob = { handOver: false, paused: false, count: () => count };
+  jobState(deps).running.set(id, job);
   let result: ResultWriter | null = null;
   try {
     result = await deps.results.open({ id, format }, from);
@@ -282,7 +286,7 @@ async function runJob(
     }
     count = result.from;
     if (format === "json" && count === 0) await result.write(['{"domains":['], 0);
-    for await (const page of domainPages(deps, request, q, format, "job", count)) {
+    for await (const page of domainPages(deps, request, q, format, "job", count, snapshotVersion)) {
       if (page.count) {
         // JSON joins the pages with commas, as the export thread joins a page's Domains.
         await result.write(
@@ -295,6 +299,7 @@ async function runJob(
       if (job.handOver) {
         await result.pause();
         await deps.jobs.pause(id, count);
+        job.paused = true;
         return;
       }
     }
@@ -307,30 +312,44 @@ async function runJob(
       e instanceof RestError ? e : restErrorOf([maskFault(e, deps.logger, requestIdOf(request))], (a) => a);
     await deps.jobs.fail(id, err.message, err.code).catch(() => {});
   } finally {
-    running(deps).delete(id);
+    jobState(deps).running.delete(id);
     job.done?.();
   }
 }
 
+const expired = (version: number, now: number | null) =>
+  new RestError(
+    410,
+    "CURSOR_EXPIRED",
+    `the export expired because the data was refreshed (snapshot ${version}, now serving ${now}); start again`,
+  );
+
+const shuttingDown = () =>
+  new RestError(503, "NOT_READY", "this gateway is shutting down: retry, and another one answers", {
+    "retry-after": "1",
+  });
+
 interface RunningJob {
   /** Set when the gateway shuts down: the job stops after its page, and is left paused. */
   handOver: boolean;
+  /** It stopped so, paused for another gateway (rather than finished or failed meanwhile). */
+  paused: boolean;
   /** The Domains written so far. */
   count(): number;
   /** Called once the job has stopped, however. */
   done?: () => void;
 }
 
-/** The jobs this gateway is writing, by id. */
-const runningJobs = new WeakMap<ExportDeps, Map<string, RunningJob>>();
+/** The jobs this gateway is writing, by id, and whether it is shutting down. */
+const jobStates = new WeakMap<ExportDeps, { running: Map<string, RunningJob>; closing: boolean }>();
 
-function running(deps: ExportDeps): Map<string, RunningJob> {
-  let jobs = runningJobs.get(deps);
-  if (!jobs) {
-    jobs = new Map();
-    runningJobs.set(deps, jobs);
+function jobState(deps: ExportDeps): { running: Map<string, RunningJob>; closing: boolean } {
+  let state = jobStates.get(deps);
+  if (!state) {
+    state = { running: new Map(), closing: false };
+    jobStates.set(deps, state);
   }
-  return jobs;
+  return state;
 }
 
 /**
@@ -340,7 +359,10 @@ function running(deps: ExportDeps): Map<string, RunningJob> {
  * the jobs handed over once all have stopped.
  */
 export async function handOverJobs(deps: ExportDeps): Promise<{ id: string; progress: number }[]> {
-  const jobs = [...running(deps)];
+  const state = jobState(deps);
+  // From now on no job starts or resumes here (cursorAll answers 503 to a new one).
+  state.closing = true;
+  const jobs = [...state.running];
   await Promise.all(
     jobs.map(
       ([, job]) =>
@@ -350,7 +372,8 @@ export async function handOverJobs(deps: ExportDeps): Promise<{ id: string; prog
         }),
     ),
   );
-  return jobs.map(([id, job]) => ({ id, progress: job.count() }));
+  // Those that finished or failed meanwhile were not handed over.
+  return jobs.filter(([, job]) => job.paused).map(([id, job]) => ({ id, progress: job.count() }));
 }
 
 /** Drops jobs of older snapshots, past their time, or abandoned by a dead worker, with their results. */
@@ -360,7 +383,7 @@ async function expireJobs(deps: ExportDeps, version: number): Promise<void> {
     await deps.jobs.delete(job.id);
     await deps.results.remove(job);
   }
-  await deps.results.sweep(new Set(await deps.jobs.ids()), now, STALE_MS);
+  await deps.results.sweep(async () => new Set(await deps.jobs.ids()), now, STALE_MS);
 }
 
 /** The routes that answer whole results: export, and List Domains with cursor=all. */

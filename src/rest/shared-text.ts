@@ -30,7 +30,7 @@ interface RunTexts {
 /**
  * Text kept per snapshot reader, by run: at most MAX_KEPT code units in all (an App with the
  * default fields is about 1 KB; the runs a client can ask for are many, the Apps of a snapshot
- * few). A run's size is counted again each time text is added to it (lru-cache recounts on set).
+ * few). A run's size is counted again each time text is added to it (fill deletes and sets it).
  */
 const MAX_KEPT = 32 * 1024 * 1024;
 const keptRuns = perReader(
@@ -155,7 +155,12 @@ class ResponseTexts implements SharedTexts {
           });
         }
         // Counted again, so that the kept text stays within MAX_KEPT (this response keeps its own).
-        if (this.served) keptRuns(this.served.sql, 0).set(run.id, texts);
+        // lru-cache recounts only a new value: the same object set again keeps its old size.
+        if (this.served) {
+          const kept = keptRuns(this.served.sql, 0);
+          kept.delete(run.id);
+          kept.set(run.id, texts);
+        }
       }),
     );
   }

@@ -42,7 +42,11 @@ interface Gateway {
   close(): Promise<void>;
 }
 
-async function startGateway(db: TestDatabase, env: Record<string, string> = {}): Promise<Gateway> {
+async function startGateway(
+  db: TestDatabase,
+  env: Record<string, string> = {},
+  options: { beforeExportPage?: () => Promise<void> } = {},
+): Promise<Gateway> {
   const c = db.config;
   const config = loadConfig({
     DATA_DIR: c.dataDir,
@@ -56,7 +60,7 @@ async function startGateway(db: TestDatabase, env: Record<string, string> = {}):
   const snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
   const key = (await new ApiKeys(snapshots.store).create("ops", "enterprise")).key;
   const metrics = new Metrics(snapshots);
-  const app = createApp(config, snapshots, { logger: log, metrics });
+  const app = createApp(config, snapshots, { logger: log, metrics, ...options });
   const server = createHttpServer(app, undefined, { log, observe: (line) => metrics.request(line) });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const metricsServer = await serveMetrics(metrics, 0, "127.0.0.1");
@@ -108,6 +112,15 @@ describe("helpers", () => {
     expect(chooseEncoding("*;q=0.1, gzip;q=0")).toBe("deflate");
   });
 });
+
+/** A promise and the function that resolves it. */
+function signalPair(): [Promise<void>, () => void] {
+  let resolve: () => void = () => {};
+  const p = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return [p, resolve];
+}
 
 describe("shutdown", () => {
   it("keeps its deadline when an export job does not stop, and says so", async () => {
@@ -268,8 +281,14 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
       { path: "/json/api/v1/all/domain?page_size=oops" },
     ];
     const job = "/json/api/v1/all/domain?fields=name&cursor=all";
-    for (let i = 0; i < 100 && (await get(job)).status !== 200; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    let status = 0;
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      const res = await get(job);
+      status = res.status;
+      await res.text();
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status, "the cursor=all job finished").toBe(200);
     requests.push({ path: job });
     for (const { path, method = "GET", body, headers = {} } of requests) {
       const plain = await get(path, headers, method, body);
@@ -361,23 +380,57 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
     }
   });
 
-  it("on shutdown, refuses new connections and lets a request in flight finish", async () => {
-    const other = await startGateway(db);
-    // An export held open: the client reads its first bytes, then shutdown begins.
-    const res = await fetch(`${other.base}/json/api/v1/all/domain/export`, {
-      headers: { authorization: `Bearer ${other.key}` },
+  /** A gateway whose export is held before its first page until released. */
+  async function heldExport() {
+    const [atPage, reached] = signalPair();
+    const [released, release] = signalPair();
+    const other = await startGateway(
+      db,
+      {},
+      {
+        beforeExportPage: async () => {
+          reached();
+          await released;
+        },
+      },
+    );
+    // The export reads its first page before answering: its request is in flight, held.
+    const response = fetch(`${other.base}/json/api/v1/all/domain/export?fields=name`, {
+      headers: { authorization: `Bearer ${other.key}`, "accept-encoding": "identity" },
     });
-    expect(res.status).toBe(200);
+    // Handled now: a cut request rejects before the test awaits it.
+    response.catch(() => {});
+    await atPage;
+    return { other, response, release };
+  }
+
+  it("on shutdown, refuses new connections and lets a request in flight finish", async () => {
+    const { other, response, release } = await heldExport();
     const closing = shutDown(other.server as never, other.app, pino({ level: "silent" }), {
-      timeoutMs: 10_000,
+      timeoutMs: 20_000,
       signal: "test",
     });
-    const body = await res.text();
-    expect(body.trim().split("\n").length).toBeGreaterThan(0);
-    for (const line of body.trim().split("\n")) expect(JSON.parse(line).error).toBeUndefined();
-    const outcome = await closing;
-    expect(outcome.cut).toBe(0);
+    // Not accepting any more, while the held request is still in flight.
     await expect(fetch(`${other.base}/healthz`)).rejects.toThrow();
+    release();
+    const res = await response;
+    expect(res.status).toBe(200);
+    const lines = (await res.text()).trim().split("\n");
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(JSON.parse(line).name).toEqual(expect.any(String));
+    expect(await closing).toEqual({ handedOver: 0, cut: 0 });
+    await other.close();
+  });
+
+  it("on shutdown, cuts a request still running at the deadline", async () => {
+    const { other, response, release } = await heldExport();
+    const outcome = await shutDown(other.server as never, other.app, pino({ level: "silent" }), {
+      timeoutMs: 300,
+      signal: "test",
+    });
+    expect(outcome.cut).toBe(1);
+    await expect(response).rejects.toThrow();
+    release();
     await other.close();
   });
 });

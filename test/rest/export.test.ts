@@ -8,6 +8,7 @@ import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import type { DomainRecord } from "../../src/dataset/record.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
+import { Metrics } from "../../src/ops/metrics.ts";
 import {
   type DomainFilterInput,
   type DomainSortField,
@@ -777,7 +778,8 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
           await held;
         },
       });
-      const gateway2 = createApp(config2, snapshots2);
+      const metrics2 = new Metrics(snapshots2);
+      const gateway2 = createApp(config2, snapshots2, { metrics: metrics2 });
       try {
         const first = await gateway1.fetch(target, { headers: auth("handover") });
         expect(first.status).toBe(202);
@@ -786,7 +788,15 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         const handing = gateway1.handOverJobs();
         release();
         const handed = await handing;
-        const [job] = await jobsSince(ids);
+        // Shutting down, the gateway starts no job it would have to hand over half-begun.
+        const refused = await gateway1.fetch(url({ cursor: "all", fields: "name" }), {
+          headers: auth("handover"),
+        });
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get("retry-after")).toBe("1");
+        const since = await jobsSince(ids);
+        expect(since, "the refused request started no job").toHaveLength(1);
+        const [job] = since;
         expect(handed).toEqual([{ id: job.id, progress: Number(job.progress) }]);
         expect(job.status).toBe("paused");
         const progress = Number(job.progress);
@@ -796,6 +806,10 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
 
         const res = await poll(gateway2, target, "handover", domains.length);
         expect(res.status).toBe(200);
+        // Resumed where it stopped: the second gateway wrote only the Domains after it.
+        const written = (await metrics2.registry.getSingleMetric("storegraph_export_domains_total")?.get())
+          ?.values;
+        expect(written?.find((v) => v.labels.kind === "job")?.value).toBe(domains.length - progress);
         const body = (await res.json()) as { domains: { name: string }[] };
         expectExactly(
           body.domains.map((d) => d.name),
@@ -819,6 +833,28 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
         await snapshots2.close();
         own.remove();
       }
+    });
+
+    it("breaks a PostgreSQL result's download when its chunks are gone, rather than ending it early", async () => {
+      if (kind !== "postgresql") return;
+      const target = url({ "f:ds": "Inactive", fields: "name,rank", cursor: "all", for: "jsonl" });
+      const ids = await jobIds();
+      const expected = oracle.domainNames({ filter: { state: { values: ["Inactive"] } } });
+      await (await runJob(target, "a", expected.length)).text();
+      const [job] = await jobsSince(ids);
+      const chunks = await api.snapshots.store.metaQuery(
+        "SELECT seq FROM {meta}.export_chunk WHERE job_id = ? ORDER BY seq",
+        [job.id],
+      );
+      expect(job.location).toBe(`database:${chunks.length}`);
+      // As a new snapshot's expiry would while a client reads it.
+      await api.snapshots.store.metaQuery("DELETE FROM {meta}.export_chunk WHERE job_id = ? AND seq = ?", [
+        job.id,
+        chunks.length - 1,
+      ]);
+      const res = await api.app.fetch(target, { headers: auth("a") });
+      expect(res.status).toBe(200);
+      await expect(res.text()).rejects.toThrow();
     });
 
     // Last: it replaces the served snapshot.

@@ -1,12 +1,14 @@
 -- meta set, PostgreSQL: cursor=all results in chunks (prisma/schema.prisma model ExportChunk), so
--- that every gateway reaches them.
+-- that every gateway reaches them. They go with their job (ON DELETE CASCADE), and a chunk
+-- written after its job was dropped is refused.
 
 CREATE TABLE "export_chunk" (
   "job_id" TEXT NOT NULL,
   "seq" INTEGER NOT NULL,
   "domains" INTEGER NOT NULL,
   "bytes" BYTEA NOT NULL,
-  CONSTRAINT "export_chunk_pkey" PRIMARY KEY ("job_id", "seq")
+  CONSTRAINT "export_chunk_pkey" PRIMARY KEY ("job_id", "seq"),
+  CONSTRAINT "export_chunk_job_id_fkey" FOREIGN KEY ("job_id") REFERENCES "export_job" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- The chunks are JSON text. LZ4 stores them in about a quarter of their size at a fraction of

@@ -6,5 +6,6 @@ CREATE TABLE "export_chunk" (
   "seq" INTEGER NOT NULL,
   "domains" INTEGER NOT NULL,
   "bytes" BLOB NOT NULL,
-  PRIMARY KEY ("job_id", "seq")
+  PRIMARY KEY ("job_id", "seq"),
+  CONSTRAINT "export_chunk_job_id_fkey" FOREIGN KEY ("job_id") REFERENCES "export_job" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
