@@ -40,17 +40,33 @@ export function requestIdOf(request: Request): string {
  */
 export function useRequestIds(): Plugin {
   return {
-    onResultProcess({ request, result }) {
+    onResultProcess({ request, result, setResult }) {
       const id = requestIdOf(request);
-      for (const r of Array.isArray(result) ? result : [result]) {
+      let changed = false;
+      const results = (Array.isArray(result) ? result : [result]).map((r) => {
         const errors = (r as { errors?: readonly GraphQLError[] }).errors;
-        if (!errors?.length) continue;
+        if (!errors?.length) return r;
         settleFaults(errors, id);
-        for (const e of errors) {
-          if (e instanceof GraphQLError && e.extensions.requestId === undefined)
-            (e.extensions as Record<string, unknown>).requestId = id;
-        }
-      }
+        changed = true;
+        // Copies: an error may be shared between requests (yoga caches a document's validation
+        // errors), so the id written into it would be the first request's for every later one.
+        return {
+          ...r,
+          errors: errors.map((e) =>
+            e instanceof GraphQLError && e.extensions.requestId === undefined
+              ? new GraphQLError(e.message, {
+                  nodes: e.nodes,
+                  source: e.source,
+                  positions: e.positions,
+                  path: e.path,
+                  originalError: e.originalError,
+                  extensions: { ...e.extensions, requestId: id },
+                })
+              : e,
+          ),
+        };
+      });
+      if (changed) setResult((Array.isArray(result) ? results : results[0]) as typeof result);
     },
     async onResponse({ request, response, setResponse, fetchAPI }) {
       const id = requestIdOf(request);

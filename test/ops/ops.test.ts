@@ -234,6 +234,21 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
     for (const line of g.lines) expect(JSON.stringify(line)).not.toContain(g.key);
   });
 
+  it("gives each GraphQL error its own request's id, even an error yoga keeps for the next same document", async () => {
+    // A document's validation errors are cached: the same invalid document twice shares them.
+    const ask = () =>
+      get("/graphql", { "content-type": "application/json" }, "POST", JSON.stringify({ query: "{ nope }" }));
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await ask();
+      const body = (await res.json()) as { errors: { extensions: { requestId: string; code: string } }[] };
+      expect(body.errors[0].extensions.code).toBe("GRAPHQL_VALIDATION_FAILED");
+      expect(body.errors[0].extensions.requestId).toBe(res.headers.get("x-request-id"));
+      ids.push(body.errors[0].extensions.requestId);
+    }
+    expect(new Set(ids).size).toBe(3);
+  });
+
   it("counts requests by route and status in /metrics, served apart from the API", async () => {
     const text0 = await (await fetch(`${g.metricsBase}/metrics`)).text();
     const count = (t: string, route: string, status: string) =>
