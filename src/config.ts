@@ -44,6 +44,15 @@ const Env = z.object({
     .refine((v) => !v || /^(file:|postgres(ql)?:\/\/)/.test(v), {
       message: "must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)",
     }),
+  /**
+   * PostgreSQL streaming replicas (comma-separated URLs) that serve reads; loads, API keys and
+   * job state stay on DATABASE_URL, the primary (src/db/replicas.ts).
+   */
+  DATABASE_REPLICA_URLS: z.string().trim().default(""),
+  /** A replica whose replay lags the primary by more than this is not read from. */
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  /** How often each replica's state and lag are checked. */
+  REPLICA_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   DATA_DIR: z.string().trim().min(1).default("./data"),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().trim().min(1).default("0.0.0.0"),
@@ -103,7 +112,7 @@ const Env = z.object({
 
 export type Database =
   | { kind: "sqlite"; dataDir: string }
-  | { kind: "postgresql"; url: string; dataDir: string };
+  | { kind: "postgresql"; url: string; replicaUrls: string[]; dataDir: string };
 
 export interface Config {
   database: Database;
@@ -113,6 +122,8 @@ export interface Config {
   logLevel: z.infer<typeof Env>["LOG_LEVEL"];
   demo: { domains: number; apps: number; seed: number };
   keepSnapshots: number;
+  /** The lag bound and check interval of DATABASE_REPLICA_URLS. */
+  replicas: { maxLagMs: number; checkMs: number };
   exportTtlMs: number;
   tls: { certFile: string; keyFile: string } | null;
   requireHttps: boolean;
@@ -144,6 +155,13 @@ export function parseProxy(p: string): { address: string; prefix: number; family
   return { address, prefix, family: family === 4 ? "ipv4" : "ipv6" };
 }
 
+/** A comma-separated setting's items, trimmed, without empty ones. */
+const list = (v: string) =>
+  v
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
@@ -166,6 +184,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           path: ["CORS_ORIGINS"],
           message: `"${o}" is not an origin such as https://app.example.com (a scheme, a host and an optional port; no path, no *)`,
         });
+    }
+    const replicas = list(e.DATABASE_REPLICA_URLS);
+    for (const u of replicas) {
+      if (!/^postgres(ql)?:\/\//.test(u) || !URL.canParse(u))
+        ctx.addIssue({
+          code: "custom",
+          path: ["DATABASE_REPLICA_URLS"],
+          message: `"${u.replace(/\/\/[^@/]*@/, "//…@")}" is not a postgres:// or postgresql:// URL`,
+        });
+    }
+    if (replicas.length && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL ?? "")) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["DATABASE_REPLICA_URLS"],
+        message: "replicas need DATABASE_URL to name their PostgreSQL primary",
+      });
     }
     for (const p of e.TRUSTED_PROXIES.split(",")
       .map((x) => x.trim())
@@ -190,7 +224,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir = resolve(e.DATABASE_URL.slice("file:".length) || e.DATA_DIR);
     database = { kind: "sqlite", dataDir };
   } else if (e.DATABASE_URL) {
-    database = { kind: "postgresql", url: e.DATABASE_URL, dataDir };
+    database = {
+      kind: "postgresql",
+      url: e.DATABASE_URL,
+      replicaUrls: list(e.DATABASE_REPLICA_URLS),
+      dataDir,
+    };
   }
   return {
     database,
@@ -200,6 +239,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     demo: { domains: e.DEMO_DOMAINS, apps: e.DEMO_APPS, seed: e.DEMO_SEED },
     keepSnapshots: e.KEEP_SNAPSHOTS,
+    replicas: { maxLagMs: e.REPLICA_MAX_LAG_MS, checkMs: e.REPLICA_CHECK_MS },
     exportTtlMs: e.EXPORT_TTL_SECONDS * 1000,
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : null,
     requireHttps: e.REQUIRE_HTTPS ? e.REQUIRE_HTTPS === "true" : e.NODE_ENV === "production",

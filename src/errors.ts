@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
+import { isDatabaseUnavailable } from "./db/unavailable.ts";
 
 /**
  * The expected errors of the API. Each is a GraphQLError with `extensions.code` and the HTTP status
@@ -85,45 +86,10 @@ export function createMaskError(log: FaultLog) {
   };
 }
 
+export { isDatabaseUnavailable };
+
 /** Seconds a client is asked to wait (Retry-After) when the database did not answer. */
 export const DATABASE_RETRY_AFTER_S = 5;
-
-// Node's socket errors, as node-postgres passes them on.
-const SOCKET_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "EPIPE",
-  "ENOTFOUND",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EAI_AGAIN",
-]);
-// SQLSTATEs: class 08 (connection exception), a statement cancelled (statement_timeout), a
-// server shutting down or starting up, too many connections.
-const SQLSTATES = /^(08[0-9A-Z]{3}|57014|57P0[123]|53300)$/;
-// node-postgres raises its own timeouts and closed connections as plain Errors, without a code.
-const PG_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
-
-/**
- * Whether an error means that the database did not answer (a timeout, a refused or broken
- * connection, a cancelled statement), rather than a fault of the query or of ours: the error
- * itself, or any error it wraps (a cause, a GraphQL error's original). The server reads through
- * node-postgres and better-sqlite3 only (no Prisma client serves requests).
- */
-export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
-  if (err === null || typeof err !== "object" || depth > 5) return false;
-  const e = err as {
-    code?: unknown;
-    message?: unknown;
-    cause?: unknown;
-    originalError?: unknown;
-  };
-  if (typeof e.code === "string" && (SOCKET_CODES.has(e.code) || SQLSTATES.test(e.code))) return true;
-  if (typeof e.message === "string" && PG_MESSAGES.test(e.message)) return true;
-  return [e.cause, e.originalError].some((c) => isDatabaseUnavailable(c, depth + 1));
-}
 
 /**
  * An error that is not the client's, as the client sees it: DATABASE_UNAVAILABLE (HTTP 503 with

@@ -4,7 +4,7 @@ import { DATABASE_RETRY_AFTER_S } from "./errors.ts";
 
 /**
  * /healthz: the process is up (liveness). /readyz: the database answers and a snapshot is served
- * (readiness), with the snapshot's version. Both JSON, both open without authentication. /readyz
+ * (readiness), with the snapshot's version and where it is read (the primary or a replica). Both JSON, both open without authentication. /readyz
  * answers within `timeoutMs` whatever the database does: a probe that hangs tells nothing.
  */
 export function useHealth(snapshots: Snapshots, timeoutMs: number): Plugin {
@@ -55,6 +55,21 @@ async function readiness(snapshots: Snapshots, R: typeof Response): Promise<Resp
         status: "ready",
         database: snapshots.store.kind,
         snapshot: { version, loaded_at: finishedAt?.toISOString(), domains, apps, reviews },
+        // Where reads go, and what each replica's last check found (DATABASE_REPLICA_URLS).
+        read_source: { name: served.source.name, role: served.source.role },
+        ...(snapshots.replicas
+          ? {
+              replicas: snapshots.replicas.report().map((r) => ({
+                name: r.source.name,
+                used: r.source.name === served.source.name,
+                up: r.up,
+                lag_ms: r.lagMs,
+                lag_bytes: r.lagBytes,
+                snapshot_version: r.snapshot?.version ?? null,
+                ...(r.reason ? { reason: r.reason } : {}),
+              })),
+            }
+          : {}),
       },
       { headers: { "cache-control": "no-store" } },
     );

@@ -15,7 +15,12 @@ import { startTracing } from "./ops/tracing.ts";
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config);
-  const snapshots = await Snapshots.open(config);
+  const snapshots = await Snapshots.open(config, {
+    onReplicaChange: (state) =>
+      state.reason
+        ? log.warn({ replica: state.source.name, reason: state.reason }, "replica not used")
+        : log.info({ replica: state.source.name, lagMs: state.lagMs }, "replica used"),
+  });
   await ensureDemoData(config, snapshots.store, log);
   const demoKey = await ensureDemoKey(new ApiKeys(snapshots.store));
   // Collected only when served: a gateway nobody scrapes pays nothing for them.
@@ -43,7 +48,10 @@ async function main(): Promise<void> {
   const port = typeof address === "object" && address ? address.port : config.port;
   const base = `${config.tls ? "https" : "http"}://localhost:${port}`;
   const served = await snapshots.current();
-  log.info({ database: config.database.kind, snapshot: served?.snapshot.version }, "storegraph is listening");
+  log.info(
+    { database: config.database.kind, snapshot: served?.snapshot.version, readSource: served?.source.name },
+    "storegraph is listening",
+  );
   console.log(
     [
       "",

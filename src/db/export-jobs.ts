@@ -114,12 +114,12 @@ export class ExportJobs {
   }
 
   /**
-   * Jobs to drop: those of another snapshot, results (done or failed) older than `ttlMs` since they
+   * Jobs to drop: those of an older snapshot than `version`, results (done or failed) older than `ttlMs` since they
    * finished, and running jobs whose worker has not reported for `staleMs`.
    */
   async expired(now: number, ttlMs: number, staleMs: number, version: number): Promise<ExportJob[]> {
     const rows = await this.store.metaQuery(
-      "SELECT * FROM {meta}.export_job WHERE snapshot_version <> ? OR (status <> 'running' AND updated_at < ?) OR (status = 'running' AND updated_at < ?)",
+      "SELECT * FROM {meta}.export_job WHERE snapshot_version < ? OR (status <> 'running' AND updated_at < ?) OR (status = 'running' AND updated_at < ?)",
       [version, now - ttlMs, now - staleMs],
     );
     return rows.map(toJob);

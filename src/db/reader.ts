@@ -70,14 +70,17 @@ const MAX_STATEMENTS = 500;
 
 export function openSnapshotReader(
   config: Pick<Config, "database" | "timeouts">,
-  snapshot: Pick<SnapshotRow, "location">,
+  snapshot: Pick<SnapshotRow, "location"> & {
+    /** PostgreSQL: the server to read it on (a replica's URL); DATABASE_URL's when not given. */
+    url?: string;
+  },
   options: ReaderOptions = {},
 ): SqlReader {
   const db = config.database;
   return traced(
     db.kind === "sqlite"
       ? sqliteReader(join(db.dataDir, snapshot.location), options)
-      : pgReader(db.url, snapshot.location, config.timeouts, options),
+      : pgReader(snapshot.url ?? db.url, snapshot.location, config.timeouts, options),
   );
 }
 

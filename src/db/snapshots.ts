@@ -1,43 +1,87 @@
 import type { Config } from "../config.ts";
-import { openSnapshotReader, type ReaderOptions, type SqlReader } from "./reader.ts";
+import { openSnapshotReader, type QueryOptions, type ReaderOptions, type SqlReader } from "./reader.ts";
+import { type ReadSource, Replicas } from "./replicas.ts";
 import type { SnapshotRow, SnapshotStore } from "./store.ts";
 import { openSnapshotStore } from "./store.ts";
+import { isReplicaFailure } from "./unavailable.ts";
 
 export interface ServedSnapshot {
   snapshot: SnapshotRow;
   /** The snapshot's reads (src/db/reader.ts; page queries: src/db/where-sql.ts). */
   sql: SqlReader;
+  /** Where they go: the primary, or the replica this gateway reads from. */
+  source: ReadSource;
 }
 
+/** Where a served snapshot is read, for the export thread (src/rest/export-reader.ts). */
+export const readAt = (served: ServedSnapshot) => ({
+  location: served.snapshot.location,
+  url: served.source.url || undefined,
+});
+
+const PRIMARY = (config: Config): ReadSource => ({
+  name: "primary",
+  role: "primary",
+  url: config.database.kind === "postgresql" ? config.database.url : "",
+});
+
 /**
- * The snapshot being served, for request handlers. The registry is re-read at most every
- * `refreshMs`, so a load published by another process is picked up within that time; the reader of
- * a replaced snapshot is closed after `graceMs`, letting in-flight requests finish on it.
+ * The snapshot being served, for request handlers. Each request takes one ServedSnapshot (its
+ * snapshot, and a reader bound to one server), so it never mixes two versions.
+ *
+ * Without replicas, the primary's registry is re-read at most every `refreshMs`, so a load
+ * published by another process is picked up within that time.
+ *
+ * With replicas (DATABASE_REPLICA_URLS), the gateway reads from the first replica of its own
+ * order that answers and lags no more than the bound (src/db/replicas.ts), and serves the newest
+ * snapshot that replica's own registry shows as ready. A replica's registry row is replayed after
+ * all the snapshot's data (the publish is the load's last commit), so a version is served there
+ * only once the replica holds all of it. The served version never goes back: a replica still on
+ * an older one than this gateway served is passed over. With no replica usable, reads go to the
+ * primary; a replica found well again is used again at the next refresh. A read that fails on a
+ * replica because it did not answer is made again on the primary, on the same snapshot.
+ *
+ * The reader of a replaced snapshot (or source) is closed after `graceMs`, letting in-flight
+ * requests finish on it.
  */
 export class Snapshots {
   private served: ServedSnapshot | null = null;
   private checkedAt = 0;
   private pending: Promise<ServedSnapshot | null> | null = null;
+  private readonly primary: ReadSource;
 
   private constructor(
     private readonly config: Config,
     readonly store: SnapshotStore,
+    readonly replicas: Replicas | null,
     private readonly refreshMs: number,
     private readonly graceMs: number,
     private readonly readerOptions: ReaderOptions,
-  ) {}
+  ) {
+    this.primary = PRIMARY(config);
+  }
 
   static async open(
     config: Config,
-    options: { refreshMs?: number; graceMs?: number } & ReaderOptions = {},
+    options: {
+      refreshMs?: number;
+      graceMs?: number;
+      onReplicaChange?: Replicas["onChange"];
+    } & ReaderOptions = {},
   ): Promise<Snapshots> {
-    return new Snapshots(
-      config,
-      await openSnapshotStore(config, config.timeouts),
-      options.refreshMs ?? 1000,
-      options.graceMs ?? 30_000,
-      { onQuery: options.onQuery },
-    );
+    const store = await openSnapshotStore(config, config.timeouts);
+    let replicas: Replicas | null = null;
+    if (config.database.kind === "postgresql" && config.database.replicaUrls.length) {
+      replicas = new Replicas(config.database.url, config.database.replicaUrls, {
+        ...config.replicas,
+        timeouts: config.timeouts,
+      });
+      replicas.onChange = options.onReplicaChange ?? null;
+      await replicas.start();
+    }
+    return new Snapshots(config, store, replicas, options.refreshMs ?? 1000, options.graceMs ?? 30_000, {
+      onQuery: options.onQuery,
+    });
   }
 
   /** The served snapshot, or null while none has been loaded. */
@@ -50,28 +94,97 @@ export class Snapshots {
   }
 
   private async refresh(): Promise<ServedSnapshot | null> {
-    const row = await this.store.current();
+    const floor = this.served?.snapshot.version ?? 0;
+    const pick = this.replicas?.candidates().find((c) => c.snapshot.version >= floor);
+    const source = pick?.source ?? this.primary;
+    const row = pick ? pick.snapshot : await this.store.current();
     this.checkedAt = Date.now();
-    if (row?.version !== this.served?.snapshot.version) {
-      const old = this.served;
-      this.served = row
-        ? {
-            snapshot: row,
-            sql: openSnapshotReader(this.config, row, this.readerOptions),
-          }
-        : null;
+    const old = this.served;
+    if (row?.version !== old?.snapshot.version || source.name !== old?.source.name) {
+      this.served = row ? { snapshot: row, source, sql: this.open(row, source) } : null;
       if (old) setTimeout(() => void closeServed(old), this.graceMs).unref();
     }
     return this.served;
   }
 
+  private open(row: SnapshotRow, source: ReadSource): SqlReader {
+    const reader = openSnapshotReader(
+      this.config,
+      { location: row.location, url: source.url },
+      this.readerOptions,
+    );
+    if (source.role === "primary") return reader;
+    return withFallback(
+      reader,
+      () => openSnapshotReader(this.config, row, this.readerOptions),
+      (e) => {
+        this.replicas?.failed(source.name, e);
+        this.checkedAt = 0; // the next request chooses again
+      },
+    );
+  }
+
   async close(): Promise<void> {
     if (this.served) await closeServed(this.served);
     this.served = null;
+    await this.replicas?.close();
     await this.store.close();
   }
 }
 
 async function closeServed(served: ServedSnapshot): Promise<void> {
   await served.sql.close();
+}
+
+/**
+ * A replica's reader whose reads, once the replica fails to answer one, go to the primary's
+ * reader of the same snapshot (opened then): the same data, since a replica is a copy of the
+ * primary. A stream fails over only before its first rows; after, it fails as it would.
+ */
+function withFallback(
+  reader: SqlReader,
+  openFallback: () => SqlReader,
+  onFailure: (e: Error) => void,
+): SqlReader {
+  let fallback: SqlReader | null = null;
+  const failOver = (e: unknown): SqlReader => {
+    if (!isReplicaFailure(e)) throw e;
+    if (!fallback) {
+      onFailure(e as Error);
+      fallback = openFallback();
+    }
+    return fallback;
+  };
+  return {
+    ...reader,
+    async all(sql: string, params: readonly unknown[], options?: QueryOptions) {
+      if (fallback) return fallback.all(sql, params, options);
+      try {
+        return await reader.all(sql, params, options);
+      } catch (e) {
+        return failOver(e).all(sql, params, options);
+      }
+    },
+    async *stream(sql: string, params: readonly unknown[], batch: number) {
+      if (fallback) return yield* fallback.stream(sql, params, batch);
+      const rows = reader.stream(sql, params, batch);
+      let first: IteratorResult<unknown[][]>;
+      try {
+        first = await rows.next();
+      } catch (e) {
+        return yield* failOver(e).stream(sql, params, batch);
+      }
+      if (first.done) return;
+      yield first.value;
+      yield* rows;
+    },
+    connections() {
+      const a = reader.connections();
+      const b = fallback?.connections() ?? { total: 0, idle: 0, waiting: 0 };
+      return { total: a.total + b.total, idle: a.idle + b.idle, waiting: a.waiting + b.waiting };
+    },
+    async close() {
+      await Promise.all([reader.close(), fallback?.close()]);
+    },
+  };
 }

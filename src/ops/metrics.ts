@@ -1,6 +1,7 @@
 import { usePrometheus } from "@graphql-yoga/plugin-prometheus";
 import type { Plugin } from "graphql-yoga";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { ReplicaState } from "../db/replicas.ts";
 import type { Snapshots } from "../db/snapshots.ts";
 import type { SnapshotRow } from "../db/store.ts";
 import type { AccessLine } from "./access-log.ts";
@@ -91,6 +92,42 @@ export class Metrics {
         this.set((await snapshots.current().catch(() => null))?.snapshot.version ?? 0);
       },
     });
+    new Gauge({
+      name: "storegraph_read_source",
+      help: "Where this gateway reads the served snapshot: 1 for the source (primary, or a replica's host:port) now used.",
+      labelNames: ["source", "role"] as const,
+      registers,
+      async collect() {
+        const served = await snapshots.current().catch(() => null);
+        this.reset();
+        if (served) this.set({ source: served.source.name, role: served.source.role }, 1);
+      },
+    });
+    const replicaGauge = (name: string, help: string, value: (r: ReplicaState) => number | null) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["replica"] as const,
+        registers,
+        collect() {
+          this.reset();
+          for (const r of snapshots.replicas?.report() ?? []) {
+            const v = value(r);
+            if (v !== null) this.set({ replica: r.source.name }, v);
+          }
+        },
+      });
+    replicaGauge(
+      "storegraph_replica_usable",
+      "1 when the replica answers, is a standby, has a snapshot, and lags within REPLICA_MAX_LAG_MS; 0 when it is passed over.",
+      (r) => (r.up && !r.reason ? 1 : 0),
+    );
+    replicaGauge(
+      "storegraph_replica_lag_seconds",
+      "How far the replica's replay is behind the primary's WAL as this gateway last saw it.",
+      (r) => (r.lagMs === null ? null : r.lagMs / 1000),
+    );
+    replicaGauge("storegraph_replica_lag_bytes", "The same lag in bytes of WAL.", (r) => r.lagBytes);
     new Gauge({
       name: "storegraph_snapshot_age_seconds",
       help: "Seconds since the served snapshot was published (its load finished).",

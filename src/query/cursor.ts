@@ -51,6 +51,9 @@ export function encodeCursor(version: number, scope: string, values: readonly Ke
  * older snapshot is CURSOR_EXPIRED; one of another query, or not a cursor at all, is bad input
  * naming `argument`.
  */
+/** Seconds a client is asked to wait with a cursor of a snapshot its gateway does not serve yet. */
+export const CURSOR_RETRY_AFTER_S = 1;
+
 export function decodeCursor(
   cursor: string,
   argument: string,
@@ -67,6 +70,19 @@ export function decodeCursor(
     throw malformed();
   }
   if (typeof payload !== "object" || payload === null || !Number.isInteger(payload.v)) throw malformed();
+  if (payload.v > version) {
+    // Behind a load balancer, a gateway whose replica has not replayed the newer snapshot yet
+    // (src/db/replicas.ts): this is not an expired cursor, and a retry soon is answered.
+    throw apiError(
+      "NOT_READY",
+      `${argument}: the cursor is of snapshot ${payload.v}, which this gateway does not serve yet (it serves ${version}); retry in ${CURSOR_RETRY_AFTER_S} s`,
+      {
+        argument,
+        retryAfter: CURSOR_RETRY_AFTER_S,
+        http: { status: 503, headers: { "retry-after": String(CURSOR_RETRY_AFTER_S) } },
+      },
+    );
+  }
   if (payload.v !== version) {
     throw apiError(
       "CURSOR_EXPIRED",

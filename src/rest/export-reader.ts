@@ -22,6 +22,8 @@ export type StreamMessage =
       id: number;
       /** The snapshot to read (its file or schema). */
       location: string;
+      /** PostgreSQL: the server to read it on (the served snapshot's replica, or the primary). */
+      url?: string;
       /** The `fields` option as given ("" for the defaults). */
       fields: string;
       /** List Domains' filter, sort and search (its GraphQL variables, checked on this thread). */
@@ -98,7 +100,7 @@ export class ExportReader {
    * closes the stream's cursor.
    */
   async *stream(
-    snapshot: Pick<SnapshotRow, "location">,
+    snapshot: Pick<SnapshotRow, "location"> & { url?: string },
     fields: string,
     query: ExportQuery,
     format: PageFormat,
@@ -117,6 +119,7 @@ export class ExportReader {
       type: "open",
       id,
       location: snapshot.location,
+      url: snapshot.url,
       fields,
       query,
       format,

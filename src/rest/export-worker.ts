@@ -7,7 +7,7 @@ import type { PageAnswer, ReaderData, StreamMessage } from "./export-reader.ts";
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
 
 const { database, timeouts, hold } = workerData as ReaderData;
-/** Readers by snapshot location, with the streams reading them. */
+/** Readers by snapshot location (and server, on PostgreSQL), with the streams reading them. */
 const readers = new Map<string, { sql: SqlReader; streams: number }>();
 /** The snapshot of the latest stream: the served one, so an older one's reader goes when idle. */
 let latest = "";
@@ -39,11 +39,16 @@ function failure(id: number, e: unknown): PageAnswer {
 }
 
 function open(message: Extract<StreamMessage, { type: "open" }>): void {
-  const { id, location, fields, query, format, skip } = message;
+  const { id, fields, query, format, skip, url } = message;
+  // A snapshot is read where the server's thread reads it: a replica, or the primary.
+  const location = url ? `${url} ${message.location}` : message.location;
   latest = location;
   let reader = readers.get(location);
   if (!reader) {
-    reader = { sql: openSnapshotReader({ database, timeouts }, { location }), streams: 0 };
+    reader = {
+      sql: openSnapshotReader({ database, timeouts }, { location: message.location, url }),
+      streams: 0,
+    };
     readers.set(location, reader);
   }
   reader.streams++;

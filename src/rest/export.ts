@@ -6,6 +6,7 @@ import { apiKeyOf } from "../auth/plugin.ts";
 import { budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ExportJob, ExportJobs } from "../db/export-jobs.ts";
 import type { JobResults, ResultWriter } from "../db/export-results.ts";
+import { readAt } from "../db/snapshots.ts";
 import { DATABASE_RETRY_AFTER_S, maskFault, STATUS } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
@@ -84,10 +85,12 @@ async function* domainPages(
   const served = result.served;
   if (!served) throw new Error("an export's query answered without a snapshot");
   const { version } = served.snapshot;
+  if (snapshotVersion !== undefined && snapshotVersion > version)
+    throw notServedYet(snapshotVersion, version);
   if (snapshotVersion !== undefined && snapshotVersion !== version) throw expired(snapshotVersion, version);
   const counted = deps.metrics?.export(kind);
   try {
-    for await (const page of deps.reader.stream(served.snapshot, q.fields, q.variables, format, from)) {
+    for await (const page of deps.reader.stream(readAt(served), q.fields, q.variables, format, from)) {
       await deps.beforePage?.();
       const now = await deps.version();
       if (now !== version) throw expired(version, now);
@@ -324,6 +327,15 @@ const expired = (version: number, now: number | null) =>
     `the export expired because the data was refreshed (snapshot ${version}, now serving ${now}); start again`,
   );
 
+/** A job of a snapshot newer than this gateway serves yet (its replica lags): another answers soon. */
+const notServedYet = (version: number, now: number) =>
+  new RestError(
+    503,
+    "NOT_READY",
+    `the job reads snapshot ${version}, which this gateway does not serve yet (it serves ${now}); retry in 1 s`,
+    { "retry-after": "1" },
+  );
+
 const shuttingDown = () =>
   new RestError(503, "NOT_READY", "this gateway is shutting down: retry, and another one answers", {
     "retry-after": "1",
@@ -376,7 +388,10 @@ export async function handOverJobs(deps: ExportDeps): Promise<{ id: string; prog
   return jobs.filter(([, job]) => job.paused).map(([id, job]) => ({ id, progress: job.count() }));
 }
 
-/** Drops jobs of older snapshots, past their time, or abandoned by a dead worker, with their results. */
+/**
+ * Drops jobs of older snapshots (never of a newer one, which a gateway on another replica serves
+ * already), past their time, or abandoned by a dead worker, with their results.
+ */
 async function expireJobs(deps: ExportDeps, version: number): Promise<void> {
   const now = Date.now();
   for (const job of await deps.jobs.expired(now, deps.ttlMs, STALE_MS, version)) {

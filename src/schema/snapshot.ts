@@ -18,6 +18,7 @@ builder.queryField("snapshot", (t) =>
     type: Snapshot,
     nullable: true,
     description: "The snapshot being served; null before the first load.",
-    resolve: async (_root, _args, ctx) => (await ctx.snapshots.current())?.snapshot ?? null,
+    // The request's own snapshot: the one its reads go to.
+    resolve: (_root, _args, ctx) => ctx.served?.snapshot ?? null,
   }),
 );

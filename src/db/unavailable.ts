@@ -1,0 +1,48 @@
+// Node's socket errors, as node-postgres passes them on.
+const SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+]);
+// SQLSTATEs: class 08 (connection exception), a statement cancelled (statement_timeout), a
+// server shutting down or starting up, too many connections.
+const SQLSTATES = /^(08[0-9A-Z]{3}|57014|57P0[123]|53300)$/;
+// node-postgres raises its own timeouts and closed connections as plain Errors, without a code.
+const PG_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error)/;
+
+/**
+ * Whether an error means that the database did not answer (a timeout, a refused or broken
+ * connection, a cancelled statement), rather than a fault of the query or of ours: the error
+ * itself, or any error it wraps (a cause, a GraphQL error's original). The server reads through
+ * node-postgres and better-sqlite3 only (no Prisma client serves requests).
+ */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (err === null || typeof err !== "object" || depth > 5) return false;
+  const e = err as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    originalError?: unknown;
+  };
+  if (typeof e.code === "string" && (SOCKET_CODES.has(e.code) || SQLSTATES.test(e.code))) return true;
+  if (typeof e.message === "string" && PG_MESSAGES.test(e.message)) return true;
+  return [e.cause, e.originalError].some((c) => isDatabaseUnavailable(c, depth + 1));
+}
+
+/**
+ * Whether a read that failed on a replica should be tried again on the primary: the replica did
+ * not answer (as above, but a statement that ran out of time, 57014, which would only load the
+ * primary with the same slow query), or it cancelled the read to replay the primary's changes
+ * (40001, "conflict with recovery": a standby applying a DROP of a retired snapshot).
+ */
+export function isReplicaFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === "57014") return false;
+  return code === "40001" || isDatabaseUnavailable(err);
+}
