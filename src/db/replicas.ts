@@ -22,8 +22,9 @@ export interface ReplicaState {
   up: boolean;
   /**
    * How far its replay is behind the primary, in time: since the primary was first seen past the
-   * replica's replay position (0 when it has replayed all the primary had written when checked).
-   * Null while the primary's position is unknown (the primary did not answer yet).
+   * replica's replay position (0 when it has replayed all the primary had written when checked),
+   * so up to one check interval short. Null while the primary's position is unknown (it has not
+   * answered lately) or the replica is behind all this gateway has seen of it.
    */
   lagMs: number | null;
   /** The same in bytes of WAL. */
@@ -79,6 +80,11 @@ export class Replicas {
   private readonly states: ReplicaState[];
   /** The primary's WAL positions, each with when it was first seen, oldest first. */
   private samples: { at: number; lsn: bigint }[] = [];
+  /** When the primary's position was last read, and when first. */
+  private primaryAt = 0;
+  private firstPrimaryAt = 0;
+  /** Per replica, when a read last failed on it (a check begun before does not undo that). */
+  private readonly failedAt: number[];
   private readonly maxSamples: number;
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
@@ -99,8 +105,14 @@ export class Replicas {
         connectionString: url,
         max: 1,
         ...poolTimeouts({
-          databaseConnectMs: Math.min(options.timeouts.databaseConnectMs, options.checkMs * 2),
-          databaseStatementMs: Math.min(options.timeouts.databaseStatementMs, options.checkMs * 2),
+          databaseConnectMs: Math.min(
+            options.timeouts.databaseConnectMs,
+            Math.max(2000, options.checkMs * 2),
+          ),
+          databaseStatementMs: Math.min(
+            options.timeouts.databaseStatementMs,
+            Math.max(2000, options.checkMs * 2),
+          ),
         }),
         types: {
           getTypeParser: ((oid: number, format?: "text" | "binary") =>
@@ -110,6 +122,7 @@ export class Replicas {
       p.on("error", () => {});
       return p;
     };
+    this.failedAt = urls.map(() => 0);
     this.primary = pool(primaryUrl);
     this.pools = urls.map(pool);
     this.states = this.sources.map((source) => ({
@@ -144,6 +157,8 @@ export class Replicas {
     try {
       const { rows } = await this.primary.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
       const lsn = parseLsn(rows[0].lsn);
+      this.primaryAt = Date.now();
+      this.firstPrimaryAt ||= this.primaryAt;
       const last = this.samples.at(-1);
       if (!last || lsn > last.lsn) {
         this.samples.push({ at: Date.now(), lsn });
@@ -158,6 +173,7 @@ export class Replicas {
   private async checkOne(pool: pg.Pool, i: number): Promise<void> {
     const before = this.usable(i);
     const state = this.states[i];
+    const started = Date.now();
     try {
       const { rows } = await pool.query<{ standby: boolean; replayed: string | null }>(
         "SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replayed",
@@ -176,6 +192,8 @@ export class Replicas {
         if (!["42P01", "3F000"].includes((e as { code?: string }).code ?? "")) throw e;
       }
       const now = Date.now();
+      // A read that failed while this check ran wins: the replica is checked again next time.
+      if (this.failedAt[i] >= started) return;
       Object.assign(state, { up: true, snapshot, checkedAt: now, reason: null });
       if (!standby || replayed === null) {
         Object.assign(state, {
@@ -185,9 +203,12 @@ export class Replicas {
         });
       } else {
         const lag = this.lagOf(parseLsn(replayed), now);
-        state.lagMs = lag?.ms ?? null;
-        state.lagBytes = lag?.bytes ?? null;
-        if (state.lagMs !== null && state.lagMs > this.options.maxLagMs) {
+        state.lagMs = lag === "unknown" ? null : (lag?.ms ?? null);
+        state.lagBytes = lag === "unknown" ? null : (lag?.bytes ?? null);
+        if (lag === "unknown") {
+          state.reason =
+            "its replay is behind the first primary position this gateway read, by an unknown time";
+        } else if (state.lagMs !== null && state.lagMs > this.options.maxLagMs) {
           state.reason = `its replay lags the primary by ${state.lagMs} ms, more than REPLICA_MAX_LAG_MS (${this.options.maxLagMs})`;
         } else if (!snapshot) {
           state.reason = "no snapshot is ready on it yet";
@@ -203,11 +224,19 @@ export class Replicas {
     if (before !== this.usable(i)) this.onChange?.(state);
   }
 
-  private lagOf(replayed: bigint, now: number): { ms: number; bytes: number } | null {
+  /**
+   * Null: not known, and no reason to distrust the replica (the primary has not answered for a
+   * while: its positions are stale, and a replica cannot replay what the primary never sent).
+   * "unknown": behind the oldest position kept, since before this gateway could tell.
+   */
+  private lagOf(replayed: bigint, now: number): { ms: number; bytes: number } | "unknown" | null {
     const last = this.samples.at(-1);
-    if (!last) return null;
+    if (!last || now - this.primaryAt > 3 * this.options.checkMs) return null;
     if (replayed >= last.lsn) return { ms: 0, bytes: 0 };
     const since = this.samples.find((s) => s.lsn > replayed) ?? this.samples[0];
+    // Behind the first position read: lagging for longer than we have watched. Past the bound
+    // once we have watched for longer than it; unknown until then.
+    if (since === this.samples[0] && now - this.firstPrimaryAt <= this.options.maxLagMs) return "unknown";
     return { ms: now - since.at, bytes: Number(last.lsn - replayed) };
   }
 
@@ -225,7 +254,9 @@ export class Replicas {
   /** A read failed on this replica: it is not used until a check finds it answering again. */
   failed(name: string, error: Error): void {
     const i = this.sources.findIndex((s) => s.name === name);
-    if (i < 0 || !this.states[i].up) return;
+    if (i < 0) return;
+    this.failedAt[i] = Date.now();
+    if (!this.states[i].up) return;
     Object.assign(this.states[i], { up: false, reason: `a read failed on it: ${error.message}` });
     this.onChange?.(this.states[i]);
   }

@@ -3,7 +3,7 @@ import { openSnapshotReader, type QueryOptions, type ReaderOptions, type SqlRead
 import { type ReadSource, Replicas } from "./replicas.ts";
 import type { SnapshotRow, SnapshotStore } from "./store.ts";
 import { openSnapshotStore } from "./store.ts";
-import { isReplicaFailure } from "./unavailable.ts";
+import { isRecoveryConflict, isReplicaFailure } from "./unavailable.ts";
 
 export interface ServedSnapshot {
   snapshot: SnapshotRow;
@@ -39,7 +39,8 @@ const PRIMARY = (config: Config): ReadSource => ({
  * only once the replica holds all of it. The served version never goes back: a replica still on
  * an older one than this gateway served is passed over. With no replica usable, reads go to the
  * primary; a replica found well again is used again at the next refresh. A read that fails on a
- * replica because it did not answer is made again on the primary, on the same snapshot.
+ * replica because it did not answer, or that it cancelled for a recovery conflict, is made again
+ * on the primary, on the same snapshot.
  *
  * The reader of a replaced snapshot (or source) is closed after `graceMs`, letting in-flight
  * requests finish on it.
@@ -49,6 +50,8 @@ export class Snapshots {
   private checkedAt = 0;
   private pending: Promise<ServedSnapshot | null> | null = null;
   private readonly primary: ReadSource;
+  /** Reads failed on a replica so far (a refresh under way when one fails does not count as fresh). */
+  private failures = 0;
 
   private constructor(
     private readonly config: Config,
@@ -94,11 +97,13 @@ export class Snapshots {
   }
 
   private async refresh(): Promise<ServedSnapshot | null> {
+    const failures = this.failures;
     const floor = this.served?.snapshot.version ?? 0;
     const pick = this.replicas?.candidates().find((c) => c.snapshot.version >= floor);
     const source = pick?.source ?? this.primary;
     const row = pick ? pick.snapshot : await this.store.current();
-    this.checkedAt = Date.now();
+    // A read that failed meanwhile makes the next request choose again.
+    this.checkedAt = failures === this.failures ? Date.now() : 0;
     const old = this.served;
     if (row?.version !== old?.snapshot.version || source.name !== old?.source.name) {
       this.served = row ? { snapshot: row, source, sql: this.open(row, source) } : null;
@@ -119,6 +124,7 @@ export class Snapshots {
       () => openSnapshotReader(this.config, row, this.readerOptions),
       (e) => {
         this.replicas?.failed(source.name, e);
+        this.failures++;
         this.checkedAt = 0; // the next request chooses again
       },
     );
@@ -139,26 +145,32 @@ async function closeServed(served: ServedSnapshot): Promise<void> {
 /**
  * A replica's reader whose reads, once the replica fails to answer one, go to the primary's
  * reader of the same snapshot (opened then): the same data, since a replica is a copy of the
- * primary. A stream fails over only before its first rows; after, it fails as it would.
+ * primary. A read cancelled by a recovery conflict is made again there, and the next goes to the
+ * replica again. A stream fails over only before its first rows; after, it fails as it would.
  */
 function withFallback(
   reader: SqlReader,
   openFallback: () => SqlReader,
   onFailure: (e: Error) => void,
 ): SqlReader {
+  /** The primary's reader of the same snapshot, once a read needed it. */
   let fallback: SqlReader | null = null;
+  /** The replica failed: every read goes to the primary (a recovery conflict alone does not). */
+  let down = false;
+  let closed = false;
   const failOver = (e: unknown): SqlReader => {
-    if (!isReplicaFailure(e)) throw e;
-    if (!fallback) {
+    if (!isReplicaFailure(e) || closed) throw e;
+    if (!isRecoveryConflict(e) && !down) {
+      down = true;
       onFailure(e as Error);
-      fallback = openFallback();
     }
+    fallback ??= openFallback();
     return fallback;
   };
   return {
     ...reader,
     async all(sql: string, params: readonly unknown[], options?: QueryOptions) {
-      if (fallback) return fallback.all(sql, params, options);
+      if (down && fallback) return fallback.all(sql, params, options);
       try {
         return await reader.all(sql, params, options);
       } catch (e) {
@@ -166,7 +178,7 @@ function withFallback(
       }
     },
     async *stream(sql: string, params: readonly unknown[], batch: number) {
-      if (fallback) return yield* fallback.stream(sql, params, batch);
+      if (down && fallback) return yield* fallback.stream(sql, params, batch);
       const rows = reader.stream(sql, params, batch);
       let first: IteratorResult<unknown[][]>;
       try {
@@ -184,6 +196,7 @@ function withFallback(
       return { total: a.total + b.total, idle: a.idle + b.idle, waiting: a.waiting + b.waiting };
     },
     async close() {
+      closed = true;
       await Promise.all([reader.close(), fallback?.close()]);
     },
   };

@@ -36,13 +36,16 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
 }
 
 /**
- * Whether a read that failed on a replica should be tried again on the primary: the replica did
- * not answer (as above, but a statement that ran out of time, 57014, which would only load the
+ * Whether a read that failed on a replica is made again on the primary: the replica did not
+ * answer (as above, but for a statement that ran out of time, 57014, which would only load the
  * primary with the same slow query), or it cancelled the read to replay the primary's changes
- * (40001, "conflict with recovery": a standby applying a DROP of a retired snapshot).
+ * (40001, a recovery conflict: with hot_standby_feedback off, the cleanup of rows the read could
+ * still see). Only the first kind means the replica is down.
  */
 export function isReplicaFailure(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (code === "57014") return false;
-  return code === "40001" || isDatabaseUnavailable(err);
+  return isRecoveryConflict(err) || isDatabaseUnavailable(err);
 }
+
+export const isRecoveryConflict = (err: unknown) => (err as { code?: unknown } | null)?.code === "40001";

@@ -46,14 +46,15 @@ export function encodeCursor(version: number, scope: string, values: readonly Ke
   return Buffer.from(JSON.stringify({ v: version, q: scope, k } satisfies Payload)).toString("base64url");
 }
 
-/**
- * The sort-key values a cursor carries, checked against the query it is used with. A cursor of an
- * older snapshot is CURSOR_EXPIRED; one of another query, or not a cursor at all, is bad input
- * naming `argument`.
- */
 /** Seconds a client is asked to wait with a cursor of a snapshot its gateway does not serve yet. */
 export const CURSOR_RETRY_AFTER_S = 1;
 
+/**
+ * The sort-key values a cursor carries, checked against the query it is used with. A cursor of an
+ * older snapshot is CURSOR_EXPIRED; one of a newer snapshot than this gateway serves yet (its
+ * replica lags) is NOT_READY, with a Retry-After; one of another query, or not a cursor at all, is
+ * bad input naming `argument`.
+ */
 export function decodeCursor(
   cursor: string,
   argument: string,

@@ -11,7 +11,7 @@ import { DATABASE_RETRY_AFTER_S, maskFault, STATUS } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "../ops/request-id.ts";
-import { fingerprint } from "../query/cursor.ts";
+import { CURSOR_RETRY_AFTER_S, fingerprint } from "../query/cursor.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
 import { RestError, rateLimitedRestError, restErrorOf } from "./errors.ts";
@@ -208,6 +208,10 @@ async function cursorAll(
     job = await deps.jobs.find(owner, query);
     if (!job) throw new RestError(500, "INTERNAL_SERVER_ERROR", "the job vanished");
   }
+  // A handed-over job of a snapshot this gateway does not serve yet (its replica lags) is left
+  // for a gateway that does: claiming it here would fail it.
+  if (job.status === "paused" && job.snapshotVersion > version)
+    throw notServedYet(job.snapshotVersion, version);
   const wait = await deps.limits.poll(key, job.id);
   if (
     wait === null &&
@@ -332,8 +336,8 @@ const notServedYet = (version: number, now: number) =>
   new RestError(
     503,
     "NOT_READY",
-    `the job reads snapshot ${version}, which this gateway does not serve yet (it serves ${now}); retry in 1 s`,
-    { "retry-after": "1" },
+    `the job reads snapshot ${version}, which this gateway does not serve yet (it serves ${now}); retry in ${CURSOR_RETRY_AFTER_S} s`,
+    { "retry-after": String(CURSOR_RETRY_AFTER_S) },
   );
 
 const shuttingDown = () =>

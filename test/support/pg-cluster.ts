@@ -20,15 +20,20 @@ const BIN = (() => {
   return versions.length ? join(root, versions[0], "bin") : "";
 })();
 
-/** Whether this machine can run clusters of a test's own. */
-export const canRunClusters = BIN !== "" && existsSync(join(BIN, "initdb"));
-
+/** As root: the `postgres` user's ids, or undefined when there is no such user. */
 const owner = (() => {
   if (process.getuid?.() !== 0) return null;
-  const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim());
-  const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim());
-  return { uid, gid };
+  try {
+    const uid = Number(execFileSync("id", ["-u", "postgres"], { stdio: "pipe" }).toString().trim());
+    const gid = Number(execFileSync("id", ["-g", "postgres"], { stdio: "pipe" }).toString().trim());
+    return { uid, gid };
+  } catch {
+    return undefined;
+  }
 })();
+
+/** Whether this machine can run clusters of a test's own. */
+export const canRunClusters = BIN !== "" && existsSync(join(BIN, "initdb")) && owner !== undefined;
 
 function run(program: string, args: string[]): void {
   execFileSync(join(BIN, program), args, { stdio: "pipe", ...(owner ?? {}) });
