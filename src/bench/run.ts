@@ -12,7 +12,7 @@ import { Snapshots } from "../db/snapshots.ts";
 import { Options } from "../rest/options.ts";
 import { ROUTES } from "../rest/routes.ts";
 import { runMeasured } from "./measure.ts";
-import { benchPeer, type PeerResult, peerReport } from "./peer.ts";
+import { benchPeer, cpuMs, type PeerResult, peerReport } from "./peer.ts";
 
 /**
  * `npm run bench -- [--domains 1000000] [--db sqlite|postgresql|both] [--duration 10]`
@@ -63,6 +63,12 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /**
+   * The server's CPU (user + system, all its threads) per request of the measured run, ms: a
+   * gateway core answers about 1000 / cpuMs requests a second (docs/deploy.md). Absent in
+   * results kept from before it was measured.
+   */
+  cpuMs?: number;
   baseline?: { rps: number; p50: number; p99: number };
 }
 
@@ -235,7 +241,7 @@ interface Load {
  */
 const WARMUP_SECONDS = Math.min(2, duration);
 
-async function measure(base: string, key: string, load: Load): Promise<Omit<Row, "scenario">> {
+async function measure(base: string, key: string, load: Load, pid?: number): Promise<Omit<Row, "scenario">> {
   const pathOf = typeof load.path === "function" ? load.path : () => load.path as string;
   const bodyOf = typeof load.body === "function" ? load.body : () => load.body as string | undefined;
   const run = (seconds: number) =>
@@ -264,13 +270,17 @@ async function measure(base: string, key: string, load: Load): Promise<Omit<Row,
   };
   await run(WARMUP_SECONDS);
   await drain();
+  const cpuBefore = pid ? cpuMs(pid) : 0;
   const result = await run(duration);
   await drain();
+  const cpu = pid ? cpuMs(pid) - cpuBefore : 0;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+    // The drain's one request is counted with the run's.
+    ...(pid && result.requests.total ? { cpuMs: cpu / (result.requests.total + 1) } : {}),
   };
 }
 
@@ -557,7 +567,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
     ];
     for (const [scenario, load, withBaseline] of scenarios) {
       console.log(`${kind}: ${scenario}`);
-      const r = await measure(base, key, load);
+      const r = await measure(base, key, load, server.child.pid);
       const row: Row = { scenario, ...r };
       if (withBaseline && baseline) {
         const b = await measure(baseline.url, key, load);
@@ -773,13 +783,15 @@ function report(results: DbResult[]): string {
     lines.push(
       `## ${r.kind}, ${r.domains.toLocaleString("en-US")} Domains (${r.apps.toLocaleString("en-US")} Apps, seed ${SEED}; measured ${r.date}, ${r.connections} connections, ${r.seconds} s per scenario)`,
       "",
-      "| scenario | req/s | p50 ms | p99 ms | baseline req/s | baseline p99 ms | ratio | failed |",
+      "| scenario | req/s | p50 ms | p99 ms | server CPU ms/req | req/s per gateway core | baseline req/s | baseline p99 ms | ratio | failed |",
     );
-    lines.push("|---|---|---|---|---|---|---|---|");
+    lines.push("|---|---|---|---|---|---|---|---|---|---|");
     for (const row of r.rows) {
       const ratio = row.baseline ? (ratioOf(row.rps, row.baseline.rps)?.toFixed(2) ?? "n/a") : "";
+      const cpu = row.cpuMs ? row.cpuMs.toFixed(2) : "";
+      const perCore = row.cpuMs ? Math.round(1000 / row.cpuMs).toLocaleString("en-US") : "";
       lines.push(
-        `| ${row.scenario} | ${row.rps.toFixed(0)} | ${row.p50} | ${row.p99} | ${row.baseline ? row.baseline.rps.toFixed(0) : ""} | ${row.baseline ? row.baseline.p99 : ""} | ${ratio} | ${row.errors} |`,
+        `| ${row.scenario} | ${row.rps.toFixed(0)} | ${row.p50} | ${row.p99} | ${cpu} | ${perCore} | ${row.baseline ? row.baseline.rps.toFixed(0) : ""} | ${row.baseline ? row.baseline.p99 : ""} | ${ratio} | ${row.errors} |`,
       );
     }
     if (r.export) {
