@@ -50,13 +50,18 @@ const Env = z.object({
    */
   DATABASE_REPLICA_URLS: z.string().trim().default(""),
   /** A replica whose replay lags the primary by more than this is not read from. */
-  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(600_000).default(60_000),
   /** How often each replica's state and lag are checked. */
   REPLICA_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   DATA_DIR: z.string().trim().min(1).default("./data"),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().trim().min(1).default("0.0.0.0"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * `off`: an empty database stays empty until `npm run load` (a deployment); `on`: the first
+   * start generates and loads the demo dataset and makes a demo key.
+   */
+  DEMO: z.enum(["on", "off"]).default("on"),
   DEMO_DOMAINS: z.coerce.number().int().min(1).max(10_000_000).default(20_000),
   DEMO_APPS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   DEMO_SEED: z.coerce.number().int().default(42),
@@ -120,7 +125,7 @@ export interface Config {
   port: number;
   host: string;
   logLevel: z.infer<typeof Env>["LOG_LEVEL"];
-  demo: { domains: number; apps: number; seed: number };
+  demo: { enabled: boolean; domains: number; apps: number; seed: number };
   keepSnapshots: number;
   /** The lag bound and check interval of DATABASE_REPLICA_URLS. */
   replicas: { maxLagMs: number; checkMs: number };
@@ -237,7 +242,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
-    demo: { domains: e.DEMO_DOMAINS, apps: e.DEMO_APPS, seed: e.DEMO_SEED },
+    demo: { enabled: e.DEMO === "on", domains: e.DEMO_DOMAINS, apps: e.DEMO_APPS, seed: e.DEMO_SEED },
     keepSnapshots: e.KEEP_SNAPSHOTS,
     replicas: { maxLagMs: e.REPLICA_MAX_LAG_MS, checkMs: e.REPLICA_CHECK_MS },
     exportTtlMs: e.EXPORT_TTL_SECONDS * 1000,

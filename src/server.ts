@@ -21,8 +21,9 @@ async function main(): Promise<void> {
         ? log.warn({ replica: state.source.name, reason: state.reason }, "replica not used")
         : log.info({ replica: state.source.name, lagMs: state.lagMs }, "replica used"),
   });
-  await ensureDemoData(config, snapshots.store, log);
-  const demoKey = await ensureDemoKey(new ApiKeys(snapshots.store));
+  // A deployment (DEMO=off) starts on whatever the database holds, and waits for a load.
+  if (config.demo.enabled) await ensureDemoData(config, snapshots.store, log);
+  const demoKey = config.demo.enabled ? await ensureDemoKey(new ApiKeys(snapshots.store)) : null;
   // Collected only when served: a gateway nobody scrapes pays nothing for them.
   const metrics =
     config.metrics.port !== null || config.metrics.token !== null ? new Metrics(snapshots) : null;
@@ -55,7 +56,9 @@ async function main(): Promise<void> {
   console.log(
     [
       "",
-      `storegraph is serving snapshot ${served?.snapshot.version} (${served?.snapshot.domains} domains) from ${config.database.kind}`,
+      served
+        ? `storegraph is serving snapshot ${served.snapshot.version} (${served.snapshot.domains} domains) from ${config.database.kind} (${served.source.name})`
+        : `storegraph is waiting for a first load on ${config.database.kind} (npm run load -- <dir>); /readyz says 503 until then`,
       `  liveness   ${base}/healthz`,
       `  readiness  ${base}/readyz`,
       `  GraphQL    ${base}/graphql`,
