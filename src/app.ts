@@ -18,7 +18,6 @@ import {
   isDatabaseUnavailable,
   settleFaults,
   useErrorCodes,
-  useJsonErrorBodies,
   withInputCodes,
 } from "./errors.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
@@ -29,6 +28,7 @@ import { createLogger, type Logger, logArgs } from "./logger.ts";
 import { useAccessLog } from "./ops/access-log.ts";
 import { useCompression } from "./ops/compression.ts";
 import { corsOf, useCorsVary } from "./ops/cors.ts";
+import { useJsonErrorBodies } from "./ops/error-bodies.ts";
 import type { Metrics } from "./ops/metrics.ts";
 import { useMetricsEndpoint } from "./ops/metrics-server.ts";
 import { requestIdOf, useRequestIds } from "./ops/request-id.ts";

@@ -1,42 +1,107 @@
-import { STATUS_CODES } from "node:http";
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { isDatabaseUnavailable } from "./db/unavailable.ts";
 
 /**
- * The expected errors of the API. Each is a GraphQLError with `extensions.code` and the HTTP status
- * the REST layer answers with; everything else is masked by yoga and logged.
+ * The error codes of the API, each with the HTTP status it is answered with. This table is the one
+ * mapping of errors to HTTP: errorResponse below writes every JSON error body of the REST API and
+ * of the HTTP layer from it, and apiError gives GraphQL the status of the few codes that a GraphQL
+ * answer carries too (those with a Retry-After, and QUERY_TOO_COMPLEX: nothing was executed).
+ * Everything else a resolver throws is masked (createMaskError) and logged.
  */
-export type ErrorCode =
-  | "BAD_USER_INPUT"
-  | "NOT_FOUND"
-  | "CURSOR_EXPIRED"
-  | "NOT_READY"
-  | "RATE_LIMITED"
-  | "QUERY_TOO_COMPLEX"
-  | "DATABASE_UNAVAILABLE";
+export const STATUS = {
+  BAD_USER_INPUT: 400,
+  BAD_REQUEST: 400,
+  QUERY_TOO_COMPLEX: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  GRAPHQL_PARSE_FAILED: 400,
+  MALFORMED_REQUEST: 400,
+  INVALID_REQUEST_TARGET: 400,
+  INVALID_HOST: 400,
+  UNAUTHENTICATED: 401,
+  HTTPS_REQUIRED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  NOT_ACCEPTABLE: 406,
+  REQUEST_TIMEOUT: 408,
+  CURSOR_EXPIRED: 410,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  EXPECTATION_FAILED: 417,
+  HEADERS_TOO_LARGE: 431,
+  RATE_LIMITED: 429,
+  INTERNAL_SERVER_ERROR: 500,
+  NOT_READY: 503,
+  DATABASE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS;
+
+/** The HTTP status of a code; an unknown one is a fault of ours. */
+export const statusOf = (code: string | undefined): number =>
+  (STATUS as Record<string, number>)[code ?? ""] ?? 500;
 
 /**
- * The HTTP status of each code, for the REST layer. GraphQL responses stay 200 with errors, but
- * for RATE_LIMITED (429, with Retry-After), QUERY_TOO_COMPLEX (400, nothing was executed) and
- * DATABASE_UNAVAILABLE (503, with Retry-After).
+ * What an error may carry besides its code and message: `retryAfter` (seconds; sent as
+ * Retry-After and `retry_after`), `endpoint` (the rate limit a 429 is of), `headers` (HTTP headers
+ * the answer needs, such as a 405's Allow), `requestId`, and anything else for GraphQL clients.
  */
-export const STATUS: Record<ErrorCode | "INTERNAL_SERVER_ERROR", number> = {
-  BAD_USER_INPUT: 400,
-  NOT_FOUND: 404,
-  CURSOR_EXPIRED: 410,
-  NOT_READY: 503,
-  RATE_LIMITED: 429,
-  QUERY_TOO_COMPLEX: 400,
-  DATABASE_UNAVAILABLE: 503,
-  INTERNAL_SERVER_ERROR: 500,
-};
+export interface ErrorExtensions {
+  retryAfter?: number;
+  endpoint?: string;
+  headers?: Record<string, string>;
+  requestId?: string;
+  [key: string]: unknown;
+}
 
-export function apiError(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}) {
-  return new GraphQLError(message, {
-    extensions: { code, ...extensions },
+export function apiError(code: ErrorCode, message: string, extensions: ErrorExtensions = {}): GraphQLError {
+  const { headers, ...rest } = extensions;
+  const retry: Record<string, string> =
+    typeof rest.retryAfter === "number" ? { "retry-after": String(rest.retryAfter) } : {};
+  // yoga answers a GraphQL request with the status of `http` (and leaves `http` out of the body).
+  const http =
+    headers || rest.retryAfter !== undefined || code === "QUERY_TOO_COMPLEX"
+      ? { http: { status: statusOf(code), headers: { ...retry, ...headers } } }
+      : {};
+  return new GraphQLError(message, { extensions: { code, ...rest, ...http } });
+}
+
+/** The JSON body of an error: `{error, code}`, with `request_id`, `retry_after` and `endpoint` when known. */
+export function errorBody(error: GraphQLError, requestId?: string): Record<string, unknown> {
+  const {
+    code,
+    requestId: own,
+    retryAfter,
+    endpoint,
+  } = error.extensions as ErrorExtensions & {
+    code?: string;
+  };
+  const id = own ?? requestId;
+  return {
+    error: error.message,
+    code: code ?? "INTERNAL_SERVER_ERROR",
+    ...(id ? { request_id: id } : {}),
+    ...(typeof retryAfter === "number" ? { retry_after: retryAfter } : {}),
+    ...(typeof endpoint === "string" ? { endpoint } : {}),
+  };
+}
+
+/** An error as the JSON answer of its own: the status of its code, with the headers it asks for. */
+export function errorResponse(error: GraphQLError, requestId?: string): Response {
+  const http = error.extensions.http as { headers?: Record<string, string> } | undefined;
+  return Response.json(errorBody(error, requestId), {
+    status: statusOf(error.extensions.code as string | undefined),
+    headers: { "cache-control": "no-store", ...http?.headers },
   });
 }
+
+/** The JSON answer of an error made here: `errorResponse(apiError(...))`. */
+export const jsonError = (
+  code: ErrorCode,
+  message: string,
+  requestId?: string,
+  extensions: ErrorExtensions = {},
+): Response => errorResponse(apiError(code, message, extensions), requestId);
 
 /**
  * A bad argument value. `argument` is the dotted path of the argument that was wrong, as the
@@ -105,21 +170,12 @@ export function maskFault(error: unknown, log: FaultLog, requestId: string): Gra
 
 function faultOf(error: unknown, requestId: string): GraphQLError {
   const path = error instanceof GraphQLError ? error.path : undefined;
-  if (isDatabaseUnavailable(error)) {
-    return new GraphQLError(faultMessage("DATABASE_UNAVAILABLE", requestId), {
-      path,
-      extensions: {
-        code: "DATABASE_UNAVAILABLE",
-        requestId,
-        retryAfter: DATABASE_RETRY_AFTER_S,
-        http: { status: 503, headers: { "retry-after": String(DATABASE_RETRY_AFTER_S) } },
-      },
-    });
-  }
-  return new GraphQLError(faultMessage("INTERNAL_SERVER_ERROR", requestId), {
-    path,
-    extensions: { code: "INTERNAL_SERVER_ERROR", requestId },
+  const code = isDatabaseUnavailable(error) ? "DATABASE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR";
+  const fault = apiError(code, faultMessage(code, requestId), {
+    requestId,
+    ...(code === "DATABASE_UNAVAILABLE" ? { retryAfter: DATABASE_RETRY_AFTER_S } : {}),
   });
+  return path ? new GraphQLError(fault.message, { path, extensions: fault.extensions }) : fault;
 }
 
 const faultMessage = (code: string, requestId: string) =>
@@ -153,23 +209,6 @@ export function settleFaults(errors: readonly unknown[], requestId: string): voi
   }
 }
 
-/** A masked fault as a JSON answer of its own, `{error, code, request_id}`, with its status and headers. */
-export function faultResponse(fault: GraphQLError): Response {
-  const { code, requestId, retryAfter, http } = fault.extensions as {
-    code: keyof typeof STATUS;
-    requestId: string;
-    retryAfter?: number;
-    http?: { status?: number; headers?: Record<string, string> };
-  };
-  return Response.json(
-    { error: fault.message, code, request_id: requestId, ...(retryAfter ? { retry_after: retryAfter } : {}) },
-    {
-      status: http?.status ?? STATUS[code] ?? 500,
-      headers: { "cache-control": "no-store", ...http?.headers },
-    },
-  );
-}
-
 /**
  * Gives request errors that graphql-js raises before execution a code too: a variable value that
  * does not fit its type is BAD_USER_INPUT, like every other bad argument.
@@ -191,43 +230,4 @@ export function withInputCodes<E>(errors: E[]): E[] {
     }
   }
   return errors;
-}
-
-/**
- * yoga answers a POST /graphql body it cannot read (415) and an Accept header it cannot satisfy
- * (406) with no body at all; every error of the API is JSON `{error, code}`, so these are too.
- */
-export function useJsonErrorBodies(): Plugin {
-  return {
-    onResponse({ request, response, setResponse, fetchAPI }) {
-      if (response.status < 400 || response.body !== null) return;
-      const [code, error] = describeEmptyError(request, response);
-      const headers = new fetchAPI.Headers(response.headers);
-      headers.set("content-type", "application/json; charset=utf-8");
-      headers.set("cache-control", "no-store");
-      setResponse(
-        new fetchAPI.Response(JSON.stringify({ error, code }), { status: response.status, headers }),
-      );
-    },
-  };
-}
-
-function describeEmptyError(request: Request, response: Response): [code: string, message: string] {
-  if (response.status === 415) {
-    const type = request.headers.get("content-type") ?? "none";
-    return [
-      "UNSUPPORTED_MEDIA_TYPE",
-      `the body's content type (${type}) is not one GraphQL reads: send application/json ({"query": "..."}), application/graphql, application/x-www-form-urlencoded or multipart/form-data`,
-    ];
-  }
-  if (response.status === 406) {
-    const accept = request.headers.get("accept") ?? "";
-    const offered = response.headers.get("accept") ?? "application/json";
-    return [
-      "NOT_ACCEPTABLE",
-      `the Accept header (${accept}) allows none of the types this answer comes in: ${offered}`,
-    ];
-  }
-  const name = STATUS_CODES[response.status] ?? "Error";
-  return [name.toUpperCase().replace(/[^A-Z0-9]+/g, "_"), name];
 }

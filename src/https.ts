@@ -3,6 +3,8 @@ import { BlockList } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Plugin } from "graphql-yoga";
 import { type Config, parseProxy } from "./config.ts";
+import { jsonError } from "./errors.ts";
+import { requestIdOf } from "./ops/request-id.ts";
 
 /**
  * REQUIRE_HTTPS: whether a request may be served. It may when HTTPS is not required, when it
@@ -42,9 +44,10 @@ export function useHttpsOnly(
     onRequest({ request, url, serverContext, endResponse }) {
       if (open.includes(url.pathname) || allowed(request, serverContext)) return;
       endResponse(
-        Response.json(
-          { error: "HTTPS is required: send the request to the https:// address", code: "HTTPS_REQUIRED" },
-          { status: 403, headers: { "cache-control": "no-store" } },
+        jsonError(
+          "HTTPS_REQUIRED",
+          "HTTPS is required: send the request to the https:// address",
+          requestIdOf(request),
         ),
       );
     },

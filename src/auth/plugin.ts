@@ -1,5 +1,5 @@
 import type { Plugin } from "graphql-yoga";
-import { type FaultLog, faultResponse, maskFault } from "../errors.ts";
+import { errorResponse, type FaultLog, jsonError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import type { ApiKey, ApiKeys } from "./keys.ts";
 
@@ -55,20 +55,23 @@ export function useAuth(verify: Verify, open: readonly string[], log: FaultLog =
       const pageKey = isGraphiQLPage(request, url) ? url.searchParams.get("key") : null;
       if (header === null && pageKey === null) {
         return endResponse(
-          unauthorized("missing Authorization header: send Authorization: Bearer <API key>", false),
+          unauthorized(request, "missing Authorization header: send Authorization: Bearer <API key>", false),
         );
       }
       const match = header === null ? null : /^Bearer +(\S+) *$/i.exec(header);
       if (header !== null && !match) {
-        return endResponse(unauthorized("malformed Authorization header: expected Bearer <API key>", true));
+        return endResponse(
+          unauthorized(request, "malformed Authorization header: expected Bearer <API key>", true),
+        );
       }
       let key: ApiKey | null;
       try {
         key = await verify(match ? match[1] : (pageKey as string));
       } catch (e) {
-        return endResponse(faultResponse(maskFault(e, log, requestIdOf(request))));
+        const id = requestIdOf(request);
+        return endResponse(errorResponse(maskFault(e, log, id), id));
       }
-      if (!key) return endResponse(unauthorized("unknown or revoked API key", true));
+      if (!key) return endResponse(unauthorized(request, "unknown or revoked API key", true));
       authenticated.set(request, key);
     },
   };
@@ -82,12 +85,11 @@ function isGraphiQLPage(request: Request, url: URL): boolean {
   );
 }
 
-function unauthorized(message: string, invalid: boolean): Response {
+function unauthorized(request: Request, message: string, invalid: boolean): Response {
   const challenge = invalid
     ? `Bearer realm="storegraph", error="invalid_token", error_description="${message}"`
     : 'Bearer realm="storegraph"';
-  return Response.json(
-    { error: message, code: "UNAUTHENTICATED" },
-    { status: 401, headers: { "www-authenticate": challenge, "cache-control": "no-store" } },
-  );
+  return jsonError("UNAUTHENTICATED", message, requestIdOf(request), {
+    headers: { "www-authenticate": challenge },
+  });
 }

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { ApiKeys, formatKey, MIN_SELECTOR, PLANS, type Plan } from "../auth/keys.ts";
 import { ConfigError, loadConfig } from "../config.ts";
-import { openSnapshotStore } from "../db/store.ts";
+import { openSnapshotStore } from "../db/open-store.ts";
 
 const USAGE = `usage:
   npm run keys -- create --plan ${PLANS.join("|")} --name "Acme"   prints a new key, once

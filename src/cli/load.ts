@@ -4,7 +4,8 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { loadSnapshot } from "../dataset/load/load.ts";
 import { LoadValidationError } from "../dataset/load/problems.ts";
 import { SnapshotDirError } from "../dataset/load/read.ts";
-import { LoadInProgressError, openSnapshotStore } from "../db/store.ts";
+import { openSnapshotStore } from "../db/open-store.ts";
+import { LoadInProgressError } from "../db/store.ts";
 
 const USAGE = "usage: npm run load -- <snapshot-dir>   (apps, domains and reviews .jsonl or .jsonl.gz)";
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PAGE_FIELDS } from "../db/tables.ts";
 import { P1, PLATFORMS } from "./platforms.ts";
 import {
   APP_STATES,
@@ -208,20 +209,6 @@ const P1_DOMAIN_FIELDS = [
   "collections",
   "ships_to_countries",
   "localizations",
-] as const;
-
-const PAGE_FIELDS = [
-  "contact_page",
-  "brands_page",
-  "retailer_page",
-  "returns_page",
-  "tracking_page",
-  "warranty_page",
-  "financing_page",
-  "store_locator_page",
-  "career_page",
-  "sizing_page",
-  "about_us",
 ] as const;
 
 export { PAGE_FIELDS };

@@ -2,9 +2,9 @@ import { once } from "node:events";
 import type { Writable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import type { Row, Table, Value } from "../dataset/load/rows.ts";
 import { applyPgMigrations } from "./migrate.ts";
 import type { SnapshotWriter } from "./store.ts";
+import type { Row, Table, Value } from "./tables.ts";
 
 /**
  * Builds one snapshot schema with COPY: one connection and one long COPY stream per table, so

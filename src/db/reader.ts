@@ -3,10 +3,10 @@ import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { Config, Timeouts } from "../config.ts";
-import { type ColumnKind, TABLES, type TableKey } from "../dataset/load/rows.ts";
 import { poolTimeouts } from "./pg-pool.ts";
 import { spanName, sqlTracer } from "./sql-tracing.ts";
 import type { SnapshotRow } from "./store.ts";
+import { type ColumnKind, TABLES, type TableKey } from "./tables.ts";
 
 /**
  * Hand-written reads of a snapshot, for the hot paths (the batch loaders of src/query/loaders.ts).

@@ -1,8 +1,8 @@
 import type { Config } from "../config.ts";
+import { openSnapshotStore } from "./open-store.ts";
 import { openSnapshotReader, type QueryOptions, type ReaderOptions, type SqlReader } from "./reader.ts";
 import { type ReadSource, Replicas } from "./replicas.ts";
 import type { SnapshotRow, SnapshotStore } from "./store.ts";
-import { openSnapshotStore } from "./store.ts";
 import { isRecoveryConflict, isReplicaFailure } from "./unavailable.ts";
 
 export interface ServedSnapshot {

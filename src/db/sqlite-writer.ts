@@ -1,8 +1,8 @@
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
-import type { Row, Table } from "../dataset/load/rows.ts";
 import { applySqliteMigrations } from "./migrate.ts";
 import type { SnapshotWriter } from "./store.ts";
+import type { Row, Table } from "./tables.ts";
 
 const BATCH_ROWS = 20_000;
 /** Rows per INSERT statement: binding one statement per row costs more than the insert itself. */

@@ -1,5 +1,5 @@
-import type { Config, Timeouts } from "../config.ts";
-import type { Row, Table } from "../dataset/load/rows.ts";
+import type { Config } from "../config.ts";
+import type { Row, Table } from "./tables.ts";
 
 /**
  * Where snapshots live and which one is served. A snapshot is an immutable copy of the dataset
@@ -20,31 +20,16 @@ export interface SnapshotRow {
   error: string | null;
 }
 
-/** A `snapshot` registry row as either driver returns it (SQLite: epoch ms; pg: Date). */
-export interface RawSnapshotRow {
-  version: number;
-  status: SnapshotRow["status"];
+/** A `snapshot` registry row as either driver returns it: its times as epoch ms (SQLite) or Dates (pg). */
+export type RawSnapshotRow = Omit<SnapshotRow, "startedAt" | "finishedAt"> & {
   started_at: number | Date;
   finished_at: number | Date | null;
-  location: string;
-  source: string;
-  apps: number;
-  domains: number;
-  reviews: number;
-  error: string | null;
-}
+};
 
-export const toSnapshotRow = (r: RawSnapshotRow): SnapshotRow => ({
-  version: r.version,
-  status: r.status,
-  startedAt: new Date(r.started_at),
-  finishedAt: r.finished_at === null ? null : new Date(r.finished_at),
-  location: r.location,
-  source: r.source,
-  apps: r.apps,
-  domains: r.domains,
-  reviews: r.reviews,
-  error: r.error,
+export const toSnapshotRow = ({ started_at, finished_at, ...row }: RawSnapshotRow): SnapshotRow => ({
+  ...row,
+  startedAt: new Date(started_at),
+  finishedAt: finished_at === null ? null : new Date(finished_at),
 });
 
 export interface SnapshotCounts {
@@ -90,17 +75,4 @@ export interface SnapshotStore {
 
 export class LoadInProgressError extends Error {
   override name = "LoadInProgressError";
-}
-
-/** `timeouts`: the bounds of a serving process (see PgSnapshotStore.open); none for loads. */
-export async function openSnapshotStore(
-  config: Config,
-  timeouts: Timeouts | null = null,
-): Promise<SnapshotStore> {
-  if (config.database.kind === "sqlite") {
-    const { SqliteSnapshotStore } = await import("./sqlite-store.ts");
-    return SqliteSnapshotStore.open(config.database.dataDir);
-  }
-  const { PgSnapshotStore } = await import("./pg-store.ts");
-  return PgSnapshotStore.open(config.database.url, timeouts);
 }

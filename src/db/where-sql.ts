@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
-import { type ColumnKind, TABLES, type TableKey } from "../dataset/load/rows.ts";
 import { fieldName, perReader, type SqlReader } from "./reader.ts";
+import { type ColumnKind, TABLES, type TableKey } from "./tables.ts";
 
 /**
  * The page queries of the snapshot (which keys a filtered, sorted page holds, and how many match),

@@ -34,9 +34,9 @@ export function requestIdOf(request: Request): string {
 }
 
 /**
- * Puts the request's id on its response (X-Request-Id) and in its errors: a masked fault's
- * (logged then, with it: settleFaults), each GraphQL error's `extensions.requestId`, and the
- * `request_id` of a JSON error body `{error, code}`, whichever part of the app wrote it.
+ * Puts the request's id on its response (X-Request-Id) and in its GraphQL errors: a masked
+ * fault's (logged then, with it: settleFaults) and each error's `extensions.requestId`. JSON error
+ * bodies `{error, code}` are given it by whatever writes them (errorResponse in src/errors.ts).
  */
 export function useRequestIds(): Plugin {
   return {
@@ -68,38 +68,8 @@ export function useRequestIds(): Plugin {
       });
       if (changed) setResult((Array.isArray(result) ? results : results[0]) as typeof result);
     },
-    async onResponse({ request, response, setResponse, fetchAPI }) {
-      const id = requestIdOf(request);
-      if (response.status >= 400 && isJson(response) && response.body !== null) {
-        // An error body written without the request at hand gets its id here (a few hundred bytes).
-        const body = withRequestId(await response.text(), id);
-        // Copied one by one: a Headers of another implementation (Node's, whatwg-node's) is not
-        // always read whole by the other's constructor.
-        const headers = new fetchAPI.Headers();
-        response.headers.forEach((value, name) => {
-          if (name !== "content-length") headers.append(name, value);
-        });
-        headers.set(REQUEST_ID_HEADER, id);
-        setResponse(new fetchAPI.Response(body, { status: response.status, headers }));
-        return;
-      }
-      response.headers.set(REQUEST_ID_HEADER, id);
+    onResponse({ request, response }) {
+      response.headers.set(REQUEST_ID_HEADER, requestIdOf(request));
     },
   };
-}
-
-const isJson = (response: Response) => /\bjson\b/.test(response.headers.get("content-type") ?? "");
-
-/** `{"error": ..., "code": ...}` with `request_id`; any other body as it is. */
-export function withRequestId(body: string, id: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return body;
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return body;
-  const error = parsed as Record<string, unknown>;
-  if (typeof error.error !== "string" || typeof error.code !== "string" || "request_id" in error) return body;
-  return JSON.stringify({ ...error, request_id: id });
 }

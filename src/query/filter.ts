@@ -1,5 +1,5 @@
 import { InputError } from "../errors.ts";
-import { isCalendarDay } from "../schema/builder.ts";
+import { isCalendarDay } from "./instant.ts";
 import type { Where } from "./keyset.ts";
 
 /**

@@ -1,8 +1,8 @@
 import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import { type Context, servedOf } from "../context.ts";
-import { TABLES, type TableKey } from "../dataset/load/rows.ts";
 import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../db/reader.ts";
+import { TABLES, type TableKey } from "../db/tables.ts";
 import { findStatement, sqlitePlan, type Where } from "../db/where-sql.ts";
 import type {
   App,

@@ -1,6 +1,6 @@
 import type DataLoader from "dataloader";
 import { type Context, servedOf } from "../context.ts";
-import type { TableKey } from "../dataset/load/rows.ts";
+import type { TableKey } from "../db/tables.ts";
 import { countWhere, pageKeys } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
 import { decodeCursor, encodeCursor, fingerprint } from "./cursor.ts";

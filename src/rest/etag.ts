@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Route } from "./routes.ts";
+import type { Operation } from "./route.ts";
 
 /**
  * HTTP caching of REST responses (RFC 9110 section 8.8.3, 13.1.2). A snapshot is immutable and a
@@ -13,8 +13,8 @@ import type { Route } from "./routes.ts";
 export const CACHE_CONTROL = "private, no-cache";
 
 /** Routes whose 200s carry an ETag: the GETs of the route table (not Export Domains' stream). */
-export function cacheable(route: Route): boolean {
-  return route.method === "GET" && route.plan !== undefined;
+export function cacheable(op: Operation): boolean {
+  return op.method === "GET" && op.route.query !== undefined;
 }
 
 /**

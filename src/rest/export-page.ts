@@ -18,7 +18,7 @@ import { domainReadOfSets } from "../schema/domain-columns.ts";
 import { schema } from "../schema/index.ts";
 import { field, operation, selection } from "./document.ts";
 import { type LegacyWriter, legacyWriter, parseFields, toSelectionSet } from "./fields.ts";
-import { DOMAIN_LIST_DOCUMENT } from "./routes.ts";
+import { domainNamesDocument } from "./routes.ts";
 import { withSharedTexts } from "./shared-text.ts";
 
 /**
@@ -85,7 +85,7 @@ let listVariables: readonly VariableDefinitionNode[] | null = null;
 /** The variables of List Domains, coerced as its resolver receives them (enums, dates, inputs). */
 function listArgs(query: ExportQuery): DomainListArgs {
   listVariables ??=
-    DOMAIN_LIST_DOCUMENT(parseFields("name", DOMAIN)).definitions.find(
+    domainNamesDocument().definitions.find(
       (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
     )?.variableDefinitions ?? [];
   const { coerced, errors } = getVariableValues(schema, listVariables, {

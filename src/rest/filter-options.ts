@@ -1,6 +1,6 @@
+import { apiError } from "../errors.ts";
 import type { ListOp, ListSpec, RangeSpec } from "../query/filter.ts";
-import { parseInstant } from "../schema/builder.ts";
-import { RestError } from "./errors.ts";
+import { parseInstant } from "../query/instant.ts";
 import { type Options, splitList } from "./options.ts";
 
 /**
@@ -40,8 +40,7 @@ function bound(o: Options, key: string, kind: RangeSpec["kind"]): number | strin
     parseInstant(v?.trim(), "value");
   } catch (e) {
     const early = (e as Error).message.includes("or later");
-    throw new RestError(
-      400,
+    throw apiError(
       "BAD_USER_INPUT",
       early
         ? `${key}: must be in the year 1 or later; got "${v}"`
@@ -58,15 +57,13 @@ export function readFilter(o: Options, t: FilterTables, withNand = false): Recor
     const value = o.string(spec.legacy);
     const op = o.string(`${spec.legacy}:op`);
     if (blank(value)) {
-      if (!blank(op))
-        throw new RestError(400, "BAD_USER_INPUT", `${spec.legacy}:op: is given without ${spec.legacy}`);
+      if (!blank(op)) throw apiError("BAD_USER_INPUT", `${spec.legacy}:op: is given without ${spec.legacy}`);
       continue;
     }
     const name_ = blank(op) ? "and" : (op as string).trim().toLowerCase();
     // nand exists only inside aq (its "nand" operator).
     const listOp = withNand && name_ === "nand" ? "nand" : REST_OPS[name_];
-    if (!listOp)
-      throw new RestError(400, "BAD_USER_INPUT", `${spec.legacy}:op: must be and, or or not; got "${op}"`);
+    if (!listOp) throw apiError("BAD_USER_INPUT", `${spec.legacy}:op: must be and, or or not; got "${op}"`);
     filter[name] = { values: splitList(value as string), op: listOp.toUpperCase() };
   }
   for (const [name, spec] of Object.entries(t.ranges)) {
@@ -80,8 +77,7 @@ export function readFilter(o: Options, t: FilterTables, withNand = false): Recor
     const max = bound(o, `${spec.legacy}:max`, "timeRange");
     if (blank(subject)) {
       if (min !== undefined || max !== undefined) {
-        throw new RestError(
-          400,
+        throw apiError(
           "BAD_USER_INPUT",
           `${spec.legacy}: names the ${spec.subject} that :min and :max apply to`,
         );
@@ -89,8 +85,7 @@ export function readFilter(o: Options, t: FilterTables, withNand = false): Recor
       continue;
     }
     if (min === undefined && max === undefined) {
-      throw new RestError(
-        400,
+      throw apiError(
         "BAD_USER_INPUT",
         `${spec.legacy}: needs ${spec.legacy}:min, ${spec.legacy}:max or both`,
       );

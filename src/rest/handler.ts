@@ -1,23 +1,24 @@
-import type { GraphQLError } from "graphql";
+import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { Endpoint } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { type Budget, budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
-import { faultResponse, maskFault } from "../errors.ts";
+import { apiError, errorResponse, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { noteRoute } from "../ops/access-log.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { cachedDocument } from "./document.ts";
-import { type GraphQLErrorJson, RestError, rateLimitedRestError, restErrorOf } from "./errors.ts";
+import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
 import { FieldsError } from "./fields.ts";
 import { Options } from "./options.ts";
-import { ROUTES, type Route } from "./routes.ts";
+import { type Operation, planOf } from "./route.ts";
+import { OPENAPI_PATH, OPERATIONS, REST_BASE } from "./routes.ts";
 import { withSharedTexts } from "./shared-text.ts";
 
-export const REST_BASE = "/json/api/v1/all";
-export const OPENAPI_PATH = "/json/api/v1/openapi.json";
+export { OPENAPI_PATH, REST_BASE };
+
 let openapi: string | undefined;
 const MAX_BODY_BYTES = 1_000_000;
 
@@ -46,39 +47,20 @@ export interface RestContext {
   version: () => Promise<number | null>;
 }
 
-/** Extra routes handled outside the route table (cursor=all, export): they answer themselves. */
-export type Special = (
-  route: Route,
-  params: Record<string, string>,
+/**
+ * Answers the requests a route answers whole (its `whole`: cursor=all, export), or null for those
+ * it answers by its GraphQL query. `budget` is what the answer drew on the route's whole budget.
+ */
+export type Whole = (
+  operation: Operation,
   options: Options,
   request: Request,
-) => Promise<Response | null>;
-
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  Response.json(body, { status, headers: { "cache-control": "no-store", ...headers } });
-
-export function errorResponse(e: RestError): Response {
-  const { requestId, retryAfter, endpoint } = e as {
-    requestId?: string;
-    retryAfter?: number;
-    endpoint?: string;
-  };
-  return json(
-    {
-      error: e.message,
-      code: e.code,
-      ...(requestId ? { request_id: requestId } : {}),
-      ...(retryAfter ? { retry_after: retryAfter } : {}),
-      ...(endpoint ? { endpoint } : {}),
-    },
-    e.status,
-    e.headers,
-  );
-}
+) => Promise<{ response: Response; budget?: Budget | null } | null>;
 
 /**
- * Every response of a route carries its budget's X-RateLimit-* headers: those of the operation
- * that drew on it, or, for a request refused before that (a bad option), its current state.
+ * Every response of a route carries the X-RateLimit-* headers of the budget it drew on: those of
+ * its operation, or, for a request refused before drawing (a bad option), the budget's current
+ * state. This is the one place the REST API writes them.
  */
 async function withRateHeaders(
   ctx: RestContext,
@@ -89,7 +71,7 @@ async function withRateHeaders(
 ): Promise<Response> {
   let headers = drawn;
   const key = apiKeyOf(request);
-  if (!headers?.["x-ratelimit-limit"] && endpoint && key) {
+  if (!headers?.["x-ratelimit-limit"] && !response.headers.has("x-ratelimit-limit") && endpoint && key) {
     headers = { ...budgetHeaders(await ctx.limits.peek(endpoint, key)), ...headers };
   }
   for (const [name, value] of Object.entries(headers ?? {})) response.headers.set(name, value);
@@ -98,7 +80,7 @@ async function withRateHeaders(
 
 /**
  * Draws once on an endpoint's budget outside a GraphQL operation (a 304, an export's start): the
- * budget, or a 429 RestError with Retry-After and the X-RateLimit headers when it is spent.
+ * budget, or a 429 with Retry-After and the X-RateLimit headers when it is spent.
  */
 export async function drawOn(
   limits: RateLimits,
@@ -113,56 +95,54 @@ export async function drawOn(
     const ext = (e as GraphQLError).extensions;
     if (ext?.code !== "RATE_LIMITED") throw e;
     const retryAfter = ext.retryAfter as number;
-    throw rateLimitedRestError(
-      (e as Error).message,
-      endpoint,
+    throw apiError("RATE_LIMITED", (e as Error).message, {
       retryAfter,
-      budgetHeaders((e as { budget?: Budget }).budget ?? null, retryAfter),
-    );
+      endpoint,
+      headers: budgetHeaders((e as { budget?: Budget }).budget ?? null, retryAfter),
+    });
   }
 }
 
 /** Route templates compiled to matchers: `{platform}.{token}` captures one path segment as `app`. */
-function compile(route: Route): RegExp {
-  const source = route.path
+function compile(operation: Operation): RegExp {
+  const source = operation.route.path
     .replace("{platform}.{token}", "(?<app>[^/]+)")
     .replace("{name}", "(?<name>[^/]+)");
   return new RegExp(`^${source}/?$`);
 }
-const MATCHERS = ROUTES.map((r) => ({ route: r, re: compile(r) }));
-/** Each route's option names, listed once rather than per request. */
-const VALID_OPTIONS = new Map(ROUTES.map((r) => [r, r.options.map((o) => o.name)]));
+const MATCHERS = OPERATIONS.map((op) => ({ op, re: compile(op) }));
+/** Each operation's option names, listed once rather than per request. */
+const VALID_OPTIONS = new Map(OPERATIONS.map((op) => [op, op.options.map((o) => o.name)]));
 
-/** The route for a path and method: 404 for an unknown path, 405 (with Allow) for a wrong method. */
-function match(path: string, method: string): { route: Route; params: Record<string, string> } {
-  const all = MATCHERS.flatMap(({ route, re }) => {
+/** The operation for a path and method: 404 for an unknown path, 405 (with Allow) for a wrong method. */
+function match(path: string, method: string): { op: Operation; params: Record<string, string> } {
+  const all = MATCHERS.flatMap(({ op, re }) => {
     const m = re.exec(path);
-    return m ? [{ route, params: decodeParams(m.groups ?? {}) }] : [];
+    return m ? [{ op, params: decodeParams(m.groups ?? {}) }] : [];
   });
   // A static path (/domain/bulk, /domain/export) is never a template's parameter (/domain/{name}).
-  const statics = all.filter((c) => !c.route.path.includes("{"));
+  const statics = all.filter((c) => !c.op.route.path.includes("{"));
   const candidates = statics.length ? statics : all;
   const found = candidates.find(
-    (c) => c.route.method === method || (method === "HEAD" && c.route.method === "GET"),
+    (c) => c.op.method === method || (method === "HEAD" && c.op.method === "GET"),
   );
   if (found) return found;
   if (candidates.length) {
-    const allowed = [...new Set(candidates.map((c) => c.route.method))];
-    throw new RestError(
-      405,
+    const allowed = [...new Set(candidates.map((c) => c.op.method))];
+    throw apiError(
       "METHOD_NOT_ALLOWED",
       `${method} is not allowed on ${REST_BASE}${path}; use ${allowed.join(" or ")}`,
-      { allow: allowed.join(", ") },
+      { headers: { allow: allowed.join(", ") } },
     );
   }
-  throw new RestError(404, "NOT_FOUND", `no such path: ${REST_BASE}${path} (see /json/api/v1/openapi.json)`);
+  throw apiError("NOT_FOUND", `no such path: ${REST_BASE}${path} (see /json/api/v1/openapi.json)`);
 }
 
 function decodeParams(groups: Record<string, string>): Record<string, string> {
   try {
     return Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, decodeURIComponent(v)]));
   } catch {
-    throw new RestError(400, "BAD_USER_INPUT", "the path has a malformed percent-encoding");
+    throw apiError("BAD_USER_INPUT", "the path has a malformed percent-encoding");
   }
 }
 
@@ -172,8 +152,7 @@ function decodeParams(groups: Record<string, string>): Record<string, string> {
  * as yoga answers the same on /graphql, logged at info rather than as a fault of ours.
  */
 async function readBody(request: Request, logger: Logger): Promise<string> {
-  const tooLarge = () =>
-    new RestError(413, "PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  const tooLarge = () => apiError("PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
   if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   if (!request.body) return "";
   const chunks: Uint8Array[] = [];
@@ -189,7 +168,7 @@ async function readBody(request: Request, logger: Logger): Promise<string> {
         { method: request.method, path, reason: (e as Error).message },
         "request body aborted by the client",
       );
-      throw new RestError(400, "BAD_REQUEST", "the request body ended before it was complete");
+      throw apiError("BAD_REQUEST", "the request body ended before it was complete");
     }
     const { done, value } = read;
     if (done) break;
@@ -203,21 +182,21 @@ async function readBody(request: Request, logger: Logger): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-async function readOptions(route: Route, request: Request, url: URL, logger: Logger): Promise<Options> {
-  if (!route.body) return Options.fromQuery(url.searchParams);
+async function readOptions(op: Operation, request: Request, url: URL, logger: Logger): Promise<Options> {
+  if (!op.body) return Options.fromQuery(url.searchParams);
   const text = await readBody(request, logger);
   let body: unknown = {};
   if (text.trim() !== "") {
     try {
       body = JSON.parse(text);
     } catch {
-      throw new RestError(400, "BAD_USER_INPUT", "the body is not valid JSON");
+      throw apiError("BAD_USER_INPUT", "the body is not valid JSON");
     }
   }
   const options = Options.fromBody(body);
   for (const [key, value] of url.searchParams) {
     if (options.has(key))
-      throw new RestError(400, "BAD_USER_INPUT", `${key}: given both in the query string and in the body`);
+      throw apiError("BAD_USER_INPUT", `${key}: given both in the query string and in the body`);
     options.add(key, value);
   }
   return options;
@@ -226,16 +205,18 @@ async function readOptions(route: Route, request: Request, url: URL, logger: Log
 /** Every other path answers a JSON 404, like the REST API's own unknown paths. */
 export function useJsonNotFound(known: string[]): Plugin {
   return {
-    onRequest({ url, endResponse }) {
+    onRequest({ request, url, endResponse }) {
       if (!known.includes(url.pathname)) {
-        endResponse(errorResponse(new RestError(404, "NOT_FOUND", `no such path: ${url.pathname}`)));
+        endResponse(
+          errorResponse(apiError("NOT_FOUND", `no such path: ${url.pathname}`), requestIdOf(request)),
+        );
       }
     },
   };
 }
 
 /** The REST layer: a translation of each legacy path onto the GraphQL schema (src/rest/routes.ts). */
-export function useRest(ctx: RestContext, special?: Special): Plugin {
+export function useRest(ctx: RestContext, whole?: Whole): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
       if (url.pathname === OPENAPI_PATH && (request.method === "GET" || request.method === "HEAD")) {
@@ -245,28 +226,38 @@ export function useRest(ctx: RestContext, special?: Special): Plugin {
         );
       }
       if (!url.pathname.startsWith(`${REST_BASE}/`) && url.pathname !== REST_BASE) return;
-      endResponse(await handle(ctx, request, url, special));
+      endResponse(await handle(ctx, request, url, whole));
     },
   };
 }
 
-async function handle(ctx: RestContext, request: Request, url: URL, special?: Special): Promise<Response> {
+async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whole): Promise<Response> {
   let endpoint: Endpoint | null = null;
   let drawn: Record<string, string> | undefined;
   const answer = (r: Response) => withRateHeaders(ctx, request, endpoint, r, drawn);
+  const id = requestIdOf(request);
   try {
-    const { route, params } = match(url.pathname.slice(REST_BASE.length) || "/", request.method);
-    noteRoute(request, route.id);
+    const { op, params } = match(url.pathname.slice(REST_BASE.length) || "/", request.method);
+    const { route } = op;
+    noteRoute(request, op.id);
     endpoint = route.endpoint;
-    const options = await readOptions(route, request, url, ctx.logger);
-    options.refuseUnknown(VALID_OPTIONS.get(route) ?? []);
-    const answered = special && (await special(route, params, options, request));
-    if (answered) return answered;
-    if (!route.plan) throw new Error(`route ${route.id} has no plan and nothing answered it`);
-    const plan = route.plan(params, options);
+    const options = await readOptions(op, request, url, ctx.logger);
+    options.refuseUnknown(VALID_OPTIONS.get(op) ?? []);
+    if (route.whole && whole) {
+      // Its errors and answers report the budget of the whole answer, not the route's own.
+      endpoint = route.whole.endpoint;
+      const answered = await whole(op, options, request);
+      if (answered) {
+        drawn = answered.budget ? budgetHeaders(answered.budget) : undefined;
+        return answer(answered.response);
+      }
+      endpoint = route.endpoint;
+    }
+    if (!route.query) throw new Error(`route ${op.id} has no query and nothing answered it whole`);
+    const plan = planOf(route, params, options);
     // Validated: the tag is known before executing (the body depends on the snapshot and the URL).
-    const version = cacheable(route) ? await ctx.version() : null;
-    const etag = version === null ? null : restEtag(version, route.id, params, url.searchParams);
+    const version = cacheable(op) ? await ctx.version() : null;
+    const etag = version === null ? null : restEtag(version, op.id, params, url.searchParams);
     const wanted = etag ? parseIfNoneMatch(request.headers.get("if-none-match")) : null;
     const cache: Record<string, string> = etag ? { etag, "cache-control": CACHE_CONTROL } : {};
     if (etag && Array.isArray(wanted) && matchesEtag(wanted, etag)) {
@@ -277,8 +268,8 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
     const query = cachedDocument(plan.key, plan.document);
     const result = await ctx.execute(request, query, plan.variables, route.endpoint);
     drawn = result.rateHeaders;
-    if (result.errors?.length) throw restErrorOf(result.errors, plan.option ?? ((a) => a));
-    if (!result.data) throw new RestError(500, "INTERNAL_SERVER_ERROR", "no data");
+    if (result.errors?.length) throw restErrorOf(result.errors, plan.option);
+    if (!result.data) throw new Error("a REST operation answered without data or errors");
     // `*` matches any current representation (RFC 9110 13.1.2): known to exist only once read.
     if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
     const data = result.data;
@@ -290,10 +281,9 @@ async function handle(ctx: RestContext, request: Request, url: URL, special?: Sp
       }),
     );
   } catch (e) {
-    if (e instanceof RestError) return answer(errorResponse(e));
-    if (e instanceof FieldsError)
-      return answer(errorResponse(new RestError(400, "BAD_USER_INPUT", e.message)));
+    if (e instanceof GraphQLError && e.extensions.code) return answer(errorResponse(e, id));
+    if (e instanceof FieldsError) return answer(errorResponse(apiError("BAD_USER_INPUT", e.message), id));
     // The database not answering (503) or a fault of ours (500), logged once with its request id.
-    return answer(faultResponse(maskFault(e, ctx.logger, requestIdOf(request))));
+    return answer(errorResponse(maskFault(e, ctx.logger, id), id));
   }
 }

@@ -1,5 +1,5 @@
+import { apiError } from "../errors.ts";
 import type { SortField } from "../query/sort.ts";
-import { RestError } from "./errors.ts";
 import { type FilterTables, readFilter } from "./filter-options.ts";
 import { Options } from "./options.ts";
 
@@ -18,8 +18,7 @@ export function parseSort(value: string | undefined, sorts: Record<string, SortF
     const name = desc ? item.slice(1) : item.startsWith("+") ? item.slice(1) : item;
     const field = byLegacy.get(name);
     if (!field) {
-      throw new RestError(
-        400,
+      throw apiError(
         "BAD_USER_INPUT",
         `${key}: cannot sort by "${name}"; valid: ${[...byLegacy.keys()].join(", ")}`,
       );
@@ -37,37 +36,29 @@ const AQ_OPERATORS: Record<string, string> = { and: "and", or: "or", nand: "nand
  */
 export function parseAq(raw: unknown, tables: FilterTables): { and: Record<string, unknown>[]; q: string[] } {
   if (!Array.isArray(raw))
-    throw new RestError(400, "BAD_USER_INPUT", "aq: must be an array of {field, value, operator}");
-  if (raw.length > 50) throw new RestError(400, "BAD_USER_INPUT", "aq: takes at most 50 conditions");
+    throw apiError("BAD_USER_INPUT", "aq: must be an array of {field, value, operator}");
+  if (raw.length > 50) throw apiError("BAD_USER_INPUT", "aq: takes at most 50 conditions");
   const and: Record<string, unknown>[] = [];
   const q: string[] = [];
   raw.forEach((c, i) => {
     const at = `aq[${i}]`;
     if (typeof c !== "object" || c === null || Array.isArray(c)) {
-      throw new RestError(400, "BAD_USER_INPUT", `${at}: must be an object {field, value, operator}`);
+      throw apiError("BAD_USER_INPUT", `${at}: must be an object {field, value, operator}`);
     }
     const { field, value, operator, ...rest } = c as Record<string, unknown>;
     const extra = Object.keys(rest);
     if (extra.length)
-      throw new RestError(
-        400,
-        "BAD_USER_INPUT",
-        `${at}: unknown key "${extra[0]}"; keys: field, value, operator`,
-      );
+      throw apiError("BAD_USER_INPUT", `${at}: unknown key "${extra[0]}"; keys: field, value, operator`);
     if (typeof field !== "string" || field === "")
-      throw new RestError(400, "BAD_USER_INPUT", `${at}.field: must name a filter`);
+      throw apiError("BAD_USER_INPUT", `${at}.field: must name a filter`);
     if (typeof value !== "string" && typeof value !== "number") {
-      throw new RestError(400, "BAD_USER_INPUT", `${at}.value: must be a string of comma-separated values`);
+      throw apiError("BAD_USER_INPUT", `${at}.value: must be a string of comma-separated values`);
     }
     const op = operator === undefined ? "and" : AQ_OPERATORS[String(operator).toLowerCase()];
     if (!op)
-      throw new RestError(
-        400,
-        "BAD_USER_INPUT",
-        `${at}.operator: must be and, or, nand or nor; got "${operator}"`,
-      );
+      throw apiError("BAD_USER_INPUT", `${at}.operator: must be and, or, nand or nor; got "${operator}"`);
     if (field === "q") {
-      if (op !== "and") throw new RestError(400, "BAD_USER_INPUT", `${at}.operator: q takes only and`);
+      if (op !== "and") throw apiError("BAD_USER_INPUT", `${at}.operator: q takes only and`);
       q.push(String(value));
       return;
     }
@@ -79,14 +70,13 @@ export function parseAq(raw: unknown, tables: FilterTables): { and: Record<strin
         ...Object.values(tables.lists).map((s) => s.legacy),
         ...Object.values(tables.ranges).flatMap((s) => s.bounds),
       ];
-      throw new RestError(
-        400,
+      throw apiError(
         "BAD_USER_INPUT",
         `${at}.field: unknown filter "${field}"; valid: q, ${valid.map((v) => v.slice(2)).join(", ")}`,
       );
     }
     if (isBound && op !== "and")
-      throw new RestError(400, "BAD_USER_INPUT", `${at}.operator: a range bound takes only and`);
+      throw apiError("BAD_USER_INPUT", `${at}.operator: a range bound takes only and`);
     const o = Options.fromBody(
       isList ? { [option]: String(value), [`${option}:op`]: op } : { [option]: value },
     );

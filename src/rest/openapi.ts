@@ -10,8 +10,9 @@ import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limit
 import { schema } from "../schema/index.ts";
 import { cacheable } from "./etag.ts";
 import { legacyFields } from "./fields.ts";
-import { REST_BASE } from "./handler.ts";
-import { type OptionDoc, ROUTES, type Route } from "./routes.ts";
+import type { OptionDoc } from "./inputs.ts";
+import type { Operation, Part, Route } from "./route.ts";
+import { OPERATIONS, REST_BASE, ROUTES } from "./routes.ts";
 
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the route table and from the legacy
@@ -153,11 +154,20 @@ function limitOf(endpoint: Endpoint): string {
 /** The route's limits: List Domains' routes also start cursor=all jobs, on a budget of their own. */
 function limitsOf(route: Route): string {
   const own = `Rate limit: ${limitOf(route.endpoint)}.`;
-  if (route.path !== "/domain") return own;
-  return `${own} With cursor=all, starting a job: ${limitOf("listDomainsAll")}, a budget of its own (not Export Domains'); polls draw on none but must be ${POLL_INTERVAL_SECONDS} s apart.`;
+  if (route.whole?.kind !== "job") return own;
+  return `${own} With cursor=all, starting a job: ${limitOf(route.whole.endpoint)}, a budget of its own (not Export Domains'); polls draw on none but must be ${POLL_INTERVAL_SECONDS} s apart.`;
 }
 
-function operationOf(route: Route, components: Json): Json {
+/** The JSON Schema of an envelope key's value. */
+function partSchema(route: Route, part: Part, components: Json): Json {
+  const record = () => typeSchema(schema.getType(route.type) as GraphQLObjectType, components);
+  if ("records" in part) return { type: "array", items: record() };
+  if ("record" in part) return record();
+  return part.type === "string[]" ? { type: "array", items: { type: "string" } } : { type: part.type };
+}
+
+function operationOf(op: Operation, components: Json): Json {
+  const { route } = op;
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
     name: m[1],
     in: "path",
@@ -167,9 +177,9 @@ function operationOf(route: Route, components: Json): Json {
   const optionSchema = (o: OptionDoc): Json =>
     o.type === "array" ? { type: "array", items: o.items ?? { type: "object" } } : { type: o.type };
   // An array in a query string is its JSON text, URL-encoded: OpenAPI says so with `content`.
-  const query = route.body
+  const query = op.body
     ? []
-    : route.options.map((o) => ({
+    : op.options.map((o) => ({
         name: o.name,
         in: "query",
         description: o.description,
@@ -177,7 +187,7 @@ function operationOf(route: Route, components: Json): Json {
           ? { content: { "application/json": { schema: optionSchema(o) } } }
           : { schema: optionSchema(o) }),
       }));
-  const body = route.body
+  const body = op.body
     ? {
         requestBody: {
           content: {
@@ -186,7 +196,7 @@ function operationOf(route: Route, components: Json): Json {
                 type: "object",
                 additionalProperties: false,
                 properties: Object.fromEntries(
-                  route.options.map((o) => [o.name, { ...optionSchema(o), description: o.description }]),
+                  op.options.map((o) => [o.name, { ...optionSchema(o), description: o.description }]),
                 ),
               },
             },
@@ -194,20 +204,14 @@ function operationOf(route: Route, components: Json): Json {
         },
       }
     : {};
-  const envelope: Json = {};
-  for (const [key, t] of Object.entries(route.returns)) {
-    const list = t.endsWith("[]");
-    const base = list ? t.slice(0, -2) : t;
-    const item =
-      SCALARS[base.charAt(0).toUpperCase() + base.slice(1)] ??
-      typeSchema(schema.getType(base) as GraphQLObjectType, components);
-    envelope[key] = list ? { type: "array", items: item } : item;
-  }
-  const jsonl = route.id === "exportDomains";
-  const cached = cacheable(route);
+  const envelope: Json = Object.fromEntries(
+    Object.entries(route.envelope).map(([key, part]) => [key, partSchema(route, part, components)]),
+  );
+  const jsonl = route.whole?.kind === "stream";
+  const cached = cacheable(op);
   return {
-    operationId: route.id,
-    summary: route.summary,
+    operationId: op.id,
+    summary: op.summary,
     description: limitsOf(route),
     tags: [route.path.startsWith("/app") ? "Apps" : "Domains"],
     parameters: [...params, ...query, ...(cached ? [{ $ref: "#/components/parameters/If-None-Match" }] : [])],
@@ -217,10 +221,14 @@ function operationOf(route: Route, components: Json): Json {
         description: jsonl ? "One Domain per line (JSON Lines)." : "Success.",
         headers: cached ? { ...RATE_HEADERS, ...CACHE_HEADERS } : RATE_HEADERS,
         content: jsonl
-          ? { "application/x-ndjson": { schema: envelope["(one Domain per line)"] } }
+          ? {
+              "application/x-ndjson": {
+                schema: typeSchema(schema.getType(route.type) as GraphQLObjectType, components),
+              },
+            }
           : { "application/json": { schema: { type: "object", properties: envelope } } },
       },
-      ...(route.id.endsWith("Domains") && !jsonl && route.path === "/domain"
+      ...(route.whole?.kind === "job"
         ? {
             "202": {
               description:
@@ -281,7 +289,7 @@ export function buildOpenApi(): Json {
         retry_after: { type: "integer", description: "For 429s and 503s: seconds to wait, as Retry-After." },
         endpoint: {
           type: "string",
-          enum: [...new Set([...ROUTES.map((r) => r.endpoint), "listDomainsAll"])],
+          enum: [...new Set(ROUTES.flatMap((r) => [r.endpoint, ...(r.whole ? [r.whole.endpoint] : [])]))],
           description:
             "For 429s: the endpoint whose budget is spent (the message names it too): exportDomains for Export Domains, listDomainsAll for starting or polling a cursor=all job, else the route's own.",
         },
@@ -289,10 +297,10 @@ export function buildOpenApi(): Json {
     },
   };
   const paths: Json = {};
-  for (const route of ROUTES) {
-    paths[route.path] = {
-      ...(paths[route.path] as Json),
-      [route.method.toLowerCase()]: operationOf(route, components),
+  for (const op of OPERATIONS) {
+    paths[op.route.path] = {
+      ...(paths[op.route.path] as Json),
+      [op.method.toLowerCase()]: operationOf(op, components),
     };
   }
   return {

@@ -1,4 +1,4 @@
-import { RestError } from "./errors.ts";
+import { apiError } from "../errors.ts";
 
 /**
  * The options of one REST request: query parameters, or the keys of a POST body. Options a route
@@ -15,8 +15,7 @@ export class Options {
     const values = new Map<string, unknown>();
     for (const key of new Set(params.keys())) {
       const all = params.getAll(key);
-      if (all.length > 1)
-        throw new RestError(400, "BAD_USER_INPUT", `${key}: given ${all.length} times; give it once`);
+      if (all.length > 1) throw apiError("BAD_USER_INPUT", `${key}: given ${all.length} times; give it once`);
       values.set(key, all[0]);
     }
     return new Options(values, new Set(values.keys()));
@@ -24,7 +23,7 @@ export class Options {
 
   static fromBody(body: unknown): Options {
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new RestError(400, "BAD_USER_INPUT", "the request body must be a JSON object of options");
+      throw apiError("BAD_USER_INPUT", "the request body must be a JSON object of options");
     }
     return new Options(new Map(Object.entries(body)), new Set());
   }
@@ -60,8 +59,7 @@ export class Options {
     try {
       return JSON.parse(v);
     } catch (e) {
-      throw new RestError(
-        400,
+      throw apiError(
         "BAD_USER_INPUT",
         `${key}: must be JSON (URL-encoded in a query string); ${(e as Error).message}`,
       );
@@ -74,7 +72,7 @@ export class Options {
     if (v === undefined || v === null) return undefined;
     if (typeof v === "string") return v;
     if (typeof v === "number" || typeof v === "boolean") return String(v);
-    throw new RestError(400, "BAD_USER_INPUT", `${key}: must be a string`);
+    throw apiError("BAD_USER_INPUT", `${key}: must be a string`);
   }
 
   /** An integer option within [min, max]; blank means absent. */
@@ -84,12 +82,12 @@ export class Options {
     const n =
       typeof v === "number" ? v : typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v) : Number.NaN;
     if (!Number.isSafeInteger(n))
-      throw new RestError(400, "BAD_USER_INPUT", `${key}: must be an integer; got ${JSON.stringify(v)}`);
+      throw apiError("BAD_USER_INPUT", `${key}: must be an integer; got ${JSON.stringify(v)}`);
     if (range.min !== undefined && n < range.min) {
-      throw new RestError(400, "BAD_USER_INPUT", `${key}: must be at least ${range.min}; got ${n}`);
+      throw apiError("BAD_USER_INPUT", `${key}: must be at least ${range.min}; got ${n}`);
     }
     if (range.max !== undefined && n > range.max) {
-      throw new RestError(400, "BAD_USER_INPUT", `${key}: must be at most ${range.max}; got ${n}`);
+      throw apiError("BAD_USER_INPUT", `${key}: must be at most ${range.max}; got ${n}`);
     }
     return n;
   }
@@ -99,7 +97,7 @@ export class Options {
     if (v === undefined || v === null || v === "") return undefined;
     if (v === true || v === "true" || v === "1") return true;
     if (v === false || v === "false" || v === "0") return false;
-    throw new RestError(400, "BAD_USER_INPUT", `${key}: must be true or false; got ${JSON.stringify(v)}`);
+    throw apiError("BAD_USER_INPUT", `${key}: must be true or false; got ${JSON.stringify(v)}`);
   }
 
   /** Refuses every option the route does not take, listing the valid ones. */
@@ -107,8 +105,7 @@ export class Options {
     const unknown = this.keys().filter((k) => !valid.includes(k));
     if (unknown.length === 0) return;
     const kind = unknown.every((u) => u.startsWith("f:")) ? "filter" : "option";
-    throw new RestError(
-      400,
+    throw apiError(
       "BAD_USER_INPUT",
       `unknown ${kind}${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => `"${u}"`).join(", ")}; valid options: ${valid.join(", ")}`,
     );

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { ApiKeys } from "../../src/auth/keys.ts";
 import { OPENAPI_PATH, REST_BASE } from "../../src/rest/handler.ts";
-import { ROUTES } from "../../src/rest/routes.ts";
+import { OPERATIONS } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import {
   createTestDatabase,
@@ -45,7 +45,7 @@ const GRAPHIQL: Endpoint = {
   path: "/graphql",
   headers: { accept: "text/html" },
 };
-const ENDPOINTS: Endpoint[] = [...ROUTES.map(restEndpoint), GRAPHQL, GRAPHIQL];
+const ENDPOINTS: Endpoint[] = [...OPERATIONS.map(restEndpoint), GRAPHQL, GRAPHIQL];
 
 /** Not `Bearer <one token>`, or a token that is not a key; "Bearer " arrives trimmed, as "Bearer". */
 const MALFORMED = ["Basic x", "Bearer", "Bearer ", "Bearer a b", "Bearer not-a-key", "Token sg_x"];
@@ -147,9 +147,9 @@ describe.each(databaseKinds())("Bearer authentication on %s", (kind) => {
     });
   });
 
-  it("every route of ROUTES is covered", () => {
-    expect(ENDPOINTS.filter((e) => e.path.startsWith(REST_BASE))).toHaveLength(ROUTES.length);
-    expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
+  it("every route of OPERATIONS is covered", () => {
+    expect(ENDPOINTS.filter((e) => e.path.startsWith(REST_BASE))).toHaveLength(OPERATIONS.length);
+    expect(new Set(OPERATIONS.map((r) => `${r.method} ${r.path}`)).size).toBe(OPERATIONS.length);
   });
 
   it("authentication comes before routing: unknown paths and wrong methods are 401 without a key", async () => {
@@ -229,7 +229,7 @@ describe.each(databaseKinds())("Bearer authentication on %s", (kind) => {
         await send({ ...GRAPHIQL, headers: { accept: "application/json" } }, null, q),
         false,
       );
-      await expectUnauthorized(await send(restEndpoint(ROUTES[0]), null, q), false);
+      await expectUnauthorized(await send(restEndpoint(OPERATIONS[0]), null, q), false);
       await expectUnauthorized(await send({ ...GRAPHIQL, method: "POST" } as Endpoint, null, q), false);
     });
   });

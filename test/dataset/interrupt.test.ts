@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
+import { openSnapshotStore } from "../../src/db/open-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
-import { openSnapshotStore } from "../../src/db/store.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "../../src/context.ts";
-import { TABLES, type TableKey } from "../../src/dataset/load/rows.ts";
 import { columnsOf, fieldName, selectList, toModel } from "../../src/db/reader.ts";
+import { TABLES, type TableKey } from "../../src/db/tables.ts";
 import { Prisma } from "../../src/generated/sqlite/client.ts";
 import {
   APP_OF,

@@ -4,7 +4,8 @@ import { directiveArgs } from "../../src/auth/limits.ts";
 import { MAX_COST, operationCost } from "../../src/cost.ts";
 import { legacyFields } from "../../src/rest/fields.ts";
 import { Options } from "../../src/rest/options.ts";
-import { ROUTES } from "../../src/rest/routes.ts";
+import { planOf } from "../../src/rest/route.ts";
+import { OPERATIONS } from "../../src/rest/routes.ts";
 import { schema } from "../../src/schema/index.ts";
 
 /**
@@ -89,7 +90,7 @@ describe("operation cost", () => {
     searchDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
   };
 
-  it.each(ROUTES.filter((r) => r.plan).map((r) => [r.id, r] as const))(
+  it.each(OPERATIONS.filter((r) => r.route.query).map((r) => [r.id, r] as const))(
     "%s: its largest request costs well under the limit",
     (id, route) => {
       const largest = LARGEST[id];
@@ -98,22 +99,22 @@ describe("operation cost", () => {
         ...largest.options,
         fields: everyField(largest.type, largest.single, largest.exclude),
       });
-      const plan = route.plan?.(largest.params, options);
-      if (!plan) throw new Error("no plan");
+      const plan = planOf(route.route, largest.params, options);
       const c = operationCost({ schema, document: plan.document(), variableValues: plan.variables });
       expect(c).toBeGreaterThan(10);
       expect(c).toBeLessThan(MAX_COST / 2);
     },
   );
 
-  it.each(ROUTES.filter((r) => r.plan).map((r) => [r.id, r] as const))(
+  it.each(OPERATIONS.filter((r) => r.route.query).map((r) => [r.id, r] as const))(
     "%s: the root field of its operation draws with its endpoint's limiter",
     (_id, route) => {
-      const plan = route.plan?.(
+      const plan = planOf(
+        route.route,
         { app: "shopify.x", name: "x.com" },
         Options.fromBody({ domains: ["x.com"] }),
       );
-      const doc = plan?.document();
+      const doc = plan.document();
       const op = doc?.definitions[0];
       if (op?.kind !== "OperationDefinition") throw new Error("no operation");
       const root = op.selectionSet.selections[0];
@@ -121,7 +122,7 @@ describe("operation cost", () => {
       const field = schema.getQueryType()?.getFields()[root.name.value];
       if (!field) throw new Error(`no root field ${root.name.value}`);
       const directives = (field.extensions as { directives?: Record<string, unknown> }).directives;
-      expect(directives?.rateLimit).toEqual(directiveArgs(route.endpoint));
+      expect(directives?.rateLimit).toEqual(directiveArgs(route.route.endpoint));
       expect(isObjectType(getNamedType(field.type))).toBe(true);
     },
   );

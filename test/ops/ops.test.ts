@@ -16,7 +16,7 @@ import { chooseEncoding } from "../../src/ops/compression.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
 import { serveMetrics } from "../../src/ops/metrics-server.ts";
 import { shutDown } from "../../src/ops/shutdown.ts";
-import { ROUTES } from "../../src/rest/routes.ts";
+import { OPERATIONS } from "../../src/rest/routes.ts";
 import { tempDir } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
@@ -287,7 +287,7 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
     // Every REST route (with a body where it takes one), the OpenAPI document, an error, the
     // export, and a finished cursor=all job's result (a file streamed from disk).
     const requests: { path: string; method?: string; body?: string; headers?: Record<string, string> }[] = [
-      ...ROUTES.map((route) => {
+      ...OPERATIONS.map((route) => {
         const e = restEndpoint(route);
         return { path: e.path, method: e.method, body: e.body, headers: e.headers };
       }),

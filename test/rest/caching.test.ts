@@ -9,7 +9,7 @@ import { createLogger } from "../../src/logger.ts";
 import { cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "../../src/rest/etag.ts";
 import { type ExecuteGraphQL, REST_BASE, useRest } from "../../src/rest/handler.ts";
 import { buildOpenApi } from "../../src/rest/openapi.ts";
-import { ROUTES } from "../../src/rest/routes.ts";
+import { OPERATIONS } from "../../src/rest/routes.ts";
 import { schema } from "../../src/schema/index.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
@@ -24,7 +24,7 @@ import { restEndpoint } from "../support/routes.ts";
 
 const ORIGIN = "http://localhost";
 const ETAG = /^W\/"(\d+)-([0-9a-f]{20})"$/;
-const CACHEABLE = ROUTES.filter(cacheable);
+const CACHEABLE = OPERATIONS.filter(cacheable);
 
 describe("ETags", () => {
   const q = (s: string) => new URLSearchParams(s);
@@ -86,7 +86,7 @@ describe("the OpenAPI document", () => {
     expect(doc.components.headers).toHaveProperty("ETag");
     expect(doc.components.headers).toHaveProperty("Cache-Control");
     expect(doc.components.parameters["If-None-Match"].in).toBe("header");
-    for (const route of ROUTES) {
+    for (const route of OPERATIONS) {
       const op = doc.paths[route.path][route.method.toLowerCase()];
       const cached = cacheable(route);
       expect(Object.keys(op.responses["200"].headers ?? {}).includes("ETag"), route.id).toBe(cached);
@@ -223,7 +223,7 @@ describe.each(databaseKinds())("REST caching on %s", (kind) => {
       expect(ETAG.exec(etag)?.[1]).toBe(String(v));
       expect(res.headers.get("cache-control")).toBe("private, no-cache");
       expect(res.headers.get("content-type")).toMatch(/^application\/json\b/);
-      expect(res.headers.get("x-ratelimit-limit")).toBe(String(RATE_LIMITS[route.endpoint].enterprise));
+      expect(res.headers.get("x-ratelimit-limit")).toBe(String(RATE_LIMITS[route.route.endpoint].enterprise));
       // HEAD is GET without the body: the same tag.
       const head = await send(path, { method: "HEAD" });
       expect(head.status).toBe(200);
@@ -249,7 +249,9 @@ describe.each(databaseKinds())("REST caching on %s", (kind) => {
         expect(await res.text()).toBe("");
         expect(etagOf(res)).toBe(etag);
         expect(res.headers.get("cache-control")).toBe("private, no-cache");
-        expect(res.headers.get("x-ratelimit-limit")).toBe(String(RATE_LIMITS[route.endpoint].enterprise));
+        expect(res.headers.get("x-ratelimit-limit")).toBe(
+          String(RATE_LIMITS[route.route.endpoint].enterprise),
+        );
         expect(res.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
         expect(res.headers.get("x-ratelimit-reset")).toMatch(/^\d+$/);
         expect(api.queries, `${method} ${route.id}`).toEqual([]);

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APP_SORTS, DOMAIN_SORTS } from "../../src/query/sort.ts";
-import { ROUTES } from "../../src/rest/routes.ts";
+import { OPERATIONS } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { insert, inserts, UNPAIRED } from "../support/control-text.ts";
 import { databaseKinds } from "../support/databases.ts";
@@ -21,7 +21,7 @@ const BASE = "http://localhost/json/api/v1/all";
 const RUNS = 150;
 
 const optionNames = (...ids: string[]) => [
-  ...new Set(ROUTES.filter((r) => ids.includes(r.id)).flatMap((r) => r.options.map((o) => o.name))),
+  ...new Set(OPERATIONS.filter((r) => ids.includes(r.id)).flatMap((r) => r.options.map((o) => o.name))),
 ];
 
 /** encodeURIComponent, for strings with lone surrogates too. */
@@ -699,7 +699,7 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
   });
 
   it("random methods and paths under the base", async () => {
-    const names = [...new Set(ROUTES.flatMap((r) => r.options.map((o) => o.name)))];
+    const names = [...new Set(OPERATIONS.flatMap((r) => r.options.map((o) => o.name)))];
     await run(
       fc.asyncProperty(
         fc.constantFrom(...METHODS),
@@ -750,7 +750,7 @@ interface Fuzzed {
 }
 
 /** A request of `route` whose `option` (or, for "(path)", its path segment) holds `text`. */
-function fuzzedRequest(route: (typeof ROUTES)[number], option: string, text: string): Fuzzed {
+function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text: string): Fuzzed {
   const appPath = option === "(path)" && route.path.includes("{platform}") ? text : "shopify.klaviyo";
   const domainPath = option === "(path)" && route.path.includes("{name}") ? text : "shop.example.com";
   const path = route.path.replace("{platform}.{token}", enc(appPath)).replace("{name}", enc(domainPath));
@@ -781,7 +781,7 @@ function fuzzedRequest(route: (typeof ROUTES)[number], option: string, text: str
 }
 
 /** A valid value of an option (for "(path)", of the route's path segment) to put control characters in. */
-function sampleOf(route: (typeof ROUTES)[number], option: string): string {
+function sampleOf(route: (typeof OPERATIONS)[number], option: string): string {
   if (option === "(path)") return route.path.includes("{name}") ? "shop.example.com" : "shopify.klaviyo";
   if (option === "domains") return "shop.example.com";
   if (option === "aq") return "Google Analytics";
@@ -823,7 +823,7 @@ describe("control characters in every option and path segment, every database al
     expect(new Set(answers).size, `${url} ${f.body ?? ""}:\n${answers.join("\n")}`).toBe(1);
   }
 
-  for (const route of ROUTES) {
+  for (const route of OPERATIONS) {
     const options = [...(route.path.includes("{") ? ["(path)"] : []), ...route.options.map((o) => o.name)];
     it(`${route.method} ${route.path}: ${options.length} options`, async () => {
       for (const option of options) {

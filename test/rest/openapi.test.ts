@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildOpenApi } from "../../src/rest/openapi.ts";
-import { ROUTES } from "../../src/rest/routes.ts";
+import { OPERATIONS } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -27,7 +27,7 @@ describe("the OpenAPI document", () => {
 
   it("is OpenAPI 3.1 with every route of the table and every option it reads", () => {
     expect(doc.openapi).toBe("3.1.0");
-    for (const route of ROUTES) {
+    for (const route of OPERATIONS) {
       const op = doc.paths[route.path]?.[route.method.toLowerCase()];
       expect(op?.operationId, `${route.method} ${route.path}`).toBe(route.id);
       if (route.body) {

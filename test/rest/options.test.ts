@@ -1,26 +1,32 @@
 import fc from "fast-check";
+import { GraphQLError } from "graphql";
 import { describe, expect, it } from "vitest";
+import { statusOf } from "../../src/errors.ts";
 import { APP_SORTS, DOMAIN_SORTS } from "../../src/query/sort.ts";
-import { RestError } from "../../src/rest/errors.ts";
 import { readFilter } from "../../src/rest/filter-options.ts";
+import { APP_TABLES, DOMAIN_QUERY, DOMAIN_TABLES } from "../../src/rest/inputs.ts";
 import { parseAq, parseSort } from "../../src/rest/list-options.ts";
 import { Options, splitList } from "../../src/rest/options.ts";
-import { APP_TABLES, DOMAIN_TABLES, readDomainQuery } from "../../src/rest/routes.ts";
+
+const readDomainQuery = (o: Options) => DOMAIN_QUERY.read(o, {});
 
 // The REST options layer (api.md 4, decisions.md): comma lists with backslash escapes, `sort`
 // with its aliases, `aq`, the `f:` filters and the option bag itself. Unit tests, no database.
 
-/** Runs `fn`, expects a RestError (400 unless told) and returns its message. */
+/** The HTTP status an API error is answered with. */
+const statusOfError = (e: GraphQLError) => statusOf(e.extensions.code as string);
+
+/** Runs `fn`, expects an API error (400 unless told) and returns its message. */
 function restError(fn: () => unknown, status = 400): string {
   try {
     fn();
   } catch (e) {
-    expect(e).toBeInstanceOf(RestError);
-    expect((e as RestError).status).toBe(status);
-    expect((e as RestError).code).toBe(status === 400 ? "BAD_USER_INPUT" : expect.any(String));
+    expect(e).toBeInstanceOf(GraphQLError);
+    expect(statusOfError(e as GraphQLError)).toBe(status);
+    expect((e as GraphQLError).extensions.code).toBe(status === 400 ? "BAD_USER_INPUT" : expect.any(String));
     return (e as Error).message;
   }
-  throw new Error("expected a RestError");
+  throw new Error("expected an API error");
 }
 
 const query = (q: string | Record<string, string>) => Options.fromQuery(new URLSearchParams(q));
@@ -136,7 +142,7 @@ describe("parseSort", () => {
 
   it("empty items, a lone -, and case variants are refused", () => {
     for (const s of ["-", ",", "rank,", "RANK", "--rank", "- rank"]) {
-      expect(() => parseSort(s, DOMAIN_SORTS), s).toThrow(RestError);
+      expect(() => parseSort(s, DOMAIN_SORTS), s).toThrow(GraphQLError);
     }
   });
 
@@ -279,8 +285,8 @@ describe("aq in the query string", () => {
     try {
       return { ok: readDomainQuery(o()) };
     } catch (e) {
-      if (!(e instanceof RestError)) throw e;
-      return { status: e.status, code: e.code, error: e.message };
+      if (!(e instanceof GraphQLError)) throw e;
+      return { status: statusOfError(e), code: e.extensions.code, error: e.message };
     }
   };
   const viaGet = (aq: string, rest: Record<string, string> = {}) => outcome(() => query({ ...rest, aq }));

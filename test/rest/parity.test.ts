@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROUTES } from "../../src/rest/routes.ts";
+import { OPERATIONS } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { writeSnapshotDir } from "../support/fixture.ts";
@@ -1021,6 +1021,6 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
   });
 
   it("covers every route of the route table", () => {
-    expect([...covered].sort()).toEqual(ROUTES.map((r) => r.id).sort());
+    expect([...covered].sort()).toEqual(OPERATIONS.map((r) => r.id).sort());
   });
 });

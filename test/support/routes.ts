@@ -1,5 +1,5 @@
-import { REST_BASE } from "../../src/rest/handler.ts";
-import type { Route } from "../../src/rest/routes.ts";
+import type { Operation } from "../../src/rest/route.ts";
+import { REST_BASE } from "../../src/rest/routes.ts";
 
 /** A request as the tests send it. */
 export interface Endpoint {
@@ -10,7 +10,7 @@ export interface Endpoint {
   body?: string;
 }
 
-/** Real values of the fixture (test/support/fixture.ts) for the path parameters of ROUTES. */
+/** Real values of the fixture (test/support/fixture.ts) for the path parameters of OPERATIONS. */
 const PARAMS: Record<string, string> = {
   "{platform}.{token}": "shopify.klaviyo",
   "{name}": "shop.example.com",
@@ -23,7 +23,7 @@ const BODIES: Record<string, unknown> = {
 };
 
 /** A valid request of a REST route over the fixture. */
-export function restEndpoint(route: Route): Endpoint {
+export function restEndpoint(route: Operation): Endpoint {
   let path = route.path;
   for (const [template, value] of Object.entries(PARAMS)) path = path.replace(template, value);
   if (path.includes("{")) throw new Error(`no fixture value for a parameter of ${route.path}`);

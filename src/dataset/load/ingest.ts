@@ -1,12 +1,12 @@
 import type { SnapshotCounts, SnapshotWriter } from "../../db/store.ts";
+import type { Row, TableKey } from "../../db/tables.ts";
+import { TABLES } from "../../db/tables.ts";
 import { P1 } from "../platforms.ts";
 import { type NamedKeys, namedKeys } from "../record.ts";
 import { type Culprit, Culprits } from "./culprits.ts";
 import type { FollowsFrom, Problems } from "./problems.ts";
 import type { LocatedFile, SnapshotFile } from "./read.ts";
 import { readLines } from "./read.ts";
-import type { Row, TableKey } from "./rows.ts";
-import { TABLES } from "./rows.ts";
 import { type Facts, prepareLines, ValidationPool } from "./validate.ts";
 
 interface AppInfo {

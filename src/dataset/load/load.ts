@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import type { SnapshotCounts, SnapshotStore } from "../../db/store.ts";
+import { TABLES } from "../../db/tables.ts";
 import { Ingest } from "./ingest.ts";
 import { LoadValidationError, Problems } from "./problems.ts";
 import { locateSnapshotFiles } from "./read.ts";
-import { TABLES } from "./rows.ts";
 import { defaultWorkerCount } from "./validate.ts";
 
 const WORKERS_FROM_BYTES = 16 * 1024 * 1024;

@@ -1,18 +1,11 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { z } from "zod";
+import type { Row, TableKey } from "../../db/tables.ts";
 import { fromRoot } from "../../root.ts";
 import { AppRecord, DomainRecord, formatIssue, type NamedKeys, namedKeys, ReviewRecord } from "../record.ts";
 import type { Line, SnapshotFile } from "./read.ts";
-import {
-  appChildRows,
-  appRow,
-  domainChildRows,
-  domainRow,
-  type Row,
-  reviewRows,
-  type TableKey,
-} from "./rows.ts";
+import { appChildRows, appRow, domainChildRows, domainRow, reviewRows } from "./rows.ts";
 
 /** The schema of each file's lines. */
 export const SCHEMAS = { apps: AppRecord, domains: DomainRecord, reviews: ReviewRecord } satisfies Record<

@@ -1,0 +1,145 @@
+import { GraphQLError, type GraphQLObjectType } from "graphql";
+import type { Budget, RateLimits } from "../auth/rate-limit.ts";
+import type { ExportJobs } from "../db/export-jobs.ts";
+import type { JobResults } from "../db/export-results.ts";
+import { readAt } from "../db/snapshots.ts";
+import { apiError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { Metrics } from "../ops/metrics.ts";
+import { CURSOR_RETRY_AFTER_S } from "../query/cursor.ts";
+import { schema } from "../schema/index.ts";
+import { cachedDocument, field, operation, selection } from "./document.ts";
+import { restErrorOf } from "./errors.ts";
+import type { ExportReader, Page, PageFormat } from "./export-reader.ts";
+import { parseFields, selectionKey } from "./fields.ts";
+import type { ExecuteGraphQL } from "./handler.ts";
+import { DOMAIN_QUERY, DOMAIN_TABLES, optionOf } from "./inputs.ts";
+import type { Options } from "./options.ts";
+import { domainNamesDocument } from "./routes.ts";
+
+/**
+ * What Export Domains and `cursor=all` jobs share (src/rest/export.ts, src/rest/cursor-all.ts):
+ * their options, which are List Domains', checked by its GraphQL query on this thread (so filters,
+ * sort, auth, limits and errors are List Domains'), and the pages of every matching Domain, read
+ * through one database cursor and written by their GraphQL operation and legacy writer on a
+ * worker thread (src/rest/export-page.ts, through src/rest/export-reader.ts), so that the server
+ * answers other requests meanwhile.
+ */
+export interface ExportDeps {
+  execute: ExecuteGraphQL;
+  limits: RateLimits;
+  jobs: ExportJobs;
+  ttlMs: number;
+  logger: Logger;
+  /** The version of the snapshot being served. */
+  version: () => Promise<number | null>;
+  /** Awaited before each page is handed on (tests). */
+  beforePage?: () => Promise<void>;
+  /** Reads and writes the Domains, off the server's thread. */
+  reader: ExportReader;
+  /** Where cursor=all results are kept (src/db/export-results.ts). */
+  results: JobResults;
+  /** Counts exports, jobs, their Domains and bytes (src/ops/metrics.ts). */
+  metrics?: Metrics | null;
+}
+
+export interface DomainQuery {
+  /** The `fields` option ("" for the defaults), checked. */
+  fields: string;
+  fieldsKey: string;
+  variables: { filter: Record<string, unknown>; orderBy?: unknown; search?: string };
+}
+
+export function readQuery(o: Options): DomainQuery {
+  const fields = o.string("fields") ?? "";
+  const sel = parseFields(fields, schema.getType("Domain") as GraphQLObjectType);
+  return {
+    fields,
+    fieldsKey: selectionKey(sel),
+    variables: DOMAIN_QUERY.read(o, {}) as DomainQuery["variables"],
+  };
+}
+
+const rename = (argument: string) => optionOf(DOMAIN_TABLES, argument);
+
+/**
+ * Every matching Domain's JSON text, in pages. List Domains' query, for its first Domain, checks
+ * the options and names the snapshot; every page is then read from that snapshot, and a new one
+ * served meanwhile ends the export with 410 CURSOR_EXPIRED (as it ends a client's paging).
+ */
+export async function* domainPages(
+  deps: ExportDeps,
+  request: Request,
+  q: DomainQuery,
+  format: PageFormat,
+  kind: "export" | "job",
+  from = 0,
+  /** The snapshot a job was started on: a resumed job reads it or none (410). */
+  snapshotVersion?: number,
+): AsyncGenerator<Page> {
+  // Draws on no budget: starting the export or the job did (once a minute).
+  const result = await deps.execute(
+    request,
+    cachedDocument("export:names", domainNamesDocument),
+    { ...q.variables, first: 1 },
+    null,
+  );
+  if (result.errors?.length) throw restErrorOf(result.errors, rename);
+  const served = result.served;
+  if (!served) throw new Error("an export's query answered without a snapshot");
+  const { version } = served.snapshot;
+  if (snapshotVersion !== undefined && snapshotVersion > version)
+    throw notServedYet(snapshotVersion, version);
+  if (snapshotVersion !== undefined && snapshotVersion !== version) throw expired(snapshotVersion, version);
+  const counted = deps.metrics?.export(kind);
+  try {
+    for await (const page of deps.reader.stream(readAt(served), q.fields, q.variables, format, from)) {
+      await deps.beforePage?.();
+      const now = await deps.version();
+      if (now !== version) throw expired(version, now);
+      counted?.page(page.count, page.bytes.byteLength);
+      yield page;
+    }
+  } finally {
+    counted?.end();
+  }
+}
+
+export async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery): Promise<number> {
+  const query = cachedDocument("export:count", () =>
+    operation(
+      "CountDomains",
+      { filter: "DomainFilter", search: "String" },
+      field("domains", ["filter", "search"], selection(field("totalCount"))),
+    ),
+  );
+  const result = await deps.execute(
+    request,
+    query,
+    { filter: q.variables.filter, search: q.variables.search },
+    null,
+  );
+  if (result.errors?.length) throw restErrorOf(result.errors, rename);
+  const domains = result.data?.domains as { totalCount: number } | undefined;
+  if (!domains) throw new Error("the count returned no data");
+  return domains.totalCount;
+}
+
+/** An answer, with the budget it drew on (the handler writes its X-RateLimit headers). */
+export type Answer = { response: Response; budget?: Budget | null };
+
+export const isApiError = (e: unknown): e is GraphQLError => e instanceof GraphQLError && !!e.extensions.code;
+
+export const expired = (version: number, now: number | null) =>
+  apiError(
+    "CURSOR_EXPIRED",
+    `the export expired because the data was refreshed (snapshot ${version}, now serving ${now}); start again`,
+  );
+
+/** A job of a snapshot newer than this gateway serves yet (its replica lags): another answers soon. */
+export const notServedYet = (version: number, now: number) =>
+  apiError(
+    "NOT_READY",
+    `the job reads snapshot ${version}, which this gateway does not serve yet (it serves ${now}); retry in ${CURSOR_RETRY_AFTER_S} s`,
+    { retryAfter: CURSOR_RETRY_AFTER_S },
+  );

@@ -1,0 +1,217 @@
+import type { DocumentNode, FieldNode, GraphQLObjectType, SelectionSetNode } from "graphql";
+import type { Endpoint } from "../auth/limits.ts";
+import { schema } from "../schema/index.ts";
+import { field, operation, selection } from "./document.ts";
+import {
+  legacyList,
+  legacyWriter,
+  parseFields,
+  type Selection,
+  type SharedTexts,
+  selectionKey,
+  toSelectionSet,
+} from "./fields.ts";
+import type { FilterTables } from "./filter-options.ts";
+import { FIELDS_OPTION, type Input, type OptionDoc, optionOf } from "./inputs.ts";
+import type { Options } from "./options.ts";
+
+/**
+ * A route of the legacy REST API as data (the table is src/rest/routes.ts): its path, methods,
+ * rate limit, inputs, the GraphQL fields it descends and the keys of its JSON envelope. Everything
+ * else is derived here from that: the options it accepts, its GraphQL document, its envelope, the
+ * renaming of GraphQL arguments back to options in error messages; the OpenAPI document
+ * (src/rest/openapi.ts) and the handler (src/rest/handler.ts) read the same data.
+ */
+export interface Route {
+  /** The operation id of each method it answers. A POST takes its options as a JSON body. */
+  methods: { GET?: string; POST?: string };
+  /** The path template under /json/api/v1/all: `{platform}.{token}` and `{name}` are one segment. */
+  path: string;
+  summary: string;
+  /** The rate limit it draws on (docs/api.md section 8). */
+  endpoint: Endpoint;
+  /** The GraphQL type of its records, whose fields `fields` selects. */
+  type: "App" | "AppReview" | "Domain";
+  /** Fields of `type` it never returns. */
+  exclude?: readonly string[];
+  /** `fields` of one record (no list-only defaults). */
+  single?: boolean;
+  inputs: readonly Input[];
+  /**
+   * The fields its GraphQL query descends from the root, each with its arguments (variables of the
+   * same names, declared by the inputs). Absent for a route answered whole (`whole`).
+   */
+  query?: readonly (readonly [field: string, args: readonly string[]])[];
+  /** The envelope's keys, in order, and where each value is under the last field of `query`. */
+  envelope: Record<string, Part>;
+  /** The filter tables of its `f:` options, to name them in error messages. */
+  filters?: FilterTables;
+  /**
+   * Answered whole by src/rest/export.ts on a budget of its own: a JSON Lines `stream` of every
+   * match, or a `job` (cursor=all: 202 while it runs, then the result).
+   */
+  whole?: { kind: "stream" | "job"; endpoint: Endpoint };
+}
+
+/** One key of an envelope. Paths are dotted; "" is the last field of the query itself. */
+export type Part =
+  /** A list of records, or a connection's nodes, written by `fields`. */
+  | { records: string; connection?: true }
+  /** One record, written by `fields`. */
+  | { record: string }
+  /** A plain value, of this JSON type; left out when the value at `when` is false. */
+  | { value: string; type: "boolean" | "string" | "string[]"; when?: string };
+
+/** A route answering one method: what the handler matches and OpenAPI lists. */
+export interface Operation {
+  id: string;
+  method: "GET" | "POST";
+  /** Options come from a JSON body (POST), or from the query string. */
+  body: boolean;
+  /** The route's path template. */
+  path: string;
+  summary: string;
+  route: Route;
+  /** Every option it accepts, `fields` first. */
+  options: OptionDoc[];
+}
+
+export function operationsOf(routes: readonly Route[]): Operation[] {
+  return routes.flatMap((route) => {
+    const methods = Object.entries(route.methods) as ["GET" | "POST", string][];
+    const options = [FIELDS_OPTION, ...route.inputs.flatMap((i) => i.options)];
+    return methods.map(([method, id]) => ({
+      id,
+      method,
+      body: method === "POST",
+      path: route.path,
+      summary:
+        methods.length > 1 && method === "POST" ? `${route.summary} (options as a JSON body)` : route.summary,
+      route,
+      options,
+    }));
+  });
+}
+
+/** What one request of a route executes, and how its result becomes the envelope. */
+export interface Plan {
+  /** Identifies the document: the same key always builds the same document. */
+  key: string;
+  document: () => DocumentNode;
+  variables: Record<string, unknown>;
+  /** The legacy envelope of a successful result, as JSON text. */
+  envelope: (data: Record<string, unknown>, shared: SharedTexts) => string;
+  /** GraphQL argument path → the option it came from, for error messages. */
+  option: (argument: string) => string;
+}
+
+const objectType = (name: string) => schema.getType(name) as GraphQLObjectType;
+
+/** The route's `fields`, checked against its type: a bad field is a 400 that names it. */
+export function selectionOf(route: Route, options: Options): Selection {
+  return parseFields(options.string("fields"), objectType(route.type), {
+    exclude: route.exclude ?? [],
+    single: route.single ?? false,
+  });
+}
+
+/** The variables of all the route's inputs. */
+export function variablesOf(route: Route, options: Options, params: Record<string, string>) {
+  return Object.assign({}, ...route.inputs.map((i) => i.read(options, params))) as Record<string, unknown>;
+}
+
+export function planOf(route: Route, params: Record<string, string>, options: Options): Plan {
+  const sel = selectionOf(route, options);
+  const variables = variablesOf(route, options, params);
+  const root = (route.query ?? []).map(([name]) => name);
+  return {
+    key: `${documentName(route)}:${selectionKey(sel)}`,
+    document: () => documentOf(route, sel),
+    variables,
+    envelope: (data, shared) => writeEnvelope(route, sel, at(data, root.join(".")), shared),
+    option: (argument) => optionOf(route.filters ?? null, argument),
+  };
+}
+
+const documentName = (route: Route) => {
+  const id = route.methods.GET ?? route.methods.POST ?? "";
+  return `${id[0].toUpperCase()}${id.slice(1)}`;
+};
+
+interface Tree {
+  fields: Map<string, Tree>;
+  set?: SelectionSetNode;
+}
+
+/** The route's GraphQL operation for a selection: its query's fields, selecting what the envelope reads. */
+export function documentOf(route: Route, sel: Selection): DocumentNode {
+  if (!route.query?.length) throw new Error(`route ${route.path} has no query`);
+  const tree: Tree = { fields: new Map() };
+  const put = (path: string, set?: SelectionSetNode) => {
+    let node = tree;
+    for (const name of path ? path.split(".") : []) {
+      const next = node.fields.get(name) ?? { fields: new Map() };
+      node.fields.set(name, next);
+      node = next;
+    }
+    if (set) node.set = set;
+  };
+  const records = toSelectionSet(sel);
+  for (const part of Object.values(route.envelope)) {
+    if ("records" in part) put(part.connection ? join(part.records, "edges.node") : part.records, records);
+    else if ("record" in part) put(part.record, records);
+    else {
+      put(part.value);
+      if (part.when) put(part.when);
+    }
+  }
+  const render = (node: Tree): SelectionSetNode =>
+    node.set ??
+    selection(
+      ...[...node.fields].map(([name, sub]) =>
+        field(name, [], sub.fields.size || sub.set ? render(sub) : undefined),
+      ),
+    );
+  const steps = [...route.query];
+  const [lastName, lastArgs] = steps.pop() as (typeof steps)[number];
+  let node: FieldNode = field(lastName, [...lastArgs], render(tree));
+  for (const [name, args] of steps.reverse()) node = field(name, [...args], selection(node));
+  const used = new Set(route.query.flatMap(([, args]) => args));
+  const types = Object.assign({}, ...route.inputs.map((i) => i.variables)) as Record<string, string>;
+  return operation(documentName(route), pick(types, used), node);
+}
+
+function pick(types: Record<string, string>, used: Set<string>): Record<string, string> {
+  for (const name of used) if (!(name in types)) throw new Error(`no input declares the variable $${name}`);
+  return Object.fromEntries(Object.entries(types).filter(([name]) => used.has(name)));
+}
+
+const join = (a: string, b: string) => (a ? `${a}.${b}` : b);
+
+function at(data: unknown, path: string): unknown {
+  let value = data;
+  for (const name of path ? path.split(".") : []) value = (value as Record<string, unknown> | null)?.[name];
+  return value;
+}
+
+/** The envelope as JSON text: the records written by the legacy writer, the rest as they are. */
+function writeEnvelope(route: Route, sel: Selection, data: unknown, shared: SharedTexts): string {
+  const members: string[] = [];
+  for (const [key, part] of Object.entries(route.envelope)) {
+    let text: string;
+    if ("records" in part) {
+      const value = at(data, part.records);
+      const list = part.connection
+        ? ((value as { edges?: { node: Record<string, unknown> }[] } | null)?.edges ?? []).map((e) => e.node)
+        : ((value as Record<string, unknown>[] | null) ?? []);
+      text = legacyList(list, sel, shared);
+    } else if ("record" in part) {
+      text = legacyWriter(sel)(at(data, part.record) as Record<string, unknown>, shared);
+    } else {
+      if (part.when && !at(data, part.when)) continue;
+      text = JSON.stringify(at(data, part.value) ?? null);
+    }
+    members.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return `{${members.join(",")}}`;
+}
