@@ -76,7 +76,7 @@ const Env = z.object({
   NODE_ENV: z.string().optional(),
   /** Proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-Proto is believed. */
   TRUSTED_PROXIES: z.string().trim().default(""),
-  /** Per-plan rate limits (api.md section 8); off only for local load tests. */
+  /** Per-plan rate limits (docs/api.md section 8); off only for local load tests. */
   RATE_LIMITS: z.enum(["on", "off"]).default("on"),
   /** Redis for state shared between gateway processes (rate-limit budgets). Unset: in memory. */
   REDIS_URL: z
@@ -107,6 +107,7 @@ const Env = z.object({
   OTEL_SERVICE_NAME: z.string().trim().min(1).default("storegraph"),
   /** On SIGTERM: how long requests in flight may take to finish before the process exits. */
   SHUTDOWN_TIMEOUT_MS: ms(25_000),
+  /** How long a finished cursor=all result is kept for its client's polls. */
   EXPORT_TTL_SECONDS: z.coerce
     .number()
     .int()

@@ -1,6 +1,7 @@
 import { complexityFromQuery } from "@pothos/plugin-complexity";
 import { type DocumentNode, GraphQLError, Kind } from "graphql";
 import type { Plugin } from "graphql-yoga";
+import { LRUCache } from "lru-cache";
 
 /**
  * The cost limit of a GraphQL operation, computed by @pothos/plugin-complexity from the fields the
@@ -42,20 +43,19 @@ export function operationCost(args: {
  * Costs already computed, by document (yoga's parser cache hands out the same object for the same
  * text) and variables: the REST routes send the same few documents with the same few page sizes.
  */
-const costs = new WeakMap<DocumentNode, Map<string, number>>();
+const costs = new WeakMap<DocumentNode, LRUCache<string, number>>();
 const MAX_VARIANTS = 200;
 
 function cachedCost(args: Parameters<typeof operationCost>[0]): number {
   let byVariables = costs.get(args.document);
   if (!byVariables) {
-    byVariables = new Map();
+    byVariables = new LRUCache({ max: MAX_VARIANTS });
     costs.set(args.document, byVariables);
   }
   const key = `${args.operationName ?? ""}\u0000${JSON.stringify(args.variableValues ?? {})}`;
   let cost = byVariables.get(key);
   if (cost === undefined) {
     cost = operationCost(args);
-    if (byVariables.size >= MAX_VARIANTS) byVariables.clear();
     byVariables.set(key, cost);
   }
   return cost;

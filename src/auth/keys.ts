@@ -1,8 +1,9 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import type { SnapshotStore } from "../db/store.ts";
 
 /**
- * API keys (api.md section 5): 160 random bits, shown once at creation, stored only as a
+ * API keys (docs/api.md section 5): 160 random bits, shown once at creation, stored only as a
  * sha-256 hash (a fast hash is enough for keys of this entropy: there is nothing to brute-force).
  */
 export const PLANS = ["pro", "elite", "enterprise"] as const;
@@ -90,7 +91,7 @@ export function formatKey(k: ApiKey): string {
 
 export class ApiKeys {
   /** last_used_at is written at most this often per key, not on every request. */
-  private readonly touched = new Map<string, number>();
+  private readonly touched = new LRUCache<string, true>({ max: 100_000, ttl: 60_000 });
 
   constructor(private readonly store: SnapshotStore) {}
 
@@ -162,8 +163,8 @@ export class ApiKeys {
     const key = toKey(row);
     if (key.revokedAt !== null) return null;
     const now = Date.now();
-    if (now - (this.touched.get(key.id) ?? 0) > 60_000) {
-      this.touched.set(key.id, now);
+    if (!this.touched.has(key.id)) {
+      this.touched.set(key.id, true);
       await this.store.metaQuery("UPDATE {meta}.api_key SET last_used_at = ? WHERE id = ?", [now, key.id]);
     }
     return key;

@@ -1,7 +1,7 @@
 import type { Plan } from "./keys.ts";
 
 /**
- * Rate limits per plan, per API key and per endpoint: api.md section 8, one row per endpoint.
+ * Rate limits per plan, per API key and per endpoint: docs/api.md section 8, one row per endpoint.
  * `duration` is the window in seconds. A GraphQL field that serves an endpoint's data draws on
  * that endpoint's budget (src/schema: `rateLimited(endpoint)`), so REST and GraphQL share it.
  */
@@ -32,7 +32,7 @@ export const RATE_LIMITS = {
 
 export type Endpoint = keyof typeof RATE_LIMITS;
 
-/** cursor=all: a job may be polled at most once per this many seconds (decisions.md). */
+/** cursor=all: a job may be polled at most once per this many seconds (docs/decisions.md). */
 export const POLL_INTERVAL_SECONDS = 5;
 
 /**

@@ -1,4 +1,5 @@
 import type { Plugin } from "graphql-yoga";
+import { LRUCache } from "lru-cache";
 import { errorResponse, type FaultLog, jsonError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import type { ApiKey, ApiKeys } from "./keys.ts";
@@ -23,13 +24,12 @@ export type Verify = (secret: string) => Promise<ApiKey | null>;
 
 /** keys.verify with a short memory (a revoked key stops working within CACHE_MS). */
 export function createVerifier(keys: ApiKeys): Verify {
-  const cache = new Map<string, { key: ApiKey | null; until: number }>();
+  const cache = new LRUCache<string, { key: ApiKey | null }>({ max: 10_000, ttl: CACHE_MS });
   return async (secret) => {
     const hit = cache.get(secret);
-    if (hit && hit.until > Date.now()) return hit.key;
+    if (hit) return hit.key;
     const key = await keys.verify(secret);
-    if (cache.size > 10_000) cache.clear();
-    cache.set(secret, { key, until: Date.now() + CACHE_MS });
+    cache.set(secret, { key });
     return key;
   };
 }

@@ -21,7 +21,7 @@ import {
 } from "./limits.ts";
 
 /**
- * Per-key, per-endpoint rate limits (api.md section 8) with graphql-rate-limit-directive over
+ * Per-key, per-endpoint rate limits (docs/api.md section 8) with graphql-rate-limit-directive over
  * rate-limiter-flexible: in memory, or in Redis so that every gateway process draws on one budget.
  *
  * Which budget a request draws on:

@@ -352,7 +352,7 @@ async function discover(base: string, key: string) {
   };
 }
 
-/** Every documented sort key (decisions.md), in the direction users sort by it. */
+/** Every documented sort key (docs/decisions.md), in the direction users sort by it. */
 const MATRIX_SORTS = [
   "rank",
   "platform_rank",

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fromRoot } from "../root.ts";
 
-/** P1, the platform that many fields are specific to (decisions.md). */
+/** P1, the platform that many fields are specific to (docs/decisions.md). */
 export const P1 = "shopify";
 
 /** The allowed platform identifiers, in file order (sorted), read from platforms.txt beside this module. */

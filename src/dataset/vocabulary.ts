@@ -1,8 +1,8 @@
 /**
- * The fixed value lists of api.md and decisions.md, shared by the generator and the loader.
+ * The fixed value lists of docs/api.md and docs/decisions.md, shared by the generator and the loader.
  */
 
-/** api.md 4.7 `f:features` values; `<P1> POS` is `Shopify POS`, `Gift Messasging` is spelled as the spec spells it. */
+/** docs/api.md 4.7 `f:features` values; `<P1> POS` is `Shopify POS`, `Gift Messasging` is spelled as the spec spells it. */
 export const FEATURES = [
   "Brand Advocate Page",
   "Brands Page",
@@ -27,7 +27,7 @@ export const FEATURES = [
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
-/** The four networks of the `Trending on` / `Dropping on` tags (decisions.md). */
+/** The four networks of the `Trending on` / `Dropping on` tags (docs/decisions.md). */
 export const TAG_NETWORKS = ["TikTok", "Instagram", "Pinterest", "YouTube"] as const;
 export type TagNetwork = (typeof TAG_NETWORKS)[number];
 
@@ -45,7 +45,7 @@ export const TAGS = [
 ] as const;
 export type Tag = (typeof TAGS)[number];
 
-/** `contact_info[].type` values (decisions.md). */
+/** `contact_info[].type` values (docs/decisions.md). */
 export const CONTACT_TYPES = [
   "email",
   "phone",

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import Database from "better-sqlite3";
+import { LRUCache } from "lru-cache";
 import pg from "pg";
 import type { Config, Timeouts } from "../config.ts";
 import { poolTimeouts } from "./pg-pool.ts";
@@ -146,7 +147,7 @@ function sqliteParams(params: readonly unknown[]): Record<string, unknown> {
 
 function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
   const db = new Database(file, { readonly: true, fileMustExist: true });
-  const statements = new Map<string, Database.Statement>();
+  const statements = new LRUCache<string, Database.Statement>({ max: MAX_STATEMENTS });
   /** Streams running, each on a connection of its own. */
   let streams = 0;
   return {
@@ -158,7 +159,6 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
       onQuery?.(sql);
       let s = statements.get(sql);
       if (!s) {
-        if (statements.size >= MAX_STATEMENTS) statements.clear();
         s = db.prepare(sqliteText(sql)).raw(true);
         statements.set(sql, s);
       }
@@ -220,7 +220,7 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
   });
   // An idle connection's error (the server restarted) must not end the process: the pool drops it.
   pool.on("error", () => {});
-  const names = new Map<string, string>();
+  const names = new LRUCache<string, string>({ max: MAX_STATEMENTS });
   let counter = 0;
   return {
     kind: "postgresql",
@@ -236,7 +236,6 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
       }
       let name = names.get(text);
       if (!name) {
-        if (names.size >= MAX_STATEMENTS) names.clear();
         name = `sg_${counter++}`;
         names.set(text, name);
       }

@@ -17,7 +17,7 @@ import {
 } from "./filter.ts";
 import type { Where } from "./keyset.ts";
 
-/** Every App filter of api.md 4.3 and decisions.md, keyed by its GraphQL input field name. */
+/** Every App filter of docs/api.md 4.3 and docs/decisions.md, keyed by its GraphQL input field name. */
 export const APP_LIST_FILTERS = {
   categories: relationList("f:categories", "App store category", "categories", inValues("category")),
   platform: columnList("f:p", "Platform", "platform", {

@@ -20,7 +20,7 @@ import {
 import type { Where } from "./keyset.ts";
 
 /**
- * Every Domain filter of api.md 4.7 and decisions.md, keyed by its GraphQL input field name. The
+ * Every Domain filter of docs/api.md 4.7 and docs/decisions.md, keyed by its GraphQL input field name. The
  * GraphQL input type `DomainFilter` and the REST options are both derived from this table.
  */
 const upper = (v: string) => v.toUpperCase();
@@ -226,7 +226,7 @@ export type DomainFilter = { [K in keyof typeof DOMAIN_LIST_FILTERS]?: ListFilte
   and?: readonly DomainFilter[] | null;
 };
 
-/** Filters that only make sense together with another (api.md 4.7). */
+/** Filters that only make sense together with another (docs/api.md 4.7). */
 const REQUIRES: [keyof DomainFilter, (keyof DomainFilter)[]][] = [
   ["administrativeAreaLevel1", ["countryCode"]],
   ["city", ["countryCode", "administrativeAreaLevel1"]],

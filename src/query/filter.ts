@@ -4,7 +4,7 @@ import type { Where } from "./keyset.ts";
 
 /**
  * The building blocks of the filter model shared by Apps and Domains: list filters with the
- * and / or / not operators of api.md (plus nand for `aq`), inclusive ranges, and a translation of
+ * and / or / not operators of docs/api.md (plus nand for `aq`), inclusive ranges, and a translation of
  * each to a Prisma `where`. Pure functions; src/query/domain-filter.ts and app-filter.ts declare
  * which filters exist.
  */

@@ -32,7 +32,7 @@ import type {
 export type DomainRow = Omit<Domain, "mostRecentlyPublishedProduct" | "searchText">;
 export type AppRow = Omit<App, "descriptionLong" | "searchText">;
 
-/** Columns read only when their field is selected (api.md: returned on request only). */
+/** Columns read only when their field is selected (docs/api.md: returned on request only). */
 export const DOMAIN_OMITTED: readonly string[] = ["mostRecentlyPublishedProduct", "searchText"];
 const APP_OMITTED: readonly string[] = ["descriptionLong", "searchText"];
 
@@ -426,7 +426,7 @@ function plannedSelect(sql: SqlReader, read: DomainRead, alias: string): Planned
   return { list: `${selectList(columns, alias)}${subqueries.join("")}`, columns, children };
 }
 
-const statements = new Map<string, PlannedStatement>();
+const statements = new LRUCache<string, PlannedStatement>({ max: 500 });
 
 /** The statement of a planned read of the Domains that keys match (bound at $1, as one list). */
 function plannedStatement(
@@ -448,7 +448,6 @@ function plannedStatement(
         ? is('d."name"')
         : `${is('d."name"')} OR ${is('d."platform_domain"')}`;
   const statement = { ...select, text: `SELECT ${select.list} FROM ${sql.table("domain")} d WHERE ${where}` };
-  if (statements.size >= 500) statements.clear();
   statements.set(cacheKey, statement);
   return statement;
 }

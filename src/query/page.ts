@@ -66,7 +66,8 @@ export async function connectionPage<R extends Record<string, unknown>>(
   const { snapshot, sql } = servedOf(ctx);
   const find = async (args: FindArgs) => rowsOfKeys(options.rows, await pageKeys(sql, options.table, args));
   const size = pageSize(options.args.first, options.max);
-  const scope = fingerprint(options.scope);
+  // The sort is part of every cursor's scope: a cursor is a position in one order.
+  const scope = fingerprint([options.scope, options.keys]);
   const after: KeyValue[] | null =
     options.args.after == null
       ? null

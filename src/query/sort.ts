@@ -3,7 +3,7 @@ import type { Direction, KeyKind, SortKey } from "./keyset.ts";
 
 /**
  * The sortable fields of each list: GraphQL enum value → column, with the legacy `sort` names
- * (decisions.md; aliases after the first). Every sort ends with the unique `pk` as tie-breaker.
+ * (docs/decisions.md; aliases after the first). Every sort ends with the unique `pk` as tie-breaker.
  */
 export interface SortField {
   field: string;

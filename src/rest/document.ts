@@ -9,6 +9,7 @@ import {
   type SelectionSetNode,
   type VariableDefinitionNode,
 } from "graphql";
+import { LRUCache } from "lru-cache";
 
 /**
  * GraphQL documents of REST routes, built as graphql-js AST (never by string concatenation) and
@@ -61,15 +62,13 @@ export function operation(name: string, variables: Record<string, string>, root:
   };
 }
 
-const printed = new Map<string, string>();
-const MAX_CACHED = 5000;
+const printed = new LRUCache<string, string>({ max: 5000 });
 
 /** The printed document for `key`, built by `build` the first time. */
 export function cachedDocument(key: string, build: () => DocumentNode): string {
   let text = printed.get(key);
   if (text === undefined) {
     text = print(build());
-    if (printed.size >= MAX_CACHED) printed.clear();
     printed.set(key, text);
   }
   return text;

@@ -4,9 +4,11 @@ import {
   type GraphQLObjectType,
   getNamedType,
   isObjectType,
-  Kind,
   type SelectionSetNode,
 } from "graphql";
+import { LRUCache } from "lru-cache";
+import { apiError } from "../errors.ts";
+import { field, selection as selectionSet } from "./document.ts";
 
 /**
  * The legacy `fields` option, translated to a GraphQL selection through the `legacy` extensions
@@ -16,11 +18,9 @@ import {
  * parseFields("name,plans.name", AppType)      // → selection { name plans { name } }
  * parseFields("", AppType)                      // → every default field
  * parseFields("*,description_long", AppType)    // → every default field and descriptionLong
- * parseFields("nope", AppType)                  // throws FieldsError: unknown field "nope"
+ * parseFields("nope", AppType)                  // throws BAD_USER_INPUT: unknown field "nope"
  */
-export class FieldsError extends Error {
-  override name = "FieldsError";
-}
+const fieldsError = (message: string) => apiError("BAD_USER_INPUT", message);
 
 /**
  * The object of a field that many parents share (an installed App, a detected technology): its
@@ -124,13 +124,12 @@ interface FieldsOptions {
   single?: boolean;
 }
 
-const parsed = new Map<string, Selection>();
-const MAX_PARSED = 2000;
+const parsed = new LRUCache<string, Selection>({ max: 2000 });
 
 /**
  * Parses `fields` for `type`. Blank or absent means the defaults; `*` stands for them. Clients
  * send the same few `fields` over and over: each distinct one is parsed once (selections are
- * never modified after parsing). A bad one throws FieldsError every time.
+ * never modified after parsing). A bad one throws BAD_USER_INPUT every time.
  */
 export function parseFields(
   spec: string | null | undefined,
@@ -141,7 +140,6 @@ export function parseFields(
   let sel = parsed.get(key);
   if (!sel) {
     sel = parseFieldsOnce(spec, type, options);
-    if (parsed.size >= MAX_PARSED) parsed.clear();
     parsed.set(key, sel);
   }
   return sel;
@@ -163,7 +161,7 @@ function parseFieldsOnce(
   for (const path of paths) {
     const parts = path.split(".");
     if (parts.some((p) => p === ""))
-      throw new FieldsError(`${option}: "${path}" is not a field path such as plans.name`);
+      throw fieldsError(`${option}: "${path}" is not a field path such as plans.name`);
     let node = tree;
     for (const part of parts) {
       let next = node.get(part);
@@ -191,20 +189,20 @@ function build(
   const out: Selection = tree.has("*") ? defaults(type, undefined, exclude) : new Map();
   for (const [name, sub] of tree) {
     if (name === "*") {
-      if (sub.size) throw new FieldsError(`${option}: "${prefix}*" cannot have sub-fields`);
+      if (sub.size) throw fieldsError(`${option}: "${prefix}*" cannot have sub-fields`);
       continue;
     }
     const info = known.get(name);
     if (!info) {
-      throw new FieldsError(
+      throw fieldsError(
         `${option}: unknown field "${prefix}${name}"; known fields${prefix ? ` of ${prefix.slice(0, -1)}` : ""}: ${[...known.keys()].join(", ")}`,
       );
     }
     if (exclude.includes(name)) {
-      throw new FieldsError(`${option}: "${prefix}${name}" is not returned by this endpoint`);
+      throw fieldsError(`${option}: "${prefix}${name}" is not returned by this endpoint`);
     }
     if (info.singleOnly && !(single && prefix === "")) {
-      throw new FieldsError(
+      throw fieldsError(
         `${option}: "${prefix}${name}" is returned only when retrieving a single App (GET /app/<platform>.<token>)`,
       );
     }
@@ -215,7 +213,7 @@ function build(
         : defaults(child, info.defaultFields);
       out.set(name, { field: info.gql.name, via: info.via, shared: info.shared, children });
     } else {
-      if (sub.size) throw new FieldsError(`${option}: "${prefix}${name}" has no sub-fields`);
+      if (sub.size) throw fieldsError(`${option}: "${prefix}${name}" has no sub-fields`);
       out.set(name, { field: info.gql.name, via: info.via, shared: info.shared });
     }
   }
@@ -242,18 +240,6 @@ export function defaults(
   return out;
 }
 
-const name = (value: string) => ({ kind: Kind.NAME, value }) as const;
-const fieldNode = (field: string, selectionSet?: SelectionSetNode): FieldNode => ({
-  kind: Kind.FIELD,
-  name: name(field),
-  selectionSet,
-});
-
-const selectionOf = (...selections: FieldNode[]): SelectionSetNode => ({
-  kind: Kind.SELECTION_SET,
-  selections,
-});
-
 /** The GraphQL selection set (AST) that answers a legacy selection. */
 export function toSelectionSet(selection: Selection): SelectionSetNode {
   const direct = new Map<string, FieldNode>();
@@ -267,14 +253,14 @@ export function toSelectionSet(selection: Selection): SelectionSetNode {
       }
       child.fields.set(f.field, { ...f, via: undefined, shared: undefined });
     } else if (!direct.has(f.field)) {
-      direct.set(f.field, fieldNode(f.field, f.children && toSelectionSet(f.children)));
+      direct.set(f.field, field(f.field, [], f.children && toSelectionSet(f.children)));
     }
   }
-  for (const [field, { fields, shared }] of via) {
+  for (const [name, { fields, shared }] of via) {
     // A shared object is written once per snapshot: under each parent, only its key is selected.
-    direct.set(field, fieldNode(field, shared ? selectionOf(fieldNode(shared.key)) : toSelectionSet(fields)));
+    direct.set(name, field(name, [], shared ? selectionSet(field(shared.key)) : toSelectionSet(fields)));
   }
-  return { kind: Kind.SELECTION_SET, selections: [...direct.values()] };
+  return selectionSet(...direct.values());
 }
 
 /**

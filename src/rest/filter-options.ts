@@ -6,7 +6,7 @@ import { type Options, splitList } from "./options.ts";
 /**
  * Legacy `f:` options → the GraphQL filter input (AppFilter / DomainFilter), through the same
  * filter tables the GraphQL input types are built from. Blank values count as absent
- * (api.md: "a blank min means everything before max").
+ * (docs/api.md: "a blank min means everything before max").
  */
 export interface EventSpec {
   legacy: string;

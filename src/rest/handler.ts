@@ -11,7 +11,6 @@ import { requestIdOf } from "../ops/request-id.ts";
 import { cachedDocument } from "./document.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
-import { FieldsError } from "./fields.ts";
 import { Options } from "./options.ts";
 import { type Operation, planOf } from "./route.ts";
 import { OPENAPI_PATH, OPERATIONS, REST_BASE } from "./routes.ts";
@@ -282,7 +281,6 @@ async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whol
     );
   } catch (e) {
     if (e instanceof GraphQLError && e.extensions.code) return answer(errorResponse(e, id));
-    if (e instanceof FieldsError) return answer(errorResponse(apiError("BAD_USER_INPUT", e.message), id));
     // The database not answering (503) or a fault of ours (500), logged once with its request id.
     return answer(errorResponse(maskFault(e, ctx.logger, id), id));
   }

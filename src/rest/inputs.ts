@@ -1,6 +1,7 @@
 import { apiError } from "../errors.ts";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "../query/app-filter.ts";
 import { DOMAIN_EVENT_FILTERS, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../query/domain-filter.ts";
+import { MAX_OFFSET } from "../query/page.ts";
 import { APP_SORTS, DOMAIN_SORTS, REVIEW_SORTS, type SortField } from "../query/sort.ts";
 import { type FilterTables, filterOptionNames, optionOfArgument, readFilter } from "./filter-options.ts";
 import { parseAq, parseSort } from "./list-options.ts";
@@ -41,9 +42,6 @@ export const FIELDS_OPTION: OptionDoc = {
   description:
     "Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults.",
 };
-
-/** Results beyond this many are not paged by `page` (cursor paging has no such bound). */
-const MAX_OFFSET = 10_000;
 
 /** `page` and `page_size` → `first` and `offset`. */
 export function offsetPage(max: number): Input {

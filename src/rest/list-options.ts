@@ -30,7 +30,7 @@ export function parseSort(value: string | undefined, sorts: Record<string, SortF
 const AQ_OPERATORS: Record<string, string> = { and: "and", or: "or", nand: "nand", nor: "not" };
 
 /**
- * `aq` (decisions.md): `[{ field, value, operator }]`, all combined with AND. `field` is a filter
+ * `aq` (docs/decisions.md): `[{ field, value, operator }]`, all combined with AND. `field` is a filter
  * option without `f:` (for ranges, a bound such as `ermin`), or `q`. Each condition becomes one
  * entry of DomainFilter.and.
  */

@@ -143,7 +143,7 @@ const PARAMETERS: Json = {
   },
 };
 
-/** An endpoint's limits of api.md section 8, in words, with the name a 429 gives it. */
+/** An endpoint's limits of docs/api.md section 8, in words, with the name a 429 gives it. */
 function limitOf(endpoint: Endpoint): string {
   const l = RATE_LIMITS[endpoint];
   const per = l.duration === 1 ? "second" : "minute";

@@ -2,7 +2,7 @@ import { apiError } from "../errors.ts";
 
 /**
  * The options of one REST request: query parameters, or the keys of a POST body. Options a route
- * does not take are refused (decisions.md: a 400 that names them and lists the valid ones).
+ * does not take are refused (docs/decisions.md: a 400 that names them and lists the valid ones).
  */
 export class Options {
   private constructor(

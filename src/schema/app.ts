@@ -79,7 +79,7 @@ export const AppOrder = builder.inputRef<Order<keyof typeof APP_SORTS>>("AppOrde
 });
 
 export const AppFilter = builder.inputRef<AppFilterShape>("AppFilter").implement({
-  description: "App filters (api.md 4.3); all given filters must match.",
+  description: "App filters (docs/api.md 4.3); all given filters must match.",
   fields: (t) => filterFields(t, APP_LIST_FILTERS, APP_RANGE_FILTERS),
 });
 
@@ -210,7 +210,7 @@ builder.queryField("apps", (t) =>
         max: 50,
         keys,
         where,
-        scope: ["apps", args.filter, args.search, keys],
+        scope: ["apps", args.filter, args.search],
         table: "app",
         rows: appByPk(ctx),
       });

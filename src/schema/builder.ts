@@ -139,7 +139,7 @@ export const legacy = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 /**
- * Marks a field as serving an endpoint of api.md section 8: selecting it draws on that endpoint's
+ * Marks a field as serving an endpoint of docs/api.md section 8: selecting it draws on that endpoint's
  * budget (src/auth/rate-limit.ts). The directive's `limit` is the enterprise plan's.
  */
 export function rateLimited(endpoint: Endpoint) {

@@ -244,7 +244,7 @@ const DomainCondition = builder.inputRef<Omit<DomainFilterShape, "and">>("Domain
 });
 
 export const DomainFilter = builder.inputRef<DomainFilterShape>("DomainFilter").implement({
-  description: "Domain filters (api.md 4.7 and decisions.md); all given filters must match.",
+  description: "Domain filters (docs/api.md 4.7 and docs/decisions.md); all given filters must match.",
   fields: (t) => ({
     ...domainFilterFields(t),
     and: t.field({

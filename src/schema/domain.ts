@@ -498,7 +498,7 @@ async function domainPage(
     max: 1000,
     keys,
     where: await domainListWhere(ctx, args, base),
-    scope: [scope, args.filter, args.search, keys],
+    scope: [scope, args.filter, args.search],
     table: "domain",
     rows: plannedDomainByPk(ctx, read),
   });

@@ -3,7 +3,7 @@ import { builder, legacy } from "./builder.ts";
 
 /** Input types shared by AppFilter and DomainFilter (src/query/filter.ts gives their meaning). */
 export const ListOp = builder.enumType("ListOp", {
-  description: "How the values of a list filter combine (api.md `f:<x>:op`).",
+  description: "How the values of a list filter combine (docs/api.md `f:<x>:op`).",
   values: {
     AND: { value: "and", description: "Match all of the values (default)." },
     OR: { value: "or", description: "Match any of the values." },

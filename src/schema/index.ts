@@ -11,7 +11,7 @@ builder.queryType({});
 /** The directive of rate-limited fields (src/auth/rate-limit.ts enforces it). */
 const rateLimit = buildSchema(`
 """
-The field serves an endpoint of the REST API's rate limits (api.md section 8), and selecting it draws
+The field serves an endpoint of the REST API's rate limits (docs/api.md section 8), and selecting it draws
 on that endpoint's budget for the API key: once per place in the operation, not per list item.
 limit is the enterprise plan's number of requests per duration seconds; the pro and elite plans
 have smaller limits (see X-RateLimit-Limit). Over the limit: HTTP 429, extensions.code RATE_LIMITED.

@@ -44,7 +44,7 @@ builder.node(AppReview, {
     app: t.field({
       type: App,
       description: "The reviewed App.",
-      // api.md 2.2: in a Domain's review list, `app` carries these fields unless `fields` says otherwise.
+      // docs/api.md 2.2: in a Domain's review list, `app` carries these fields unless `fields` says otherwise.
       ...legacy("app", { defaultFields: ["app_store_url", "name", "vendor_name", "id"] }),
       resolve: async (r, _args, ctx) => {
         const app = await appByPk(ctx).load(r.appPk);
@@ -93,7 +93,7 @@ function reviewPage(
     max: 50,
     keys,
     where,
-    scope: [scope, keys],
+    scope,
     table: "appReview",
     rows: reviewByPk(ctx),
   });

@@ -18,7 +18,7 @@ import { type Endpoint, restEndpoint } from "../support/routes.ts";
 import { freePort, type Server, startServer } from "../support/server.ts";
 
 /**
- * Bearer authentication (api.md section 5, decisions.md "Authentication and plans" and "Errors"):
+ * Bearer authentication (docs/api.md section 5, docs/decisions.md "Authentication and plans" and "Errors"):
  * every request but /healthz, /readyz and the OpenAPI document needs `Authorization: Bearer <key>`;
  * missing, malformed, unknown and revoked keys get a 401 JSON body with code UNAUTHENTICATED and a
  * `WWW-Authenticate: Bearer realm="storegraph"` challenge (RFC 6750).
@@ -50,7 +50,7 @@ const ENDPOINTS: Endpoint[] = [...OPERATIONS.map(restEndpoint), GRAPHQL, GRAPHIQ
 /** Not `Bearer <one token>`, or a token that is not a key; "Bearer " arrives trimmed, as "Bearer". */
 const MALFORMED = ["Basic x", "Bearer", "Bearer ", "Bearer a b", "Bearer not-a-key", "Token sg_x"];
 
-/** A 401 as decisions.md wants it: JSON {error, code: UNAUTHENTICATED} and a Bearer challenge. */
+/** A 401 as docs/decisions.md wants it: JSON {error, code: UNAUTHENTICATED} and a Bearer challenge. */
 async function expectUnauthorized(res: Response, invalidToken: boolean, secret?: string) {
   const text = await res.text();
   expect(res.status, text.slice(0, 200)).toBe(401);

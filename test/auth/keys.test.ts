@@ -11,7 +11,7 @@ import { createTestDatabase, databaseKinds, type TestDatabase } from "../support
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
 /**
- * API keys (api.md section 5, decisions.md "Authentication and plans"): created, listed and
+ * API keys (docs/api.md section 5, docs/decisions.md "Authentication and plans"): created, listed and
  * revoked by a command of the project, shown once, stored only as a sha-256 hash, with a plan.
  */
 

@@ -11,7 +11,7 @@ import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { restEndpoint } from "../support/routes.ts";
 
 /**
- * Per-plan, per-key, per-endpoint rate limits (api.md section 8, decisions.md): every REST route
+ * Per-plan, per-key, per-endpoint rate limits (docs/api.md section 8, docs/decisions.md): every REST route
  * and the GraphQL fields they map to draw on one budget; over it, 429 with Retry-After and a JSON
  * body; every response carries X-RateLimit-Limit/-Remaining/-Reset; the window resets.
  *
@@ -89,7 +89,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
 
   describe.each(PLANS)("%s plan", (plan) => {
     it.concurrent.each(Object.entries(REST_CALLS))(
-      "%s: the limit of api.md section 8, then 429 with Retry-After, then a new window",
+      "%s: the limit of docs/api.md section 8, then 429 with Retry-After, then a new window",
       async (endpoint, call) => {
         const limit = RATE_LIMITS[endpoint as Endpoint][plan];
         const { key, within, over } = await burst(plan, limit, (k) => rest(k, call));

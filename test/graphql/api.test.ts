@@ -92,7 +92,7 @@ describe.each(databaseKinds())("GraphQL API on %s", (kind) => {
             { date: "2024-01-01", installs: 1 },
             { date: "2024-02-01", installs: 1 },
           ],
-          // Kept as is, padding and newline included (api.md 2.1).
+          // Kept as is, padding and newline included (docs/api.md 2.1).
           integratesWith: ["  Shopify Flow\n", "Zapier"],
           plans: [
             { name: "Free", monthlyCost: "Free", monthlyCostCents: null },
@@ -360,7 +360,7 @@ describe.each(databaseKinds())("GraphQL API on %s", (kind) => {
           createdAt: "2020-07-03",
           rank: 20,
           platformRank: 1,
-          // language_code "" means unknown, and api.md 2.3 says it is blank then.
+          // language_code "" means unknown, and docs/api.md 2.3 says it is blank then.
           languageCode: "",
           countryCode: null,
           keywords: null,
@@ -816,7 +816,7 @@ describe.each(databaseKinds())("GraphQL API on %s", (kind) => {
     });
 
     // Relay's hasNextPage for `first`: true when more than `first` edges follow the cursor; and
-    // decisions.md: only the last page says has_next_page false.
+    // docs/decisions.md: only the last page says has_next_page false.
     it("first: 0 returns no edges, still counts, and says that more follow", async () => {
       const data = ok(await api.gql<Page>(query, { first: 0 }));
       expect(data.domains).toEqual({

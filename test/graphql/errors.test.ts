@@ -4,7 +4,7 @@ import { type GqlResult, startApi, type TestApi, tempDir } from "../support/api.
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
-// How the GraphQL API answers bad input: BAD_USER_INPUT naming the argument (decisions.md, Errors:
+// How the GraphQL API answers bad input: BAD_USER_INPUT naming the argument (docs/decisions.md, Errors:
 // "400 invalid or unknown option, the message names the option"), CURSOR_EXPIRED after a refresh,
 // GraphQL validation errors for values the schema itself rejects — never a server fault, never a
 // stack trace.
@@ -206,7 +206,7 @@ describe.each(databaseKinds())("GraphQL errors on %s", (kind) => {
         "filter.platform.values",
       ],
       ["feature", `domains(filter: { features: { values: ["Teleportation"] } })`, "filter.features.values"],
-      // f:ds accepts only Active, Inactive, Password Protected (api.md 3).
+      // f:ds accepts only Active, Inactive, Password Protected (docs/api.md 3).
       ["Domain state", `domains(filter: { state: { values: ["Redirect"] } })`, "filter.state.values"],
       ["App state", `apps(filter: { state: { values: ["Gone"] } })`, "filter.state.values"],
       ["tag", `domains(filter: { tags: { values: ["Trending on MySpace"] } })`, "filter.tags.values"],

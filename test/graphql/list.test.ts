@@ -243,7 +243,7 @@ function respell(field: DomainListField | AppListField, v: string): string | nul
   }
 }
 
-/** The other filters a filter needs (api.md 4.7), with values that occur together with `values`. */
+/** The other filters a filter needs (docs/api.md 4.7), with values that occur together with `values`. */
 function domainContext(field: DomainListField): {
   filter: DomainFilterInput;
   records: readonly DomainRecord[];

@@ -4,8 +4,8 @@ import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
-// How the REST API answers what it cannot do (decisions.md, Errors): a JSON body
-// `{ "error": <message>, "code": <CODE> }` with the status of decisions.md — 400 for invalid or
+// How the REST API answers what it cannot do (docs/decisions.md, Errors): a JSON body
+// `{ "error": <message>, "code": <CODE> }` with the status of docs/decisions.md — 400 for invalid or
 // unknown options (the message names the option and says what is allowed), 404 for unknown
 // resources and paths, 405 with Allow, 410 for an expired cursor, 413 for a large body — and
 // never a server fault.
@@ -318,7 +318,7 @@ describe.each(databaseKinds())("REST errors on %s", (kind) => {
       await badPost("/app", json({ fields: ["name"] }), "fields", "string");
     });
 
-    // api.md 2.1: installs_time_series comes "only when retrieving a single App".
+    // docs/api.md 2.1: installs_time_series comes "only when retrieving a single App".
     it("installs_time_series is not available on List Apps", async () => {
       await bad("/app?fields=name,installs_time_series", "installs_time_series");
     });
@@ -327,7 +327,7 @@ describe.each(databaseKinds())("REST errors on %s", (kind) => {
       await bad("/domain?fields=name,apps.installs_time_series", "installs_time_series");
     });
 
-    // api.md 2.2 and routes.ts: a review carries its `app` only in a Domain's review list.
+    // docs/api.md 2.2 and routes.ts: a review carries its `app` only in a Domain's review list.
     it("an App's reviews have no app field", async () => {
       await bad("/app/shopify.klaviyo/reviews?fields=rating,app", '"app"');
     });

@@ -19,7 +19,7 @@ import {
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 
-// Whole results of List Domains (api.md 4.7, decisions.md "cursor=all and export"): cursor=all
+// Whole results of List Domains (docs/api.md 4.7, docs/decisions.md "cursor=all and export"): cursor=all
 // jobs (202 while running, then 200 with the result, shared by server instances through the meta
 // database, expiring with a new snapshot or after EXPORT_TTL_SECONDS) and GET /domain/export
 // (JSON Lines streamed at once). Results are compared with test/graphql/oracle.ts. The dataset

@@ -11,7 +11,7 @@ import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 // Random requests at every REST route (src/rest/routes.ts) and at random paths under the base:
 // option names from the route's own list mixed with junk, values with unicode, commas,
 // backslashes, huge numbers and blanks, random JSON bodies for the POST routes. Whatever comes in,
-// the answer is never a server fault, and every error is JSON `{error, code}` (decisions.md,
+// the answer is never a server fault, and every error is JSON `{error, code}` (docs/decisions.md,
 // Errors). `cursor=all` answers 202 while its job runs; export answers JSON Lines.
 //
 // Path segments are always validly percent-encoded here: errors.test.ts pins a malformed escape

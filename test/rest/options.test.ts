@@ -10,7 +10,7 @@ import { Options, splitList } from "../../src/rest/options.ts";
 
 const readDomainQuery = (o: Options) => DOMAIN_QUERY.read(o, {});
 
-// The REST options layer (api.md 4, decisions.md): comma lists with backslash escapes, `sort`
+// The REST options layer (docs/api.md 4, docs/decisions.md): comma lists with backslash escapes, `sort`
 // with its aliases, `aq`, the `f:` filters and the option bag itself. Unit tests, no database.
 
 /** The HTTP status an API error is answered with. */
@@ -85,7 +85,7 @@ describe("parseSort", () => {
     expect(parseSort("  ", DOMAIN_SORTS)).toBeUndefined();
   });
 
-  it("maps every Domain sort name of decisions.md, and the aliases er, pc, empc, mas", () => {
+  it("maps every Domain sort name of docs/decisions.md, and the aliases er, pc, empc, mas", () => {
     const cases: [string, string][] = [
       ["rank", "RANK"],
       ["platform_rank", "PLATFORM_RANK"],
@@ -108,7 +108,7 @@ describe("parseSort", () => {
     }
   });
 
-  it("maps every App sort name of api.md 4.3", () => {
+  it("maps every App sort name of docs/api.md 4.3", () => {
     for (const [name, field] of [
       ["average_rating", "AVERAGE_RATING"],
       ["created_at", "CREATED_AT"],

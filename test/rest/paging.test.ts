@@ -6,7 +6,7 @@ import { type Oracle, oracleOf } from "../graphql/oracle.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 
-// List Domains (api.md 4.7, decisions.md "List Domains") paged to the end with next_cursor over a
+// List Domains (docs/api.md 4.7, docs/decisions.md "List Domains") paged to the end with next_cursor over a
 // generated dataset, against the reference implementation of test/graphql/oracle.ts: every
 // matching Domain exactly once, in the oracle's order, through GET and POST (with aq); cursors of
 // another query are refused, cursors of an older snapshot expire (410).

@@ -67,7 +67,7 @@ export function appChildRows(pk: number, a: AppRecord): [TableKey, Row[]][] {
 
 const DAY_MS = 86_400_000;
 
-/** The Friday on or before a date (weeks are grouped on Fridays, api.md 4.7 f:cratyyyymmdd). */
+/** The Friday on or before a date (weeks are grouped on Fridays, docs/api.md 4.7 f:cratyyyymmdd). */
 export function fridayOnOrBefore(epochMs: number): number {
   const day = Math.floor(epochMs / DAY_MS);
   // 1970-01-01 was a Thursday: day 1 is a Friday.
