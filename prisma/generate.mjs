@@ -30,3 +30,30 @@ const prisma = join(here, "..", "node_modules", ".bin", "prisma");
 for (const schema of [join(here, "schema.prisma"), join(pgDir, "postgresql.prisma")]) {
   execFileSync(prisma, ["generate", "--schema", schema], { stdio: ["ignore", "inherit", "inherit"], env });
 }
+
+// The scalar fields of each model, in model order, as data the code reads: the snapshot tables'
+// columns (src/db/tables.ts) and the test that holds every column to the GraphQL schema. A field
+// whose `///` comment says `@internal` is one the API does not serve.
+const { default: internals } = await import("@prisma/internals");
+const { datamodel } = await internals.getDMMF({ datamodel: source });
+const models = Object.fromEntries(
+  datamodel.models.map((m) => [
+    m.name,
+    {
+      table: m.dbName ?? m.name,
+      fields: m.fields
+        .filter((f) => f.kind === "scalar")
+        .map((f) => ({
+          field: f.name,
+          column: f.dbName ?? f.name,
+          type: f.type,
+          optional: !f.isRequired,
+          internal: /@internal\b/.test(f.documentation ?? ""),
+        })),
+    },
+  ]),
+);
+writeFileSync(
+  join(here, "..", "src", "generated", "model.ts"),
+  `// GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.\nexport const MODEL = ${JSON.stringify(models, null, 2)} as const;\n`,
+);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PAGE_FIELDS } from "../db/tables.ts";
+import { MODEL } from "../generated/model.ts";
 import { P1, PLATFORMS } from "./platforms.ts";
 import {
   APP_STATES,
@@ -211,6 +211,20 @@ const P1_DOMAIN_FIELDS = [
   "localizations",
 ] as const;
 
+const PAGE_FIELDS = [
+  "contact_page",
+  "brands_page",
+  "retailer_page",
+  "returns_page",
+  "tracking_page",
+  "warranty_page",
+  "financing_page",
+  "store_locator_page",
+  "career_page",
+  "sizing_page",
+  "about_us",
+] as const;
+
 export { PAGE_FIELDS };
 
 const pages = Object.fromEntries(PAGE_FIELDS.map((f) => [f, url.optional()])) as Record<
@@ -218,102 +232,147 @@ const pages = Object.fromEntries(PAGE_FIELDS.map((f) => [f, url.optional()])) as
   z.ZodOptional<typeof url>
 >;
 
+/**
+ * Columns of the Domain model that the loader computes (src/dataset/load/rows.ts) rather than
+ * reads from the input field of the same name: the key, the week, the search text, and the theme
+ * and review sites, which the input carries as objects.
+ */
+export const DOMAIN_COMPUTED_COLUMNS: readonly string[] = [
+  "pk",
+  "created_week",
+  "search_text",
+  "theme_name",
+  "theme_style",
+  "theme_vendor",
+  "theme_version",
+  "theme_cost",
+  "trustpilot_review_count",
+  "trustpilot_avg_rating",
+  "yotpo_review_count",
+  "yotpo_avg_rating",
+];
+
+/** The input form of a model column's Prisma type. */
+const BASE: Record<string, () => z.ZodType> = {
+  Int: () => z.int(),
+  BigInt: () => z.int(),
+  Float: () => z.number(),
+  String: () => z.string(),
+  Json: () => z.json(),
+  DateTime: () => timestamp,
+};
+
+/**
+ * A column of the Domain model that the record below does not describe (one just added to
+ * prisma/schema.prisma) is an optional input field of its column's name and base type, so that
+ * it is loaded with no other change; rules of its own are added by describing it here.
+ */
+function modelOnlyFields(described: Record<string, unknown>): Record<string, z.ZodType> {
+  return Object.fromEntries(
+    MODEL.Domain.fields
+      .filter((f) => !(f.column in described) && !DOMAIN_COMPUTED_COLUMNS.includes(f.column))
+      .map((f) => [f.column, BASE[f.type]().optional()]),
+  );
+}
+
+const domainFields = {
+  name: dnsName,
+  platform_domain: dnsName.optional(),
+  tld1: nonBlank,
+  state: enumOf(DOMAIN_STATES),
+  inactive_at: date.optional(),
+  redirects_to: z.array(dnsName).optional(),
+  aliases: z.array(dnsName).optional(),
+  alternates: z.record(z.string(), dnsName).optional(),
+  localizations: z.array(z.string()).optional(),
+  locs: z.array(z.string()).optional(),
+  cluster_domains: stringSet(dnsName),
+  cluster_best_ranked: dnsName,
+  platform,
+  plan: z.string().optional(),
+  last_platform: platform.optional(),
+  last_platform_change_at: date.optional(),
+  last_plan: z.string().optional(),
+  last_plan_change_at: date.optional(),
+  created_at: date,
+  last_updated_at: date.optional(),
+  magento_version: z.string().optional(),
+  merchant_name: z.string().optional(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  keywords: z.union([z.string(), z.array(z.string())]).optional(),
+  icon: url.optional(),
+  og_image: url.optional(),
+  country_code: country.optional(),
+  currency_code: currency.optional(),
+  language_code: language.optional(),
+  administrative_area_level_1: nonBlank.optional(),
+  city: nonBlank.optional(),
+  location: z.string().optional(),
+  region: z.string().optional(),
+  subregion: z.string().optional(),
+  postal_code: z.string().optional(),
+  street_address: z.string().optional(),
+  latitude: z.number().min(-90).max(90).optional(),
+  longitude: z.number().min(-180).max(180).optional(),
+  employee_count: count.optional(),
+  rank: z.int().min(1, "must be an integer ≥ 1"),
+  rank_percentile: percentile,
+  platform_rank: z.int().min(1, "must be an integer ≥ 1"),
+  platform_rank_percentile: percentile,
+  cc_rank: z.number().optional(),
+  cc_centrality: z.number().optional(),
+  estimated_page_views: count.optional(),
+  estimated_visits: count.optional(),
+  estimated_sales: count.optional(),
+  estimated_sales_yearly: count.optional(),
+  monthly_app_spend: count.optional(),
+  avg_weight: count.optional(),
+  max_weight: count.optional(),
+  min_weight: count.optional(),
+  product_count: count.optional(),
+  variant_count: count.optional(),
+  vendor_count: count.optional(),
+  avg_price: count.optional(),
+  avg_price_formatted: z.string().optional(),
+  avg_price_usd: count.optional(),
+  min_price: count.optional(),
+  max_price: count.optional(),
+  min_price_usd: count.optional(),
+  max_price_usd: count.optional(),
+  max_product_published_at: date.optional(),
+  most_recently_published_product: z
+    .strictObject({ title: z.string(), handle: nonBlank, product_id: count, published_at: timestamp })
+    .optional(),
+  product_images_created_30: count.optional(),
+  product_images_created_90: count.optional(),
+  product_images_created_365: count.optional(),
+  collections: z.array(z.string()).optional(),
+  ships_to_countries: stringSet(country).optional(),
+  shipping_carriers: z.array(z.string()).optional(),
+  sales_channels: stringSet().optional(),
+  categories: stringSet().optional(),
+  features: stringSet(enumOf(FEATURES)).optional(),
+  tags: stringSet(enumOf(TAGS)).optional(),
+  ...pages,
+  contact_info: z.array(contact).optional(),
+  technologies: z.array(technology).optional(),
+  theme: z
+    .strictObject({
+      name: nonBlank,
+      style: z.string().optional(),
+      vendor: z.string().optional(),
+      version: z.string().optional(),
+      cost: z.int().min(1, "must be > 0 cents (leave it out for free themes)").optional(),
+    })
+    .optional(),
+  apps: z.array(installedApp).optional(),
+  trustpilot: reviewSite.optional(),
+  yotpo: reviewSite.optional(),
+};
+
 export const DomainRecord = z
-  .strictObject({
-    name: dnsName,
-    platform_domain: dnsName.optional(),
-    tld1: nonBlank,
-    state: enumOf(DOMAIN_STATES),
-    inactive_at: date.optional(),
-    redirects_to: z.array(dnsName).optional(),
-    aliases: z.array(dnsName).optional(),
-    alternates: z.record(z.string(), dnsName).optional(),
-    localizations: z.array(z.string()).optional(),
-    locs: z.array(z.string()).optional(),
-    cluster_domains: stringSet(dnsName),
-    cluster_best_ranked: dnsName,
-    platform,
-    plan: z.string().optional(),
-    last_platform: platform.optional(),
-    last_platform_change_at: date.optional(),
-    last_plan: z.string().optional(),
-    last_plan_change_at: date.optional(),
-    created_at: date,
-    last_updated_at: date.optional(),
-    magento_version: z.string().optional(),
-    merchant_name: z.string().optional(),
-    title: z.string().optional(),
-    description: z.string().optional(),
-    keywords: z.union([z.string(), z.array(z.string())]).optional(),
-    icon: url.optional(),
-    og_image: url.optional(),
-    country_code: country.optional(),
-    currency_code: currency.optional(),
-    language_code: language.optional(),
-    administrative_area_level_1: nonBlank.optional(),
-    city: nonBlank.optional(),
-    location: z.string().optional(),
-    region: z.string().optional(),
-    subregion: z.string().optional(),
-    postal_code: z.string().optional(),
-    street_address: z.string().optional(),
-    latitude: z.number().min(-90).max(90).optional(),
-    longitude: z.number().min(-180).max(180).optional(),
-    employee_count: count.optional(),
-    rank: z.int().min(1, "must be an integer ≥ 1"),
-    rank_percentile: percentile,
-    platform_rank: z.int().min(1, "must be an integer ≥ 1"),
-    platform_rank_percentile: percentile,
-    cc_rank: z.number().optional(),
-    cc_centrality: z.number().optional(),
-    estimated_page_views: count.optional(),
-    estimated_visits: count.optional(),
-    estimated_sales: count.optional(),
-    estimated_sales_yearly: count.optional(),
-    monthly_app_spend: count.optional(),
-    avg_weight: count.optional(),
-    max_weight: count.optional(),
-    min_weight: count.optional(),
-    product_count: count.optional(),
-    variant_count: count.optional(),
-    vendor_count: count.optional(),
-    avg_price: count.optional(),
-    avg_price_formatted: z.string().optional(),
-    avg_price_usd: count.optional(),
-    min_price: count.optional(),
-    max_price: count.optional(),
-    min_price_usd: count.optional(),
-    max_price_usd: count.optional(),
-    max_product_published_at: date.optional(),
-    most_recently_published_product: z
-      .strictObject({ title: z.string(), handle: nonBlank, product_id: count, published_at: timestamp })
-      .optional(),
-    product_images_created_30: count.optional(),
-    product_images_created_90: count.optional(),
-    product_images_created_365: count.optional(),
-    collections: z.array(z.string()).optional(),
-    ships_to_countries: stringSet(country).optional(),
-    shipping_carriers: z.array(z.string()).optional(),
-    sales_channels: stringSet().optional(),
-    categories: stringSet().optional(),
-    features: stringSet(enumOf(FEATURES)).optional(),
-    tags: stringSet(enumOf(TAGS)).optional(),
-    ...pages,
-    contact_info: z.array(contact).optional(),
-    technologies: z.array(technology).optional(),
-    theme: z
-      .strictObject({
-        name: nonBlank,
-        style: z.string().optional(),
-        vendor: z.string().optional(),
-        version: z.string().optional(),
-        cost: z.int().min(1, "must be > 0 cents (leave it out for free themes)").optional(),
-      })
-      .optional(),
-    apps: z.array(installedApp).optional(),
-    trustpilot: reviewSite.optional(),
-    yotpo: reviewSite.optional(),
-  })
+  .strictObject({ ...domainFields, ...(modelOnlyFields(domainFields) as Record<never, never>) })
   .superRefine(checkDomain);
 export type DomainRecord = z.infer<typeof DomainRecord>;
 

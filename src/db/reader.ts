@@ -316,16 +316,12 @@ interface Column {
   kind: ColumnKind;
 }
 
-/** `followers_30d` → `followers30d`, as prisma/schema.prisma names every mapped column. */
-export const fieldName = (column: string) =>
-  column.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-
 const COLUMNS = new Map<TableKey, Column[]>(
   (Object.keys(TABLES) as TableKey[]).map((key) => [
     key,
     TABLES[key].columns.map((column, i) => ({
       column,
-      field: fieldName(column),
+      field: TABLES[key].fields[i],
       kind: TABLES[key].kinds[i],
     })),
   ]),

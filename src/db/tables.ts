@@ -1,244 +1,54 @@
+import { MODEL } from "../generated/model.ts";
+
 /**
- * The snapshot tables: for each, its columns (database names, as in prisma/schema.prisma) in the
- * order rows are written, and each column's kind. Writers format values per kind: `time` is epoch
- * milliseconds, `json` JSON text.
+ * The snapshot tables, derived from prisma/schema.prisma (src/generated/model.ts): for each, its
+ * columns (database names) in model order, which is the order rows are written in, and each
+ * column's kind. Writers format values per kind: `time` is epoch milliseconds, `json` JSON text.
+ * A column added to the model is a column here, read and written with no other change.
  */
 export type ColumnKind = "int" | "bigint" | "float" | "text" | "json" | "time";
 export type Value = number | string | null;
 export type Row = Value[];
 
-/** The Domain's page URLs: a text column each. */
-export const PAGE_FIELDS = [
-  "contact_page",
-  "brands_page",
-  "retailer_page",
-  "returns_page",
-  "tracking_page",
-  "warranty_page",
-  "financing_page",
-  "store_locator_page",
-  "career_page",
-  "sizing_page",
-  "about_us",
-] as const;
+const KINDS: Record<string, ColumnKind> = {
+  Int: "int",
+  BigInt: "bigint",
+  Float: "float",
+  String: "text",
+  Json: "json",
+  DateTime: "time",
+};
 
-function table<const C extends readonly (readonly [string, ColumnKind])[]>(name: string, columns: C) {
-  return { name, columns: columns.map(([c]) => c), kinds: columns.map(([, k]) => k) as ColumnKind[] };
+/** The models of the meta database (src/db/migrate.ts); every other model is a snapshot table. */
+type MetaModel = "Snapshot" | "ExportJob" | "ExportChunk" | "ApiKey";
+export type TableKey = Uncapitalize<Exclude<keyof typeof MODEL, MetaModel>>;
+
+export interface Table {
+  name: string;
+  columns: string[];
+  kinds: ColumnKind[];
+  /** The model's field of each column. */
+  fields: string[];
 }
-export type Table = ReturnType<typeof table>;
 
-export const TABLES = {
-  app: table("app", [
-    ["pk", "int"],
-    ["id", "text"],
-    ["platform", "text"],
-    ["token", "text"],
-    ["name", "text"],
-    ["description", "text"],
-    ["description_long", "text"],
-    ["app_store_url", "text"],
-    ["icon_url", "text"],
-    ["average_rating", "text"],
-    ["average_rating_sort", "float"],
-    ["review_count", "int"],
-    ["state", "text"],
-    ["created_at", "time"],
-    ["removed_at", "time"],
-    ["installs", "int"],
-    ["instp", "float"],
-    ["installs_30d", "int"],
-    ["installs_90d", "int"],
-    ["reviews_30d", "int"],
-    ["reviews_90d", "int"],
-    ["free_trial_duration", "text"],
-    ["vendor_name", "text"],
-    ["vendor_email", "text"],
-    ["vendor_url", "text"],
-    ["vendor_website", "text"],
-    ["vendor_address", "text"],
-    ["vendor_country_code", "text"],
-    ["search_text", "text"],
-  ]),
-  appCategory: table("app_category", [
-    ["app_pk", "int"],
-    ["category", "text"],
-  ]),
-  appPlan: table("app_plan", [
-    ["app_pk", "int"],
-    ["position", "int"],
-    ["name", "text"],
-    ["monthly_cost", "text"],
-    ["monthly_cost_cents", "int"],
-  ]),
-  appIntegration: table("app_integration", [
-    ["app_pk", "int"],
-    ["position", "int"],
-    ["value", "text"],
-  ]),
-  appInstallsPoint: table("app_installs_point", [
-    ["app_pk", "int"],
-    ["date", "time"],
-    ["installs", "int"],
-  ]),
-  appReview: table("app_review", [
-    ["pk", "int"],
-    ["app_pk", "int"],
-    ["updated_at", "time"],
-    ["body", "text"],
-    ["merchant_name", "text"],
-    ["rating", "int"],
-  ]),
-  appReviewDomain: table("app_review_domain", [
-    ["review_pk", "int"],
-    ["position", "int"],
-    ["name", "text"],
-    ["platform_domain", "text"],
-    ["platform_rank", "int"],
-    ["domain_pk", "int"],
-  ]),
-  domain: table("domain", [
-    ["pk", "int"],
-    ["name", "text"],
-    ["platform_domain", "text"],
-    ["tld1", "text"],
-    ["state", "text"],
-    ["inactive_at", "time"],
-    ["redirects_to", "json"],
-    ["aliases", "json"],
-    ["alternates", "json"],
-    ["localizations", "json"],
-    ["locs", "json"],
-    ["cluster_domains", "json"],
-    ["cluster_best_ranked", "text"],
-    ["platform", "text"],
-    ["plan", "text"],
-    ["last_platform", "text"],
-    ["last_platform_change_at", "time"],
-    ["last_plan", "text"],
-    ["last_plan_change_at", "time"],
-    ["created_at", "time"],
-    ["created_week", "time"],
-    ["last_updated_at", "time"],
-    ["magento_version", "text"],
-    ["merchant_name", "text"],
-    ["title", "text"],
-    ["description", "text"],
-    ["keywords", "json"],
-    ["icon", "text"],
-    ["og_image", "text"],
-    ["country_code", "text"],
-    ["currency_code", "text"],
-    ["language_code", "text"],
-    ["administrative_area_level_1", "text"],
-    ["city", "text"],
-    ["location", "text"],
-    ["region", "text"],
-    ["subregion", "text"],
-    ["postal_code", "text"],
-    ["street_address", "text"],
-    ["latitude", "float"],
-    ["longitude", "float"],
-    ["employee_count", "int"],
-    ["rank", "int"],
-    ["rank_percentile", "float"],
-    ["platform_rank", "int"],
-    ["platform_rank_percentile", "float"],
-    ["cc_rank", "float"],
-    ["cc_centrality", "float"],
-    ["estimated_page_views", "bigint"],
-    ["estimated_visits", "bigint"],
-    ["estimated_sales", "bigint"],
-    ["estimated_sales_yearly", "bigint"],
-    ["monthly_app_spend", "int"],
-    ["avg_weight", "int"],
-    ["max_weight", "int"],
-    ["min_weight", "int"],
-    ["product_count", "int"],
-    ["variant_count", "int"],
-    ["vendor_count", "int"],
-    ["avg_price", "bigint"],
-    ["avg_price_formatted", "text"],
-    ["avg_price_usd", "bigint"],
-    ["min_price", "bigint"],
-    ["max_price", "bigint"],
-    ["min_price_usd", "bigint"],
-    ["max_price_usd", "bigint"],
-    ["max_product_published_at", "time"],
-    ["most_recently_published_product", "json"],
-    ["product_images_created_30", "int"],
-    ["product_images_created_90", "int"],
-    ["product_images_created_365", "int"],
-    ["collections", "json"],
-    ["shipping_carriers", "json"],
-    ...PAGE_FIELDS.map((f) => [f, "text"] as const),
-    ["theme_name", "text"],
-    ["theme_style", "text"],
-    ["theme_vendor", "text"],
-    ["theme_version", "text"],
-    ["theme_cost", "int"],
-    ["trustpilot_review_count", "int"],
-    ["trustpilot_avg_rating", "float"],
-    ["yotpo_review_count", "int"],
-    ["yotpo_avg_rating", "float"],
-    ["search_text", "text"],
-  ]),
-  domainCategory: table("domain_category", [
-    ["domain_pk", "int"],
-    ["category", "text"],
-  ]),
-  domainFeature: table("domain_feature", [
-    ["domain_pk", "int"],
-    ["feature", "text"],
-  ]),
-  domainTag: table("domain_tag", [
-    ["domain_pk", "int"],
-    ["tag", "text"],
-  ]),
-  domainSalesChannel: table("domain_sales_channel", [
-    ["domain_pk", "int"],
-    ["channel", "text"],
-  ]),
-  domainShipsTo: table("domain_ships_to", [
-    ["domain_pk", "int"],
-    ["country_code", "text"],
-  ]),
-  domainContact: table("domain_contact", [
-    ["domain_pk", "int"],
-    ["position", "int"],
-    ["type", "text"],
-    ["value", "text"],
-    ["source", "text"],
-    ["description", "text"],
-    ["followers", "int"],
-    ["followers_30d", "int"],
-    ["followers_90d", "int"],
-    ["posts", "int"],
-    ["likes", "int"],
-  ]),
-  technology: table("technology", [
-    ["pk", "int"],
-    ["name", "text"],
-    ["description", "text"],
-    ["vendor_url", "text"],
-    ["icon_url", "text"],
-    ["installs", "int"],
-    ["categories", "json"],
-  ]),
-  domainTechnology: table("domain_technology", [
-    ["domain_pk", "int"],
-    ["technology_pk", "int"],
-    ["installed_at", "time"],
-  ]),
-  domainApp: table("domain_app", [
-    ["domain_pk", "int"],
-    ["app_pk", "int"],
-    ["installed_at", "time"],
-    ["removed_at", "time"],
-  ]),
-  snapshotInfo: table("snapshot_info", [
-    ["version", "int"],
-    ["loaded_at", "time"],
-    ["source", "text"],
-  ]),
-} as const;
-export type TableKey = keyof typeof TABLES;
+const META: readonly string[] = ["Snapshot", "ExportJob", "ExportChunk", "ApiKey"] satisfies MetaModel[];
+
+function tableOf(model: keyof typeof MODEL): Table {
+  const { table, fields } = MODEL[model];
+  return {
+    name: table,
+    columns: fields.map((f) => f.column),
+    kinds: fields.map((f) => {
+      const kind = KINDS[f.type];
+      if (!kind) throw new Error(`${model}.${f.field}: no column kind for the Prisma type ${f.type}`);
+      return kind;
+    }),
+    fields: fields.map((f) => f.field),
+  };
+}
+
+export const TABLES = Object.fromEntries(
+  (Object.keys(MODEL) as (keyof typeof MODEL)[])
+    .filter((m) => !META.includes(m))
+    .map((m) => [`${m[0].toLowerCase()}${m.slice(1)}`, tableOf(m)]),
+) as Record<TableKey, Table>;

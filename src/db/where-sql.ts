@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { fieldName, perReader, type SqlReader } from "./reader.ts";
+import { perReader, type SqlReader } from "./reader.ts";
 import { type ColumnKind, TABLES, type TableKey } from "./tables.ts";
 
 /**
@@ -81,7 +81,9 @@ export const RELATIONS: Partial<Record<TableKey, Record<string, Relation>>> = {
 const COLUMNS = new Map<TableKey, Map<string, { column: string; kind: ColumnKind }>>(
   (Object.keys(TABLES) as TableKey[]).map((key) => [
     key,
-    new Map(TABLES[key].columns.map((c, i) => [fieldName(c), { column: c, kind: TABLES[key].kinds[i] }])),
+    new Map(
+      TABLES[key].columns.map((c, i) => [TABLES[key].fields[i], { column: c, kind: TABLES[key].kinds[i] }]),
+    ),
   ]),
 );
 

@@ -10,7 +10,7 @@ import { DOMAIN_CHILDREN, DOMAIN_OMITTED, type DomainChild, type DomainRead } fr
  * know makes the page read every column: a new field can be slow, never wrong.
  * test/graphql/projection.test.ts checks every field of the Domain type alone against a full read.
  */
-const DERIVED: Record<string, readonly string[]> = {
+export const DERIVED: Record<string, readonly string[]> = {
   __typename: [],
   id: ["name"],
   theme: ["themeName", "themeStyle", "themeVendor", "themeVersion", "themeCost"],

@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fieldName } from "../../src/db/reader.ts";
 import { TABLES, type TableKey } from "../../src/db/tables.ts";
 import { countWhere, findStatement, pageKeys, RELATIONS, sqlitePlan } from "../../src/db/where-sql.ts";
 import type { Where } from "../../src/query/keyset.ts";
@@ -34,7 +33,7 @@ describe("relations", () => {
     return { type: line[1], list: line[2] === "[]", fk: fk?.[1], references: fk?.[2] };
   };
   const column = (table: TableKey, field: string) =>
-    TABLES[table].columns.find((c) => fieldName(c) === field);
+    TABLES[table].columns[TABLES[table].fields.indexOf(field)];
 
   const entries = Object.entries(RELATIONS).flatMap(([table, relations]) =>
     Object.entries(relations ?? {}).map(([field, r]) => [table as TableKey, field, r] as const),

@@ -1,6 +1,6 @@
-import type { Row, TableKey } from "../../db/tables.ts";
-import type { AppRecord, DomainRecord, ReviewRecord } from "../record.ts";
-import { PAGE_FIELDS, toEpochMs } from "../record.ts";
+import { type ColumnKind, type Row, TABLES, type TableKey, type Value } from "../../db/tables.ts";
+import type { AppRecord, ReviewRecord } from "../record.ts";
+import { DOMAIN_COMPUTED_COLUMNS, DomainRecord, toEpochMs } from "../record.ts";
 
 /**
  * Bulk-load rows: converters from validated records to the rows of each snapshot table, in the
@@ -75,94 +75,46 @@ export function fridayOnOrBefore(epochMs: number): number {
   return (day - sinceFriday) * DAY_MS;
 }
 
+type DomainValue = (d: DomainRecord, pk: number) => Value;
+
+/** The Domain columns the loader computes (DOMAIN_COMPUTED_COLUMNS), each from the record. */
+const DOMAIN_COMPUTED: Record<string, DomainValue> = {
+  pk: (_d, pk) => pk,
+  created_week: (d) => fridayOnOrBefore(toEpochMs(d.created_at)),
+  search_text: (d) => searchText([d.name, d.title, d.description, d.merchant_name]),
+  theme_name: (d) => opt(d.theme?.name),
+  theme_style: (d) => opt(d.theme?.style),
+  theme_vendor: (d) => opt(d.theme?.vendor),
+  theme_version: (d) => opt(d.theme?.version),
+  theme_cost: (d) => opt(d.theme?.cost),
+  trustpilot_review_count: (d) => opt(d.trustpilot?.review_count),
+  trustpilot_avg_rating: (d) => opt(d.trustpilot?.avg_rating),
+  yotpo_review_count: (d) => opt(d.yotpo?.review_count),
+  yotpo_avg_rating: (d) => opt(d.yotpo?.avg_rating),
+};
+
+/** Every other column is the record's field of the same name, written as its kind. */
+function fromRecord(column: string, kind: ColumnKind): DomainValue {
+  const field = column as keyof DomainRecord;
+  if (!(column in DomainRecord.shape))
+    throw new Error(`domain.${column}: the Domain record (src/dataset/record.ts) has no such field`);
+  if (kind === "time") return (d) => optTime(d[field] as string | undefined);
+  if (kind === "json") return (d) => json(d[field]);
+  return (d) => opt(d[field] as Value | undefined);
+}
+
+const computed = Object.keys(DOMAIN_COMPUTED);
+if (computed.join() !== DOMAIN_COMPUTED_COLUMNS.join())
+  throw new Error("the Domain columns computed by the loader and DOMAIN_COMPUTED_COLUMNS differ");
+
+/** How each Domain column, in table order, is made from a record. */
+const DOMAIN_VALUES: DomainValue[] = TABLES.domain.columns.map(
+  (column, i) => DOMAIN_COMPUTED[column] ?? fromRecord(column, TABLES.domain.kinds[i]),
+);
+
+/** A Domain's row: its columns in table order (src/db/tables.ts, from the Prisma model). */
 export function domainRow(pk: number, d: DomainRecord): Row {
-  const createdAt = toEpochMs(d.created_at);
-  return [
-    pk,
-    d.name,
-    opt(d.platform_domain),
-    d.tld1,
-    d.state,
-    optTime(d.inactive_at),
-    json(d.redirects_to),
-    json(d.aliases),
-    json(d.alternates),
-    json(d.localizations),
-    json(d.locs),
-    json(d.cluster_domains),
-    opt(d.cluster_best_ranked),
-    d.platform,
-    opt(d.plan),
-    opt(d.last_platform),
-    optTime(d.last_platform_change_at),
-    opt(d.last_plan),
-    optTime(d.last_plan_change_at),
-    createdAt,
-    fridayOnOrBefore(createdAt),
-    optTime(d.last_updated_at),
-    opt(d.magento_version),
-    opt(d.merchant_name),
-    opt(d.title),
-    opt(d.description),
-    json(d.keywords),
-    opt(d.icon),
-    opt(d.og_image),
-    opt(d.country_code),
-    opt(d.currency_code),
-    opt(d.language_code),
-    opt(d.administrative_area_level_1),
-    opt(d.city),
-    opt(d.location),
-    opt(d.region),
-    opt(d.subregion),
-    opt(d.postal_code),
-    opt(d.street_address),
-    opt(d.latitude),
-    opt(d.longitude),
-    opt(d.employee_count),
-    d.rank,
-    d.rank_percentile,
-    d.platform_rank,
-    d.platform_rank_percentile,
-    opt(d.cc_rank),
-    opt(d.cc_centrality),
-    opt(d.estimated_page_views),
-    opt(d.estimated_visits),
-    opt(d.estimated_sales),
-    opt(d.estimated_sales_yearly),
-    opt(d.monthly_app_spend),
-    opt(d.avg_weight),
-    opt(d.max_weight),
-    opt(d.min_weight),
-    opt(d.product_count),
-    opt(d.variant_count),
-    opt(d.vendor_count),
-    opt(d.avg_price),
-    opt(d.avg_price_formatted),
-    opt(d.avg_price_usd),
-    opt(d.min_price),
-    opt(d.max_price),
-    opt(d.min_price_usd),
-    opt(d.max_price_usd),
-    optTime(d.max_product_published_at),
-    json(d.most_recently_published_product),
-    opt(d.product_images_created_30),
-    opt(d.product_images_created_90),
-    opt(d.product_images_created_365),
-    json(d.collections),
-    json(d.shipping_carriers),
-    ...PAGE_FIELDS.map((f) => opt(d[f])),
-    opt(d.theme?.name),
-    opt(d.theme?.style),
-    opt(d.theme?.vendor),
-    opt(d.theme?.version),
-    opt(d.theme?.cost),
-    opt(d.trustpilot?.review_count),
-    opt(d.trustpilot?.avg_rating),
-    opt(d.yotpo?.review_count),
-    opt(d.yotpo?.avg_rating),
-    searchText([d.name, d.title, d.description, d.merchant_name]),
-  ];
+  return DOMAIN_VALUES.map((value) => value(d, pk));
 }
 
 /**

@@ -1,0 +1,87 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The layout of src/ as docs/structure.md describes it, held by its imports: layers only point
+ * down (rest → schema → query → db, the dataset loader beside them, over db), no file imports
+ * itself back through others, and no file of the REST layer grows past 400 lines.
+ */
+const SRC = resolve(import.meta.dirname, "..", "src");
+
+const files = (readdirSync(SRC, { recursive: true }) as string[])
+  .filter((f) => f.endsWith(".ts") && !f.startsWith("generated"))
+  .map((f) => join(SRC, f));
+
+/** The src/ files a file imports (static and dynamic imports, and re-exports). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)].map((m) => m[1]);
+  return specifiers
+    .map((s) => resolve(dirname(file), s))
+    .filter((target) => target.startsWith(SRC) && !relative(SRC, target).startsWith("generated"));
+}
+
+const graph = new Map(files.map((f) => [f, importsOf(f)]));
+const name = (f: string) => relative(SRC, f);
+
+/** Each layer, and the layers it may import. */
+const LAYERS: Record<string, readonly string[]> = {
+  rest: ["schema", "query", "db", "dataset"],
+  schema: ["query", "db", "dataset"],
+  query: ["db", "dataset"],
+  dataset: ["db"],
+  db: [],
+};
+const layerOf = (f: string) => {
+  const top = name(f).split("/")[0];
+  return top in LAYERS ? top : null;
+};
+
+describe("structure of src/", () => {
+  it("every import resolves to a file", () => {
+    const missing = [...graph].flatMap(([f, targets]) =>
+      targets.filter((t) => !graph.has(t)).map((t) => `${name(f)} → ${name(t)}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("layers only point down", () => {
+    const up = [...graph].flatMap(([f, targets]) => {
+      const from = layerOf(f);
+      if (!from) return [];
+      return targets
+        .filter((t) => {
+          const to = layerOf(t);
+          return to !== null && to !== from && !LAYERS[from].includes(to);
+        })
+        .map((t) => `${name(f)} → ${name(t)}`);
+    });
+    expect(up).toEqual([]);
+  });
+
+  it("no import circles", () => {
+    const state = new Map<string, "open" | "done">();
+    const circles: string[] = [];
+    const visit = (f: string, path: string[]) => {
+      if (state.get(f) === "done") return;
+      if (state.get(f) === "open") {
+        circles.push([...path.slice(path.indexOf(f)), f].map(name).join(" → "));
+        return;
+      }
+      state.set(f, "open");
+      for (const t of graph.get(f) ?? []) visit(t, [...path, f]);
+      state.set(f, "done");
+    };
+    for (const f of files) visit(f, []);
+    expect(circles).toEqual([]);
+  });
+
+  it("no file of src/rest is over 400 lines", () => {
+    const long = files
+      .filter((f) => name(f).startsWith("rest/"))
+      .map((f) => [name(f), readFileSync(f, "utf8").split("\n").length - 1] as const)
+      .filter(([, lines]) => lines > 400);
+    expect(long).toEqual([]);
+  });
+});
