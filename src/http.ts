@@ -10,6 +10,7 @@ import {
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { isIPv6 } from "node:net";
 import type { Duplex } from "node:stream";
+import { type ErrorCode, statusOf } from "./errors.ts";
 import { CountingResponse, type RequestWatch, watchRequest } from "./ops/access-log.ts";
 import { newRequestId, REQUEST_ID_HEADER, requestIdFrom } from "./ops/request-id.ts";
 
@@ -49,7 +50,6 @@ export function createHttpServer(
     endSocket(
       socket,
       {
-        status: 405,
         code: "METHOD_NOT_ALLOWED",
         message: "CONNECT is not served: this server is not a proxy",
         headers: { allow: "GET, HEAD, POST" },
@@ -65,7 +65,6 @@ export function createHttpServer(
     sendJson(
       res,
       {
-        status: 417,
         code: "EXPECTATION_FAILED",
         message: `Expect: ${quote(req.headers.expect ?? "")} is not supported (only 100-continue is)`,
       },
@@ -75,9 +74,9 @@ export function createHttpServer(
   return server;
 }
 
+/** An error answered before the app: its status is its code's (src/errors.ts). */
 interface HttpError {
-  status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   headers?: Record<string, string>;
 }
@@ -92,7 +91,6 @@ function checkRequest(req: IncomingMessage): HttpError | null {
   // so it is answered now, while the answer can still be written.
   if (req.method === "PRI") {
     return {
-      status: 400,
       code: "MALFORMED_REQUEST",
       message: "PRI is HTTP/2's connection preface: this server speaks HTTP/1.1",
     };
@@ -134,7 +132,6 @@ function takeTarget(req: IncomingMessage): HttpError | null {
     return null;
   }
   return {
-    status: 400,
     code: "INVALID_REQUEST_TARGET",
     message: `the request target ${quote(target)} is neither a path (/...) nor an absolute http(s) URL`,
   };
@@ -158,7 +155,7 @@ function isValidHost(value: string): boolean {
 }
 
 function invalidHost(message: string): HttpError {
-  return { status: 400, code: "INVALID_HOST", message };
+  return { code: "INVALID_HOST", message };
 }
 
 /** A client's text in a message: quoted and escaped, and cut short. */
@@ -172,7 +169,7 @@ function bodyOf(e: HttpError, requestId: string): string {
 
 function sendJson(res: ServerResponse, e: HttpError, requestId: string): void {
   const body = bodyOf(e, requestId);
-  res.writeHead(e.status, {
+  res.writeHead(statusOf(e.code), {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(body),
     "cache-control": "no-store",
@@ -194,7 +191,7 @@ function endSocket(socket: Duplex, e: HttpError, watch?: RequestWatch): void {
   const line = {
     method: "",
     path: "",
-    status: e.status,
+    status: statusOf(e.code),
     ms: 0,
     bytes: Buffer.byteLength(body),
     requestId,
@@ -203,7 +200,7 @@ function endSocket(socket: Duplex, e: HttpError, watch?: RequestWatch): void {
   watch?.log?.info({ ...line, code: e.code }, "request");
   watch?.observe?.(line);
   const head = [
-    `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}`,
+    `HTTP/1.1 ${statusOf(e.code)} ${STATUS_CODES[statusOf(e.code)]}`,
     `X-Request-Id: ${requestId}`,
     "Content-Type: application/json; charset=utf-8",
     `Content-Length: ${Buffer.byteLength(body)}`,
@@ -264,21 +261,18 @@ function clientErrorOf(err: Error & { code?: string; reason?: unknown }, headerB
   switch (err.code) {
     case "HPE_HEADER_OVERFLOW":
       return {
-        status: 431,
         code: "HEADERS_TOO_LARGE",
         message: `the request's headers are larger than ${Math.round(headerBytes / 1024)} KB`,
       };
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return {
-        status: 413,
         code: "PAYLOAD_TOO_LARGE",
         message: "the request's chunk extensions are too large",
       };
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return { status: 408, code: "REQUEST_TIMEOUT", message: "the request did not arrive in time" };
+      return { code: "REQUEST_TIMEOUT", message: "the request did not arrive in time" };
     case "HPE_INVALID_METHOD":
       return {
-        status: 400,
         code: "MALFORMED_REQUEST",
         message: "the request's method is not an HTTP method (GET, HEAD and POST are served)",
       };
@@ -286,7 +280,6 @@ function clientErrorOf(err: Error & { code?: string; reason?: unknown }, headerB
       // llhttp's reasons are fixed phrases ("Invalid header value char"), never the client's bytes.
       const reason = typeof err.reason === "string" ? `: ${err.reason}` : "";
       return {
-        status: 400,
         code: "MALFORMED_REQUEST",
         message: `the request is not valid HTTP/1.1${reason}`,
       };
