@@ -1,7 +1,8 @@
 import { complexityFromQuery } from "@pothos/plugin-complexity";
-import { type DocumentNode, GraphQLError, Kind } from "graphql";
+import { type DocumentNode, Kind } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
+import { apiError } from "./errors.ts";
 
 /**
  * The cost limit of a GraphQL operation, computed by @pothos/plugin-complexity from the fields the
@@ -75,11 +76,12 @@ export function useCostLimit(max = MAX_COST): Plugin {
       if (cost > max) {
         setResultAndStopExecution({
           errors: [
-            new GraphQLError(
+            apiError(
+              "QUERY_TOO_COMPLEX",
               `the operation costs ${cost.toLocaleString("en-US")}, more than the limit of ${max.toLocaleString("en-US")}: ` +
                 "ask for fewer items (first) or fewer nested lists. Each field costs 1; a connection's selection " +
                 "counts once per item asked for, another list's 10 times.",
-              { extensions: { code: "QUERY_TOO_COMPLEX", cost, maxCost: max, http: { status: 400 } } },
+              { cost, maxCost: max },
             ),
           ],
         });

@@ -3,11 +3,12 @@ import type { Plugin } from "graphql-yoga";
 import { isDatabaseUnavailable } from "./db/unavailable.ts";
 
 /**
- * The error codes of the API, each with the HTTP status it is answered with. This table is the one
- * mapping of errors to HTTP: errorResponse below writes every JSON error body of the REST API and
- * of the HTTP layer from it, and apiError gives GraphQL the status of the few codes that a GraphQL
- * answer carries too (those with a Retry-After, and QUERY_TOO_COMPLEX: nothing was executed).
- * Everything else a resolver throws is masked (createMaskError) and logged.
+ * The error codes of the API, each with the HTTP status it is answered with: the one mapping of
+ * errors to HTTP. errorResponse below answers an error with its code's status (the REST API,
+ * authentication, HTTPS, /metrics), the HTTP server's own answers take theirs from statusOf
+ * (src/http.ts), and apiError gives GraphQL the status of the few codes a GraphQL answer carries
+ * too (those with a Retry-After, and QUERY_TOO_COMPLEX: nothing was executed). Everything else a
+ * resolver throws is masked (createMaskError) and logged.
  */
 export const STATUS = {
   BAD_USER_INPUT: 400,
@@ -76,7 +77,7 @@ export function errorBody(error: GraphQLError, requestId?: string): Record<strin
   } = error.extensions as ErrorExtensions & {
     code?: string;
   };
-  const id = own ?? requestId;
+  const id = own || requestId;
   return {
     error: error.message,
     code: code ?? "INTERNAL_SERVER_ERROR",

@@ -91,7 +91,7 @@ export function formatKey(k: ApiKey): string {
 
 export class ApiKeys {
   /** last_used_at is written at most this often per key, not on every request. */
-  private readonly touched = new LRUCache<string, true>({ max: 100_000, ttl: 60_000 });
+  private readonly touched = new LRUCache<string, true>({ max: 10_000, ttl: 60_000 });
 
   constructor(private readonly store: SnapshotStore) {}
 

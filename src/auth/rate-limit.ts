@@ -1,4 +1,4 @@
-import { GraphQLError, type GraphQLResolveInfo, type GraphQLSchema } from "graphql";
+import type { GraphQLError, GraphQLResolveInfo, GraphQLSchema } from "graphql";
 import { type RateLimitArgs, rateLimitDirective } from "graphql-rate-limit-directive";
 import type { Plugin } from "graphql-yoga";
 import { Redis } from "ioredis";
@@ -10,6 +10,7 @@ import {
   RateLimiterRes,
 } from "rate-limiter-flexible";
 import { DEFAULT_TIMEOUTS, type Timeouts } from "../config.ts";
+import { apiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { ApiKey } from "./keys.ts";
 import {
@@ -109,16 +110,10 @@ export function budgetHeaders(b: Budget | null, retryAfter: number | null = null
 export function rateLimitedError(endpoint: Endpoint, retryAfter: number, limit: number): GraphQLError {
   const { title, duration } = RATE_LIMITS[endpoint];
   const per = duration === 1 ? "second" : duration === 60 ? "minute" : `${duration} seconds`;
-  return new GraphQLError(
+  return apiError(
+    "RATE_LIMITED",
     `rate limit of ${title} exceeded (${limit} per ${per} for this API key's plan); retry in ${retryAfter} s`,
-    {
-      extensions: {
-        code: "RATE_LIMITED",
-        endpoint,
-        retryAfter,
-        http: { status: 429, headers: { "retry-after": String(retryAfter) } },
-      },
-    },
+    { endpoint, retryAfter },
   );
 }
 

@@ -716,8 +716,8 @@ async function listDomains(db: Db, params: URLSearchParams): Promise<unknown> {
   const domains = page.map((r) => toDomain(r, plan, relations));
   if (rows.length <= size) return { domains, has_next_page: false };
   const last = page[page.length - 1];
-  // As connectionPage scopes a cursor: the query (root, filter, search), then its sort keys.
-  const scope = fingerprint([["domains", filter, null], SORT_KEYS]);
+  // As connectionPage scopes a cursor: the root, filter and search, then the sort keys.
+  const scope = fingerprint(["domains", filter, null, SORT_KEYS]);
   return {
     domains,
     has_next_page: true,

@@ -271,7 +271,12 @@ function modelOnlyFields(described: Record<string, unknown>): Record<string, z.Z
   return Object.fromEntries(
     MODEL.Domain.fields
       .filter((f) => !(f.column in described) && !DOMAIN_COMPUTED_COLUMNS.includes(f.column))
-      .map((f) => [f.column, BASE[f.type]().optional()]),
+      .map((f) => {
+        const base = BASE[f.type];
+        if (!base)
+          throw new Error(`Domain.${f.field}: describe its input in src/dataset/record.ts (type ${f.type})`);
+        return [f.column, base().optional()];
+      }),
   );
 }
 

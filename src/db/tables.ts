@@ -4,7 +4,9 @@ import { MODEL } from "../generated/model.ts";
  * The snapshot tables, derived from prisma/schema.prisma (src/generated/model.ts): for each, its
  * columns (database names) in model order, which is the order rows are written in, and each
  * column's kind. Writers format values per kind: `time` is epoch milliseconds, `json` JSON text.
- * A column added to the model is a column here, read and written with no other change.
+ * A column added to the model is a column here, read by the reader and written by the writers;
+ * a Domain's row is made column by column (src/dataset/load/rows.ts), so a new Domain column is
+ * also loaded with no other change (docs/structure.md).
  */
 export type ColumnKind = "int" | "bigint" | "float" | "text" | "json" | "time";
 export type Value = number | string | null;

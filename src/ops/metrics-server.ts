@@ -1,7 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { Plugin } from "graphql-yoga";
+import { jsonError } from "../errors.ts";
 import type { Metrics } from "./metrics.ts";
+import { requestIdOf } from "./request-id.ts";
 
 /**
  * /metrics, never open on the API's port: on a port of its own (METRICS_PORT, for a scraper on
@@ -49,23 +51,22 @@ export function useMetricsEndpoint(metrics: Metrics | null, token: string | null
       if (url.pathname !== "/metrics") return;
       if (!metrics || !token) {
         return endResponse(
-          fetchAPI.Response.json(
-            {
-              error: "/metrics is not served on this port (see METRICS_PORT and METRICS_TOKEN)",
-              code: "NOT_FOUND",
-            },
-            { status: 404, headers: { "cache-control": "no-store" } },
+          jsonError(
+            "NOT_FOUND",
+            "/metrics is not served on this port (see METRICS_PORT and METRICS_TOKEN)",
+            requestIdOf(request),
           ),
         );
       }
       const given = /^Bearer +(\S+) *$/i.exec(request.headers.get("authorization") ?? "")?.[1];
       if (!given || !sameSecret(given, token)) {
         return endResponse(
-          fetchAPI.Response.json(
-            { error: "/metrics needs Authorization: Bearer <METRICS_TOKEN>", code: "UNAUTHENTICATED" },
+          jsonError(
+            "UNAUTHENTICATED",
+            "/metrics needs Authorization: Bearer <METRICS_TOKEN>",
+            requestIdOf(request),
             {
-              status: 401,
-              headers: { "cache-control": "no-store", "www-authenticate": 'Bearer realm="metrics"' },
+              headers: { "www-authenticate": 'Bearer realm="metrics"' },
             },
           ),
         );

@@ -5,8 +5,8 @@ import { settleFaults } from "../errors.ts";
 
 /**
  * Every request has an id: the `X-Request-Id` a proxy in front of the gateway sent, when it is a
- * plain token, or a new UUID. It is on every response (X-Request-Id), in every error body
- * (`request_id`), on the request's access-log line and on any fault logged while answering it,
+ * plain token, or a new UUID. It is on every response (X-Request-Id), in every JSON error body
+ * (`request_id`, written by whatever writes the body), on the request's access-log line and on any fault logged while answering it,
  * so that the id a client quotes finds every line about its request.
  */
 export const REQUEST_ID_HEADER = "x-request-id";

@@ -80,7 +80,6 @@ export function decodeCursor(
       {
         argument,
         retryAfter: CURSOR_RETRY_AFTER_S,
-        http: { status: 503, headers: { "retry-after": String(CURSOR_RETRY_AFTER_S) } },
       },
     );
   }

@@ -56,7 +56,8 @@ export async function connectionPage<R extends Record<string, unknown>>(
     max: number;
     keys: SortKey[];
     where: Where;
-    scope: unknown;
+    /** What the cursor belongs to besides its sort (root or parent, filter, search). */
+    scope: readonly unknown[];
     /** The table the page is of: its keys are read by a statement of src/db/where-sql.ts. */
     table: TableKey;
     /** Its rows by key, in one batch. */
@@ -66,8 +67,8 @@ export async function connectionPage<R extends Record<string, unknown>>(
   const { snapshot, sql } = servedOf(ctx);
   const find = async (args: FindArgs) => rowsOfKeys(options.rows, await pageKeys(sql, options.table, args));
   const size = pageSize(options.args.first, options.max);
-  // The sort is part of every cursor's scope: a cursor is a position in one order.
-  const scope = fingerprint([options.scope, options.keys]);
+  // The sort ends every cursor's scope: a cursor is a position in one order.
+  const scope = fingerprint([...options.scope, options.keys]);
   const after: KeyValue[] | null =
     options.args.after == null
       ? null

@@ -27,7 +27,7 @@ import { drawOn } from "./handler.ts";
 
 /**
  * `cursor=all`: a List Domains request for every result at once starts a job (202, with its
- * progress), polled at most every POLL_INTERVAL_SECONDS, whose result is kept for EXPORT_TTL
+ * progress), polled at most every POLL_INTERVAL_SECONDS, whose result is kept for EXPORT_TTL_SECONDS
  * (src/db/export-results.ts) and answered whole once written. Jobs are shared by gateways
  * (src/db/export-jobs.ts): one shutting down hands its running jobs over to the next one polled.
  */

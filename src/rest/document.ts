@@ -33,14 +33,6 @@ export const selection = (...fields: FieldNode[]): SelectionSetNode => ({
   selections: fields,
 });
 
-/** `edges { node { ... } } pageInfo { hasNextPage endCursor }` */
-export function connection(nodeSelection: SelectionSetNode): SelectionSetNode {
-  return selection(
-    field("edges", [], selection(field("node", [], nodeSelection))),
-    field("pageInfo", [], selection(field("hasNextPage"), field("endCursor"))),
-  );
-}
-
 /** A query operation named after the route, declaring `variables` (name → GraphQL type). */
 export function operation(name: string, variables: Record<string, string>, root: FieldNode): DocumentNode {
   const definitions: VariableDefinitionNode[] = Object.entries(variables).map(([v, type]) => ({

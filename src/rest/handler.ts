@@ -59,7 +59,7 @@ export type Whole = (
 /**
  * Every response of a route carries the X-RateLimit-* headers of the budget it drew on: those of
  * its operation, or, for a request refused before drawing (a bad option), the budget's current
- * state. This is the one place the REST API writes them.
+ * state. This is where a REST answer's headers are decided, whichever path answered it.
  */
 async function withRateHeaders(
   ctx: RestContext,

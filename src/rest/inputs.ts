@@ -22,6 +22,7 @@ export interface OptionDoc {
 }
 
 export interface Input {
+  /** The options it reads; none for an input that reads the path (read first: src/rest/route.ts). */
   options: OptionDoc[];
   /** GraphQL variable → its type. */
   variables: Record<string, string>;

@@ -39,7 +39,7 @@ export interface Route {
   inputs: readonly Input[];
   /**
    * The fields its GraphQL query descends from the root, each with its arguments (variables of the
-   * same names, declared by the inputs). Absent for a route answered whole (`whole`).
+   * same names, declared by the inputs). Absent for a route answered only whole (Export Domains).
    */
   query?: readonly (readonly [field: string, args: readonly string[]])[];
   /** The envelope's keys, in order, and where each value is under the last field of `query`. */
@@ -115,14 +115,21 @@ export function selectionOf(route: Route, options: Options): Selection {
   });
 }
 
-/** The variables of all the route's inputs. */
-export function variablesOf(route: Route, options: Options, params: Record<string, string>) {
-  return Object.assign({}, ...route.inputs.map((i) => i.read(options, params))) as Record<string, unknown>;
-}
+/** The variables of these inputs. */
+const variablesOf = (inputs: readonly Input[], options: Options, params: Record<string, string>) =>
+  Object.assign({}, ...inputs.map((i) => i.read(options, params))) as Record<string, unknown>;
 
+/**
+ * The request's operation. Of several mistakes, the first one checked is reported: the path (a
+ * path that names nothing is a 404 whatever the options), then `fields`, then the other inputs in
+ * the table's order.
+ */
 export function planOf(route: Route, params: Record<string, string>, options: Options): Plan {
+  const ofPath = route.inputs.filter((i) => i.options.length === 0);
+  const path = variablesOf(ofPath, options, params);
   const sel = selectionOf(route, options);
-  const variables = variablesOf(route, options, params);
+  const others = route.inputs.filter((i) => i.options.length > 0);
+  const variables = { ...path, ...variablesOf(others, options, params) };
   const root = (route.query ?? []).map(([name]) => name);
   return {
     key: `${documentName(route)}:${selectionKey(sel)}`,

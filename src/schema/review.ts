@@ -93,7 +93,7 @@ function reviewPage(
     max: 50,
     keys,
     where,
-    scope,
+    scope: [scope],
     table: "appReview",
     rows: reviewByPk(ctx),
   });
