@@ -369,6 +369,12 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
     try {
       const none = await fetch(`${other.base}/metrics`);
       expect(none.status).toBe(401);
+      // An error body like every other: its code, and the request's id as in the header.
+      expect(await none.json()).toEqual({
+        error: expect.stringContaining("METRICS_TOKEN"),
+        code: "UNAUTHENTICATED",
+        request_id: none.headers.get("x-request-id"),
+      });
       const apiKey = await fetch(`${other.base}/metrics`, {
         headers: { authorization: `Bearer ${other.key}` },
       });
