@@ -67,6 +67,9 @@ export function apiError(code: ErrorCode, message: string, extensions: ErrorExte
   return new GraphQLError(message, { extensions: { code, ...rest, ...http } });
 }
 
+/** An expected error of the API (one apiError made), as opposed to a fault to mask. */
+export const isApiError = (e: unknown): e is GraphQLError => e instanceof GraphQLError && !!e.extensions.code;
+
 /** The JSON body of an error: `{error, code}`, with `request_id`, `retry_after` and `endpoint` when known. */
 export function errorBody(error: GraphQLError, requestId?: string): Record<string, unknown> {
   const {

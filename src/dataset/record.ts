@@ -267,9 +267,12 @@ const BASE: Record<string, () => z.ZodType> = {
  * prisma/schema.prisma) is an optional input field of its column's name and base type, so that
  * it is loaded with no other change; rules of its own are added by describing it here.
  */
-function modelOnlyFields(described: Record<string, unknown>): Record<string, z.ZodType> {
+export function modelOnlyFields(
+  described: Record<string, unknown>,
+  model: readonly { field: string; column: string; type: string }[] = MODEL.Domain.fields,
+): Record<string, z.ZodType> {
   return Object.fromEntries(
-    MODEL.Domain.fields
+    model
       .filter((f) => !(f.column in described) && !DOMAIN_COMPUTED_COLUMNS.includes(f.column))
       .map((f) => {
         const base = BASE[f.type];

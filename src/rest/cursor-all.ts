@@ -9,6 +9,7 @@ import {
   DATABASE_RETRY_AFTER_S,
   type ErrorCode,
   errorResponse,
+  isApiError,
   maskFault,
   statusOf,
 } from "../errors.ts";
@@ -20,7 +21,6 @@ import {
   type DomainQuery,
   domainPages,
   type ExportDeps,
-  isApiError,
   notServedYet,
 } from "./export-query.ts";
 import { drawOn } from "./handler.ts";

@@ -1,4 +1,3 @@
-import { GraphQLError, type GraphQLObjectType } from "graphql";
 import type { Budget, RateLimits } from "../auth/rate-limit.ts";
 import type { ExportJobs } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
@@ -7,14 +6,14 @@ import { apiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { CURSOR_RETRY_AFTER_S } from "../query/cursor.ts";
-import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
 import { restErrorOf } from "./errors.ts";
 import type { ExportReader, Page, PageFormat } from "./export-reader.ts";
-import { parseFields, selectionKey } from "./fields.ts";
+import { selectionKey } from "./fields.ts";
 import type { ExecuteGraphQL } from "./handler.ts";
 import { DOMAIN_QUERY, DOMAIN_TABLES, optionOf } from "./inputs.ts";
 import type { Options } from "./options.ts";
+import { type Route, selectionOf } from "./route.ts";
 import { domainNamesDocument } from "./routes.ts";
 
 /**
@@ -50,12 +49,11 @@ export interface DomainQuery {
   variables: { filter: Record<string, unknown>; orderBy?: unknown; search?: string };
 }
 
-export function readQuery(o: Options): DomainQuery {
-  const fields = o.string("fields") ?? "";
-  const sel = parseFields(fields, schema.getType("Domain") as GraphQLObjectType);
+/** The route's `fields` (checked as the route checks them) and List Domains' query options. */
+export function readQuery(route: Route, o: Options): DomainQuery {
   return {
-    fields,
-    fieldsKey: selectionKey(sel),
+    fields: o.string("fields") ?? "",
+    fieldsKey: selectionKey(selectionOf(route, o)),
     variables: DOMAIN_QUERY.read(o, {}) as DomainQuery["variables"],
   };
 }
@@ -127,8 +125,6 @@ export async function countDomains(deps: ExportDeps, request: Request, q: Domain
 
 /** An answer, with the budget it drew on (the handler writes its X-RateLimit headers). */
 export type Answer = { response: Response; budget?: Budget | null };
-
-export const isApiError = (e: unknown): e is GraphQLError => e instanceof GraphQLError && !!e.extensions.code;
 
 export const expired = (version: number, now: number | null) =>
   apiError(

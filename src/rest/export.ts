@@ -1,14 +1,7 @@
-import { apiError, errorBody, maskFault } from "../errors.ts";
+import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { cursorAll } from "./cursor-all.ts";
-import {
-  type Answer,
-  type DomainQuery,
-  domainPages,
-  type ExportDeps,
-  isApiError,
-  readQuery,
-} from "./export-query.ts";
+import { type Answer, type DomainQuery, domainPages, type ExportDeps, readQuery } from "./export-query.ts";
 import type { Page } from "./export-reader.ts";
 import { drawOn, type Whole } from "./handler.ts";
 
@@ -63,13 +56,13 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
 export function exportRoutes(deps: ExportDeps): Whole {
   return async (op, options, request) => {
     const kind = op.route.whole?.kind;
-    if (kind === "stream") return exportStream(deps, request, readQuery(options));
+    if (kind === "stream") return exportStream(deps, request, readQuery(op.route, options));
     if (kind !== "job" || options.string("cursor") !== "all") return null;
     const format = options.string("for");
     if (format !== undefined && format !== "" && format !== "jsonl" && format !== "json")
       throw apiError("BAD_USER_INPUT", `for: must be jsonl (JSON Lines) or json; got "${format}"`);
     if (options.has("page_size"))
       throw apiError("BAD_USER_INPUT", "page_size: does not apply with cursor=all");
-    return cursorAll(deps, request, readQuery(options), format === "jsonl" ? "jsonl" : "json");
+    return cursorAll(deps, request, readQuery(op.route, options), format === "jsonl" ? "jsonl" : "json");
   };
 }

@@ -1,10 +1,10 @@
-import { GraphQLError } from "graphql";
+import type { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { Endpoint } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { type Budget, budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
-import { apiError, errorResponse, maskFault } from "../errors.ts";
+import { apiError, errorResponse, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { noteRoute } from "../ops/access-log.ts";
 import { requestIdOf } from "../ops/request-id.ts";
@@ -280,7 +280,7 @@ async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whol
       }),
     );
   } catch (e) {
-    if (e instanceof GraphQLError && e.extensions.code) return answer(errorResponse(e, id));
+    if (isApiError(e)) return answer(errorResponse(e, id));
     // The database not answering (503) or a fault of ours (500), logged once with its request id.
     return answer(errorResponse(maskFault(e, ctx.logger, id), id));
   }

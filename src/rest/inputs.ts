@@ -22,7 +22,8 @@ export interface OptionDoc {
 }
 
 export interface Input {
-  /** The options it reads; none for an input that reads the path (read first: src/rest/route.ts). */
+  /** It reads the path, not options: read before anything else (src/rest/route.ts). */
+  fromPath?: true;
   options: OptionDoc[];
   /** GraphQL variable → its type. */
   variables: Record<string, string>;
@@ -195,6 +196,7 @@ export const DOMAIN_QUERY: Input = {
 
 /** The App the path names as `<platform>.<token>`. */
 export const APP_PATH: Input = {
+  fromPath: true,
   options: [],
   variables: { platform: "String!", token: "String!" },
   read(_o, params) {
@@ -211,6 +213,7 @@ export const APP_PATH: Input = {
 
 /** The Domain the path names. */
 export const DOMAIN_PATH: Input = {
+  fromPath: true,
   options: [],
   variables: { name: "String!" },
   read: (_o, params) => ({ name: params.name }),

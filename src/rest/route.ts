@@ -125,19 +125,40 @@ const variablesOf = (inputs: readonly Input[], options: Options, params: Record<
  * the table's order.
  */
 export function planOf(route: Route, params: Record<string, string>, options: Options): Plan {
-  const ofPath = route.inputs.filter((i) => i.options.length === 0);
+  const { ofPath, others, name, root, option } = compiled(route);
   const path = variablesOf(ofPath, options, params);
   const sel = selectionOf(route, options);
-  const others = route.inputs.filter((i) => i.options.length > 0);
   const variables = { ...path, ...variablesOf(others, options, params) };
-  const root = (route.query ?? []).map(([name]) => name);
   return {
-    key: `${documentName(route)}:${selectionKey(sel)}`,
+    key: `${name}:${selectionKey(sel)}`,
     document: () => documentOf(route, sel),
     variables,
-    envelope: (data, shared) => writeEnvelope(route, sel, at(data, root.join(".")), shared),
-    option: (argument) => optionOf(route.filters ?? null, argument),
+    envelope: (data, shared) => writeEnvelope(route, sel, at(data, root), shared),
+    option,
   };
+}
+
+/** What planOf needs of a route beyond the request, worked out once per route. */
+const compiledRoutes = new WeakMap<Route, ReturnType<typeof compile>>();
+
+function compile(route: Route) {
+  return {
+    ofPath: route.inputs.filter((i) => i.fromPath),
+    others: route.inputs.filter((i) => !i.fromPath),
+    name: documentName(route),
+    /** Where the envelope's paths start: the last field of the query. */
+    root: (route.query ?? []).map(([name]) => name).join("."),
+    option: (argument: string) => optionOf(route.filters ?? null, argument),
+  };
+}
+
+function compiled(route: Route) {
+  let c = compiledRoutes.get(route);
+  if (!c) {
+    c = compile(route);
+    compiledRoutes.set(route, c);
+  }
+  return c;
 }
 
 const documentName = (route: Route) => {

@@ -1,4 +1,4 @@
-import { type ColumnKind, type Row, TABLES, type TableKey, type Value } from "../../db/tables.ts";
+import { type Row, TABLES, type Table, type TableKey, type Value } from "../../db/tables.ts";
 import type { AppRecord, ReviewRecord } from "../record.ts";
 import { DOMAIN_COMPUTED_COLUMNS, DomainRecord, toEpochMs } from "../record.ts";
 
@@ -93,29 +93,38 @@ const DOMAIN_COMPUTED: Record<string, DomainValue> = {
   yotpo_avg_rating: (d) => opt(d.yotpo?.avg_rating),
 };
 
-/** Every other column is the record's field of the same name, written as its kind. */
-function fromRecord(column: string, kind: ColumnKind): DomainValue {
-  const field = column as keyof DomainRecord;
-  if (!(column in DomainRecord.shape))
-    throw new Error(`domain.${column}: the Domain record (src/dataset/record.ts) has no such field`);
-  if (kind === "time") return (d) => optTime(d[field] as string | undefined);
-  if (kind === "json") return (d) => json(d[field]);
-  return (d) => opt(d[field] as Value | undefined);
+/**
+ * A table's rows from records: each column, in table order, computed (`computed`) or the record's
+ * field of the same name written as its kind. A column neither computed nor a field of the
+ * record (`fields`: the record schema's shape) is refused at once, by name.
+ */
+export function recordRows<R extends object>(
+  table: Pick<Table, "name" | "columns" | "kinds">,
+  computed: Record<string, (r: R, pk: number) => Value>,
+  fields: object,
+): (pk: number, r: R) => Row {
+  const values = table.columns.map((column, i): ((r: R, pk: number) => Value) => {
+    const own = computed[column];
+    if (own) return own;
+    if (!(column in fields)) throw new Error(`${table.name}.${column}: the record has no field of that name`);
+    const field = column as keyof R;
+    const kind = table.kinds[i];
+    if (kind === "time") return (r) => optTime(r[field] as string | undefined);
+    if (kind === "json") return (r) => json(r[field]);
+    return (r) => opt(r[field] as Value | undefined);
+  });
+  return (pk, r) => values.map((value) => value(r, pk));
 }
 
-const computed = Object.keys(DOMAIN_COMPUTED);
-if (computed.join() !== DOMAIN_COMPUTED_COLUMNS.join())
+if (Object.keys(DOMAIN_COMPUTED).join() !== DOMAIN_COMPUTED_COLUMNS.join())
   throw new Error("the Domain columns computed by the loader and DOMAIN_COMPUTED_COLUMNS differ");
 
-/** How each Domain column, in table order, is made from a record. */
-const DOMAIN_VALUES: DomainValue[] = TABLES.domain.columns.map(
-  (column, i) => DOMAIN_COMPUTED[column] ?? fromRecord(column, TABLES.domain.kinds[i]),
-);
-
 /** A Domain's row: its columns in table order (src/db/tables.ts, from the Prisma model). */
-export function domainRow(pk: number, d: DomainRecord): Row {
-  return DOMAIN_VALUES.map((value) => value(d, pk));
-}
+export const domainRow: (pk: number, d: DomainRecord) => Row = recordRows(
+  TABLES.domain,
+  DOMAIN_COMPUTED,
+  DomainRecord.shape,
+);
 
 /**
  * The child rows of one Domain. References that only the whole load can resolve are left as
