@@ -115,9 +115,16 @@ export function selectionOf(route: Route, options: Options): Selection {
   });
 }
 
-/** The variables of these inputs. */
-const variablesOf = (inputs: readonly Input[], options: Options, params: Record<string, string>) =>
-  Object.assign({}, ...inputs.map((i) => i.read(options, params))) as Record<string, unknown>;
+/** The variables of these inputs, added to `into`. */
+function readInto(
+  into: Record<string, unknown>,
+  inputs: readonly Input[],
+  options: Options,
+  params: Record<string, string>,
+) {
+  for (const input of inputs) Object.assign(into, input.read(options, params));
+  return into;
+}
 
 /**
  * The request's operation. Of several mistakes, the first one checked is reported: the path (a
@@ -125,15 +132,15 @@ const variablesOf = (inputs: readonly Input[], options: Options, params: Record<
  * the table's order.
  */
 export function planOf(route: Route, params: Record<string, string>, options: Options): Plan {
-  const { ofPath, others, name, root, option } = compiled(route);
-  const path = variablesOf(ofPath, options, params);
+  const { ofPath, others, name, root, members, option } = compiled(route);
+  const variables = readInto({}, ofPath, options, params);
   const sel = selectionOf(route, options);
-  const variables = { ...path, ...variablesOf(others, options, params) };
+  readInto(variables, others, options, params);
   return {
     key: `${name}:${selectionKey(sel)}`,
     document: () => documentOf(route, sel),
     variables,
-    envelope: (data, shared) => writeEnvelope(route, sel, at(data, root), shared),
+    envelope: (data, shared) => writeEnvelope(members, sel, at(data, root), shared),
     option,
   };
 }
@@ -147,7 +154,8 @@ function compile(route: Route) {
     others: route.inputs.filter((i) => !i.fromPath),
     name: documentName(route),
     /** Where the envelope's paths start: the last field of the query. */
-    root: (route.query ?? []).map(([name]) => name).join("."),
+    root: (route.query ?? []).map(([name]) => name),
+    members: Object.entries(route.envelope).map(([key, part]) => memberOf(key, part)),
     option: (argument: string) => optionOf(route.filters ?? null, argument),
   };
 }
@@ -216,30 +224,60 @@ function pick(types: Record<string, string>, used: Set<string>): Record<string, 
 
 const join = (a: string, b: string) => (a ? `${a}.${b}` : b);
 
-function at(data: unknown, path: string): unknown {
+const steps = (path: string) => (path ? path.split(".") : []);
+
+function at(data: unknown, path: readonly string[]): unknown {
   let value = data;
-  for (const name of path ? path.split(".") : []) value = (value as Record<string, unknown> | null)?.[name];
+  for (const name of path) value = (value as Record<string, unknown> | null)?.[name];
   return value;
 }
 
+/** An envelope key, with its paths split once. */
+interface Member {
+  /** `"key":` */
+  prefix: string;
+  kind: "records" | "connection" | "record" | "value";
+  path: string[];
+  when: string[] | null;
+}
+
+function memberOf(key: string, part: Part): Member {
+  const prefix = `${JSON.stringify(key)}:`;
+  if ("records" in part)
+    return {
+      prefix,
+      kind: part.connection ? "connection" : "records",
+      path: steps(part.records),
+      when: null,
+    };
+  if ("record" in part) return { prefix, kind: "record", path: steps(part.record), when: null };
+  return { prefix, kind: "value", path: steps(part.value), when: part.when ? steps(part.when) : null };
+}
+
 /** The envelope as JSON text: the records written by the legacy writer, the rest as they are. */
-function writeEnvelope(route: Route, sel: Selection, data: unknown, shared: SharedTexts): string {
-  const members: string[] = [];
-  for (const [key, part] of Object.entries(route.envelope)) {
-    let text: string;
-    if ("records" in part) {
-      const value = at(data, part.records);
-      const list = part.connection
-        ? ((value as { edges?: { node: Record<string, unknown> }[] } | null)?.edges ?? []).map((e) => e.node)
-        : ((value as Record<string, unknown>[] | null) ?? []);
-      text = legacyList(list, sel, shared);
-    } else if ("record" in part) {
-      text = legacyWriter(sel)(at(data, part.record) as Record<string, unknown>, shared);
-    } else {
-      if (part.when && !at(data, part.when)) continue;
-      text = JSON.stringify(at(data, part.value) ?? null);
-    }
-    members.push(`${JSON.stringify(key)}:${text}`);
+function writeEnvelope(
+  members: readonly Member[],
+  sel: Selection,
+  data: unknown,
+  shared: SharedTexts,
+): string {
+  let text = "";
+  for (const m of members) {
+    if (m.when && !at(data, m.when)) continue;
+    const value = at(data, m.path);
+    let json: string;
+    if (m.kind === "connection") {
+      const edges = (value as { edges?: { node: Record<string, unknown> }[] } | null)?.edges ?? [];
+      json = legacyList(
+        edges.map((e) => e.node),
+        sel,
+        shared,
+      );
+    } else if (m.kind === "records")
+      json = legacyList((value as Record<string, unknown>[] | null) ?? [], sel, shared);
+    else if (m.kind === "record") json = legacyWriter(sel)(value as Record<string, unknown>, shared);
+    else json = JSON.stringify(value ?? null);
+    text += text ? `,${m.prefix}${json}` : `${m.prefix}${json}`;
   }
-  return `{${members.join(",")}}`;
+  return `{${text}}`;
 }
