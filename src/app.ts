@@ -1,6 +1,3 @@
-import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
-import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
-import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
 import { type DocumentNode, type ExecutionResult, GraphQLError } from "graphql";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { ApiKeys } from "./auth/keys.ts";
@@ -13,6 +10,7 @@ import { useCostLimit } from "./cost.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import { jobResults } from "./db/export-results.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
+import { documentLimits } from "./document-limits.ts";
 import {
   createMaskError,
   isDatabaseUnavailable,
@@ -32,6 +30,7 @@ import { useJsonErrorBodies } from "./ops/error-bodies.ts";
 import type { Metrics } from "./ops/metrics.ts";
 import { useMetricsEndpoint } from "./ops/metrics-server.ts";
 import { requestIdOf, useRequestIds } from "./ops/request-id.ts";
+import { useGraphQLRequestLimits } from "./request-body.ts";
 import { type ExportDeps, exportRoutes, handOverJobs } from "./rest/export.ts";
 import { ExportReader } from "./rest/export-reader.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
@@ -53,21 +52,6 @@ export type App = YogaServerInstance<ServerContext, Context> & {
 function chargeOf(server: ServerContext): Charge {
   if (!server.internal) return { kind: "fields" };
   return server.charge ? { kind: "route", endpoint: server.charge } : { kind: "none" };
-}
-
-/**
- * Limits on the shape of a GraphQL document (graphql-armor), checked before execution. The
- * deepest useful operation (domains → apps → app → reviews → domains → domain) is depth 12, and
- * the REST layer's largest document (every Domain field with its Apps) is about 250 tokens.
- */
-export const LIMITS = { depth: 15, aliases: 20, tokens: 5000 };
-
-function abuseLimits() {
-  return [
-    maxDepthPlugin({ n: LIMITS.depth, exposeLimits: true, flattenFragments: true }),
-    maxAliasesPlugin({ n: LIMITS.aliases, exposeLimits: true }),
-    maxTokensPlugin({ n: LIMITS.tokens, exposeLimits: true }),
-  ];
 }
 
 /** Builds the whole HTTP application; server.ts only listens. Tests call app.fetch(). */
@@ -173,7 +157,8 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useRequestIds(),
       useAccessLog((request) => apiKeyOf(request)?.id),
       useCorsVary(config.corsOrigins),
-      ...abuseLimits(),
+      useGraphQLRequestLimits(logger),
+      ...documentLimits(),
       useTextInput(),
       useCostLimit(),
       ...useCompiledExecution(),

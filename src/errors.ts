@@ -55,14 +55,26 @@ export interface ErrorExtensions {
   [key: string]: unknown;
 }
 
+/**
+ * Codes that refuse the GraphQL request as a whole, before anything ran: a GraphQL answer carries
+ * their HTTP status, whatever the Accept header.
+ */
+const REQUEST_ERRORS: ReadonlySet<ErrorCode> = new Set([
+  "QUERY_TOO_COMPLEX",
+  "BAD_REQUEST",
+  "PAYLOAD_TOO_LARGE",
+]);
+
 export function apiError(code: ErrorCode, message: string, extensions: ErrorExtensions = {}): GraphQLError {
   const { headers, ...rest } = extensions;
   const retry: Record<string, string> =
     typeof rest.retryAfter === "number" ? { "retry-after": String(rest.retryAfter) } : {};
-  // yoga answers a GraphQL request with the status of `http` (and leaves `http` out of the body).
+  // yoga answers a GraphQL request with the status of `http` (and leaves `http` out of the body);
+  // `spec: false` keeps that status under Accept: application/json too, where yoga answers the
+  // validation errors it marks as the spec's with 200.
   const http =
-    headers || rest.retryAfter !== undefined || code === "QUERY_TOO_COMPLEX"
-      ? { http: { status: statusOf(code), headers: { ...retry, ...headers } } }
+    headers || rest.retryAfter !== undefined || REQUEST_ERRORS.has(code)
+      ? { http: { status: statusOf(code), spec: false, headers: { ...retry, ...headers } } }
       : {};
   return new GraphQLError(message, { extensions: { code, ...rest, ...http } });
 }
@@ -82,7 +94,7 @@ export function errorBody(error: GraphQLError, requestId?: string): Record<strin
   };
   const id = own || requestId;
   return {
-    error: error.message,
+    error: boundEchoes(error.message),
     code: code ?? "INTERNAL_SERVER_ERROR",
     ...(id ? { request_id: id } : {}),
     ...(typeof retryAfter === "number" ? { retry_after: retryAfter } : {}),
@@ -213,6 +225,32 @@ export function settleFaults(errors: readonly unknown[], requestId: string): voi
   }
 }
 
+/** The longest a value of the client's is quoted in an error message, in characters. */
+export const MAX_ECHO = 100;
+
+/** A quoted string of JSON, as messages quote a client's value (escapes included). */
+const QUOTED = /"(?:[^"\\]|\\.)*"/g;
+
+/**
+ * An error message with every quoted value longer than MAX_ECHO cut to its first MAX_ECHO
+ * characters and an ellipsis, with how long it was: a 1 MB argument is named, not echoed back
+ * whole. Messages are built in many places (graphql-js' coercion errors among them), so they are
+ * bounded where they leave: errorBody for REST, useErrorCodes for GraphQL.
+ */
+export function boundEchoes(message: string): string {
+  if (message.length <= MAX_ECHO * 2) return message;
+  return message.replace(QUOTED, (quoted) => {
+    const inner = quoted.slice(1, -1);
+    if (inner.length <= MAX_ECHO) return quoted;
+    // Not in the middle of an escape or of a surrogate pair.
+    let cut = MAX_ECHO;
+    const backslash = inner.lastIndexOf("\\", cut);
+    if (backslash > cut - 12) cut = backslash;
+    if (/[\uD800-\uDBFF]/.test(inner[cut - 1] ?? "")) cut--;
+    return `"${inner.slice(0, cut)}…" (${inner.length.toLocaleString("en-US")} characters)`;
+  });
+}
+
 /**
  * Gives request errors that graphql-js raises before execution a code too: a variable value that
  * does not fit its type is BAD_USER_INPUT, like every other bad argument.
@@ -221,7 +259,11 @@ export function useErrorCodes(): Plugin {
   return {
     onResultProcess({ result }) {
       const results = Array.isArray(result) ? result : [result];
-      for (const r of results) withInputCodes((r as { errors?: GraphQLError[] }).errors ?? []);
+      for (const r of results) {
+        for (const e of withInputCodes((r as { errors?: GraphQLError[] }).errors ?? [])) {
+          if (e.message.length > MAX_ECHO * 2) e.message = boundEchoes(e.message);
+        }
+      }
     },
   };
 }

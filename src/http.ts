@@ -42,6 +42,12 @@ export function createHttpServer(
     else app(req, res);
   };
   const server = tls ? createHttpsServer({ ...tls, ...options }, listener) : createServer(options, listener);
+  // A client may close its sending side once its request is whole (a half-close, legal in
+  // HTTP/1.1: `curl` over some proxies, `nc -N`). Node then ends the socket at once unless told
+  // to allow it, and an answer still being read from the database was never sent (20 of 20 on
+  // PostgreSQL, where every read waits for the network). With it, the socket ends after the last
+  // answer owed. Node has no option for it, only this property of its server.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on("clientError", (err: Error & { code?: string; reason?: unknown }, socket: Duplex) =>
     answerClientError(err, socket, maxHeaderSize, watch),
   );

@@ -182,12 +182,16 @@ export class ChunkResults implements JobResults {
     const { store } = this;
     const chunks = Number(/^database:(\d+)$/.exec(job.location ?? "")?.[1] ?? Number.NaN);
     let next = 0;
+    // A client that leaves mid-download cancels the stream while chunks are being read: they are
+    // then dropped, not written to the closed stream (which throws).
+    let cancelled = false;
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         const rows = await store.metaQuery(
           "SELECT seq, bytes FROM {meta}.export_chunk WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
           [job.id, next, READ_CHUNKS],
         );
+        if (cancelled) return;
         for (const r of rows) {
           // The job expired while it was being read (a new snapshot, its TTL): break the stream.
           if (Number(r.seq) !== next)
@@ -197,6 +201,9 @@ export class ChunkResults implements JobResults {
         }
         if (next >= chunks) controller.close();
         else if (!rows.length) controller.error(new Error(`job ${job.id}: ${next} of ${chunks} chunks left`));
+      },
+      cancel() {
+        cancelled = true;
       },
     });
   }

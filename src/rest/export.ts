@@ -26,14 +26,20 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
     throw e;
   });
   const encoder = new TextEncoder();
+  // Set once the client has gone (the response's stream was cancelled): what the export was
+  // doing then is dropped quietly, never written to a closed stream (that threw, and was logged
+  // as a fault of ours).
+  let dropped = false;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const next = pending ?? (await pages.next());
         pending = null;
+        if (dropped) return;
         if (next.done) return controller.close();
         if (next.value.count) controller.enqueue(next.value.bytes);
       } catch (e) {
+        if (dropped) return;
         // Mid-stream the status is sent: say what happened on a last line, then break the stream
         // so that the client cannot mistake the partial result for a whole one.
         const id = requestIdOf(request);
@@ -42,7 +48,15 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
         controller.error(err);
       }
     },
-    async cancel() {
+    async cancel(reason) {
+      dropped = true;
+      deps.logger.info(
+        {
+          requestId: requestIdOf(request),
+          reason: reason instanceof Error ? reason.message : String(reason),
+        },
+        "export dropped by the client",
+      );
       await pages.return(undefined);
     },
   });

@@ -8,6 +8,7 @@ import { apiError, errorResponse, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { noteRoute } from "../ops/access-log.ts";
 import { requestIdOf } from "../ops/request-id.ts";
+import { readBody } from "../request-body.ts";
 import { cachedDocument } from "./document.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
@@ -19,7 +20,6 @@ import { withSharedTexts } from "./shared-text.ts";
 export { OPENAPI_PATH, REST_BASE };
 
 let openapi: string | undefined;
-const MAX_BODY_BYTES = 1_000_000;
 
 /**
  * Runs a GraphQL operation through the whole yoga pipeline, as the client's own request, drawing
@@ -107,7 +107,7 @@ function compile(operation: Operation): RegExp {
   const source = operation.route.path
     .replace("{platform}.{token}", "(?<app>[^/]+)")
     .replace("{name}", "(?<name>[^/]+)");
-  return new RegExp(`^${source}/?$`);
+  return new RegExp(`^${source}$`);
 }
 const MATCHERS = OPERATIONS.map((op) => ({ op, re: compile(op) }));
 /** Each operation's option names, listed once rather than per request. */
@@ -137,48 +137,36 @@ function match(path: string, method: string): { op: Operation; params: Record<st
   throw apiError("NOT_FOUND", `no such path: ${REST_BASE}${path} (see /json/api/v1/openapi.json)`);
 }
 
+/**
+ * A path with a trailing slash is not a route's (docs/decisions.md, Paths): where the path
+ * without it is one, the answer is a 308 to it, which keeps the method and the body, so that
+ * a client that adds the slash still arrives, at the one URL that is cached, counted and logged.
+ */
+function canonicalPath(path: string, method: string): string | null {
+  if (path.length < 2 || !path.endsWith("/")) return null;
+  const trimmed = path.replace(/\/+$/, "");
+  try {
+    match(trimmed, method);
+  } catch (e) {
+    if ((e as GraphQLError).extensions?.code === "NOT_FOUND") return null;
+  }
+  return trimmed;
+}
+
+function canonicalRedirect(path: string, url: URL): Response {
+  const location = `${REST_BASE}${path}${url.search}`;
+  return Response.json(
+    { location, message: `this path has no trailing slash: ${REST_BASE}${path}` },
+    { status: 308, headers: { location, "cache-control": "no-store" } },
+  );
+}
+
 function decodeParams(groups: Record<string, string>): Record<string, string> {
   try {
     return Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, decodeURIComponent(v)]));
   } catch {
     throw apiError("BAD_USER_INPUT", "the path has a malformed percent-encoding");
   }
-}
-
-/**
- * The body as text, refusing it (413) as soon as it passes MAX_BODY_BYTES bytes. A body that
- * cannot be read to its end is the client's doing (it aborted, or its connection broke): a 400,
- * as yoga answers the same on /graphql, logged at info rather than as a fault of ours.
- */
-async function readBody(request: Request, logger: Logger): Promise<string> {
-  const tooLarge = () => apiError("PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
-  if (!request.body) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    let read: ReadableStreamReadResult<Uint8Array>;
-    try {
-      read = await reader.read();
-    } catch (e) {
-      const path = new URL(request.url).pathname;
-      logger.info(
-        { method: request.method, path, reason: (e as Error).message },
-        "request body aborted by the client",
-      );
-      throw apiError("BAD_REQUEST", "the request body ended before it was complete");
-    }
-    const { done, value } = read;
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 async function readOptions(op: Operation, request: Request, url: URL, logger: Logger): Promise<Options> {
@@ -236,7 +224,10 @@ async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whol
   const answer = (r: Response) => withRateHeaders(ctx, request, endpoint, r, drawn);
   const id = requestIdOf(request);
   try {
-    const { op, params } = match(url.pathname.slice(REST_BASE.length) || "/", request.method);
+    const path = url.pathname.slice(REST_BASE.length) || "/";
+    const canonical = canonicalPath(path, request.method);
+    if (canonical) return canonicalRedirect(canonical, url);
+    const { op, params } = match(path, request.method);
     const { route } = op;
     noteRoute(request, op.id);
     endpoint = route.endpoint;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LIMITS } from "../../src/app.ts";
+import { LIMITS } from "../../src/document-limits.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { APP_SORTS, DOMAIN_SORTS } from "../../src/query/sort.ts";
 import { OPERATIONS } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
@@ -18,6 +19,14 @@ import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 // (a 400) on its own.
 
 const BASE = "http://localhost/json/api/v1/all";
+
+/** Every line the apps log at warn and above: no request of the client's makes an error line. */
+const logged = vi.hoisted(() => [] as { level: number; msg?: string; [k: string]: unknown }[]);
+vi.mock("../../src/logger.ts", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("../../src/logger.ts")>()),
+  createLogger: () =>
+    pino({ level: "warn", base: undefined }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
+}));
 const RUNS = 150;
 
 const optionNames = (...ids: string[]) => [
@@ -581,12 +590,17 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
         ? { body, headers: { "content-type": "application/json" } }
         : {}),
     };
+    logged.length = 0;
     const res = await api.app.fetch(url, init);
     sent++;
     const text = await res.text();
     if (res.status < 300) succeeded++;
     const what = `${method} ${url}${body !== undefined ? ` ${body.slice(0, 500)}` : ""} → ${res.status} ${text.slice(0, 500)}`;
     expect(res.status, what).toBeLessThan(500);
+    expect(
+      logged.filter((l) => l.level >= 50),
+      what,
+    ).toEqual([]);
     const type = res.headers.get("content-type") ?? "";
     if (res.status >= 400) {
       expect(type, what).toMatch(/^application\/json\b/);
