@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { apiError, InputError } from "../errors.ts";
-import { textProblem } from "../text-input.ts";
+import { textProblem } from "../text.ts";
 import type { KeyValue, SortKey } from "./keyset.ts";
 
 /**

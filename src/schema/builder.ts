@@ -7,7 +7,7 @@ import { directiveArgs, type Endpoint } from "../auth/limits.ts";
 import type { Context } from "../context.ts";
 import { InputError } from "../errors.ts";
 import { parseInstant } from "../query/instant.ts";
-import { textProblem } from "../text-input.ts";
+import { textProblem } from "../text.ts";
 
 /** Builder configuration only; types live in one file each beside this one. */
 export const builder = new SchemaBuilder<{

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { InputError } from "../../src/errors.ts";
 import { decodeCursor, encodeCursor, fingerprint } from "../../src/query/cursor.ts";
 import type { KeyKind, KeyValue, SortKey } from "../../src/query/keyset.ts";
-import { textProblem } from "../../src/text-input.ts";
+import { textProblem } from "../../src/text.ts";
 
 const key = (field: string, kind: KeyKind, nullable = false): SortKey => ({
   field,
