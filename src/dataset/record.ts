@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MODEL } from "../generated/model.ts";
+import { textProblem } from "../text.ts";
 import { P1, PLATFORMS } from "./platforms.ts";
 import {
   APP_STATES,
@@ -517,19 +518,63 @@ function stringsOf(list: unknown, pick: (item: Record<string, unknown>) => unkno
   return [...found];
 }
 
+/**
+ * A field's path as the loader names it: `contact_info[0].description`. A key that is not text
+ * (textProblem) is written as its JSON string, `alternates["de\u0000DE"]`, so that no message
+ * carries NUL or an unpaired surrogate.
+ */
+export function fieldName(path: readonly PropertyKey[]): string {
+  let name = "";
+  for (const p of path) {
+    if (typeof p === "number") name += `[${p}]`;
+    else if (textProblem(String(p))) name += `[${JSON.stringify(String(p))}]`;
+    else name += name ? `.${String(p)}` : String(p);
+  }
+  return name;
+}
+
+/**
+ * Every string of a parsed line that cannot be stored as text (textProblem: NUL, an unpaired
+ * surrogate), object keys included and fields the record ignores too, as `field: problem` in the
+ * order of the line. Both databases refuse the line alike, and no message carries such text.
+ */
+export function textProblems(value: unknown): string[] {
+  const problems: string[] = [];
+  // Iterative, depth first: a line can nest deeper than the call stack.
+  const stack: [unknown, PropertyKey[]][] = [[value, []]];
+  while (stack.length) {
+    const [v, path] = stack.pop() as [unknown, PropertyKey[]];
+    if (typeof v === "string") {
+      const problem = textProblem(v);
+      if (problem) problems.push(`${fieldName(path) || "(record)"}: ${problem}`);
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], [...path, i]]);
+    } else if (v !== null && typeof v === "object") {
+      const keys = Object.keys(v);
+      for (const k of keys) {
+        const problem = textProblem(k);
+        if (problem) problems.push(`${fieldName(path) || "(record)"}: key ${JSON.stringify(k)} ${problem}`);
+      }
+      for (let i = keys.length - 1; i >= 0; i--) {
+        stack.push([(v as Record<string, unknown>)[keys[i]], [...path, keys[i]]]);
+      }
+    }
+  }
+  return problems;
+}
+
 /** Formats a zod issue as `field: problem`, the loader's message form (docs/dataset.md). */
 export function formatIssue(issue: z.core.$ZodIssue): string {
-  const field = issue.path.reduce<string>((acc, p) => {
-    if (typeof p === "number") return `${acc}[${p}]`;
-    return acc ? `${acc}.${String(p)}` : String(p);
-  }, "");
+  const field = fieldName(issue.path);
   let message = issue.message;
   if (issue.code === "invalid_type" && (issue as { input?: unknown }).input === null) {
     message = "is null; leave the field out when the value is unknown";
   } else if (issue.code === "invalid_type" && (issue as { input?: unknown }).input === undefined) {
     message = "is required";
   } else if (issue.code === "unrecognized_keys") {
-    return issue.keys.map((k) => `${field ? `${field}.` : ""}${k}: is not a field of this record`).join("\n");
+    return issue.keys
+      .map((k) => `${fieldName([...issue.path, k])}: is not a field of this record`)
+      .join("\n");
   }
   return `${field || "(record)"}: ${message}`;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -231,6 +231,47 @@ const violations: [string, (f: Fixture) => void, string][] = [
     "domains.jsonl:3: cluster_best_ranked: is gone.example.net (rank 30), but shop.example.com (line 1) ranks better (rank 10)",
   ],
   ["rating out of range", (f) => (f.reviews[1].rating = 6), "reviews.jsonl:2: rating: must be 1..5"],
+  // Text that no database can hold alike (issue 33): refused in any string, keys included.
+  [
+    "NUL in a string",
+    (f) => (f.domains[1].title = "Woo\u0000Shop"),
+    "domains.jsonl:2: title: must not contain the NUL character (U+0000)",
+  ],
+  [
+    "NUL in a nested string",
+    (f) => ((f.domains[0].contact_info as Json[])[0].description = "\u0000"),
+    "domains.jsonl:1: contact_info[0].description: must not contain the NUL character (U+0000)",
+  ],
+  [
+    "NUL in an item of a list",
+    (f) => (f.domains[0].keywords = ["tents", "bo\u0000ots"]),
+    "domains.jsonl:1: keywords[1]: must not contain the NUL character (U+0000)",
+  ],
+  [
+    "NUL in a key of a map",
+    (f) => (f.domains[0].alternates = { "de\u0000DE": "de.example.com" }),
+    'domains.jsonl:1: alternates: key "de\\u0000DE" must not contain the NUL character (U+0000)',
+  ],
+  [
+    "NUL in an App field that the Domain's apps carry along unread",
+    (f) => ((f.domains[0].apps as Json[])[0].vendor_name = "Klaviyo\u0000"),
+    "domains.jsonl:1: apps[0].vendor_name: must not contain the NUL character (U+0000)",
+  ],
+  [
+    "an unpaired high surrogate",
+    (f) => (f.apps[0].name = "Klaviyo \ud800"),
+    "apps.jsonl:1: name: must be valid Unicode text; it has an unpaired surrogate (U+D800)",
+  ],
+  [
+    "an unpaired low surrogate",
+    (f) => (f.reviews[1].body = "\udfffSupport was slow."),
+    "reviews.jsonl:2: body: must be valid Unicode text; it has an unpaired surrogate (U+DFFF)",
+  ],
+  [
+    "an unpaired surrogate in a key of a map",
+    (f) => (f.domains[0].alternates = { "\udc00": "de.example.com" }),
+    'domains.jsonl:1: alternates: key "\\udc00" must be valid Unicode text; it has an unpaired surrogate (U+DC00)',
+  ],
 ];
 
 /**
@@ -277,6 +318,15 @@ const followOns: [string, (f: Fixture) => void, string[]][] = [
       }),
     [
       "domains.jsonl:2: name: shop.example.com is also the Domain at line 1",
+      "apps.jsonl:3: installs: is 1 but 0 Active Domains have the App installed (follows from domains.jsonl:2)",
+      "domains.jsonl:1: technologies: Google Analytics has installs 2 but 1 Domain lists it (follows from domains.jsonl:2)",
+    ],
+  ],
+  [
+    "a Domain whose title holds NUL (refused like any other bad value)",
+    (f) => (f.domains[1].title = "Woo\u0000Shop"),
+    [
+      "domains.jsonl:2: title: must not contain the NUL character (U+0000)",
       "apps.jsonl:3: installs: is 1 but 0 Active Domains have the App installed (follows from domains.jsonl:2)",
       "domains.jsonl:1: technologies: Google Analytics has installs 2 but 1 Domain lists it (follows from domains.jsonl:2)",
     ],
@@ -482,6 +532,20 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     },
   );
 
+  it("refuses text in worker threads as in process: NUL and an unpaired surrogate", async () => {
+    const f = validFixture();
+    f.domains[1].title = "Woo\u0000Shop";
+    f.reviews[0].merchant_name = "Example \udbff";
+    const err = await loadSnapshot(store, snapshotDir(f), { keep: 1, workers: 2 }).catch((e) => e);
+    expect(err).toBeInstanceOf(LoadValidationError);
+    expect((err as LoadValidationError).problems.lines().slice(0, 2)).toEqual([
+      "domains.jsonl:2: title: must not contain the NUL character (U+0000)",
+      "reviews.jsonl:1: merchant_name: must be valid Unicode text; it has an unpaired surrogate (U+DBFF)",
+    ]);
+    expect((await store.current())?.version).toBe(1);
+    await expectNoLeftoverCopies(db, store);
+  });
+
   it("says how many problems follow from others, also when worker threads check the lines", async () => {
     const [, mutate, expected] = followOns[0];
     const f = validFixture();
@@ -540,6 +604,28 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     expect(rows.find((r) => r.version === 1)?.status).toBe("retired");
     expect((await store.current())?.version).toBe(b.version);
     await expectNoLeftoverCopies(db, store);
+  });
+
+  it("loads text that only looks like NUL or a surrogate: escaped backslashes, surrogate pairs", async () => {
+    const f = validFixture();
+    // In the file: a pair of surrogate escapes, a pair as is, and backslashes escaped before "u".
+    const title = "Tents \u{1F3D5} \u{1F3D5} \\u0000 \\ud800 \\\u00e9";
+    f.domains[1].title = title;
+    f.domains[1].description = "\u{10FFFF}";
+    const dir = snapshotDir(f);
+    const file = join(dir, "domains.jsonl");
+    writeFileSync(file, readFileSync(file, "utf8").replace("\u{1F3D5}", "\\ud83c\\udfd5"));
+    expect(readFileSync(file, "utf8")).toContain('"title":"Tents \\ud83c\\udfd5 \u{1F3D5} \\\\u0000');
+    const r = await loadSnapshot(store, dir, { keep: 1 });
+    const current = await store.current();
+    expect(current?.version).toBe(r.version);
+    const prisma = openSnapshotClient(db.config, current ?? { location: "" });
+    try {
+      const woo = await prisma.domain.findUniqueOrThrow({ where: { name: "woo.example.org" } });
+      expect([woo.title, woo.description]).toEqual([title, "\u{10FFFF}"]);
+    } finally {
+      await prisma.$disconnect();
+    }
   });
 
   if (kind === "postgresql") {
