@@ -4,6 +4,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Culprits } from "../../src/dataset/load/culprits.ts";
+import { jsonPrefix } from "../../src/dataset/load/json-prefix.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { LoadValidationError, MAX_LISTED, Problems } from "../../src/dataset/load/problems.ts";
 import { openSnapshotStore } from "../../src/db/open-store.ts";
@@ -383,6 +384,58 @@ const followOns: [string, (f: Fixture) => void, string[]][] = [
   ],
 ];
 
+/**
+ * One line that is not JSON, and every problem the load reports, in order: like a record that
+ * fails its checks, its problem comes first and what its absence causes follows from it, as far
+ * as the keys it names can be read from the JSON before the break.
+ */
+const brokenLines: [string, keyof Fixture, number, (text: string) => string, (string | RegExp)[]][] = [
+  [
+    "a Domain line cut short of its closing brace",
+    "domains",
+    1,
+    (text) => text.slice(0, -1),
+    [
+      /^domains\.jsonl:2: \(record\): is not valid JSON: /,
+      "apps.jsonl:3: installs: is 1 but 0 Active Domains have the App installed (follows from domains.jsonl:2)",
+      "domains.jsonl:1: technologies: Google Analytics has installs 2 but 1 Domain lists it (follows from domains.jsonl:2)",
+    ],
+  ],
+  [
+    "an App line broken just after its id",
+    "apps",
+    0,
+    (text) => text.replace('"app-1",', '"app-1",,'),
+    [
+      /^apps\.jsonl:1: \(record\): is not valid JSON: /,
+      "domains.jsonl:1: apps[0].id: names no App of apps.jsonl (follows from apps.jsonl:1)",
+      "domains.jsonl:3: apps[0].id: names no App of apps.jsonl (follows from apps.jsonl:1)",
+      "reviews.jsonl:1: app.id: names no App of apps.jsonl (follows from apps.jsonl:1)",
+      "reviews.jsonl:2: app.id: names no App of apps.jsonl (follows from apps.jsonl:1)",
+    ],
+  ],
+];
+
+describe("jsonPrefix (what a line that is not JSON holds before it breaks)", () => {
+  it.each([
+    ["a stray comma", '{"id": "app-1",, "token": "x"}', { id: "app-1" }],
+    ["open containers, kept with what they hold", '{"a": [1, {"b": "c"', { a: [1, { b: "c" }] }],
+    ["a string cut short, left out", '{"a": 1, "b": "cu', { a: 1 }],
+    ["a number that ends the text, left out", '{"a": "x", "n": 12', { a: "x" }],
+    ["a bad escape, left out", '{"a": "\\q", "b": 1}', {}],
+    ["nothing JSON at all", "<html>", undefined],
+    ["more nesting than the call stack", "[".repeat(1_000_000), undefined],
+  ])("%s", (_name, text, expected) => {
+    expect(jsonPrefix(text)).toEqual(expected);
+  });
+
+  it("keeps a __proto__ key as a member, as JSON.parse does", () => {
+    const v = jsonPrefix('{"__proto__": {"id": "x"}, "b": tru') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+    expect(Object.keys(v)).toEqual(["__proto__"]);
+  });
+});
+
 describe("Culprits (what failed records named, to attribute follow-on problems)", () => {
   it("remembers a bounded number of keys, and a few lines of each for citing", () => {
     const c = new Culprits(2);
@@ -528,6 +581,23 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
       const err = await loadSnapshot(store, snapshotDir(f), { keep: 1 }).catch((e) => e);
       expect(err).toBeInstanceOf(LoadValidationError);
       expect((err as LoadValidationError).problems.lines()).toEqual(expected);
+      expect((await store.current())?.version).toBe(1);
+    },
+  );
+
+  it.each(brokenLines)(
+    "reports %s first, then the problems that follow from it",
+    async (_name, file, index, breakLine, expected) => {
+      const f = validFixture();
+      const dir = snapshotDir(f);
+      const lines = f[file].map((r) => JSON.stringify(r));
+      lines[index] = breakLine(lines[index]);
+      writeFileSync(join(dir, `${file}.jsonl`), `${lines.join("\n")}\n`);
+      const err = await loadSnapshot(store, dir, { keep: 1 }).catch((e) => e);
+      expect(err).toBeInstanceOf(LoadValidationError);
+      expect((err as LoadValidationError).problems.lines()).toEqual(
+        expected.map((e) => (typeof e === "string" ? e : expect.stringMatching(e))),
+      );
       expect((await store.current())?.version).toBe(1);
     },
   );

@@ -12,6 +12,7 @@ import {
   ReviewRecord,
   textProblems,
 } from "../record.ts";
+import { jsonPrefix } from "./json-prefix.ts";
 import type { Line, SnapshotFile } from "./read.ts";
 import { appChildRows, appRow, domainChildRows, domainRow, reviewRows } from "./rows.ts";
 
@@ -75,15 +76,17 @@ const NO_PROBLEMS: string[] = [];
 
 /**
  * JSON-parses, validates and turns one line into rows (pure; runs in a worker or in process). A
- * record that holds text that cannot be stored, or breaks a rule of its record, is dropped with the
- * keys it names, so that the problems its absence causes are reported as following from it.
+ * line that fails, whether it is not JSON, holds text that cannot be stored, or breaks a rule of
+ * its record, is dropped with the keys it names (what can be read of them), so that the problems
+ * its absence causes are reported as following from it.
  */
 export function prepareLine<K extends SnapshotFile>(kind: K, { line, text }: Line): Prepared<K> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return { line, problems: [`(record): is not valid JSON: ${(e as Error).message}`] };
+    const problems = [`(record): is not valid JSON: ${(e as Error).message}`];
+    return { line, problems, named: namedKeys(kind, jsonPrefix(text)) };
   }
   const badText = MAY_HOLD_BAD_TEXT.test(text) ? textProblems(value) : NO_PROBLEMS;
   const parsed = SCHEMAS[kind].safeParse(value, { reportInput: true });
