@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { generateDataset } from "../dataset/generate.ts";
 
-const USAGE = `Usage: tsx src/cli/generate-data.ts [--domains N] [--apps M] [--seed S] [--out DIR] [--gzip]
+const USAGE = `usage: npm run generate-data -- [--domains N] [--apps M] [--seed S] [--out DIR] [--gzip]
 
 Writes a synthetic snapshot (apps.jsonl, domains.jsonl, reviews.jsonl; docs/dataset.md) that is
 byte-identical for the same options.

@@ -6,20 +6,28 @@ import { openSnapshotStore } from "../db/open-store.ts";
 const USAGE = `usage:
   npm run keys -- create --plan ${PLANS.join("|")} --name "Acme"   prints a new key, once
   npm run keys -- list                                             id, key prefix, plan, name, dates
-  npm run keys -- revoke <id or key prefix>                        ${MIN_SELECTOR} or more characters of either`;
+  npm run keys -- revoke <id or key prefix>                        ${MIN_SELECTOR} or more characters of either
+  npm run keys -- -h, --help                                       this help`;
 
 const parse = () =>
-  parseArgs({ allowPositionals: true, options: { plan: { type: "string" }, name: { type: "string" } } });
+  parseArgs({
+    allowPositionals: true,
+    options: { plan: { type: "string" }, name: { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
 
 async function main(): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse();
   } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}`);
+    console.error(`keys: ${(e as Error).message}\n\n${USAGE}`);
     return 2;
   }
   const { positionals, values } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   const [command, ...rest] = positionals;
   if (!["create", "list", "revoke"].includes(command ?? "")) {
     console.error(USAGE);

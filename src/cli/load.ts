@@ -7,12 +7,32 @@ import { SnapshotDirError } from "../dataset/load/read.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
 import { LoadInProgressError } from "../db/store.ts";
 
-const USAGE = "usage: npm run load -- <snapshot-dir>   (apps, domains and reviews .jsonl or .jsonl.gz)";
+const USAGE = `usage: npm run load -- <snapshot-dir>   (apps, domains and reviews .jsonl or .jsonl.gz)
+
+Checks the snapshot in <snapshot-dir> (docs/dataset.md) and loads it as a new version into the
+database that DATABASE_URL names (SQLite under DATA_DIR when it is unset), served once complete.
+If any record has a problem, every problem is listed as file:line: field: problem and the served
+snapshot stays.
+
+  -h, --help    show this help
+
+Exit status: 0 loaded, 1 not loaded (the reason is printed), 2 bad usage, 130 interrupted.`;
 
 async function main(): Promise<number> {
-  const { positionals } = parseArgs({ allowPositionals: true, options: {} });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
+  } catch (e) {
+    console.error(`load: ${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
   if (positionals.length !== 1) {
-    console.error(USAGE);
+    console.error(`load: name one snapshot directory (got ${positionals.length})\n\n${USAGE}`);
     return 2;
   }
   const config = loadConfig();
@@ -55,6 +75,9 @@ async function main(): Promise<number> {
     await store.close();
   }
 }
+
+const parse = () =>
+  parseArgs({ allowPositionals: true, strict: true, options: { help: { type: "boolean", short: "h" } } });
 
 /** A bar on a terminal; otherwise a plain line every 5% (logs and CI). */
 function createProgress(): { update: (done: number, total: number) => void; stop: () => void } {

@@ -1,0 +1,87 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const COMMANDS = {
+  load: "src/cli/load.ts",
+  "generate-data": "src/cli/generate-data.ts",
+  keys: "src/cli/keys.ts",
+};
+
+/** `npm run <command> -- <args>` against the test database. */
+function cli(db: TestDatabase, command: keyof typeof COMMANDS, ...args: string[]): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: db.config.dataDir, LOG_LEVEL: "silent" };
+  if (db.config.database.kind === "postgresql") env.DATABASE_URL = db.config.database.url;
+  else delete env.DATABASE_URL;
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", COMMANDS[command], ...args],
+      { cwd: join(import.meta.dirname, "../.."), env, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+  });
+}
+
+const STACK = /\n\s+at /;
+
+describe.each(databaseKinds())("the commands' usage on %s", (kind) => {
+  let db: TestDatabase;
+  const scratch = mkdtempSync(join(tmpdir(), "storegraph-cli-"));
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+  });
+  afterAll(async () => {
+    await db?.drop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it.each([
+    ["load", "--help"],
+    ["load", "-h"],
+    ["generate-data", "--help"],
+    ["generate-data", "-h"],
+    ["keys", "--help"],
+    ["keys", "-h"],
+  ] as const)("npm run %s -- %s prints the usage on stdout and exits 0", async (command, flag) => {
+    // Arguments beside the flag are not acted on: help is all that is asked for.
+    const out = join(scratch, `${command}${flag}`);
+    const args =
+      command === "generate-data" ? ["--out", out, flag] : command === "load" ? [flag, out] : [flag];
+    const r = await cli(db, command, ...args);
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    expect(r.stdout).toMatch(new RegExp(`^usage:\\n?\\s*npm run ${command} -- `));
+    expect(r.stdout).toMatch(/-h, --help/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it.each([
+    ["load", ["--bogus", "data/x"]],
+    ["load", []],
+    ["load", ["a", "b"]],
+    ["generate-data", ["--bogus"]],
+    ["keys", ["list", "--bogus"]],
+  ] as const)(
+    "npm run %s -- %j is bad usage: the usage on stderr, exit 2, no stack",
+    async (command, args) => {
+      const r = await cli(db, command, ...args);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(new RegExp(`usage:\\n?\\s*npm run ${command} -- `));
+      expect(r.stderr).not.toMatch(STACK);
+    },
+  );
+});
