@@ -10,8 +10,7 @@ import type { Logger } from "./logger.ts";
  */
 export const MAX_BODY_BYTES = 1_000_000;
 
-const tooLarge = () =>
-  apiError("PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
+const tooLarge = () => apiError("PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
 
 /**
  * The body as text, refusing it (413) as soon as it passes MAX_BODY_BYTES bytes. A body that

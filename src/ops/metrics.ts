@@ -55,6 +55,12 @@ export class Metrics {
     labelNames: ["kind"] as const,
     registers: [this.registry],
   });
+  private readonly writerFallbacks = new Counter({
+    name: "storegraph_writer_fallbacks_total",
+    help: "Batches of Domains the generated row writer left to the resolver path (src/rest/row-writer.ts), by path.",
+    labelNames: ["path"] as const,
+    registers: [this.registry],
+  });
 
   constructor(snapshots: Snapshots) {
     const registers = [this.registry];
@@ -202,13 +208,17 @@ export class Metrics {
   }
 
   /** An export (or job) began; returns what it calls per page, and once at its end. */
-  export(kind: "export" | "job"): { page(count: number, bytes: number): void; end(): void } {
+  export(kind: "export" | "job"): {
+    page(count: number, bytes: number, fallbacks?: number): void;
+    end(): void;
+  } {
     this.exportsRunning.inc({ kind });
     let ended = false;
     return {
-      page: (count, bytes) => {
+      page: (count, bytes, fallbacks = 0) => {
         this.exportDomains.inc({ kind }, count);
         this.exportBytes.inc({ kind }, bytes);
+        if (fallbacks) this.writerFallbacks.inc({ path: kind }, fallbacks);
       },
       end: () => {
         if (ended) return;

@@ -19,6 +19,7 @@ import { schema } from "../schema/index.ts";
 import { field, operation, selection } from "./document.ts";
 import { type LegacyWriter, legacyWriter, parseFields, toSelectionSet } from "./fields.ts";
 import { domainNamesDocument } from "./routes.ts";
+import { type RowWriter, rowWriter } from "./row-writer.ts";
 import { withSharedTexts } from "./shared-text.ts";
 
 /**
@@ -52,8 +53,11 @@ export interface ExportQuery {
 }
 
 interface Compiled {
-  query: CompiledQuery;
+  /** The resolver path: the lookup's operation, compiled when a batch first needs it. */
+  query: () => CompiledQuery;
   write: LegacyWriter;
+  /** The same text straight from the rows (src/rest/row-writer.ts). */
+  rows: RowWriter;
   /** What a lookup by name of this selection reads: the rows of a batch are read so. */
   read: ReturnType<typeof domainReadOfSets>;
 }
@@ -65,19 +69,44 @@ function compiledLookup(fields: string): Compiled {
   if (!c) {
     const sel = parseFields(fields, DOMAIN);
     const set = toSelectionSet(sel);
-    const document = operation(
-      "ExportPage",
-      { names: "[String!]!" },
-      field("domainsByName", ["names"], selection(field("domains", [], set), field("notFound"))),
-    );
-    const query = compileQuery(schema, document);
-    if (!isCompiledQuery(query)) throw new Error(`export page: ${JSON.stringify(query.errors)}`);
+    let query: CompiledQuery | null = null;
+    const lookup = () => {
+      if (query) return query;
+      const document = operation(
+        "ExportPage",
+        { names: "[String!]!" },
+        field("domainsByName", ["names"], selection(field("domains", [], set), field("notFound"))),
+      );
+      const q = compileQuery(schema, document);
+      if (!isCompiledQuery(q)) throw new Error(`export page: ${JSON.stringify(q.errors)}`);
+      query = q;
+      return q;
+    };
     // domainsByName reads its Domains as domainReadOf plans the selection under `domains`.
-    c = { query, write: legacyWriter(sel), read: domainReadOfSets([set], DOMAIN_LOOKUP) };
+    c = {
+      query: lookup,
+      write: legacyWriter(sel),
+      rows: rowWriter(sel, DOMAIN),
+      read: domainReadOfSets([set], DOMAIN_LOOKUP),
+    };
     compiled.set(fields, c);
   }
   return c;
 }
+
+/**
+ * Batches the row writer left to the resolver path since the last call (the export thread sends
+ * the count with each page; /metrics counts them: storegraph_writer_fallbacks_total).
+ */
+let fallbacks = 0;
+export function takeFallbacks(): number {
+  const n = fallbacks;
+  fallbacks = 0;
+  return n;
+}
+
+/** `writer: "resolvers"` makes every batch take the resolver path (the parity test compares the two). */
+export type WriterChoice = "rows" | "resolvers";
 
 /** List Domains' variable definitions (its filter, sort and search), taken from its document once. */
 let listVariables: readonly VariableDefinitionNode[] | null = null;
@@ -103,15 +132,36 @@ const contextOf = (sql: SqlReader) =>
 
 type Found = { domains: Record<string, unknown>[]; notFound: string[] };
 
+/**
+ * The JSON text of `rows` (as read for `c`), in their order: written from the rows, or where the
+ * row writer stops, through the lookup's operation.
+ */
+async function linesOf(
+  ctx: Context,
+  c: Compiled,
+  rows: DomainRow[],
+  writer: WriterChoice,
+): Promise<string[]> {
+  if (writer === "rows") {
+    try {
+      return await withSharedTexts(ctx.served, (shared) => rows.map((r) => c.rows(r, ctx, shared)));
+    } catch {
+      // NOT_WRITTEN, or anything a resolver threw: the resolver path answers, or fails with its error.
+      fallbacks++;
+    }
+  }
+  return resolvedLinesOf(ctx, c, rows);
+}
+
 /** The JSON text of `rows` (as read for `c`), in their order, through the lookup's operation. */
-async function linesOf(ctx: Context, c: Compiled, rows: DomainRow[]): Promise<string[]> {
+async function resolvedLinesOf(ctx: Context, c: Compiled, rows: DomainRow[]): Promise<string[]> {
   const byName = plannedDomainByName(ctx, c.read);
   for (const r of rows) byName.prime(r.name, r);
   const chunks: Promise<string[]>[] = [];
   for (let i = 0; i < rows.length; i += CHUNK) {
     const names = rows.slice(i, i + CHUNK).map((r) => r.name);
     chunks.push(
-      Promise.resolve(c.query.query(undefined, ctx, { names })).then((result) => {
+      Promise.resolve(c.query().query(undefined, ctx, { names })).then((result) => {
         if (result.errors?.length) throw result.errors[0].originalError ?? result.errors[0];
         const found = (result.data as { domainsByName: Found }).domainsByName;
         if (found.notFound.length) throw new Error(`${found.notFound.join(", ")} were read but not found`);
@@ -132,6 +182,7 @@ export async function* domainStream(
   query: ExportQuery,
   batch?: number,
   skip = 0,
+  writer: WriterChoice = "rows",
 ): AsyncGenerator<string[]> {
   const c = compiledLookup(fields);
   const size = batch ?? (c.read.children.length || c.read.fields === null ? WIDE_BATCH : BATCH);
@@ -147,7 +198,7 @@ export async function* domainStream(
       size,
       passOver,
     )) {
-      yield await linesOf(ctx, c, rows);
+      yield await linesOf(ctx, c, rows, writer);
     }
   }
 }

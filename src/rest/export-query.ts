@@ -95,7 +95,7 @@ export async function* domainPages(
       await deps.beforePage?.();
       const now = await deps.version();
       if (now !== version) throw expired(version, now);
-      counted?.page(page.count, page.bytes.byteLength);
+      counted?.page(page.count, page.bytes.byteLength, page.fallbacks ?? 0);
       yield page;
     }
   } finally {

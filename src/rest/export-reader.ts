@@ -44,6 +44,8 @@ export type PageFormat = "json" | "jsonl";
 export interface Page {
   count: number;
   bytes: Uint8Array;
+  /** Batches the row writer left to the resolver path (src/rest/row-writer.ts). */
+  fallbacks?: number;
 }
 
 /**
@@ -161,7 +163,10 @@ export class ExportReader {
       const waiting = this.waiting.get(answer.id)?.shift();
       if (!waiting) return;
       if ("error" in answer) waiting.reject(Object.assign(new Error(answer.error.message), answer.error));
-      else waiting.resolve(answer.done ? null : { count: answer.count, bytes: answer.bytes });
+      else
+        waiting.resolve(
+          answer.done ? null : { count: answer.count, bytes: answer.bytes, fallbacks: answer.fallbacks },
+        );
     });
     worker.on("error", (err) => {
       this.logger.error({ err }, "the export reader thread failed");

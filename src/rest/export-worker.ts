@@ -1,7 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
-import { domainStream } from "./export-page.ts";
+import { domainStream, takeFallbacks } from "./export-page.ts";
 import type { PageAnswer, ReaderData, StreamMessage } from "./export-reader.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
@@ -120,7 +120,7 @@ async function next(id: number, stream: Stream): Promise<PageAnswer> {
     if (done) end(id);
     if (!count) return over(id);
     if (jsonl) page.write("", NEWLINE);
-    return { id, count, bytes: page.done(), done: false };
+    return { id, count, bytes: page.done(), done: false, fallbacks: takeFallbacks() };
   } catch (e) {
     end(id);
     return failure(id, e);

@@ -289,8 +289,8 @@ export interface SharedTexts {
 /** Writes a GraphQL result object in its legacy form, as JSON text. */
 export type LegacyWriter = (data: Record<string, unknown>, shared: SharedTexts) => string;
 
-type Part =
-  | { kind: "field"; key: string; field: string; via?: string; child?: LegacyWriter }
+export type Part =
+  | { kind: "field"; key: string; field: string; via?: string; children?: Selection; child?: LegacyWriter }
   | { kind: "run"; run: SharedRun; via: string; keyField: string };
 
 const writers = new WeakMap<Selection, LegacyWriter>();
@@ -299,7 +299,7 @@ const writers = new WeakMap<Selection, LegacyWriter>();
  * The parts of a selection in order: its own fields (and those of unshared flattened children)
  * one by one, and the fields of a shared child in runs.
  */
-function partsOf(selection: Selection): Part[] {
+export function partsOf(selection: Selection): Part[] {
   const parts: Part[] = [];
   for (const [legacy, f] of selection) {
     if (f.via && f.shared) {
@@ -318,6 +318,7 @@ function partsOf(selection: Selection): Part[] {
       key: `${JSON.stringify(legacy)}:`,
       field: f.field,
       via: f.via,
+      children: f.children,
       child: f.children && legacyWriter(f.children),
     });
   }

@@ -55,13 +55,14 @@ export const Domain = builder.objectRef<DomainRow>("Domain");
 type Fields = Parameters<NonNullable<Parameters<typeof builder.node<[], typeof Domain>>[1]["fields"]>>[0];
 type Key = keyof DomainRow & string;
 
-/** Optional columns exposed as they are: [GraphQL name = column, legacy name]. */
+/**
+ * Optional columns exposed as they are: [GraphQL name = column, legacy name]. Exposed (no
+ * resolver of their own): graphql-jit and the row writer read each as a property of its own,
+ * where one resolver `(d) => d[f]` shared by 60 fields was a megamorphic read (6% of an export).
+ */
 function columns(t: Fields, type: "String" | "Int" | "Float" | "SafeInt" | "Date", pairs: [Key, string][]) {
   return Object.fromEntries(
-    pairs.map(([f, l]) => [
-      f,
-      t.field({ type, nullable: true, ...legacy(l), resolve: (d) => d[f] as never }),
-    ]),
+    pairs.map(([f, l]) => [f, t.expose(f as "name", { type, nullable: true, ...legacy(l) } as never)]),
   );
 }
 

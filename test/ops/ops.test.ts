@@ -267,6 +267,15 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
     ).toBeGreaterThan(0);
     expect(sample(text, "storegraph_snapshot_version", {})).toBe(1);
     expect(text).toMatch(/storegraph_db_connections\{state="total"\} [1-9]/);
+    // The row writer's fallbacks to the resolver path, counted from the export's thread: a field
+    // read on request takes it, the default fields do not.
+    const fallbacks = (t: string) => sample(t, "storegraph_writer_fallbacks_total", { path: "export" });
+    await (await get("/json/api/v1/all/domain/export")).text();
+    const afterDefaults = await (await fetch(`${g.metricsBase}/metrics`)).text();
+    expect(fallbacks(afterDefaults)).toBe(fallbacks(text));
+    await (await get("/json/api/v1/all/domain/export?fields=name,most_recently_published_product")).text();
+    const afterProduct = await (await fetch(`${g.metricsBase}/metrics`)).text();
+    expect(fallbacks(afterProduct)).toBeGreaterThan(fallbacks(text));
     // Every metric the Grafana dashboard (docs/) queries is one the gateway exports.
     const dashboard = readFileSync(join(import.meta.dirname, "../../docs/grafana-dashboard.json"), "utf8");
     const queried = new Set(
