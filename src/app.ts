@@ -5,7 +5,7 @@ import type { Endpoint } from "./auth/limits.ts";
 import { apiKeyOf, createVerifier, graphiqlKey, useAuth } from "./auth/plugin.ts";
 import { type Charge, RateLimits } from "./auth/rate-limit.ts";
 import type { Config } from "./config.ts";
-import { type Context, createContext } from "./context.ts";
+import { type Context, createContext, type RecordHandoff } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import { jobResults } from "./db/export-results.ts";
@@ -69,6 +69,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** More envelop plugins (the GraphQL spans of src/ops/tracing.ts). */
   plugins?: Plugin[];
+  /** REST records written from their rows (the default) or through the resolvers (parity tests). */
+  restWriter?: "rows" | "resolvers";
 }
 
 export function createApp(config: Config, snapshots: Snapshots, options: AppOptions = {}): App {
@@ -77,8 +79,8 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
   const limits = new RateLimits(config.rateLimits, logger, config.timeouts);
   const metrics = options.metrics ?? null;
   if (metrics) limits.onRefusal = (plan, endpoint) => metrics.refused(plan, endpoint);
-  const execute: ExecuteGraphQL = (request, query, variables, charge) =>
-    executeInternally(yoga, limits, request, query, variables, charge);
+  const execute: ExecuteGraphQL = (request, query, variables, charge, records) =>
+    executeInternally(yoga, limits, request, query, variables, charge, records);
   const version = async () => (await snapshots.current())?.snapshot.version ?? null;
   const httpsAllows = createHttpsCheck(config);
   const exportReader = new ExportReader(
@@ -150,7 +152,10 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useMetricsEndpoint(metrics, config.metrics.token),
       useAuth(verify, [OPENAPI_PATH], logger),
       limits.plugin(),
-      useRest({ execute, logger, limits, version }, exportRoutes(exportDeps)),
+      useRest(
+        { execute, logger, limits, version, metrics, writer: options.restWriter },
+        exportRoutes(exportDeps),
+      ),
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),
       useJsonErrorBodies(),
@@ -187,6 +192,7 @@ async function executeInternally(
   query: string,
   variables: Record<string, unknown>,
   charge: Endpoint | null,
+  records?: RecordHandoff,
 ) {
   const { parse, validate, contextFactory, execute, schema } = yoga.getEnveloped({
     request,
@@ -195,6 +201,7 @@ async function executeInternally(
     charge,
   } as ServerContext & { request: Request; params: unknown });
   let served: ServedSnapshot | null = null;
+  let context: Context | undefined;
   const outcome = async (): Promise<{ data?: Record<string, unknown> | null; errors?: GraphQLError[] }> => {
     let document: DocumentNode;
     try {
@@ -206,6 +213,8 @@ async function executeInternally(
     if (invalid.length) return { errors: invalid.map(validationFailed) };
     const contextValue = (await contextFactory()) as Context;
     served = contextValue.served;
+    if (records) contextValue.records = records;
+    context = contextValue;
     const result = (await execute({
       schema,
       document,
@@ -216,7 +225,7 @@ async function executeInternally(
     return { data: result.data, errors: result.errors ? withInputCodes([...result.errors]) : undefined };
   };
   const result = await outcome();
-  return { ...result, rateHeaders: limits.headersOf(request), served };
+  return { ...result, rateHeaders: limits.headersOf(request), served, context };
 }
 
 /** What yoga answers for a document that fails to parse or validate (HTTP 400). */

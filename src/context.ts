@@ -1,4 +1,5 @@
 import type DataLoader from "dataloader";
+import type { SelectionSetNode } from "graphql";
 import type { ApiKey } from "./auth/keys.ts";
 import type { RateUsage } from "./auth/rate-limit.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
@@ -14,6 +15,19 @@ export interface Context {
   loaders: Map<string, DataLoader<unknown, unknown>>;
   /** The rate-limit budgets this request draws on (src/auth/rate-limit.ts). */
   rateUsage: RateUsage;
+  /** A REST request whose records the row writer writes (src/rest/records.ts). */
+  records?: RecordHandoff;
+}
+
+/**
+ * The records of a REST request handed to the row writer instead of executed field by field: the
+ * records' GraphQL document selects only their `name`, the planned reads read what `set` (the
+ * route's `fields`) needs (src/schema/domain-columns.ts), and every row they read is kept here by
+ * name (src/query/loaders.ts) for the writer.
+ */
+export interface RecordHandoff {
+  set: SelectionSetNode;
+  rows: Map<string, object>;
 }
 
 export async function createContext(

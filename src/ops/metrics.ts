@@ -57,7 +57,7 @@ export class Metrics {
   });
   private readonly writerFallbacks = new Counter({
     name: "storegraph_writer_fallbacks_total",
-    help: "Batches of Domains the generated row writer left to the resolver path (src/rest/row-writer.ts), by path.",
+    help: "Batches of Domains (exports, jobs) and REST answers the generated row writer left to the resolver path (src/rest/row-writer.ts), by path.",
     labelNames: ["path"] as const,
     registers: [this.registry],
   });
@@ -201,6 +201,11 @@ export class Metrics {
       { route: line.route, method: line.method, status: String(line.status) },
       line.ms / 1000,
     );
+  }
+
+  /** A REST answer whose records the row writer left to the resolver path. */
+  writerFallback(path: "rest"): void {
+    this.writerFallbacks.inc({ path });
   }
 
   refused(plan: string, endpoint: string): void {

@@ -495,6 +495,9 @@ async function domainRowsOf(
 ): Promise<DomainRow[]> {
   const rows = toModel<DomainRow & PlannedRow>(s.columns, raw);
   if (s.children.length) for (const r of rows) r[PLANNED] = {};
+  // Handed to the row writer of a REST request (src/context.ts, RecordHandoff).
+  const handoff = ctx.records?.rows;
+  if (handoff) for (const r of rows) handoff.set(r.name, r);
   const installed: DomainApp[] = [];
   const detected: DomainTechnology[] = [];
   s.children.forEach(({ child, columns }, k) => {

@@ -368,18 +368,6 @@ export function legacyWriter(selection: Selection): LegacyWriter {
   return writer;
 }
 
-/** The JSON text of a list of GraphQL result objects in their legacy form. */
-export function legacyList(
-  objects: readonly Record<string, unknown>[],
-  selection: Selection,
-  shared: SharedTexts,
-): string {
-  const write = legacyWriter(selection);
-  let out = "[";
-  for (let i = 0; i < objects.length; i++) out += (i ? "," : "") + write(objects[i], shared);
-  return `${out}]`;
-}
-
 /**
  * A string that identifies a selection whole, nested levels included: the cache key of the
  * document built from it (two selections with the same key must build the same document).

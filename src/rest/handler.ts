@@ -1,12 +1,15 @@
 import type { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
+import { LRUCache } from "lru-cache";
 import type { Endpoint } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { type Budget, budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
+import type { Context, RecordHandoff } from "../context.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { apiError, errorResponse, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { noteRoute } from "../ops/access-log.ts";
+import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { readBody } from "../request-body.ts";
 import { cachedDocument } from "./document.ts";
@@ -15,6 +18,7 @@ import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } fro
 import { Options } from "./options.ts";
 import { type Operation, planOf } from "./route.ts";
 import { OPENAPI_PATH, OPERATIONS, REST_BASE } from "./routes.ts";
+import { NOT_WRITTEN } from "./row-writer.ts";
 import { withSharedTexts } from "./shared-text.ts";
 
 export { OPENAPI_PATH, REST_BASE };
@@ -30,12 +34,16 @@ export type ExecuteGraphQL = (
   query: string,
   variables: Record<string, unknown>,
   charge: Endpoint | null,
+  /** Records handed to the row writer: their rows are kept here as they are read. */
+  records?: RecordHandoff,
 ) => Promise<{
   data?: Record<string, unknown> | null;
   errors?: GraphQLErrorJson[];
   rateHeaders?: Record<string, string>;
   /** The snapshot the operation read (fixed for the whole operation: src/context.ts). */
   served?: ServedSnapshot | null;
+  /** The operation's context (the row writer resolves the records' rows in it). */
+  context?: Context;
 }>;
 
 export interface RestContext {
@@ -44,7 +52,25 @@ export interface RestContext {
   limits: RateLimits;
   /** The version of the snapshot being served (null before the first load): the ETags' half. */
   version: () => Promise<number | null>;
+  /** Counts the row writer's fallbacks (src/ops/metrics.ts). */
+  metrics?: Metrics | null;
+  /** "resolvers": every record through the resolver path (the parity tests compare the two). */
+  writer?: "rows" | "resolvers";
 }
+
+/**
+ * Plans whose records the row writer once left to the resolver path (a field whose resolver
+ * answers later, such as a field read on request), per app: they take that path from the start.
+ */
+const resolverOnly = new WeakMap<RestContext, LRUCache<string, true>>();
+const resolverOnlyOf = (ctx: RestContext) => {
+  let plans = resolverOnly.get(ctx);
+  if (!plans) {
+    plans = new LRUCache<string, true>({ max: 1000 });
+    resolverOnly.set(ctx, plans);
+  }
+  return plans;
+};
 
 /**
  * Answers the requests a route answers whole (its `whole`: cursor=all, export), or null for those
@@ -255,21 +281,53 @@ async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whol
       drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
       return answer(new Response(null, { status: 304, headers: cache }));
     }
+    // The body as UTF-8 bytes: given a string, Response checks every code unit for a lone
+    // surrogate (WebIDL's USVString, 9% of a bulk of 100's CPU); JSON.stringify never leaves one.
+    const ok = (body: string) =>
+      answer(
+        new Response(Buffer.from(body, "utf8"), {
+          status: 200,
+          headers: { "content-type": "application/json", "cache-control": "no-store", ...cache },
+        }),
+      );
+    // The records written from their rows where the row writer can (src/rest/row-writer.ts).
+    const records =
+      plan.records && ctx.writer !== "resolvers" && !resolverOnlyOf(ctx).has(plan.key) ? plan.records : null;
+    let charge: Endpoint | null = route.endpoint;
+    if (records) {
+      const handoff: RecordHandoff = { set: records.set, rows: new Map() };
+      const query = cachedDocument(records.key, records.document);
+      const result = await ctx.execute(request, query, plan.variables, charge, handoff);
+      drawn = result.rateHeaders;
+      if (result.errors?.length) throw restErrorOf(result.errors, plan.option);
+      if (!result.data || !result.context)
+        throw new Error("a REST operation answered without data or errors");
+      if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
+      const data = result.data;
+      const context = result.context;
+      try {
+        return ok(
+          await withSharedTexts(result.served ?? null, (shared) =>
+            records.envelope(data, { rows: handoff.rows, ctx: context }, shared),
+          ),
+        );
+      } catch (e) {
+        // The resolver path answers, or fails with its own error; the budget is drawn once. A
+        // selection the writer cannot write takes that path from now on.
+        if (e === NOT_WRITTEN) resolverOnlyOf(ctx).set(plan.key, true);
+        ctx.metrics?.writerFallback("rest");
+        charge = null;
+      }
+    }
     const query = cachedDocument(plan.key, plan.document);
-    const result = await ctx.execute(request, query, plan.variables, route.endpoint);
-    drawn = result.rateHeaders;
+    const result = await ctx.execute(request, query, plan.variables, charge);
+    if (charge) drawn = result.rateHeaders;
     if (result.errors?.length) throw restErrorOf(result.errors, plan.option);
     if (!result.data) throw new Error("a REST operation answered without data or errors");
     // `*` matches any current representation (RFC 9110 13.1.2): known to exist only once read.
     if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
     const data = result.data;
-    const body = await withSharedTexts(result.served ?? null, (shared) => plan.envelope(data, shared));
-    return answer(
-      new Response(body, {
-        status: 200,
-        headers: { "content-type": "application/json", "cache-control": "no-store", ...cache },
-      }),
-    );
+    return ok(await withSharedTexts(result.served ?? null, (shared) => plan.envelope(data, shared)));
   } catch (e) {
     if (isApiError(e)) return answer(errorResponse(e, id));
     // The database not answering (503) or a fault of ours (500), logged once with its request id.

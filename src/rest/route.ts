@@ -1,9 +1,9 @@
 import type { DocumentNode, FieldNode, GraphQLObjectType, SelectionSetNode } from "graphql";
 import type { Endpoint } from "../auth/limits.ts";
+import type { Context } from "../context.ts";
 import { schema } from "../schema/index.ts";
 import { field, operation, selection } from "./document.ts";
 import {
-  legacyList,
   legacyWriter,
   parseFields,
   type Selection,
@@ -14,6 +14,7 @@ import {
 import type { FilterTables } from "./filter-options.ts";
 import { FIELDS_OPTION, type Input, type OptionDoc, optionOf } from "./inputs.ts";
 import type { Options } from "./options.ts";
+import { NOT_WRITTEN, rowWriter } from "./row-writer.ts";
 
 /**
  * A route of the legacy REST API as data (the table is src/rest/routes.ts): its path, methods,
@@ -103,6 +104,24 @@ export interface Plan {
   envelope: (data: Record<string, unknown>, shared: SharedTexts) => string;
   /** GraphQL argument path → the option it came from, for error messages. */
   option: (argument: string) => string;
+  /**
+   * The same request with its records handed to the row writer (Domain routes): a document that
+   * selects only their names, the selection their planned reads read, and the envelope written
+   * from their rows (src/rest/row-writer.ts). Its envelope throws where the writer stops; the
+   * handler then answers by `document` and `envelope`.
+   */
+  records?: {
+    key: string;
+    document: () => DocumentNode;
+    set: SelectionSetNode;
+    envelope: (data: Record<string, unknown>, handoff: Handoff, shared: SharedTexts) => string;
+  };
+}
+
+/** The rows of a request's records by name, and the context the writer resolves them in. */
+export interface Handoff {
+  rows: Map<string, object>;
+  ctx: Context;
 }
 
 const objectType = (name: string) => schema.getType(name) as GraphQLObjectType;
@@ -136,12 +155,43 @@ export function planOf(route: Route, params: Record<string, string>, options: Op
   const variables = readInto({}, ofPath, options, params);
   const sel = selectionOf(route, options);
   readInto(variables, others, options, params);
+  const legacy = legacyWriter(sel);
   return {
     key: `${name}:${selectionKey(sel)}`,
     document: () => documentOf(route, sel),
     variables,
-    envelope: (data, shared) => writeEnvelope(members, sel, at(data, root), shared),
+    envelope: (data, shared) => writeEnvelope(members, (r) => legacy(r, shared), at(data, root)),
     option,
+    records: route.type === "Domain" && route.query ? handedOver(route, sel) : undefined,
+  };
+}
+
+const NAMES_ONLY = selection(field("name"));
+/** The records' selection sets, one per selection (documents and reads are cached by it). */
+const recordSets = new WeakMap<Selection, SelectionSetNode>();
+
+function handedOver(route: Route, sel: Selection): NonNullable<Plan["records"]> {
+  const { name, root, members } = compiled(route);
+  let set = recordSets.get(sel);
+  if (!set) {
+    set = toSelectionSet(sel);
+    recordSets.set(sel, set);
+  }
+  const write = rowWriter(sel, objectType(route.type));
+  return {
+    key: `${name}:records`,
+    document: () => documentOf(route, sel, NAMES_ONLY),
+    set,
+    envelope: (data, { rows, ctx }, shared) =>
+      writeEnvelope(
+        members,
+        (record) => {
+          const row = rows.get(record.name as string);
+          if (!row) throw NOT_WRITTEN;
+          return write(row, ctx, shared);
+        },
+        at(data, root),
+      ),
   };
 }
 
@@ -180,7 +230,7 @@ interface Tree {
 }
 
 /** The route's GraphQL operation for a selection: its query's fields, selecting what the envelope reads. */
-export function documentOf(route: Route, sel: Selection): DocumentNode {
+export function documentOf(route: Route, sel: Selection, records = toSelectionSet(sel)): DocumentNode {
   if (!route.query?.length) throw new Error(`route ${route.path} has no query`);
   const tree: Tree = { fields: new Map() };
   const put = (path: string, set?: SelectionSetNode) => {
@@ -192,7 +242,6 @@ export function documentOf(route: Route, sel: Selection): DocumentNode {
     }
     if (set) node.set = set;
   };
-  const records = toSelectionSet(sel);
   for (const part of Object.values(route.envelope)) {
     if ("records" in part) put(part.connection ? join(part.records, "edges.node") : part.records, records);
     else if ("record" in part) put(part.record, records);
@@ -254,13 +303,16 @@ function memberOf(key: string, part: Part): Member {
   return { prefix, kind: "value", path: steps(part.value), when: part.when ? steps(part.when) : null };
 }
 
-/** The envelope as JSON text: the records written by the legacy writer, the rest as they are. */
-function writeEnvelope(
-  members: readonly Member[],
-  sel: Selection,
-  data: unknown,
-  shared: SharedTexts,
-): string {
+type RecordWrite = (record: Record<string, unknown>) => string;
+
+function list(records: readonly Record<string, unknown>[], write: RecordWrite): string {
+  let out = "[";
+  for (let i = 0; i < records.length; i++) out += (i ? "," : "") + write(records[i]);
+  return `${out}]`;
+}
+
+/** The envelope as JSON text: the records written by `write`, the rest as they are. */
+function writeEnvelope(members: readonly Member[], write: RecordWrite, data: unknown): string {
   let text = "";
   for (const m of members) {
     if (m.when && !at(data, m.when)) continue;
@@ -268,14 +320,12 @@ function writeEnvelope(
     let json: string;
     if (m.kind === "connection") {
       const edges = (value as { edges?: { node: Record<string, unknown> }[] } | null)?.edges ?? [];
-      json = legacyList(
+      json = list(
         edges.map((e) => e.node),
-        sel,
-        shared,
+        write,
       );
-    } else if (m.kind === "records")
-      json = legacyList((value as Record<string, unknown>[] | null) ?? [], sel, shared);
-    else if (m.kind === "record") json = legacyWriter(sel)(value as Record<string, unknown>, shared);
+    } else if (m.kind === "records") json = list((value as Record<string, unknown>[] | null) ?? [], write);
+    else if (m.kind === "record") json = write(value as Record<string, unknown>);
     else json = JSON.stringify(value ?? null);
     text += text ? `,${m.prefix}${json}` : `${m.prefix}${json}`;
   }

@@ -1,5 +1,6 @@
 import type { FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from "graphql";
 import { Kind } from "graphql";
+import type { Context } from "../context.ts";
 import { columnsOf } from "../db/reader.ts";
 import { DOMAIN_CHILDREN, DOMAIN_OMITTED, type DomainChild, type DomainRead } from "../query/loaders.ts";
 
@@ -84,10 +85,14 @@ const plans = new WeakMap<object, Map<string, DomainRead>>();
  * plans nothing.
  */
 export function domainReadOf(
+  ctx: Context,
   info: GraphQLResolveInfo,
   path: readonly string[],
   always: readonly string[],
 ): DomainRead {
+  // A REST request's records: their document selects only their names, and what they read is
+  // what the route's `fields` selects (src/context.ts, RecordHandoff).
+  if (ctx.records) return handedOverRead(ctx.records.set, always);
   const node = info.fieldNodes[0];
   const key = `${path.join(".")}|${always.join(",")}`;
   let byPath = plans.get(node);
@@ -106,6 +111,25 @@ export function domainReadOf(
       plans.set(node, byPath);
     }
     byPath.set(key, read);
+  }
+  return read;
+}
+
+/** Reads of handed-over records, by their selection set and `always`. */
+const handedOver = new WeakMap<SelectionSetNode, Map<string, DomainRead>>();
+
+function handedOverRead(set: SelectionSetNode, always: readonly string[]): DomainRead {
+  let byAlways = handedOver.get(set);
+  if (!byAlways) {
+    byAlways = new Map();
+    handedOver.set(set, byAlways);
+  }
+  const key = always.join(",");
+  let read = byAlways.get(key);
+  if (!read) {
+    // Their names too: the writer finds each record's row by it.
+    read = domainReadOfSets([set], [...always, "name"]);
+    byAlways.set(key, read);
   }
   return read;
 }

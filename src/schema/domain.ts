@@ -382,7 +382,7 @@ export const DOMAIN_LOOKUP = ["pk", "name", "platformDomain", "state", "redirect
 
 /** The loader of Domains by name for the Domains under `path` of the resolved field. */
 const lookupOf = (ctx: Context, info: GraphQLResolveInfo, path: readonly string[]) =>
-  plannedDomainByName(ctx, domainReadOf(info, path, DOMAIN_LOOKUP));
+  plannedDomainByName(ctx, domainReadOf(ctx, info, path, DOMAIN_LOOKUP));
 
 /** The Domain, or with followRedirects the end of its redirect chain within the dataset. */
 async function resolveDomain(
@@ -493,7 +493,7 @@ async function domainPage(
 ) {
   const keys = domainSortKeys(args);
   // Only the columns the page's selection reads, with the key and the sort keys for its cursors.
-  const read = domainReadOf(info, ["edges", "node"], ["pk", "name", ...keys.map((k) => k.field)]);
+  const read = domainReadOf(ctx, info, ["edges", "node"], ["pk", "name", ...keys.map((k) => k.field)]);
   return connectionPage(ctx, {
     args,
     max: 1000,

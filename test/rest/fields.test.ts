@@ -3,7 +3,6 @@ import type { GraphQLError } from "graphql";
 import { type GraphQLObjectType, print } from "graphql";
 import { describe, expect, it } from "vitest";
 import {
-  legacyList,
   legacyWriter,
   parseFields,
   type Selection,
@@ -411,8 +410,6 @@ describe("legacyWriter", () => {
         plans: [{ name: 'Pro "plus"', monthly_cost_cents: 100 }],
       }),
     );
-    expect(legacyList([data, { name: "M" }], sel, NO_SHARED)).toBe(`[${text},{"name":"M"}]`);
-    expect(legacyList([], sel, NO_SHARED)).toBe("[]");
     expect(legacyWriter(sel)({}, NO_SHARED)).toBe("{}");
   });
 
