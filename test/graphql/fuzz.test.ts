@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import fc from "fast-check";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { errorLines, logged } from "../support/logs.ts";
 
 // Random GraphQL requests in every form yoga reads: GET with a query string, POST as JSON, as a
 // form and as application/graphql, under every Accept. Documents are drawn from the schema's
@@ -13,13 +13,9 @@ import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 // Whatever comes in, the answer is never a fault (no 5xx, no INTERNAL_SERVER_ERROR), and the
 // gateway logs nothing at error level: a client's mistake is not ours (docs/decisions.md, Errors).
 
-/** Every line the app logs (createApp takes its logger from createLogger). */
-const logged = vi.hoisted(() => [] as { level: number; msg?: string; [k: string]: unknown }[]);
-vi.mock("../../src/logger.ts", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("../../src/logger.ts")>()),
-  createLogger: () =>
-    pino({ level: "warn", base: undefined }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
-}));
+vi.mock("../../src/logger.ts", async (original) =>
+  (await import("../support/logs.ts")).capturingLogger(await original(), "warn"),
+);
 
 const RUNS = 150;
 
@@ -210,7 +206,7 @@ describe.each(databaseKinds())("GraphQL fuzz on %s", (kind) => {
       for (const e of body.errors ?? []) expect(e.extensions?.code, what).not.toBe("INTERNAL_SERVER_ERROR");
       expect(json, what).not.toMatch(/\n\s+at |"stack"|prisma|SQLITE|invocation/i);
     }
-    const errors = logged.filter((l) => l.level >= 50);
+    const errors = errorLines();
     expect(errors, what).toEqual([]);
   }
 

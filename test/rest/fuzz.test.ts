@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import fc from "fast-check";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { APP_SORTS, DOMAIN_SORTS } from "../../src/query/sort.ts";
 import { OPERATIONS } from "../../src/rest/routes.ts";
@@ -8,6 +7,7 @@ import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { insert, inserts, UNPAIRED } from "../support/control-text.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { errorLines, logged } from "../support/logs.ts";
 
 // Random requests at every REST route (src/rest/routes.ts) and at random paths under the base:
 // option names from the route's own list mixed with junk, values with unicode, commas,
@@ -20,13 +20,9 @@ import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
 const BASE = "http://localhost/json/api/v1/all";
 
-/** Every line the apps log at warn and above: no request of the client's makes an error line. */
-const logged = vi.hoisted(() => [] as { level: number; msg?: string; [k: string]: unknown }[]);
-vi.mock("../../src/logger.ts", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("../../src/logger.ts")>()),
-  createLogger: () =>
-    pino({ level: "warn", base: undefined }, { write: (line: string) => void logged.push(JSON.parse(line)) }),
-}));
+vi.mock("../../src/logger.ts", async (original) =>
+  (await import("../support/logs.ts")).capturingLogger(await original(), "warn"),
+);
 const RUNS = 150;
 
 const optionNames = (...ids: string[]) => [
@@ -597,10 +593,7 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
     if (res.status < 300) succeeded++;
     const what = `${method} ${url}${body !== undefined ? ` ${body.slice(0, 500)}` : ""} → ${res.status} ${text.slice(0, 500)}`;
     expect(res.status, what).toBeLessThan(500);
-    expect(
-      logged.filter((l) => l.level >= 50),
-      what,
-    ).toEqual([]);
+    expect(errorLines(), what).toEqual([]);
     const type = res.headers.get("content-type") ?? "";
     if (res.status >= 400) {
       expect(type, what).toMatch(/^application\/json\b/);

@@ -1,14 +1,14 @@
 import { join } from "node:path";
 import fc from "fast-check";
-import { type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
+import type { GraphQLObjectType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
-import { legacyFields } from "../../src/rest/fields.ts";
 import { schema } from "../../src/schema/index.ts";
 import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { legacyPaths } from "../support/legacy-paths.ts";
 
 // REST Domain answers (one, bulk, list pages) written from their rows by the generated row writer
 // (src/rest/row-writer.ts, handed over as src/context.ts RecordHandoff describes) against the
@@ -19,16 +19,7 @@ import { databaseKinds } from "../support/databases.ts";
 const BASE = "http://localhost/json/api/v1/all";
 const DOMAIN = schema.getType("Domain") as GraphQLObjectType;
 
-function paths(type: GraphQLObjectType, prefix = "", depth = 0): string[] {
-  const out: string[] = [];
-  for (const [name, info] of legacyFields(type)) {
-    out.push(`${prefix}${name}`);
-    const child = getNamedType(info.gql.type);
-    if (isObjectType(child) && depth < 1) out.push(...paths(child, `${prefix}${name}.`, depth + 1));
-  }
-  return out;
-}
-const FIELD_PATHS = ["*", ...paths(DOMAIN)];
+const FIELD_PATHS = ["*", ...legacyPaths(DOMAIN)];
 const fieldsArb = fc.oneof(
   { weight: 2, arbitrary: fc.constant(undefined) },
   {

@@ -1,17 +1,17 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
+import type { GraphQLObjectType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { domainStream, takeFallbacks } from "../../src/rest/export-page.ts";
 import { readQuery } from "../../src/rest/export-query.ts";
-import { legacyFields } from "../../src/rest/fields.ts";
 import { Options } from "../../src/rest/options.ts";
 import { ROUTES } from "../../src/rest/routes.ts";
 import { schema } from "../../src/schema/index.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { legacyPaths } from "../support/legacy-paths.ts";
 
 // The generated row writer (src/rest/row-writer.ts) against the resolver path it stands in for
 // (the lookup's GraphQL operation and the legacy writer), byte for byte, on both databases:
@@ -25,16 +25,7 @@ const EXPORT = ROUTES.find((r) => r.methods.GET === "exportDomains");
 if (!EXPORT) throw new Error("no export route");
 
 /** Legacy field paths of a type, with those of its object fields one level down. */
-function paths(type: GraphQLObjectType, prefix = "", depth = 0): string[] {
-  const out: string[] = [];
-  for (const [name, info] of legacyFields(type)) {
-    out.push(`${prefix}${name}`);
-    const child = getNamedType(info.gql.type);
-    if (isObjectType(child) && depth < 1) out.push(...paths(child, `${prefix}${name}.`, depth + 1));
-  }
-  return out;
-}
-const FIELD_PATHS = ["*", ...paths(DOMAIN)];
+const FIELD_PATHS = ["*", ...legacyPaths(DOMAIN)];
 
 const fieldsArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant("") },

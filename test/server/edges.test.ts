@@ -1,7 +1,6 @@
 import type { Server } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
@@ -11,24 +10,16 @@ import { createHttpServer } from "../../src/http.ts";
 import { MAX_BODY_BYTES } from "../../src/request-body.ts";
 import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { errorLines, logged } from "../support/logs.ts";
 import { parseResponse } from "../support/raw-http.ts";
 
 // Bad requests that were answered as faults of ours (200 INTERNAL_SERVER_ERROR, an error-level log
 // line with a stack), and the smaller edges of the same round: each is a 4xx naming what was
 // wrong, logged at warn or below, on every database (docs/decisions.md, Errors).
 
-/** Every line the apps log (createApp takes its logger from createLogger). */
-const logged = vi.hoisted(() => [] as { level: number; msg?: string; [k: string]: unknown }[]);
-vi.mock("../../src/logger.ts", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("../../src/logger.ts")>()),
-  createLogger: () =>
-    pino(
-      { level: "debug", base: undefined },
-      { write: (line: string) => void logged.push(JSON.parse(line)) },
-    ),
-}));
-
-const errorLines = () => logged.filter((l) => l.level >= 50);
+vi.mock("../../src/logger.ts", async (original) =>
+  (await import("../support/logs.ts")).capturingLogger(await original(), "debug"),
+);
 
 type Body = { errors?: { message: string; extensions?: Record<string, unknown> }[]; data?: unknown };
 
