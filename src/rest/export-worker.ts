@@ -3,6 +3,7 @@ import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
 import { domainStream, takeFallbacks } from "./export-page.ts";
 import type { PageAnswer, ReaderData, StreamMessage } from "./export-reader.ts";
+import { TextBytes } from "./text-bytes.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
 
@@ -71,36 +72,12 @@ const PAGE_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 const COMMA = 0x2c;
 
-/** A page's bytes, written line by line and grown as needed. */
-class PageBytes {
-  private bytes = Buffer.allocUnsafeSlow(PAGE_BYTES + 64 * 1024);
-  size = 0;
-
-  /** Appends `text` as UTF-8, after `separator` unless it is the page's first. */
-  write(text: string, separator: number | null): void {
-    // A code unit takes at most 3 bytes of UTF-8 (a surrogate pair, 2 units, takes 4).
-    const most = text.length * 3 + 1;
-    if (this.size + most > this.bytes.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.size + most));
-      this.bytes.copy(grown, 0, 0, this.size);
-      this.bytes = grown;
-    }
-    if (separator !== null) this.bytes[this.size++] = separator;
-    this.size += this.bytes.write(text, this.size, "utf8");
-  }
-
-  /** The page written: its own buffer, moved to the server's thread. */
-  done(): Uint8Array {
-    return new Uint8Array(this.bytes.buffer, this.bytes.byteOffset, this.size);
-  }
-}
-
 /** The stream's next page, or its end. */
 async function next(id: number, stream: Stream): Promise<PageAnswer> {
   try {
     holdRead(hold);
     if (hold && Atomics.load(hold, HOLD) === EXIT) process.exit(1);
-    const page = new PageBytes();
+    const page = new TextBytes(PAGE_BYTES + 64 * 1024);
     const jsonl = stream.format === "jsonl";
     let count = 0;
     let done = false;

@@ -15,6 +15,7 @@ import type { FilterTables } from "./filter-options.ts";
 import { FIELDS_OPTION, type Input, type OptionDoc, optionOf } from "./inputs.ts";
 import type { Options } from "./options.ts";
 import { NOT_WRITTEN, rowWriter } from "./row-writer.ts";
+import { TextBytes } from "./text-bytes.ts";
 
 /**
  * A route of the legacy REST API as data (the table is src/rest/routes.ts): its path, methods,
@@ -100,8 +101,8 @@ export interface Plan {
   key: string;
   document: () => DocumentNode;
   variables: Record<string, unknown>;
-  /** The legacy envelope of a successful result, as JSON text. */
-  envelope: (data: Record<string, unknown>, shared: SharedTexts) => string;
+  /** The legacy envelope of a successful result, as JSON in UTF-8. */
+  envelope: (data: Record<string, unknown>, shared: SharedTexts) => Uint8Array<ArrayBuffer>;
   /** GraphQL argument path → the option it came from, for error messages. */
   option: (argument: string) => string;
   /**
@@ -114,7 +115,11 @@ export interface Plan {
     key: string;
     document: () => DocumentNode;
     set: SelectionSetNode;
-    envelope: (data: Record<string, unknown>, handoff: Handoff, shared: SharedTexts) => string;
+    envelope: (
+      data: Record<string, unknown>,
+      handoff: Handoff,
+      shared: SharedTexts,
+    ) => Uint8Array<ArrayBuffer>;
   };
 }
 
@@ -305,29 +310,42 @@ function memberOf(key: string, part: Part): Member {
 
 type RecordWrite = (record: Record<string, unknown>) => string;
 
-function list(records: readonly Record<string, unknown>[], write: RecordWrite): string {
-  let out = "[";
-  for (let i = 0; i < records.length; i++) out += (i ? "," : "") + write(records[i]);
-  return `${out}]`;
+const COMMA = 0x2c;
+
+function list(out: TextBytes, records: readonly Record<string, unknown>[], write: RecordWrite): void {
+  out.write("[");
+  for (let i = 0; i < records.length; i++) out.write(write(records[i]), i ? COMMA : null);
+  out.write("]");
 }
 
-/** The envelope as JSON text: the records written by `write`, the rest as they are. */
-function writeEnvelope(members: readonly Member[], write: RecordWrite, data: unknown): string {
-  let text = "";
+/**
+ * The envelope as JSON, in UTF-8 bytes (written piece by piece: src/rest/text-bytes.ts): the
+ * records written by `write`, the rest as they are.
+ */
+function writeEnvelope(
+  members: readonly Member[],
+  write: RecordWrite,
+  data: unknown,
+): Uint8Array<ArrayBuffer> {
+  const out = new TextBytes(16 * 1024);
+  out.write("{");
+  let first = true;
   for (const m of members) {
     if (m.when && !at(data, m.when)) continue;
     const value = at(data, m.path);
-    let json: string;
+    out.write(m.prefix, first ? null : COMMA);
+    first = false;
     if (m.kind === "connection") {
       const edges = (value as { edges?: { node: Record<string, unknown> }[] } | null)?.edges ?? [];
-      json = list(
+      list(
+        out,
         edges.map((e) => e.node),
         write,
       );
-    } else if (m.kind === "records") json = list((value as Record<string, unknown>[] | null) ?? [], write);
-    else if (m.kind === "record") json = write(value as Record<string, unknown>);
-    else json = JSON.stringify(value ?? null);
-    text += text ? `,${m.prefix}${json}` : `${m.prefix}${json}`;
+    } else if (m.kind === "records") list(out, (value as Record<string, unknown>[] | null) ?? [], write);
+    else if (m.kind === "record") out.write(write(value as Record<string, unknown>));
+    else out.write(JSON.stringify(value ?? null));
   }
-  return `{${text}}`;
+  out.write("}");
+  return out.done();
 }
