@@ -184,7 +184,7 @@ function match(path: string, method: string): { op: Operation; params: Record<st
 }
 
 /**
- * A path with a trailing slash is not a route's (docs/decisions.md, Paths): where the path
+ * A path with a trailing slash is not a route's (docs/decisions.md, Errors): where the path
  * without it is one, the answer is a 308 to it, which keeps the method and the body, so that
  * a client that adds the slash still arrives, at the one URL that is cached, counted and logged.
  */
