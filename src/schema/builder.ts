@@ -6,7 +6,7 @@ import { GraphQLError, Kind, type ValueNode } from "graphql";
 import { directiveArgs, type Endpoint } from "../auth/limits.ts";
 import type { Context } from "../context.ts";
 import { InputError } from "../errors.ts";
-import { parseInstant } from "../query/instant.ts";
+import { dayText, instantText, parseInstant } from "../query/instant.ts";
 import { textProblem } from "../text.ts";
 
 /** Builder configuration only; types live in one file each beside this one. */
@@ -74,14 +74,14 @@ const literal = (ast: ValueNode): unknown => (ast.kind === Kind.STRING ? ast.val
 builder.scalarType("DateTime", {
   description:
     "An RFC 3339 timestamp in UTC, e.g. 2024-03-01T12:30:00Z. As input a date (2024-03-01) is accepted too: midnight UTC as a minimum, the whole day as a maximum.",
-  serialize: (d) => d.toISOString().replace(".000Z", "Z"),
+  serialize: (d) => instantText(d),
   parseValue: (v) => parseInstant(v, "DateTime"),
   parseLiteral: (ast) => parseInstant(literal(ast), "DateTime"),
 });
 
 builder.scalarType("Date", {
   description: "A calendar date, YYYY-MM-DD (UTC).",
-  serialize: (d) => d.toISOString().slice(0, 10),
+  serialize: (d) => dayText(d),
   parseValue: (v) => parseInstant(v, "Date"),
   parseLiteral: (ast) => parseInstant(literal(ast), "Date"),
 });
