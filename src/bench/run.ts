@@ -91,6 +91,8 @@ interface DbResult {
   /** p50 ms of List Domains per filter and sort (page of 50, fields=name,rank). */
   matrix?: { filter: string; sort: string; p50: number; errors: number }[];
   peakRssMb: number;
+  /** The peak RSS of a server answering only 32 concurrent pages of 1000 Domains. */
+  largePagesRssMb?: number;
   notes: string[];
   /** storegraph and PostGraphile over GraphQL (PostgreSQL only). */
   peer?: PeerResult;
@@ -565,8 +567,6 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
         },
         false,
       ],
-      // 32 connections of 1000-Domain pages at once: the server's peak RSS over the run holds it.
-      ["list, page of 1000 (default fields)", { path: "/json/api/v1/all/domain?page_size=1000" }, false],
       ["list Apps with q", { path: `/json/api/v1/all/app?q=${encodeURIComponent(d.word)}` }, false],
       ["an App's reviews", { path: `/json/api/v1/all/app/${d.app}/reviews` }, false],
     ];
@@ -595,9 +595,25 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
             warmupSeconds: WARMUP_SECONDS,
           })
         : undefined;
+    // Pages of 1000 Domains, 32 at once, on a server started afresh: its peak RSS is theirs.
+    await server.stop();
+    console.log(`${kind}: list, pages of 1000`);
+    const pagesServer = await startServer(env);
+    let largePagesRssMb: number;
+    try {
+      const r = await measure(
+        pagesServer.url.replace("localhost", "127.0.0.1"),
+        key,
+        { path: "/json/api/v1/all/domain?page_size=1000" },
+        pagesServer.child.pid,
+      );
+      rows.push({ scenario: LARGE_PAGES_SCENARIO, ...r });
+      largePagesRssMb = pagesServer.peakRssMb();
+    } finally {
+      await pagesServer.stop();
+    }
     // The export runs on a server started afresh, so that its RSS is the export's own rather than
     // the heap the 32-connection scenarios grew.
-    await server.stop();
     console.log(`${kind}: export`);
     const fresh = await startServer(env);
     try {
@@ -620,6 +636,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
         databaseAlone: alone,
         matrix,
         peakRssMb: Math.max(peakRssMb, fresh.peakRssMb()),
+        largePagesRssMb,
         notes,
         peer,
       };
@@ -713,6 +730,8 @@ function scale(results: DbResult[]): string[] {
   return lines;
 }
 
+const LARGE_PAGES_SCENARIO = "list, pages of 1000, 32 at once (default fields)";
+
 const TARGETS = {
   oneDomainRatio: 0.5,
   oneDomainP99: 25,
@@ -721,8 +740,8 @@ const TARGETS = {
   exportRate: 20_000,
   exportFewRate: 200_000,
   exportRssMb: 300,
-  /** The server's peak RSS over the scenarios, 32 concurrent pages of 1000 Domains among them. */
-  peakRssMb: 600,
+  /** A fresh server's peak RSS while it answers 32 concurrent pages of 1000 Domains. */
+  largePagesRssMb: 600,
   sortVsRank: 2,
 };
 
@@ -860,10 +879,10 @@ function report(results: DbResult[]): string {
         `server RSS < 300 MB during the export of name,rank (${r.exportFew.rssMb} MB)`,
       );
     }
-    if (r.rows.some((x) => x.scenario.startsWith("list, page of 1000")))
+    if (r.largePagesRssMb !== undefined)
       check(
-        r.peakRssMb < TARGETS.peakRssMb,
-        `server peak RSS < 600 MB with 32 concurrent pages of 1000 (${r.peakRssMb} MB)`,
+        r.largePagesRssMb < TARGETS.largePagesRssMb,
+        `server peak RSS < 600 MB with 32 concurrent pages of 1000 (${r.largePagesRssMb} MB)`,
       );
     if (r.matrix?.length) {
       const slow = matrixRatios(r.matrix).filter((m) => m.ratio > TARGETS.sortVsRank);
