@@ -19,7 +19,7 @@ import { schema } from "../schema/index.ts";
 import { field, operation, selection } from "./document.ts";
 import { type LegacyWriter, legacyWriter, parseFields, toSelectionSet } from "./fields.ts";
 import { domainNamesDocument } from "./routes.ts";
-import { type RowWriter, rowWriter } from "./row-writer.ts";
+import { NOT_WRITTEN, type RowWriter, rowWriter } from "./row-writer.ts";
 import { withSharedTexts } from "./shared-text.ts";
 
 /**
@@ -29,10 +29,11 @@ import { withSharedTexts } from "./shared-text.ts";
  * Which Domains, in which order, is List Domains' own statement (src/query/domain-list.ts: the
  * same `where` and sort keys as a page), read through one database cursor with the columns and
  * child rows the selection needs (streamPlannedDomains): each Domain is read once, in its order,
- * and a batch of rows is all the export holds. Each batch is then answered by the GraphQL
- * operation of a lookup by name (domainsByName, compiled once per `fields` by graphql-jit) whose
- * loader the batch's rows fill beforehand, so that it reads nothing more, and written by the
- * REST envelope's legacy writer: one execution path, no second writer of Domains to keep equal.
+ * and a batch of rows is all the export holds. Each batch is then written from its rows by the
+ * generated row writer (src/rest/row-writer.ts), or, where it stops, answered by the GraphQL
+ * operation of a lookup by name (domainsByName, compiled by graphql-jit when first needed) whose
+ * loader the batch's rows fill beforehand, and written by the REST envelope's legacy writer.
+ * test/rest/row-writer.test.ts holds the two to the same text, byte for byte.
  */
 const BATCH = 1000;
 /**
@@ -58,6 +59,8 @@ interface Compiled {
   write: LegacyWriter;
   /** The same text straight from the rows (src/rest/row-writer.ts). */
   rows: RowWriter;
+  /** The row writer stopped on this selection's structure (NOT_WRITTEN): batches skip it. */
+  resolversOnly?: boolean;
   /** What a lookup by name of this selection reads: the rows of a batch are read so. */
   read: ReturnType<typeof domainReadOfSets>;
 }
@@ -143,11 +146,17 @@ async function linesOf(
   writer: WriterChoice,
 ): Promise<string[]> {
   if (writer === "rows") {
-    try {
-      return await withSharedTexts(ctx.served, (shared) => rows.map((r) => c.rows(r, ctx, shared)));
-    } catch {
-      // NOT_WRITTEN, or anything a resolver threw: the resolver path answers, or fails with its error.
-      fallbacks++;
+    // Every batch the resolver path answers is counted, whether it tried the writer first or not.
+    if (c.resolversOnly) fallbacks++;
+    else {
+      try {
+        return await withSharedTexts(ctx.served, (shared) => rows.map((r) => c.rows(r, ctx, shared)));
+      } catch (e) {
+        // NOT_WRITTEN (the next batches of this selection go straight to the resolver path), or
+        // anything a resolver threw: the resolver path answers, or fails with its own error.
+        if (e === NOT_WRITTEN) c.resolversOnly = true;
+        fallbacks++;
+      }
     }
   }
   return resolvedLinesOf(ctx, c, rows);

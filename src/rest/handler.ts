@@ -316,10 +316,10 @@ async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whol
 
     async function respond(): Promise<Response> {
       // The records written from their rows where the row writer can (src/rest/row-writer.ts).
-      const records =
-        plan.records && ctx.writer !== "resolvers" && !resolverOnlyOf(ctx).has(plan.key)
-          ? plan.records
-          : null;
+      const skipped = plan.records !== undefined && resolverOnlyOf(ctx).has(plan.key);
+      const records = plan.records && ctx.writer !== "resolvers" && !skipped ? plan.records : null;
+      // Every answer the resolver path gives in the writer's place is counted.
+      if (skipped && ctx.writer !== "resolvers") ctx.metrics?.writerFallback("rest");
       let charge: Endpoint | null = route.endpoint;
       if (records) {
         const handoff: RecordHandoff = { set: records.set, rows: new Map() };
