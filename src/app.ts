@@ -18,6 +18,8 @@ import {
   useErrorCodes,
   withInputCodes,
 } from "./errors.ts";
+import { type ExportDeps, exportRoutes, handOverJobs } from "./export/export.ts";
+import { ExportReader } from "./export/export-reader.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createHttpsCheck, useHttpsOnly } from "./https.ts";
@@ -31,8 +33,6 @@ import type { Metrics } from "./ops/metrics.ts";
 import { useMetricsEndpoint } from "./ops/metrics-server.ts";
 import { requestIdOf, useRequestIds } from "./ops/request-id.ts";
 import { useGraphQLRequestLimits } from "./request-body.ts";
-import { type ExportDeps, exportRoutes, handOverJobs } from "./rest/export.ts";
-import { ExportReader } from "./rest/export-reader.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { schema } from "./schema/index.ts";
 import { useTextInput } from "./text-input.ts";
@@ -45,7 +45,7 @@ export interface ServerContext {
 }
 
 export type App = YogaServerInstance<ServerContext, Context> & {
-  /** Graceful shutdown: this gateway's running cursor=all jobs, handed over (src/rest/export.ts). */
+  /** Graceful shutdown: this gateway's running cursor=all jobs, handed over (src/export/export.ts). */
   handOverJobs(): Promise<{ id: string; progress: number }[]>;
 };
 
@@ -60,7 +60,7 @@ export interface AppOptions {
   beforeExportPage?: () => Promise<void>;
   /**
    * Holds each page an export or cursor=all job reads, synchronously where it is read (tests:
-   * src/rest/export-hold.ts).
+   * src/export/export-hold.ts).
    */
   holdExportReads?: Int32Array;
   /** Where the app logs (default: pino on stdout at the configured level); tests read it. */

@@ -13,7 +13,7 @@ export interface ServedSnapshot {
   source: ReadSource;
 }
 
-/** Where a served snapshot is read, for the export thread (src/rest/export-reader.ts). */
+/** Where a served snapshot is read, for the export thread (src/export/export-reader.ts). */
 export const readAt = (served: ServedSnapshot) => ({
   location: served.snapshot.location,
   url: served.source.url || undefined,

@@ -67,7 +67,9 @@ export function offsetPage(max: number): Input {
   };
 }
 
-/** `page_size`, `cursor` and `for` of List Domains → `first` and `after` (cursor=all: src/rest/export.ts). */
+/**
+ * `page_size`, `cursor` and `for` of List Domains → `first` and `after` (cursor=all: src/export/export.ts).
+ */
 export const CURSOR_PAGE: Input = {
   options: [
     { name: "page_size", type: "integer", description: "Page size, 1 to 1000 (default 50)." },

@@ -49,7 +49,7 @@ export interface Route {
   /** The filter tables of its `f:` options, to name them in error messages. */
   filters?: FilterTables;
   /**
-   * Answered whole by src/rest/export.ts on a budget of its own: a JSON Lines `stream` of every
+   * Answered whole by src/export/export.ts on a budget of its own: a JSON Lines `stream` of every
    * match, or a `job` (cursor=all: 202 while it runs, then the result).
    */
   whole?: { kind: "stream" | "job"; endpoint: Endpoint };

@@ -2,17 +2,17 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { isDatabaseUnavailable } from "../../src/errors.ts";
+import { ENTERED, EXIT, HOLD, LEFT } from "../../src/export/export-hold.ts";
+import { domainStream, type ExportQuery } from "../../src/export/export-page.ts";
+import { ExportReader } from "../../src/export/export-reader.ts";
 import { createLogger } from "../../src/logger.ts";
-import { ENTERED, EXIT, HOLD, LEFT } from "../../src/rest/export-hold.ts";
-import { domainStream, type ExportQuery } from "../../src/rest/export-page.ts";
-import { ExportReader } from "../../src/rest/export-reader.ts";
 import { type Oracle, oracleOf } from "../graphql/oracle.ts";
 import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 
 // A cursor=all job reads and writes its Domains off the server's thread: better-sqlite3 reads
 // synchronously, so a job read in process held every other request up for as long as a page
-// took. The reads are held, synchronously, where they run (src/rest/export-hold.ts), and the
+// took. The reads are held, synchronously, where they run (src/export/export-hold.ts), and the
 // server must answer meanwhile.
 
 const BASE = "http://localhost/json/api/v1/all/domain";

@@ -13,18 +13,18 @@ import type { ServedSnapshot } from "../db/snapshots.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
 import { orderedReads } from "../query/keyset.ts";
 import { type DomainRow, plannedDomainByName, streamPlannedDomains } from "../query/loaders.ts";
+import { field, operation, selection } from "../rest/document.ts";
+import { type LegacyWriter, legacyWriter, parseFields, toSelectionSet } from "../rest/fields.ts";
+import { domainNamesDocument } from "../rest/routes.ts";
+import { NOT_WRITTEN, type RowWriter, rowWriter } from "../rest/row-writer.ts";
+import { withSharedTexts } from "../rest/shared-text.ts";
 import { DOMAIN_LOOKUP } from "../schema/domain.ts";
 import { domainReadOfSets } from "../schema/domain-columns.ts";
 import { schema } from "../schema/index.ts";
-import { field, operation, selection } from "./document.ts";
-import { type LegacyWriter, legacyWriter, parseFields, toSelectionSet } from "./fields.ts";
-import { domainNamesDocument } from "./routes.ts";
-import { NOT_WRITTEN, type RowWriter, rowWriter } from "./row-writer.ts";
-import { withSharedTexts } from "./shared-text.ts";
 
 /**
  * Every Domain of an export or cursor=all job, as List Domains answers them, on the export thread
- * (src/rest/export-worker.ts).
+ * (src/export/export-worker.ts).
  *
  * Which Domains, in which order, is List Domains' own statement (src/query/domain-list.ts: the
  * same `where` and sort keys as a page), read through one database cursor with the columns and

@@ -15,6 +15,7 @@ import {
 } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { fingerprint } from "../query/cursor.ts";
+import { drawOn } from "../rest/handler.ts";
 import {
   type Answer,
   countDomains,
@@ -23,7 +24,6 @@ import {
   type ExportDeps,
   notServedYet,
 } from "./export-query.ts";
-import { drawOn } from "./handler.ts";
 
 /**
  * `cursor=all`: a List Domains request for every result at once starts a job (202, with its

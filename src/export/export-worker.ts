@@ -1,9 +1,9 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
+import { TextBytes } from "../rest/text-bytes.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
 import { domainStream, takeFallbacks } from "./export-page.ts";
 import type { PageAnswer, ReaderData, StreamMessage } from "./export-reader.ts";
-import { TextBytes } from "./text-bytes.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
 

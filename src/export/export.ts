@@ -1,16 +1,16 @@
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
+import { drawOn, type Whole } from "../rest/handler.ts";
 import { cursorAll } from "./cursor-all.ts";
 import { type Answer, type DomainQuery, domainPages, type ExportDeps, readQuery } from "./export-query.ts";
 import type { Page } from "./export-reader.ts";
-import { drawOn, type Whole } from "./handler.ts";
 
 export { handOverJobs } from "./cursor-all.ts";
 export type { ExportDeps } from "./export-query.ts";
 
 /*
  * The routes answered whole: Export Domains (JSON Lines streamed at once) and List Domains with
- * `cursor=all` (src/rest/cursor-all.ts), both in bounded memory.
+ * `cursor=all` (src/export/cursor-all.ts), both in bounded memory.
  */
 
 /**

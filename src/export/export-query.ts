@@ -6,22 +6,22 @@ import { apiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { CURSOR_RETRY_AFTER_S } from "../query/cursor.ts";
-import { cachedDocument, field, operation, selection } from "./document.ts";
-import { restErrorOf } from "./errors.ts";
+import { cachedDocument, field, operation, selection } from "../rest/document.ts";
+import { restErrorOf } from "../rest/errors.ts";
+import { selectionKey } from "../rest/fields.ts";
+import type { ExecuteGraphQL } from "../rest/handler.ts";
+import { DOMAIN_QUERY, DOMAIN_TABLES, optionOf } from "../rest/inputs.ts";
+import type { Options } from "../rest/options.ts";
+import { type Route, selectionOf } from "../rest/route.ts";
+import { domainNamesDocument } from "../rest/routes.ts";
 import type { ExportReader, Page, PageFormat } from "./export-reader.ts";
-import { selectionKey } from "./fields.ts";
-import type { ExecuteGraphQL } from "./handler.ts";
-import { DOMAIN_QUERY, DOMAIN_TABLES, optionOf } from "./inputs.ts";
-import type { Options } from "./options.ts";
-import { type Route, selectionOf } from "./route.ts";
-import { domainNamesDocument } from "./routes.ts";
 
 /**
- * What Export Domains and `cursor=all` jobs share (src/rest/export.ts, src/rest/cursor-all.ts):
+ * What Export Domains and `cursor=all` jobs share (src/export/export.ts, src/export/cursor-all.ts):
  * their options, which are List Domains', checked by its GraphQL query on this thread (so filters,
  * sort, auth, limits and errors are List Domains'), and the pages of every matching Domain, read
  * through one database cursor and written by their GraphQL operation and legacy writer on a
- * worker thread (src/rest/export-page.ts, through src/rest/export-reader.ts), so that the server
+ * worker thread (src/export/export-page.ts, through src/export/export-reader.ts), so that the server
  * answers other requests meanwhile.
  */
 export interface ExportDeps {

@@ -7,7 +7,7 @@ import type { ExportQuery } from "./export-page.ts";
 
 /**
  * The Domains of exports and cursor=all jobs, read and written (domainStream: one database cursor,
- * and List Domains' GraphQL operation, src/rest/export-page.ts) on a worker thread.
+ * and List Domains' GraphQL operation, src/export/export-page.ts) on a worker thread.
  * better-sqlite3 reads synchronously, so a job read in process held every other request up for
  * as long as a page took (up to 195 ms); on PostgreSQL the reads are async, but writing the pages
  * held the server's thread too. The worker opens its own read-only connection to the snapshot (a
@@ -61,7 +61,7 @@ export interface ReaderData {
   database: Database;
   /** The serving pools' bounds (PostgreSQL), as the main thread's reader has them. */
   timeouts: Timeouts;
-  /** A test hook (src/rest/export-hold.ts). */
+  /** A test hook (src/export/export-hold.ts). */
   hold?: Int32Array;
 }
 
@@ -69,7 +69,7 @@ const IDLE_MS = 30_000;
 
 /** The worker's entry: the bundle's own beside dist/server.js, else the source through tsx. */
 const ENTRY = import.meta.url.endsWith(".ts")
-  ? fromRoot("src/rest/export-worker.mjs")
+  ? fromRoot("src/export/export-worker.mjs")
   : fromRoot("dist/export-worker.js");
 
 interface Waiting {
