@@ -2,6 +2,7 @@ import { once } from "node:events";
 import type { Writable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+import { childRowsStatements } from "./domain-children.ts";
 import { applyPgMigrations } from "./migrate.ts";
 import type { SnapshotWriter } from "./store.ts";
 import type { Row, Table, Value } from "./tables.ts";
@@ -68,6 +69,9 @@ export class PgSnapshotWriter implements SnapshotWriter {
     await client.connect();
     try {
       await applyPgMigrations(client, this.schema, "snapshot", "after-load");
+      // Each Domain's child rows, kept for the reads (src/db/domain-children.ts).
+      for (const statement of childRowsStatements("postgresql", (name) => `"${this.schema}"."${name}"`))
+        await client.query(statement);
       // A COPY leaves every page "not all-visible", so index-only scans (a page of primary keys
       // sorted by rank) still visit the heap for each row until a VACUUM sets the visibility map.
       // VACUUM cannot run in a migration's transaction: it runs here, on this copy's tables only.

@@ -310,7 +310,7 @@ export function perReader<K, V>(make: (sql: SqlReader, key: K) => V): (sql: SqlR
 
 // ---------------------------------------------------------------------- rows in the model's shape
 
-interface Column {
+export interface Column {
   column: string;
   field: string;
   kind: ColumnKind;

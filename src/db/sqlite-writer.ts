@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
+import { childRowsStatements } from "./domain-children.ts";
 import { applySqliteMigrations } from "./migrate.ts";
 import type { SnapshotWriter } from "./store.ts";
 import type { Row, Table } from "./tables.ts";
@@ -85,6 +86,10 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
   async finish(): Promise<void> {
     this.flush();
     applySqliteMigrations(this.db, "snapshot", "after-load");
+    // Each Domain's child rows, kept for the reads (src/db/domain-children.ts).
+    this.db.transaction(() => {
+      for (const statement of childRowsStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
+    })();
     this.db.exec("ANALYZE");
     // Readers open the file read-only; a rollback journal (not WAL) keeps it a single file.
     this.db.pragma("locking_mode = NORMAL");

@@ -272,7 +272,7 @@ function orderList(table: TableKey, alias: string, orderBy: readonly Where[], ga
 /**
  * The statement (text and parameters) of findMany(args): the rows of `table` (aliased `r`) that
  * match, in order, `select` of each (the key by default); without `take`, every one; on SQLite,
- * read as `plan` says.
+ * read as `plan` says. `join` is joined to `r` (rows read beside each match, never filtered on).
  */
 export function findStatement(
   sql: SqlReader,
@@ -280,6 +280,7 @@ export function findStatement(
   args: Omit<FindArgs, "take"> & { take?: number },
   select = 'r."pk"',
   plan: SqlitePlan = PLANNER,
+  join = "",
 ): { text: string; params: unknown[] } {
   const s = new Statement(sql, plan);
   const where = condition(s, table, "r", args.where);
@@ -287,7 +288,7 @@ export function findStatement(
   const limit = args.take === undefined ? "" : ` LIMIT ${s.bind(args.take)}`;
   const offset = args.skip ? ` OFFSET ${s.bind(args.skip)}` : "";
   return s.finish(
-    `SELECT ${select} FROM ${sql.table(TABLES[table].name)} r WHERE ${where}${order ? ` ORDER BY ${order}` : ""}${limit}${offset}`,
+    `SELECT ${select} FROM ${sql.table(TABLES[table].name)} r${join} WHERE ${where}${order ? ` ORDER BY ${order}` : ""}${limit}${offset}`,
   );
 }
 

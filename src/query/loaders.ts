@@ -1,6 +1,13 @@
 import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import { type Context, servedOf } from "../context.ts";
+import {
+  CHILD_ROWS_TABLE,
+  childArraySql,
+  DOMAIN_CHILDREN,
+  type DomainChild,
+  keepsChildRows,
+} from "../db/domain-children.ts";
 import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../db/reader.ts";
 import { TABLES, type TableKey } from "../db/tables.ts";
 import { findStatement, sqlitePlan, type Where } from "../db/where-sql.ts";
@@ -236,22 +243,7 @@ function primeApps(ctx: Context, rows: AppRow[]): void {
  */
 export type BatchRead<K, V> = (sql: SqlReader, keys: readonly K[]) => Promise<V[]>;
 
-/**
- * The child tables of a Domain, by the Domain field each gives, with the order of a Domain's rows
- * (after its key). One list for the relation loaders and for the planned reads, so both read the same
- * rows in the same order.
- */
-export const DOMAIN_CHILDREN = {
-  categories: { table: "domainCategory", orderBy: ["category"] },
-  features: { table: "domainFeature", orderBy: ["feature"] },
-  tags: { table: "domainTag", orderBy: ["tag"] },
-  salesChannels: { table: "domainSalesChannel", orderBy: ["channel"] },
-  shipsToCountries: { table: "domainShipsTo", orderBy: ["country_code"] },
-  contactInfo: { table: "domainContact", orderBy: ["position"] },
-  technologies: { table: "domainTechnology", orderBy: ["installed_at", "technology_pk"] },
-  apps: { table: "domainApp", orderBy: ["installed_at", "app_pk"] },
-} as const satisfies Record<string, { table: TableKey; orderBy: readonly string[] }>;
-export type DomainChild = keyof typeof DOMAIN_CHILDREN;
+export { DOMAIN_CHILDREN, type DomainChild };
 
 /** A Domain's rows of a child table, in the table's order after the Domain's key. */
 const domainValuesRead =
@@ -376,6 +368,8 @@ export function readKey(read: DomainRead): string {
 /** The select list of a planned read: the Domain's columns, then a JSON array per child table. */
 interface PlannedSelect {
   list: string;
+  /** What the statement's FROM joins to its Domain table (the snapshot's child rows), or "". */
+  join: string;
   columns: ReturnType<typeof columnsOf>;
   /** Per child in read.children: its columns. */
   children: { child: DomainChild; columns: ReturnType<typeof columnsOf> }[];
@@ -385,45 +379,28 @@ interface PlannedStatement extends PlannedSelect {
 }
 
 /**
- * A column as a JSON value that toModel reads back as the column itself: times as epoch
- * milliseconds (SQLite keeps them so; JSON would write a PostgreSQL TIMESTAMP without its zone),
- * BIGINT and JSON as text (a JSON number cannot hold every BIGINT; JSON text is parsed as the
- * reader parses the column).
- */
-function jsonValueOf(kind: SqlReader["kind"], column: { column: string; kind: string }, alias: string) {
-  const c = `${alias}"${column.column}"`;
-  if (kind === "postgresql") {
-    if (column.kind === "time") return `(extract(epoch from ${c}) * 1000)::bigint`;
-    if (column.kind === "bigint" || column.kind === "json") return `${c}::text`;
-    return c;
-  }
-  return column.kind === "bigint" ? `CAST(${c} AS TEXT)` : c;
-}
-
-/**
  * The select list of a planned read of Domains aliased `alias`, on either database: the Domain's
- * selected columns and, per child table, its rows as one JSON array per Domain (a correlated
- * subquery on the child's (domain_pk, …) key, aggregated in the child's order). PostgreSQL builds
- * the arrays with json_agg, SQLite with json_group_array. The Apps and technologies the rows name
- * are not joined in: they are shared by many Domains and kept per snapshot (sharedLoader), so a
- * page reads only those no request has read yet (joined in, every page built and parsed them
- * again as JSON).
+ * selected columns and, per child table, its rows as one JSON array per Domain. A snapshot that
+ * keeps its child rows (CHILD_ROWS_TABLE, src/db/domain-children.ts) gives them through one join
+ * on its key (`join`, aliased k); an older one through a correlated subquery per child
+ * (childArraySql). The Apps and technologies the rows name are not joined in: they are shared by
+ * many Domains and kept per snapshot (sharedLoader), so a page reads only those no request has read
+ * yet (joined in, every page built and parsed them again as JSON).
  */
-function plannedSelect(sql: SqlReader, read: DomainRead, alias: string): PlannedSelect {
+function plannedSelect(sql: SqlReader, read: DomainRead, alias: string, kept: boolean): PlannedSelect {
   const columns = columnsOf("domain", read.fields ? allBut("domain", read.fields) : DOMAIN_OMITTED);
-  const [agg, array] =
-    sql.kind === "postgresql" ? ["json_agg", "json_build_array"] : ["json_group_array", "json_array"];
   const children = read.children.map((child) => ({
     child,
     columns: columnsOf(DOMAIN_CHILDREN[child].table),
   }));
-  const subqueries = children.map(({ child, columns: own }) => {
-    const { table, orderBy } = DOMAIN_CHILDREN[child];
-    const values = own.map((c) => jsonValueOf(sql.kind, c, "c.")).join(", ");
-    const order = orderBy.map((o) => `c."${o}"`).join(", ");
-    return `, (SELECT ${agg}(${array}(${values}) ORDER BY ${order}) FROM ${sql.table(TABLES[table].name)} c WHERE c."domain_pk" = ${alias}"pk")`;
-  });
-  return { list: `${selectList(columns, alias)}${subqueries.join("")}`, columns, children };
+  const arrays = children.map(({ child }) =>
+    kept ? `, k."${child}"` : `, ${childArraySql(sql.kind, (name) => sql.table(name), child, alias)}`,
+  );
+  const join =
+    kept && children.length
+      ? ` LEFT JOIN ${sql.table(CHILD_ROWS_TABLE)} k ON k."domain_pk" = ${alias}"pk"`
+      : "";
+  return { list: `${selectList(columns, alias)}${arrays.join("")}`, join, columns, children };
 }
 
 const statements = new LRUCache<string, PlannedStatement>({ max: 500 });
@@ -434,11 +411,12 @@ function plannedStatement(
   match: DomainMatch,
   read: DomainRead,
   single: boolean,
+  kept: boolean,
 ): PlannedStatement {
-  const cacheKey = `${sql.kind}|${match}|${single}|${readKey(read)}|${sql.table("domain")}`;
+  const cacheKey = `${sql.kind}|${match}|${single}|${kept}|${readKey(read)}|${sql.table("domain")}`;
   const cached = statements.get(cacheKey);
   if (cached) return cached;
-  const select = plannedSelect(sql, read, "d.");
+  const select = plannedSelect(sql, read, "d.", kept);
   // One key is a plain equality (about twice as fast as a list of one on SQLite; see keysMatch).
   const is = (column: string) => (single ? `${column} = $1` : sql.anyOf(column, 1));
   const where =
@@ -447,7 +425,10 @@ function plannedStatement(
       : match === "name"
         ? is('d."name"')
         : `${is('d."name"')} OR ${is('d."platform_domain"')}`;
-  const statement = { ...select, text: `SELECT ${select.list} FROM ${sql.table("domain")} d WHERE ${where}` };
+  const statement = {
+    ...select,
+    text: `SELECT ${select.list} FROM ${sql.table("domain")} d${select.join} WHERE ${where}`,
+  };
   statements.set(cacheKey, statement);
   return statement;
 }
@@ -479,7 +460,8 @@ export async function readPlannedDomains(
   read: DomainRead,
 ): Promise<DomainRow[]> {
   const single = keys.length === 1;
-  const s = plannedStatement(sql, match, read, single);
+  const kept = read.children.length > 0 && (await keepsChildRows(sql));
+  const s = plannedStatement(sql, match, read, single, kept);
   return domainRowsOf(ctx, s, read, await sql.all(s.text, [single ? keys[0] : sql.keysParam(keys)]));
 }
 
@@ -542,13 +524,15 @@ export async function* streamPlannedDomains(
   /** Rows to pass over first, unread beyond their raw values (a resumed export job); counted down. */
   skip: { left: number } = { left: 0 },
 ): AsyncGenerator<{ ctx: Context; rows: DomainRow[] }> {
-  const select = plannedSelect(sql, read, "r.");
+  const kept = read.children.length > 0 && (await keepsChildRows(sql));
+  const select = plannedSelect(sql, read, "r.", kept);
   const { text, params } = findStatement(
     sql,
     "domain",
     args,
     select.list,
     await sqlitePlan(sql, "domain", args),
+    select.join,
   );
   for await (let raw of sql.stream(text, params, batch)) {
     if (skip.left) {

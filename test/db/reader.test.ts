@@ -1,7 +1,9 @@
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "../../src/context.ts";
-import { columnsOf, selectList, toModel } from "../../src/db/reader.ts";
+import { CHILD_ROWS_TABLE, keepsChildRows } from "../../src/db/domain-children.ts";
+import { columnsOf, openSnapshotReader, type SqlReader, selectList, toModel } from "../../src/db/reader.ts";
 import { TABLES, type TableKey } from "../../src/db/tables.ts";
 import { Prisma } from "../../src/generated/sqlite/client.ts";
 import {
@@ -118,10 +120,10 @@ describe.each(databaseKinds())("reads on %s", (kind) => {
     expect((await sql.all(text, [0])).length).toBe(all.length);
   });
 
-  it("a planned read gives what the loaders' reads give: the rows, and each child's rows per Domain", async () => {
+  /** A planned read of `sql`'s snapshot gives what the loaders' reads give. */
+  async function plannedReadsMatch(sql: SqlReader): Promise<void> {
     const served = await api.snapshots.current();
     if (!served) throw new Error("no snapshot");
-    const { sql } = served;
     const all = (await sql.all(`SELECT "name" FROM ${sql.table("domain")} ORDER BY "name" DESC`, [])).map(
       ([n]) => n as string,
     );
@@ -182,5 +184,47 @@ describe.each(databaseKinds())("reads on %s", (kind) => {
     }
     // The fixture's Domains have rows in their child tables (times among them: installs).
     expect(seen).toBeGreaterThan(50);
+  }
+
+  it("a planned read gives what the loaders' reads give: the rows, and each child's rows per Domain", async () => {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("no snapshot");
+    // A snapshot keeps its Domains' child rows once loaded, and the planned reads join them.
+    const statements: string[] = [];
+    const sql = openSnapshotReader(api.db.config, served.snapshot, { onQuery: (q) => statements.push(q) });
+    try {
+      expect(await keepsChildRows(sql)).toBe(true);
+      await plannedReadsMatch(sql);
+      expect(statements.some((q) => q.includes(CHILD_ROWS_TABLE))).toBe(true);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  // Last: it drops the table from the served snapshot.
+  it("a snapshot loaded without its Domains' child rows (an older version's) is read as well, through the child tables", async () => {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("no snapshot");
+    const table = served.sql.table(CHILD_ROWS_TABLE);
+    const { database } = api.db.config;
+    if (database.kind === "sqlite") {
+      const { default: Database } = await import("better-sqlite3");
+      const db = new Database(join(database.dataDir, served.snapshot.location));
+      db.exec(`DROP TABLE ${table}`);
+      db.close();
+    } else {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      await client.query(`DROP TABLE ${table}`).finally(() => client.end());
+    }
+    const statements: string[] = [];
+    const sql = openSnapshotReader(api.db.config, served.snapshot, { onQuery: (q) => statements.push(q) });
+    try {
+      expect(await keepsChildRows(sql)).toBe(false);
+      await plannedReadsMatch(sql);
+      expect(statements.filter((q) => q.includes(CHILD_ROWS_TABLE))).toEqual([]);
+    } finally {
+      await sql.close();
+    }
   });
 });
