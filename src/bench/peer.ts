@@ -10,7 +10,8 @@ import pg from "pg";
 /**
  * The peer of the benchmark: PostGraphile 5 (src/bench/graphile.config.mjs) on the same PostgreSQL
  * database and served snapshot schema as storegraph, both loaded over GraphQL with equivalent
- * selections in interleaved rounds, a random Domain per request. Run by src/bench/run.ts.
+ * selections in interleaved rounds, a random Domain per request. Run by src/bench/run.ts; its results
+ * are reported by src/bench/report.ts.
  */
 
 /** Scalar fields read the same way on both sides (text, integer and double columns). */
@@ -404,34 +405,4 @@ export async function benchPeer(o: PeerOptions): Promise<PeerResult> {
   } finally {
     await peer.stop();
   }
-}
-
-/** The report's section on the peer (Markdown lines). */
-export function peerReport(kind: string, domains: number, date: string, r: PeerResult): string[] {
-  const ratio = (a: number, b: number) => (a > 0 && b > 0 ? (a / b).toFixed(2) : "n/a");
-  const lines = [
-    `### ${kind}, ${domains.toLocaleString("en-US")} Domains: storegraph vs PostGraphile ${r.version} (measured ${date}, ${r.connections} connections, ${r.seconds} s per scenario and side in ${r.rounds} interleaved round${r.rounds > 1 ? "s" : ""})`,
-    "",
-    "Both over GraphQL (POST /graphql), a random Domain out of 1,000 per request, on the same database and snapshot schema. CPU is the server process's user + system time per request over the measured windows (the database's own CPU is not in it); p50 and p99 are medians over the rounds. req/s ratio: storegraph ÷ PostGraphile (target ≥ 1.5); CPU ratio: PostGraphile ÷ storegraph (above 1: storegraph spends less).",
-    "",
-    "| scenario | req/s | p50 ms | p99 ms | CPU ms/req | PostGraphile req/s | p50 ms | p99 ms | CPU ms/req | req/s ratio | CPU ratio | failed |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
-  ];
-  for (const x of r.rows) {
-    const s = x.storegraph;
-    const p = x.peer;
-    lines.push(
-      `| ${x.scenario} | ${s.rps.toFixed(0)} | ${s.p50} | ${s.p99} | ${s.cpuMs.toFixed(2)} | ${p.rps.toFixed(0)} | ${p.p50} | ${p.p99} | ${p.cpuMs.toFixed(2)} | ${ratio(s.rps, p.rps)} | ${ratio(p.cpuMs, s.cpuMs)} | ${s.errors + p.errors} |`,
-    );
-  }
-  lines.push("", "Queries (variables: `$name`; `$first` 20 and `$after` the cursor of the page):", "");
-  for (const [what, q] of Object.entries(PEER_QUERIES))
-    lines.push(`- ${what}, storegraph: \`${q.storegraph}\``, `- ${what}, PostGraphile: \`${q.peer}\``);
-  lines.push(
-    "",
-    "PostGraphile runs the amber preset with one smart tag (src/bench/graphile.config.mjs: `@unique name` on domain, whose uniqueness is an index PostGraphile does not read) on Node 20 with a Promise.withResolvers polyfill (src/bench/with-resolvers.mjs), with GRAPHILE_ENV=production; its pg pool is node-postgres' default of 10, as storegraph's. Before measuring, the bench checks that both return the same Domain, the same Apps and the same first and deep pages.",
-  );
-  for (const n of r.notes) lines.push(`- note: ${n}`);
-  lines.push("");
-  return lines;
 }

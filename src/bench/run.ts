@@ -13,19 +13,34 @@ import { Options } from "../rest/options.ts";
 import { planOf } from "../rest/route.ts";
 import { ROUTES } from "../rest/routes.ts";
 import { runMeasured } from "./measure.ts";
-import { benchPeer, cpuMs, type PeerResult, peerReport } from "./peer.ts";
+import { benchPeer, cpuMs } from "./peer.ts";
+import {
+  benchCommand,
+  type DbResult,
+  failuresOf,
+  MATRIX_CONNECTIONS,
+  parseDomainList,
+  type Row,
+  type RunInfo,
+  SCENARIOS,
+  writeReport,
+} from "./report.ts";
 
 /**
- * `npm run bench -- [--domains 1000000] [--db sqlite|postgresql|both] [--duration 10]`
+ * `npm run bench -- [--domains 20000,1000000] [--db sqlite|postgresql|both] [--duration 10]`
  *
- * Builds (once, into bench/out) a dataset of N Domains, loads it into a database kept for later
- * runs, starts storegraph and the raw-SQL baseline (src/bench/baseline.ts) as separate processes,
- * and loads them with autocannon from this one: req/s, p50 and p99 at 32 connections, the
- * server's peak RSS, and export Domains/s. Writes BENCHMARKS.md (or --out).
+ * For each size of --domains (smallest first) and each database: builds (once, into bench/out) a
+ * dataset of N Domains, loads it into a database kept for later runs, starts storegraph and the
+ * raw-SQL baseline (src/bench/baseline.ts) as separate processes, and loads them with autocannon
+ * from this one: req/s, p50 and p99 at 32 connections, the server's CPU and peak RSS, export
+ * Domains/s beside the database alone, and on PostgreSQL PostGraphile (src/bench/peer.ts). Writes
+ * BENCHMARKS.md (or --out) from this run's results alone (src/bench/report.ts), and keeps them in
+ * bench/out/results-<N>.json, from which --report-only writes it again.
  */
 const { values } = parseArgs({
   options: {
-    domains: { type: "string", default: "1000000" },
+    /** One size or a comma list: every size × database is measured in the one run. */
+    domains: { type: "string", default: "20000,1000000" },
     db: { type: "string", default: "both" },
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "32" },
@@ -42,10 +57,9 @@ const { values } = parseArgs({
     },
   },
 });
-const domains = Number(values.domains);
+const sizes = parseDomainList(values.domains);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
-if (!Number.isInteger(domains) || domains < 100) throw new Error("--domains must be an integer ≥ 100");
 if (!Number.isFinite(duration) || duration <= 0) throw new Error("--duration must be a number of seconds");
 if (!Number.isInteger(connections) || connections < 1)
   throw new Error("--connections must be a positive integer");
@@ -54,51 +68,21 @@ if (!["sqlite", "postgresql", "both"].includes(values.db))
 const kinds = (values.db === "both" ? ["sqlite", "postgresql"] : [values.db]) as ("sqlite" | "postgresql")[];
 
 const root = resolve(import.meta.dirname, "../..");
-const apps = Math.max(100, Math.round(domains / 50));
 const SEED = "1";
-const dataset = join(root, "bench", "out", `data-${domains}-${apps}-${SEED}`);
 
-interface Row {
-  scenario: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /**
-   * The server's CPU (user + system, all its threads) per request of the measured run, ms: a
-   * gateway core answers about 1000 / cpuMs requests a second (docs/deploy.md). Absent in
-   * results kept from before it was measured.
-   */
-  cpuMs?: number;
-  baseline?: { rps: number; p50: number; p99: number };
-}
-
-interface DbResult {
-  kind: string;
-  /** The dataset's size, and when it was measured (results of other sizes are kept in bench/out). */
+/** One size of the run: its Domains, its Apps (one per 50) and the dataset kept for it. */
+interface Size {
   domains: number;
   apps: number;
-  date: string;
-  /** How it was measured: seconds per scenario (after the warm-up) and connections. */
-  seconds: number;
-  connections: number;
-  rows: Row[];
-  export: { domains: number; seconds: number; rssMb: number } | null;
-  /** Export Domains with fields=name,rank, on the same fresh server. */
-  exportFew?: { domains: number; seconds: number; rssMb: number };
-  /** The same reads by the database alone (every Domain as JSON; name and rank), seconds. */
-  databaseAlone?: { all: number; few: number };
-  /** p50 ms of List Domains per filter and sort (page of 50, fields=name,rank). */
-  matrix?: { filter: string; sort: string; p50: number; errors: number }[];
-  peakRssMb: number;
-  /** The peak RSS of a server answering only 32 concurrent pages of 1000 Domains. */
-  largePagesRssMb?: number;
-  notes: string[];
-  /** storegraph and PostGraphile over GraphQL (PostgreSQL only). */
-  peer?: PeerResult;
+  dataset: string;
 }
 
-async function ensureDataset(): Promise<void> {
+function sizeOf(domains: number): Size {
+  const apps = Math.max(100, Math.round(domains / 50));
+  return { domains, apps, dataset: join(root, "bench", "out", `data-${domains}-${apps}-${SEED}`) };
+}
+
+async function ensureDataset({ domains, apps, dataset }: Size): Promise<void> {
   if (existsSync(join(dataset, "reviews.jsonl"))) return;
   console.log(`generating ${domains} Domains into ${dataset}`);
   const g = await runMeasured(
@@ -110,7 +94,10 @@ async function ensureDataset(): Promise<void> {
 }
 
 /** The environment of a database kept for benchmark runs of this size. */
-async function databaseEnv(kind: "sqlite" | "postgresql"): Promise<NodeJS.ProcessEnv> {
+async function databaseEnv(
+  kind: "sqlite" | "postgresql",
+  { domains, apps }: Size,
+): Promise<NodeJS.ProcessEnv> {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", RATE_LIMITS: "off" };
   delete env.REQUIRE_HTTPS;
   delete env.NODE_ENV;
@@ -133,7 +120,10 @@ async function databaseEnv(kind: "sqlite" | "postgresql"): Promise<NodeJS.Proces
 }
 
 /** Loads the dataset unless the database already serves it; returns a fresh API key. */
-async function prepare(env: NodeJS.ProcessEnv): Promise<{ config: Config; key: string }> {
+async function prepare(
+  env: NodeJS.ProcessEnv,
+  { domains, dataset }: Size,
+): Promise<{ config: Config; key: string }> {
   const config = loadConfig(env);
   let snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
   const served = await snapshots.current();
@@ -369,7 +359,6 @@ const MATRIX_SORTS = [
   "-last_plan_change_at",
   "name",
 ];
-const MATRIX_CONNECTIONS = 4;
 
 /**
  * The sort × filter matrix: p50 of the first page of 50 (fields=name,rank, so that the page
@@ -501,14 +490,15 @@ async function exportAll(base: string, key: string, server: Proc, query = "") {
   return { domains: lines, seconds: Number(process.hrtime.bigint() - started) / 1e9, rssMb: rss };
 }
 
-async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
-  const env = await databaseEnv(kind);
-  const { key } = await prepare(env);
+async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: RunInfo): Promise<DbResult> {
+  const env = await databaseEnv(kind, size);
+  const { key } = await prepare(env, size);
   const server = await startServer(env);
   const baseline = values["no-baseline"]
     ? null
     : await startProcess("src/bench/baseline.ts", { ...env, PORT: "0" }, /baseline listening on (\S+)/);
   const base = server.url.replace("localhost", "127.0.0.1");
+  const at = `${kind}, ${size.domains} Domains`;
   const notes: string[] = [];
   const rows: Row[] = [];
   try {
@@ -528,9 +518,9 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
     const deepPage =
       deep.cursor ?? (await deepCursor(base, key, list, Math.max(1, deep.page)).then((x) => x.cursor));
     const scenarios: [string, Load, boolean][] = [
-      ["one Domain (REST, default fields)", { path: () => `/json/api/v1/all/domain/${nextName()}` }, true],
+      [SCENARIOS.oneRest, { path: () => `/json/api/v1/all/domain/${nextName()}` }, true],
       [
-        "one Domain (GraphQL, same fields)",
+        SCENARIOS.oneGraphql,
         {
           method: "POST",
           path: "/graphql",
@@ -541,7 +531,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
         false,
       ],
       [
-        "bulk of 100 (default fields)",
+        SCENARIOS.bulk,
         {
           method: "POST",
           path: "/json/api/v1/all/domain/bulk",
@@ -550,28 +540,20 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
         },
         false,
       ],
+      [SCENARIOS.listFirst, { path: `/json/api/v1/all/domain?${list}&page_size=50` }, true],
+      [SCENARIOS.listFew, { path: `/json/api/v1/all/domain?${list}&page_size=50&fields=name,rank` }, true],
       [
-        "list, 3 filters, page 1 (default fields)",
-        { path: `/json/api/v1/all/domain?${list}&page_size=50` },
-        true,
-      ],
-      [
-        "list, 3 filters, page 1 (fields=name,rank)",
-        { path: `/json/api/v1/all/domain?${list}&page_size=50&fields=name,rank` },
-        true,
-      ],
-      [
-        `list, 3 filters, page ${deep.page} (default fields)`,
+        SCENARIOS.listDeep(deep.page),
         {
           path: `/json/api/v1/all/domain?${list}&page_size=50${deepPage ? `&cursor=${encodeURIComponent(deepPage)}` : ""}`,
         },
         false,
       ],
-      ["list Apps with q", { path: `/json/api/v1/all/app?q=${encodeURIComponent(d.word)}` }, false],
-      ["an App's reviews", { path: `/json/api/v1/all/app/${d.app}/reviews` }, false],
+      [SCENARIOS.appsSearch, { path: `/json/api/v1/all/app?q=${encodeURIComponent(d.word)}` }, false],
+      [SCENARIOS.reviews, { path: `/json/api/v1/all/app/${d.app}/reviews` }, false],
     ];
     for (const [scenario, load, withBaseline] of scenarios) {
-      console.log(`${kind}: ${scenario}`);
+      console.log(`${at}: ${scenario}`);
       const r = await measure(base, key, load, server.child.pid);
       const row: Row = { scenario, ...r };
       if (withBaseline && baseline) {
@@ -597,37 +579,48 @@ async function benchDatabase(kind: "sqlite" | "postgresql"): Promise<DbResult> {
         : undefined;
     // Pages of 1000 Domains, 32 at once, on a server started afresh: its peak RSS is theirs.
     await server.stop();
-    console.log(`${kind}: list, pages of 1000`);
+    console.log(`${at}: list, pages of 1000`);
     const pagesServer = await startServer(env);
+    const pagesLoad: Load = { path: "/json/api/v1/all/domain?page_size=1000" };
+    let pagesRow: Row;
     let largePagesRssMb: number;
     try {
       const r = await measure(
         pagesServer.url.replace("localhost", "127.0.0.1"),
         key,
-        { path: "/json/api/v1/all/domain?page_size=1000" },
+        pagesLoad,
         pagesServer.child.pid,
       );
-      rows.push({ scenario: LARGE_PAGES_SCENARIO, ...r });
+      pagesRow = { scenario: SCENARIOS.largePages, ...r };
       largePagesRssMb = pagesServer.peakRssMb();
     } finally {
       await pagesServer.stop();
     }
+    // The same pages from the hand-written SQL, once storegraph's server is gone.
+    if (baseline) {
+      console.log(`${at}: list, pages of 1000, hand-written SQL`);
+      const b = await measure(baseline.url, key, pagesLoad);
+      if (b.errors) notes.push(`baseline: ${b.errors} failed requests in "${SCENARIOS.largePages}"`);
+      pagesRow.baseline = { rps: b.rps, p50: b.p50, p99: b.p99 };
+    }
+    rows.push(pagesRow);
     // The export runs on a server started afresh, so that its RSS is the export's own rather than
     // the heap the 32-connection scenarios grew.
-    console.log(`${kind}: export`);
+    console.log(`${at}: export`);
     const fresh = await startServer(env);
     try {
       const freshBase = fresh.url.replace("localhost", "127.0.0.1");
       const exported = await exportAll(freshBase, key, fresh);
-      console.log(`${kind}: export, fields=name,rank`);
+      console.log(`${at}: export, fields=name,rank`);
       const exportFew = await exportAll(freshBase, key, fresh, "?fields=name,rank");
-      console.log(`${kind}: the same reads by the database alone`);
+      console.log(`${at}: the same reads by the database alone`);
       const alone = await databaseAlone(env);
       return {
         kind,
-        domains,
-        apps,
+        domains: size.domains,
+        apps: size.apps,
         date: new Date().toISOString().slice(0, 10),
+        run,
         seconds: duration,
         connections,
         rows,
@@ -658,19 +651,17 @@ function startServer(env: NodeJS.ProcessEnv): Promise<Proc> {
   );
 }
 
-/** a / b, or null when either side completed no request (0 req/s). */
-const ratioOf = (a: number, b: number): number | null => (a > 0 && b > 0 ? a / b : null);
-
 const kept = (f: string) => join(root, "bench", "out", f);
 
 /** Whether a kept result can be reported (older benches kept no seconds or connections). */
 const reportable = (r: DbResult) => typeof r.seconds === "number" && typeof r.connections === "number";
 
 /**
- * Every result kept in bench/out (results-<N>.json: the latest run of each database at N Domains),
- * smallest first.
+ * Every result kept in bench/out (results-<N>.json: the latest measurement of each database at N
+ * Domains, each naming the run that measured it).
  */
 function keptResults(): DbResult[] {
+  if (!existsSync(kept("."))) return [];
   return readdirSync(kept("."))
     .filter((f) => /^results-\d+\.json$/.test(f))
     .flatMap((f) => {
@@ -680,256 +671,68 @@ function keptResults(): DbResult[] {
           `bench/out/${f} was written by an older bench (no seconds or connections): measure it again`,
         );
       return results;
-    })
-    .sort((a, b) => a.domains - b.domains || a.kind.localeCompare(b.kind));
+    });
 }
 
 /**
- * Keeps this run's results in results-<N>.json, in place of the same databases' earlier ones: a run
- * of one database leaves the other's latest result (and the report's section of it) in place.
+ * Keeps a result in results-<N>.json, in place of the same database's earlier one at that size, as
+ * soon as it is measured: a run that fails later keeps what it measured, for --report-only.
  */
-function keep(results: DbResult[]): void {
-  const file = kept(`results-${domains}.json`);
+function keep(result: DbResult): void {
+  const file = kept(`results-${result.domains}.json`);
   const earlier = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DbResult[]) : [];
-  const others = earlier.filter((r) => reportable(r) && !results.some((x) => x.kind === r.kind));
-  writeFileSync(file, JSON.stringify([...others, ...results], null, 2));
+  const others = earlier.filter((r) => reportable(r) && r.kind !== result.kind);
+  writeFileSync(file, JSON.stringify([...others, result], null, 2));
 }
 
-/** Latency from the smallest to the largest dataset, per database: the target is within 2×. */
-function scale(results: DbResult[]): string[] {
-  const sizes = [...new Set(results.map((r) => r.domains))].sort((a, b) => a - b);
-  if (sizes.length < 2) return [];
-  const [small, large] = [sizes[0], sizes[sizes.length - 1]];
-  const lines = [
-    `## Scale: ${small.toLocaleString("en-US")} → ${large.toLocaleString("en-US")} Domains`,
-    "",
-    "p50 latency (ms) at each run's connections; target: within 2× (lookup and list). Apps grow with Domains (one per 50): the larger size searches 50× more Apps.",
-    "The two sizes are measured in separate runs, and a shared machine's speed can change between them. Where the baseline answers the scenario, its own × is given, measured in the same runs on the same data: ÷ baseline is storegraph's × divided by it, above 1 where storegraph's latency grew more (or fell less) than the hand-written SQL's. It is not the target, which is on storegraph's own ×.",
-    "",
-    "| database | scenario | p50 small | p50 large | × | baseline × | ÷ baseline | target |",
-    "|---|---|---|---|---|---|---|---|",
-  ];
-  for (const kind of ["sqlite", "postgresql"]) {
-    const a = results.find((r) => r.kind === kind && r.domains === small);
-    const b = results.find((r) => r.kind === kind && r.domains === large);
-    if (!a || !b) continue;
-    const scaled = /^one Domain \(REST|^list, 3 filters, page 1 |^list Apps with q|^an App's reviews/;
-    for (const row of a.rows.filter((x) => scaled.test(x.scenario))) {
-      const other = b.rows.find((x) => x.scenario === row.scenario);
-      if (!other) continue;
-      const times = other.p50 / Math.max(row.p50, 0.01);
-      const base =
-        row.baseline && other.baseline ? other.baseline.p50 / Math.max(row.baseline.p50, 0.01) : null;
-      const own = base === null ? "" : (times / Math.max(base, 0.01)).toFixed(2);
-      lines.push(
-        `| ${kind} | ${row.scenario} | ${row.p50} | ${other.p50} | ${times.toFixed(2)} | ${base === null ? "" : base.toFixed(2)} | ${own} | ${times <= 2 ? "met" : "MISSED"} |`,
-      );
-    }
-  }
-  lines.push("");
-  return lines;
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** This machine, as a run records it. */
+function machine(): string {
+  const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
+  return `${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
 
-const LARGE_PAGES_SCENARIO = "list, pages of 1000, 32 at once (default fields)";
-
-const TARGETS = {
-  oneDomainRatio: 0.5,
-  oneDomainP99: 25,
-  listRatio: 0.4,
-  deepVsFirst: 1.5,
-  exportRate: 20_000,
-  exportFewRate: 200_000,
-  exportRssMb: 300,
-  /** A fresh server's peak RSS while it answers 32 concurrent pages of 1000 Domains. */
-  largePagesRssMb: 600,
-  sortVsRank: 2,
-};
-
-/** Each pair's p50 over its filter's p50 sorted by rank. */
-function matrixRatios(matrix: NonNullable<DbResult["matrix"]>) {
-  return matrix.map((m) => {
-    const byRank = matrix.find((x) => x.filter === m.filter && x.sort === "rank");
-    return { ...m, ratio: m.p50 / Math.max(byRank?.p50 ?? m.p50, 1) };
-  });
-}
-
-/** Both exports beside the same reads by the database alone. */
-function exportLines(r: DbResult): string[] {
-  if (!r.export || !r.exportFew) return [];
-  const rate = (e: { domains: number; seconds: number }) => Math.round(e.domains / e.seconds);
-  const alone = (s: number | undefined) => (s ? Math.round(r.domains / s).toLocaleString("en-US") : "");
-  return [
-    "",
-    "| export | Domains/s | s | server RSS MB | the database alone, Domains/s |",
-    "|---|---|---|---|---|",
-    `| default fields | ${rate(r.export).toLocaleString("en-US")} | ${r.export.seconds.toFixed(1)} | ${r.export.rssMb} | ${alone(r.databaseAlone?.all)} (every column as JSON) |`,
-    `| fields=name,rank | ${rate(r.exportFew).toLocaleString("en-US")} | ${r.exportFew.seconds.toFixed(1)} | ${r.exportFew.rssMb} | ${alone(r.databaseAlone?.few)} |`,
-  ];
-}
-
-/** The sort × filter matrix: p50 ms, and × the same filter sorted by rank. */
-function matrixLines(r: DbResult): string[] {
-  if (!r.matrix?.length) return [];
-  const ratios = matrixRatios(r.matrix);
-  const filters = [...new Set(ratios.map((m) => m.filter))];
-  const sorts = [...new Set(ratios.map((m) => m.sort))];
-  return [
-    "",
-    `Sort × filter: p50 ms of the first page of 50 (fields=name,rank, ${MATRIX_CONNECTIONS} connections), and × the same filter sorted by rank (target: within 2×).`,
-    "",
-    `| filter | ${sorts.join(" | ")} |`,
-    `|---|${sorts.map(() => "---").join("|")}|`,
-    ...filters.map(
-      (f) =>
-        `| ${f} | ${sorts
-          .map((s) => {
-            const m = ratios.find((x) => x.filter === f && x.sort === s);
-            return m ? `${m.p50} (${m.ratio.toFixed(1)}×)${m.errors ? ` ${m.errors} failed` : ""}` : "";
-          })
-          .join(" | ")} |`,
-    ),
-  ];
-}
-
-function report(results: DbResult[]): string {
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
-  const lines = [
-    "# Benchmarks",
-    "",
-    values["report-only"]
-      ? `Rewritten by \`npm run bench -- --report-only\` on ${new Date().toISOString().slice(0, 10)} from the results kept in bench/out/results-*.json; each section says when it was measured.`
-      : `Written by \`npm run bench -- --domains ${domains} --db ${values.db} --duration ${duration}\` on ${new Date().toISOString().slice(0, 10)}, with the latest results of the other sizes measured on this machine (bench/out/results-*.json).`,
-    `Machine: ${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
-    "Load: autocannon from another process than the server, each scenario after up to 2 s of unmeasured warm-up; each section gives its connections and seconds per scenario.",
-    "The baseline (src/bench/baseline.ts) answers the same requests with hand-written SQL and JSON.stringify.",
-    "",
-  ];
-  lines.push(...scale(results));
-  for (const r of results) {
-    lines.push(
-      `## ${r.kind}, ${r.domains.toLocaleString("en-US")} Domains (${r.apps.toLocaleString("en-US")} Apps, seed ${SEED}; measured ${r.date}, ${r.connections} connections, ${r.seconds} s per scenario)`,
-      "",
-      "| scenario | req/s | p50 ms | p99 ms | server CPU ms/req | req/s per gateway core | baseline req/s | baseline p99 ms | ratio | failed |",
-    );
-    lines.push("|---|---|---|---|---|---|---|---|---|---|");
-    for (const row of r.rows) {
-      const ratio = row.baseline ? (ratioOf(row.rps, row.baseline.rps)?.toFixed(2) ?? "n/a") : "";
-      const cpu = row.cpuMs ? row.cpuMs.toFixed(2) : "";
-      const perCore = row.cpuMs ? Math.round(1000 / row.cpuMs).toLocaleString("en-US") : "";
-      lines.push(
-        `| ${row.scenario} | ${row.rps.toFixed(0)} | ${row.p50} | ${row.p99} | ${cpu} | ${perCore} | ${row.baseline ? row.baseline.rps.toFixed(0) : ""} | ${row.baseline ? row.baseline.p99 : ""} | ${ratio} | ${row.errors} |`,
-      );
-    }
-    if (r.export) {
-      lines.push(
-        "",
-        `Export: ${r.export.domains.toLocaleString("en-US")} Domains in ${r.export.seconds.toFixed(1)} s = ${Math.round(r.export.domains / r.export.seconds).toLocaleString("en-US")} Domains/s, server RSS during export ${r.export.rssMb} MB. Server peak RSS over the run: ${r.peakRssMb} MB.`,
-      );
-    }
-    lines.push(...exportLines(r), ...matrixLines(r));
-    lines.push("", "Targets:", "");
-    const one = r.rows[0];
-    const first = r.rows.find((x) => x.scenario.startsWith("list, 3 filters, page 1 (default"));
-    const deep = r.rows.find((x) => /page \d+ \(default/.test(x.scenario) && !x.scenario.includes("page 1 "));
-    const check = (ok: boolean, text: string) => lines.push(`- ${ok ? "met" : "MISSED"}: ${text}`);
-    // A ratio of a scenario in which no request completed within the window is not a measurement.
-    const ratioCheck = (a: Row, b: { rps: number }, min: number, what: string) => {
-      const x = ratioOf(a.rps, b.rps);
-      if (x === null)
-        check(false, `${what} (not measured: a side completed no request within ${r.seconds} s)`);
-      else check(x >= min, `${what} (${(100 * x).toFixed(0)}%)`);
-    };
-    if (one?.baseline)
-      ratioCheck(one, one.baseline, TARGETS.oneDomainRatio, "one Domain at ≥ 50% of the baseline");
-    if (one) {
-      // With `connections` requests always in flight, the mean latency is connections / throughput
-      // (Little's law): the p99 cannot be under it, whatever the code does.
-      const floor =
-        one.rps > 0
-          ? `; with ${r.connections} requests in flight the mean is ${r.connections} / ${Math.round(one.rps)} req/s = ${((1000 * r.connections) / one.rps).toFixed(1)} ms`
-          : "";
-      const base = one.baseline ? `; the baseline's p99 ${one.baseline.p99} ms` : "";
-      check(one.p99 < TARGETS.oneDomainP99, `one Domain p99 < 25 ms (${one.p99} ms${base}${floor})`);
-    }
-    if (first?.baseline)
-      ratioCheck(first, first.baseline, TARGETS.listRatio, "filtered list at ≥ 40% of the baseline");
-    if (first && deep) {
-      const x = ratioOf(first.rps, deep.rps);
-      check(
-        x !== null && x <= TARGETS.deepVsFirst,
-        `deep page within 1.5× of page 1 (${x === null ? `not measured: a side completed no request within ${r.seconds} s` : `${x.toFixed(2)}×`})`,
-      );
-    }
-    if (r.export) {
-      const rate = r.export.domains / r.export.seconds;
-      check(
-        rate >= TARGETS.exportRate,
-        `export ≥ 20,000 Domains/s (${Math.round(rate).toLocaleString("en-US")})`,
-      );
-      check(r.export.rssMb < TARGETS.exportRssMb, `server RSS < 300 MB during export (${r.export.rssMb} MB)`);
-    }
-    if (r.exportFew) {
-      const rate = r.exportFew.domains / r.exportFew.seconds;
-      check(
-        rate >= TARGETS.exportFewRate,
-        `export of fields=name,rank ≥ 200,000 Domains/s (${Math.round(rate).toLocaleString("en-US")})`,
-      );
-      check(
-        r.exportFew.rssMb < TARGETS.exportRssMb,
-        `server RSS < 300 MB during the export of name,rank (${r.exportFew.rssMb} MB)`,
-      );
-    }
-    if (r.largePagesRssMb !== undefined)
-      check(
-        r.largePagesRssMb < TARGETS.largePagesRssMb,
-        `server peak RSS < 600 MB with 32 concurrent pages of 1000 (${r.largePagesRssMb} MB)`,
-      );
-    if (r.matrix?.length) {
-      const slow = matrixRatios(r.matrix).filter((m) => m.ratio > TARGETS.sortVsRank);
-      check(
-        !slow.length,
-        `every sort × filter pair within 2× of the filter sorted by rank (${slow.length ? slow.map((m) => `${m.filter} by ${m.sort}: ${m.ratio.toFixed(1)}×`).join(", ") : "all"})`,
-      );
-    }
-    for (const n of r.notes) lines.push(`- note: ${n}`);
-    lines.push("");
-    if (r.peer) lines.push(...peerReport(r.kind, r.domains, r.date, r.peer));
-  }
-  return lines.join("\n");
-}
-
+const out = resolve(root, values.out);
 const results: DbResult[] = [];
-if (!values["report-only"]) {
-  await ensureDataset();
-  for (const kind of kinds) results.push(await benchDatabase(kind));
-  keep(results);
+let text: string;
+if (values["report-only"]) {
+  const all = keptResults();
+  if (!all.length) {
+    console.error("no results kept in bench/out/results-*.json: run `npm run bench` first");
+    process.exit(1);
+  }
+  text = writeReport(all, { kind: "kept", date: today(), command: "npm run bench -- --report-only" });
+} else {
+  const run: RunInfo = {
+    started: new Date().toISOString(),
+    command: benchCommand({
+      domains: sizes,
+      db: values.db,
+      duration,
+      connections,
+      noBaseline: values["no-baseline"],
+      noPeer: values["no-peer"],
+    }),
+    machine: machine(),
+  };
+  for (const domains of sizes) {
+    const size = sizeOf(domains);
+    await ensureDataset(size);
+    for (const kind of kinds) {
+      const result = await benchDatabase(kind, size, run);
+      keep(result);
+      results.push(result);
+    }
+  }
+  text = writeReport(results, { kind: "run", run, finished: new Date().toISOString() });
 }
-const text = report(keptResults());
-mkdirSync(dirname(resolve(root, values.out)), { recursive: true });
-writeFileSync(resolve(root, values.out), text);
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, text);
 console.log(`\n${text}`);
 // Missed targets are reported, not failed; a benchmark whose requests failed measured nothing,
 // so it fails (CI runs a quick one so that the benchmark itself cannot rot).
-const failures = results.flatMap((r) => [
-  ...r.rows
-    .filter((x) => x.errors > 0)
-    .map((x) => `${r.kind}: ${x.errors} failed requests in "${x.scenario}"`),
-  ...(r.peer?.rows ?? [])
-    .filter((x) => x.storegraph.errors + x.peer.errors > 0)
-    .map(
-      (x) =>
-        `${r.kind}: ${x.storegraph.errors} (storegraph) and ${x.peer.errors} (PostGraphile) failed requests in "${x.scenario}"`,
-    ),
-  ...(r.export && r.export.domains !== domains
-    ? [`${r.kind}: the export wrote ${r.export.domains} of ${domains} Domains`]
-    : []),
-  ...(r.exportFew && r.exportFew.domains !== domains
-    ? [`${r.kind}: the export of name,rank wrote ${r.exportFew.domains} of ${domains} Domains`]
-    : []),
-  ...(r.matrix ?? [])
-    .filter((m) => m.errors > 0)
-    .map((m) => `${r.kind}: ${m.errors} failed requests in the matrix's ${m.filter} by ${m.sort}`),
-]);
+const failures = failuresOf(results);
 if (failures.length) {
   console.error(`\nbenchmark failed:\n${failures.join("\n")}`);
   process.exitCode = 1;

@@ -159,6 +159,16 @@ describe.each(databaseKinds())("raw-SQL baseline on %s", (kind) => {
     expect(next.status).toBe(200);
   });
 
+  it("lists every Domain by rank, unfiltered, as the bench's pages of 1000 ask", async () => {
+    const all = await expectSame(`${LIST}?page_size=1000`);
+    expect((all.domains as Json[]).length).toBeGreaterThan(CLONES);
+    expect(all.has_next_page).toBe(false);
+    // A short page: the very next_cursor of the API.
+    const page = await expectSame(`${LIST}?page_size=20`);
+    expect(page.has_next_page).toBe(true);
+    expect(typeof page.next_cursor).toBe("string");
+  });
+
   it("refuses what it does not implement instead of answering something else", async () => {
     for (const path of [
       `${LIST}?${filters.many}&cursor=abc`,

@@ -1,0 +1,624 @@
+import { PEER_QUERIES, type PeerResult } from "./peer.ts";
+
+/**
+ * What `npm run bench` (src/bench/run.ts) keeps of a run and the report it writes from it,
+ * BENCHMARKS.md: a pure function of the results, so that test/bench/report.test.ts holds its layout
+ * and its verdicts on fixed results (the bench itself takes minutes and a quiet machine).
+ */
+
+/** The bench's scenarios, by the names its rows carry (the report finds each row by its name). */
+export const SCENARIOS = {
+  oneRest: "one Domain (REST, default fields)",
+  oneGraphql: "one Domain (GraphQL, same fields)",
+  bulk: "bulk of 100 (default fields)",
+  listFirst: "list, 3 filters, page 1 (default fields)",
+  listFew: "list, 3 filters, page 1 (fields=name,rank)",
+  listDeep: (page: number) => `list, 3 filters, page ${page} (default fields)`,
+  appsSearch: "list Apps with q",
+  reviews: "an App's reviews",
+  largePages: "list, pages of 1000, 32 at once (default fields)",
+} as const;
+
+export const TARGETS = {
+  oneDomainRatio: 0.5,
+  oneDomainP99: 25,
+  listRatio: 0.4,
+  deepVsFirst: 1.5,
+  /** Default fields: Domains/s, and the share of the database alone's rate. */
+  exportRate: 20_000,
+  exportVsAlone: 0.4,
+  exportFewRate: 200_000,
+  exportRssMb: 300,
+  /** A fresh server's peak RSS while it answers 32 concurrent pages of 1000 Domains. */
+  largePagesRssMb: 600,
+  sortVsRank: 2,
+  /** storegraph's req/s over PostGraphile's, each GraphQL query. */
+  peerRatio: 1.5,
+  /** p50 from the smallest to the largest size. */
+  scale: 2,
+};
+
+/** The connections of the sort × filter matrix (a few: it times the page query, not a queue). */
+export const MATRIX_CONNECTIONS = 4;
+
+export interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /**
+   * The server's CPU (user + system, all its threads) per request of the measured run, ms: a
+   * gateway core answers about 1000 / cpuMs requests a second (docs/deploy.md). Absent in
+   * results kept from before it was measured.
+   */
+  cpuMs?: number;
+}
+
+export interface Row extends Measurement {
+  scenario: string;
+  /** The same requests answered by the hand-written SQL server (src/bench/baseline.ts). */
+  baseline?: { rps: number; p50: number; p99: number };
+}
+
+/** One invocation of `npm run bench`: every result it keeps names it. */
+export interface RunInfo {
+  /** When the run started (ISO 8601, UTC): results with the same one come from the same run. */
+  started: string;
+  /** The command, every option spelled out. */
+  command: string;
+  /** The CPUs, memory and Node version of the machine that measured. */
+  machine: string;
+}
+
+export interface Export {
+  domains: number;
+  seconds: number;
+  rssMb: number;
+}
+
+export interface DbResult {
+  kind: string;
+  /** The dataset's size, and when it was measured. */
+  domains: number;
+  apps: number;
+  date: string;
+  /** The run that measured it; absent in results kept by benches older than the record. */
+  run?: RunInfo;
+  /** How it was measured: seconds per scenario (after the warm-up) and connections. */
+  seconds: number;
+  connections: number;
+  rows: Row[];
+  export: Export | null;
+  /** Export Domains with fields=name,rank, on the same fresh server. */
+  exportFew?: Export;
+  /** The same reads by the database alone (every Domain as JSON; name and rank), seconds. */
+  databaseAlone?: { all: number; few: number };
+  /** p50 ms of List Domains per filter and sort (page of 50, fields=name,rank). */
+  matrix?: { filter: string; sort: string; p50: number; errors: number }[];
+  peakRssMb: number;
+  /** The peak RSS of a server answering only 32 concurrent pages of 1000 Domains. */
+  largePagesRssMb?: number;
+  notes: string[];
+  /** storegraph and PostGraphile over GraphQL (PostgreSQL only). */
+  peer?: PeerResult;
+}
+
+/**
+ * How the report was come by: written by the run that measured every result in it, or rewritten
+ * (`--report-only`) from kept results, which may come from several runs.
+ */
+export type ReportSource =
+  | { kind: "run"; run: RunInfo; finished: string }
+  | { kind: "kept"; date: string; command: string };
+
+/** `--domains`: one size or a comma list of them, each an integer ≥ 100; smallest first, once each. */
+export function parseDomainList(text: string): number[] {
+  const sizes = text.split(",").map((s) => s.trim().replaceAll("_", ""));
+  if (!sizes.length || sizes.some((s) => !/^\d+$/.test(s) || Number(s) < 100))
+    throw new Error(`--domains must be integers ≥ 100, separated by commas (got "${text}")`);
+  return [...new Set(sizes.map(Number))].sort((a, b) => a - b);
+}
+
+/** The command of a run with every option spelled out, as the report's header names it. */
+export function benchCommand(o: {
+  domains: readonly number[];
+  db: string;
+  duration: number;
+  connections: number;
+  noBaseline: boolean;
+  noPeer: boolean;
+}): string {
+  const flags = [
+    `--domains ${o.domains.join(",")}`,
+    `--db ${o.db}`,
+    `--duration ${o.duration}`,
+    `--connections ${o.connections}`,
+    ...(o.noBaseline ? ["--no-baseline"] : []),
+    ...(o.noPeer ? ["--no-peer"] : []),
+  ];
+  return `npm run bench -- ${flags.join(" ")}`;
+}
+
+// ---------------------------------------------------------------------------- formatting
+
+const DATABASES: Record<string, string> = { postgresql: "PostgreSQL", sqlite: "SQLite" };
+const databaseName = (kind: string) => DATABASES[kind] ?? kind;
+const count = (n: number) => Math.round(n).toLocaleString("en-US");
+const listed = (xs: string[]) =>
+  xs.length < 2 ? (xs[0] ?? "") : `${xs.slice(0, -1).join(", ")} and ${xs[xs.length - 1]}`;
+const percent = (x: number) => `${(100 * x).toFixed(0)}%`;
+/** a / b, or null when either side completed nothing (a rate of 0). */
+const ratioOf = (a: number, b: number): number | null => (a > 0 && b > 0 ? a / b : null);
+const verdict = (ok: boolean, text: string) => `${ok ? "met" : "MISSED"}: ${text}`;
+const rateOf = (e: Export) => e.domains / e.seconds;
+/** A run's start, to the minute (UTC). */
+const startOf = (run: RunInfo) => `${run.started.slice(0, 16).replace("T", " ")} UTC`;
+
+/** The sizes and databases of some results: "20,000 Domains on PostgreSQL and SQLite and 1,000,000 …". */
+function coverage(results: DbResult[]): string {
+  const sizes = [...new Set(results.map((r) => r.domains))].sort((a, b) => a - b);
+  const parts = sizes.map((n) => {
+    const kinds = results.filter((r) => r.domains === n).map((r) => databaseName(r.kind));
+    return `${count(n)} Domains on ${listed(kinds)}`;
+  });
+  return listed(parts);
+}
+
+/** The order of the report: the largest size first, then the databases by name. */
+const order = (a: DbResult, b: DbResult) => b.domains - a.domains || a.kind.localeCompare(b.kind);
+
+/** Each pair's p50 over its filter's p50 sorted by rank. */
+export function matrixRatios(matrix: NonNullable<DbResult["matrix"]>) {
+  return matrix.map((m) => {
+    const byRank = matrix.find((x) => x.filter === m.filter && x.sort === "rank");
+    return { ...m, ratio: m.p50 / Math.max(byRank?.p50 ?? m.p50, 1) };
+  });
+}
+
+// ---------------------------------------------------------------------------- the header
+
+function header(results: DbResult[], source: ReportSource): string[] {
+  const lines = ["# Benchmarks", ""];
+  if (source.kind === "run") {
+    const run = source.run;
+    const strangers = results.filter((r) => r.run?.started !== run.started);
+    if (strangers.length)
+      throw new Error(
+        `a report of one run was given results of others: ${strangers.map((r) => `${r.kind} ${r.domains}`).join(", ")}`,
+      );
+    lines.push(
+      `Every number in this file comes from one run: \`${run.command}\`, started ${startOf(run)} and finished ${source.finished.slice(0, 16).replace("T", " ")} UTC, on ${run.machine}. It measured ${coverage(results)}, one after another on that machine. The next \`npm run bench\` rewrites the whole file.`,
+    );
+  } else {
+    const runs = [
+      ...new Map(results.flatMap((r) => (r.run ? [[r.run.started, r.run] as const] : []))).values(),
+    ];
+    const unrecorded = results.filter((r) => !r.run);
+    const from =
+      runs.length === 1 && !unrecorded.length
+        ? "Every number in it comes from one run, below"
+        : runs.length
+          ? "Its numbers come from more than one run, below, on different days or hours: they are not one measurement"
+          : "Its numbers come from a bench that did not record its runs: they may not be one measurement";
+    lines.push(
+      `Rewritten by \`${source.command}\` on ${source.date} from the results kept in bench/out/results-*.json, measuring nothing. ${from}; each section says which run measured it and when.`,
+      "",
+      ...runs
+        .sort((a, b) => a.started.localeCompare(b.started))
+        .map(
+          (run) =>
+            `- The run started ${startOf(run)}: \`${run.command}\` on ${run.machine}; it measured ${coverage(results.filter((r) => r.run?.started === run.started))} of this report.`,
+        ),
+      ...(unrecorded.length
+        ? [
+            `- Kept by a bench that did not record its runs (no command or machine): ${coverage(unrecorded)}, measured ${listed([...new Set(unrecorded.map((r) => r.date))].sort())}.`,
+          ]
+        : []),
+    );
+  }
+  lines.push(
+    "",
+    "Load: autocannon from another process than the server, each scenario after up to 2 s of unmeasured warm-up; each section gives its connections and seconds per scenario. Missed targets are reported, not failed.",
+    "",
+    "Beside storegraph's figures, each table gives the comparison the bench measured for that scenario, labelled for what it is:",
+    "",
+    "- **hand-written SQL**: the raw-SQL baseline server (src/bench/baseline.ts), the same REST requests answered with hand-written statements and JSON.stringify, on the same database;",
+    "- **PostGraphile**: PostGraphile 5 on the same PostgreSQL database and snapshot schema (src/bench/peer.ts), the GraphQL queries listed at the end, in interleaved rounds; it runs on PostgreSQL only;",
+    "- **the database alone**: the export's read by the database itself to a client that keeps nothing (PostgreSQL's COPY; SQLite stepping the statement), in Domains/s.",
+    "",
+    "Hand measurements behind past decisions (before/after tables and profiles) are in docs/performance-history.md, not here.",
+    "",
+  );
+  return lines;
+}
+
+/** The run and date of one result, as its section says them. */
+function measuredBy(r: DbResult, source: ReportSource): string {
+  if (source.kind === "run") return `measured ${r.date} in this run`;
+  return r.run
+    ? `measured ${r.date} by the run started ${startOf(r.run)}`
+    : `measured ${r.date} by a bench that did not record its run`;
+}
+
+// ---------------------------------------------------------------------------- scale
+
+/** Latency from the smallest to the largest size, per database: the target is within 2×. */
+function scale(results: DbResult[], source: ReportSource): string[] {
+  const sizes = [...new Set(results.map((r) => r.domains))].sort((a, b) => a - b);
+  if (sizes.length < 2)
+    return [
+      "## Scale",
+      "",
+      `Not measured: the scale target (p50 within ${TARGETS.scale}× from the smallest to the largest size) needs two sizes, and this report has ${sizes.length ? `only ${count(sizes[0])} Domains` : "none"}.`,
+      "",
+    ];
+  const [small, large] = [sizes[0], sizes[sizes.length - 1]];
+  const runsOf = (kind: string) =>
+    new Set(
+      results
+        .filter((r) => r.kind === kind && (r.domains === small || r.domains === large))
+        .map((r) => r.run?.started ?? r.date),
+    );
+  const apart = ["sqlite", "postgresql"].some((kind) => runsOf(kind).size > 1);
+  const lines = [
+    `## Scale: ${count(small)} → ${count(large)} Domains`,
+    "",
+    `p50 latency (ms) at each section's connections; target: within ${TARGETS.scale}× (lookup and list). Apps grow with Domains (one per 50): the larger size searches 50× more Apps.`,
+    source.kind === "run"
+      ? "Both sizes were measured in this run, one after the other; a shared machine's speed can still change between them."
+      : apart
+        ? "Some of these sizes were measured in different runs (see each section), and a shared machine's speed changes between runs: read the × with that in mind."
+        : "Both sizes come from the same run, measured one after the other.",
+    "Where the hand-written SQL answers the scenario, its own × is given, measured on the same data: ÷ hand-written SQL is storegraph's × divided by it, above 1 where storegraph's latency grew more (or fell less) than the hand-written SQL's. It is not the target, which is on storegraph's own ×.",
+    "",
+    "| database | scenario | p50 small | p50 large | × | hand-written SQL × | ÷ hand-written SQL | target |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  const scaled = new Set<string>([
+    SCENARIOS.oneRest,
+    SCENARIOS.listFirst,
+    SCENARIOS.listFew,
+    SCENARIOS.appsSearch,
+    SCENARIOS.reviews,
+  ]);
+  for (const kind of ["postgresql", "sqlite"]) {
+    const a = results.find((r) => r.kind === kind && r.domains === small);
+    const b = results.find((r) => r.kind === kind && r.domains === large);
+    if (!a || !b) continue;
+    for (const row of a.rows.filter((x) => scaled.has(x.scenario))) {
+      const other = b.rows.find((x) => x.scenario === row.scenario);
+      if (!other) continue;
+      const times = other.p50 / Math.max(row.p50, 0.01);
+      const base =
+        row.baseline && other.baseline ? other.baseline.p50 / Math.max(row.baseline.p50, 0.01) : null;
+      const own = base === null ? "" : (times / Math.max(base, 0.01)).toFixed(2);
+      lines.push(
+        `| ${databaseName(kind)} | ${row.scenario} | ${row.p50} | ${other.p50} | ${times.toFixed(2)} | ${base === null ? "" : base.toFixed(2)} | ${own} | ${times <= TARGETS.scale ? "met" : "MISSED"} |`,
+      );
+    }
+  }
+  lines.push("");
+  return lines;
+}
+
+// ---------------------------------------------------------------------------- a section
+
+/** One line of a section's table. */
+interface Line {
+  scenario: string;
+  rate: string;
+  p50?: number;
+  p99?: number;
+  cpuMs?: number;
+  rssMb?: number;
+  failed: string;
+  beside: string;
+  theirs?: { rate: string; p99?: number; cpuMs?: number };
+  ratio?: number | null;
+  targets: string[];
+}
+
+const cells = (l: Line) => {
+  const perCore = l.cpuMs ? count(1000 / l.cpuMs) : "";
+  const ratio = l.ratio === undefined ? "" : l.ratio === null ? "n/a" : l.ratio.toFixed(2);
+  return [
+    l.scenario,
+    l.rate,
+    l.p50 ?? "",
+    l.p99 ?? "",
+    l.cpuMs ? l.cpuMs.toFixed(2) : "",
+    perCore,
+    l.rssMb ?? "",
+    l.failed,
+    l.beside,
+    l.theirs?.rate ?? "",
+    l.theirs?.p99 ?? "",
+    l.theirs?.cpuMs ? l.theirs.cpuMs.toFixed(2) : "",
+    ratio,
+    l.targets.join("; "),
+  ];
+};
+const TABLE_HEAD = [
+  "| scenario | req/s (exports: Domains/s) | p50 ms | p99 ms | server CPU ms/req | req/s per gateway core | server peak RSS MB | failed | beside it | its req/s (Domains/s) | its p99 ms | its CPU ms/req | ours ÷ its | targets |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+];
+
+/** A ratio against a target: met, MISSED, or not measured when a side completed nothing. */
+function ratioTarget(x: number | null, min: number, what: string, seconds: number): string {
+  if (x === null)
+    return verdict(false, `${what} (not measured: a side completed no request within ${seconds} s)`);
+  return verdict(x >= min, `${what} (${percent(x)})`);
+}
+
+/** The scenario rows of one database at one size, each beside what the bench compared it with. */
+function sectionLines(r: DbResult): { lines: Line[]; notes: string[] } {
+  const lines: Line[] = [];
+  const notes: string[] = [];
+  const postgres = r.kind === "postgresql";
+  const first = r.rows.find((x) => x.scenario === SCENARIOS.listFirst);
+  const deepPattern = /^list, 3 filters, page \d+ \(default fields\)$/;
+  const deep = r.rows.find((x) => deepPattern.test(x.scenario) && x !== first);
+  const sql = "hand-written SQL";
+  for (const row of r.rows) {
+    const line: Line = {
+      scenario: row.scenario,
+      rate: count(row.rps),
+      p50: row.p50,
+      p99: row.p99,
+      cpuMs: row.cpuMs,
+      failed: String(row.errors),
+      beside: "",
+      targets: [],
+    };
+    if (row.baseline) {
+      line.beside = sql;
+      line.theirs = { rate: count(row.baseline.rps), p99: row.baseline.p99 };
+      line.ratio = ratioOf(row.rps, row.baseline.rps);
+    }
+    switch (row.scenario) {
+      case SCENARIOS.oneRest: {
+        if (!row.baseline) line.beside = `${sql}: not measured in this run`;
+        else
+          line.targets.push(
+            ratioTarget(
+              line.ratio ?? null,
+              TARGETS.oneDomainRatio,
+              `≥ ${percent(TARGETS.oneDomainRatio)} of it`,
+              r.seconds,
+            ),
+          );
+        line.targets.push(verdict(row.p99 < TARGETS.oneDomainP99, `p99 < ${TARGETS.oneDomainP99} ms`));
+        // With `connections` requests always in flight, the mean latency is connections / throughput
+        // (Little's law): the p99 cannot be under it, whatever the code does.
+        if (row.rps > 0)
+          notes.push(
+            `${row.scenario}: with ${r.connections} requests in flight the mean latency is ${r.connections} / ${count(row.rps)} req/s = ${((1000 * r.connections) / row.rps).toFixed(1)} ms, which the p99 cannot be under${row.baseline ? `; the hand-written SQL's p99 is ${row.baseline.p99} ms` : ""}.`,
+          );
+        break;
+      }
+      case SCENARIOS.oneGraphql:
+        line.beside = !postgres
+          ? "PostGraphile runs on PostgreSQL only"
+          : r.peer
+            ? "PostGraphile: on the GraphQL queries below"
+            : "PostGraphile: not measured in this run";
+        break;
+      case SCENARIOS.bulk:
+        line.beside = `${sql}: not measured (the baseline has no bulk route)`;
+        break;
+      case SCENARIOS.listFirst:
+        if (!row.baseline) line.beside = `${sql}: not measured in this run`;
+        else
+          line.targets.push(
+            ratioTarget(
+              line.ratio ?? null,
+              TARGETS.listRatio,
+              `≥ ${percent(TARGETS.listRatio)} of it`,
+              r.seconds,
+            ),
+          );
+        break;
+      case SCENARIOS.listFew:
+        if (!row.baseline) line.beside = `${sql}: not measured in this run`;
+        break;
+      case SCENARIOS.largePages:
+        if (!row.baseline) line.beside = `${sql}: not measured in this run`;
+        if (r.largePagesRssMb !== undefined) {
+          line.rssMb = r.largePagesRssMb;
+          line.targets.push(
+            verdict(r.largePagesRssMb < TARGETS.largePagesRssMb, `peak RSS < ${TARGETS.largePagesRssMb} MB`),
+          );
+        }
+        break;
+      default:
+        if (row === deep) {
+          line.beside = `${sql}: not measured (the baseline serves first pages only)`;
+          if (first) {
+            const x = ratioOf(first.rps, deep.rps);
+            line.targets.push(
+              verdict(
+                x !== null && x <= TARGETS.deepVsFirst,
+                `within ${TARGETS.deepVsFirst}× of page 1's req/s (${x === null ? `not measured: a side completed no request within ${r.seconds} s` : `${x.toFixed(2)}×`})`,
+              ),
+            );
+          }
+        }
+    }
+    lines.push(line);
+    // The GraphQL queries measured against PostGraphile follow storegraph's own GraphQL row.
+    if (row.scenario === SCENARIOS.oneGraphql && r.peer) lines.push(...peerLines(r.peer));
+  }
+  // The exports, each beside the same read by the database alone.
+  const exports: [string, Export | null | undefined, number | undefined, string][] = [
+    ["every Domain, default fields", r.export, r.databaseAlone?.all, "every column as JSON"],
+    ["every Domain, fields=name,rank", r.exportFew, r.databaseAlone?.few, "name and rank"],
+  ];
+  for (const [what, e, alone, read] of exports) {
+    if (!e) continue;
+    const rate = rateOf(e);
+    const aloneRate = alone ? r.domains / alone : undefined;
+    const line: Line = {
+      scenario: `export: ${what} (${count(e.domains)} in ${e.seconds.toFixed(1)} s)`,
+      rate: count(rate),
+      rssMb: e.rssMb,
+      failed: e.domains === r.domains ? "0" : `wrote ${count(e.domains)} of ${count(r.domains)} Domains`,
+      beside: aloneRate ? `the database alone (${read})` : "the database alone: not measured in this run",
+      theirs: aloneRate ? { rate: count(aloneRate) } : undefined,
+      ratio: aloneRate ? ratioOf(rate, aloneRate) : undefined,
+      targets: [],
+    };
+    const few = e === r.exportFew;
+    const minRate = few ? TARGETS.exportFewRate : TARGETS.exportRate;
+    line.targets.push(verdict(rate >= minRate, `≥ ${count(minRate)} Domains/s`));
+    if (!few && aloneRate)
+      line.targets.push(
+        verdict(
+          rate / aloneRate >= TARGETS.exportVsAlone,
+          `≥ ${percent(TARGETS.exportVsAlone)} of the database alone (${percent(rate / aloneRate)})`,
+        ),
+      );
+    line.targets.push(verdict(e.rssMb < TARGETS.exportRssMb, `RSS < ${TARGETS.exportRssMb} MB`));
+    lines.push(line);
+  }
+  return { lines, notes };
+}
+
+/** storegraph's and PostGraphile's side of each GraphQL query of src/bench/peer.ts. */
+function peerLines(p: PeerResult): Line[] {
+  return p.rows.map((x) => {
+    const s = x.storegraph;
+    const o = x.peer;
+    const ratio = ratioOf(s.rps, o.rps);
+    return {
+      scenario: `GraphQL: ${x.scenario} (rounds interleaved with PostGraphile)`,
+      rate: count(s.rps),
+      p50: s.p50,
+      p99: s.p99,
+      cpuMs: s.cpuMs,
+      failed: o.errors ? `${s.errors} (PostGraphile: ${o.errors})` : String(s.errors),
+      beside: `PostGraphile ${p.version}`,
+      theirs: { rate: count(o.rps), p99: o.p99, cpuMs: o.cpuMs },
+      ratio,
+      targets: [
+        ratio === null
+          ? verdict(false, `≥ ${TARGETS.peerRatio}× its req/s (not measured: a side completed no request)`)
+          : verdict(ratio >= TARGETS.peerRatio, `≥ ${TARGETS.peerRatio}× its req/s`),
+      ],
+    };
+  });
+}
+
+/** The sort × filter matrix: p50 ms, and × the same filter sorted by rank. */
+function matrixSection(r: DbResult): string[] {
+  if (!r.matrix?.length) return [];
+  const ratios = matrixRatios(r.matrix);
+  const filters = [...new Set(ratios.map((m) => m.filter))];
+  const sorts = [...new Set(ratios.map((m) => m.sort))];
+  const slow = ratios.filter((m) => m.ratio > TARGETS.sortVsRank);
+  return [
+    "",
+    `Sort × filter: p50 ms of the first page of 50 (REST, fields=name,rank, ${MATRIX_CONNECTIONS} connections), and × the same filter sorted by rank.`,
+    "",
+    `| filter | ${sorts.join(" | ")} |`,
+    `|---|${sorts.map(() => "---").join("|")}|`,
+    ...filters.map(
+      (f) =>
+        `| ${f} | ${sorts
+          .map((s) => {
+            const m = ratios.find((x) => x.filter === f && x.sort === s);
+            return m ? `${m.p50} (${m.ratio.toFixed(1)}×)${m.errors ? ` ${m.errors} failed` : ""}` : "";
+          })
+          .join(" | ")} |`,
+    ),
+    "",
+    `Target: ${verdict(
+      !slow.length,
+      `every sort × filter pair within ${TARGETS.sortVsRank}× of the filter sorted by rank (${slow.length ? slow.map((m) => `${m.filter} by ${m.sort}: ${m.ratio.toFixed(1)}×`).join(", ") : "all"})`,
+    )}`,
+  ];
+}
+
+function section(r: DbResult, source: ReportSource): string[] {
+  const { lines, notes } = sectionLines(r);
+  const out = [
+    `## ${databaseName(r.kind)}, ${count(r.domains)} Domains`,
+    "",
+    `${count(r.apps)} Apps, seed 1; ${measuredBy(r, source)}; ${r.connections} connections, ${r.seconds} s per scenario${r.peer ? ` (PostGraphile and storegraph's GraphQL rows beside it: ${r.peer.seconds} s per query and side in ${r.peer.rounds} interleaved round${r.peer.rounds > 1 ? "s" : ""}, medians of the rounds' p50 and p99)` : ""}. ${r.largePagesRssMb === undefined ? "The exports run" : "The exports and the 32 pages of 1000 each run"} on a server started afresh, so that their RSS is their own; server peak RSS over the other scenarios and the exports: ${r.peakRssMb} MB.`,
+    "",
+    ...TABLE_HEAD,
+    ...lines.map((l) => `| ${cells(l).join(" | ")} |`),
+    ...matrixSection(r),
+  ];
+  const all = [...notes, ...r.notes, ...(r.peer?.notes.map((n) => `PostGraphile: ${n}`) ?? [])];
+  if (all.length) out.push("", ...all.map((n) => `- note: ${n}`));
+  out.push("");
+  return out;
+}
+
+/** How PostGraphile was run and the queries both sides answered, once for the report. */
+function peerSetup(results: DbResult[]): string[] {
+  const versions = [...new Set(results.flatMap((r) => (r.peer ? [r.peer.version] : [])))];
+  if (!versions.length) return [];
+  const lines = [
+    "## How PostGraphile is compared",
+    "",
+    `PostGraphile ${listed(versions)} and storegraph, both over GraphQL (POST /graphql), a random Domain out of 1,000 per request, on the same PostgreSQL database and snapshot schema, in rounds that alternate which side goes first. CPU is the server process's user + system time per request over the measured windows (the database's own CPU is not in it). ours ÷ its is storegraph's req/s over PostGraphile's (target ≥ ${TARGETS.peerRatio}).`,
+    "",
+    "Queries (variables: `$name`; `$first` 20 and `$after` the cursor of the page):",
+    "",
+  ];
+  for (const [what, q] of Object.entries(PEER_QUERIES))
+    lines.push(`- ${what}, storegraph: \`${q.storegraph}\``, `- ${what}, PostGraphile: \`${q.peer}\``);
+  lines.push(
+    "",
+    "PostGraphile runs the amber preset with one smart tag (src/bench/graphile.config.mjs: `@unique name` on domain, whose uniqueness is an index PostGraphile does not read), on Node 20 with a Promise.withResolvers polyfill (src/bench/with-resolvers.mjs), with GRAPHILE_ENV=production; its pg pool is node-postgres' default of 10, as storegraph's. Before measuring, the bench checks that both return the same Domain, the same Apps and the same first and deep pages.",
+    "",
+  );
+  return lines;
+}
+
+/**
+ * BENCHMARKS.md from results: the header (the run, or the runs, it comes from), the scale from the
+ * smallest to the largest size, then per size (largest first) and database one table of
+ * scenarios, each beside what the bench compared it with and marked against its targets.
+ */
+export function writeReport(results: DbResult[], source: ReportSource): string {
+  if (!results.length) throw new Error("no results to report");
+  const sorted = [...results].sort(order);
+  return [
+    ...header(sorted, source),
+    ...scale(sorted, source),
+    ...sorted.flatMap((r) => section(r, source)),
+    ...peerSetup(sorted),
+  ].join("\n");
+}
+
+/**
+ * What makes a run a failure (its requests failed, or an export missed Domains): a benchmark whose
+ * requests failed measured nothing. Missed targets are reported, not failed.
+ */
+export function failuresOf(results: DbResult[]): string[] {
+  return results.flatMap((r) => {
+    const at = `${r.kind}, ${count(r.domains)} Domains`;
+    return [
+      ...r.rows
+        .filter((x) => x.errors > 0)
+        .map((x) => `${at}: ${x.errors} failed requests in "${x.scenario}"`),
+      ...(r.peer?.rows ?? [])
+        .filter((x) => x.storegraph.errors + x.peer.errors > 0)
+        .map(
+          (x) =>
+            `${at}: ${x.storegraph.errors} (storegraph) and ${x.peer.errors} (PostGraphile) failed requests in "${x.scenario}"`,
+        ),
+      ...(r.export && r.export.domains !== r.domains
+        ? [`${at}: the export wrote ${r.export.domains} of ${r.domains} Domains`]
+        : []),
+      ...(r.exportFew && r.exportFew.domains !== r.domains
+        ? [`${at}: the export of name,rank wrote ${r.exportFew.domains} of ${r.domains} Domains`]
+        : []),
+      ...(r.matrix ?? [])
+        .filter((m) => m.errors > 0)
+        .map((m) => `${at}: ${m.errors} failed requests in the matrix's ${m.filter} by ${m.sort}`),
+    ];
+  });
+}
