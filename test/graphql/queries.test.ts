@@ -20,7 +20,12 @@ import { manyDomainsFixture } from "../support/fixture-graphql.ts";
  */
 function tables(sql: readonly string[]): string[] {
   return sql
-    .map((s) => [...s.matchAll(/\bFROM\s+(?:[`"][^`"]+[`"]\.)?[`"]([^`"]+)[`"]/g)].at(-1)?.[1] ?? s)
+    .map((s) =>
+      // Whether the snapshot keeps its Domains' child rows: asked of the catalogue once per reader.
+      /to_regclass|sqlite_master/.test(s)
+        ? "(catalogue)"
+        : ([...s.matchAll(/\bFROM\s+(?:[`"][^`"]+[`"]\.)?[`"]([^`"]+)[`"]/g)].at(-1)?.[1] ?? s),
+    )
     .sort();
 }
 
@@ -42,7 +47,12 @@ const SHARED_TABLES = ["app", "app_category", "app_plan", "technology"];
 const DOMAIN_TABLES = ["domain"];
 /** A page of Domains reads its keys first (the filtered, sorted page query), then their rows. */
 const DOMAIN_PAGE_TABLES = ["domain", "domain"];
-const cold = (tables: string[]) => [...tables, ...SHARED_TABLES].sort();
+/**
+ * The first read of Domains on a new snapshot also reads the Apps and technologies they name (kept
+ * per snapshot), and asks once whether the snapshot keeps its Domains' child rows
+ * (src/db/domain-children.ts).
+ */
+const cold = (tables: string[]) => [...tables, ...SHARED_TABLES, "(catalogue)"].sort();
 
 type DomainNode = {
   name: string;
@@ -119,7 +129,7 @@ describe.each(databaseKinds())("query counts on %s", (kind) => {
     const page = `query($first: Int) { domains(first: $first) { edges { node { ${DOMAIN_SELECTION} } } } }`;
     type Page = { domains: { edges: { node: DomainNode }[] } };
 
-    it("a page of 50 Domains with apps, technologies, contacts, theme, categories, features: 2 queries, 6 on a new snapshot", async () => {
+    it("a page of 50 Domains with apps, technologies, contacts, theme, categories, features: 2 queries, 7 on a new snapshot", async () => {
       await newSnapshot();
       expect(tables((await counted<Page>(page, { first: 50 })).sql)).toEqual(cold(DOMAIN_PAGE_TABLES));
       const { data, sql } = await counted<Page>(page, { first: 50 });
@@ -159,7 +169,7 @@ describe.each(databaseKinds())("query counts on %s", (kind) => {
       expect(tables(sql)).toEqual(["domain", "domain", "domain"]);
     });
 
-    it("one Domain by name with the same selection: 1 query, 5 on a new snapshot", async () => {
+    it("one Domain by name with the same selection: 1 query, 6 on a new snapshot", async () => {
       // domain(name) reads the Domain with its planned relations in one statement.
       const query = `{ domain(name: "shop-7.example.com") { ${DOMAIN_SELECTION} } }`;
       await newSnapshot();
