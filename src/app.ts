@@ -23,7 +23,6 @@ import { ExportReader } from "./export/export-reader.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createHttpsCheck, useHttpsOnly } from "./https.ts";
-import { useCompiledExecution } from "./jit.ts";
 import { createLogger, type Logger, logArgs } from "./logger.ts";
 import { useAccessLog } from "./ops/access-log.ts";
 import { useCompression } from "./ops/compression.ts";
@@ -34,6 +33,7 @@ import { useMetricsEndpoint } from "./ops/metrics-server.ts";
 import { requestIdOf, useRequestIds } from "./ops/request-id.ts";
 import { useGraphQLRequestLimits } from "./request-body.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
+import { useCompiledExecution } from "./schema/execute.ts";
 import { schema } from "./schema/index.ts";
 import { useTextInput } from "./text-input.ts";
 

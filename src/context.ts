@@ -5,19 +5,29 @@ import type { RateUsage } from "./auth/rate-limit.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { apiError } from "./errors.ts";
 
-/** Per-request GraphQL context. The snapshot is fixed for the whole request. */
-export interface Context {
-  snapshots: Snapshots;
+/**
+ * What an operation's resolvers read: the snapshot, fixed for the whole operation, and the
+ * operation's loaders. The reads the server makes itself (an export's batches, the text of shared
+ * Apps and technologies) run with this alone (readContext); a client's request adds who asked.
+ */
+export interface ReadContext {
   served: ServedSnapshot | null;
-  /** The API key the request was authenticated with. */
-  apiKey: ApiKey | null;
-  /** Per-request DataLoaders by name (src/query/loaders.ts). */
+  /** Per-operation DataLoaders by name (src/query/loaders.ts). */
   loaders: Map<string, DataLoader<unknown, unknown>>;
-  /** The rate-limit budgets this request draws on (src/auth/rate-limit.ts). */
-  rateUsage: RateUsage;
-  /** A REST request whose records the row writer writes (src/rest/records.ts). */
+  /** A REST request whose records the row writer writes (src/rest/route.ts). */
   records?: RecordHandoff;
 }
+
+/** A client's request's GraphQL context: what its resolvers read, and who asked. */
+export interface Context extends ReadContext {
+  /** The API key the request was authenticated with. */
+  apiKey: ApiKey | null;
+  /** The rate-limit budgets this request draws on (src/auth/rate-limit.ts). */
+  rateUsage: RateUsage;
+}
+
+/** The context of a read the server makes itself, of the snapshot `served`: fresh loaders, no client. */
+export const readContext = (served: ServedSnapshot | null): ReadContext => ({ served, loaders: new Map() });
 
 /**
  * The records of a REST request handed to the row writer instead of executed field by field: the
@@ -35,11 +45,11 @@ export async function createContext(
   apiKey: ApiKey | null,
   rateUsage: RateUsage,
 ): Promise<Context> {
-  return { snapshots, served: await snapshots.current(), apiKey, loaders: new Map(), rateUsage };
+  return { served: await snapshots.current(), apiKey, loaders: new Map(), rateUsage };
 }
 
-/** The snapshot this request reads; NOT_READY before the first load. */
-export function servedOf(ctx: Context): ServedSnapshot {
+/** The snapshot this operation reads; NOT_READY before the first load. */
+export function servedOf(ctx: ReadContext): ServedSnapshot {
   if (!ctx.served) throw apiError("NOT_READY", "no dataset has been loaded yet; try again shortly");
   return ctx.served;
 }

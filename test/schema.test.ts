@@ -40,7 +40,7 @@ function recursiveInputTypes(s: GraphQLSchema): string[] {
 }
 
 // graphql-jit unfolds a variable's input type when it compiles an operation, and a recursive one
-// without end (the process runs out of memory; zalando-incubator/graphql-jit#81): src/jit.ts
+// without end (the process runs out of memory; zalando-incubator/graphql-jit#81): src/schema/execute.ts
 // compiles every operation, so no input type may hold itself.
 it("no input type holds itself, so every operation's variables compile", () => {
   const nested = buildSchema(`

@@ -95,4 +95,18 @@ describe("structure of src/", () => {
       .filter(([, lines]) => lines > 400);
     expect(long).toEqual([]);
   });
+
+  it("one way into execution: only src/schema/execute.ts compiles or executes an operation", () => {
+    const doors = files
+      .filter((f) => name(f) !== "schema/execute.ts")
+      .filter((f) => {
+        const text = readFileSync(f, "utf8");
+        return (
+          /from\s+"(graphql-jit|@envelop\/graphql-jit|@envelop\/core)"/.test(text) ||
+          /import\s*\{[^}]*\b(execute|executeSync|subscribe)\b[^}]*\}\s*from\s*"graphql"/.test(text)
+        );
+      })
+      .map(name);
+    expect(doors).toEqual([]);
+  });
 });

@@ -13,10 +13,11 @@ export interface ServedSnapshot {
   source: ReadSource;
 }
 
-/** Where a served snapshot is read, for the export thread (src/export/export-reader.ts). */
+/** A served snapshot's row and where it is read, for the export thread (src/export/export-reader.ts). */
 export const readAt = (served: ServedSnapshot) => ({
-  location: served.snapshot.location,
+  ...served.snapshot,
   url: served.source.url || undefined,
+  readFrom: served.source,
 });
 
 const PRIMARY = (config: Config): ReadSource => ({

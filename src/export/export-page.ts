@@ -1,14 +1,13 @@
 import {
+  type DocumentNode,
   type GraphQLObjectType,
   getVariableValues,
   Kind,
   type OperationDefinitionNode,
   type VariableDefinitionNode,
 } from "graphql";
-import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
-import type { Context } from "../context.ts";
-import type { SqlReader } from "../db/reader.ts";
+import { type ReadContext, readContext } from "../context.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
 import { orderedReads } from "../query/keyset.ts";
@@ -20,6 +19,7 @@ import { NOT_WRITTEN, type RowWriter, rowWriter } from "../rest/row-writer.ts";
 import { withSharedTexts } from "../rest/shared-text.ts";
 import { DOMAIN_LOOKUP } from "../schema/domain.ts";
 import { domainReadOfSets } from "../schema/domain-columns.ts";
+import { execute } from "../schema/execute.ts";
 import { schema } from "../schema/index.ts";
 
 /**
@@ -54,8 +54,8 @@ export interface ExportQuery {
 }
 
 interface Compiled {
-  /** The resolver path: the lookup's operation, compiled when a batch first needs it. */
-  query: () => CompiledQuery;
+  /** The resolver path: the lookup's operation (compiled when a batch first runs it). */
+  lookup: DocumentNode;
   write: LegacyWriter;
   /** The same text straight from the rows (src/rest/row-writer.ts). */
   rows: RowWriter;
@@ -72,22 +72,13 @@ function compiledLookup(fields: string): Compiled {
   if (!c) {
     const sel = parseFields(fields, DOMAIN);
     const set = toSelectionSet(sel);
-    let query: CompiledQuery | null = null;
-    const lookup = () => {
-      if (query) return query;
-      const document = operation(
+    // domainsByName reads its Domains as domainReadOf plans the selection under `domains`.
+    c = {
+      lookup: operation(
         "ExportPage",
         { names: "[String!]!" },
         field("domainsByName", ["names"], selection(field("domains", [], set), field("notFound"))),
-      );
-      const q = compileQuery(schema, document);
-      if (!isCompiledQuery(q)) throw new Error(`export page: ${JSON.stringify(q.errors)}`);
-      query = q;
-      return q;
-    };
-    // domainsByName reads its Domains as domainReadOf plans the selection under `domains`.
-    c = {
-      query: lookup,
+      ),
       write: legacyWriter(sel),
       rows: rowWriter(sel, DOMAIN),
       read: domainReadOfSets([set], DOMAIN_LOOKUP),
@@ -129,10 +120,6 @@ function listArgs(query: ExportQuery): DomainListArgs {
   return coerced as DomainListArgs;
 }
 
-/** The context of a request, for the resolvers an export reaches: the snapshot's reader and loaders. */
-const contextOf = (sql: SqlReader) =>
-  ({ served: { sql } as ServedSnapshot, loaders: new Map(), apiKey: null }) as unknown as Context;
-
 type Found = { domains: Record<string, unknown>[]; notFound: string[] };
 
 /**
@@ -140,7 +127,7 @@ type Found = { domains: Record<string, unknown>[]; notFound: string[] };
  * row writer stops, through the lookup's operation.
  */
 async function linesOf(
-  ctx: Context,
+  ctx: ReadContext,
   c: Compiled,
   rows: DomainRow[],
   writer: WriterChoice,
@@ -163,14 +150,14 @@ async function linesOf(
 }
 
 /** The JSON text of `rows` (as read for `c`), in their order, through the lookup's operation. */
-async function resolvedLinesOf(ctx: Context, c: Compiled, rows: DomainRow[]): Promise<string[]> {
+async function resolvedLinesOf(ctx: ReadContext, c: Compiled, rows: DomainRow[]): Promise<string[]> {
   const byName = plannedDomainByName(ctx, c.read);
   for (const r of rows) byName.prime(r.name, r);
   const chunks: Promise<string[]>[] = [];
   for (let i = 0; i < rows.length; i += CHUNK) {
     const names = rows.slice(i, i + CHUNK).map((r) => r.name);
     chunks.push(
-      Promise.resolve(c.query().query(undefined, ctx, { names })).then((result) => {
+      execute(c.lookup, { names }, ctx).then((result) => {
         if (result.errors?.length) throw result.errors[0].originalError ?? result.errors[0];
         const found = (result.data as { domainsByName: Found }).domainsByName;
         if (found.notFound.length) throw new Error(`${found.notFound.join(", ")} were read but not found`);
@@ -186,7 +173,7 @@ async function resolvedLinesOf(ctx: Context, c: Compiled, rows: DomainRow[]): Pr
  * its order, with `fields`: a batch (up to BATCH, or WIDE_BATCH, Domains) at a time.
  */
 export async function* domainStream(
-  sql: SqlReader,
+  served: ServedSnapshot,
   fields: string,
   query: ExportQuery,
   batch?: number,
@@ -196,12 +183,12 @@ export async function* domainStream(
   const c = compiledLookup(fields);
   const size = batch ?? (c.read.children.length || c.read.fields === null ? WIDE_BATCH : BATCH);
   const args = listArgs(query);
-  const where = await domainListWhere(contextOf(sql), args, null);
+  const where = await domainListWhere(readContext(served), args, null);
   const passOver = { left: skip };
   for (const find of orderedReads(domainSortKeys(args), where)) {
     for await (const { ctx, rows } of streamPlannedDomains(
-      () => contextOf(sql),
-      sql,
+      () => readContext(served),
+      served.sql,
       find,
       c.read,
       size,

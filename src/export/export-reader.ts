@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { Database, Timeouts } from "../config.ts";
+import type { ReadSource } from "../db/replicas.ts";
 import type { SnapshotRow } from "../db/store.ts";
 import type { Logger } from "../logger.ts";
 import { fromRoot } from "../root.ts";
@@ -20,10 +21,12 @@ export type StreamMessage =
   | {
       type: "open";
       id: number;
-      /** The snapshot to read (its file or schema). */
-      location: string;
+      /** The snapshot to read (its row: its file or schema is its location). */
+      snapshot: SnapshotRow;
       /** PostgreSQL: the server to read it on (the served snapshot's replica, or the primary). */
       url?: string;
+      /** Where the server's thread reads it (the primary when not given). */
+      readFrom?: ReadSource;
       /** The `fields` option as given ("" for the defaults). */
       fields: string;
       /** List Domains' filter, sort and search (its GraphQL variables, checked on this thread). */
@@ -102,7 +105,7 @@ export class ExportReader {
    * closes the stream's cursor.
    */
   async *stream(
-    snapshot: Pick<SnapshotRow, "location"> & { url?: string },
+    snapshot: SnapshotRow & { url?: string; readFrom?: ReadSource },
     fields: string,
     query: ExportQuery,
     format: PageFormat,
@@ -120,8 +123,9 @@ export class ExportReader {
     worker.postMessage({
       type: "open",
       id,
-      location: snapshot.location,
+      snapshot: rowOf(snapshot),
       url: snapshot.url,
+      readFrom: snapshot.readFrom,
       fields,
       query,
       format,
@@ -217,4 +221,13 @@ export class ExportReader {
 function handled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {});
   return promise;
+}
+
+/** The snapshot's row alone (readAt gives it with where it is read). */
+function rowOf({
+  url: _url,
+  readFrom: _readFrom,
+  ...row
+}: SnapshotRow & { url?: string; readFrom?: ReadSource }) {
+  return row satisfies SnapshotRow;
 }

@@ -40,14 +40,14 @@ function failure(id: number, e: unknown): PageAnswer {
 }
 
 function open(message: Extract<StreamMessage, { type: "open" }>): void {
-  const { id, fields, query, format, skip, url } = message;
+  const { id, fields, query, format, skip, url, snapshot, readFrom } = message;
   // A snapshot is read where the server's thread reads it: a replica, or the primary.
-  const location = url ? `${url} ${message.location}` : message.location;
+  const location = url ? `${url} ${snapshot.location}` : snapshot.location;
   latest = location;
   let reader = readers.get(location);
   if (!reader) {
     reader = {
-      sql: openSnapshotReader({ database, timeouts }, { location: message.location, url }),
+      sql: openSnapshotReader({ database, timeouts }, { location: snapshot.location, url }),
       streams: 0,
     };
     readers.set(location, reader);
@@ -55,7 +55,14 @@ function open(message: Extract<StreamMessage, { type: "open" }>): void {
   reader.streams++;
   streams.set(id, {
     location,
-    pages: domainStream(reader.sql, fields, query, undefined, skip),
+    // The snapshot as this thread serves it: its row, and its reads here.
+    pages: domainStream(
+      { snapshot, sql: reader.sql, source: readFrom ?? { name: "primary", role: "primary", url: url ?? "" } },
+      fields,
+      query,
+      undefined,
+      skip,
+    ),
     format,
     turn: Promise.resolve(),
   });

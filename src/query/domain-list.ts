@@ -1,4 +1,4 @@
-import { type Context, servedOf } from "../context.ts";
+import { type ReadContext, servedOf } from "../context.ts";
 import { type DomainFilter, resolveKeys, toDomainWhere } from "./domain-filter.ts";
 import { allOf } from "./filter.ts";
 import type { SortKey, Where } from "./keyset.ts";
@@ -25,7 +25,7 @@ export const domainSortKeys = (args: DomainListArgs): SortKey[] =>
 
 /** The `where` of the filter and search of `args`, within `base` (a parent's condition). */
 export async function domainListWhere(
-  ctx: Context,
+  ctx: ReadContext,
   args: DomainListArgs,
   base: Where | null,
 ): Promise<Where> {

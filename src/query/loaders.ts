@@ -1,6 +1,6 @@
 import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
-import { type Context, servedOf } from "../context.ts";
+import { type ReadContext, servedOf } from "../context.ts";
 import {
   CHILD_ROWS_TABLE,
   childArraySql,
@@ -44,7 +44,7 @@ export const DOMAIN_OMITTED: readonly string[] = ["mostRecentlyPublishedProduct"
 const APP_OMITTED: readonly string[] = ["descriptionLong", "searchText"];
 
 function loader<K, V>(
-  ctx: Context,
+  ctx: ReadContext,
   name: string,
   batch: (sql: SqlReader, keys: readonly K[]) => Promise<V[]>,
 ) {
@@ -95,8 +95,8 @@ function sharedLoader<V>(name: string, read: BatchRead<number, V>) {
     }
     return keys.map((k) => found.get(k) as V);
   };
-  const of = (ctx: Context) => loader(ctx, name, batch);
-  const now = (ctx: Context, key: number): V | Promise<V> => {
+  const of = (ctx: ReadContext) => loader(ctx, name, batch);
+  const now = (ctx: ReadContext, key: number): V | Promise<V> => {
     const hit = keptRows(servedOf(ctx).sql, read).get(key);
     return hit ? (hit.row as V) : of(ctx).load(key);
   };
@@ -145,7 +145,7 @@ async function rowsWhere<T>(
 }
 
 /** A Domain by its name or, failing that, its platform domain; keys are lower-case. */
-export const domainByName = (ctx: Context) =>
+export const domainByName = (ctx: ReadContext) =>
   loader<string, DomainRow | null>(ctx, "domainByName", async (sql, names) => {
     const columns = columnsOf("domain", DOMAIN_OMITTED);
     const name = keysMatch(sql, '"name"', names);
@@ -162,7 +162,7 @@ export const domainByName = (ctx: Context) =>
  * needs (projection pushdown: a page of `name,rank` does not read 100 columns per row); the
  * other fields of such rows are absent, so it is for callers that know the whole selection.
  */
-export const domainByPk = (ctx: Context, fields: readonly string[] | null = null) => {
+export const domainByPk = (ctx: ReadContext, fields: readonly string[] | null = null) => {
   const omit = fields ? allBut("domain", fields) : DOMAIN_OMITTED;
   return loader<number, DomainRow | null>(ctx, `domainByPk:${fields?.join(",") ?? "*"}`, async (sql, pks) =>
     byKey(pks, await rowsWhere<DomainRow>(sql, "domain", "pk", pks, [], omit), (r) => r.pk),
@@ -176,7 +176,7 @@ const allBut = (table: TableKey, keep: readonly string[]) =>
     .filter((f) => !keep.includes(f));
 
 /** An App by `<platform>.<token>`. */
-export const appByIdentifier = (ctx: Context) =>
+export const appByIdentifier = (ctx: ReadContext) =>
   loader<string, AppRow | null>(ctx, "appByIdentifier", async (sql, ids) => {
     const platforms = ids.map((id) => id.slice(0, id.indexOf(".")));
     const tokens = ids.map((id) => id.slice(id.indexOf(".") + 1));
@@ -213,7 +213,7 @@ export async function technologyKeys(sql: SqlReader, names: readonly string[]): 
 }
 /** Technologies by name (null for an unknown one): their keys, then their rows kept per snapshot. */
 export async function technologiesByName(
-  ctx: Context,
+  ctx: ReadContext,
   names: readonly string[],
 ): Promise<(Technology | null)[]> {
   const pks = await technologyKeys(servedOf(ctx).sql, names);
@@ -222,7 +222,7 @@ export async function technologiesByName(
 const technologyNames = perReader((): { keys: Promise<Map<string, number>> | null } => ({ keys: null }));
 
 /** An App by its `id`. */
-export const appById = (ctx: Context) =>
+export const appById = (ctx: ReadContext) =>
   loader<string, AppRow | null>(ctx, "appById", async (sql, ids) => {
     const rows = await rowsWhere<AppRow>(sql, "app", "id", ids, [], APP_OMITTED);
     primeApps(ctx, rows);
@@ -230,7 +230,7 @@ export const appById = (ctx: Context) =>
   });
 
 /** Apps read by another key are known by pk too: AppReview.app then costs no query. */
-function primeApps(ctx: Context, rows: AppRow[]): void {
+function primeApps(ctx: ReadContext, rows: AppRow[]): void {
   const byPk = appByPk(ctx);
   for (const r of rows) byPk.prime(r.pk, r);
 }
@@ -304,26 +304,28 @@ export const appCategories = sharedLoader("appCategory", READS.appCategories);
 export const appPlans = sharedLoader("appPlan", READS.appPlans);
 export const appIntegrations = sharedLoader("appIntegration", READS.appIntegrations);
 
-export const domainCategories = (ctx: Context) => loader(ctx, "domainCategory", READS.domainCategories);
-export const domainFeatures = (ctx: Context) => loader(ctx, "domainFeature", READS.domainFeatures);
-export const domainTags = (ctx: Context) => loader(ctx, "domainTag", READS.domainTags);
-export const domainSalesChannels = (ctx: Context) =>
+export const domainCategories = (ctx: ReadContext) => loader(ctx, "domainCategory", READS.domainCategories);
+export const domainFeatures = (ctx: ReadContext) => loader(ctx, "domainFeature", READS.domainFeatures);
+export const domainTags = (ctx: ReadContext) => loader(ctx, "domainTag", READS.domainTags);
+export const domainSalesChannels = (ctx: ReadContext) =>
   loader(ctx, "domainSalesChannel", READS.domainSalesChannels);
-export const domainShipsTo = (ctx: Context) => loader(ctx, "domainShipsTo", READS.domainShipsTo);
-export const domainContacts = (ctx: Context) => loader(ctx, "domainContact", READS.domainContacts);
-export const domainTechnologies = (ctx: Context) => loader(ctx, "domainTechnology", READS.domainTechnologies);
-export const domainApps = (ctx: Context) => loader(ctx, "domainApp", READS.domainApps);
-export const domainProduct = (ctx: Context) => loader(ctx, "domainProduct", READS.domainProduct);
+export const domainShipsTo = (ctx: ReadContext) => loader(ctx, "domainShipsTo", READS.domainShipsTo);
+export const domainContacts = (ctx: ReadContext) => loader(ctx, "domainContact", READS.domainContacts);
+export const domainTechnologies = (ctx: ReadContext) =>
+  loader(ctx, "domainTechnology", READS.domainTechnologies);
+export const domainApps = (ctx: ReadContext) => loader(ctx, "domainApp", READS.domainApps);
+export const domainProduct = (ctx: ReadContext) => loader(ctx, "domainProduct", READS.domainProduct);
 
 // ---------------------------------------------------------------------- App relations
 
-export const appInstallsSeries = (ctx: Context) => loader(ctx, "appInstallsPoint", READS.appInstallsSeries);
-export const appDescriptionLong = (ctx: Context) =>
+export const appInstallsSeries = (ctx: ReadContext) =>
+  loader(ctx, "appInstallsPoint", READS.appInstallsSeries);
+export const appDescriptionLong = (ctx: ReadContext) =>
   loader(ctx, "appDescriptionLong", READS.appDescriptionLong);
 
 // ---------------------------------------------------------------------- Review relations
 
-export const reviewDomains = (ctx: Context) =>
+export const reviewDomains = (ctx: ReadContext) =>
   loader<number, AppReviewDomain[]>(ctx, "reviewDomains", async (sql, pks) =>
     groupBy(
       pks,
@@ -332,7 +334,7 @@ export const reviewDomains = (ctx: Context) =>
     ),
   );
 
-export const reviewByPk = (ctx: Context) =>
+export const reviewByPk = (ctx: ReadContext) =>
   loader<number, AppReview | null>(ctx, "reviewByPk", async (sql, pks) =>
     byKey(pks, await rowsWhere<AppReview>(sql, "appReview", "pk", pks), (r) => r.pk),
   );
@@ -453,7 +455,7 @@ export const plannedRows = <R>(row: object, child: DomainChild): R[] | undefined
  * snapshot: sharedLoader), so that the resolvers of the selection find their values at once.
  */
 export async function readPlannedDomains(
-  ctx: Context,
+  ctx: ReadContext,
   sql: SqlReader,
   match: DomainMatch,
   keys: readonly (number | string)[],
@@ -470,7 +472,7 @@ export async function readPlannedDomains(
  * and technologies they name attached.
  */
 async function domainRowsOf(
-  ctx: Context,
+  ctx: ReadContext,
   s: PlannedSelect,
   read: DomainRead,
   raw: readonly RawRow[],
@@ -516,14 +518,14 @@ async function domainRowsOf(
  * gives them. `ctxOf` gives each batch its context, so that no loader keeps a batch past its turn.
  */
 export async function* streamPlannedDomains(
-  ctxOf: () => Context,
+  ctxOf: () => ReadContext,
   sql: SqlReader,
   args: { where: Where; orderBy: Where[] },
   read: DomainRead,
   batch: number,
   /** Rows to pass over first, unread beyond their raw values (a resumed export job); counted down. */
   skip: { left: number } = { left: 0 },
-): AsyncGenerator<{ ctx: Context; rows: DomainRow[] }> {
+): AsyncGenerator<{ ctx: ReadContext; rows: DomainRow[] }> {
   const kept = read.children.length > 0 && (await keepsChildRows(sql));
   const select = plannedSelect(sql, read, "r.", kept);
   const { text, params } = findStatement(
@@ -565,7 +567,7 @@ async function attach<R extends object, V>(
 }
 
 /** Domains by name or platform domain (as domainByName), read as `read` plans. */
-export const plannedDomainByName = (ctx: Context, read: DomainRead) =>
+export const plannedDomainByName = (ctx: ReadContext, read: DomainRead) =>
   loader<string, DomainRow | null>(ctx, `domainByName:${readKey(read)}`, async (sql, names) => {
     const rows = await readPlannedDomains(ctx, sql, "nameOrPlatformDomain", names, read);
     const byName = new Map(rows.map((r) => [r.name, r]));
@@ -574,7 +576,7 @@ export const plannedDomainByName = (ctx: Context, read: DomainRead) =>
   });
 
 /** Domains by key, read as `read` plans. */
-export const plannedDomainByPk = (ctx: Context, read: DomainRead) =>
+export const plannedDomainByPk = (ctx: ReadContext, read: DomainRead) =>
   loader<number, DomainRow | null>(ctx, `domainByPk:${readKey(read)}`, async (sql, pks) =>
     byKey(pks, await readPlannedDomains(ctx, sql, "pk", pks, read), (r) => r.pk),
   );

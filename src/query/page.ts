@@ -1,5 +1,5 @@
 import type DataLoader from "dataloader";
-import { type Context, servedOf } from "../context.ts";
+import { type ReadContext, servedOf } from "../context.ts";
 import type { TableKey } from "../db/tables.ts";
 import { countWhere, pageKeys } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
@@ -50,7 +50,7 @@ export function pageSize(first: number | null | undefined, max: number): number 
  * belongs to (sort, filter, search, parent), so a cursor is refused with another query.
  */
 export async function connectionPage<R extends Record<string, unknown>>(
-  ctx: Context,
+  ctx: ReadContext,
   options: {
     args: PageArgs;
     max: number;

@@ -10,7 +10,7 @@ import {
   isNonNullType,
   isObjectType,
 } from "graphql";
-import type { Context } from "../context.ts";
+import type { ReadContext } from "../context.ts";
 import { type Part, partsOf, type Selection, type SharedTexts } from "./fields.ts";
 
 /**
@@ -30,13 +30,13 @@ import { type Part, partsOf, type Selection, type SharedTexts } from "./fields.t
  * fails, as it always has: the writer never answers differently, only faster.
  * test/rest/row-writer.test.ts holds it to the resolver path byte for byte.
  */
-export type RowWriter = (source: object, ctx: Context, shared: SharedTexts) => string;
+export type RowWriter = (source: object, ctx: ReadContext, shared: SharedTexts) => string;
 
 /** The writer stopped: the resolver path answers this batch. */
 export const NOT_WRITTEN: unique symbol = Symbol("not written by the row writer");
 
-type Resolve = (source: object, ctx: Context) => unknown;
-type ValueWriter = (value: unknown, ctx: Context, shared: SharedTexts) => string;
+type Resolve = (source: object, ctx: ReadContext) => unknown;
+type ValueWriter = (value: unknown, ctx: ReadContext, shared: SharedTexts) => string;
 
 const NO_ARGS = Object.freeze({});
 /**
@@ -125,7 +125,7 @@ function valueWriter(type: GraphQLOutputType, children: Selection | undefined): 
 }
 
 /** One part of the text: `"key":value`, a shared run's text, or null when it writes nothing. */
-type Step = (source: object, ctx: Context, shared: SharedTexts) => string | null;
+type Step = (source: object, ctx: ReadContext, shared: SharedTexts) => string | null;
 
 function stepOf(type: GraphQLObjectType, part: Part): Step {
   const via = part.via === undefined ? null : fieldOf(type, part.via);
@@ -134,7 +134,7 @@ function stepOf(type: GraphQLObjectType, part: Part): Step {
   const owner = via ? getNamedType(via.type) : type;
   if (!isObjectType(owner)) throw new Error(`row writer: ${type.name}.${part.via} is not an object`);
   /** The object the part's field is read from: the source, or its child `via`; null: none. */
-  const sourceOf = (source: object, ctx: Context): object | null => {
+  const sourceOf = (source: object, ctx: ReadContext): object | null => {
     if (!viaResolve) return source;
     const child = viaResolve(source, ctx);
     if (child === null || child === undefined) {

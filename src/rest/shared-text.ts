@@ -1,11 +1,10 @@
 import { encodeGlobalID } from "@pothos/plugin-relay";
-import { type FieldNode, Kind, type SelectionSetNode } from "graphql";
-import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
+import { type DocumentNode, type FieldNode, Kind, type SelectionSetNode } from "graphql";
 import { LRUCache } from "lru-cache";
-import type { Context } from "../context.ts";
+import { readContext } from "../context.ts";
 import { perReader } from "../db/reader.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
-import { schema } from "../schema/index.ts";
+import { execute } from "../schema/execute.ts";
 import { MAX_NODES } from "../schema/node.ts";
 import { field, operation } from "./document.ts";
 import { legacyWriter, type SharedRun, type SharedTexts, toSelectionSet } from "./fields.ts";
@@ -42,7 +41,8 @@ const keptRuns = perReader(
 );
 
 interface RunQuery {
-  query: CompiledQuery;
+  /** `nodes` with the run's selection (compiled when first run: src/schema/execute.ts). */
+  document: DocumentNode;
   write: (object: Record<string, unknown>) => string;
 }
 const queries = new LRUCache<string, RunQuery>({ max: 500 });
@@ -53,7 +53,7 @@ const inlineFragment = (type: string, selectionSet: SelectionSetNode) => ({
   selectionSet,
 });
 
-/** `nodes` with the run's selection, compiled once per run: the shared objects' own operation. */
+/** `nodes` with the run's selection, made once per run: the shared objects' own operation. */
 function runQuery(run: SharedRun): RunQuery {
   let q = queries.get(run.id);
   if (!q) {
@@ -67,8 +67,6 @@ function runQuery(run: SharedRun): RunQuery {
         selections: [inlineFragment(run.shared.type, keyed)],
       }),
     );
-    const query = compileQuery(schema, document);
-    if (!isCompiledQuery(query)) throw new Error(`shared text: ${JSON.stringify(query.errors)}`);
     const writer = legacyWriter(run.selection);
     const none: SharedTexts = {
       text: () => {
@@ -79,7 +77,7 @@ function runQuery(run: SharedRun): RunQuery {
       const text = writer(object, none);
       return text === "{}" ? "" : text.slice(1, -1);
     };
-    q = { query, write };
+    q = { document, write };
     queries.set(run.id, q);
   }
   return q;
@@ -132,18 +130,17 @@ class ResponseTexts implements SharedTexts {
   async fill(): Promise<void> {
     // A context per operation: Pothos caches the nodes it resolves per context, and a node that
     // another operation on the same context is still resolving comes back without its type.
-    const contextOf = () => ({ served: this.served, loaders: new Map(), apiKey: null }) as unknown as Context;
     const missing = [...this.missing];
     this.missing.clear();
     await Promise.all(
       missing.map(async ([run, keys]) => {
-        const { query, write } = runQuery(run);
+        const { document, write } = runQuery(run);
         const texts = this.kept(run);
         const all = [...keys];
         for (let i = 0; i < all.length; i += MAX_NODES) {
           const chunk = all.slice(i, i + MAX_NODES);
           const ids = chunk.map((k) => encodeGlobalID(run.shared.type, k));
-          const result = await query.query(undefined, contextOf(), { ids });
+          const result = await execute(document, { ids }, readContext(this.served));
           if (result.errors?.length) throw result.errors[0].originalError ?? result.errors[0];
           const nodes = (result.data as { nodes: (Record<string, unknown> | null)[] }).nodes;
           nodes.forEach((node, j) => {

@@ -4,14 +4,14 @@ import DirectivesPlugin from "@pothos/plugin-directives";
 import RelayPlugin from "@pothos/plugin-relay";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
 import { directiveArgs, type Endpoint } from "../auth/limits.ts";
-import type { Context } from "../context.ts";
+import type { ReadContext } from "../context.ts";
 import { InputError } from "../errors.ts";
 import { dayText, instantText, parseInstant } from "../query/instant.ts";
 import { textProblem } from "../text.ts";
 
 /** Builder configuration only; types live in one file each beside this one. */
 export const builder = new SchemaBuilder<{
-  Context: Context;
+  Context: ReadContext;
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     Date: { Input: Date; Output: Date };

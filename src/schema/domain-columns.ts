@@ -1,6 +1,6 @@
 import type { FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from "graphql";
 import { Kind } from "graphql";
-import type { Context } from "../context.ts";
+import type { ReadContext } from "../context.ts";
 import { columnsOf } from "../db/reader.ts";
 import { DOMAIN_CHILDREN, DOMAIN_OMITTED, type DomainChild, type DomainRead } from "../query/loaders.ts";
 
@@ -85,7 +85,7 @@ const plans = new WeakMap<object, Map<string, DomainRead>>();
  * plans nothing.
  */
 export function domainReadOf(
-  ctx: Context,
+  ctx: ReadContext,
   info: GraphQLResolveInfo,
   path: readonly string[],
   always: readonly string[],

@@ -236,7 +236,7 @@ const domainFilterFields = (t: Parameters<Parameters<typeof builder.inputType>[1
 /**
  * A term of DomainFilter's `and`: the same filters without `and`, since terms do not nest. A
  * distinct type rather than DomainFilter itself, so that the input types hold no cycle: a
- * variable of a recursive input type cannot run compiled (src/jit.ts).
+ * variable of a recursive input type cannot run compiled (src/schema/execute.ts).
  */
 const DomainCondition = builder.inputRef<Omit<DomainFilterShape, "and">>("DomainCondition").implement({
   description: "One term of DomainFilter's and: all its given filters must match (they do not nest).",

@@ -1,6 +1,6 @@
 import type DataLoader from "dataloader";
 import type { GraphQLResolveInfo } from "graphql";
-import type { Context } from "../context.ts";
+import type { ReadContext } from "../context.ts";
 import { InputError, notFound } from "../errors.ts";
 import type {
   DomainApp,
@@ -112,10 +112,10 @@ type PlannedTechnology = DomainTechnologyRow & { [TECHNOLOGY_OF]?: unknown };
  */
 function relation<R, T>(
   child: DomainChild,
-  loaderOf: (ctx: Context) => DataLoader<number, R[]>,
+  loaderOf: (ctx: ReadContext) => DataLoader<number, R[]>,
   shape: (rows: R[]) => T,
 ) {
-  return (d: DomainRow, _args: unknown, ctx: Context): T | Promise<T> => {
+  return (d: DomainRow, _args: unknown, ctx: ReadContext): T | Promise<T> => {
     const planned = plannedRows<R>(d, child);
     return planned ? shape(planned) : loaderOf(ctx).load(d.pk).then(shape);
   };
@@ -359,7 +359,7 @@ function clusterOf(d: DomainRow): string[] {
   return (d.clusterDomains as string[] | null) ?? [d.name];
 }
 
-async function knownDomains(ctx: Context, names: string[]): Promise<DomainRow[]> {
+async function knownDomains(ctx: ReadContext, names: string[]): Promise<DomainRow[]> {
   const rows = await domainByName(ctx).loadMany(names);
   return rows.filter((r): r is DomainRow => r !== null && !(r instanceof Error));
 }
@@ -381,7 +381,7 @@ const MAX_REDIRECT_HOPS = 5;
 export const DOMAIN_LOOKUP = ["pk", "name", "platformDomain", "state", "redirectsTo"];
 
 /** The loader of Domains by name for the Domains under `path` of the resolved field. */
-const lookupOf = (ctx: Context, info: GraphQLResolveInfo, path: readonly string[]) =>
+const lookupOf = (ctx: ReadContext, info: GraphQLResolveInfo, path: readonly string[]) =>
   plannedDomainByName(ctx, domainReadOf(ctx, info, path, DOMAIN_LOOKUP));
 
 /** The Domain, or with followRedirects the end of its redirect chain within the dataset. */
@@ -485,7 +485,7 @@ const domainListArgs = builder.args((t) => ({
 }));
 
 async function domainPage(
-  ctx: Context,
+  ctx: ReadContext,
   info: GraphQLResolveInfo,
   args: DomainListArgs & PageArgs,
   base: Where | null,

@@ -1,4 +1,4 @@
-import type { Context } from "../context.ts";
+import type { ReadContext } from "../context.ts";
 import type { AppReviewDomain, AppReview as AppReviewRow } from "../generated/sqlite/client.ts";
 import type { Direction, Where } from "../query/keyset.ts";
 import { appByPk, domainByPk, reviewByPk, reviewDomains } from "../query/loaders.ts";
@@ -78,7 +78,7 @@ const reviewArgs = builder.args((t) => ({
 }));
 
 function reviewPage(
-  ctx: Context,
+  ctx: ReadContext,
   args: PageArgs & { orderBy?: { field?: "UPDATED_AT" | null; direction?: Direction | null } | null },
   where: Where,
   scope: unknown,

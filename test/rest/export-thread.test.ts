@@ -77,7 +77,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
     const served = await api.snapshots.current();
     if (!served) throw new Error("no snapshot");
     const lines: string[] = [];
-    for await (const page of domainStream(served.sql, fields, query, batch)) lines.push(...page);
+    for await (const page of domainStream(served, fields, query, batch)) lines.push(...page);
     return lines;
   }
 
@@ -285,7 +285,8 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
       try {
         let count = 0;
         const query = { orderBy: [{ field: "ESTIMATED_SALES", direction: "DESC" }] };
-        for await (const page of domainStream(sql, "name,rank,apps.name", query, 10)) count += page.length;
+        for await (const page of domainStream({ ...s, sql }, "name,rank,apps.name", query, 10))
+          count += page.length;
         expect(count).toBe(oracle.domainNames().length);
         const domainReads = seen.filter(
           (t) => /FROM "?[\w.]*"?\.?"domain" /.test(t) || t.includes('"domain" r'),
@@ -300,7 +301,9 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
 
     it("rejects a stream it cannot read with the reason, and goes on reading", async () => {
       const s = await served();
-      await expect(read({ location: "snapshots/no-such-file.db" }, "name", {}, "jsonl")).rejects.toThrow();
+      await expect(
+        read({ ...s.snapshot, location: "snapshots/no-such-file.db" }, "name", {}, "jsonl"),
+      ).rejects.toThrow();
       await expect(read(s.snapshot, "name", { orderBy: [{ field: "NOPE" }] }, "jsonl")).rejects.toThrow(
         /NOPE/,
       );
@@ -328,7 +331,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
         );
         try {
           const sel = "name";
-          const pages = down.stream({ location: "storegraph_snapshot_1" }, sel, {}, "jsonl");
+          const pages = down.stream((await served()).snapshot, sel, {}, "jsonl");
           const err = await pages.next().catch((e: unknown) => e);
           expect(err).toBeInstanceOf(Error);
           expect(isDatabaseUnavailable(err), String(err)).toBe(true);

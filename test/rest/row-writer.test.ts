@@ -101,8 +101,7 @@ describe.each(databaseKinds())("the row writer against the resolver path on %s",
     if (!served) throw new Error("no snapshot");
     const q = readQuery(EXPORT as never, Options.fromQuery(new URLSearchParams({ ...options, fields })));
     const out: string[] = [];
-    for await (const page of domainStream(served.sql, q.fields, q.variables, batch, 0, writer))
-      out.push(...page);
+    for await (const page of domainStream(served, q.fields, q.variables, batch, 0, writer)) out.push(...page);
     return out;
   }
 

@@ -1,6 +1,19 @@
+import { envelop, useEngine, useSchema } from "@envelop/core";
 import { useGraphQlJit } from "@envelop/graphql-jit";
-import { type DocumentNode, GraphQLError, visit } from "graphql";
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  execute as executeGraphQL,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  subscribe,
+  validate,
+  visit,
+} from "graphql";
 import type { Plugin } from "graphql-yoga";
+import type { ReadContext } from "../context.ts";
+import { schema } from "./index.ts";
 
 /**
  * Operations run as code compiled once per document (graphql-jit, through @envelop/graphql-jit),
@@ -22,8 +35,10 @@ import type { Plugin } from "graphql-yoga";
  *   it ran out of memory. The schema has none (DomainFilter's `and` takes DomainCondition, which
  *   has no `and`), and test/schema.test.ts keeps it so.
  *
- * The REST layer's operations run here too (src/app.ts executeInternally): a REST route is its
- * GraphQL operation, compiled once per document, and its envelope is written from the result.
+ * Every operation runs through these plugins, and so on one path: a client's GraphQL request and
+ * a REST route's operation through yoga's (src/app.ts; executeInternally adds the client's
+ * context), and the reads the server makes itself (an export's lookups by name, the text of
+ * shared Apps and technologies) through `execute` below, with a ReadContext of their snapshot.
  */
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -73,4 +88,31 @@ function asGraphQLJsVariableError(e: GraphQLError): GraphQLError {
     nodes: e.nodes,
     extensions: { code: "BAD_USER_INPUT" },
   });
+}
+
+/**
+ * The reads the server makes itself on the one path of execution: `document` (parsed once by its
+ * maker, and valid: these documents are built, not sent), compiled once and run as every client's
+ * operation runs, on the schema without its per-client limits (no client draws on a budget).
+ */
+const enveloped = envelop({
+  plugins: [
+    useEngine({ parse, validate, specifiedRules, execute: executeGraphQL, subscribe }),
+    useSchema(schema),
+    ...useCompiledExecution(),
+  ],
+});
+
+export async function execute(
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  context: ReadContext,
+): Promise<ExecutionResult<Record<string, unknown>>> {
+  const { execute: run, schema: runSchema } = enveloped();
+  return (await run({
+    schema: runSchema,
+    document,
+    contextValue: context,
+    variableValues: variables,
+  })) as ExecutionResult<Record<string, unknown>>;
 }
