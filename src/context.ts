@@ -32,8 +32,8 @@ export const readContext = (served: ServedSnapshot | null): ReadContext => ({ se
 /**
  * The records of a REST request handed to the row writer instead of executed field by field: the
  * records' GraphQL document selects only their `name`, the planned reads read what `set` (the
- * route's `fields`) needs (src/schema/domain-columns.ts), and every row they read is kept here by
- * name (src/query/loaders.ts) for the writer.
+ * route's `fields`) needs (src/query/domain-read/plan.ts), and every row they read is kept here
+ * by name (src/query/domain-read/read.ts) for the writer.
  */
 export interface RecordHandoff {
   set: SelectionSetNode;

@@ -10,15 +10,16 @@ import { LRUCache } from "lru-cache";
 import { type ReadContext, readContext } from "../context.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
+import { domainReadOfSets } from "../query/domain-read/plan.ts";
+import { plannedDomainByName, streamPlannedDomains } from "../query/domain-read/read.ts";
 import { orderedReads } from "../query/keyset.ts";
-import { type DomainRow, plannedDomainByName, streamPlannedDomains } from "../query/loaders.ts";
+import type { DomainRow } from "../query/loaders.ts";
 import { field, operation, selection } from "../rest/document.ts";
 import { type LegacyWriter, legacyWriter, parseFields, toSelectionSet } from "../rest/fields.ts";
 import { domainNamesDocument } from "../rest/routes.ts";
 import { NOT_WRITTEN, type RowWriter, rowWriter } from "../rest/row-writer.ts";
 import { withSharedTexts } from "../rest/shared-text.ts";
 import { DOMAIN_LOOKUP } from "../schema/domain.ts";
-import { domainReadOfSets } from "../schema/domain-columns.ts";
 import { execute } from "../schema/execute.ts";
 import { schema } from "../schema/index.ts";
 

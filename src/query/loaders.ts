@@ -1,16 +1,9 @@
 import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import { type ReadContext, servedOf } from "../context.ts";
-import {
-  CHILD_ROWS_TABLE,
-  childArraySql,
-  DOMAIN_CHILDREN,
-  type DomainChild,
-  keepsChildRows,
-} from "../db/domain-children.ts";
-import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../db/reader.ts";
+import { DOMAIN_CHILDREN, type DomainChild } from "../db/domain-children.ts";
+import { columnsOf, perReader, type SqlReader, selectList, toModel } from "../db/reader.ts";
 import { TABLES, type TableKey } from "../db/tables.ts";
-import { findStatement, sqlitePlan, type Where } from "../db/where-sql.ts";
 import type {
   App,
   AppCategory,
@@ -43,7 +36,7 @@ export type AppRow = Omit<App, "descriptionLong" | "searchText">;
 export const DOMAIN_OMITTED: readonly string[] = ["mostRecentlyPublishedProduct", "searchText"];
 const APP_OMITTED: readonly string[] = ["descriptionLong", "searchText"];
 
-function loader<K, V>(
+export function loader<K, V>(
   ctx: ReadContext,
   name: string,
   batch: (sql: SqlReader, keys: readonly K[]) => Promise<V[]>,
@@ -110,7 +103,7 @@ function groupBy<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): R[][]
   return keys.map((k) => groups.get(k) ?? []);
 }
 
-function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): (R | null)[] {
+export function byKey<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): (R | null)[] {
   const map = new Map(rows.map((r) => [keyOf(r), r]));
   return keys.map((k) => map.get(k) ?? null);
 }
@@ -170,7 +163,7 @@ export const domainByPk = (ctx: ReadContext, fields: readonly string[] | null = 
 };
 
 /** The fields of `table` other than `keep`: the `omit` that reads only `keep`. */
-const allBut = (table: TableKey, keep: readonly string[]) =>
+export const allBut = (table: TableKey, keep: readonly string[]) =>
   columnsOf(table)
     .map((c) => c.field)
     .filter((f) => !keep.includes(f));
@@ -242,8 +235,6 @@ function primeApps(ctx: ReadContext, rows: AppRow[]): void {
  * (sharedLoader keeps some per snapshot; test/db/reader.test.ts compares the planned reads with them).
  */
 export type BatchRead<K, V> = (sql: SqlReader, keys: readonly K[]) => Promise<V[]>;
-
-export { DOMAIN_CHILDREN, type DomainChild };
 
 /** A Domain's rows of a child table, in the table's order after the Domain's key. */
 const domainValuesRead =
@@ -337,246 +328,4 @@ export const reviewDomains = (ctx: ReadContext) =>
 export const reviewByPk = (ctx: ReadContext) =>
   loader<number, AppReview | null>(ctx, "reviewByPk", async (sql, pks) =>
     byKey(pks, await rowsWhere<AppReview>(sql, "appReview", "pk", pks), (r) => r.pk),
-  );
-
-// ---------------------------------------------------------------------- planned reads
-
-/**
- * What a selection needs of each Domain it reads (src/schema/domain-columns.ts plans it from the
- * selection, looking ahead at the root or connection field): the Domain's own columns and the
- * child tables its relation fields read, so that a page is read in one statement.
- */
-export interface DomainRead {
-  /** Model fields of the domain table; null: every column but DOMAIN_OMITTED. */
-  fields: readonly string[] | null;
-  /** Child tables whose rows the selection reads. */
-  children: readonly DomainChild[];
-}
-
-/** How the Domains of a planned read are matched: by key, by name, or by name or platform domain. */
-export type DomainMatch = "pk" | "name" | "nameOrPlatformDomain";
-
-const readKeys = new WeakMap<DomainRead, string>();
-/** A string that identifies what `read` plans (reads are made once per selection and kept). */
-export function readKey(read: DomainRead): string {
-  let key = readKeys.get(read);
-  if (key === undefined) {
-    key = `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}`;
-    readKeys.set(read, key);
-  }
-  return key;
-}
-
-/** The select list of a planned read: the Domain's columns, then a JSON array per child table. */
-interface PlannedSelect {
-  list: string;
-  /** What the statement's FROM joins to its Domain table (the snapshot's child rows), or "". */
-  join: string;
-  columns: ReturnType<typeof columnsOf>;
-  /** Per child in read.children: its columns. */
-  children: { child: DomainChild; columns: ReturnType<typeof columnsOf> }[];
-}
-interface PlannedStatement extends PlannedSelect {
-  text: string;
-}
-
-/**
- * The select list of a planned read of Domains aliased `alias`, on either database: the Domain's
- * selected columns and, per child table, its rows as one JSON array per Domain. A snapshot that
- * keeps its child rows (CHILD_ROWS_TABLE, src/db/domain-children.ts) gives them through one join
- * on its key (`join`, aliased k); an older one through a correlated subquery per child
- * (childArraySql). The Apps and technologies the rows name are not joined in: they are shared by
- * many Domains and kept per snapshot (sharedLoader), so a page reads only those no request has read
- * yet (joined in, every page built and parsed them again as JSON).
- */
-function plannedSelect(sql: SqlReader, read: DomainRead, alias: string, kept: boolean): PlannedSelect {
-  const columns = columnsOf("domain", read.fields ? allBut("domain", read.fields) : DOMAIN_OMITTED);
-  const children = read.children.map((child) => ({
-    child,
-    columns: columnsOf(DOMAIN_CHILDREN[child].table),
-  }));
-  const arrays = children.map(({ child }) =>
-    kept ? `, k."${child}"` : `, ${childArraySql(sql.kind, (name) => sql.table(name), child, alias)}`,
-  );
-  const join =
-    kept && children.length
-      ? ` LEFT JOIN ${sql.table(CHILD_ROWS_TABLE)} k ON k."domain_pk" = ${alias}"pk"`
-      : "";
-  return { list: `${selectList(columns, alias)}${arrays.join("")}`, join, columns, children };
-}
-
-const statements = new LRUCache<string, PlannedStatement>({ max: 500 });
-
-/** The statement of a planned read of the Domains that keys match (bound at $1, as one list). */
-function plannedStatement(
-  sql: SqlReader,
-  match: DomainMatch,
-  read: DomainRead,
-  single: boolean,
-  kept: boolean,
-): PlannedStatement {
-  const cacheKey = `${sql.kind}|${match}|${single}|${kept}|${readKey(read)}|${sql.table("domain")}`;
-  const cached = statements.get(cacheKey);
-  if (cached) return cached;
-  const select = plannedSelect(sql, read, "d.", kept);
-  // One key is a plain equality (about twice as fast as a list of one on SQLite; see keysMatch).
-  const is = (column: string) => (single ? `${column} = $1` : sql.anyOf(column, 1));
-  const where =
-    match === "pk"
-      ? is('d."pk"')
-      : match === "name"
-        ? is('d."name"')
-        : `${is('d."name"')} OR ${is('d."platform_domain"')}`;
-  const statement = {
-    ...select,
-    text: `SELECT ${select.list} FROM ${sql.table("domain")} d${select.join} WHERE ${where}`,
-  };
-  statements.set(cacheKey, statement);
-  return statement;
-}
-
-/**
- * The child rows a planned read gave a Domain row, by child (only the children it planned): the
- * relation fields resolve from them at once, without a loader's promise per field and Domain. An
- * installed App's row carries its App (APP_OF), a technology row its technology (TECHNOLOGY_OF).
- */
-export const PLANNED = Symbol("planned child rows");
-export const APP_OF = Symbol("the installed App's row");
-export const TECHNOLOGY_OF = Symbol("the technology's row");
-export type PlannedRow = { [PLANNED]?: Partial<Record<DomainChild, unknown[]>> };
-
-/** The rows that a planned read gave `row` for `child`; undefined when it did not plan them. */
-export const plannedRows = <R>(row: object, child: DomainChild): R[] | undefined =>
-  (row as PlannedRow)[PLANNED]?.[child] as R[] | undefined;
-
-/**
- * Reads the Domains that `keys` match with what `read` plans, in one statement, and gives each row
- * its child rows (PLANNED), the Apps and technologies they name attached (from the rows kept per
- * snapshot: sharedLoader), so that the resolvers of the selection find their values at once.
- */
-export async function readPlannedDomains(
-  ctx: ReadContext,
-  sql: SqlReader,
-  match: DomainMatch,
-  keys: readonly (number | string)[],
-  read: DomainRead,
-): Promise<DomainRow[]> {
-  const single = keys.length === 1;
-  const kept = read.children.length > 0 && (await keepsChildRows(sql));
-  const s = plannedStatement(sql, match, read, single, kept);
-  return domainRowsOf(ctx, s, read, await sql.all(s.text, [single ? keys[0] : sql.keysParam(keys)]));
-}
-
-/**
- * The Domain rows of a planned read's `raw` rows, each with its child rows (PLANNED) and the Apps
- * and technologies they name attached.
- */
-async function domainRowsOf(
-  ctx: ReadContext,
-  s: PlannedSelect,
-  read: DomainRead,
-  raw: readonly RawRow[],
-): Promise<DomainRow[]> {
-  const rows = toModel<DomainRow & PlannedRow>(s.columns, raw);
-  if (s.children.length) for (const r of rows) r[PLANNED] = {};
-  // Handed to the row writer of a REST request (src/context.ts, RecordHandoff).
-  const handoff = ctx.records?.rows;
-  if (handoff) for (const r of rows) handoff.set(r.name, r);
-  const installed: DomainApp[] = [];
-  const detected: DomainTechnology[] = [];
-  s.children.forEach(({ child, columns }, k) => {
-    const n = s.columns.length + k;
-    for (let i = 0; i < rows.length; i++) {
-      let list = raw[i][n] as RawRow[] | string | null;
-      if (typeof list === "string") list = JSON.parse(list) as RawRow[];
-      const childRows = list ? toModel<Record<string, unknown>>(columns, list) : [];
-      (rows[i][PLANNED] as Record<string, unknown[]>)[child] = childRows;
-      if (child === "apps") installed.push(...(childRows as DomainApp[]));
-      else if (child === "technologies") detected.push(...(childRows as DomainTechnology[]));
-    }
-  });
-  if (installed.length || detected.length) {
-    await Promise.all([
-      attach(installed, (r) => r.appPk, appByPk(ctx), APP_OF),
-      attach(detected, (r) => r.technologyPk, technologyByPk(ctx), TECHNOLOGY_OF),
-    ]);
-  }
-  if (read.fields?.includes("mostRecentlyPublishedProduct")) {
-    const product = domainProduct(ctx);
-    for (const r of rows)
-      product.prime(
-        r.pk,
-        (r as { mostRecentlyPublishedProduct?: unknown }).mostRecentlyPublishedProduct ?? null,
-      );
-  }
-  return rows;
-}
-
-/**
- * Every Domain that `args` finds (its where and order, src/db/where-sql.ts), read as `read` plans
- * through one database cursor, `batch` rows at a time (exports): each batch as readPlannedDomains
- * gives them. `ctxOf` gives each batch its context, so that no loader keeps a batch past its turn.
- */
-export async function* streamPlannedDomains(
-  ctxOf: () => ReadContext,
-  sql: SqlReader,
-  args: { where: Where; orderBy: Where[] },
-  read: DomainRead,
-  batch: number,
-  /** Rows to pass over first, unread beyond their raw values (a resumed export job); counted down. */
-  skip: { left: number } = { left: 0 },
-): AsyncGenerator<{ ctx: ReadContext; rows: DomainRow[] }> {
-  const kept = read.children.length > 0 && (await keepsChildRows(sql));
-  const select = plannedSelect(sql, read, "r.", kept);
-  const { text, params } = findStatement(
-    sql,
-    "domain",
-    args,
-    select.list,
-    await sqlitePlan(sql, "domain", args),
-    select.join,
-  );
-  for await (let raw of sql.stream(text, params, batch)) {
-    if (skip.left) {
-      const passed = Math.min(skip.left, raw.length);
-      skip.left -= passed;
-      raw = raw.slice(passed);
-      if (!raw.length) continue;
-    }
-    const ctx = ctxOf();
-    yield { ctx, rows: await domainRowsOf(ctx, select, read, raw) };
-  }
-}
-
-/** Gives each row (under `as`) the row its key names, read through `loader` in one batch. */
-async function attach<R extends object, V>(
-  rows: R[],
-  keyOf: (r: R) => number,
-  loader: DataLoader<number, V | null>,
-  as: symbol,
-): Promise<void> {
-  if (!rows.length) return;
-  const keys = [...new Set(rows.map(keyOf))];
-  const found = await loader.loadMany(keys);
-  const byKey = new Map(keys.map((k, i) => [k, found[i]]));
-  for (const r of rows) {
-    const v = byKey.get(keyOf(r));
-    if (v instanceof Error) throw v;
-    (r as Record<symbol, unknown>)[as] = v;
-  }
-}
-
-/** Domains by name or platform domain (as domainByName), read as `read` plans. */
-export const plannedDomainByName = (ctx: ReadContext, read: DomainRead) =>
-  loader<string, DomainRow | null>(ctx, `domainByName:${readKey(read)}`, async (sql, names) => {
-    const rows = await readPlannedDomains(ctx, sql, "nameOrPlatformDomain", names, read);
-    const byName = new Map(rows.map((r) => [r.name, r]));
-    const byPlatformDomain = new Map(rows.filter((r) => r.platformDomain).map((r) => [r.platformDomain, r]));
-    return names.map((n) => byName.get(n) ?? byPlatformDomain.get(n) ?? null);
-  });
-
-/** Domains by key, read as `read` plans. */
-export const plannedDomainByPk = (ctx: ReadContext, read: DomainRead) =>
-  loader<number, DomainRow | null>(ctx, `domainByPk:${readKey(read)}`, async (sql, pks) =>
-    byKey(pks, await readPlannedDomains(ctx, sql, "pk", pks, read), (r) => r.pk),
   );

@@ -6,7 +6,8 @@ import {
   type DomainFilter as DomainFilterShape,
   type EventFilter,
 } from "../query/domain-filter.ts";
-import { APP_OF, type AppRow, appByPk, technologiesByName } from "../query/loaders.ts";
+import { APP_OF } from "../query/domain-read/read.ts";
+import { type AppRow, appByPk, technologiesByName } from "../query/loaders.ts";
 import { DOMAIN_SORTS, type Order } from "../query/sort.ts";
 import { App } from "./app.ts";
 import { builder, legacy, SortDirection } from "./builder.ts";
@@ -168,7 +169,7 @@ export const InstalledApp = builder.objectRef<DomainApp>("InstalledApp").impleme
       // Shared by every Domain that installed it: REST writes its text once per snapshot.
       extensions: { legacyFlatten: true, legacyShared: { key: "appId" } },
       resolve: (d, _args, ctx) => {
-        // A planned read attached the App (src/query/loaders.ts); else its loader reads it.
+        // A planned read attached the App (src/query/domain-read/read.ts); else its loader reads it.
         const planned = (d as { [APP_OF]?: AppRow | null })[APP_OF];
         if (planned) return planned;
         return appByPk(ctx)

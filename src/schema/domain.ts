@@ -1,6 +1,7 @@
 import type DataLoader from "dataloader";
 import type { GraphQLResolveInfo } from "graphql";
 import type { ReadContext } from "../context.ts";
+import type { DomainChild } from "../db/domain-children.ts";
 import { InputError, notFound } from "../errors.ts";
 import type {
   DomainApp,
@@ -14,9 +15,15 @@ import type {
   Technology,
 } from "../generated/sqlite/client.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
+import { domainReadOf } from "../query/domain-read/plan.ts";
+import {
+  plannedDomainByName,
+  plannedDomainByPk,
+  plannedRows,
+  TECHNOLOGY_OF,
+} from "../query/domain-read/read.ts";
 import type { Where } from "../query/keyset.ts";
 import {
-  type DomainChild,
   type DomainRow,
   domainApps,
   domainByName,
@@ -28,17 +35,12 @@ import {
   domainShipsTo,
   domainTags,
   domainTechnologies,
-  plannedDomainByName,
-  plannedDomainByPk,
-  plannedRows,
-  TECHNOLOGY_OF,
   technologyByPk,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
 import { App } from "./app.ts";
 import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
 import { connectionOf, pageArgs } from "./connection.ts";
-import { domainReadOf } from "./domain-columns.ts";
 import {
   Contact,
   DomainFilter,

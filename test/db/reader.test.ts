@@ -2,20 +2,17 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "../../src/context.ts";
-import { CHILD_ROWS_TABLE, keepsChildRows } from "../../src/db/domain-children.ts";
+import {
+  CHILD_ROWS_TABLE,
+  DOMAIN_CHILDREN,
+  type DomainChild,
+  keepsChildRows,
+} from "../../src/db/domain-children.ts";
 import { columnsOf, openSnapshotReader, type SqlReader, selectList, toModel } from "../../src/db/reader.ts";
 import { TABLES, type TableKey } from "../../src/db/tables.ts";
 import { Prisma } from "../../src/generated/sqlite/client.ts";
-import {
-  APP_OF,
-  DOMAIN_CHILDREN,
-  DOMAIN_OMITTED,
-  type DomainChild,
-  plannedRows,
-  READS,
-  readPlannedDomains,
-  TECHNOLOGY_OF,
-} from "../../src/query/loaders.ts";
+import { APP_OF, plannedRows, readPlannedDomains, TECHNOLOGY_OF } from "../../src/query/domain-read/read.ts";
+import { DOMAIN_OMITTED, READS } from "../../src/query/loaders.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { writeSnapshotDir } from "../support/fixture.ts";

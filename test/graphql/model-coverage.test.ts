@@ -1,7 +1,7 @@
 import type { GraphQLObjectType } from "graphql";
 import { describe, expect, it } from "vitest";
 import { MODEL } from "../../src/generated/model.ts";
-import { DERIVED } from "../../src/schema/domain-columns.ts";
+import { DERIVED } from "../../src/query/domain-read/plan.ts";
 import { schema } from "../../src/schema/index.ts";
 
 /**

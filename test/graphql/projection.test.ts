@@ -15,7 +15,7 @@ import { writeSnapshotDir } from "../support/fixture.ts";
 import { manyDomainsFixture } from "../support/fixture-graphql.ts";
 
 /**
- * Pages of Domains read only the columns their selection needs (src/schema/domain-columns.ts). A
+ * Pages of Domains read only the columns their selection needs (src/query/domain-read/plan.ts). A
  * field whose columns were missed would come back null without an error, so every field of the
  * Domain type is asked for alone on a page and compared with the same Domains read whole
  * (domainsByName reads every column).

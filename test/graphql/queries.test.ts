@@ -38,7 +38,7 @@ const DOMAIN_SELECTION = `name
   features`;
 
 /**
- * The Domains are read in one statement with what their selection plans (src/query/loaders.ts
+ * The Domains are read in one statement with what their selection plans (src/query/domain-read/read.ts
  * readPlannedDomains): their columns, their child tables as JSON arrays. The Apps and technologies
  * they name, and the Apps' categories and plans, are read once per snapshot (sharedLoader): on a new
  * snapshot one query each, then none.

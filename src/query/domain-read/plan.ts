@@ -1,9 +1,33 @@
 import type { FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from "graphql";
 import { Kind } from "graphql";
-import type { ReadContext } from "../context.ts";
-import { columnsOf } from "../db/reader.ts";
-import { DOMAIN_CHILDREN, DOMAIN_OMITTED, type DomainChild, type DomainRead } from "../query/loaders.ts";
+import type { ReadContext } from "../../context.ts";
+import { DOMAIN_CHILDREN, type DomainChild } from "../../db/domain-children.ts";
+import { columnsOf } from "../../db/reader.ts";
+import { DOMAIN_OMITTED } from "../loaders.ts";
 
+/**
+ * The Domain read plan: what a selection of Domain fields needs of each Domain it reads (a
+ * DomainRead), planned from the selection, looking ahead at the root or connection field: the
+ * Domain's own columns and the child tables its relation fields read, so that a page is read in
+ * one statement (./read.ts reads it).
+ */
+export interface DomainRead {
+  /** Model fields of the domain table; null: every column but DOMAIN_OMITTED. */
+  fields: readonly string[] | null;
+  /** Child tables whose rows the selection reads. */
+  children: readonly DomainChild[];
+}
+
+const readKeys = new WeakMap<DomainRead, string>();
+/** A string that identifies what `read` plans (reads are made once per selection and kept). */
+export function readKey(read: DomainRead): string {
+  let key = readKeys.get(read);
+  if (key === undefined) {
+    key = `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}`;
+    readKeys.set(read, key);
+  }
+  return key;
+}
 /**
  * Projection pushdown for pages of Domains: the model fields (columns) that the selected Domain
  * fields read, so that a page of `name,rank` reads two columns rather than a hundred. A field named
