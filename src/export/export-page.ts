@@ -82,7 +82,7 @@ function compiledLookup(fields: string): Compiled {
       ),
       write: legacyWriter(sel),
       rows: rowWriter(sel, DOMAIN),
-      read: domainReadOfSets([set], DOMAIN_LOOKUP),
+      read: domainReadOfSets(DOMAIN, [set], DOMAIN_LOOKUP),
     };
     compiled.set(fields, c);
   }

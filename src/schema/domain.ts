@@ -15,7 +15,7 @@ import type {
   Technology,
 } from "../generated/sqlite/client.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
-import { domainReadOf } from "../query/domain-read/plan.ts";
+import { domainReadOf, reads } from "../query/domain-read/plan.ts";
 import {
   plannedDomainByName,
   plannedDomainByPk,
@@ -109,23 +109,28 @@ const DOMAIN_RELATIONS = {
 type PlannedTechnology = DomainTechnologyRow & { [TECHNOLOGY_OF]?: unknown };
 
 /**
- * A relation field's resolver: from the child rows a planned read gave the Domain (at once, no
- * promise), else through the child's loader.
+ * A relation field's REST name, what it reads (no column: the rows of `child`, which a planned read
+ * reads in the same statement) and its resolver: from the child rows a planned read gave the
+ * Domain (at once, no promise), else through the child's loader.
  */
 function relation<R, T>(
   child: DomainChild,
+  legacyName: string,
   loaderOf: (ctx: ReadContext) => DataLoader<number, R[]>,
   shape: (rows: R[]) => T,
 ) {
-  return (d: DomainRow, _args: unknown, ctx: ReadContext): T | Promise<T> => {
-    const planned = plannedRows<R>(d, child);
-    return planned ? shape(planned) : loaderOf(ctx).load(d.pk).then(shape);
+  return {
+    ...legacy(legacyName, reads([], child)),
+    resolve: (d: DomainRow, _args: unknown, ctx: ReadContext): T | Promise<T> => {
+      const planned = plannedRows<R>(d, child);
+      return planned ? shape(planned) : loaderOf(ctx).load(d.pk).then(shape);
+    },
   };
 }
 
 builder.node(Domain, {
   description: "An online store, identified by its DNS name.",
-  id: { resolve: (d) => d.name },
+  id: { resolve: (d) => d.name, extensions: reads(["name"]) },
   loadMany: (names, ctx) => Promise.all(names.map((n) => domainByName(ctx).load(n.toLowerCase()))),
   fields: (t) => ({
     name: t.exposeString("name", { description: "DNS domain name.", ...legacy("name") }),
@@ -143,7 +148,8 @@ builder.node(Domain, {
     ...columns(t, "String", [["platformDomain", "platform_domain"]]),
     clusterBestRanked: t.string({
       description: "The best-ranked Domain of its cluster (the Domain itself when alone).",
-      ...legacy("cluster_best_ranked"),
+      // A snapshot loaded before every Domain had a cluster: the Domain's own name stands in.
+      ...legacy("cluster_best_ranked", reads(["clusterBestRanked", "name"])),
       resolve: (d) => d.clusterBestRanked ?? d.name,
     }),
     ...columns(t, "String", [
@@ -225,7 +231,7 @@ builder.node(Domain, {
     ]),
     clusterDomains: t.stringList({
       description: "The Domains of its cluster, itself included: a cluster of one when no other shares it.",
-      ...legacy("cluster_domains"),
+      ...legacy("cluster_domains", reads(["clusterDomains", "name"])),
       resolve: clusterOf,
     }),
     ...jsonLists(t, [
@@ -249,13 +255,17 @@ builder.node(Domain, {
       type: Product,
       nullable: true,
       description: "The newest product (shopify stores); read only when selected.",
-      ...legacy("most_recently_published_product", { onRequest: true }),
+      // Read only when selected (DOMAIN_OMITTED); its read primes domainProduct.
+      ...legacy("most_recently_published_product", {
+        onRequest: true,
+        ...reads(["mostRecentlyPublishedProduct"]),
+      }),
       resolve: async (d, _args, ctx) => (await domainProduct(ctx).load(d.pk)) as never,
     }),
     theme: t.field({
       type: Theme,
       nullable: true,
-      ...legacy("theme"),
+      ...legacy("theme", reads(["themeName", "themeStyle", "themeVendor", "themeVersion", "themeCost"])),
       resolve: (d) =>
         d.themeName === null
           ? null
@@ -270,7 +280,7 @@ builder.node(Domain, {
     trustpilot: t.field({
       type: ReviewSite,
       nullable: true,
-      ...legacy("trustpilot"),
+      ...legacy("trustpilot", reads(["trustpilotReviewCount", "trustpilotAvgRating"])),
       resolve: (d) =>
         d.trustpilotReviewCount === null
           ? null
@@ -279,7 +289,7 @@ builder.node(Domain, {
     yotpo: t.field({
       type: ReviewSite,
       nullable: true,
-      ...legacy("yotpo"),
+      ...legacy("yotpo", reads(["yotpoReviewCount", "yotpoAvgRating"])),
       resolve: (d) =>
         d.yotpoReviewCount === null
           ? null
@@ -287,39 +297,33 @@ builder.node(Domain, {
     }),
     categories: t.stringList({
       nullable: true,
-      ...legacy("categories"),
-      resolve: relation("categories", domainCategories, DOMAIN_RELATIONS.categories),
+      ...relation("categories", "categories", domainCategories, DOMAIN_RELATIONS.categories),
     }),
     features: t.stringList({
       nullable: true,
-      ...legacy("features"),
-      resolve: relation("features", domainFeatures, DOMAIN_RELATIONS.features),
+      ...relation("features", "features", domainFeatures, DOMAIN_RELATIONS.features),
     }),
     tags: t.stringList({
       nullable: true,
-      ...legacy("tags"),
-      resolve: relation("tags", domainTags, DOMAIN_RELATIONS.tags),
+      ...relation("tags", "tags", domainTags, DOMAIN_RELATIONS.tags),
     }),
     salesChannels: t.stringList({
       nullable: true,
-      ...legacy("sales_channels"),
-      resolve: relation("salesChannels", domainSalesChannels, DOMAIN_RELATIONS.salesChannels),
+      ...relation("salesChannels", "sales_channels", domainSalesChannels, DOMAIN_RELATIONS.salesChannels),
     }),
     shipsToCountries: t.stringList({
       nullable: true,
-      ...legacy("ships_to_countries"),
-      resolve: relation("shipsToCountries", domainShipsTo, DOMAIN_RELATIONS.shipsToCountries),
+      ...relation("shipsToCountries", "ships_to_countries", domainShipsTo, DOMAIN_RELATIONS.shipsToCountries),
     }),
     contactInfo: t.field({
       type: [Contact],
       nullable: true,
-      ...legacy("contact_info"),
-      resolve: relation("contactInfo", domainContacts, DOMAIN_RELATIONS.contactInfo),
+      ...relation("contactInfo", "contact_info", domainContacts, DOMAIN_RELATIONS.contactInfo),
     }),
     technologies: t.field({
       type: [DomainTechnology],
       nullable: true,
-      ...legacy("technologies"),
+      ...legacy("technologies", reads([], "technologies")),
       resolve: (d, _a, ctx) => {
         const planned = plannedRows<DomainTechnologyRow>(d, "technologies");
         if (planned)
@@ -337,17 +341,18 @@ builder.node(Domain, {
       type: [InstalledApp],
       nullable: true,
       description: "Apps the Domain installed, with removedAt once uninstalled.",
-      ...legacy("apps"),
-      resolve: relation("apps", domainApps, DOMAIN_RELATIONS.apps),
+      ...relation("apps", "apps", domainApps, DOMAIN_RELATIONS.apps),
     }),
     redirectTargets: t.field({
       type: [Domain],
       description: "The Domains this one redirects to that the dataset has.",
+      extensions: reads(["redirectsTo"]),
       resolve: (d, _a, ctx) => knownDomains(ctx, (d.redirectsTo as string[] | null) ?? []),
     }),
     cluster: t.field({
       type: [Domain],
       description: "The Domains of the same cluster that the dataset has.",
+      extensions: reads(["clusterDomains", "name"]),
       resolve: (d, _a, ctx) => knownDomains(ctx, clusterOf(d)),
     }),
   }),

@@ -1,5 +1,6 @@
 import type { ReadContext } from "../context.ts";
 import type { AppReviewDomain, AppReview as AppReviewRow } from "../generated/sqlite/client.ts";
+import { reads } from "../query/domain-read/plan.ts";
 import type { Direction, Where } from "../query/keyset.ts";
 import { appByPk, domainByPk, reviewByPk, reviewDomains } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
@@ -110,11 +111,15 @@ builder.objectField(App, "reviews", (t) =>
   }),
 );
 
+const domainReviewsLimit = rateLimited("listDomainAppReviews");
+
 builder.objectField(Domain, "appReviews", (t) =>
   t.field({
     type: AppReviewConnection,
     description: "Reviews of Apps associated with the Domain (GET /domain/<name>/app_reviews).",
-    ...rateLimited("listDomainAppReviews"),
+    ...domainReviewsLimit,
+    // Read by the Domain's key, which every Domain read plans.
+    extensions: { ...domainReviewsLimit.extensions, ...reads([]) },
     complexity: pagedComplexity(DEFAULT_PAGE_SIZE),
     args: reviewArgs,
     resolve: (d, args, ctx) =>

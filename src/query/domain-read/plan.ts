@@ -1,5 +1,10 @@
-import type { FragmentDefinitionNode, GraphQLResolveInfo, SelectionSetNode } from "graphql";
-import { Kind } from "graphql";
+import type {
+  FragmentDefinitionNode,
+  GraphQLObjectType,
+  GraphQLResolveInfo,
+  SelectionSetNode,
+} from "graphql";
+import { getNamedType, isObjectType, Kind } from "graphql";
 import type { ReadContext } from "../../context.ts";
 import { DOMAIN_CHILDREN, type DomainChild } from "../../db/domain-children.ts";
 import { columnsOf } from "../../db/reader.ts";
@@ -30,34 +35,27 @@ export function readKey(read: DomainRead): string {
 }
 /**
  * Projection pushdown for pages of Domains: the model fields (columns) that the selected Domain
- * fields read, so that a page of `name,rank` reads two columns rather than a hundred. A field named
- * after its column reads that column; the others are listed here. A field this module does not
- * know makes the page read every column: a new field can be slow, never wrong.
- * test/graphql/projection.test.ts checks every field of the Domain type alone against a full read.
+ * fields read, so that a page of `name,rank` reads two columns rather than a hundred. Each field
+ * says what it reads where it is defined, beside its resolver (src/schema/domain.ts): a field named
+ * after its column reads that column; any other declares the model fields it reads, and the child
+ * table it resolves from, in its GraphQL extensions (`reads`). A field that does neither makes the
+ * read take every column: a new field can be slow, never wrong. test/graphql/projection.test.ts
+ * checks every field of the Domain type alone against a full read, and
+ * test/graphql/model-coverage.test.ts that every field is a column or declares what it reads.
  */
-export const DERIVED: Record<string, readonly string[]> = {
-  __typename: [],
-  id: ["name"],
-  theme: ["themeName", "themeStyle", "themeVendor", "themeVersion", "themeCost"],
-  trustpilot: ["trustpilotReviewCount", "trustpilotAvgRating"],
-  yotpo: ["yotpoReviewCount", "yotpoAvgRating"],
-  redirectTargets: ["redirectsTo"],
-  // A snapshot loaded before every Domain had a cluster: the Domain's own name stands in.
-  cluster: ["clusterDomains", "name"],
-  clusterDomains: ["clusterDomains", "name"],
-  clusterBestRanked: ["clusterBestRanked", "name"],
-  // Read by the Domain's key from other tables (or, for the product, by its own loader).
-  categories: [],
-  features: [],
-  tags: [],
-  salesChannels: [],
-  shipsToCountries: [],
-  contactInfo: [],
-  technologies: [],
-  apps: [],
-  appReviews: [],
-  mostRecentlyPublishedProduct: ["mostRecentlyPublishedProduct"],
+export type FieldReads = {
+  /** The model fields (of the domain table) the field's resolver reads. */
+  reads: readonly string[];
+  /** The child table whose rows it resolves from (src/db/domain-children.ts), read in the same statement. */
+  readsChild?: DomainChild;
 };
+
+/**
+ * The GraphQL extensions of a Domain field that reads `fields` (model field names) and, for a
+ * relation field, the rows of `child`: `{ reads, readsChild }`, for the field's `extensions`.
+ */
+export const reads = (fields: readonly string[], child?: DomainChild): FieldReads =>
+  child ? { reads: fields, readsChild: child } : { reads: fields };
 
 const OMITTED = new Set(DOMAIN_OMITTED);
 const COLUMNS = new Set(
@@ -66,14 +64,50 @@ const COLUMNS = new Set(
     .filter((f) => !OMITTED.has(f)),
 );
 
-/** The model fields that the Domain fields `names` (GraphQL names) read, with `always`; null for all. */
-export function modelFieldsOf(names: Iterable<string>, always: readonly string[]): string[] | null {
+/** What a field reads: its model fields (null: it declares nothing, so every column), its child table. */
+export interface ReadsOfField {
+  fields: readonly string[] | null;
+  child: DomainChild | null;
+}
+
+const NOTHING: ReadsOfField = { fields: [], child: null };
+const readsByType = new WeakMap<GraphQLObjectType, Map<string, ReadsOfField>>();
+
+/** What the field `name` of the Domain type `type` reads (see FieldReads). */
+export function readsOf(type: GraphQLObjectType, name: string): ReadsOfField {
+  if (name === "__typename") return NOTHING;
+  let byName = readsByType.get(type);
+  if (!byName) {
+    byName = new Map();
+    readsByType.set(type, byName);
+  }
+  let found = byName.get(name);
+  if (!found) {
+    const declared = type.getFields()[name]?.extensions as Partial<FieldReads> | undefined;
+    const child = declared?.readsChild;
+    found = {
+      fields: declared?.reads ?? (COLUMNS.has(name) ? [name] : null),
+      child: child && child in DOMAIN_CHILDREN ? child : null,
+    };
+    byName.set(name, found);
+  }
+  return found;
+}
+
+/**
+ * The model fields that the fields `names` (GraphQL names) of the Domain type `type` read, with
+ * `always`; null for all.
+ */
+export function modelFieldsOf(
+  type: GraphQLObjectType,
+  names: Iterable<string>,
+  always: readonly string[],
+): string[] | null {
   const fields = new Set(always);
   for (const name of names) {
-    const derived = DERIVED[name];
-    if (derived) for (const d of derived) fields.add(d);
-    else if (COLUMNS.has(name)) fields.add(name);
-    else return null;
+    const read = readsOf(type, name).fields;
+    if (!read) return null;
+    for (const f of read) fields.add(f);
   }
   return [...fields].sort();
 }
@@ -97,8 +131,6 @@ function fieldsIn(fragments: Fragments, sets: readonly SelectionSetNode[]) {
   return out;
 }
 
-const CHILDREN = new Set(Object.keys(DOMAIN_CHILDREN));
-
 /** Plans by the field node they were made for (documents are parsed once and cached). */
 const plans = new WeakMap<object, Map<string, DomainRead>>();
 
@@ -116,7 +148,7 @@ export function domainReadOf(
 ): DomainRead {
   // A REST request's records: their document selects only their names, and what they read is
   // what the route's `fields` selects (src/context.ts, RecordHandoff).
-  if (ctx.records) return handedOverRead(ctx.records.set, always);
+  if (ctx.records) return handedOverRead(domainTypeOf(info, path), ctx.records.set, always);
   const node = info.fieldNodes[0];
   const key = `${path.join(".")}|${always.join(",")}`;
   let byPath = plans.get(node);
@@ -128,7 +160,7 @@ export function domainReadOf(
       f.name.value === step && f.selectionSet ? [f.selectionSet] : [],
     );
   }
-  const read = domainReadOfSets(sets, always, info.fragments);
+  const read = domainReadOfSets(domainTypeOf(info, path), sets, always, info.fragments);
   if (info.fieldNodes.length === 1) {
     if (!byPath) {
       byPath = new Map();
@@ -139,10 +171,26 @@ export function domainReadOf(
   return read;
 }
 
+/**
+ * The Domain type under `path` of the resolved field's type (through lists, non-nulls and object
+ * fields): the type whose fields say what they read.
+ */
+function domainTypeOf(info: GraphQLResolveInfo, path: readonly string[]): GraphQLObjectType {
+  let type = getNamedType(info.returnType);
+  for (const step of path) type = isObjectType(type) ? getNamedType(type.getFields()[step]?.type) : type;
+  if (!isObjectType(type))
+    throw new Error(`no object type under ${[info.fieldName, ...path].join(".")} to plan a Domain read by`);
+  return type;
+}
+
 /** Reads of handed-over records, by their selection set and `always`. */
 const handedOver = new WeakMap<SelectionSetNode, Map<string, DomainRead>>();
 
-function handedOverRead(set: SelectionSetNode, always: readonly string[]): DomainRead {
+function handedOverRead(
+  type: GraphQLObjectType,
+  set: SelectionSetNode,
+  always: readonly string[],
+): DomainRead {
   let byAlways = handedOver.get(set);
   if (!byAlways) {
     byAlways = new Map();
@@ -152,23 +200,31 @@ function handedOverRead(set: SelectionSetNode, always: readonly string[]): Domai
   let read = byAlways.get(key);
   if (!read) {
     // Their names too: the writer finds each record's row by it.
-    read = domainReadOfSets([set], [...always, "name"]);
+    read = domainReadOfSets(type, [set], [...always, "name"]);
     byAlways.set(key, read);
   }
   return read;
 }
 
-/** What Domains selected by `sets` need, with `always` (see domainReadOf). */
+/**
+ * What Domains (of the GraphQL type `type`, whose fields say what they read) selected by `sets`
+ * need, with `always` (see domainReadOf).
+ */
 export function domainReadOfSets(
+  type: GraphQLObjectType,
   sets: readonly SelectionSetNode[],
   always: readonly string[],
   fragments: Fragments = {},
 ): DomainRead {
   const fields = fieldsIn(fragments, sets);
   const children = new Set<DomainChild>();
-  for (const f of fields) if (CHILDREN.has(f.name.value)) children.add(f.name.value as DomainChild);
+  for (const f of fields) {
+    const child = readsOf(type, f.name.value).child;
+    if (child) children.add(child);
+  }
   return {
     fields: modelFieldsOf(
+      type,
       fields.map((f) => f.name.value),
       always,
     ),
