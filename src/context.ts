@@ -33,7 +33,9 @@ export const readContext = (served: ServedSnapshot | null): ReadContext => ({ se
  * The records of a REST request handed to the row writer instead of executed field by field: the
  * records' GraphQL document selects only their `name`, the planned reads read what `set` (the
  * route's `fields`) needs (src/query/domain-read/plan.ts), and every row they read is kept here
- * by name (src/query/domain-read/read.ts) for the writer.
+ * by name (src/query/domain-read/read.ts) for the writer. The other way round, an export batch
+ * that the resolver path answers hands its rows, read as `set` plans, to the lookup by name here
+ * (src/export/export-page.ts), which reads none of them again.
  */
 export interface RecordHandoff {
   set: SelectionSetNode;

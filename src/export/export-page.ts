@@ -4,6 +4,7 @@ import {
   getVariableValues,
   Kind,
   type OperationDefinitionNode,
+  type SelectionSetNode,
   type VariableDefinitionNode,
 } from "graphql";
 import { LRUCache } from "lru-cache";
@@ -11,7 +12,7 @@ import { type ReadContext, readContext } from "../context.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
 import { domainReadOfSets } from "../query/domain-read/plan.ts";
-import { plannedDomainByName, streamPlannedDomains } from "../query/domain-read/read.ts";
+import { streamPlannedDomains } from "../query/domain-read/read.ts";
 import { orderedReads } from "../query/keyset.ts";
 import type { DomainRow } from "../query/loaders.ts";
 import { field, operation, selection } from "../rest/document.ts";
@@ -32,8 +33,9 @@ import { schema } from "../schema/index.ts";
  * child rows the selection needs (streamPlannedDomains): each Domain is read once, in its order,
  * and a batch of rows is all the export holds. Each batch is then written from its rows by the
  * generated row writer (src/rest/row-writer.ts), or, where it stops, answered by the GraphQL
- * operation of a lookup by name (domainsByName, compiled by graphql-jit when first needed) whose
- * loader the batch's rows fill beforehand, and written by the REST envelope's legacy writer.
+ * operation of a lookup by name (domainsByName, compiled by graphql-jit when first needed) that is
+ * handed the batch's rows (as a REST request's records: RecordHandoff, src/context.ts), and
+ * written by the REST envelope's legacy writer.
  * test/rest/row-writer.test.ts holds the two to the same text, byte for byte.
  */
 const BATCH = 1000;
@@ -62,6 +64,8 @@ interface Compiled {
   rows: RowWriter;
   /** The row writer stopped on this selection's structure (NOT_WRITTEN): batches skip it. */
   resolversOnly?: boolean;
+  /** The selection under `domains`: the records the resolver path is handed (RecordHandoff). */
+  set: SelectionSetNode;
   /** What a lookup by name of this selection reads: the rows of a batch are read so. */
   read: ReturnType<typeof domainReadOfSets>;
 }
@@ -82,6 +86,7 @@ function compiledLookup(fields: string): Compiled {
       ),
       write: legacyWriter(sel),
       rows: rowWriter(sel, DOMAIN),
+      set,
       read: domainReadOfSets(DOMAIN, [set], DOMAIN_LOOKUP),
     };
     compiled.set(fields, c);
@@ -152,8 +157,9 @@ async function linesOf(
 
 /** The JSON text of `rows` (as read for `c`), in their order, through the lookup's operation. */
 async function resolvedLinesOf(ctx: ReadContext, c: Compiled, rows: DomainRow[]): Promise<string[]> {
-  const byName = plannedDomainByName(ctx, c.read);
-  for (const r of rows) byName.prime(r.name, r);
+  // The batch's rows, read as the lookup plans its `domains` (c.read), are handed over as REST
+  // hands its records over (src/context.ts): the lookup reads none of them again.
+  ctx.records = { set: c.set, rows: new Map(rows.map((r) => [r.name, r])) };
   const chunks: Promise<string[]>[] = [];
   for (let i = 0; i < rows.length; i += CHUNK) {
     const names = rows.slice(i, i + CHUNK).map((r) => r.name);

@@ -6,8 +6,8 @@ import {
   type DomainFilter as DomainFilterShape,
   type EventFilter,
 } from "../query/domain-filter.ts";
-import { APP_OF } from "../query/domain-read/read.ts";
-import { type AppRow, appByPk, technologiesByName } from "../query/loaders.ts";
+import { plannedApp } from "../query/domain-read/read.ts";
+import { appByPk, technologiesByName } from "../query/loaders.ts";
 import { DOMAIN_SORTS, type Order } from "../query/sort.ts";
 import { App } from "./app.ts";
 import { builder, legacy, SortDirection } from "./builder.ts";
@@ -170,7 +170,7 @@ export const InstalledApp = builder.objectRef<DomainApp>("InstalledApp").impleme
       extensions: { legacyFlatten: true, legacyShared: { key: "appId" } },
       resolve: (d, _args, ctx) => {
         // A planned read attached the App (src/query/domain-read/read.ts); else its loader reads it.
-        const planned = (d as { [APP_OF]?: AppRow | null })[APP_OF];
+        const planned = plannedApp(d);
         if (planned) return planned;
         return appByPk(ctx)
           .load(d.appPk)

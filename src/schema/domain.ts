@@ -20,7 +20,7 @@ import {
   plannedDomainByName,
   plannedDomainByPk,
   plannedRows,
-  TECHNOLOGY_OF,
+  plannedTechnology,
 } from "../query/domain-read/read.ts";
 import type { Where } from "../query/keyset.ts";
 import {
@@ -105,8 +105,6 @@ const DOMAIN_RELATIONS = {
       }),
     ),
 };
-
-type PlannedTechnology = DomainTechnologyRow & { [TECHNOLOGY_OF]?: unknown };
 
 /**
  * A relation field's REST name, what it reads (no column: the rows of `child`, which a planned read
@@ -326,8 +324,7 @@ builder.node(Domain, {
       ...legacy("technologies", reads([], "technologies")),
       resolve: (d, _a, ctx) => {
         const planned = plannedRows<DomainTechnologyRow>(d, "technologies");
-        if (planned)
-          return DOMAIN_RELATIONS.technologies(planned, (r) => (r as PlannedTechnology)[TECHNOLOGY_OF]);
+        if (planned) return DOMAIN_RELATIONS.technologies(planned, plannedTechnology);
         return (async () => {
           const rows = await domainTechnologies(ctx).load(d.pk);
           const pks = rows.map((r) => r.technologyPk);

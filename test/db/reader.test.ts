@@ -11,7 +11,12 @@ import {
 import { columnsOf, openSnapshotReader, type SqlReader, selectList, toModel } from "../../src/db/reader.ts";
 import { TABLES, type TableKey } from "../../src/db/tables.ts";
 import { Prisma } from "../../src/generated/sqlite/client.ts";
-import { APP_OF, plannedRows, readPlannedDomains, TECHNOLOGY_OF } from "../../src/query/domain-read/read.ts";
+import {
+  plannedApp,
+  plannedRows,
+  plannedTechnology,
+  readPlannedDomains,
+} from "../../src/query/domain-read/read.ts";
 import { DOMAIN_OMITTED, READS } from "../../src/query/loaders.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
@@ -169,9 +174,8 @@ describe.each(databaseKinds())("reads on %s", (kind) => {
           expect(got.map(plain), child).toEqual(expected);
           seen += got.length;
           for (const r of got) {
-            if (child === "apps") expect((r[APP_OF] as { pk: number }).pk).toBe(r.appPk);
-            if (child === "technologies")
-              expect((r[TECHNOLOGY_OF] as { pk: number }).pk).toBe(r.technologyPk);
+            if (child === "apps") expect(plannedApp(r as never)?.pk).toBe(r.appPk);
+            if (child === "technologies") expect(plannedTechnology(r as never)?.pk).toBe(r.technologyPk);
           }
         }
       }

@@ -105,6 +105,14 @@ describe.each(databaseKinds())("the row writer against the resolver path on %s",
     return out;
   }
 
+  it("the resolver path reads no Domain again: its lookup is handed the batch's rows", async () => {
+    api.resetQueries();
+    expect(await lines("name,rank,apps", {}, "resolvers", 50)).toHaveLength(240);
+    expect(api.queries.some((q) => /"rank"/.test(q))).toBe(true);
+    // The lookup by name would match names or platform domains (src/query/domain-read/read.ts).
+    expect(api.queries.filter((q) => /WHERE.*"platform_domain"/s.test(q))).toEqual([]);
+  });
+
   it("writes the default fields as the resolvers do, traps included, and takes the resolver path for none", async () => {
     takeFallbacks();
     const rows = await lines("", {}, "rows", 50);

@@ -10,8 +10,9 @@ import {
 } from "../../db/domain-children.ts";
 import { columnsOf, type RawRow, type SqlReader, selectList, toModel } from "../../db/reader.ts";
 import { findStatement, sqlitePlan, type Where } from "../../db/where-sql.ts";
-import type { DomainApp, DomainTechnology } from "../../generated/sqlite/client.ts";
+import type { DomainApp, DomainTechnology, Technology } from "../../generated/sqlite/client.ts";
 import {
+  type AppRow,
   allBut,
   appByPk,
   byKey,
@@ -103,16 +104,29 @@ function plannedStatement(
 /**
  * The child rows a planned read gave a Domain row, by child (only the children it planned): the
  * relation fields resolve from them at once, without a loader's promise per field and Domain. An
- * installed App's row carries its App (APP_OF), a technology row its technology (TECHNOLOGY_OF).
+ * installed App's row carries its App, a technology row its technology. They are read through the
+ * typed accessors below (plannedRows, plannedApp, plannedTechnology) only: the keys they are kept
+ * under are this module's own. They stay properties of the rows (a field each, set in the same
+ * order on every row, so rows keep one hidden class) rather than entries of a WeakMap, which
+ * would cost a hash lookup per field and Domain, and ephemeron work per collection, on the export's
+ * hot path.
  */
-export const PLANNED = Symbol("planned child rows");
-export const APP_OF = Symbol("the installed App's row");
-export const TECHNOLOGY_OF = Symbol("the technology's row");
-export type PlannedRow = { [PLANNED]?: Partial<Record<DomainChild, unknown[]>> };
+const PLANNED = Symbol("planned child rows");
+const APP_OF = Symbol("the installed App's row");
+const TECHNOLOGY_OF = Symbol("the technology's row");
+type PlannedRow = { [PLANNED]?: Partial<Record<DomainChild, unknown[]>> };
 
 /** The rows that a planned read gave `row` for `child`; undefined when it did not plan them. */
 export const plannedRows = <R>(row: object, child: DomainChild): R[] | undefined =>
   (row as PlannedRow)[PLANNED]?.[child] as R[] | undefined;
+
+/** The App a planned read attached to an installed App's row (plannedRows(d, "apps")); else undefined. */
+export const plannedApp = (row: DomainApp): AppRow | null | undefined =>
+  (row as { [APP_OF]?: AppRow | null })[APP_OF];
+
+/** The technology a planned read attached to a technology row (plannedRows(d, "technologies")). */
+export const plannedTechnology = (row: DomainTechnology): Technology | null | undefined =>
+  (row as { [TECHNOLOGY_OF]?: Technology | null })[TECHNOLOGY_OF];
 
 /**
  * Reads the Domains that `keys` match with what `read` plans, in one statement, and gives each row
@@ -231,13 +245,21 @@ async function attach<R extends object, V>(
   }
 }
 
-/** Domains by name or platform domain (as domainByName), read as `read` plans. */
+/**
+ * Domains by name or platform domain (as domainByName), read as `read` plans. A Domain whose row
+ * was handed over with the operation under its name (ctx.records, src/context.ts: an export batch's
+ * rows, read by the same plan) is not read again.
+ */
 export const plannedDomainByName = (ctx: ReadContext, read: DomainRead) =>
   loader<string, DomainRow | null>(ctx, `domainByName:${readKey(read)}`, async (sql, names) => {
-    const rows = await readPlannedDomains(ctx, sql, "nameOrPlatformDomain", names, read);
+    const handed = ctx.records?.rows as Map<string, DomainRow> | undefined;
+    const unread = handed ? names.filter((n) => !handed.has(n)) : names;
+    const rows = unread.length
+      ? await readPlannedDomains(ctx, sql, "nameOrPlatformDomain", unread, read)
+      : [];
     const byName = new Map(rows.map((r) => [r.name, r]));
     const byPlatformDomain = new Map(rows.filter((r) => r.platformDomain).map((r) => [r.platformDomain, r]));
-    return names.map((n) => byName.get(n) ?? byPlatformDomain.get(n) ?? null);
+    return names.map((n) => handed?.get(n) ?? byName.get(n) ?? byPlatformDomain.get(n) ?? null);
   });
 
 /** Domains by key, read as `read` plans. */
