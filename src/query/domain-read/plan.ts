@@ -98,7 +98,7 @@ export function readsOf(type: GraphQLObjectType, name: string): ReadsOfField {
  * The model fields that the fields `names` (GraphQL names) of the Domain type `type` read, with
  * `always`; null for all.
  */
-export function modelFieldsOf(
+function modelFieldsOf(
   type: GraphQLObjectType,
   names: Iterable<string>,
   always: readonly string[],

@@ -62,12 +62,9 @@ function plannedSelect(sql: SqlReader, read: DomainRead, alias: string, kept: bo
     columns: columnsOf(DOMAIN_CHILDREN[child].table),
   }));
   const arrays = children.map(({ child }) =>
-    kept ? `, k."${child}"` : `, ${childArraySql(sql.kind, (name) => sql.table(name), child, alias)}`,
+    kept ? `, k."${child}"` : `, ${childArraySql(sql.kind, sql.table.bind(sql), child, alias)}`,
   );
-  const join =
-    kept && children.length
-      ? ` LEFT JOIN ${sql.table(CHILD_ROWS_TABLE)} k ON k."domain_pk" = ${alias}"pk"`
-      : "";
+  const join = kept ? ` LEFT JOIN ${sql.table(CHILD_ROWS_TABLE)} k ON k."domain_pk" = ${alias}"pk"` : "";
   return { list: `${selectList(columns, alias)}${arrays.join("")}`, join, columns, children };
 }
 
