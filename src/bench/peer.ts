@@ -2,13 +2,13 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import autocannon from "autocannon";
 import pg from "pg";
+import { ensureTools } from "../cli/tools.ts";
 
 /**
- * The peer of the benchmark: PostGraphile 5 (src/bench/graphile.config.mjs) on the same PostgreSQL
+ * The peer of the benchmark: PostGraphile 5 (src/bench/peer/graphile.config.mjs) on the same PostgreSQL
  * database and served snapshot schema as storegraph, both loaded over GraphQL with equivalent
  * selections in interleaved rounds, a random Domain per request. Run by src/bench/run.ts; its results
  * are reported by src/bench/report.ts.
@@ -106,14 +106,10 @@ export interface PeerOptions {
 }
 
 /**
- * How to run PostGraphile with this Node: it needs Promise.withResolvers (Node 22), which a
- * polyfill loaded first gives Node 20. A Node 22 binary as a dependency would put its `node` in
- * node_modules/.bin, and npm's scripts (npm test, npm start) would then run on it.
+ * PostGraphile is installed into src/bench/peer on first use (src/cli/tools.ts), from its own
+ * lockfile: it is the benchmark's alone, and not part of the project's npm install.
  */
-function nodeArgs(root: string): string[] {
-  if (Number(process.versions.node.split(".")[0]) >= 22) return [];
-  return ["--import", pathToFileURL(join(root, "src/bench/with-resolvers.mjs")).href];
-}
+const peerDir = (root: string) => join(root, "src/bench/peer");
 
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -128,10 +124,11 @@ function freePort(): Promise<number> {
 
 async function startPeer(root: string, url: string, schema: string) {
   const port = await freePort();
-  const cli = join(root, "node_modules", "postgraphile", "dist", "cli-run.js");
-  const args = [cli, "-C", join(root, "src/bench/graphile.config.mjs")];
+  ensureTools(peerDir(root));
+  const cli = join(peerDir(root), "node_modules", "postgraphile", "dist", "cli-run.js");
+  const args = [cli, "-C", join(peerDir(root), "graphile.config.mjs")];
   args.push("-c", url, "-s", schema, "-p", String(port), "-n", "127.0.0.1");
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs(root), ...args], {
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, GRAPHILE_ENV: "production", NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -261,7 +258,7 @@ export async function benchPeer(o: PeerOptions): Promise<PeerResult> {
   const peer = await startPeer(o.root, o.databaseUrl, schema);
   try {
     const version = (
-      JSON.parse(readFileSync(join(o.root, "node_modules/postgraphile/package.json"), "utf8")) as {
+      JSON.parse(readFileSync(join(peerDir(o.root), "node_modules/postgraphile/package.json"), "utf8")) as {
         version: string;
       }
     ).version;

@@ -571,7 +571,7 @@ function peerSetup(results: DbResult[]): string[] {
     lines.push(`- ${what}, storegraph: \`${q.storegraph}\``, `- ${what}, PostGraphile: \`${q.peer}\``);
   lines.push(
     "",
-    "PostGraphile runs the amber preset with one smart tag (src/bench/graphile.config.mjs: `@unique name` on domain, whose uniqueness is an index PostGraphile does not read), on Node 20 with a Promise.withResolvers polyfill (src/bench/with-resolvers.mjs), with GRAPHILE_ENV=production; its pg pool is node-postgres' default of 10, as storegraph's. Before measuring, the bench checks that both return the same Domain, the same Apps and the same first and deep pages.",
+    "PostGraphile runs the amber preset with one smart tag (src/bench/peer/graphile.config.mjs: `@unique name` on domain, whose uniqueness is an index PostGraphile does not read), installed on first use into src/bench/peer from its own lockfile, with GRAPHILE_ENV=production; its pg pool is node-postgres' default of 10, as storegraph's. Before measuring, the bench checks that both return the same Domain, the same Apps and the same first and deep pages.",
     "",
   );
   return lines;

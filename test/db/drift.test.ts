@@ -3,11 +3,10 @@
  * exactly its tables, columns and indexes, apply idempotently and in phases, and hold what the
  * generated clients write.
  */
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import pkg from "@prisma/internals";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -17,6 +16,7 @@ import {
   type MigrationPhase,
   type MigrationSet,
 } from "../../src/db/migrate.ts";
+import { DATAMODEL } from "../../src/generated/model.ts";
 import { PrismaClient as PgPrismaClient } from "../../src/generated/postgresql/client.ts";
 import { PrismaClient } from "../../src/generated/sqlite/client.ts";
 import { fromRoot } from "../../src/root.ts";
@@ -33,8 +33,6 @@ import {
   introspectPg,
   introspectSqlite,
 } from "./drift.ts";
-
-const { getDMMF } = pkg;
 
 /** The models whose tables live in the meta set; every other model is in the snapshot set. */
 const META_MODELS = ["Snapshot", "ExportJob", "ExportChunk", "ApiKey"];
@@ -115,9 +113,10 @@ async function openHarness(db: TestDatabase): Promise<Harness> {
 let datamodel: Datamodel;
 let snapshotModels: string[];
 
-beforeAll(async () => {
-  const schema = readFileSync(new URL("../../prisma/schema.prisma", import.meta.url), "utf8");
-  datamodel = (await getDMMF({ datamodel: schema })).datamodel;
+beforeAll(() => {
+  // Prisma's own reading of prisma/schema.prisma, kept by `npm run generate` (the generated code is
+  // current: test/db/generated.test.ts).
+  datamodel = DATAMODEL;
   snapshotModels = datamodel.models.map((m) => m.name).filter((name) => !META_MODELS.includes(name));
 });
 

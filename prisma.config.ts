@@ -1,7 +1,0 @@
-import { defineConfig } from "prisma/config";
-
-// The Prisma CLI is used only for `prisma generate` (see scripts/generate-prisma.ts): migrations are
-// plain SQL under prisma/migrations/<provider>/ applied by src/db/migrate.ts.
-export default defineConfig({
-  schema: "prisma/schema.prisma",
-});
