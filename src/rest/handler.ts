@@ -16,6 +16,7 @@ import { readBody } from "../request-body.ts";
 import { cachedDocument } from "./document.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
+import { optionSuggester } from "./filter-options.ts";
 import { Options } from "./options.ts";
 import { type Operation, planOf } from "./route.ts";
 import { OPENAPI_PATH, OPERATIONS, REST_BASE } from "./routes.ts";
@@ -158,6 +159,10 @@ function compile(operation: Operation): RegExp {
 const MATCHERS = OPERATIONS.map((op) => ({ op, re: compile(op) }));
 /** Each operation's option names, listed once rather than per request. */
 const VALID_OPTIONS = new Map(OPERATIONS.map((op) => [op, op.options.map((o) => o.name)]));
+/** Each operation's "did you mean" for an unknown option (f:country: f:cc). */
+const SUGGESTERS = new Map(
+  OPERATIONS.map((op) => [op, optionSuggester(VALID_OPTIONS.get(op) ?? [], op.route.filters)]),
+);
 
 /** The operation for a path and method: 404 for an unknown path, 405 (with Allow) for a wrong method. */
 function match(path: string, method: string): { op: Operation; params: Record<string, string> } {
@@ -278,7 +283,7 @@ async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whol
     noteRoute(request, op.id);
     endpoint = route.endpoint;
     const options = await readOptions(op, request, url, ctx.logger);
-    options.refuseUnknown(VALID_OPTIONS.get(op) ?? []);
+    options.refuseUnknown(VALID_OPTIONS.get(op) ?? [], SUGGESTERS.get(op));
     if (route.whole && whole) {
       // Its errors and answers report the budget of the whole answer, not the route's own.
       endpoint = route.whole.endpoint;
