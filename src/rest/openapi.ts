@@ -121,6 +121,10 @@ const HEADERS: Json = {
   },
   "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+  "Content-Disposition": {
+    description: 'A whole result in CSV (for=csv): attachment; filename="domains.csv".',
+    schema: { type: "string" },
+  },
   ETag: {
     description:
       'W/"<snapshot version>-<digest of the route, path and options>": the same for the same URL (options in any order) until a new snapshot is served. Send it back in If-None-Match. Not on cursor=all results.',
@@ -130,6 +134,15 @@ const HEADERS: Json = {
     description:
       "private, no-cache: a private cache may keep the response but must revalidate it (If-None-Match) before each use, since a new snapshot can be served at any time.",
     schema: { type: "string" },
+  },
+};
+
+/** The CSV of Export Domains and cursor=all (src/export/csv.ts; docs/api.md 4.7, "CSV"). */
+const CSV: Json = {
+  schema: {
+    type: "string",
+    description:
+      "RFC 4180 (CRLF record ends; a field with a comma, quote, CR or LF quoted, its quotes doubled), UTF-8. A header record first, then one record per Domain. A column per selected field, in the order of fields; a nested field's column is its dotted path (theme.name), in its selection's order. A list of values is joined with ;. A list of objects (apps, technologies, contact_info) is a column per sub-field (apps.name), its objects' values joined with ; in list order, empty for an object without it, so entries line up across columns; a list inside one such object is joined with |. A map (alternates) is key=value entries joined with ;. An unknown value is an empty field.",
   },
 };
 
@@ -175,7 +188,9 @@ function operationOf(op: Operation, components: Json): Json {
     schema: { type: "string" },
   }));
   const optionSchema = (o: OptionDoc): Json =>
-    o.type === "array" ? { type: "array", items: o.items ?? { type: "object" } } : { type: o.type };
+    o.type === "array"
+      ? { type: "array", items: o.items ?? { type: "object" } }
+      : { type: o.type, ...(o.enum ? { enum: [...o.enum] } : {}) };
   // An array in a query string is its JSON text, URL-encoded: OpenAPI says so with `content`.
   const query = op.body
     ? []
@@ -207,7 +222,8 @@ function operationOf(op: Operation, components: Json): Json {
   const envelope: Json = Object.fromEntries(
     Object.entries(route.envelope).map(([key, part]) => [key, partSchema(route, part, components)]),
   );
-  const jsonl = route.whole?.kind === "stream";
+  const whole = route.whole?.kind;
+  const domain = () => typeSchema(schema.getType(route.type) as GraphQLObjectType, components);
   const cached = cacheable(op);
   return {
     operationId: op.id,
@@ -218,15 +234,22 @@ function operationOf(op: Operation, components: Json): Json {
     ...body,
     responses: {
       "200": {
-        description: jsonl ? "One Domain per line (JSON Lines)." : "Success.",
-        headers: cached ? { ...RATE_HEADERS, ...CACHE_HEADERS } : RATE_HEADERS,
-        content: jsonl
-          ? {
-              "application/x-ndjson": {
-                schema: typeSchema(schema.getType(route.type) as GraphQLObjectType, components),
-              },
-            }
-          : { "application/json": { schema: { type: "object", properties: envelope } } },
+        description:
+          whole === "stream"
+            ? "Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv)."
+            : whole === "job"
+              ? "Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv)."
+              : "Success.",
+        headers: {
+          ...(cached ? { ...RATE_HEADERS, ...CACHE_HEADERS } : RATE_HEADERS),
+          ...(whole ? { "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" } } : {}),
+        },
+        content: {
+          ...(whole === "stream"
+            ? {}
+            : { "application/json": { schema: { type: "object", properties: envelope } } }),
+          ...(whole ? { "application/x-ndjson": { schema: domain() }, "text/csv": CSV } : {}),
+        },
       },
       ...(route.whole?.kind === "job"
         ? {

@@ -112,7 +112,7 @@ describe("the CSV of a Domain selection", () => {
           ]);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 100 },
     );
   });
 

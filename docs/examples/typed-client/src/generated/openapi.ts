@@ -160,7 +160,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Export Domains: every matching Domain as JSON Lines, streamed at once
+         * Export Domains: every matching Domain as JSON Lines or CSV, streamed at once
          * @description Rate limit: 1 per minute (Export Domains, `exportDomains`).
          */
         get: operations["exportDomains"];
@@ -499,6 +499,8 @@ export interface components {
         "X-RateLimit-Reset": number;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
+        /** @description A whole result in CSV (for=csv): attachment; filename="domains.csv". */
+        "Content-Disposition": string;
         /** @description W/"<snapshot version>-<digest of the route, path and options>": the same for the same URL (options in any order) until a new snapshot is served. Send it back in If-None-Match. Not on cursor=all results. */
         ETag: string;
         /** @description private, no-cache: a private cache may keep the response but must revalidate it (If-None-Match) before each use, since a new snapshot can be served at any time. */
@@ -1724,8 +1726,8 @@ export interface operations {
                 page_size?: number;
                 /** @description next_cursor of the previous page; all for every result at once (202, then poll). */
                 cursor?: string;
-                /** @description With cursor=all: jsonl for JSON Lines. */
-                for?: string;
+                /** @description With cursor=all, the result's format: json (the default), jsonl for JSON Lines, or csv (a header record, then one per Domain; RFC 4180). */
+                for?: "json" | "jsonl" | "csv";
                 /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
                 aq?: string;
                 /** @description Comma-separated, - for descending: rank, platform_rank, created_at, estimated_sales, er, estimated_visits, product_count, pc, employee_count, empc, monthly_app_spend, mas, last_plan_change_at, name (default rank). */
@@ -1884,7 +1886,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1893,6 +1895,7 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1901,6 +1904,8 @@ export interface operations {
                         has_next_page?: boolean;
                         next_cursor?: string;
                     };
+                    "application/x-ndjson": components["schemas"]["Domain"];
+                    "text/csv": string;
                 };
             };
             /** @description cursor=all: the result is being prepared; poll the same URL every 5 s (faster polls get 429). */
@@ -2065,8 +2070,11 @@ export interface operations {
                     page_size?: number;
                     /** @description next_cursor of the previous page; all for every result at once (202, then poll). */
                     cursor?: string;
-                    /** @description With cursor=all: jsonl for JSON Lines. */
-                    for?: string;
+                    /**
+                     * @description With cursor=all, the result's format: json (the default), jsonl for JSON Lines, or csv (a header record, then one per Domain; RFC 4180).
+                     * @enum {string}
+                     */
+                    for?: "json" | "jsonl" | "csv";
                     /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
                     aq?: {
                         field: string;
@@ -2224,13 +2232,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. */
+            /** @description Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2239,6 +2248,8 @@ export interface operations {
                         has_next_page?: boolean;
                         next_cursor?: string;
                     };
+                    "application/x-ndjson": components["schemas"]["Domain"];
+                    "text/csv": string;
                 };
             };
             /** @description cursor=all: the result is being prepared; poll the same URL every 5 s (faster polls get 429). */
@@ -2527,6 +2538,8 @@ export interface operations {
                 "f:tech_installed_at:min"?: string;
                 /** @description Until this time (inclusive); blank for open. */
                 "f:tech_installed_at:max"?: string;
+                /** @description The format: jsonl (the default) for JSON Lines, or csv (a header record, then one per Domain; RFC 4180). */
+                for?: "jsonl" | "csv";
             };
             header?: never;
             path?: never;
@@ -2534,17 +2547,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One Domain per line (JSON Lines). */
+            /** @description Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/x-ndjson": components["schemas"]["Domain"];
+                    "text/csv": string;
                 };
             };
             /** @description Invalid or unknown option; the message names it and says what is allowed. */
