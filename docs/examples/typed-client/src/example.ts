@@ -54,8 +54,10 @@ const line = (d: Domain) =>
       },
     },
   });
-  // A 2xx is a page of Domains, or (with cursor=all, not asked here) a job's progress.
-  if (!data || !("domains" in data) || !data.domains) fail("List Domains", error, response);
+  // A 2xx is a page of Domains, or (with cursor=all, not asked here) a job's progress, or its
+  // result as JSON Lines or CSV text.
+  if (!data || typeof data === "string" || !("domains" in data) || !data.domains)
+    fail("List Domains", error, response);
   console.log("\nREST  GET /domain?f:cc=US,DE&f:cc:op=or&f:features=Free Returns&sort=-er&page_size=5");
   for (const d of data.domains) console.log(`  ${line(d)}  sales ${d.estimated_sales ?? "-"}`);
   console.log(`  has_next_page ${data.has_next_page}, next_cursor ${data.next_cursor ? "present" : "none"}`);
