@@ -58,6 +58,7 @@ export async function cursorAll(
     const id = randomUUID();
     if (await deps.jobs.insert({ id, owner, query, format, snapshotVersion: version, total })) {
       void runJob(deps, request, q, id, format, version);
+      await deps.counts?.add(key, "cursorAllJobs");
       // Starting is the first poll: the next one is welcome in POLL_INTERVAL_SECONDS.
       await deps.limits.poll(key, id);
       const response = Response.json(

@@ -1,6 +1,7 @@
 import type { ApiKey } from "../auth/keys.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import type { Budget, RateLimits } from "../auth/rate-limit.ts";
+import type { MonthlyCounts } from "../auth/usage-counts.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
 import { readAt } from "../db/snapshots.ts";
@@ -42,6 +43,8 @@ export interface ExportDeps {
   results: JobResults;
   /** Counts exports, jobs, their Domains and bytes (src/ops/metrics.ts). */
   metrics?: Metrics | null;
+  /** Counts each key's exports and cursor=all jobs of the month (GET /json/api/v1/usage). */
+  counts?: MonthlyCounts | null;
 }
 
 /** The key of a request that reached an export (useAuth let it through). */

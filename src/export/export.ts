@@ -9,6 +9,7 @@ import {
   type DomainQuery,
   domainPages,
   type ExportDeps,
+  keyOf,
   readQuery,
   resultHeaders,
 } from "./export-query.ts";
@@ -39,6 +40,7 @@ async function exportStream(
     await pages.return(undefined);
     throw e;
   });
+  await deps.counts?.add(keyOf(request), "exports");
   const encoder = new TextEncoder();
   // A CSV's header record comes first, whatever follows (none, for an export that matches nothing).
   let header: Uint8Array | null = format === "csv" ? encoder.encode(domainCsvPlan(q.fields).header) : null;

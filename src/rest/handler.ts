@@ -22,6 +22,7 @@ import { type Operation, planOf } from "./route.ts";
 import { OPENAPI_PATH, OPERATIONS, REST_BASE } from "./routes.ts";
 import { NOT_WRITTEN } from "./row-writer.ts";
 import { withSharedTexts } from "./shared-text.ts";
+import { answerUsage, isUsagePath } from "./usage.ts";
 
 export { OPENAPI_PATH, REST_BASE };
 
@@ -263,6 +264,7 @@ export function useRest(ctx: RestContext, whole?: Whole): Plugin {
           new Response(openapi, { headers: { "content-type": "application/json; charset=utf-8" } }),
         );
       }
+      if (isUsagePath(url.pathname)) return endResponse(await answerUsage(ctx, request, url));
       if (!url.pathname.startsWith(`${REST_BASE}/`) && url.pathname !== REST_BASE) return;
       endResponse(await handle(ctx, request, url, whole));
     },

@@ -10,9 +10,10 @@ import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limit
 import { schema } from "../schema/index.ts";
 import { cacheable } from "./etag.ts";
 import { legacyFields } from "./fields.ts";
-import type { OptionDoc } from "./inputs.ts";
+import { FIELDS_OPTION, type OptionDoc } from "./inputs.ts";
 import type { Operation, Part, Route } from "./route.ts";
 import { OPERATIONS, REST_BASE, ROUTES } from "./routes.ts";
+import { USAGE_PATH } from "./usage.ts";
 
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the route table and from the legacy
@@ -296,6 +297,49 @@ function operationOf(op: Operation, components: Json): Json {
   };
 }
 
+/** GET /json/api/v1/usage (src/rest/usage.ts), beside the legacy paths: its own server URL. */
+function usageOf(components: Json): Json {
+  const errors = ["400", "401", "405", "500", "503"];
+  return {
+    servers: [{ url: USAGE_PATH.slice(0, -"/usage".length) }],
+    get: {
+      operationId: "usage",
+      summary: "The calling API key's plan, rate-limit budgets and month's exports",
+      description:
+        "Every budget of the key as it stands (limit, remaining, when it resets), read without drawing on it: this request draws on no budget and carries no X-RateLimit headers. exports and cursor_all_jobs count those started in the calendar month (UTC), on every gateway.",
+      tags: ["Account"],
+      parameters: [
+        { name: "fields", in: "query", description: FIELDS_OPTION.description, schema: { type: "string" } },
+      ],
+      responses: {
+        "200": {
+          description: "Success.",
+          headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } },
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["usage"],
+                properties: { usage: typeSchema(schema.getType("Usage") as GraphQLObjectType, components) },
+              },
+            },
+          },
+        },
+        ...Object.fromEntries(
+          errors.map((status) => [
+            status,
+            {
+              ...(ERROR_RESPONSES[status] as Json),
+              headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } },
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+            },
+          ]),
+        ),
+      },
+    },
+  };
+}
+
 export function buildOpenApi(): Json {
   const components: Json = {
     Error: {
@@ -326,6 +370,7 @@ export function buildOpenApi(): Json {
       [op.method.toLowerCase()]: operationOf(op, components),
     };
   }
+  paths["/usage"] = usageOf(components);
   return {
     openapi: "3.1.0",
     info: {

@@ -88,6 +88,32 @@ describe("the OpenAPI document", () => {
     );
   });
 
+  it("documents GET /json/api/v1/usage beside the legacy paths, with the legacy names of its type", () => {
+    const usage = (doc as unknown as { paths: Record<string, Record<string, unknown>> }).paths["/usage"];
+    expect(usage.servers).toEqual([{ url: "/json/api/v1" }]);
+    expect(usage.get).toMatchObject({ operationId: "usage", parameters: [{ name: "fields" }] });
+    const { Usage, EndpointUsage } = doc.components.schemas;
+    expect(Object.keys(Usage.properties ?? {})).toEqual([
+      "key_id",
+      "key_name",
+      "plan",
+      "limits_enforced",
+      "endpoints",
+      "month",
+      "exports",
+      "cursor_all_jobs",
+    ]);
+    expect(Object.keys(EndpointUsage.properties ?? {})).toEqual([
+      "endpoint",
+      "title",
+      "limit",
+      "window_seconds",
+      "remaining",
+      "reset",
+      "reset_at",
+    ]);
+  });
+
   it("documents for=csv on Export Domains and cursor=all, and the formats each takes", () => {
     type Op = {
       parameters: { name: string; schema?: { enum?: string[] } }[];

@@ -172,6 +172,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling API key's plan, rate-limit budgets and month's exports
+         * @description Every budget of the key as it stands (limit, remaining, when it resets), read without drawing on it: this request draws on no budget and carries no X-RateLimit headers. exports and cursor_all_jobs count those started in the calendar month (UTC), on every gateway.
+         */
+        get: operations["usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -480,6 +500,45 @@ export interface components {
             vendor_website?: string;
             vendor_address?: string;
             vendor_country_code?: string;
+        };
+        /** @description What the calling API key has used and has left: its plan, every rate-limit budget, and its whole-result requests of the month (UTC). Optional values are left out when unknown. */
+        Usage: {
+            /** @description The key's id, as `npm run keys -- list` shows it. */
+            key_id: string;
+            /** @description The key's name. */
+            key_name: string;
+            /** @description pro, elite or enterprise. */
+            plan: string;
+            /** @description False when the gateway runs with RATE_LIMITS=off (local load tests): nothing is refused, and remaining stays at limit. */
+            limits_enforced: boolean;
+            /** @description Every budget, in the order of docs/api.md section 8 (then Export Domains and node). */
+            endpoints: components["schemas"]["EndpointUsage"][];
+            /** @description The calendar month (UTC) that exports and cursorAllJobs count, YYYY-MM. */
+            month: string;
+            /** @description Export Domains requests started this month (a refused one is not counted). */
+            exports: number;
+            /** @description cursor=all jobs started this month (polls are not counted). */
+            cursor_all_jobs: number;
+        };
+        /** @description One rate-limit budget of the API key (docs/api.md section 8), as it stands: reading it draws on none. Optional values are left out when unknown. */
+        EndpointUsage: {
+            /** @description The budget's name, as a 429 names it (src/auth/limits.ts): listDomains, exportDomains, … */
+            endpoint: string;
+            /** @description What it limits, in words. */
+            title: string;
+            /** @description Requests per window on the key's plan (X-RateLimit-Limit). */
+            limit: number;
+            /** @description The window's length: 1 (a second) or 60 (a minute). */
+            window_seconds: number;
+            /** @description Requests left in the current window (X-RateLimit-Remaining). */
+            remaining: number;
+            /** @description Seconds until remaining is back to limit, rounded up (X-RateLimit-Reset); 0 when it already is. */
+            reset: number;
+            /**
+             * Format: date-time
+             * @description When remaining is back to limit; null (left out in REST) when it already is.
+             */
+            reset_at?: string;
         };
     };
     responses: never;
@@ -2671,6 +2730,82 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    usage: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
+                fields?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        usage: components["schemas"]["Usage"];
+                    };
+                };
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
