@@ -7,7 +7,8 @@ export default defineConfig({
   resolve: {
     // graphql 16 ships CJS and ESM builds; Pothos and yoga load one, tests importing "graphql"
     // would otherwise get the other ("Cannot use GraphQLScalarType from another module or realm").
-    alias: { graphql: require.resolve("graphql") },
+    // The bare name only: a deep import (graphql/jsutils/suggestionList.js) resolves as it is.
+    alias: [{ find: /^graphql$/, replacement: require.resolve("graphql") }],
   },
   test: {
     include: ["test/**/*.test.ts"],

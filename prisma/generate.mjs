@@ -28,9 +28,28 @@ const pg = source
   .replace('output       = "../src/generated/sqlite"', 'output       = "../../src/generated/postgresql"');
 if (pg === source || !pg.includes("postgresql"))
   throw new Error("prisma/generate.mjs: could not derive the PostgreSQL schema");
+// A Json field whose `///` comment says `@db.Json` is JSON on PostgreSQL, not JSONB (which stores
+// an object's keys sorted): SQLite has no native types, so the attribute goes in the derived schema.
+let jsonText = false;
+const pgSchema = pg
+  .split("\n")
+  .map((line) => {
+    if (/^\s*\/\/\//.test(line)) {
+      jsonText ||= /@db\.Json\b/.test(line);
+      return line;
+    }
+    if (!jsonText) return line;
+    jsonText = false;
+    if (!/^\s+\w+\s+Json\??\s*$/.test(line))
+      throw new Error(
+        `prisma/generate.mjs: @db.Json is documented above a line that is not a bare Json field: ${line}`,
+      );
+    return `${line.trimEnd()} @db.Json`;
+  })
+  .join("\n");
 writeFileSync(
   join(pgDir, "postgresql.prisma"),
-  `// GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.\n${pg}`,
+  `// GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.\n${pgSchema}`,
 );
 
 const env = {
@@ -78,6 +97,7 @@ const drift = {
     fields: m.fields.map((f) => ({
       name: f.name,
       dbName: f.dbName ?? null,
+      ...(f.documentation ? { documentation: f.documentation } : {}),
       kind: f.kind,
       type: f.type,
       isRequired: f.isRequired,

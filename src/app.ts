@@ -4,6 +4,8 @@ import { ApiKeys } from "./auth/keys.ts";
 import type { Endpoint } from "./auth/limits.ts";
 import { apiKeyOf, createVerifier, graphiqlKey, useAuth } from "./auth/plugin.ts";
 import { type Charge, RateLimits } from "./auth/rate-limit.ts";
+import { usageSource } from "./auth/usage.ts";
+import { MonthlyCounts } from "./auth/usage-counts.ts";
 import type { Config } from "./config.ts";
 import { type Context, createContext, type RecordHandoff } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
@@ -77,6 +79,8 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
   const logger = options.logger ?? createLogger(config);
   const verify = createVerifier(new ApiKeys(snapshots.store));
   const limits = new RateLimits(config.rateLimits, logger, config.timeouts);
+  const counts = new MonthlyCounts(limits.redis, limits.keyPrefix, logger);
+  const usage = usageSource(limits, counts);
   const metrics = options.metrics ?? null;
   if (metrics) limits.onRefusal = (plan, endpoint) => metrics.refused(plan, endpoint);
   const execute: ExecuteGraphQL = (request, query, variables, charge, records) =>
@@ -98,6 +102,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     beforePage: options.beforeExportPage,
     reader: exportReader,
     metrics,
+    counts,
   };
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
@@ -141,7 +146,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     },
     context: ({ request, ...server }) => {
       const key = apiKeyOf(request);
-      return createContext(snapshots, key, limits.usageFor(request, key, chargeOf(server)));
+      return createContext(snapshots, key, limits.usageFor(request, key, chargeOf(server)), usage);
     },
     plugins: [
       // app.dispose() stops the export reader's thread; a page it was reading fails its export.

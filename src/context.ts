@@ -2,6 +2,7 @@ import type DataLoader from "dataloader";
 import type { SelectionSetNode } from "graphql";
 import type { ApiKey } from "./auth/keys.ts";
 import type { RateUsage } from "./auth/rate-limit.ts";
+import type { UsageSource } from "./auth/usage.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { apiError } from "./errors.ts";
 
@@ -24,6 +25,8 @@ export interface Context extends ReadContext {
   apiKey: ApiKey | null;
   /** The rate-limit budgets this request draws on (src/auth/rate-limit.ts). */
   rateUsage: RateUsage;
+  /** What a key has used and has left (GraphQL `usage`; src/auth/usage.ts). */
+  usage?: UsageSource;
 }
 
 /** The context of a read the server makes itself, of the snapshot `served`: fresh loaders, no client. */
@@ -46,8 +49,9 @@ export async function createContext(
   snapshots: Snapshots,
   apiKey: ApiKey | null,
   rateUsage: RateUsage,
+  usage?: UsageSource,
 ): Promise<Context> {
-  return { served: await snapshots.current(), apiKey, loaders: new Map(), rateUsage };
+  return { served: await snapshots.current(), apiKey, loaders: new Map(), rateUsage, usage };
 }
 
 /** The snapshot this operation reads; NOT_READY before the first load. */

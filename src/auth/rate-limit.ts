@@ -169,10 +169,11 @@ export interface RateLimiterConfig {
  */
 export class RateLimits {
   readonly enabled: boolean;
-  private readonly redis: Redis | null;
+  /** The budgets' store, shared by every gateway (null: in memory); the month's counts use it too. */
+  readonly redis: Redis | null;
   private readonly limiters = new Map<string, RateLimiterAbstract>();
   private readonly usages = new WeakMap<Request, RateUsage>();
-  private readonly keyPrefix: string;
+  readonly keyPrefix: string;
   /** Told of each refusal (src/ops/metrics.ts counts them by plan and endpoint). */
   onRefusal: ((plan: string, endpoint: string) => void) | null = null;
 

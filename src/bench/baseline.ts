@@ -122,7 +122,7 @@ async function openDb(kind: Kind, config: Config, poolSize: number): Promise<Db>
       getTypeParser: ((oid: number, format?: "text" | "binary") => {
         if (oid === 20) return Number; // BIGINT: amounts within 2^53, as the API's SafeInt
         if (oid === 1114) return (s: string) => s; // TIMESTAMP(3) of UTC: formatted below
-        if (oid === 3802) return (s: string) => s; // JSONB: parsed below, as SQLite's TEXT
+        if (oid === 3802 || oid === 114) return (s: string) => s; // JSONB, JSON: parsed below, as SQLite's TEXT
         return pg.types.getTypeParser(oid, format);
       }) as typeof pg.types.getTypeParser,
     },
@@ -167,7 +167,7 @@ const localDateTime = (v: unknown) => {
   const s = isoOf(v);
   return `${s.slice(0, 10)}T${s.slice(11, 19)}`;
 };
-/** JSON columns: TEXT on SQLite, JSONB on PostgreSQL (read as text, see openDb). */
+/** JSON columns: TEXT on SQLite, JSONB or JSON on PostgreSQL (read as text, see openDb). */
 const json = (v: unknown) => JSON.parse(v as string);
 
 // ---------------------------------------------------------------------------- Domain fields

@@ -12,3 +12,23 @@ export const PLATFORM_LIST: readonly string[] = readFileSync(fromRoot("src/datas
 
 /** The allowed platform identifiers (`f:p` values and every record's `platform`). */
 export const PLATFORMS: ReadonlySet<string> = new Set(PLATFORM_LIST);
+
+/**
+ * The platforms most stores run on, commonest first (their order in the generator's profile,
+ * src/dataset/generate/platform-profile.ts): an unknown platform's refusal always names them, after
+ * the platforms near what was given.
+ */
+export const COMMON_PLATFORMS: readonly string[] = [
+  P1,
+  "woocommerce",
+  "wix",
+  "squarespace",
+  "bigcommerce",
+  "magento",
+  "custom",
+  "ecwid",
+  "prestashop",
+  "webflow",
+];
+for (const p of COMMON_PLATFORMS)
+  if (!PLATFORMS.has(p)) throw new Error(`COMMON_PLATFORMS: "${p}" is not in src/dataset/platforms.txt`);

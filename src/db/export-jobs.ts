@@ -1,5 +1,9 @@
 import type { SnapshotStore } from "./store.ts";
 
+/** How a job writes its result: `{"domains": [...]}`, JSON Lines, or CSV (docs/api.md 4.7). */
+export type ResultFormat = "json" | "jsonl" | "csv";
+const FORMATS: readonly string[] = ["json", "jsonl", "csv"] satisfies ResultFormat[];
+
 /**
  * The `cursor=all` jobs in the meta database (model ExportJob), shared by every server instance.
  * The REST layer keeps its job state here and never touches Prisma.
@@ -8,7 +12,7 @@ export interface ExportJob {
   id: string;
   owner: string;
   query: string;
-  format: "json" | "jsonl";
+  format: ResultFormat;
   /** paused: handed over by a gateway that shut down, for the next one polling it to resume. */
   status: "running" | "paused" | "done" | "failed";
   snapshotVersion: number;
@@ -26,7 +30,7 @@ function toJob(r: Record<string, unknown>): ExportJob {
     id: String(r.id),
     owner: String(r.owner),
     query: String(r.query),
-    format: r.format === "jsonl" ? "jsonl" : "json",
+    format: FORMATS.includes(String(r.format)) ? (r.format as ResultFormat) : "json",
     status: r.status as ExportJob["status"],
     snapshotVersion: Number(r.snapshot_version),
     progress: Number(r.progress),

@@ -212,8 +212,8 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
       getTypeParser: ((oid: number, format?: "text" | "binary") => {
         if (oid === 1114) return utc;
         if (oid === 20) return BigInt;
-        // JSONB as text, parsed by toModel like SQLite's TEXT (a JSON string stays a string).
-        if (oid === 3802) return (s: string) => s;
+        // JSONB and JSON as text, parsed by toModel like SQLite's TEXT (a JSON string stays a string).
+        if (oid === 3802 || oid === 114) return (s: string) => s;
         return pg.types.getTypeParser(oid, format);
       }) as typeof pg.types.getTypeParser,
     },

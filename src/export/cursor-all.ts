@@ -1,8 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { ApiKey } from "../auth/keys.ts";
 import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limits.ts";
-import { apiKeyOf } from "../auth/plugin.ts";
-import type { ExportJob } from "../db/export-jobs.ts";
+import type { ExportJob, ResultFormat } from "../db/export-jobs.ts";
 import type { ResultWriter } from "../db/export-results.ts";
 import {
   apiError,
@@ -16,13 +14,16 @@ import {
 import { requestIdOf } from "../ops/request-id.ts";
 import { fingerprint } from "../query/cursor.ts";
 import { drawOn } from "../rest/handler.ts";
+import { domainCsvPlan } from "./csv.ts";
 import {
   type Answer,
   countDomains,
   type DomainQuery,
   domainPages,
   type ExportDeps,
+  keyOf,
   notServedYet,
+  resultHeaders,
 } from "./export-query.ts";
 
 /**
@@ -34,18 +35,12 @@ import {
 /** A running job whose worker has not reported for this long is taken over. */
 const STALE_MS = 60_000;
 
-const keyOf = (request: Request): ApiKey => {
-  const key = apiKeyOf(request);
-  if (!key) throw new Error("an export request without an authenticated key");
-  return key;
-};
-
 /** cursor=all: start the job, report its progress (202), or answer its result (200). */
 export async function cursorAll(
   deps: ExportDeps,
   request: Request,
   q: DomainQuery,
-  format: "json" | "jsonl",
+  format: ResultFormat,
 ): Promise<Answer> {
   const version = await deps.version();
   if (version === null) throw apiError("NOT_READY", "no dataset has been loaded yet; try again shortly");
@@ -63,6 +58,7 @@ export async function cursorAll(
     const id = randomUUID();
     if (await deps.jobs.insert({ id, owner, query, format, snapshotVersion: version, total })) {
       void runJob(deps, request, q, id, format, version);
+      await deps.counts?.add(key, "cursorAllJobs");
       // Starting is the first poll: the next one is welcome in POLL_INTERVAL_SECONDS.
       await deps.limits.poll(key, id);
       const response = Response.json(
@@ -119,11 +115,9 @@ async function answer(deps: ExportDeps, job: ExportJob, request: Request): Promi
     const retry = statusOf(code) === 503 ? { retryAfter: DATABASE_RETRY_AFTER_S } : {};
     return errorResponse(apiError(code, job.error ?? "the job failed", retry), requestIdOf(request));
   }
-  const type =
-    job.format === "jsonl" ? "application/x-ndjson; charset=utf-8" : "application/json; charset=utf-8";
   return new Response(deps.results.read(job), {
     status: 200,
-    headers: { "content-type": type, "cache-control": "no-store" },
+    headers: { ...resultHeaders(job.format), "cache-control": "no-store" },
   });
 }
 
@@ -139,7 +133,7 @@ async function runJob(
   request: Request,
   q: DomainQuery,
   id: string,
-  format: "json" | "jsonl",
+  format: ResultFormat,
   snapshotVersion: number,
   from = 0,
 ) {
@@ -156,7 +150,9 @@ async function runJob(
       );
     }
     count = result.from;
+    // A result starts with its opening (unless resumed after it): JSON's, or a CSV's header.
     if (format === "json" && count === 0) await result.write(['{"domains":['], 0);
+    if (format === "csv" && count === 0) await result.write([domainCsvPlan(q.fields).header], 0);
     for await (const page of domainPages(deps, request, q, format, "job", count, snapshotVersion)) {
       if (page.count) {
         // JSON joins the pages with commas, as the export thread joins a page's Domains.

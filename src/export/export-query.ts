@@ -1,5 +1,8 @@
+import type { ApiKey } from "../auth/keys.ts";
+import { apiKeyOf } from "../auth/plugin.ts";
 import type { Budget, RateLimits } from "../auth/rate-limit.ts";
-import type { ExportJobs } from "../db/export-jobs.ts";
+import type { MonthlyCounts } from "../auth/usage-counts.ts";
+import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
 import { readAt } from "../db/snapshots.ts";
 import { apiError } from "../errors.ts";
@@ -40,6 +43,28 @@ export interface ExportDeps {
   results: JobResults;
   /** Counts exports, jobs, their Domains and bytes (src/ops/metrics.ts). */
   metrics?: Metrics | null;
+  /** Counts each key's exports and cursor=all jobs of the month (GET /json/api/v1/usage). */
+  counts?: MonthlyCounts | null;
+}
+
+/** The key of a request that reached an export (useAuth let it through). */
+export function keyOf(request: Request): ApiKey {
+  const key = apiKeyOf(request);
+  if (!key) throw new Error("an export request without an authenticated key");
+  return key;
+}
+
+/** The Content-Type of a result, and a CSV's file name. */
+export function resultHeaders(format: ResultFormat): Record<string, string> {
+  if (format === "csv")
+    return {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": 'attachment; filename="domains.csv"',
+    };
+  return {
+    "content-type":
+      format === "jsonl" ? "application/x-ndjson; charset=utf-8" : "application/json; charset=utf-8",
+  };
 }
 
 export interface DomainQuery {

@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { Database, Timeouts } from "../config.ts";
+import type { ResultFormat } from "../db/export-jobs.ts";
 import type { ReadSource } from "../db/replicas.ts";
 import type { SnapshotRow } from "../db/store.ts";
 import type { Logger } from "../logger.ts";
@@ -40,8 +41,11 @@ export type StreamMessage =
   /** The stream is no longer wanted: its cursor closes. */
   | { type: "close"; id: number };
 
-/** jsonl: a line per Domain, each ending with a newline; json: the Domains joined by commas. */
-export type PageFormat = "json" | "jsonl";
+/**
+ * jsonl: a line per Domain, each ending with a newline; json: the Domains joined by commas; csv: a
+ * record per Domain, each ending with CRLF (its header is the caller's: src/export/csv.ts).
+ */
+export type PageFormat = ResultFormat;
 
 /** A page of Domains, written. */
 export interface Page {

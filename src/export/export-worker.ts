@@ -1,9 +1,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
 import { TextBytes } from "../rest/text-bytes.ts";
+import { type CsvPlan, domainCsvPlan } from "./csv.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
 import { domainStream, takeFallbacks } from "./export-page.ts";
-import type { PageAnswer, ReaderData, StreamMessage } from "./export-reader.ts";
+import type { PageAnswer, PageFormat, ReaderData, StreamMessage } from "./export-reader.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
 
@@ -16,7 +17,9 @@ let latest = "";
 interface Stream {
   location: string;
   pages: AsyncGenerator<string[]>;
-  format: "json" | "jsonl";
+  format: PageFormat;
+  /** csv: the records of the stream's `fields`, written from each Domain's JSON line. */
+  csv: CsvPlan | null;
   /** The stream's requests, in turn: a page is read only once the one before it is. */
   turn: Promise<void>;
 }
@@ -64,6 +67,7 @@ function open(message: Extract<StreamMessage, { type: "open" }>): void {
       skip,
     ),
     format,
+    csv: format === "csv" ? domainCsvPlan(fields) : null,
     turn: Promise.resolve(),
   });
 }
@@ -94,9 +98,12 @@ async function next(id: number, stream: Stream): Promise<PageAnswer> {
         done = true;
         break;
       }
-      // JSON Lines end each line; JSON pages join their lines with a comma, as a job joins its pages.
+      // JSON Lines end each line; JSON pages join their lines with a comma, as a job joins its
+      // pages; a CSV record ends with its own CRLF.
+      const { csv } = stream;
       for (const line of batch.value) {
-        if (jsonl) page.write(line, count ? NEWLINE : null);
+        if (csv) page.write(csv.row(JSON.parse(line)), null);
+        else if (jsonl) page.write(line, count ? NEWLINE : null);
         else page.write(line, count ? COMMA : null);
         count++;
       }

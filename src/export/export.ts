@@ -1,8 +1,18 @@
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { drawOn, type Whole } from "../rest/handler.ts";
+import { readFormat } from "../rest/inputs.ts";
+import { domainCsvPlan } from "./csv.ts";
 import { cursorAll } from "./cursor-all.ts";
-import { type Answer, type DomainQuery, domainPages, type ExportDeps, readQuery } from "./export-query.ts";
+import {
+  type Answer,
+  type DomainQuery,
+  domainPages,
+  type ExportDeps,
+  keyOf,
+  readQuery,
+  resultHeaders,
+} from "./export-query.ts";
 import type { Page } from "./export-reader.ts";
 
 export { handOverJobs } from "./cursor-all.ts";
@@ -17,15 +27,23 @@ export type { ExportDeps } from "./export-query.ts";
  * Export Domains: JSON Lines, streamed as pages are read (backpressure: a page per pull). The first
  * page is read before answering, so that bad options get their 400 rather than a broken stream.
  */
-async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery): Promise<Answer> {
-  const pages = domainPages(deps, request, q, "jsonl", "export");
+async function exportStream(
+  deps: ExportDeps,
+  request: Request,
+  q: DomainQuery,
+  format: "jsonl" | "csv",
+): Promise<Answer> {
+  const pages = domainPages(deps, request, q, format, "export");
   let pending: IteratorResult<Page> | null = await pages.next();
   // Drawn once the options proved valid: a typo costs a 400, not the minute's only export.
   const budget = await drawOn(deps.limits, "exportDomains", request).catch(async (e) => {
     await pages.return(undefined);
     throw e;
   });
+  await deps.counts?.add(keyOf(request), "exports");
   const encoder = new TextEncoder();
+  // A CSV's header record comes first, whatever follows (none, for an export that matches nothing).
+  let header: Uint8Array | null = format === "csv" ? encoder.encode(domainCsvPlan(q.fields).header) : null;
   // Set once the client has gone (the response's stream was cancelled): what the export was
   // doing then is dropped quietly, never written to a closed stream (that threw, and was logged
   // as a fault of ours).
@@ -33,6 +51,11 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
+        if (header) {
+          controller.enqueue(header);
+          header = null;
+          return;
+        }
         const next = pending ?? (await pages.next());
         pending = null;
         if (dropped) return;
@@ -60,9 +83,7 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
       await pages.return(undefined);
     },
   });
-  const response = new Response(body, {
-    headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
-  });
+  const response = new Response(body, { headers: { ...resultHeaders(format), "cache-control": "no-store" } });
   return { response, budget };
 }
 
@@ -70,13 +91,14 @@ async function exportStream(deps: ExportDeps, request: Request, q: DomainQuery):
 export function exportRoutes(deps: ExportDeps): Whole {
   return async (op, options, request) => {
     const kind = op.route.whole?.kind;
-    if (kind === "stream") return exportStream(deps, request, readQuery(op.route, options));
+    if (kind === "stream") {
+      const format = readFormat(options, "stream") as "jsonl" | "csv";
+      return exportStream(deps, request, readQuery(op.route, options), format);
+    }
     if (kind !== "job" || options.string("cursor") !== "all") return null;
-    const format = options.string("for");
-    if (format !== undefined && format !== "" && format !== "jsonl" && format !== "json")
-      throw apiError("BAD_USER_INPUT", `for: must be jsonl (JSON Lines) or json; got "${format}"`);
+    const format = readFormat(options, "job");
     if (options.has("page_size"))
       throw apiError("BAD_USER_INPUT", "page_size: does not apply with cursor=all");
-    return cursorAll(deps, request, readQuery(op.route, options), format === "jsonl" ? "jsonl" : "json");
+    return cursorAll(deps, request, readQuery(op.route, options), format);
   };
 }

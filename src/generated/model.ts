@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "d651fe32826a25be01a5d4930c05444e984aa6af7cb476a037160d247d09ecf2";
+export const SCHEMA_SHA256 = "ce9da04489e3b80e8b799114c531ce83ffa13b679d8821a513a46098f4cfc2b4";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -1677,6 +1677,7 @@ export const DATAMODEL = {
         {
           "name": "status",
           "dbName": null,
+          "documentation": "loading | ready | failed | retired",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -1698,6 +1699,7 @@ export const DATAMODEL = {
         {
           "name": "location",
           "dbName": null,
+          "documentation": "SQLite: file name under the data directory; PostgreSQL: schema name.",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -1753,6 +1755,7 @@ export const DATAMODEL = {
         {
           "name": "owner",
           "dbName": null,
+          "documentation": "sha-256 of the client's API key (\"anonymous\" without one).",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -1760,6 +1763,7 @@ export const DATAMODEL = {
         {
           "name": "query",
           "dbName": null,
+          "documentation": "Fingerprint of the normalized options (filters, sort, fields, format).",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -1767,6 +1771,7 @@ export const DATAMODEL = {
         {
           "name": "format",
           "dbName": null,
+          "documentation": "json | jsonl | csv",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -1774,6 +1779,7 @@ export const DATAMODEL = {
         {
           "name": "status",
           "dbName": null,
+          "documentation": "running | paused (handed over by a gateway that shut down) | done | failed",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -1802,6 +1808,7 @@ export const DATAMODEL = {
         {
           "name": "location",
           "dbName": null,
+          "documentation": "Result file, relative to the data directory (SQLite); \"database\" when its chunks hold it.",
           "kind": "scalar",
           "type": "String",
           "isRequired": false
@@ -1823,6 +1830,7 @@ export const DATAMODEL = {
         {
           "name": "createdAt",
           "dbName": "created_at",
+          "documentation": "Unix milliseconds.",
           "kind": "scalar",
           "type": "BigInt",
           "isRequired": true
@@ -1830,6 +1838,7 @@ export const DATAMODEL = {
         {
           "name": "updatedAt",
           "dbName": "updated_at",
+          "documentation": "Unix milliseconds; the worker's heartbeat while running.",
           "kind": "scalar",
           "type": "BigInt",
           "isRequired": true
@@ -1859,6 +1868,7 @@ export const DATAMODEL = {
         {
           "name": "seq",
           "dbName": null,
+          "documentation": "0, 1, 2...: the result is the chunks' bytes in this order.",
           "kind": "scalar",
           "type": "Int",
           "isRequired": true
@@ -1866,6 +1876,7 @@ export const DATAMODEL = {
         {
           "name": "domains",
           "dbName": null,
+          "documentation": "Domains in the result up to and including this chunk: where a resumed job goes on from.",
           "kind": "scalar",
           "type": "Int",
           "isRequired": true
@@ -1880,6 +1891,7 @@ export const DATAMODEL = {
         {
           "name": "job",
           "dbName": null,
+          "documentation": "The chunks go with their job.",
           "kind": "object",
           "type": "ExportJob",
           "isRequired": true,
@@ -1914,6 +1926,7 @@ export const DATAMODEL = {
         {
           "name": "plan",
           "dbName": null,
+          "documentation": "pro | elite | enterprise (docs/api.md section 8)",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -1921,6 +1934,7 @@ export const DATAMODEL = {
         {
           "name": "hash",
           "dbName": null,
+          "documentation": "sha-256 of the key, hex.",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -1928,6 +1942,7 @@ export const DATAMODEL = {
         {
           "name": "prefix",
           "dbName": null,
+          "documentation": "The key's first characters, to tell keys apart in `keys list` without revealing them.",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -1935,6 +1950,7 @@ export const DATAMODEL = {
         {
           "name": "createdAt",
           "dbName": "created_at",
+          "documentation": "Unix milliseconds.",
           "kind": "scalar",
           "type": "BigInt",
           "isRequired": true
@@ -2052,6 +2068,7 @@ export const DATAMODEL = {
         {
           "name": "averageRating",
           "dbName": "average_rating",
+          "documentation": "As carried by the API: a decimal number in a string.",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -2059,6 +2076,7 @@ export const DATAMODEL = {
         {
           "name": "averageRatingSort",
           "dbName": "average_rating_sort",
+          "documentation": "averageRating as a number, for sorting.",
           "kind": "scalar",
           "type": "Float",
           "isRequired": true
@@ -2178,6 +2196,7 @@ export const DATAMODEL = {
         {
           "name": "vendorCountryCode",
           "dbName": "vendor_country_code",
+          "documentation": "Filter f:vcc (docs/decisions.md); returned as vendor_country_code when known.",
           "kind": "scalar",
           "type": "String",
           "isRequired": false
@@ -2185,6 +2204,7 @@ export const DATAMODEL = {
         {
           "name": "searchText",
           "dbName": "search_text",
+          "documentation": "Lowercased name + description, for `q`.",
           "kind": "scalar",
           "type": "String",
           "isRequired": true
@@ -2529,6 +2549,7 @@ export const DATAMODEL = {
         {
           "name": "domainPk",
           "dbName": "domain_pk",
+          "documentation": "The Domain of that name in this snapshot, when it has one.",
           "kind": "scalar",
           "type": "Int",
           "isRequired": false
@@ -2570,6 +2591,7 @@ export const DATAMODEL = {
         {
           "name": "pk",
           "dbName": null,
+          "documentation": "@internal: the row key; the API names a Domain by its name.",
           "kind": "scalar",
           "type": "Int",
           "isRequired": true
@@ -2626,6 +2648,7 @@ export const DATAMODEL = {
         {
           "name": "alternates",
           "dbName": null,
+          "documentation": "Locale → domain name: an object whose keys are data, served in the source line's order. On\nPostgreSQL the column is @db.Json (JSON text as loaded; prisma/generate.mjs adds the attribute),\nnot JSONB, which stores an object's keys sorted (migration 0005_alternates_json.sql).",
           "kind": "scalar",
           "type": "Json",
           "isRequired": false
@@ -2710,6 +2733,7 @@ export const DATAMODEL = {
         {
           "name": "createdWeek",
           "dbName": "created_week",
+          "documentation": "@internal: created_at's week, grouped on Fridays (f:cratyyyymmdd): the Friday on or before it.",
           "kind": "scalar",
           "type": "DateTime",
           "isRequired": true
@@ -2752,6 +2776,7 @@ export const DATAMODEL = {
         {
           "name": "keywords",
           "dbName": null,
+          "documentation": "String or array, as the source carries it.",
           "kind": "scalar",
           "type": "Json",
           "isRequired": false
@@ -3039,6 +3064,7 @@ export const DATAMODEL = {
         {
           "name": "mostRecentlyPublishedProduct",
           "dbName": "most_recently_published_product",
+          "documentation": "{ title, handle, product_id, published_at }",
           "kind": "scalar",
           "type": "Json",
           "isRequired": false
@@ -3221,6 +3247,7 @@ export const DATAMODEL = {
         {
           "name": "searchText",
           "dbName": "search_text",
+          "documentation": "@internal: lowercased name, title, description and merchant name, for `q`.",
           "kind": "scalar",
           "type": "String",
           "isRequired": true

@@ -1,4 +1,4 @@
-import { type IncomingMessage, ServerResponse } from "node:http";
+import { type IncomingMessage, ServerResponse, STATUS_CODES } from "node:http";
 import type { Plugin } from "graphql-yoga";
 import type { Logger } from "../logger.ts";
 
@@ -75,6 +75,19 @@ export interface RequestWatch {
  */
 export class CountingResponse<R extends IncomingMessage = IncomingMessage> extends ServerResponse<R> {
   bytesSent = 0;
+
+  /**
+   * Every status line carries its standard reason phrase (`HTTP/1.1 404 Not Found`). A fetch
+   * Response made with `new Response(body, { status })` has an empty statusText, and the adapter
+   * that writes it here passes that on as the reason, where Node would otherwise have filled it
+   * in: clients show the phrase (Python's "HTTP Error 404: Not Found"), and some read their error
+   * text from it. A reason given (not empty) is kept.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: ServerResponse.writeHead's overloads
+  override writeHead(statusCode: number, ...rest: any[]): this {
+    if (rest[0] === "") rest[0] = STATUS_CODES[statusCode] ?? "Unknown";
+    return (super.writeHead as (...a: unknown[]) => this)(statusCode, ...rest);
+  }
 
   // biome-ignore lint/suspicious/noExplicitAny: ServerResponse.write's overloads
   override write(chunk: any, ...rest: any[]): boolean {

@@ -1,4 +1,4 @@
-import { PLATFORMS } from "../dataset/platforms.ts";
+import { COMMON_PLATFORMS, PLATFORMS } from "../dataset/platforms.ts";
 import { APP_STATES } from "../dataset/vocabulary.ts";
 import {
   allOf,
@@ -22,7 +22,7 @@ export const APP_LIST_FILTERS = {
   categories: relationList("f:categories", "App store category", "categories", inValues("category")),
   platform: columnList("f:p", "Platform", "platform", {
     nullable: false,
-    normalize: vocabulary(PLATFORMS, "platform"),
+    normalize: vocabulary(PLATFORMS, "platform", COMMON_PLATFORMS),
   }),
   vendorName: columnList("f:vendor", "Vendor name", "vendorName", { nullable: false }),
   vendorCountryCode: columnList("f:vcc", "Vendor country code", "vendorCountryCode", {

@@ -1,4 +1,4 @@
-import { PLATFORMS } from "../dataset/platforms.ts";
+import { COMMON_PLATFORMS, PLATFORM_LIST, PLATFORMS } from "../dataset/platforms.ts";
 import { CONTACT_TYPES, FEATURES, TAGS } from "../dataset/vocabulary.ts";
 import { InputError } from "../errors.ts";
 import {
@@ -18,6 +18,7 @@ import {
   vocabulary,
 } from "./filter.ts";
 import type { Where } from "./keyset.ts";
+import { meant, nearValues } from "./suggest.ts";
 
 /**
  * Every Domain filter of docs/api.md 4.7 and docs/decisions.md, keyed by its GraphQL input field name. The
@@ -25,7 +26,7 @@ import type { Where } from "./keyset.ts";
  */
 const upper = (v: string) => v.toUpperCase();
 const country = pattern(/^[A-Z]{2}$/, "a 2-letter ISO country code such as DE", upper);
-const platform = vocabulary(PLATFORMS, "platform");
+const platform = vocabulary(PLATFORMS, "platform", COMMON_PLATFORMS);
 const DOMAIN_FILTER_STATES = ["Active", "Inactive", "Password Protected"];
 
 /** `<platform>.<token>` of an App, as in GET /app/<platform>.<token>. */
@@ -33,8 +34,12 @@ export function parseAppIdentifier(v: string): { platform: string; token: string
   const dot = v.indexOf(".");
   const p = dot > 0 ? platform(v.slice(0, dot)) : null;
   if (dot <= 0 || dot === v.length - 1 || p === null || typeof p !== "string") {
+    // A platform that is not one: the App of the platforms near it (shopfy.klaviyo: shopify.klaviyo).
+    const token = v.slice(dot + 1);
+    const near =
+      dot > 0 && token !== "" ? nearValues(v.slice(0, dot), PLATFORM_LIST).map((n) => `${n}.${token}`) : [];
     return {
-      problem: `"${v}" is not an App identifier <platform>.<token> with a known platform, e.g. shopify.klaviyo`,
+      problem: `"${v}" is not an App identifier <platform>.<token> with a known platform, e.g. shopify.klaviyo${meant(near)}`,
     };
   }
   return { platform: p, token: v.slice(dot + 1) };

@@ -1,6 +1,7 @@
 import { InputError } from "../errors.ts";
 import { isCalendarDay } from "./instant.ts";
 import type { Where } from "./keyset.ts";
+import { meant, nearValues } from "./suggest.ts";
 
 /**
  * The building blocks of the filter model shared by Apps and Domains: list filters with the
@@ -96,13 +97,29 @@ export const inValues = (column: string) => (vs: string[]) => ({
   [column]: vs.length === 1 ? vs[0] : { in: vs },
 });
 
-/** Accepts a value of a closed vocabulary in any letter case and returns its canonical spelling. */
-export function vocabulary(values: Iterable<string>, what: string): NonNullable<ListSpec["normalize"]> {
+/**
+ * Accepts a value of a closed vocabulary in any letter case and returns its canonical spelling. An
+ * unknown value's problem names the values near it first (did you mean), then the allowed ones: all
+ * of a short vocabulary, the first 30 of a long one, or `commonest` and how many in all.
+ *
+ * @example vocabulary(PLATFORMS, "platform", COMMON_PLATFORMS)("shopfy") // → { problem: 'unknown platform "shopfy" (did you mean "shopify"?); allowed: shopify, woocommerce, …, webflow, … (297 in all, the commonest first)' }
+ */
+export function vocabulary(
+  values: Iterable<string>,
+  what: string,
+  commonest?: readonly string[],
+): NonNullable<ListSpec["normalize"]> {
   const canonical = new Map([...values].map((v) => [v.toLowerCase(), v]));
   const list = [...canonical.values()];
-  const shown =
-    list.length > 30 ? `${list.slice(0, 30).join(", ")}, … (${list.length} in all)` : list.join(", ");
-  return (v) => canonical.get(v.toLowerCase()) ?? { problem: `unknown ${what} "${v}"; allowed: ${shown}` };
+  const shown = commonest
+    ? `${commonest.join(", ")}, … (${list.length} in all, the commonest first)`
+    : list.length > 30
+      ? `${list.slice(0, 30).join(", ")}, … (${list.length} in all)`
+      : list.join(", ");
+  return (v) =>
+    canonical.get(v.toLowerCase()) ?? {
+      problem: `unknown ${what} "${v}"${meant(nearValues(v, list))}; allowed: ${shown}`,
+    };
 }
 
 export function pattern(

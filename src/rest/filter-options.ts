@@ -1,6 +1,7 @@
 import { apiError } from "../errors.ts";
 import type { ListOp, ListSpec, RangeSpec } from "../query/filter.ts";
 import { parseInstant } from "../query/instant.ts";
+import { MAX_SUGGESTIONS, nearNames, unique } from "../query/suggest.ts";
 import { type Options, splitList } from "./options.ts";
 
 /**
@@ -11,6 +12,7 @@ import { type Options, splitList } from "./options.ts";
 export interface EventSpec {
   legacy: string;
   subject: "app" | "technology";
+  description?: string;
 }
 
 export interface FilterTables {
@@ -108,4 +110,127 @@ export function optionOfArgument(t: FilterTables, argument: string): string {
   const event = t.events?.[name];
   if (event) return `${event.legacy}${part === "min" || part === "max" ? `:${part}` : ""}${where}`;
   return argument;
+}
+
+/** What an option name ends with: a list's `:op`, a range's or an event's bound. */
+type Suffix = "" | "op" | "min" | "max";
+
+/** A filter option as a client may think of it, for "did you mean". */
+interface Known {
+  option: string;
+  suffix: Suffix;
+  /** A range has no option without a bound: a name without one may mean either. */
+  range: boolean;
+  /** Its long name as an option: the filter's GraphQL name in snake_case (f:country_code:op). */
+  long: string;
+  /** The words of that name (country, code), and of its description's first phrase. */
+  words: string[];
+  described: string[];
+}
+
+/** A name's words, lower case, plurals as their singular (categories: category). */
+function wordsOf(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== "")
+    .map((w) =>
+      w.length > 4 && w.endsWith("ies")
+        ? `${w.slice(0, -3)}y`
+        : w.length > 3 && /[^s]s$/.test(w)
+          ? w.slice(0, -1)
+          : w,
+    );
+}
+
+const snake = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+const STOP = new Set(["and", "the", "for", "not", "since", "its", "with", "after", "before", "min", "max"]);
+const describedBy = (description = "") =>
+  wordsOf(description.split(/[,;:(]/)[0]).filter((w) => w.length > 2 && !STOP.has(w));
+
+function knownOptions(t: FilterTables, valid: ReadonlySet<string>): Known[] {
+  const known: Known[] = [];
+  const add = (option: string, suffix: Suffix, range: boolean, name: string, description?: string) => {
+    if (!valid.has(option)) return;
+    const long = `f:${snake(name)}${suffix === "" ? "" : `:${suffix}`}`;
+    known.push({ option, suffix, range, long, words: wordsOf(name), described: describedBy(description) });
+  };
+  for (const [name, s] of Object.entries(t.lists)) {
+    add(s.legacy, "", false, name, s.description);
+    add(`${s.legacy}:op`, "op", false, name, s.description);
+  }
+  for (const [name, s] of Object.entries(t.ranges)) {
+    add(s.bounds[0], "min", true, name, s.description);
+    add(s.bounds[1], "max", true, name, s.description);
+  }
+  for (const [name, s] of Object.entries(t.events ?? {})) {
+    add(s.legacy, "", false, name, s.description);
+    add(`${s.legacy}:min`, "min", false, name, s.description);
+    add(`${s.legacy}:max`, "max", false, name, s.description);
+  }
+  return known;
+}
+
+/** An unknown name's words and the suffix it ends with (f:estimated_sales:min: estimated, sale; min). */
+function partsOf(name: string): { words: string[]; suffix: Suffix } {
+  const rest = name.startsWith("f:") ? name.slice(2) : name;
+  const op = /:op$/i.exec(rest);
+  if (op) return { words: wordsOf(rest.slice(0, op.index)), suffix: "op" };
+  const bound = /[:_-]?(min|max)$/i.exec(rest);
+  if (bound && bound.index > 0)
+    return { words: wordsOf(rest.slice(0, bound.index)), suffix: bound[1].toLowerCase() as Suffix };
+  return { words: wordsOf(rest), suffix: "" };
+}
+
+/** The words of `words` all appear in `among` (`prefix`: or begin one, or are begun by one, of 4 letters or more). */
+function allAmong(words: readonly string[], among: readonly string[], prefix: boolean): boolean {
+  const near = (w: string, c: string) =>
+    w === c || (prefix && Math.min(w.length, c.length) >= 4 && (w.startsWith(c) || c.startsWith(w)));
+  return words.length > 0 && words.every((w) => among.some((c) => near(w, c)));
+}
+
+/**
+ * "Did you mean" for a route's unknown options: the options a client most likely meant by `name`,
+ * best first, at most 5 (src/rest/options.ts puts them in the refusal). A filter's legacy name is
+ * short (f:cc), so a client often writes what it filters on instead: each `f:` option is also
+ * known by its filter's GraphQL name in snake_case, the legacy field's name (f:country_code, and
+ * f:country_code:op, f:estimated_sales:min), and by the words of that name and of its description.
+ *
+ * - Every word of `name` is a word of a filter's name (f:country, f:countryCode, f:sales:min):
+ *   those filters' options, and only those.
+ * - Otherwise: the filters whose whole name is in it (f:city_name: f:city), then the valid names
+ *   and long names near it, each near the other (graphql-js's suggestionList: a typo, f:ccc, f:status),
+ *   then those with a word that begins, or is begun by, each word of it, in the filter's name or its
+ *   description (f:shipping: f:stc, "Ships-to country").
+ *
+ * A name without a bound may mean either bound of a range (f:sales: f:ermin, f:ermax); with one, or
+ * with `:op`, only options of that kind are suggested.
+ */
+export function optionSuggester(valid: readonly string[], t?: FilterTables): (name: string) => string[] {
+  const known = t ? knownOptions(t, new Set(valid)) : [];
+  // Names an input is compared with, to the option each stands for: a filter's without `f:`, which
+  // every one shares (it would only widen what counts as near), the others as they are.
+  const filters = new Map<string, string>();
+  for (const v of valid) if (v.startsWith("f:")) filters.set(v.slice(2), v);
+  for (const k of known) if (!filters.has(k.long.slice(2))) filters.set(k.long.slice(2), k.option);
+  const others = new Map(valid.filter((v) => !v.startsWith("f:")).map((v) => [v, v]));
+  return (name) => {
+    const { words, suffix } = partsOf(name);
+    const fits = known.filter((k) => k.suffix === suffix || (suffix === "" && k.range));
+    const named = fits.filter((k) => allAmong(words, k.words, false)).map((k) => k.option);
+    if (named.length) return unique(named).slice(0, MAX_SUGGESTIONS);
+    const filter = name.startsWith("f:");
+    const [input, names] = filter ? [name.slice(2), filters] : [name, others];
+    // A filter's near both ways: a short name (it, cc) is not near a longer input by its measure alone.
+    const near = nearNames(input, [...names.keys()]).filter(
+      (n) => !filter || nearNames(n, [input]).length > 0,
+    );
+    return unique([
+      // The whole name of a filter is in it (f:city_name: f:city).
+      ...fits.filter((k) => allAmong(k.words, words, false)).map((k) => k.option),
+      ...near.map((n) => names.get(n) as string),
+      ...fits.filter((k) => allAmong(words, [...k.words, ...k.described], true)).map((k) => k.option),
+    ]).slice(0, MAX_SUGGESTIONS);
+  };
 }

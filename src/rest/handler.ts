@@ -16,11 +16,13 @@ import { readBody } from "../request-body.ts";
 import { cachedDocument } from "./document.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
+import { optionSuggester } from "./filter-options.ts";
 import { Options } from "./options.ts";
 import { type Operation, planOf } from "./route.ts";
 import { OPENAPI_PATH, OPERATIONS, REST_BASE } from "./routes.ts";
 import { NOT_WRITTEN } from "./row-writer.ts";
 import { withSharedTexts } from "./shared-text.ts";
+import { answerUsage, isUsagePath } from "./usage.ts";
 
 export { OPENAPI_PATH, REST_BASE };
 
@@ -158,6 +160,10 @@ function compile(operation: Operation): RegExp {
 const MATCHERS = OPERATIONS.map((op) => ({ op, re: compile(op) }));
 /** Each operation's option names, listed once rather than per request. */
 const VALID_OPTIONS = new Map(OPERATIONS.map((op) => [op, op.options.map((o) => o.name)]));
+/** Each operation's "did you mean" for an unknown option (f:country: f:cc). */
+const SUGGESTERS = new Map(
+  OPERATIONS.map((op) => [op, optionSuggester(VALID_OPTIONS.get(op) ?? [], op.route.filters)]),
+);
 
 /** The operation for a path and method: 404 for an unknown path, 405 (with Allow) for a wrong method. */
 function match(path: string, method: string): { op: Operation; params: Record<string, string> } {
@@ -258,6 +264,7 @@ export function useRest(ctx: RestContext, whole?: Whole): Plugin {
           new Response(openapi, { headers: { "content-type": "application/json; charset=utf-8" } }),
         );
       }
+      if (isUsagePath(url.pathname)) return endResponse(await answerUsage(ctx, request, url));
       if (!url.pathname.startsWith(`${REST_BASE}/`) && url.pathname !== REST_BASE) return;
       endResponse(await handle(ctx, request, url, whole));
     },
@@ -278,7 +285,7 @@ async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whol
     noteRoute(request, op.id);
     endpoint = route.endpoint;
     const options = await readOptions(op, request, url, ctx.logger);
-    options.refuseUnknown(VALID_OPTIONS.get(op) ?? []);
+    options.refuseUnknown(VALID_OPTIONS.get(op) ?? [], SUGGESTERS.get(op));
     if (route.whole && whole) {
       // Its errors and answers report the budget of the whole answer, not the route's own.
       endpoint = route.whole.endpoint;

@@ -1,3 +1,4 @@
+import type { ResultFormat } from "../db/export-jobs.ts";
 import { apiError } from "../errors.ts";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "../query/app-filter.ts";
 import { DOMAIN_EVENT_FILTERS, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../query/domain-filter.ts";
@@ -19,6 +20,8 @@ export interface OptionDoc {
   description: string;
   /** For arrays: the JSON Schema of an item. */
   items?: Record<string, unknown>;
+  /** The only values it takes. */
+  enum?: readonly string[];
 }
 
 export interface Input {
@@ -67,6 +70,40 @@ export function offsetPage(max: number): Input {
   };
 }
 
+/** The formats of a whole result (docs/api.md 4.7): a `cursor=all` job's, and Export Domains'. */
+export const RESULT_FORMATS = {
+  job: ["json", "jsonl", "csv"],
+  stream: ["jsonl", "csv"],
+} as const satisfies Record<string, readonly ResultFormat[]>;
+
+/** `for` of a whole result: its format (the first of `kind`'s when blank), or a 400 naming them. */
+export function readFormat(o: Options, kind: keyof typeof RESULT_FORMATS): ResultFormat {
+  const allowed: readonly ResultFormat[] = RESULT_FORMATS[kind];
+  const format = o.string("for");
+  if (format === undefined || format === "") return allowed[0];
+  if (!(allowed as readonly string[]).includes(format))
+    throw apiError(
+      "BAD_USER_INPUT",
+      `for: must be ${allowed.slice(0, -1).join(", ")} or ${allowed[allowed.length - 1]}; got "${format}"`,
+    );
+  return format as ResultFormat;
+}
+
+/** Export Domains' `for` (checked by readFormat where the export starts: src/export/export.ts). */
+export const EXPORT_FORMAT: Input = {
+  options: [
+    {
+      name: "for",
+      type: "string",
+      description:
+        "The format: jsonl (the default) for JSON Lines, or csv (a header record, then one per Domain; RFC 4180).",
+      enum: RESULT_FORMATS.stream,
+    },
+  ],
+  variables: {},
+  read: () => ({}),
+};
+
 /**
  * `page_size`, `cursor` and `for` of List Domains → `first` and `after` (cursor=all: src/export/export.ts).
  */
@@ -78,7 +115,13 @@ export const CURSOR_PAGE: Input = {
       type: "string",
       description: "next_cursor of the previous page; all for every result at once (202, then poll).",
     },
-    { name: "for", type: "string", description: "With cursor=all: jsonl for JSON Lines." },
+    {
+      name: "for",
+      type: "string",
+      description:
+        "With cursor=all, the result's format: json (the default), jsonl for JSON Lines, or csv (a header record, then one per Domain; RFC 4180).",
+      enum: RESULT_FORMATS.job,
+    },
   ],
   variables: { first: "Int", after: "String" },
   read(o) {

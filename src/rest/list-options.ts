@@ -1,6 +1,7 @@
 import { apiError } from "../errors.ts";
 import type { SortField } from "../query/sort.ts";
-import { type FilterTables, readFilter } from "./filter-options.ts";
+import { meant } from "../query/suggest.ts";
+import { type FilterTables, optionSuggester, readFilter } from "./filter-options.ts";
 import { Options } from "./options.ts";
 
 /**
@@ -70,9 +71,13 @@ export function parseAq(raw: unknown, tables: FilterTables): { and: Record<strin
         ...Object.values(tables.lists).map((s) => s.legacy),
         ...Object.values(tables.ranges).flatMap((s) => s.bounds),
       ];
+      // Suggested as the f: options they name, and named as aq names them (cc for f:cc).
+      const suggested = optionSuggester(valid, { ...tables, events: undefined })(option).map((v) =>
+        v.slice(2),
+      );
       throw apiError(
         "BAD_USER_INPUT",
-        `${at}.field: unknown filter "${field}"; valid: q, ${valid.map((v) => v.slice(2)).join(", ")}`,
+        `${at}.field: unknown filter "${field}"${meant(suggested)}; valid: q, ${valid.map((v) => v.slice(2)).join(", ")}`,
       );
     }
     if (isBound && op !== "and")

@@ -10,9 +10,10 @@ import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limit
 import { schema } from "../schema/index.ts";
 import { cacheable } from "./etag.ts";
 import { legacyFields } from "./fields.ts";
-import type { OptionDoc } from "./inputs.ts";
+import { FIELDS_OPTION, type OptionDoc } from "./inputs.ts";
 import type { Operation, Part, Route } from "./route.ts";
 import { OPERATIONS, REST_BASE, ROUTES } from "./routes.ts";
+import { USAGE_PATH } from "./usage.ts";
 
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the route table and from the legacy
@@ -121,6 +122,10 @@ const HEADERS: Json = {
   },
   "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+  "Content-Disposition": {
+    description: 'A whole result in CSV (for=csv): attachment; filename="domains.csv".',
+    schema: { type: "string" },
+  },
   ETag: {
     description:
       'W/"<snapshot version>-<digest of the route, path and options>": the same for the same URL (options in any order) until a new snapshot is served. Send it back in If-None-Match. Not on cursor=all results.',
@@ -130,6 +135,15 @@ const HEADERS: Json = {
     description:
       "private, no-cache: a private cache may keep the response but must revalidate it (If-None-Match) before each use, since a new snapshot can be served at any time.",
     schema: { type: "string" },
+  },
+};
+
+/** The CSV of Export Domains and cursor=all (src/export/csv.ts; docs/api.md 4.7, "CSV"). */
+const CSV: Json = {
+  schema: {
+    type: "string",
+    description:
+      "RFC 4180 (CRLF record ends; a field with a comma, quote, CR or LF quoted, its quotes doubled), UTF-8. A header record first, then one record per Domain. A column per selected field, in the order of fields; a nested field's column is its dotted path (theme.name), in its selection's order. A list of values is joined with ;. A list of objects (apps, technologies, contact_info) is a column per sub-field (apps.name), its objects' values joined with ; in list order, empty for an object without it, so entries line up across columns; a list inside one such object is joined with |. A map (alternates) is key=value entries joined with ;. An unknown value is an empty field.",
   },
 };
 
@@ -175,7 +189,9 @@ function operationOf(op: Operation, components: Json): Json {
     schema: { type: "string" },
   }));
   const optionSchema = (o: OptionDoc): Json =>
-    o.type === "array" ? { type: "array", items: o.items ?? { type: "object" } } : { type: o.type };
+    o.type === "array"
+      ? { type: "array", items: o.items ?? { type: "object" } }
+      : { type: o.type, ...(o.enum ? { enum: [...o.enum] } : {}) };
   // An array in a query string is its JSON text, URL-encoded: OpenAPI says so with `content`.
   const query = op.body
     ? []
@@ -207,7 +223,8 @@ function operationOf(op: Operation, components: Json): Json {
   const envelope: Json = Object.fromEntries(
     Object.entries(route.envelope).map(([key, part]) => [key, partSchema(route, part, components)]),
   );
-  const jsonl = route.whole?.kind === "stream";
+  const whole = route.whole?.kind;
+  const domain = () => typeSchema(schema.getType(route.type) as GraphQLObjectType, components);
   const cached = cacheable(op);
   return {
     operationId: op.id,
@@ -218,15 +235,22 @@ function operationOf(op: Operation, components: Json): Json {
     ...body,
     responses: {
       "200": {
-        description: jsonl ? "One Domain per line (JSON Lines)." : "Success.",
-        headers: cached ? { ...RATE_HEADERS, ...CACHE_HEADERS } : RATE_HEADERS,
-        content: jsonl
-          ? {
-              "application/x-ndjson": {
-                schema: typeSchema(schema.getType(route.type) as GraphQLObjectType, components),
-              },
-            }
-          : { "application/json": { schema: { type: "object", properties: envelope } } },
+        description:
+          whole === "stream"
+            ? "Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv)."
+            : whole === "job"
+              ? "Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv)."
+              : "Success.",
+        headers: {
+          ...(cached ? { ...RATE_HEADERS, ...CACHE_HEADERS } : RATE_HEADERS),
+          ...(whole ? { "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" } } : {}),
+        },
+        content: {
+          ...(whole === "stream"
+            ? {}
+            : { "application/json": { schema: { type: "object", properties: envelope } } }),
+          ...(whole ? { "application/x-ndjson": { schema: domain() }, "text/csv": CSV } : {}),
+        },
       },
       ...(route.whole?.kind === "job"
         ? {
@@ -273,6 +297,49 @@ function operationOf(op: Operation, components: Json): Json {
   };
 }
 
+/** GET /json/api/v1/usage (src/rest/usage.ts), beside the legacy paths: its own server URL. */
+function usageOf(components: Json): Json {
+  const errors = ["400", "401", "405", "500", "503"];
+  return {
+    servers: [{ url: USAGE_PATH.slice(0, -"/usage".length) }],
+    get: {
+      operationId: "usage",
+      summary: "The calling API key's plan, rate-limit budgets and month's exports",
+      description:
+        "Every budget of the key as it stands (limit, remaining, when it resets), read without drawing on it: this request draws on no budget and carries no X-RateLimit headers. exports and cursor_all_jobs count those started in the calendar month (UTC), on every gateway.",
+      tags: ["Account"],
+      parameters: [
+        { name: "fields", in: "query", description: FIELDS_OPTION.description, schema: { type: "string" } },
+      ],
+      responses: {
+        "200": {
+          description: "Success.",
+          headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } },
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["usage"],
+                properties: { usage: typeSchema(schema.getType("Usage") as GraphQLObjectType, components) },
+              },
+            },
+          },
+        },
+        ...Object.fromEntries(
+          errors.map((status) => [
+            status,
+            {
+              ...(ERROR_RESPONSES[status] as Json),
+              headers: { "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" } },
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+            },
+          ]),
+        ),
+      },
+    },
+  };
+}
+
 export function buildOpenApi(): Json {
   const components: Json = {
     Error: {
@@ -303,6 +370,7 @@ export function buildOpenApi(): Json {
       [op.method.toLowerCase()]: operationOf(op, components),
     };
   }
+  paths["/usage"] = usageOf(components);
   return {
     openapi: "3.1.0",
     info: {

@@ -1,4 +1,8 @@
 import { apiError } from "../errors.ts";
+import { meant } from "../query/suggest.ts";
+
+/** A refusal of unknown options names at most this many of them. */
+const MAX_NAMED = 5;
 
 /**
  * The options of one REST request: query parameters, or the keys of a POST body. Options a route
@@ -100,14 +104,22 @@ export class Options {
     throw apiError("BAD_USER_INPUT", `${key}: must be true or false; got ${JSON.stringify(v)}`);
   }
 
-  /** Refuses every option the route does not take, listing the valid ones. */
-  refuseUnknown(valid: readonly string[]): void {
+  /**
+   * Refuses every option the route does not take: names them (at most 5, and how many more), each
+   * with the options it most likely meant (`suggest`: a route's is optionSuggester of
+   * src/rest/filter-options.ts), and lists the valid ones.
+   *
+   * @example unknown filter "f:country" (did you mean "f:cc"?); valid options: fields, page, f:cc, …
+   */
+  refuseUnknown(valid: readonly string[], suggest: (name: string) => readonly string[] = () => []): void {
     const unknown = this.keys().filter((k) => !valid.includes(k));
     if (unknown.length === 0) return;
     const kind = unknown.every((u) => u.startsWith("f:")) ? "filter" : "option";
+    const named = unknown.slice(0, MAX_NAMED).map((u) => `"${u}"${meant(suggest(u))}`);
+    const more = unknown.length > MAX_NAMED ? ` and ${unknown.length - MAX_NAMED} more` : "";
     throw apiError(
       "BAD_USER_INPUT",
-      `unknown ${kind}${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => `"${u}"`).join(", ")}; valid options: ${valid.join(", ")}`,
+      `unknown ${kind}${unknown.length > 1 ? "s" : ""} ${named.join(", ")}${more}; valid options: ${valid.join(", ")}`,
     );
   }
 }

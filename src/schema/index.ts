@@ -5,6 +5,7 @@ import "./app.ts";
 import "./domain.ts";
 import "./review.ts";
 import "./node.ts";
+import "./usage.ts";
 
 builder.queryType({});
 

@@ -15,6 +15,7 @@ export interface Datamodel {
     fields: readonly {
       name: string;
       dbName?: string | null;
+      documentation?: string;
       kind: string;
       type: string;
       isRequired: boolean;
@@ -43,6 +44,14 @@ export interface DbTable {
     refColumns: string[];
     onDelete: string;
   }[];
+}
+
+/**
+ * A Json field whose `///` comment says `@db.Json` is JSON on PostgreSQL, not JSONB: the derived
+ * PostgreSQL schema carries the attribute (prisma/generate.mjs); the SQLite model cannot.
+ */
+function jsonText(provider: Provider, field: { type: string; documentation?: string }): boolean {
+  return provider === "postgresql" && field.type === "Json" && /@db\.Json\b/.test(field.documentation ?? "");
 }
 
 /** Bookkeeping of src/db/migrate.ts, present in every migrated database but not in the model. */
@@ -139,7 +148,7 @@ export function compareModelWithDatabase(
     for (const field of scalars) {
       const c = field.dbName ?? field.name;
       const column = table.columns.find((x) => x.name === c);
-      const expectedType = COLUMN_TYPES[provider][field.type];
+      const expectedType = jsonText(provider, field) ? "json" : COLUMN_TYPES[provider][field.type];
       if (!column) {
         problems.push(`${modelName}.${field.name}: column "${t}"."${c}" is missing`);
         continue;

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { GraphQLScalarType } from "graphql";
 import { describe, expect, it } from "vitest";
-import { PLATFORM_LIST } from "../../src/dataset/platforms.ts";
+import { COMMON_PLATFORMS, PLATFORM_LIST } from "../../src/dataset/platforms.ts";
 import { InputError } from "../../src/errors.ts";
 import { type AppFilter, toAppWhere } from "../../src/query/app-filter.ts";
 import {
@@ -453,10 +453,18 @@ describe("toDomainWhere: list filters", () => {
     const s = inputError(() => toDomainWhere({ state: { values: ["Redirect"] } }));
     expect(s.argument).toBe("filter.state.values");
     expect(s.problem).toBe('unknown Domain state "Redirect"; allowed: Active, Inactive, Password Protected');
-    const p = inputError(() => toDomainWhere({ platform: { values: ["nope"] } }));
+    // A long vocabulary with its commonest values named: those, and how many in all.
+    const p = inputError(() => toDomainWhere({ platform: { values: ["zzqx"] } }));
     expect(p.argument).toBe("filter.platform.values");
     expect(p.problem).toBe(
-      `unknown platform "nope"; allowed: ${PLATFORM_LIST.slice(0, 30).join(", ")}, … (${PLATFORM_LIST.length} in all)`,
+      `unknown platform "zzqx"; allowed: ${COMMON_PLATFORMS.join(", ")}, … (${PLATFORM_LIST.length} in all, the commonest first)`,
+    );
+    // The values near an unknown one come first.
+    expect(inputError(() => toDomainWhere({ platform: { values: ["shopfy"] } })).problem).toMatch(
+      /^unknown platform "shopfy" \(did you mean "shopify"[^)]*\); allowed: shopify, /,
+    );
+    expect(inputError(() => toDomainWhere({ state: { values: ["activ"] } })).problem).toBe(
+      'unknown Domain state "activ" (did you mean "Active" or "Inactive"?); allowed: Active, Inactive, Password Protected',
     );
     const f = inputError(() => toDomainWhere({ features: { values: ["Teleporter"] } }));
     expect(f.problem).toContain('unknown feature "Teleporter"; allowed: Brand Advocate Page, Brands Page');
@@ -836,7 +844,7 @@ describe("toDomainWhere: event filters", () => {
     expect(e.problem).toBe("takes exactly one App identifier, not a list");
   });
 
-  it.each(["nope.klaviyo", "klaviyo", "shopify.", ".klaviyo"])("rejects app %j", (app) => {
+  it.each(["zzqx.klaviyo", "klaviyo", "shopify.", ".klaviyo"])("rejects app %j", (app) => {
     const e = inputError(() => toDomainWhere({ appInstalledAt: { app, min: since } }));
     expect(e.argument).toBe("filter.appInstalledAt.app");
     expect(e.problem).toBe(

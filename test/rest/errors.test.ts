@@ -444,10 +444,14 @@ describe.each(databaseKinds())("REST errors on %s", (kind) => {
       );
     });
 
-    it("for applies only with cursor=all, and only jsonl or json", async () => {
+    it("for applies only with cursor=all and to an export, and a bad one names the formats taken", async () => {
       await bad("/domain?for=jsonl", "for");
-      await bad("/domain?cursor=all&for=xml", "for", "xml");
+      await bad("/domain?for=csv", "for");
+      await bad("/domain?cursor=all&for=xml", 'for: must be json, jsonl or csv; got "xml"');
       await bad("/domain?cursor=all&page_size=10", "page_size");
+      await bad("/domain/export?for=xml", 'for: must be jsonl or csv; got "xml"');
+      // An export streams; the one-document JSON of cursor=all is not one of its formats.
+      await bad("/domain/export?for=json", 'for: must be jsonl or csv; got "json"');
     });
 
     it("a Domain name that is not a DNS name", async () => {

@@ -88,6 +88,50 @@ describe("the OpenAPI document", () => {
     );
   });
 
+  it("documents GET /json/api/v1/usage beside the legacy paths, with the legacy names of its type", () => {
+    const usage = (doc as unknown as { paths: Record<string, Record<string, unknown>> }).paths["/usage"];
+    expect(usage.servers).toEqual([{ url: "/json/api/v1" }]);
+    expect(usage.get).toMatchObject({ operationId: "usage", parameters: [{ name: "fields" }] });
+    const { Usage, EndpointUsage } = doc.components.schemas;
+    expect(Object.keys(Usage.properties ?? {})).toEqual([
+      "key_id",
+      "key_name",
+      "plan",
+      "limits_enforced",
+      "endpoints",
+      "month",
+      "exports",
+      "cursor_all_jobs",
+    ]);
+    expect(Object.keys(EndpointUsage.properties ?? {})).toEqual([
+      "endpoint",
+      "title",
+      "limit",
+      "window_seconds",
+      "remaining",
+      "reset",
+      "reset_at",
+    ]);
+  });
+
+  it("documents for=csv on Export Domains and cursor=all, and the formats each takes", () => {
+    type Op = {
+      parameters: { name: string; schema?: { enum?: string[] } }[];
+      responses: Record<string, { content: object }>;
+    };
+    const paths = doc.paths as unknown as Record<string, Record<string, Op>>;
+    for (const [path, formats] of [
+      ["/domain/export", ["jsonl", "csv"]],
+      ["/domain", ["json", "jsonl", "csv"]],
+    ] as const) {
+      const op = paths[path].get;
+      expect(op.parameters.find((p) => p.name === "for")?.schema?.enum, path).toEqual(formats);
+      expect(Object.keys(op.responses["200"].content), path).toEqual(
+        expect.arrayContaining(["application/x-ndjson", "text/csv"]),
+      );
+    }
+  });
+
   it("describes the resources with their legacy field names", () => {
     const { App, Domain, AppReview } = doc.components.schemas;
     expect(Object.keys(App.properties ?? {})).toEqual(

@@ -8,31 +8,36 @@ import { createTestDatabase, databaseKinds, type TestDatabase } from "../support
 import { freePort, type Server, startServer } from "../support/server.ts";
 
 /**
- * Every `curl` example of the README, run as it is written — by bash and the real curl — against a
- * server (the bundle `npm start` runs) on the demo dataset it generates on its first start. Only
- * what a reader fills in is filled in: the port, `$KEY` (the demo key the server prints),
- * `<next_cursor of the previous page>` and `<the ETag of the previous answer>` from the answer
- * before. The `B=` and `alias curl=...` lines run too, so the alias adds the key as it does for a
- * reader. Each example must answer the status it names (200 unless its comment says otherwise),
- * with something in it: a list the example asks for is never empty.
+ * Every `curl` example of the README and of docs/rest.md (DOCS), run as it is written — by bash and
+ * the real curl — against a server (the bundle `npm start` runs) on the demo dataset it generates
+ * on its first start. Only what a reader fills in is filled in: the port, `$KEY` (the demo key the
+ * server prints), `<next_cursor of the previous page>` and `<the ETag of the previous answer>` from
+ * the answer before. The `B=` and `alias curl=...` lines run too, so the alias adds the key as it
+ * does for a reader; each file's examples run in order, with that file's own setting lines. Each
+ * example must answer the status it names (200 unless its comment says otherwise), with something
+ * in it: a list the example asks for is never empty.
  *
  * The demo is smaller than `npm start`'s (DEMO_DOMAINS), but large enough for the App list that
  * asks for at least 100 installs; the names the examples use are the generator's showcase records,
  * which every dataset holds.
  */
 
-const README = new URL("../../README.md", import.meta.url);
+/** The files whose examples run, each with the fewest `curl` lines it must hold (a lost block fails). */
+const DOCS = [
+  { path: "README.md", curls: 2 },
+  { path: "docs/rest.md", curls: 17, alias: true },
+] as const;
 
 interface Example {
-  /** 1-based line of README.md where it starts. */
+  /** 1-based line of its file where it starts. */
   line: number;
   /** The command, continuation lines joined. */
   text: string;
 }
 
-/** The README's sh code blocks: curl commands, and the lines that set what they use (B=, alias). */
-function readmeExamples(): { curls: Example[]; all: Example[] } {
-  const lines = readFileSync(README, "utf8").split("\n");
+/** A file's sh code blocks: curl commands, and the lines that set what they use (B=, alias). */
+function examplesOf(path: string): { curls: Example[]; all: Example[] } {
+  const lines = readFileSync(new URL(`../../${path}`, import.meta.url), "utf8").split("\n");
   const all: Example[] = [];
   let inSh = false;
   for (let i = 0; i < lines.length; i++) {
@@ -79,13 +84,13 @@ interface Answer {
   body: string;
 }
 
-/** Runs `command` in bash after the README's own setting lines, with curl writing to files. */
+/** Runs `command` in bash after its file's own setting lines, with curl writing to files. */
 function runInBash(command: string, settings: string[], env: Record<string, string>): Promise<Answer> {
   const dir = mkdtempSync(join(tmpdir(), "storegraph-readme-"));
   const head = join(dir, "head");
   const body = join(dir, "body");
-  // The function is defined before the alias, so the README's alias (`curl` → `curl -H ...`)
-  // expands into it: the request is the README's, only where curl writes its answer is ours.
+  // The function is defined before the alias, so the file's alias (`curl` → `curl -H ...`)
+  // expands into it: the request is the file's, only where curl writes its answer is ours.
   const script = [
     "set -e",
     "shopt -s expand_aliases",
@@ -145,7 +150,7 @@ function listsOf(answer: Answer): [string, number][] {
   return out;
 }
 
-describe.each(databaseKinds())("the README's examples on %s", (kind) => {
+describe.each(databaseKinds())("the examples of the README and docs/rest.md on %s", (kind) => {
   let db: TestDatabase;
   let server: Server;
   let port = 0;
@@ -164,62 +169,68 @@ describe.each(databaseKinds())("the README's examples on %s", (kind) => {
     await db?.drop();
   });
 
-  it("finds the examples", () => {
-    const { curls, all } = readmeExamples();
-    expect(curls.length).toBeGreaterThanOrEqual(17);
-    expect(all.some((e) => e.text.startsWith("alias curl="))).toBe(true);
+  it.each(DOCS)("finds the examples of $path", (doc) => {
+    const { curls, all } = examplesOf(doc.path);
+    expect(curls.length).toBeGreaterThanOrEqual(doc.curls);
+    if ("alias" in doc) expect(all.some((e) => e.text.startsWith("alias curl="))).toBe(true);
     expect(demoKey).toMatch(/^sg_/);
   });
 
-  it("runs every curl example as written, each answering what it says", async () => {
-    const { all } = readmeExamples();
-    const settings: string[] = [];
-    let previous: Answer | undefined;
-    const local = (text: string) => text.replaceAll("localhost:8080", `127.0.0.1:${port}`);
-    for (const example of all) {
-      const where = `README.md:${example.line}: ${example.text}`;
-      if (!example.text.startsWith("curl")) {
-        settings.push(local(example.text));
-        continue;
-      }
-      let command = local(example.text);
-      if (command.includes("<next_cursor of the previous page>")) {
-        const cursor = (JSON.parse(previous?.body ?? "{}") as { next_cursor?: string }).next_cursor;
-        expect(cursor, `${where}: the previous page has a next_cursor`).toBeTruthy();
-        command = command.replaceAll("<next_cursor of the previous page>", cursor ?? "");
-      }
-      if (command.includes("<the ETag of the previous answer>")) {
-        const etag = previous?.headers.get("etag");
-        expect(etag, `${where}: the previous answer has an ETag`).toMatch(/^W\/"\d+-[\w-]+"$/);
-        command = command.replaceAll("<the ETag of the previous answer>", etag ?? "");
-      }
-      expect(/<[a-z][^<>]*>/i.exec(command.replace(/\s#.*$/, ""))?.[0], `${where}: a placeholder left`).toBe(
-        undefined,
-      );
-      // One key for every line, as a reader has: cursor=all and Export Domains have a budget each.
-      const run = () => runInBash(command, settings, { KEY: demoKey });
-      let answer = await run();
-      if (/cursor=all/.test(command)) {
-        expect(answer.status, where).toBe(202);
-        expect(JSON.parse(answer.body)).toMatchObject({
-          progress: expect.any(Number),
-          total: expect.any(Number),
-        });
-        // "poll the same URL until 200", no closer than the polling interval.
-        for (let polls = 0; answer.status === 202 && polls < 20; polls++) {
-          await new Promise((r) => setTimeout(r, POLL_INTERVAL_SECONDS * 1000 + 200));
-          answer = await run();
+  it.each(DOCS)(
+    "runs every curl example of $path as written, each answering what it says",
+    async (doc) => {
+      const { all } = examplesOf(doc.path);
+      const settings: string[] = [];
+      let previous: Answer | undefined;
+      const local = (text: string) => text.replaceAll("localhost:8080", `127.0.0.1:${port}`);
+      for (const example of all) {
+        const where = `${doc.path}:${example.line}: ${example.text}`;
+        if (!example.text.startsWith("curl")) {
+          settings.push(local(example.text));
+          continue;
         }
+        let command = local(example.text);
+        if (command.includes("<next_cursor of the previous page>")) {
+          const cursor = (JSON.parse(previous?.body ?? "{}") as { next_cursor?: string }).next_cursor;
+          expect(cursor, `${where}: the previous page has a next_cursor`).toBeTruthy();
+          command = command.replaceAll("<next_cursor of the previous page>", cursor ?? "");
+        }
+        if (command.includes("<the ETag of the previous answer>")) {
+          const etag = previous?.headers.get("etag");
+          expect(etag, `${where}: the previous answer has an ETag`).toMatch(/^W\/"\d+-[\w-]+"$/);
+          command = command.replaceAll("<the ETag of the previous answer>", etag ?? "");
+        }
+        expect(
+          /<[a-z][^<>]*>/i.exec(command.replace(/\s#.*$/, ""))?.[0],
+          `${where}: a placeholder left`,
+        ).toBe(undefined);
+        // One key for every line, as a reader has: cursor=all and Export Domains have a budget each.
+        const run = () => runInBash(command, settings, { KEY: demoKey });
+        let answer = await run();
+        if (/cursor=all/.test(command)) {
+          expect(answer.status, where).toBe(202);
+          expect(JSON.parse(answer.body)).toMatchObject({
+            progress: expect.any(Number),
+            total: expect.any(Number),
+          });
+          // "poll the same URL until 200", no closer than the polling interval.
+          for (let polls = 0; answer.status === 202 && polls < 20; polls++) {
+            await new Promise((r) => setTimeout(r, POLL_INTERVAL_SECONDS * 1000 + 200));
+            answer = await run();
+          }
+        }
+        const expected = Number(/\s#\s*(\d{3})\b/.exec(example.text)?.[1] ?? 200);
+        expect(answer.status, `${where}\n${answer.body}`).toBe(expected);
+        if (expected === 304) {
+          expect(answer.body, where).toBe("");
+        } else {
+          expect(answer.body.trim(), where).not.toBe("");
+          for (const [list, length] of listsOf(answer))
+            expect(length, `${where}: ${list}`).toBeGreaterThan(0);
+        }
+        previous = answer;
       }
-      const expected = Number(/\s#\s*(\d{3})\b/.exec(example.text)?.[1] ?? 200);
-      expect(answer.status, `${where}\n${answer.body}`).toBe(expected);
-      if (expected === 304) {
-        expect(answer.body, where).toBe("");
-      } else {
-        expect(answer.body.trim(), where).not.toBe("");
-        for (const [list, length] of listsOf(answer)) expect(length, `${where}: ${list}`).toBeGreaterThan(0);
-      }
-      previous = answer;
-    }
-  }, 240_000);
+    },
+    240_000,
+  );
 });

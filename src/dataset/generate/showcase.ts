@@ -5,8 +5,8 @@ import { TECHNOLOGIES } from "./technologies.ts";
 
 /**
  * Fixed records that every generated dataset holds, whatever its seed and size: the names the
- * README's examples use (`shopify.klaviyo`, `shop.example.com`, ...), so that each example answers
- * something on the demo data. They take the first indices (Apps 0.., Domains 0..) and go through the
+ * examples of README.md and docs/rest.md use (`shopify.klaviyo`, `shop.example.com`, ...), so that
+ * each example answers something on the demo data. They take the first indices (Apps 0.., Domains 0..) and go through the
  * same generator as the rest: only the parts named here are fixed, everything else (ranks, dates,
  * traffic, the other Apps and technologies) is drawn as for any record, so every rule still holds.
  */

@@ -792,7 +792,7 @@ export type $ExportJobPayload<ExtArgs extends runtime.Types.Extensions.InternalA
      */
     query: string
     /**
-     * json | jsonl
+     * json | jsonl | csv
      */
     format: string
     /**

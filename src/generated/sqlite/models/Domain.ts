@@ -7118,6 +7118,11 @@ export type $DomainPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     inactiveAt: Date | null
     redirectsTo: runtime.JsonValue | null
     aliases: runtime.JsonValue | null
+    /**
+     * Locale → domain name: an object whose keys are data, served in the source line's order. On
+     * PostgreSQL the column is @db.Json (JSON text as loaded; prisma/generate.mjs adds the attribute),
+     * not JSONB, which stores an object's keys sorted (migration 0005_alternates_json.sql).
+     */
     alternates: runtime.JsonValue | null
     localizations: runtime.JsonValue | null
     locs: runtime.JsonValue | null

@@ -1,0 +1,3 @@
+-- snapshot set: a Domain's alternates keep the key order of the source line. On PostgreSQL the
+-- column becomes JSON, not JSONB (which sorts an object's keys). SQLite's TEXT already keeps the
+-- text as loaded: nothing to do here, and the file keeps both databases' migrations the same.

@@ -1,0 +1,100 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
+import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+
+// A refusal that names what was meant (issue 35): an unknown option or filter, and an unknown `aq`
+// field, say "did you mean" the near one, found by name (graphql-js's suggestionList, as GraphQL's
+// own "Did you mean" is) or by the filter's long name (f:cc is the country code: f:country,
+// f:country_code). The messages stay bounded whatever the request. Unknown platforms:
+// test/rest/unknown-platform.test.ts.
+
+const BASE = "http://localhost/json/api/v1/all";
+
+describe.each(databaseKinds())("did you mean, on %s", (kind) => {
+  let api: TestApi;
+  const tmp = tempDir("storegraph-suggestions-");
+
+  beforeAll(async () => {
+    api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "a"), validFixture()));
+  });
+  afterAll(async () => {
+    await api?.close();
+    tmp.remove();
+  });
+
+  /** The 400's message for a GET of `path`. */
+  async function refusal(path: string, init?: RequestInit): Promise<string> {
+    const res = await api.app.fetch(`${BASE}${path}`, init ?? {});
+    const body = (await res.json()) as { error: string; code: string };
+    expect(res.status, `${path}: ${body.error}`).toBe(400);
+    expect(body.code).toBe("BAD_USER_INPUT");
+    return body.error;
+  }
+
+  /** The names a message suggests, in order: what follows "did you mean". */
+  const suggested = (message: string): string[] => {
+    const m = /did you mean ([^?]*)\?/i.exec(message);
+    return m ? [...m[1].matchAll(/"([^"]*)"/g)].map((x) => x[1]) : [];
+  };
+
+  describe("an unknown option or filter", () => {
+    it.each([
+      ["/domain?f:country=US", "f:cc"],
+      ["/domain?f:country_code=US", "f:cc"],
+      ["/domain?f:countryCode=US", "f:cc"],
+      ["/domain?f:platform=shopify", "f:p"],
+      ["/domain?f:currency=EUR", "f:curr"],
+      ["/domain?f:language=de", "f:lang"],
+      ["/domain?f:state=Active", "f:ds"],
+      ["/domain?f:category=Shoes", "f:cat"],
+      ["/domain?f:technology=React", "f:tech"],
+      ["/domain?f:country:op=or&f:cc=US,DE", "f:cc:op"],
+      ["/domain?f:estimated_sales:min=100", "f:ermin"],
+      ["/domain?f:employee_count_max=10", "f:empcmax"],
+      ["/domain?f:ccc=US", "f:cc"],
+      ["/domain?page_sise=10", "page_size"],
+      ["/domain?sort_by=rank", "sort"],
+      ["/app?f:categroies=Email", "f:categories"],
+      ["/app?f:platform=shopify", "f:p"],
+      ["/domain/export?f:country=US", "f:cc"],
+    ])("%s: did you mean %s", async (path, meant) => {
+      const message = await refusal(path);
+      expect(suggested(message), message).toContain(meant);
+      // The best is named first, and the valid options are still listed.
+      expect(suggested(message)[0], message).toBe(meant);
+      expect(message).toContain("valid options: ");
+    });
+
+    it("in a POST body too", async () => {
+      const message = await refusal("/domain", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ "f:country": "US" }),
+      });
+      expect(suggested(message)).toEqual(["f:cc"]);
+    });
+
+    it("is bounded: at most 5 suggestions each, and at most 5 unknown options named", async () => {
+      const message = await refusal("/domain?f:created=2024-01-01");
+      expect(suggested(message).length).toBeGreaterThan(0);
+      expect(suggested(message).length).toBeLessThanOrEqual(5);
+      const many = Array.from({ length: 200 }, (_, i) => `f:country${i}=US`).join("&");
+      const long = await refusal(`/domain?${many}`);
+      expect(long).toContain("and 195 more");
+      // Nothing near: nothing suggested.
+      const alone = await refusal("/domain?f:zzqx=1");
+      expect(alone).toMatch(/^unknown filter "f:zzqx"; valid options: /);
+      // The valid options (about 80 on List Domains), plus a bounded part for what was refused.
+      expect(long.length).toBeLessThan(alone.length + 1000);
+    });
+
+    it("an aq field names the filter meant, without its f:", async () => {
+      const aq = encodeURIComponent(JSON.stringify([{ field: "country", value: "US" }]));
+      const message = await refusal(`/domain?aq=${aq}`);
+      expect(message).toMatch(/^aq\[0\]\.field: unknown filter "country"/);
+      expect(suggested(message)[0], message).toBe("cc");
+    });
+  });
+});
