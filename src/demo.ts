@@ -2,17 +2,21 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ApiKeys } from "./auth/keys.ts";
 import type { Config } from "./config.ts";
-import { GENERATOR_VERSION, generateDataset } from "./dataset/generate.ts";
-import { loadSnapshot } from "./dataset/load/load.ts";
 import type { SnapshotStore } from "./db/store.ts";
 import type { Logger } from "./logger.ts";
 
 /**
  * First start on an empty database: generate the demo dataset (deterministic from DEMO_SEED) and
  * load it, so `npm start` on a fresh clone serves data. Later starts find a snapshot and skip this.
+ * The generator and the loader are imported only then: the generator's faker alone was a fifth of
+ * a restart's module loading (the bundle keeps a dynamic import in a chunk of its own).
  */
 export async function ensureDemoData(config: Config, store: SnapshotStore, log: Logger): Promise<void> {
   if (await store.current()) return;
+  const [{ GENERATOR_VERSION, generateDataset }, { loadSnapshot }] = await Promise.all([
+    import("./dataset/generate.ts"),
+    import("./dataset/load/load.ts"),
+  ]);
   const { domains, apps, seed } = config.demo;
   // Named by the generator's version too: an older version's files may break today's rules.
   const dir = join(config.dataDir, "demo", `v${GENERATOR_VERSION}-${domains}-${apps}-${seed}`);

@@ -7,7 +7,6 @@ import { Snapshots } from "./db/snapshots.ts";
 import { ensureDemoData, ensureDemoKey } from "./demo.ts";
 import { createHttpServer } from "./http.ts";
 import { createLogger } from "./logger.ts";
-import { Metrics } from "./ops/metrics.ts";
 import { serveMetrics } from "./ops/metrics-server.ts";
 import { shutDown } from "./ops/shutdown.ts";
 import { startTracing } from "./ops/tracing.ts";
@@ -24,9 +23,12 @@ async function main(): Promise<void> {
   // A deployment (DEMO=off) starts on whatever the database holds, and waits for a load.
   if (config.demo.enabled) await ensureDemoData(config, snapshots.store, log);
   const demoKey = config.demo.enabled ? await ensureDemoKey(new ApiKeys(snapshots.store)) : null;
-  // Collected only when served: a gateway nobody scrapes pays nothing for them.
+  // Collected only when served: a gateway nobody scrapes pays nothing for them, not even the
+  // loading of prom-client (the bundle keeps a dynamic import in a chunk of its own).
   const metrics =
-    config.metrics.port !== null || config.metrics.token !== null ? new Metrics(snapshots) : null;
+    config.metrics.port !== null || config.metrics.token !== null
+      ? new (await import("./ops/metrics.ts")).Metrics(snapshots)
+      : null;
   const tracing = await startTracing(config.tracing, log);
   const app = createApp(config, snapshots, {
     logger: log,

@@ -1,5 +1,17 @@
+import { createRequire } from "node:module";
 import type pg from "pg";
 import type { Timeouts } from "../config.ts";
+
+let pgLoaded: typeof pg | undefined;
+
+/**
+ * The pg module, loaded when first asked for: a gateway on SQLite never loads it (pg was 6% of the
+ * CPU of a restart's module loading). Required, not imported: pools are made in constructors.
+ */
+export function pgModule(): typeof pg {
+  pgLoaded ??= createRequire(import.meta.url)("pg") as typeof pg;
+  return pgLoaded;
+}
 
 /**
  * The gateway stops waiting for an answer this long after PostgreSQL's own statement_timeout

@@ -2,9 +2,9 @@ import { join } from "node:path";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import Database from "better-sqlite3";
 import { LRUCache } from "lru-cache";
-import pg from "pg";
+import type pg from "pg";
 import type { Config, Timeouts } from "../config.ts";
-import { poolTimeouts } from "./pg-pool.ts";
+import { pgModule, poolTimeouts } from "./pg-pool.ts";
 import { spanName, sqlTracer } from "./sql-tracing.ts";
 import type { SnapshotRow } from "./store.ts";
 import { type ColumnKind, TABLES, type TableKey } from "./tables.ts";
@@ -204,6 +204,7 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
 export const utc = (s: string) => new Date(`${s.replace(" ", "T")}Z`);
 
 function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: ReaderOptions): SqlReader {
+  const pg = pgModule();
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,

@@ -1,6 +1,6 @@
-import pg from "pg";
+import type pg from "pg";
 import type { Timeouts } from "../config.ts";
-import { poolTimeouts } from "./pg-pool.ts";
+import { pgModule, poolTimeouts } from "./pg-pool.ts";
 import { utc } from "./reader.ts";
 import { type RawSnapshotRow, type SnapshotRow, toSnapshotRow } from "./store.ts";
 
@@ -101,6 +101,7 @@ export class Replicas {
     this.sources = urls.map((url, i) => ({ name: names[i], role: "replica", url }));
     this.order = urls.map((_, i) => (start + i) % urls.length);
     const pool = (url: string) => {
+      const pg = pgModule();
       const p = new pg.Pool({
         connectionString: url,
         max: 1,
