@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "ce9da04489e3b80e8b799114c531ce83ffa13b679d8821a513a46098f4cfc2b4";
+export const SCHEMA_SHA256 = "74931095b35fe0cc6a61e9f5ec29b6476bc87dc572406c992e266bae25e51023";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
