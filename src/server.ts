@@ -15,6 +15,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config);
   const snapshots = await Snapshots.open(config, {
+    logger: log,
     onReplicaChange: (state) =>
       state.reason
         ? log.warn({ replica: state.source.name, reason: state.reason }, "replica not used")

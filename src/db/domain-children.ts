@@ -87,10 +87,13 @@ export function childRowsStatements(kind: SqlReader["kind"], table: (name: strin
 
 /**
  * Whether the snapshot `sql` reads keeps its child rows (CHILD_ROWS_TABLE): a snapshot loaded by
- * an older version has none, and is read through the correlated subqueries. Asked once per reader.
+ * an older version has none, and is read through the correlated subqueries. Asked once per reader,
+ * unless the check made before serving the snapshot answered it (src/db/catalogue-check.ts).
  */
 const kept = new WeakMap<SqlReader, Promise<boolean>>();
+const [KEPT, NOT_KEPT] = [Promise.resolve(true), Promise.resolve(false)];
 export function keepsChildRows(sql: SqlReader): Promise<boolean> {
+  if (sql.catalogue) return sql.catalogue.keepsChildRows ? KEPT : NOT_KEPT;
   let answer = kept.get(sql);
   if (!answer) {
     answer = (

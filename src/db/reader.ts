@@ -24,8 +24,18 @@ export type RawRow = unknown[];
 
 export interface SqlReader {
   readonly kind: "sqlite" | "postgresql";
-  /** The quoted, schema-qualified name of a snapshot table. */
+  /**
+   * The quoted, schema-qualified name of a snapshot table, to read it by. On a snapshot older than
+   * the code's catalogue (`catalogue`), a catalogued table it lacks, or lacks columns of, is a
+   * derived table that gives them as NULL: always alias it (`FROM ${table("x")} x`), since
+   * PostgreSQL before 16 refuses a derived table without an alias.
+   */
   table(name: string): string;
+  /**
+   * What the snapshot holds of the code's table catalogue, as the gateway checked it before
+   * serving it (src/db/catalogue-check.ts); null for a reader nobody checked, read as up to date.
+   */
+  readonly catalogue: CatalogueCheck | null;
   /** `column` equals one of the keys bound at placeholder `$n` (see keysParam), or at `placeholder`. */
   anyOf(column: string, n: number | string): string;
   /** How a list of keys is bound for anyOf. */
@@ -47,6 +57,16 @@ export interface SqlReader {
   /** Its connections now (for /metrics): open, idle, and requests waiting for one. */
   connections(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
+}
+
+/** What a snapshot holds of the code's table catalogue (src/db/tables.ts): src/db/catalogue-check.ts. */
+export interface CatalogueCheck {
+  /** Catalogued tables the snapshot has not (database names), in catalogue order. */
+  missingTables: string[];
+  /** Catalogued columns its tables have not, as `table.column` (database names), in catalogue order. */
+  missingColumns: string[];
+  /** Whether it keeps its Domains' child rows as this code reads them (src/db/domain-children.ts). */
+  keepsChildRows: boolean;
 }
 
 export interface QueryOptions {
@@ -153,6 +173,7 @@ function sqliteReader(file: string, { onQuery }: ReaderOptions): SqlReader {
   return {
     kind: "sqlite",
     table: (name) => `"${name}"`,
+    catalogue: null,
     anyOf: (column, n) => `${column} IN (SELECT value FROM json_each(${placeholder(n)}))`,
     keysParam: (keys) => JSON.stringify(keys),
     async all(sql, params) {
@@ -225,6 +246,7 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
   let counter = 0;
   return {
     kind: "postgresql",
+    catalogue: null,
     connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     table: (name) => `"${schema}"."${name}"`,
     anyOf: (column, n) => `${column} = ANY(${placeholder(n)})`,

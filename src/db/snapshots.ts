@@ -1,4 +1,6 @@
 import type { Config } from "../config.ts";
+import { createLogger, type Logger } from "../logger.ts";
+import { checkCatalogue, checkedReader, lacksAny } from "./catalogue-check.ts";
 import { openSnapshotStore } from "./open-store.ts";
 import { openSnapshotReader, type QueryOptions, type ReaderOptions, type SqlReader } from "./reader.ts";
 import { type ReadSource, Replicas } from "./replicas.ts";
@@ -13,11 +15,15 @@ export interface ServedSnapshot {
   source: ReadSource;
 }
 
-/** A served snapshot's row and where it is read, for the export thread (src/export/export-reader.ts). */
+/**
+ * A served snapshot's row, where it is read and what it holds of the catalogue, for the export
+ * thread (src/export/export-reader.ts).
+ */
 export const readAt = (served: ServedSnapshot) => ({
   ...served.snapshot,
   url: served.source.url || undefined,
   readFrom: served.source,
+  catalogue: served.sql.catalogue ?? undefined,
 });
 
 const PRIMARY = (config: Config): ReadSource => ({
@@ -45,6 +51,11 @@ const PRIMARY = (config: Config): ReadSource => ({
  *
  * The reader of a replaced snapshot (or source) is closed after `graceMs`, letting in-flight
  * requests finish on it.
+ *
+ * Before a snapshot is served, its reader asks once what it holds of the code's table catalogue
+ * (src/db/catalogue-check.ts): a snapshot loaded before a column or table was added is served with
+ * what it lacks read as absent, and a warning names them, once per snapshot. A check that fails
+ * (the database not answering) serves nothing new, and the next request checks again.
  */
 export class Snapshots {
   private served: ServedSnapshot | null = null;
@@ -53,6 +64,8 @@ export class Snapshots {
   private readonly primary: ReadSource;
   /** Reads failed on a replica so far (a refresh under way when one fails does not count as fresh). */
   private failures = 0;
+  /** The last snapshot version warned of as older than the code (a warning per snapshot). */
+  private warned = 0;
 
   private constructor(
     private readonly config: Config,
@@ -61,6 +74,7 @@ export class Snapshots {
     private readonly refreshMs: number,
     private readonly graceMs: number,
     private readonly readerOptions: ReaderOptions,
+    private logger: Logger | null,
   ) {
     this.primary = PRIMARY(config);
   }
@@ -71,6 +85,8 @@ export class Snapshots {
       refreshMs?: number;
       graceMs?: number;
       onReplicaChange?: Replicas["onChange"];
+      /** Where a snapshot older than the code is warned of: the config's logger when not given. */
+      logger?: Logger;
     } & ReaderOptions = {},
   ): Promise<Snapshots> {
     const store = await openSnapshotStore(config, config.timeouts);
@@ -83,9 +99,15 @@ export class Snapshots {
       replicas.onChange = options.onReplicaChange ?? null;
       await replicas.start();
     }
-    return new Snapshots(config, store, replicas, options.refreshMs ?? 1000, options.graceMs ?? 30_000, {
-      onQuery: options.onQuery,
-    });
+    return new Snapshots(
+      config,
+      store,
+      replicas,
+      options.refreshMs ?? 1000,
+      options.graceMs ?? 30_000,
+      { onQuery: options.onQuery },
+      options.logger ?? null,
+    );
   }
 
   /** The served snapshot, or null while none has been loaded. */
@@ -107,10 +129,38 @@ export class Snapshots {
     this.checkedAt = failures === this.failures ? Date.now() : 0;
     const old = this.served;
     if (row?.version !== old?.snapshot.version || source.name !== old?.source.name) {
-      this.served = row ? { snapshot: row, source, sql: this.open(row, source) } : null;
+      try {
+        this.served = row
+          ? { snapshot: row, source, sql: await this.checked(row, this.open(row, source)) }
+          : null;
+      } catch (e) {
+        this.checkedAt = 0; // the next request checks again
+        throw e;
+      }
       if (old) setTimeout(() => void closeServed(old), this.graceMs).unref();
     }
     return this.served;
+  }
+
+  /** `reader` once it has checked what its snapshot holds of the catalogue (closed if it could not). */
+  private async checked(row: SnapshotRow, reader: SqlReader): Promise<SqlReader> {
+    const check = await checkCatalogue(reader).catch(async (e: unknown) => {
+      await reader.close().catch(() => {});
+      throw e;
+    });
+    if (lacksAny(check) && this.warned !== row.version) {
+      this.warned = row.version;
+      this.logger ??= createLogger(this.config);
+      this.logger.warn(
+        {
+          snapshot: row.version,
+          missingColumns: check.missingColumns,
+          missingTables: check.missingTables,
+        },
+        `snapshot ${row.version} is older than this code: what it lacks of the catalogue is read as absent until a newer load (npm run load)`,
+      );
+    }
+    return checkedReader(reader, check);
   }
 
   private open(row: SnapshotRow, source: ReadSource): SqlReader {

@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { Database, Timeouts } from "../config.ts";
 import type { ResultFormat } from "../db/export-jobs.ts";
+import type { CatalogueCheck } from "../db/reader.ts";
 import type { ReadSource } from "../db/replicas.ts";
 import type { SnapshotRow } from "../db/store.ts";
 import type { Logger } from "../logger.ts";
@@ -28,6 +29,8 @@ export type StreamMessage =
       url?: string;
       /** Where the server's thread reads it (the primary when not given). */
       readFrom?: ReadSource;
+      /** What it holds of the code's catalogue, as the server's thread found (src/db/catalogue-check.ts). */
+      catalogue?: CatalogueCheck;
       /** The `fields` option as given ("" for the defaults). */
       fields: string;
       /** List Domains' filter, sort and search (its GraphQL variables, checked on this thread). */
@@ -109,7 +112,7 @@ export class ExportReader {
    * closes the stream's cursor.
    */
   async *stream(
-    snapshot: SnapshotRow & { url?: string; readFrom?: ReadSource },
+    snapshot: SnapshotRow & { url?: string; readFrom?: ReadSource; catalogue?: CatalogueCheck },
     fields: string,
     query: ExportQuery,
     format: PageFormat,
@@ -130,6 +133,7 @@ export class ExportReader {
       snapshot: rowOf(snapshot),
       url: snapshot.url,
       readFrom: snapshot.readFrom,
+      catalogue: snapshot.catalogue,
       fields,
       query,
       format,
@@ -231,7 +235,8 @@ function handled<T>(promise: Promise<T>): Promise<T> {
 function rowOf({
   url: _url,
   readFrom: _readFrom,
+  catalogue: _catalogue,
   ...row
-}: SnapshotRow & { url?: string; readFrom?: ReadSource }) {
+}: SnapshotRow & { url?: string; readFrom?: ReadSource; catalogue?: CatalogueCheck }) {
   return row satisfies SnapshotRow;
 }

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
+import { checkedReader } from "../db/catalogue-check.ts";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
 import { TextBytes } from "../rest/text-bytes.ts";
 import { type CsvPlan, domainCsvPlan } from "./csv.ts";
@@ -43,16 +44,15 @@ function failure(id: number, e: unknown): PageAnswer {
 }
 
 function open(message: Extract<StreamMessage, { type: "open" }>): void {
-  const { id, fields, query, format, skip, url, snapshot, readFrom } = message;
+  const { id, fields, query, format, skip, url, snapshot, readFrom, catalogue } = message;
   // A snapshot is read where the server's thread reads it: a replica, or the primary.
   const location = url ? `${url} ${snapshot.location}` : snapshot.location;
   latest = location;
   let reader = readers.get(location);
   if (!reader) {
-    reader = {
-      sql: openSnapshotReader({ database, timeouts }, { location: snapshot.location, url }),
-      streams: 0,
-    };
+    const sql = openSnapshotReader({ database, timeouts }, { location: snapshot.location, url });
+    // Read as the server's thread reads it: what an older snapshot lacks, as absent.
+    reader = { sql: catalogue ? checkedReader(sql, catalogue) : sql, streams: 0 };
     readers.set(location, reader);
   }
   reader.streams++;

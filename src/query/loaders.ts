@@ -133,7 +133,7 @@ async function rowsWhere<T>(
   const columns = columnsOf(table, omit);
   const order = orderBy.length ? ` ORDER BY ${orderBy.map((c) => `"${c}"`).join(", ")}` : "";
   const match = keysMatch(sql, `"${column}"`, keys);
-  const text = `SELECT ${selectList(columns)} FROM ${sql.table(TABLES[table].name)} WHERE ${match.clause}${order}`;
+  const text = `SELECT ${selectList(columns)} FROM ${sql.table(TABLES[table].name)} t WHERE ${match.clause}${order}`;
   return toModel<T>(columns, await sql.all(text, [match.param]));
 }
 
@@ -143,7 +143,7 @@ export const domainByName = (ctx: ReadContext) =>
     const columns = columnsOf("domain", DOMAIN_OMITTED);
     const name = keysMatch(sql, '"name"', names);
     const platformDomain = keysMatch(sql, '"platform_domain"', names);
-    const text = `SELECT ${selectList(columns)} FROM ${sql.table("domain")} WHERE ${name.clause} OR ${platformDomain.clause}`;
+    const text = `SELECT ${selectList(columns)} FROM ${sql.table("domain")} d WHERE ${name.clause} OR ${platformDomain.clause}`;
     const rows = toModel<DomainRow>(columns, await sql.all(text, [name.param]));
     const byName = new Map(rows.map((r) => [r.name, r]));
     const byPlatformDomain = new Map(rows.filter((r) => r.platformDomain).map((r) => [r.platformDomain, r]));
@@ -179,7 +179,7 @@ export const appByIdentifier = (ctx: ReadContext) =>
       sql.kind === "sqlite"
         ? "SELECT p.value, t.value FROM json_each($1) p JOIN json_each($2) t ON t.key = p.key"
         : "SELECT * FROM unnest($1::text[], $2::text[])";
-    const text = `SELECT ${selectList(columns)} FROM ${sql.table("app")} WHERE ("platform", "token") IN (${pairs})`;
+    const text = `SELECT ${selectList(columns)} FROM ${sql.table("app")} a WHERE ("platform", "token") IN (${pairs})`;
     const rows = toModel<AppRow>(
       columns,
       await sql.all(text, [sql.keysParam(platforms), sql.keysParam(tokens)]),
@@ -195,7 +195,7 @@ export const appByIdentifier = (ctx: ReadContext) =>
 export async function technologyKeys(sql: SqlReader, names: readonly string[]): Promise<(number | null)[]> {
   const slot = technologyNames(sql, 0);
   slot.keys ??= sql
-    .all(`SELECT "name", "pk" FROM ${sql.table("technology")}`, [])
+    .all(`SELECT "name", "pk" FROM ${sql.table("technology")} t`, [])
     .then((rows) => new Map(rows.map(([name, pk]) => [name as string, Number(pk)])))
     .catch((e: unknown) => {
       slot.keys = null;

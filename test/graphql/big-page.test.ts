@@ -36,8 +36,9 @@ describe.each(databaseKinds())("a page of 1000 Domains on %s", (kind) => {
     // features, tags, sales channels, ships-to, contacts, technologies, apps), + the Apps and
     // technologies they name, + app categories and app plans, each by distinct key (read once per
     // snapshot): keys are bound as one parameter (src/db/reader.ts), so no batch is split by the
-    // database's parameter limit; + once per snapshot, whether it keeps its Domains' child rows
-    // (src/db/domain-children.ts).
+    // database's parameter limit; + once per snapshot, before it is served, what it holds of the
+    // code's catalogue, which tells whether it keeps its Domains' child rows
+    // (src/db/catalogue-check.ts, src/db/domain-children.ts).
     expect(api.queries).toHaveLength(2 + 4 + 1);
   });
 });

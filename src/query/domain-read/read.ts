@@ -1,6 +1,7 @@
 import type DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import type { ReadContext } from "../../context.ts";
+import { namingKey } from "../../db/catalogue-check.ts";
 import {
   CHILD_ROWS_TABLE,
   childArraySql,
@@ -78,7 +79,9 @@ function plannedStatement(
   single: boolean,
   kept: boolean,
 ): PlannedStatement {
-  const cacheKey = `${sql.kind}|${match}|${single}|${kept}|${readKey(read)}|${sql.table("domain")}`;
+  // The table names tell apart the snapshots of PostgreSQL (a schema each), namingKey an older
+  // snapshot's derived tables (src/db/catalogue-check.ts) on either.
+  const cacheKey = `${sql.kind}|${match}|${single}|${kept}|${readKey(read)}|${sql.table("domain")}|${namingKey(sql)}`;
   const cached = statements.get(cacheKey);
   if (cached) return cached;
   const select = plannedSelect(sql, read, "d.", kept);
