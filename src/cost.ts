@@ -1,7 +1,24 @@
 import { complexityFromQuery } from "@pothos/plugin-complexity";
-import { type DocumentNode, Kind } from "graphql";
+import {
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  getArgumentValues,
+  getNamedType,
+  getVariableValues,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
+import type { ReadContext } from "./context.ts";
 import { apiError } from "./errors.ts";
 
 /**
@@ -9,6 +26,9 @@ import { apiError } from "./errors.ts";
  * schema declares: every field costs 1; a connection's selection counts once per item asked for
  * (`first`, default 50), `domainsByName` and `nodes` once per name or ID, another list's selection
  * 10 times. So a page of 1000 Domains with nested lists costs what it costs.
+ *
+ * A facet or histogram, which counts over a whole list, is charged by the statements it runs and
+ * the records they may read (scanCost, below), not by the page.
  *
  * It is checked before execution, so an operation over the limit reads nothing and draws on no
  * rate-limit budget. The limit admits the largest REST request (a page of 1000 Domains with every
@@ -33,11 +53,108 @@ export function operationCost(args: {
   operationName?: string | null;
   contextValue?: unknown;
 }): number {
-  return complexityFromQuery(operationDocument(args.document, args.operationName), {
+  const document = operationDocument(args.document, args.operationName);
+  const fields = complexityFromQuery(document, {
     schema: args.schema,
     variables: args.variableValues ?? {},
     ctx: (args.contextValue ?? {}) as object,
   }).complexity;
+  return fields + scanCost(args.schema, document, args.variableValues ?? {}, rowsOf(args.contextValue));
+}
+
+// ---------------------------------------------------------------------- scans (facets, histograms)
+
+/**
+ * A field that counts over a whole list rather than reading items (facets, histograms) declares
+ * `extensions.scans(args)`: how many statements it runs, each of which may read every record of
+ * the list's table. It is charged `scans × rows / 100` (rows: the served snapshot's count of the
+ * table's records, the largest segment a list may have), once for the connection it is on, not
+ * once per item of its page: at a million Domains, 10,000 per dimension. Nested in a list of
+ * parents (installedOn of each App of a page) it is charged once per parent, as the fields of
+ * each parent are. Its own selection costs nothing more.
+ */
+export interface Scans {
+  table: "domain" | "app";
+  count: (args: Record<string, unknown>) => number;
+}
+
+/** The records of each table a scan may read: the served snapshot's, or a million when none is served. */
+function rowsOf(context: unknown): Record<Scans["table"], number> {
+  const snapshot = (context as Partial<ReadContext> | undefined)?.served?.snapshot;
+  return snapshot ? { domain: snapshot.domains, app: snapshot.apps } : { domain: 1_000_000, app: 1_000_000 };
+}
+
+/** Pothos' multiplier of a field's selection (src/schema/builder.ts sets the defaults). */
+function multiplierOf(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): number {
+  let option = field.extensions?.complexity as unknown;
+  if (typeof option === "function") option = option(args, {}, field);
+  if (option && typeof option === "object" && "multiplier" in option) return Number(option.multiplier);
+  const type = isNonNullType(field.type) ? field.type.ofType : field.type;
+  return isListType(type) ? 10 : 1;
+}
+
+function scanCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  rawVariables: Record<string, unknown>,
+  rows: Record<Scans["table"], number>,
+): number {
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  if (!operation) return 0;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables);
+  if (coerced.errors) throw coerced.errors[0];
+  const variables = coerced.coerced;
+  const fragments = new Map(
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((f) => [f.name.value, f]),
+  );
+  let total = 0;
+  const typeNamed = (name: string | undefined, fallback: GraphQLNamedType) =>
+    (name ? schema.getType(name) : undefined) ?? fallback;
+  /** `scale`: how many times this selection is made; `outer`: how many times its parent field is. */
+  const walk = (
+    set: SelectionSetNode,
+    type: GraphQLNamedType,
+    scale: number,
+    outer: number,
+    depth: number,
+  ) => {
+    if (depth > 64) return;
+    for (const s of set.selections) {
+      if (s.kind === Kind.FRAGMENT_SPREAD) {
+        const f = fragments.get(s.name.value);
+        if (f) walk(f.selectionSet, typeNamed(f.typeCondition.name.value, type), scale, outer, depth + 1);
+        continue;
+      }
+      if (s.kind === Kind.INLINE_FRAGMENT) {
+        walk(s.selectionSet, typeNamed(s.typeCondition?.name.value, type), scale, outer, depth + 1);
+        continue;
+      }
+      if (!isObjectType(type) && !isInterfaceType(type)) continue;
+      const field = type.getFields()[s.name.value];
+      if (!field) continue;
+      const scans = field.extensions?.scans as Scans | undefined;
+      const args = getArgumentValues(field, s, variables);
+      if (scans) {
+        total += outer * scans.count(args) * Math.max(1, Math.ceil(rows[scans.table] / 100));
+        continue;
+      }
+      if (s.selectionSet)
+        walk(
+          s.selectionSet,
+          getNamedType(field.type),
+          scale * Math.max(0, multiplierOf(field, args)),
+          scale,
+          depth + 1,
+        );
+    }
+  };
+  const root = schema.getRootType(operation.operation);
+  if (root) walk(operation.selectionSet, root, 1, 1, 0);
+  return total;
 }
 
 /**
@@ -53,7 +170,9 @@ function cachedCost(args: Parameters<typeof operationCost>[0]): number {
     byVariables = new LRUCache({ max: MAX_VARIANTS });
     costs.set(args.document, byVariables);
   }
-  const key = `${args.operationName ?? ""}\u0000${JSON.stringify(args.variableValues ?? {})}`;
+  // Scans are charged by the served snapshot's size (scanCost): its version is part of the key.
+  const version = (args.contextValue as Partial<ReadContext> | undefined)?.served?.snapshot.version ?? 0;
+  const key = `${version}\u0000${args.operationName ?? ""}\u0000${JSON.stringify(args.variableValues ?? {})}`;
   let cost = byVariables.get(key);
   if (cost === undefined) {
     cost = operationCost(args);

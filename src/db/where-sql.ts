@@ -298,6 +298,23 @@ export async function pageKeys(sql: SqlReader, table: TableKey, args: FindArgs):
   return (await sql.all(text, params, { planEach: true })).map((r) => Number(r[0]));
 }
 
+/**
+ * A statement over the rows of `table` (aliased `r`) that match `where`: `build` writes its text
+ * around the condition, binding any values of its own by `bind`, in the order they appear in it.
+ * The facets and histograms of a list (src/query/facets.ts) are counted by such statements, so
+ * they match exactly the rows its page and totalCount do.
+ */
+export function statementOver(
+  sql: SqlReader,
+  table: TableKey,
+  where: Where,
+  build: (condition: string, bind: (value: unknown) => string) => string,
+): { text: string; params: unknown[] } {
+  const s = new Statement(sql);
+  const cond = condition(s, table, "r", where);
+  return s.finish(build(cond, (v) => s.bind(v)));
+}
+
 /** How many rows of `table` match `where` (Prisma's count). */
 export async function countWhere(sql: SqlReader, table: TableKey, where: Where): Promise<number> {
   const s = new Statement(sql);

@@ -4,6 +4,7 @@ import type { TableKey } from "../db/tables.ts";
 import { countWhere, pageKeys } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
 import { decodeCursor, encodeCursor, fingerprint } from "./cursor.ts";
+import type { FacetScope } from "./facets.ts";
 import {
   type FindArgs,
   type KeyValue,
@@ -33,6 +34,8 @@ export interface Connection<R> {
   };
   /** Counted only when the field is selected. */
   totalCount: () => Promise<number>;
+  /** What its facets and histograms count over: the records its totalCount counts (src/query/facets.ts). */
+  scope: FacetScope | null;
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -108,6 +111,10 @@ export async function connectionPage<R extends Record<string, unknown>>(
       total ??= countWhere(sql, options.table, options.where);
       return total;
     },
+    scope:
+      options.table === "domain" || options.table === "app"
+        ? { table: options.table, where: options.where }
+        : null,
   };
 }
 

@@ -18,7 +18,8 @@ import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
 import { optionSuggester } from "./filter-options.ts";
 import { Options } from "./options.ts";
-import { type Operation, planOf } from "./route.ts";
+import { planRequest } from "./plan.ts";
+import type { Operation } from "./route.ts";
 import { OPENAPI_PATH, OPERATIONS, REST_BASE } from "./routes.ts";
 import { NOT_WRITTEN } from "./row-writer.ts";
 import { withSharedTexts } from "./shared-text.ts";
@@ -297,7 +298,7 @@ async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whol
       endpoint = route.endpoint;
     }
     if (!route.query) throw new Error(`route ${op.id} has no query and nothing answered it whole`);
-    const plan = planOf(route, params, options);
+    const plan = planRequest(route, params, options);
     // Validated: the tag is known before executing (the body depends on the snapshot and the URL).
     const version = cacheable(op) ? await ctx.version() : null;
     const etag = version === null ? null : restEtag(version, op.id, params, url.searchParams);

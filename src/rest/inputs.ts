@@ -181,19 +181,28 @@ export function filterDescription(t: FilterTables, option: string): string {
   return option;
 }
 
+const APP_SEARCH: OptionDoc = {
+  name: "q",
+  type: "string",
+  description: "Words that must all occur in the name or description.",
+};
+
 /** List Apps' `sort`, `q` and `f:` options → `orderBy`, `search` and `filter`. */
 export const APP_QUERY: Input = {
-  options: [
-    sortOption(APP_SORTS, "-installs"),
-    { name: "q", type: "string", description: "Words that must all occur in the name or description." },
-    ...filterOptions(APP_TABLES),
-  ],
+  options: [sortOption(APP_SORTS, "-installs"), APP_SEARCH, ...filterOptions(APP_TABLES)],
   variables: { filter: "AppFilter", orderBy: "[AppOrder!]", search: "String" },
   read: (o) => ({
     filter: readFilter(o, APP_TABLES),
     orderBy: parseSort(o.string("sort"), APP_SORTS),
     search: o.string("q"),
   }),
+};
+
+/** List Apps' `q` and `f:` options without its sort (the facets of its matches): `search` and `filter`. */
+export const APP_MATCH: Input = {
+  options: [APP_SEARCH, ...filterOptions(APP_TABLES)],
+  variables: { filter: "AppFilter", search: "String" },
+  read: (o) => ({ filter: readFilter(o, APP_TABLES), search: o.string("q") }),
 };
 
 const AQ_OPTION: OptionDoc = {
@@ -213,30 +222,37 @@ const AQ_OPTION: OptionDoc = {
   },
 };
 
+const DOMAIN_SEARCH: OptionDoc = {
+  name: "q",
+  type: "string",
+  description: "Words that must all occur in the name, title, description or merchant name.",
+};
+
+/** List Domains' `aq`, `q` and `f:` options → `filter` and `search`. */
+function readDomainMatch(o: Options): { filter: Record<string, unknown>; search: string | undefined } {
+  const filter = readFilter(o, DOMAIN_TABLES);
+  let search = o.string("q");
+  const aq = o.json("aq");
+  if (aq !== undefined) {
+    const parsed = parseAq(aq, DOMAIN_TABLES);
+    if (parsed.and.length) filter.and = parsed.and;
+    if (parsed.q.length) search = [search ?? "", ...parsed.q].join(" ").trim();
+  }
+  return { filter, search };
+}
+
 /** List Domains' `aq`, `sort`, `q` and `f:` options → `filter`, `orderBy` and `search`. */
 export const DOMAIN_QUERY: Input = {
-  options: [
-    AQ_OPTION,
-    sortOption(DOMAIN_SORTS, "rank"),
-    {
-      name: "q",
-      type: "string",
-      description: "Words that must all occur in the name, title, description or merchant name.",
-    },
-    ...filterOptions(DOMAIN_TABLES),
-  ],
+  options: [AQ_OPTION, sortOption(DOMAIN_SORTS, "rank"), DOMAIN_SEARCH, ...filterOptions(DOMAIN_TABLES)],
   variables: { filter: "DomainFilter", orderBy: "[DomainOrder!]", search: "String" },
-  read(o) {
-    const filter = readFilter(o, DOMAIN_TABLES);
-    let search = o.string("q");
-    const aq = o.json("aq");
-    if (aq !== undefined) {
-      const parsed = parseAq(aq, DOMAIN_TABLES);
-      if (parsed.and.length) filter.and = parsed.and;
-      if (parsed.q.length) search = [search ?? "", ...parsed.q].join(" ").trim();
-    }
-    return { filter, orderBy: parseSort(o.string("sort"), DOMAIN_SORTS), search };
-  },
+  read: (o) => ({ ...readDomainMatch(o), orderBy: parseSort(o.string("sort"), DOMAIN_SORTS) }),
+};
+
+/** List Domains' options without its sort (the facets of its matches): `filter` and `search`. */
+export const DOMAIN_MATCH: Input = {
+  options: [AQ_OPTION, DOMAIN_SEARCH, ...filterOptions(DOMAIN_TABLES)],
+  variables: { filter: "DomainFilter", search: "String" },
+  read: readDomainMatch,
 };
 
 /** The App the path names as `<platform>.<token>`. */

@@ -9,6 +9,7 @@ import {
 import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limits.ts";
 import { schema } from "../schema/index.ts";
 import { cacheable } from "./etag.ts";
+import { FACETS_RESPONSE } from "./facets.ts";
 import { legacyFields } from "./fields.ts";
 import { FIELDS_OPTION, type OptionDoc } from "./inputs.ts";
 import type { Operation, Part, Route } from "./route.ts";
@@ -248,7 +249,11 @@ function operationOf(op: Operation, components: Json): Json {
         content: {
           ...(whole === "stream"
             ? {}
-            : { "application/json": { schema: { type: "object", properties: envelope } } }),
+            : {
+                "application/json": {
+                  schema: route.facets ? FACETS_RESPONSE : { type: "object", properties: envelope },
+                },
+              }),
           ...(whole ? { "application/x-ndjson": { schema: domain() }, "text/csv": CSV } : {}),
         },
       },

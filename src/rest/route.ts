@@ -53,6 +53,11 @@ export interface Route {
    * match, or a `job` (cursor=all: 202 while it runs, then the result).
    */
   whole?: { kind: "stream" | "job"; endpoint: Endpoint };
+  /**
+   * Answers the facets of the list it names (src/rest/facets.ts), not records: it takes no
+   * `fields`, and its document and answer are made by planFacets.
+   */
+  facets?: "domain" | "app";
 }
 
 /** One key of an envelope. Paths are dotted; "" is the last field of the query itself. */
@@ -81,7 +86,7 @@ export interface Operation {
 export function operationsOf(routes: readonly Route[]): Operation[] {
   return routes.flatMap((route) => {
     const methods = Object.entries(route.methods) as ["GET" | "POST", string][];
-    const options = [FIELDS_OPTION, ...route.inputs.flatMap((i) => i.options)];
+    const options = [...(route.facets ? [] : [FIELDS_OPTION]), ...route.inputs.flatMap((i) => i.options)];
     return methods.map(([method, id]) => ({
       id,
       method,
@@ -140,7 +145,7 @@ export function selectionOf(route: Route, options: Options): Selection {
 }
 
 /** The variables of these inputs, added to `into`. */
-function readInto(
+export function readInto(
   into: Record<string, unknown>,
   inputs: readonly Input[],
   options: Options,
@@ -156,6 +161,7 @@ function readInto(
  * the table's order.
  */
 export function planOf(route: Route, params: Record<string, string>, options: Options): Plan {
+  if (route.facets) throw new Error(`route ${route.path} is planned by planFacets (src/rest/facets.ts)`);
   const { ofPath, others, name, root, members, option } = compiled(route);
   const variables = readInto({}, ofPath, options, params);
   const sel = selectionOf(route, options);

@@ -1,11 +1,14 @@
 import type { GraphQLObjectType } from "graphql";
 import { schema } from "../schema/index.ts";
+import { facetInput } from "./facets.ts";
 import { parseFields } from "./fields.ts";
 import {
+  APP_MATCH,
   APP_PATH,
   APP_QUERY,
   APP_TABLES,
   CURSOR_PAGE,
+  DOMAIN_MATCH,
   DOMAIN_NAMES,
   DOMAIN_PATH,
   DOMAIN_QUERY,
@@ -129,7 +132,34 @@ const exportDomains: Route = {
   whole: { kind: "stream", endpoint: "exportDomains" },
 };
 
-/** The legacy REST API (docs/api.md section 4), one entry per path. */
+/** Beyond the legacy paths (docs/decisions.md, "Facets"): how a list's matches spread (src/rest/facets.ts). */
+const domainFacets: Route = {
+  methods: { GET: "domainFacets", POST: "searchDomainFacets" },
+  path: "/domain/facets",
+  summary: "Facets of List Domains: how the matching Domains spread over values and ranges",
+  endpoint: "listDomains",
+  type: "Domain",
+  inputs: [DOMAIN_MATCH, facetInput("domain")],
+  query: [["domains", ["filter", "search", "first"]]],
+  envelope: {},
+  filters: DOMAIN_TABLES,
+  facets: "domain",
+};
+
+const appFacets: Route = {
+  methods: { GET: "appFacets", POST: "searchAppFacets" },
+  path: "/app/facets",
+  summary: "Facets of List Apps: how the matching Apps spread over values and ranges",
+  endpoint: "listApps",
+  type: "App",
+  inputs: [APP_MATCH, facetInput("app")],
+  query: [["apps", ["filter", "search", "first"]]],
+  envelope: {},
+  filters: APP_TABLES,
+  facets: "app",
+};
+
+/** The legacy REST API (docs/api.md section 4), one entry per path, and the paths beyond it. */
 export const ROUTES: readonly Route[] = [
   retrieveApp,
   listAppReviews,
@@ -139,6 +169,8 @@ export const ROUTES: readonly Route[] = [
   listDomainAppReviews,
   listDomains,
   exportDomains,
+  domainFacets,
+  appFacets,
 ];
 
 /** Each route once per method it answers. */

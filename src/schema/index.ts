@@ -3,6 +3,7 @@ import { builder } from "./builder.ts";
 import "./snapshot.ts";
 import "./app.ts";
 import "./domain.ts";
+import "./facets.ts";
 import "./review.ts";
 import "./node.ts";
 import "./usage.ts";

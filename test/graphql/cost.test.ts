@@ -2,9 +2,10 @@ import { type GraphQLObjectType, getNamedType, isObjectType, parse } from "graph
 import { describe, expect, it } from "vitest";
 import { directiveArgs } from "../../src/auth/limits.ts";
 import { MAX_COST, operationCost } from "../../src/cost.ts";
+import { FACETS } from "../../src/query/facets.ts";
 import { legacyFields } from "../../src/rest/fields.ts";
 import { Options } from "../../src/rest/options.ts";
-import { planOf } from "../../src/rest/route.ts";
+import { planRequest } from "../../src/rest/plan.ts";
 import { OPERATIONS } from "../../src/rest/routes.ts";
 import { schema } from "../../src/schema/index.ts";
 
@@ -88,6 +89,29 @@ describe("operation cost", () => {
     },
     listDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
     searchDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
+    // Every dimension and every histogram, at a million records (no snapshot in the context).
+    ...Object.fromEntries(
+      (["domainFacets", "searchDomainFacets", "appFacets", "searchAppFacets"] as const).map((id) => {
+        const table = id.toLowerCase().includes("domain") ? "domain" : "app";
+        return [
+          id,
+          {
+            type: table === "domain" ? "Domain" : "App",
+            single: false,
+            params: {},
+            options: {
+              facets: Object.values(FACETS[table].dimensions)
+                .map((d) => d.option)
+                .join(","),
+              facet_size: 100,
+              histogram: Object.values(FACETS[table].histograms)
+                .map((h) => `${h.option}:50`)
+                .join(","),
+            },
+          },
+        ];
+      }),
+    ),
   };
 
   it.each(OPERATIONS.filter((r) => r.route.query).map((r) => [r.id, r] as const))(
@@ -99,7 +123,7 @@ describe("operation cost", () => {
         ...largest.options,
         fields: everyField(largest.type, largest.single, largest.exclude),
       });
-      const plan = planOf(route.route, largest.params, options);
+      const plan = planRequest(route.route, largest.params, options);
       const c = operationCost({ schema, document: plan.document(), variableValues: plan.variables });
       expect(c).toBeGreaterThan(10);
       expect(c).toBeLessThan(MAX_COST / 2);
@@ -109,7 +133,7 @@ describe("operation cost", () => {
   it.each(OPERATIONS.filter((r) => r.route.query).map((r) => [r.id, r] as const))(
     "%s: the root field of its operation draws with its endpoint's limiter",
     (_id, route) => {
-      const plan = planOf(
+      const plan = planRequest(
         route.route,
         { app: "shopify.x", name: "x.com" },
         Options.fromBody({ domains: ["x.com"] }),

@@ -207,6 +207,8 @@ describe.each(databaseKinds())("REST caching on %s", (kind) => {
     const v = await version();
     expect(CACHEABLE.map((r) => r.id).sort()).toEqual(
       [
+        "appFacets",
+        "domainFacets",
         "listAppReviews",
         "listApps",
         "listDomainAppReviews",

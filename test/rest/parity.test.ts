@@ -1020,6 +1020,93 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
     });
   });
 
+  describe("Facets (GET|POST /domain/facets and /app/facets, beyond the legacy paths)", () => {
+    const FACETED = `totalCount facets(by: $by, size: $size) { dimension values { value count } otherCount missingCount }
+      h0: histogram(field: $h) { buckets { from to count } missingCount outsideCount }`;
+    /** The REST answer of a GraphQL connection's facets, as src/rest/facets.ts writes it. */
+    const answer = (c: Json, names: Record<string, string>, histogram: string) => {
+      const facets = c.facets as {
+        dimension: string;
+        values: unknown;
+        otherCount: number;
+        missingCount: number;
+      }[];
+      const h0 = c.h0 as { buckets: unknown; missingCount: number; outsideCount: number };
+      return {
+        total: c.totalCount,
+        facets: Object.fromEntries(facets.map((f) => [names[f.dimension], f.values])),
+        other: {
+          ...Object.fromEntries(facets.map((f) => [names[f.dimension], f.otherCount])),
+          [histogram]: h0.outsideCount,
+        },
+        missing: {
+          ...Object.fromEntries(facets.map((f) => [names[f.dimension], f.missingCount])),
+          [histogram]: h0.missingCount,
+        },
+        histograms: { [histogram]: h0.buckets },
+      };
+    };
+    const DOMAIN_FACETS = `query($filter: DomainFilter, $search: String, $by: [DomainFacetDimension!]!, $size: Int, $h: DomainHistogramField!) {
+      domains(filter: $filter, search: $search, first: 0) { ${FACETED} } }`;
+    const APP_FACETS = `query($filter: AppFilter, $by: [AppFacetDimension!]!, $size: Int, $h: AppHistogramField!) {
+      apps(filter: $filter, first: 0) { ${FACETED} } }`;
+    const domainCase = {
+      options: {
+        "f:cc": "US,DE",
+        "f:cc:op": "or",
+        q: "shop",
+        facets: "p,cat,an",
+        facet_size: 3,
+        histogram: "er",
+      },
+      variables: {
+        filter: { countryCode: { values: ["US", "DE"], op: "OR" } },
+        search: "shop",
+        by: ["PLATFORM", "CATEGORIES", "APPS"],
+        size: 3,
+        h: "ESTIMATED_SALES",
+      },
+    };
+    const domainNames = { PLATFORM: "p", CATEGORIES: "cat", APPS: "an" };
+    const appCase = {
+      options: { "f:p": "shopify", facets: "pricing,as", histogram: "ic" },
+      variables: {
+        filter: { platform: { values: ["shopify"] } },
+        by: ["PRICING", "STATE"],
+        size: 10,
+        h: "INSTALLS",
+      },
+    };
+    const appNames = { PRICING: "pricing", STATE: "as" };
+
+    it("GET /domain/facets", async () => {
+      covered.add("domainFacets");
+      const data = await gql(DOMAIN_FACETS, domainCase.variables);
+      expect(await ok(`/domain/facets?${queryString(domainCase.options)}`)).toEqual(
+        answer(data.domains as Json, domainNames, "er"),
+      );
+    });
+    it("POST /domain/facets", async () => {
+      covered.add("searchDomainFacets");
+      const data = await gql(DOMAIN_FACETS, domainCase.variables);
+      expect(await post("/domain/facets", domainCase.options)).toEqual(
+        answer(data.domains as Json, domainNames, "er"),
+      );
+    });
+    it("GET /app/facets", async () => {
+      covered.add("appFacets");
+      const data = await gql(APP_FACETS, appCase.variables);
+      expect(await ok(`/app/facets?${queryString(appCase.options)}`)).toEqual(
+        answer(data.apps as Json, appNames, "ic"),
+      );
+    });
+    it("POST /app/facets", async () => {
+      covered.add("searchAppFacets");
+      const data = await gql(APP_FACETS, appCase.variables);
+      expect(await post("/app/facets", appCase.options)).toEqual(answer(data.apps as Json, appNames, "ic"));
+    });
+  });
+
   it("covers every route of the route table", () => {
     expect([...covered].sort()).toEqual(OPERATIONS.map((r) => r.id).sort());
   });
