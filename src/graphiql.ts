@@ -28,6 +28,17 @@ query StoresWithFeaturesAndApps {
   }
 }
 
+# How a segment spreads: counts of its filter (not only of the page), exact, over the same snapshot.
+query HowShopifyStoresInTheUSSpread {
+  domains(filter: { countryCode: { values: ["US"] }, platform: { values: ["shopify"] } }, first: 0) {
+    totalCount
+    facets(by: [PLAN, CATEGORIES, APPS, TECHNOLOGIES], size: 5) {
+      dimension values { value count } otherCount missingCount
+    }
+    sales: histogram(field: ESTIMATED_SALES, buckets: 6) { scale buckets { from to count } missingCount }
+  }
+}
+
 # Set {"name": "..."} in Variables below, e.g. a name from the first operation.
 query OneStore($name: String!) {
   domain(name: $name, followRedirects: true) {

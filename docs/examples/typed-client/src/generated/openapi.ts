@@ -172,6 +172,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/domain/facets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Facets of List Domains: how the matching Domains spread over values and ranges
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
+         */
+        get: operations["domainFacets"];
+        put?: never;
+        /**
+         * Facets of List Domains: how the matching Domains spread over values and ranges (options as a JSON body)
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
+         */
+        post: operations["searchDomainFacets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/facets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Facets of List Apps: how the matching Apps spread over values and ranges
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Apps, `listApps`).
+         */
+        get: operations["appFacets"];
+        put?: never;
+        /**
+         * Facets of List Apps: how the matching Apps spread over values and ranges (options as a JSON body)
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Apps, `listApps`).
+         */
+        post: operations["searchAppFacets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/usage": {
         parameters: {
             query?: never;
@@ -2619,6 +2667,1095 @@ export interface operations {
                 content: {
                     "application/x-ndjson": components["schemas"]["Domain"];
                     "text/csv": string;
+                };
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    domainFacets: {
+        parameters: {
+            query?: {
+                /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
+                aq?: string;
+                /** @description Words that must all occur in the name, title, description or merchant name. */
+                q?: string;
+                /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
+                "f:an"?: string;
+                /** @description How the values of f:an combine: and (default), or, not. */
+                "f:an:op"?: string;
+                /** @description Administrative area (state or province); needs countryCode: comma-separated values (\, for a literal comma). */
+                "f:administrative_area_level_1"?: string;
+                /** @description How the values of f:administrative_area_level_1 combine: and (default), or, not. */
+                "f:administrative_area_level_1:op"?: string;
+                /** @description Category: comma-separated values (\, for a literal comma). */
+                "f:cat"?: string;
+                /** @description How the values of f:cat combine: and (default), or, not. */
+                "f:cat:op"?: string;
+                /** @description Country code: comma-separated values (\, for a literal comma). */
+                "f:cc"?: string;
+                /** @description How the values of f:cc combine: and (default), or, not. */
+                "f:cc:op"?: string;
+                /** @description City; needs countryCode and administrativeAreaLevel1: comma-separated values (\, for a literal comma). */
+                "f:city"?: string;
+                /** @description How the values of f:city combine: and (default), or, not. */
+                "f:city:op"?: string;
+                /** @description Month of creation, YYYY-MM: comma-separated values (\, for a literal comma). */
+                "f:cratyyyymm"?: string;
+                /** @description How the values of f:cratyyyymm combine: and (default), or, not. */
+                "f:cratyyyymm:op"?: string;
+                /** @description Week of creation, YYYY-MM-DD; weeks start on Fridays, other days map to the Friday before: comma-separated values (\, for a literal comma). */
+                "f:cratyyyymmdd"?: string;
+                /** @description How the values of f:cratyyyymmdd combine: and (default), or, not. */
+                "f:cratyyyymmdd:op"?: string;
+                /** @description Currency code: comma-separated values (\, for a literal comma). */
+                "f:curr"?: string;
+                /** @description How the values of f:curr combine: and (default), or, not. */
+                "f:curr:op"?: string;
+                /** @description State: Active, Inactive or Password Protected: comma-separated values (\, for a literal comma). */
+                "f:ds"?: string;
+                /** @description How the values of f:ds combine: and (default), or, not. */
+                "f:ds:op"?: string;
+                /** @description Feature: comma-separated values (\, for a literal comma). */
+                "f:features"?: string;
+                /** @description How the values of f:features combine: and (default), or, not. */
+                "f:features:op"?: string;
+                /** @description Region: comma-separated values (\, for a literal comma). */
+                "f:reg"?: string;
+                /** @description How the values of f:reg combine: and (default), or, not. */
+                "f:reg:op"?: string;
+                /** @description Subregion: comma-separated values (\, for a literal comma). */
+                "f:sreg"?: string;
+                /** @description How the values of f:sreg combine: and (default), or, not. */
+                "f:sreg:op"?: string;
+                /** @description Language code: comma-separated values (\, for a literal comma). */
+                "f:lang"?: string;
+                /** @description How the values of f:lang combine: and (default), or, not. */
+                "f:lang:op"?: string;
+                /** @description Platform: comma-separated values (\, for a literal comma). */
+                "f:p"?: string;
+                /** @description How the values of f:p combine: and (default), or, not. */
+                "f:p:op"?: string;
+                /** @description Platform plan: comma-separated values (\, for a literal comma). */
+                "f:plan"?: string;
+                /** @description How the values of f:plan combine: and (default), or, not. */
+                "f:plan:op"?: string;
+                /** @description Technology name: comma-separated values (\, for a literal comma). */
+                "f:tech"?: string;
+                /** @description How the values of f:tech combine: and (default), or, not. */
+                "f:tech:op"?: string;
+                /** @description Theme name: comma-separated values (\, for a literal comma). */
+                "f:tn"?: string;
+                /** @description How the values of f:tn combine: and (default), or, not. */
+                "f:tn:op"?: string;
+                /** @description Tag: comma-separated values (\, for a literal comma). */
+                "f:tags"?: string;
+                /** @description How the values of f:tags combine: and (default), or, not. */
+                "f:tags:op"?: string;
+                /** @description Contact info type present: comma-separated values (\, for a literal comma). */
+                "f:it"?: string;
+                /** @description How the values of f:it combine: and (default), or, not. */
+                "f:it:op"?: string;
+                /** @description Ships-to country: comma-separated values (\, for a literal comma). */
+                "f:stc"?: string;
+                /** @description How the values of f:stc combine: and (default), or, not. */
+                "f:stc:op"?: string;
+                /** @description Sales channel: comma-separated values (\, for a literal comma). */
+                "f:sc"?: string;
+                /** @description How the values of f:sc combine: and (default), or, not. */
+                "f:sc:op"?: string;
+                /** @description Average product price, minor unit of the store currency: at least (inclusive). */
+                "f:avgppmin"?: string;
+                /** @description Average product price, minor unit of the store currency: at most (inclusive). */
+                "f:avgppmax"?: string;
+                /** @description Employee count: at least (inclusive). */
+                "f:empcmin"?: string;
+                /** @description Employee count: at most (inclusive). */
+                "f:empcmax"?: string;
+                /** @description Estimated monthly sales, cents of USD: at least (inclusive). */
+                "f:ermin"?: string;
+                /** @description Estimated monthly sales, cents of USD: at most (inclusive). */
+                "f:ermax"?: string;
+                /** @description Product count: at least (inclusive). */
+                "f:pcmin"?: string;
+                /** @description Product count: at most (inclusive). */
+                "f:pcmax"?: string;
+                /** @description World-wide rank: at least (inclusive). */
+                "f:rankmin"?: string;
+                /** @description World-wide rank: at most (inclusive). */
+                "f:rankmax"?: string;
+                /** @description Monthly app spend, cents of USD: at least (inclusive). */
+                "f:masmin"?: string;
+                /** @description Monthly app spend, cents of USD: at most (inclusive). */
+                "f:masmax"?: string;
+                /** @description Estimated monthly visits: at least (inclusive). */
+                "f:evmin"?: string;
+                /** @description Estimated monthly visits: at most (inclusive). */
+                "f:evmax"?: string;
+                /** @description Created on/after min and on/before max: at least (inclusive). */
+                "f:cratmin"?: string;
+                /** @description Created on/after min and on/before max: at most (inclusive). */
+                "f:cratmax"?: string;
+                /** @description Last plan change: at least (inclusive). */
+                "f:last_plan_change_at:min"?: string;
+                /** @description Last plan change: at most (inclusive). */
+                "f:last_plan_change_at:max"?: string;
+                /** @description Last platform change: at least (inclusive). */
+                "f:last_platform_change_at:min"?: string;
+                /** @description Last platform change: at most (inclusive). */
+                "f:last_platform_change_at:max"?: string;
+                /** @description The app of f:app_installed_at:min / :max (exactly one). */
+                "f:app_installed_at"?: string;
+                /** @description From this time (inclusive); blank for open. */
+                "f:app_installed_at:min"?: string;
+                /** @description Until this time (inclusive); blank for open. */
+                "f:app_installed_at:max"?: string;
+                /** @description The app of f:app_uninstalled_at:min / :max (exactly one). */
+                "f:app_uninstalled_at"?: string;
+                /** @description From this time (inclusive); blank for open. */
+                "f:app_uninstalled_at:min"?: string;
+                /** @description Until this time (inclusive); blank for open. */
+                "f:app_uninstalled_at:max"?: string;
+                /** @description The technology of f:tech_installed_at:min / :max (exactly one). */
+                "f:tech_installed_at"?: string;
+                /** @description From this time (inclusive); blank for open. */
+                "f:tech_installed_at:min"?: string;
+                /** @description Until this time (inclusive); blank for open. */
+                "f:tech_installed_at:max"?: string;
+                /** @description Comma-separated dimensions to count the matching records by (at most 20), each named as its filter: cc, reg, sreg, administrative_area_level_1, city, curr, lang, p, plan, ds, tn, cratyyyymm, cat, features, tags, sc, stc, it, tech, an. Without facets and histogram: cc,p,plan,cat,tech. */
+                facets?: string;
+                /** @description How many values of each dimension, the commonest first: 1 to 100 (default 10). */
+                facet_size?: number;
+                /** @description Comma-separated numbers to spread the records over: er, ev, rank, pc, empc, mas, avgpp; each alone (10 buckets, bounds chosen), with :n for n buckets (1 to 50), or with :b1|b2|… for the bounds themselves. */
+                histogram?: string;
+            };
+            header?: {
+                /** @description ETags of responses already held (comma-separated), or *. When one matches the current ETag (weak comparison), the answer is 304 without a body and nothing is read; * gets 304 whenever the answer would be 200 (that is read). Either way the request draws on the rate limit. */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matching records. */
+                        total: number;
+                        /** @description Per dimension asked for: its commonest values, by count (ties by value). */
+                        facets: {
+                            [key: string]: {
+                                value: string;
+                                count: number;
+                            }[];
+                        };
+                        /** @description Per dimension: records with a value, none of whose values is listed. Per histogram: records outside the bounds given. */
+                        other: {
+                            [key: string]: number;
+                        };
+                        /** @description Per dimension and histogram: records without a value. */
+                        missing: {
+                            [key: string]: number;
+                        };
+                        /** @description Per histogram asked for: its buckets in order, from ≤ value < to. */
+                        histograms: {
+                            [key: string]: {
+                                from: number;
+                                to: number;
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag (the same snapshot is served), or is * and the answer would be 200. No body. The request drew on the rate limit; with a listed ETag it read nothing. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    searchDomainFacets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
+                    aq?: {
+                        field: string;
+                        value: string | number;
+                        /** @enum {unknown} */
+                        operator?: "and" | "or" | "nand" | "nor";
+                    }[];
+                    /** @description Words that must all occur in the name, title, description or merchant name. */
+                    q?: string;
+                    /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
+                    "f:an"?: string;
+                    /** @description How the values of f:an combine: and (default), or, not. */
+                    "f:an:op"?: string;
+                    /** @description Administrative area (state or province); needs countryCode: comma-separated values (\, for a literal comma). */
+                    "f:administrative_area_level_1"?: string;
+                    /** @description How the values of f:administrative_area_level_1 combine: and (default), or, not. */
+                    "f:administrative_area_level_1:op"?: string;
+                    /** @description Category: comma-separated values (\, for a literal comma). */
+                    "f:cat"?: string;
+                    /** @description How the values of f:cat combine: and (default), or, not. */
+                    "f:cat:op"?: string;
+                    /** @description Country code: comma-separated values (\, for a literal comma). */
+                    "f:cc"?: string;
+                    /** @description How the values of f:cc combine: and (default), or, not. */
+                    "f:cc:op"?: string;
+                    /** @description City; needs countryCode and administrativeAreaLevel1: comma-separated values (\, for a literal comma). */
+                    "f:city"?: string;
+                    /** @description How the values of f:city combine: and (default), or, not. */
+                    "f:city:op"?: string;
+                    /** @description Month of creation, YYYY-MM: comma-separated values (\, for a literal comma). */
+                    "f:cratyyyymm"?: string;
+                    /** @description How the values of f:cratyyyymm combine: and (default), or, not. */
+                    "f:cratyyyymm:op"?: string;
+                    /** @description Week of creation, YYYY-MM-DD; weeks start on Fridays, other days map to the Friday before: comma-separated values (\, for a literal comma). */
+                    "f:cratyyyymmdd"?: string;
+                    /** @description How the values of f:cratyyyymmdd combine: and (default), or, not. */
+                    "f:cratyyyymmdd:op"?: string;
+                    /** @description Currency code: comma-separated values (\, for a literal comma). */
+                    "f:curr"?: string;
+                    /** @description How the values of f:curr combine: and (default), or, not. */
+                    "f:curr:op"?: string;
+                    /** @description State: Active, Inactive or Password Protected: comma-separated values (\, for a literal comma). */
+                    "f:ds"?: string;
+                    /** @description How the values of f:ds combine: and (default), or, not. */
+                    "f:ds:op"?: string;
+                    /** @description Feature: comma-separated values (\, for a literal comma). */
+                    "f:features"?: string;
+                    /** @description How the values of f:features combine: and (default), or, not. */
+                    "f:features:op"?: string;
+                    /** @description Region: comma-separated values (\, for a literal comma). */
+                    "f:reg"?: string;
+                    /** @description How the values of f:reg combine: and (default), or, not. */
+                    "f:reg:op"?: string;
+                    /** @description Subregion: comma-separated values (\, for a literal comma). */
+                    "f:sreg"?: string;
+                    /** @description How the values of f:sreg combine: and (default), or, not. */
+                    "f:sreg:op"?: string;
+                    /** @description Language code: comma-separated values (\, for a literal comma). */
+                    "f:lang"?: string;
+                    /** @description How the values of f:lang combine: and (default), or, not. */
+                    "f:lang:op"?: string;
+                    /** @description Platform: comma-separated values (\, for a literal comma). */
+                    "f:p"?: string;
+                    /** @description How the values of f:p combine: and (default), or, not. */
+                    "f:p:op"?: string;
+                    /** @description Platform plan: comma-separated values (\, for a literal comma). */
+                    "f:plan"?: string;
+                    /** @description How the values of f:plan combine: and (default), or, not. */
+                    "f:plan:op"?: string;
+                    /** @description Technology name: comma-separated values (\, for a literal comma). */
+                    "f:tech"?: string;
+                    /** @description How the values of f:tech combine: and (default), or, not. */
+                    "f:tech:op"?: string;
+                    /** @description Theme name: comma-separated values (\, for a literal comma). */
+                    "f:tn"?: string;
+                    /** @description How the values of f:tn combine: and (default), or, not. */
+                    "f:tn:op"?: string;
+                    /** @description Tag: comma-separated values (\, for a literal comma). */
+                    "f:tags"?: string;
+                    /** @description How the values of f:tags combine: and (default), or, not. */
+                    "f:tags:op"?: string;
+                    /** @description Contact info type present: comma-separated values (\, for a literal comma). */
+                    "f:it"?: string;
+                    /** @description How the values of f:it combine: and (default), or, not. */
+                    "f:it:op"?: string;
+                    /** @description Ships-to country: comma-separated values (\, for a literal comma). */
+                    "f:stc"?: string;
+                    /** @description How the values of f:stc combine: and (default), or, not. */
+                    "f:stc:op"?: string;
+                    /** @description Sales channel: comma-separated values (\, for a literal comma). */
+                    "f:sc"?: string;
+                    /** @description How the values of f:sc combine: and (default), or, not. */
+                    "f:sc:op"?: string;
+                    /** @description Average product price, minor unit of the store currency: at least (inclusive). */
+                    "f:avgppmin"?: string;
+                    /** @description Average product price, minor unit of the store currency: at most (inclusive). */
+                    "f:avgppmax"?: string;
+                    /** @description Employee count: at least (inclusive). */
+                    "f:empcmin"?: string;
+                    /** @description Employee count: at most (inclusive). */
+                    "f:empcmax"?: string;
+                    /** @description Estimated monthly sales, cents of USD: at least (inclusive). */
+                    "f:ermin"?: string;
+                    /** @description Estimated monthly sales, cents of USD: at most (inclusive). */
+                    "f:ermax"?: string;
+                    /** @description Product count: at least (inclusive). */
+                    "f:pcmin"?: string;
+                    /** @description Product count: at most (inclusive). */
+                    "f:pcmax"?: string;
+                    /** @description World-wide rank: at least (inclusive). */
+                    "f:rankmin"?: string;
+                    /** @description World-wide rank: at most (inclusive). */
+                    "f:rankmax"?: string;
+                    /** @description Monthly app spend, cents of USD: at least (inclusive). */
+                    "f:masmin"?: string;
+                    /** @description Monthly app spend, cents of USD: at most (inclusive). */
+                    "f:masmax"?: string;
+                    /** @description Estimated monthly visits: at least (inclusive). */
+                    "f:evmin"?: string;
+                    /** @description Estimated monthly visits: at most (inclusive). */
+                    "f:evmax"?: string;
+                    /** @description Created on/after min and on/before max: at least (inclusive). */
+                    "f:cratmin"?: string;
+                    /** @description Created on/after min and on/before max: at most (inclusive). */
+                    "f:cratmax"?: string;
+                    /** @description Last plan change: at least (inclusive). */
+                    "f:last_plan_change_at:min"?: string;
+                    /** @description Last plan change: at most (inclusive). */
+                    "f:last_plan_change_at:max"?: string;
+                    /** @description Last platform change: at least (inclusive). */
+                    "f:last_platform_change_at:min"?: string;
+                    /** @description Last platform change: at most (inclusive). */
+                    "f:last_platform_change_at:max"?: string;
+                    /** @description The app of f:app_installed_at:min / :max (exactly one). */
+                    "f:app_installed_at"?: string;
+                    /** @description From this time (inclusive); blank for open. */
+                    "f:app_installed_at:min"?: string;
+                    /** @description Until this time (inclusive); blank for open. */
+                    "f:app_installed_at:max"?: string;
+                    /** @description The app of f:app_uninstalled_at:min / :max (exactly one). */
+                    "f:app_uninstalled_at"?: string;
+                    /** @description From this time (inclusive); blank for open. */
+                    "f:app_uninstalled_at:min"?: string;
+                    /** @description Until this time (inclusive); blank for open. */
+                    "f:app_uninstalled_at:max"?: string;
+                    /** @description The technology of f:tech_installed_at:min / :max (exactly one). */
+                    "f:tech_installed_at"?: string;
+                    /** @description From this time (inclusive); blank for open. */
+                    "f:tech_installed_at:min"?: string;
+                    /** @description Until this time (inclusive); blank for open. */
+                    "f:tech_installed_at:max"?: string;
+                    /** @description Comma-separated dimensions to count the matching records by (at most 20), each named as its filter: cc, reg, sreg, administrative_area_level_1, city, curr, lang, p, plan, ds, tn, cratyyyymm, cat, features, tags, sc, stc, it, tech, an. Without facets and histogram: cc,p,plan,cat,tech. */
+                    facets?: string;
+                    /** @description How many values of each dimension, the commonest first: 1 to 100 (default 10). */
+                    facet_size?: number;
+                    /** @description Comma-separated numbers to spread the records over: er, ev, rank, pc, empc, mas, avgpp; each alone (10 buckets, bounds chosen), with :n for n buckets (1 to 50), or with :b1|b2|… for the bounds themselves. */
+                    histogram?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matching records. */
+                        total: number;
+                        /** @description Per dimension asked for: its commonest values, by count (ties by value). */
+                        facets: {
+                            [key: string]: {
+                                value: string;
+                                count: number;
+                            }[];
+                        };
+                        /** @description Per dimension: records with a value, none of whose values is listed. Per histogram: records outside the bounds given. */
+                        other: {
+                            [key: string]: number;
+                        };
+                        /** @description Per dimension and histogram: records without a value. */
+                        missing: {
+                            [key: string]: number;
+                        };
+                        /** @description Per histogram asked for: its buckets in order, from ≤ value < to. */
+                        histograms: {
+                            [key: string]: {
+                                from: number;
+                                to: number;
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    appFacets: {
+        parameters: {
+            query?: {
+                /** @description Words that must all occur in the name or description. */
+                q?: string;
+                /** @description App store category: comma-separated values (\, for a literal comma). */
+                "f:categories"?: string;
+                /** @description How the values of f:categories combine: and (default), or, not. */
+                "f:categories:op"?: string;
+                /** @description Platform: comma-separated values (\, for a literal comma). */
+                "f:p"?: string;
+                /** @description How the values of f:p combine: and (default), or, not. */
+                "f:p:op"?: string;
+                /** @description Vendor name: comma-separated values (\, for a literal comma). */
+                "f:vendor"?: string;
+                /** @description How the values of f:vendor combine: and (default), or, not. */
+                "f:vendor:op"?: string;
+                /** @description Vendor country code: comma-separated values (\, for a literal comma). */
+                "f:vcc"?: string;
+                /** @description How the values of f:vcc combine: and (default), or, not. */
+                "f:vcc:op"?: string;
+                /** @description App state: Active or Inactive: comma-separated values (\, for a literal comma). */
+                "f:as"?: string;
+                /** @description How the values of f:as combine: and (default), or, not. */
+                "f:as:op"?: string;
+                /** @description Install count: at least (inclusive). */
+                "f:icmin"?: string;
+                /** @description Install count: at most (inclusive). */
+                "f:icmax"?: string;
+                /** @description Review count: at least (inclusive). */
+                "f:rcmin"?: string;
+                /** @description Review count: at most (inclusive). */
+                "f:rcmax"?: string;
+                /** @description Comma-separated dimensions to count the matching records by (at most 20), each named as its filter: p, categories, as, vcc, pricing. Without facets and histogram: p,categories,as,pricing. */
+                facets?: string;
+                /** @description How many values of each dimension, the commonest first: 1 to 100 (default 10). */
+                facet_size?: number;
+                /** @description Comma-separated numbers to spread the records over: ic, rc; each alone (10 buckets, bounds chosen), with :n for n buckets (1 to 50), or with :b1|b2|… for the bounds themselves. */
+                histogram?: string;
+            };
+            header?: {
+                /** @description ETags of responses already held (comma-separated), or *. When one matches the current ETag (weak comparison), the answer is 304 without a body and nothing is read; * gets 304 whenever the answer would be 200 (that is read). Either way the request draws on the rate limit. */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matching records. */
+                        total: number;
+                        /** @description Per dimension asked for: its commonest values, by count (ties by value). */
+                        facets: {
+                            [key: string]: {
+                                value: string;
+                                count: number;
+                            }[];
+                        };
+                        /** @description Per dimension: records with a value, none of whose values is listed. Per histogram: records outside the bounds given. */
+                        other: {
+                            [key: string]: number;
+                        };
+                        /** @description Per dimension and histogram: records without a value. */
+                        missing: {
+                            [key: string]: number;
+                        };
+                        /** @description Per histogram asked for: its buckets in order, from ≤ value < to. */
+                        histograms: {
+                            [key: string]: {
+                                from: number;
+                                to: number;
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag (the same snapshot is served), or is * and the answer would be 200. No body. The request drew on the rate limit; with a listed ETag it read nothing. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    searchAppFacets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Words that must all occur in the name or description. */
+                    q?: string;
+                    /** @description App store category: comma-separated values (\, for a literal comma). */
+                    "f:categories"?: string;
+                    /** @description How the values of f:categories combine: and (default), or, not. */
+                    "f:categories:op"?: string;
+                    /** @description Platform: comma-separated values (\, for a literal comma). */
+                    "f:p"?: string;
+                    /** @description How the values of f:p combine: and (default), or, not. */
+                    "f:p:op"?: string;
+                    /** @description Vendor name: comma-separated values (\, for a literal comma). */
+                    "f:vendor"?: string;
+                    /** @description How the values of f:vendor combine: and (default), or, not. */
+                    "f:vendor:op"?: string;
+                    /** @description Vendor country code: comma-separated values (\, for a literal comma). */
+                    "f:vcc"?: string;
+                    /** @description How the values of f:vcc combine: and (default), or, not. */
+                    "f:vcc:op"?: string;
+                    /** @description App state: Active or Inactive: comma-separated values (\, for a literal comma). */
+                    "f:as"?: string;
+                    /** @description How the values of f:as combine: and (default), or, not. */
+                    "f:as:op"?: string;
+                    /** @description Install count: at least (inclusive). */
+                    "f:icmin"?: string;
+                    /** @description Install count: at most (inclusive). */
+                    "f:icmax"?: string;
+                    /** @description Review count: at least (inclusive). */
+                    "f:rcmin"?: string;
+                    /** @description Review count: at most (inclusive). */
+                    "f:rcmax"?: string;
+                    /** @description Comma-separated dimensions to count the matching records by (at most 20), each named as its filter: p, categories, as, vcc, pricing. Without facets and histogram: p,categories,as,pricing. */
+                    facets?: string;
+                    /** @description How many values of each dimension, the commonest first: 1 to 100 (default 10). */
+                    facet_size?: number;
+                    /** @description Comma-separated numbers to spread the records over: ic, rc; each alone (10 buckets, bounds chosen), with :n for n buckets (1 to 50), or with :b1|b2|… for the bounds themselves. */
+                    histogram?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Matching records. */
+                        total: number;
+                        /** @description Per dimension asked for: its commonest values, by count (ties by value). */
+                        facets: {
+                            [key: string]: {
+                                value: string;
+                                count: number;
+                            }[];
+                        };
+                        /** @description Per dimension: records with a value, none of whose values is listed. Per histogram: records outside the bounds given. */
+                        other: {
+                            [key: string]: number;
+                        };
+                        /** @description Per dimension and histogram: records without a value. */
+                        missing: {
+                            [key: string]: number;
+                        };
+                        /** @description Per histogram asked for: its buckets in order, from ≤ value < to. */
+                        histograms: {
+                            [key: string]: {
+                                from: number;
+                                to: number;
+                                count: number;
+                            }[];
+                        };
+                    };
                 };
             };
             /** @description Invalid or unknown option; the message names it and says what is allowed. */
