@@ -36,6 +36,11 @@ export const TARGETS = {
   peerRatio: 1.5,
   /** p50 from the smallest to the largest size. */
   scale: 2,
+  /** Facets of five dimensions (issue 36), ms: of every Domain; afresh ≤ the larger of 2× the page and the floor; cached. */
+  facetsUnfiltered: 5,
+  facetsVsPage: 2,
+  facetsFloor: 100,
+  facetsCached: 2,
 };
 
 /** The connections of the sort × filter matrix (a few: it times the page query, not a queue). */
@@ -70,6 +75,21 @@ export interface RunInfo {
   machine: string;
 }
 
+/** Facets of five dimensions of one filter (src/bench/facets.ts): p50 ms, one request at a time. */
+export interface FacetRow {
+  /** "none" for every Domain, else a filter of the sort × filter matrix. */
+  filter: string;
+  /** Counted afresh. */
+  facets: number;
+  /** The same request again (from the cache). */
+  cached: number;
+  /** The filter's first page of 50, fields=name,rank. */
+  page: number;
+  /** The same counts by the database alone (a GROUP BY per dimension, written by hand). */
+  alone: number;
+  errors: number;
+}
+
 export interface Export {
   domains: number;
   seconds: number;
@@ -95,6 +115,8 @@ export interface DbResult {
   databaseAlone?: { all: number; few: number };
   /** p50 ms of List Domains per filter and sort (page of 50, fields=name,rank). */
   matrix?: { filter: string; sort: string; p50: number; errors: number }[];
+  /** Facets of five dimensions, unfiltered and per filter of the matrix. */
+  facets?: FacetRow[];
   peakRssMb: number;
   /** The peak RSS of a server answering only 32 concurrent pages of 1000 Domains. */
   largePagesRssMb?: number;
@@ -127,6 +149,7 @@ export function benchCommand(o: {
   connections: number;
   noBaseline: boolean;
   noPeer: boolean;
+  only?: string;
 }): string {
   const flags = [
     `--domains ${o.domains.join(",")}`,
@@ -135,6 +158,7 @@ export function benchCommand(o: {
     `--connections ${o.connections}`,
     ...(o.noBaseline ? ["--no-baseline"] : []),
     ...(o.noPeer ? ["--no-peer"] : []),
+    ...(o.only ? [`--only ${o.only}`] : []),
   ];
   return `npm run bench -- ${flags.join(" ")}`;
 }
@@ -538,6 +562,33 @@ function matrixSection(r: DbResult): string[] {
   ];
 }
 
+/** The bound a filter's facets afresh are held to: 2× its first page, or the floor if larger. */
+export const facetBound = (f: FacetRow) =>
+  f.filter === "none"
+    ? TARGETS.facetsUnfiltered
+    : Math.max(TARGETS.facetsVsPage * f.page, TARGETS.facetsFloor);
+
+/** Facets of five dimensions: p50 ms afresh, cached, the page and the database alone. */
+function facetsSection(r: DbResult): string[] {
+  if (!r.facets?.length) return [];
+  const ms = (n: number) => (n < 10 ? n.toFixed(1) : Math.round(n).toString());
+  const slow = r.facets.filter((f) => f.facets > facetBound(f));
+  const slowCached = r.facets.filter((f) => f.cached > TARGETS.facetsCached);
+  return [
+    "",
+    "Facets of five dimensions (GET /domain/facets?facets=cc,p,plan,cat,tech, one request at a time): p50 ms counted afresh, the same request again (cached), the filter's first page (fields=name,rank), and the same counts by the database alone (one GROUP BY per dimension, written by hand), with afresh ÷ alone.",
+    "",
+    "| filter | facets | bound | cached | page | database alone | ÷ alone |",
+    "|---|---|---|---|---|---|---|",
+    ...r.facets.map(
+      (f) =>
+        `| ${f.filter} | ${ms(f.facets)} | ${ms(facetBound(f))} | ${ms(f.cached)} | ${ms(f.page)} | ${ms(f.alone)} | ${(f.facets / Math.max(f.alone, 0.001)).toFixed(2)}×${f.errors ? ` (${f.errors} failed)` : ""} |`,
+    ),
+    "",
+    `Targets: ${verdict(!slow.length, `unfiltered ≤ ${TARGETS.facetsUnfiltered} ms, each filter ≤ the larger of ${TARGETS.facetsVsPage}× its page and ${TARGETS.facetsFloor} ms (${slow.length ? slow.map((f) => `${f.filter}: ${ms(f.facets)} ms`).join(", ") : "all"})`)}; ${verdict(!slowCached.length, `cached ≤ ${TARGETS.facetsCached} ms (${slowCached.length ? slowCached.map((f) => `${f.filter}: ${ms(f.cached)} ms`).join(", ") : "all"})`)}`,
+  ];
+}
+
 function section(r: DbResult, source: ReportSource): string[] {
   const { lines, notes } = sectionLines(r);
   const out = [
@@ -548,6 +599,7 @@ function section(r: DbResult, source: ReportSource): string[] {
     ...TABLE_HEAD,
     ...lines.map((l) => `| ${cells(l).join(" | ")} |`),
     ...matrixSection(r),
+    ...facetsSection(r),
   ];
   const all = [...notes, ...r.notes, ...(r.peer?.notes.map((n) => `PostGraphile: ${n}`) ?? [])];
   if (all.length) out.push("", ...all.map((n) => `- note: ${n}`));
@@ -619,6 +671,9 @@ export function failuresOf(results: DbResult[]): string[] {
       ...(r.matrix ?? [])
         .filter((m) => m.errors > 0)
         .map((m) => `${at}: ${m.errors} failed requests in the matrix's ${m.filter} by ${m.sort}`),
+      ...(r.facets ?? [])
+        .filter((f) => f.errors > 0)
+        .map((f) => `${at}: ${f.errors} failed requests in the facets of ${f.filter}`),
     ];
   });
 }

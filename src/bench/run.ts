@@ -12,6 +12,7 @@ import { Snapshots } from "../db/snapshots.ts";
 import { Options } from "../rest/options.ts";
 import { planOf } from "../rest/route.ts";
 import { ROUTES } from "../rest/routes.ts";
+import { facetBench } from "./facets.ts";
 import { runMeasured } from "./measure.ts";
 import { benchPeer, cpuMs } from "./peer.ts";
 import {
@@ -49,6 +50,8 @@ const { values } = parseArgs({
     "no-baseline": { type: "boolean", default: false },
     /** --no-peer: without PostGraphile 5 (src/bench/peer.ts), which runs on PostgreSQL only. */
     "no-peer": { type: "boolean", default: false },
+    /** --only facets: only the facets (src/bench/facets.ts), on the same datasets and servers. */
+    only: { type: "string" },
     /** --report-only: rewrite the report from the kept results (bench/out/results-*.json), measuring nothing. */
     "report-only": { type: "boolean", default: false },
     "pg-url": {
@@ -58,6 +61,8 @@ const { values } = parseArgs({
   },
 });
 const sizes = parseDomainList(values.domains);
+if (values.only !== undefined && values.only !== "facets")
+  throw new Error(`--only takes facets; got "${values.only}"`);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 if (!Number.isFinite(duration) || duration <= 0) throw new Error("--duration must be a number of seconds");
@@ -503,6 +508,23 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
   const rows: Row[] = [];
   try {
     const d = await discover(base, key);
+    if (values.only === "facets") {
+      const facets = await facetBench(base, key, d.matrixFilters, env);
+      return {
+        kind,
+        domains: size.domains,
+        apps: size.apps,
+        date: new Date().toISOString().slice(0, 10),
+        run,
+        seconds: duration,
+        connections,
+        rows: [],
+        export: null,
+        facets,
+        peakRssMb: server.peakRssMb(),
+        notes: ["--only facets: the other scenarios were not run"],
+      };
+    }
     let i = 0;
     const nextName = () => d.names[i++ % d.names.length];
     const retrieve = ROUTES.find((r) => r.methods.GET === "retrieveDomain");
@@ -564,6 +586,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
       rows.push(row);
     }
     const matrix = await sortMatrix(base, key, d.matrixFilters);
+    const facets = await facetBench(base, key, d.matrixFilters, env);
     const peakRssMb = server.peakRssMb();
     // After the peak RSS is read: this load is on GraphQL, and not storegraph's own scenarios.
     const peer =
@@ -628,6 +651,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
         exportFew,
         databaseAlone: alone,
         matrix,
+        facets,
         peakRssMb: Math.max(peakRssMb, fresh.peakRssMb()),
         largePagesRssMb,
         notes,
@@ -713,6 +737,7 @@ if (values["report-only"]) {
       connections,
       noBaseline: values["no-baseline"],
       noPeer: values["no-peer"],
+      only: values.only,
     }),
     machine: machine(),
   };

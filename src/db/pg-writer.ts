@@ -3,7 +3,7 @@ import type { Writable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { childRowsStatements } from "./domain-children.ts";
-import { facetSummaryStatements } from "./facet-sql.ts";
+import { facetStatements } from "./facet-sql.ts";
 import { applyPgMigrations } from "./migrate.ts";
 import type { SnapshotWriter } from "./store.ts";
 import type { Row, Table, Value } from "./tables.ts";
@@ -73,8 +73,8 @@ export class PgSnapshotWriter implements SnapshotWriter {
       // Each Domain's child rows, kept for the reads (src/db/domain-children.ts).
       for (const statement of childRowsStatements("postgresql", (name) => `"${this.schema}"."${name}"`))
         await client.query(statement);
-      // The unfiltered counts of every facet dimension (src/db/facet-sql.ts).
-      for (const statement of facetSummaryStatements("postgresql", (name) => `"${this.schema}"."${name}"`))
+      // The facet tables: narrow Domain values and the unfiltered counts (src/db/facet-sql.ts).
+      for (const statement of facetStatements("postgresql", (name) => `"${this.schema}"."${name}"`))
         await client.query(statement);
       // A COPY leaves every page "not all-visible", so index-only scans (a page of primary keys
       // sorted by rank) still visit the heap for each row until a VACUUM sets the visibility map.

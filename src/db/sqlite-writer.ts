@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
 import { childRowsStatements } from "./domain-children.ts";
-import { facetSummaryStatements } from "./facet-sql.ts";
+import { facetStatements } from "./facet-sql.ts";
 import { applySqliteMigrations } from "./migrate.ts";
 import type { SnapshotWriter } from "./store.ts";
 import type { Row, Table } from "./tables.ts";
@@ -90,9 +90,8 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
     // Each Domain's child rows, kept for the reads (src/db/domain-children.ts).
     this.db.transaction(() => {
       for (const statement of childRowsStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
-      // The unfiltered counts of every facet dimension (src/db/facet-sql.ts).
-      for (const statement of facetSummaryStatements("sqlite", (name) => `"${name}"`))
-        this.db.exec(statement);
+      // The facet tables: narrow Domain values and the unfiltered counts (src/db/facet-sql.ts).
+      for (const statement of facetStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
     })();
     this.db.exec("ANALYZE");
     // Readers open the file read-only; a rollback journal (not WAL) keeps it a single file.

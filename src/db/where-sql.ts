@@ -315,14 +315,30 @@ export function statementOver(
   return s.finish(build(cond, (v) => s.bind(v)));
 }
 
-/** How many rows of `table` match `where` (Prisma's count). */
-export async function countWhere(sql: SqlReader, table: TableKey, where: Where): Promise<number> {
+/**
+ * How many rows of `table` match `where` (Prisma's count). A snapshot never changes, so a count is
+ * kept for the reader's life (by its statement and values, the most recent 5,000): a list's
+ * totalCount, and a facets answer's total, asked again is not counted again. A count that failed
+ * is asked again.
+ */
+export function countWhere(sql: SqlReader, table: TableKey, where: Where): Promise<number> {
   const s = new Statement(sql);
   const cond = condition(s, table, "r", where);
   const { text, params } = s.finish(`SELECT count(*) FROM ${sql.table(TABLES[table].name)} r WHERE ${cond}`);
-  const rows = await sql.all(text, params, { planEach: true });
-  return Number(rows[0][0]);
+  const kept = keptCounts(sql, 0);
+  const key = statementKey({ text, params });
+  let count = kept.get(key);
+  if (count === undefined) {
+    count = sql.all(text, params, { planEach: true }).then((rows) => Number(rows[0][0]));
+    kept.set(key, count);
+    count.catch(() => kept.delete(key));
+  }
+  return count;
 }
+/** A statement and its values as one text (a cache's key). */
+export const statementKey = (s: { text: string; params: unknown[] }) =>
+  `${s.text}|${JSON.stringify(s.params, (_k, v) => (typeof v === "bigint" ? `${v}n` : v))}`;
+const keptCounts = perReader(() => new LRUCache<string, Promise<number>>({ max: 5000 }));
 
 // ---------------------------------------------------------------------- SQLite's plan of a sorted page
 

@@ -2,14 +2,18 @@ import { LRUCache } from "lru-cache";
 import {
   APP_FACET_VALUES,
   byValue,
+  childValues,
   DOMAIN_FACET_VALUES,
+  FACET_COLUMNS,
+  FACET_COLUMNS_TABLE,
   FACET_SUMMARY_TABLE,
   type FacetTable,
   type FacetValues,
+  labelled,
 } from "../db/facet-sql.ts";
 import { perReader, type SqlReader } from "../db/reader.ts";
 import { TABLES } from "../db/tables.ts";
-import { statementOver } from "../db/where-sql.ts";
+import { countWhere, RELATIONS, statementKey, statementOver } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "./app-filter.ts";
 import { DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "./domain-filter.ts";
@@ -180,17 +184,57 @@ export async function facetsOf(
 
 function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, size: number): Promise<Facet> {
   const values = FACETS[scope.table].dimensions[dimension].values;
-  const unfiltered = Object.keys(scope.where).length === 0;
-  if (unfiltered)
-    return cached(sql, `summary|${scope.table}.${dimension}|${size}`, size, async () =>
-      (await hasSummary(sql))
-        ? summaryFacet(sql, scope.table, dimension, size)
-        : countedFacet(sql, scope, dimension, values, size),
+  return (async () => {
+    const source = await sourceOf(sql, scope);
+    if (source === "summary")
+      return cached(sql, `summary|${scope.table}.${dimension}|${size}`, size, () =>
+        summaryFacet(sql, scope.table, dimension, size),
+      );
+    const statement = facetStatement(sql, scope, values, size, source);
+    return cached(sql, statementKey(statement), size, () =>
+      run(sql, statement).then((rows) => facetFromRows(dimension, rows)),
     );
-  const statement = facetStatement(sql, scope, values, size);
-  return cached(sql, `${statement.text}|${JSON.stringify(statement.params)}`, size, () =>
-    run(sql, statement).then((rows) => facetFromRows(dimension, rows)),
-  );
+  })();
+}
+
+/**
+ * Where a list's facets are counted from:
+ * - `summary`: every record of the table, from the snapshot's summary;
+ * - `scan`: the snapshot's narrow facet columns, scanned, when the filter tests only columns they
+ *   hold and matches at least a twentieth of the Domains (a country, a platform, a state);
+ * - `keys`: the matching keys read by the filter's indexes, then their narrow columns by key
+ *   (a smaller segment, or a filter on what they do not hold: the searched text);
+ * - `rows`: the records' own rows (a snapshot loaded before facets existed, and Apps).
+ */
+type Source = "summary" | "scan" | "keys" | "rows";
+const LARGE_SEGMENT = 0.05;
+
+async function sourceOf(sql: SqlReader, scope: FacetScope): Promise<Source> {
+  const kept = await keepsFacetTables(sql);
+  if (!kept) return "rows";
+  if (Object.keys(scope.where).length === 0) return "summary";
+  if (scope.table !== "domain") return "rows";
+  if (!testsOnly(scope.where, NARROW_FIELDS)) return "keys";
+  const [matching, all] = await Promise.all([
+    countWhere(sql, "domain", scope.where),
+    countWhere(sql, "domain", {}),
+  ]);
+  return matching >= LARGE_SEGMENT * all ? "scan" : "keys";
+}
+
+/** The Domain fields FACET_COLUMNS_TABLE holds (the model's names of FACET_COLUMNS). */
+const NARROW_FIELDS = new Set(
+  FACET_COLUMNS.map((c) => TABLES.domain.fields[TABLES.domain.columns.indexOf(c)]),
+);
+
+/** Whether `where` (on Domains) tests no field of the record's own row but `fields` (relations test the key). */
+function testsOnly(where: Where, fields: Set<string>): boolean {
+  return Object.entries(where).every(([key, value]) => {
+    if (value === undefined) return true;
+    if (key === "AND" || key === "OR" || key === "NOT")
+      return (Array.isArray(value) ? value : [value]).every((w) => testsOnly(w as Where, fields));
+    return key in (RELATIONS.domain ?? {}) || fields.has(key);
+  });
 }
 
 /** Facet rows: (kind, value, count); kinds as below. */
@@ -205,30 +249,47 @@ async function run(sql: SqlReader, s: { text: string; params: unknown[] }): Prom
 }
 
 /**
- * The one statement of a facet of a filtered list. A one-value dimension groups the matching rows
- * by the value; a child table's joins its (record, value) pairs to the matching keys, made
- * distinct, so that each record counts once per value, and counts the records having any of the
- * top values once.
+ * The one statement of a facet of a filtered list. The matching keys are read once, by the
+ * filter's own condition; a one-value dimension then groups their values (from the snapshot's
+ * narrow facet columns when it keeps them, else from their rows); a child table's groups its rows
+ * of those keys by the value's key, names the top values only, and counts the records having any
+ * value and any of the top ones by probing the child's (record key, …) index per matching key.
  */
-function facetStatement(sql: SqlReader, scope: FacetScope, values: FacetValues, size: number) {
-  const from = `${sql.table(TABLES[scope.table].name)} r`;
+function facetStatement(
+  sql: SqlReader,
+  scope: FacetScope,
+  values: FacetValues,
+  size: number,
+  source: Exclude<Source, "summary">,
+) {
+  const t = (name: string) => sql.table(name);
+  const from = `${t(source === "scan" ? FACET_COLUMNS_TABLE : TABLES[scope.table].name)} r`;
   return statementOver(sql, scope.table, scope.where, (cond, bind) => {
+    const top = (g: string) =>
+      `SELECT ${TOP}, f_top.v, f_top.n FROM (SELECT v, n FROM ${g} WHERE v IS NOT NULL ORDER BY n DESC, ${byValue(sql.kind, "v")} LIMIT ${bind(size)}) f_top ` +
+      `UNION ALL SELECT ${MISSING}, NULL, coalesce(sum(n), 0) FROM ${g} WHERE v IS NULL ` +
+      `UNION ALL SELECT ${TOTAL}, NULL, coalesce(sum(n), 0) FROM ${g}`;
+    const keys = `f_m AS MATERIALIZED (SELECT r."pk" AS k FROM ${from} WHERE ${cond})`;
     if (values.kind === "column") {
-      const e = values.expr(sql.kind);
-      return (
-        `WITH f_g AS MATERIALIZED (SELECT ${e} AS v, count(*) AS n FROM ${from} WHERE ${cond} GROUP BY ${e}) ` +
-        `SELECT ${TOP}, f_top.v, f_top.n FROM (SELECT v, n FROM f_g WHERE v IS NOT NULL ORDER BY n DESC, ${byValue(sql.kind, "v")} LIMIT ${bind(size)}) f_top ` +
-        `UNION ALL SELECT ${MISSING}, NULL, coalesce(sum(n), 0) FROM f_g WHERE v IS NULL ` +
-        `UNION ALL SELECT ${TOTAL}, NULL, coalesce(sum(n), 0) FROM f_g`
-      );
+      if (source === "keys" && values.narrow) {
+        const e = `nullif(n."${values.narrow}", '')`;
+        return `WITH ${keys}, f_g AS MATERIALIZED (SELECT ${e} AS v, count(*) AS n FROM f_m JOIN ${t(FACET_COLUMNS_TABLE)} n ON n."pk" = f_m.k GROUP BY ${e}) ${top("f_g")}`;
+      }
+      const e =
+        source === "scan" && values.narrow ? `nullif(r."${values.narrow}", '')` : values.expr(sql.kind);
+      return `WITH f_g AS MATERIALIZED (SELECT ${e} AS v, count(*) AS n FROM ${from} WHERE ${cond} GROUP BY ${e}) ${top("f_g")}`;
     }
+    const c = values.from(sql.kind, t);
+    const rows = childValues(values);
+    const { join, value } = labelled(values, t);
+    const counted = values.repeats ? `DISTINCT c."${values.key}"` : "*";
     return (
-      `WITH f_m AS MATERIALIZED (SELECT r."pk" AS k FROM ${from} WHERE ${cond}), ` +
-      `f_p AS MATERIALIZED (SELECT DISTINCT x.k, x.v FROM (${values.pairs(sql.kind, (n) => sql.table(n))}) x JOIN f_m ON f_m.k = x.k WHERE x.v <> ''), ` +
-      `f_top AS MATERIALIZED (SELECT v, count(*) AS n FROM f_p GROUP BY v ORDER BY n DESC, ${byValue(sql.kind, "v")} LIMIT ${bind(size)}) ` +
+      `WITH ${keys}, ` +
+      `f_g AS MATERIALIZED (SELECT c."${values.id}" AS id, count(${counted}) AS n FROM f_m JOIN ${c} ON c."${values.key}" = f_m.k WHERE ${rows} GROUP BY c."${values.id}"), ` +
+      `f_top AS MATERIALIZED (SELECT g.id, ${value} AS v, g.n FROM f_g g${join} ORDER BY g.n DESC, ${byValue(sql.kind, value)} LIMIT ${bind(size)}) ` +
       `SELECT ${TOP}, v, n FROM f_top ` +
-      `UNION ALL SELECT ${COVERED}, NULL, count(DISTINCT k) FROM f_p WHERE v IN (SELECT v FROM f_top) ` +
-      `UNION ALL SELECT ${VALUED}, NULL, count(DISTINCT k) FROM f_p ` +
+      `UNION ALL SELECT ${COVERED}, NULL, count(*) FROM f_m WHERE EXISTS (SELECT 1 FROM ${c} WHERE c."${values.key}" = f_m.k AND ${rows} AND c."${values.id}" IN (SELECT id FROM f_top)) ` +
+      `UNION ALL SELECT ${VALUED}, NULL, count(*) FROM f_m WHERE EXISTS (SELECT 1 FROM ${c} WHERE c."${values.key}" = f_m.k AND ${rows}) ` +
       `UNION ALL SELECT ${TOTAL}, NULL, count(*) FROM f_m`
     );
   });
@@ -249,17 +310,6 @@ function facetFromRows(dimension: string, rows: unknown[][]): Facet {
   const covered = totals[COVERED] ?? values.reduce((s, v) => s + v.count, 0);
   const valued = totals[VALUED] ?? total - (totals[MISSING] ?? 0);
   return { dimension, values, otherCount: valued - covered, missingCount: total - valued };
-}
-
-/** A facet of every record, counted by the statement a filtered one uses (a snapshot without a summary). */
-async function countedFacet(
-  sql: SqlReader,
-  scope: FacetScope,
-  dimension: string,
-  values: FacetValues,
-  size: number,
-): Promise<Facet> {
-  return facetFromRows(dimension, await run(sql, facetStatement(sql, scope, values, size)));
 }
 
 /** A facet of every record, read from the snapshot's summary (src/db/facet-sql.ts). */
@@ -286,18 +336,31 @@ async function summaryFacet(
   };
 }
 
-/** Whether the snapshot keeps a facet summary (one loaded before facets existed does not). */
-const summaries = perReader<"summary", Promise<boolean>>((sql) => {
-  const answer = (
-    sql.kind === "postgresql"
-      ? sql.all("SELECT to_regclass($1) IS NOT NULL", [sql.table(FACET_SUMMARY_TABLE)])
-      : sql.all("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = $1", [
-          FACET_SUMMARY_TABLE,
-        ])
-  ).then((rows) => Boolean(rows[0]?.[0]));
+/**
+ * Whether the snapshot keeps the facet tables (src/db/facet-sql.ts; built together, after the
+ * load): one loaded before facets existed does not, and is counted from its own rows.
+ */
+const facetTables = new WeakMap<SqlReader, Promise<boolean>>();
+function keepsFacetTables(sql: SqlReader): Promise<boolean> {
+  let answer = facetTables.get(sql);
+  if (!answer) {
+    answer = (
+      sql.kind === "postgresql"
+        ? sql.all("SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL", [
+            sql.table(FACET_SUMMARY_TABLE),
+            sql.table(FACET_COLUMNS_TABLE),
+          ])
+        : sql.all("SELECT count(*) = 2 FROM sqlite_master WHERE type = 'table' AND name IN ($1, $2)", [
+            FACET_SUMMARY_TABLE,
+            FACET_COLUMNS_TABLE,
+          ])
+    ).then((rows) => Boolean(rows[0]?.[0]));
+    // A question that failed (the database not answering) is asked again by the next facet.
+    answer.catch(() => facetTables.delete(sql));
+    facetTables.set(sql, answer);
+  }
   return answer;
-});
-const hasSummary = (sql: SqlReader) => summaries(sql, "summary");
+}
 
 // ---------------------------------------------------------------------- histograms
 
@@ -369,7 +432,10 @@ export async function histogramOf(
   const column = (TABLES[scope.table].columns as string[])[TABLES[scope.table].fields.indexOf(spec.column)];
   // PostgreSQL compares bigint bounds with a 32-bit column only once the column is widened.
   const value = sql.kind === "postgresql" ? `r."${column}"::bigint` : `r."${column}"`;
-  const from = `${sql.table(TABLES[scope.table].name)} r`;
+  // Every histogram field is a narrow facet column: a large segment is scanned there.
+  const source = await sourceOf(sql, scope);
+  const narrow = source === "scan" || (source === "summary" && scope.table === "domain");
+  const from = `${sql.table(narrow ? FACET_COLUMNS_TABLE : TABLES[scope.table].name)} r`;
   let bounds = given;
   if (!bounds) {
     const range = statementOver(
@@ -378,9 +444,7 @@ export async function histogramOf(
       scope.where,
       (cond) => `SELECT min(${value}), max(${value}) FROM ${from} WHERE ${cond}`,
     );
-    const [[min, max]] = await cached(sql, `${range.text}|${JSON.stringify(range.params)}`, 0, () =>
-      run(sql, range),
-    );
+    const [[min, max]] = await cached(sql, statementKey(range), 0, () => run(sql, range));
     bounds = min == null ? [] : chooseBounds(Number(min), Number(max), n, scale as "log" | "linear");
   }
   const edges = bounds;
@@ -388,9 +452,7 @@ export async function histogramOf(
     const cases = edges.map((e, i) => `WHEN ${value} < ${bind(e)} THEN ${i - 1}`).join(" ");
     return `SELECT b, count(*) FROM (SELECT CASE WHEN ${value} IS NULL THEN -2 ${cases} ELSE ${edges.length - 1} END AS b FROM ${from} WHERE ${cond}) x GROUP BY b`;
   });
-  const rows = await cached(sql, `${counting.text}|${JSON.stringify(counting.params)}`, edges.length, () =>
-    run(sql, counting),
-  );
+  const rows = await cached(sql, statementKey(counting), edges.length, () => run(sql, counting));
   const counts = new Map(rows.map((r) => [Number(r[0]), Number(r[1])]));
   const buckets = edges
     .slice(0, -1)

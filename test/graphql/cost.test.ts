@@ -38,6 +38,35 @@ describe("operation cost", () => {
     expect(cost('{ domainsByName(names: ["a", "b", "c"]) { domains { name } } }')).toBe(1 + 3 * (1 + 1 * 1));
   });
 
+  it("charges facets and histograms by their statements and the snapshot's records, once per connection", () => {
+    const served = (domains: number, apps = 100) =>
+      ({ served: { snapshot: { version: 1, domains, apps } } }) as unknown as Record<string, unknown>;
+    const at = (query: string, context: unknown) =>
+      operationCost({ schema, document: parse(query), variableValues: {}, contextValue: context });
+    const page = (first: number) => `domains(first: ${first}) { totalCount }`;
+    const faceted = (first: number) =>
+      `domains(first: ${first}) { totalCount facets(by: [CITY, APPS, CATEGORIES]) { values { value count } otherCount } histogram(field: RANK) { buckets { from } } }`;
+    for (const first of [0, 50, 1000]) {
+      // Three dimensions and a histogram (2 statements), each 1,000,000 / 100, whatever the page.
+      expect(
+        at(`{ ${faceted(first)} }`, served(1_000_000)) - at(`{ ${page(first)} }`, served(1_000_000)),
+      ).toBe(5 * 10_000);
+      expect(at(`{ ${faceted(first)} }`, served(2_000)) - at(`{ ${page(first)} }`, served(2_000))).toBe(
+        5 * 20,
+      );
+    }
+    // Without a served snapshot, a million records; App facets by the Apps' count.
+    expect(cost("{ domains(first: 0) { facets(by: [CITY]) { otherCount } } }")).toBe(1 + 10_000);
+    expect(at("{ apps(first: 0) { facets(by: [PRICING, STATE]) { otherCount } } }", served(1, 5_000))).toBe(
+      1 + 2 * 50,
+    );
+    // Under a list of parents, once per parent: 50 Apps × 5 dimensions × 10,000 is over the limit.
+    const nested =
+      "{ apps(first: 50) { edges { node { installedOn(first: 0) { facets(by: [CITY, APPS, CATEGORIES, TAGS, PLAN]) { otherCount } } } } } }";
+    expect(at(nested, served(1_000_000))).toBeGreaterThan(MAX_COST);
+    expect(at(nested.replace("first: 50", "first: 2"), served(1_000_000))).toBeLessThan(MAX_COST);
+  });
+
   it("refuses deep fan-outs that a client could not mean", () => {
     expect(
       cost(
