@@ -504,6 +504,16 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
     : await startProcess("src/bench/baseline.ts", { ...env, PORT: "0" }, /baseline listening on (\S+)/);
   const base = server.url.replace("localhost", "127.0.0.1");
   const at = `${kind}, ${size.domains} Domains`;
+  /** What every result says of how it was measured. */
+  const measured = () => ({
+    kind,
+    domains: size.domains,
+    apps: size.apps,
+    date: new Date().toISOString().slice(0, 10),
+    run,
+    seconds: duration,
+    connections,
+  });
   const notes: string[] = [];
   const rows: Row[] = [];
   try {
@@ -511,13 +521,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
     if (values.only === "facets") {
       const facets = await facetBench(base, key, d.matrixFilters, env);
       return {
-        kind,
-        domains: size.domains,
-        apps: size.apps,
-        date: new Date().toISOString().slice(0, 10),
-        run,
-        seconds: duration,
-        connections,
+        ...measured(),
         rows: [],
         export: null,
         facets,
@@ -639,13 +643,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
       console.log(`${at}: the same reads by the database alone`);
       const alone = await databaseAlone(env);
       return {
-        kind,
-        domains: size.domains,
-        apps: size.apps,
-        date: new Date().toISOString().slice(0, 10),
-        run,
-        seconds: duration,
-        connections,
+        ...measured(),
         rows,
         export: exported,
         exportFew,

@@ -28,6 +28,27 @@ export function field(name: string, args: string[] = [], selectionSet?: Selectio
   return { kind: Kind.FIELD, name: nameNode(name), arguments: argumentNodes, selectionSet };
 }
 
+/** A field whose arguments are variables of other names (`args`: argument → variable), under `alias`. */
+export function call(
+  name: string,
+  args: Record<string, string>,
+  selectionSet?: SelectionSetNode,
+  alias?: string,
+): FieldNode {
+  const argumentNodes: ArgumentNode[] = Object.entries(args).map(([a, v]) => ({
+    kind: Kind.ARGUMENT,
+    name: nameNode(a),
+    value: { kind: Kind.VARIABLE, name: nameNode(v) },
+  }));
+  return {
+    kind: Kind.FIELD,
+    alias: alias ? nameNode(alias) : undefined,
+    name: nameNode(name),
+    arguments: argumentNodes,
+    selectionSet,
+  };
+}
+
 export const selection = (...fields: FieldNode[]): SelectionSetNode => ({
   kind: Kind.SELECTION_SET,
   selections: fields,

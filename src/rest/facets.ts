@@ -1,12 +1,4 @@
-import {
-  type ArgumentNode,
-  type DocumentNode,
-  type FieldNode,
-  Kind,
-  OperationTypeNode,
-  parseType,
-  type SelectionSetNode,
-} from "graphql";
+import type { FieldNode } from "graphql";
 import { apiError } from "../errors.ts";
 import {
   DEFAULT_BUCKETS,
@@ -20,7 +12,7 @@ import {
 } from "../query/facets.ts";
 import { MAX_SUGGESTIONS, meant, nearNames, unique } from "../query/suggest.ts";
 import { enumName } from "../schema/facets.ts";
-import { field, selection } from "./document.ts";
+import { call, field, operation, selection } from "./document.ts";
 import { optionSuggester } from "./filter-options.ts";
 import { APP_TABLES, DOMAIN_TABLES, type Input, type OptionDoc, optionOf } from "./inputs.ts";
 import { type Options, splitList } from "./options.ts";
@@ -193,24 +185,6 @@ export function facetInput(table: Table): Input {
   return { options, variables: {}, read: () => ({}) };
 }
 
-const nameNode = (value: string) => ({ kind: Kind.NAME, value }) as const;
-const variable = (name: string) => ({ kind: Kind.VARIABLE, name: nameNode(name) }) as const;
-
-function call(name: string, args: Record<string, string>, set?: SelectionSetNode, alias?: string): FieldNode {
-  const argumentNodes: ArgumentNode[] = Object.entries(args).map(([a, v]) => ({
-    kind: Kind.ARGUMENT,
-    name: nameNode(a),
-    value: variable(v),
-  }));
-  return {
-    kind: Kind.FIELD,
-    alias: alias ? nameNode(alias) : undefined,
-    name: nameNode(name),
-    arguments: argumentNodes,
-    selectionSet: set,
-  };
-}
-
 const FACET_SELECTION = selection(
   field("dimension"),
   field("values", [], selection(field("value"), field("count"))),
@@ -285,22 +259,7 @@ export function planFacets(
     selection(...fields),
   );
   const name = `${type}Facets`;
-  const document = (): DocumentNode => ({
-    kind: Kind.DOCUMENT,
-    definitions: [
-      {
-        kind: Kind.OPERATION_DEFINITION,
-        operation: OperationTypeNode.QUERY,
-        name: nameNode(name),
-        variableDefinitions: Object.entries(types).map(([v, t]) => ({
-          kind: Kind.VARIABLE_DEFINITION,
-          variable: variable(v),
-          type: parseType(t),
-        })),
-        selectionSet: selection(root),
-      },
-    ],
-  });
+  const document = () => operation(name, types, root);
   return {
     key: `${name}:${dimensions.length ? "f" : ""}:${histograms.length}`,
     document,

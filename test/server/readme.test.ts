@@ -25,7 +25,7 @@ import { freePort, type Server, startServer } from "../support/server.ts";
 /** The files whose examples run, each with the fewest `curl` lines it must hold (a lost block fails). */
 const DOCS = [
   { path: "README.md", curls: 3 },
-  { path: "docs/rest.md", curls: 20, alias: true },
+  { path: "docs/rest.md", curls: 19, alias: true },
 ] as const;
 
 interface Example {
@@ -180,6 +180,10 @@ describe.each(databaseKinds())("the examples of the README and docs/rest.md on %
     "runs every curl example of $path as written, each answering what it says",
     async (doc) => {
       const { all } = examplesOf(doc.path);
+      // Each file starts on budgets of its own, as a reader running one file's examples does: the
+      // demo key's plan allows 6 List Domains a second, and the README's and rest.md's together
+      // draw more than that within one.
+      await new Promise((r) => setTimeout(r, 1100));
       const settings: string[] = [];
       let previous: Answer | undefined;
       const local = (text: string) => text.replaceAll("localhost:8080", `127.0.0.1:${port}`);

@@ -20,6 +20,8 @@ const BODIES: Record<string, unknown> = {
   searchApps: { fields: "name", q: "Klaviyo" },
   bulkRetrieveDomains: { domains: ["shop.example.com", "woo.example.org"] },
   searchDomains: { fields: "name" },
+  searchDomainFacets: { facets: "cc,p", "f:p": "shopify" },
+  searchAppFacets: { facets: "p,pricing" },
 };
 
 /** A valid request of a REST route over the fixture. */
