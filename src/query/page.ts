@@ -65,6 +65,11 @@ export async function connectionPage<R extends Record<string, unknown>>(
     table: TableKey;
     /** Its rows by key, in one batch. */
     rows: DataLoader<number, R | null>;
+    /**
+     * Whether the selection reads the page (edges or pageInfo). When it does not (a totalCount or
+     * facets alone), the arguments are still checked but no row is read.
+     */
+    page?: boolean;
   },
 ): Promise<Connection<R>> {
   const { snapshot, sql } = servedOf(ctx);
@@ -82,7 +87,9 @@ export async function connectionPage<R extends Record<string, unknown>>(
   }
   if (offset > 0 && after) throw new InputError("offset", "cannot be combined with after");
   let rows: R[] = [];
-  if (offset > 0) {
+  if (options.page === false) {
+    // Nothing of the page is selected.
+  } else if (offset > 0) {
     rows = await find({
       where: options.where,
       orderBy: orderBy(options.keys),

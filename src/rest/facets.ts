@@ -53,10 +53,17 @@ interface HistogramAsked {
   bounds: number[] | null;
 }
 
-const optionNames = (table: Table) => ({
-  dimensions: new Map(Object.entries(FACETS[table].dimensions).map(([k, d]) => [d.option, k])),
-  histograms: new Map(Object.entries(FACETS[table].histograms).map(([k, h]) => [h.option, k])),
-});
+/** REST name → dimension or field, per table, made once. */
+const OPTION_NAMES = Object.fromEntries(
+  (Object.keys(FACETS) as Table[]).map((table) => [
+    table,
+    {
+      dimensions: new Map(Object.entries(FACETS[table].dimensions).map(([k, d]) => [d.option, k])),
+      histograms: new Map(Object.entries(FACETS[table].histograms).map(([k, h]) => [h.option, k])),
+    },
+  ]),
+) as Record<Table, { dimensions: Map<string, string>; histograms: Map<string, string> }>;
+const optionNames = (table: Table) => OPTION_NAMES[table];
 
 /** A list option given as comma-separated text, or (in a JSON body) as an array of strings. */
 function listOption(o: Options, key: string): string[] {

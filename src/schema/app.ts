@@ -23,7 +23,7 @@ import { connectionPage, DEFAULT_PAGE_SIZE } from "../query/page.ts";
 import { searchCondition } from "../query/search.ts";
 import { APP_SORTS, type Order, toSortKeys } from "../query/sort.ts";
 import { builder, legacy, pagedComplexity, rateLimited, SortDirection } from "./builder.ts";
-import { connectionOf, offsetArg, pageArgs } from "./connection.ts";
+import { connectionOf, offsetArg, pageArgs, selectsPage } from "./connection.ts";
 import { filterFields } from "./filter.ts";
 
 export const App = builder.objectRef<AppRow>("App");
@@ -199,7 +199,7 @@ builder.queryField("apps", (t) =>
       ...pageArgs(50),
       ...offsetArg(),
     },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
       const keys = toSortKeys(APP_SORTS, args.orderBy, DEFAULT_APP_ORDER);
       const where = allOf([
         toAppWhere(args.filter),
@@ -213,6 +213,7 @@ builder.queryField("apps", (t) =>
         scope: ["apps", args.filter, args.search],
         table: "app",
         rows: appByPk(ctx),
+        page: selectsPage(info),
       });
     },
   }),

@@ -1,3 +1,4 @@
+import { type GraphQLResolveInfo, Kind } from "graphql";
 import { type Connection, MAX_OFFSET } from "../query/page.ts";
 import { builder } from "./builder.ts";
 
@@ -33,5 +34,17 @@ export function connectionOf<T extends Parameters<typeof builder.connectionObjec
       }),
     },
     { name: `${name}Edge` },
+  );
+}
+
+/**
+ * Whether a connection field's selection reads its page: `edges` or `pageInfo`, or a fragment
+ * (which is not looked into: it may). `totalCount`, `facets` and `histogram` alone read no row.
+ */
+export function selectsPage(info: GraphQLResolveInfo): boolean {
+  return info.fieldNodes.some((node) =>
+    (node.selectionSet?.selections ?? []).some(
+      (s) => s.kind !== Kind.FIELD || s.name.value === "edges" || s.name.value === "pageInfo",
+    ),
   );
 }

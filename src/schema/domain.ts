@@ -40,7 +40,7 @@ import {
 import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
 import { App } from "./app.ts";
 import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
-import { connectionOf, pageArgs } from "./connection.ts";
+import { connectionOf, pageArgs, selectsPage } from "./connection.ts";
 import {
   Contact,
   DomainFilter,
@@ -506,6 +506,7 @@ async function domainPage(
     scope: [scope, args.filter, args.search],
     table: "domain",
     rows: plannedDomainByPk(ctx, read),
+    page: selectsPage(info),
   });
 }
 

@@ -397,6 +397,18 @@ describe.each(databaseKinds())("facets on %s", (kind) => {
     expect(JSON.parse(app.text).error).toMatch(/valid: p, categories, as, vcc, pricing/);
   });
 
+  it("reads no page for a selection of counts alone, and the page when it is selected", async () => {
+    api.resetQueries();
+    await facets("f:p=shopify&facets=cc&facet_size=61"); // a size no other test asks for
+    expect(api.queries.filter((q) => q.includes('ORDER BY r."rank"'))).toEqual([]);
+    const r = await api.gql<{ domains: { pageInfo: { hasNextPage: boolean }; facets: unknown[] } }>(
+      '{ domains(filter: { platform: { values: ["shopify"] } }, first: 0) { pageInfo { hasNextPage } facets(by: [PLAN]) { otherCount } } }',
+    );
+    expect(r.errors).toBeUndefined();
+    expect(r.data?.domains.pageInfo.hasNextPage).toBe(true);
+    expect(r.data?.domains.facets).toHaveLength(1);
+  });
+
   it("counts the commonest dimensions when a request names none", async () => {
     const answer = await facets("f:p=shopify");
     expect(Object.keys(answer.facets)).toEqual(["cc", "p", "plan", "cat", "tech"]);
