@@ -16,7 +16,8 @@ import type { FacetRow } from "./report.ts";
  * same but for their LIMIT, so each is counted anew rather than found in the cache.
  */
 export const FACET_DIMENSIONS = "cc,p,plan,cat,tech";
-const SAMPLES = 15;
+/** Requests per measure: fewer at a million Domains, where one counted afresh takes seconds. */
+const samplesFor = (domains: number) => (domains >= 500_000 ? 7 : 15);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -132,7 +133,9 @@ export async function facetBench(
   key: string,
   filters: readonly (readonly [string, string])[],
   env: NodeJS.ProcessEnv,
+  domains: number,
 ): Promise<FacetRow[]> {
+  const SAMPLES = samplesFor(domains);
   const alone = await databaseAlone(env);
   const rows: FacetRow[] = [];
   try {

@@ -519,7 +519,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
   try {
     const d = await discover(base, key);
     if (values.only === "facets") {
-      const facets = await facetBench(base, key, d.matrixFilters, env);
+      const facets = await facetBench(base, key, d.matrixFilters, env, size.domains);
       return {
         ...measured(),
         rows: [],
@@ -590,7 +590,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
       rows.push(row);
     }
     const matrix = await sortMatrix(base, key, d.matrixFilters);
-    const facets = await facetBench(base, key, d.matrixFilters, env);
+    const facets = await facetBench(base, key, d.matrixFilters, env, size.domains);
     const peakRssMb = server.peakRssMb();
     // After the peak RSS is read: this load is on GraphQL, and not storegraph's own scenarios.
     const peer =

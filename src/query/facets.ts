@@ -283,11 +283,25 @@ function facetStatement(
     const rows = childValues(values);
     const { join, value } = labelled(values, t);
     const counted = values.repeats ? `DISTINCT c."${values.key}"` : "*";
-    return (
+    const head =
       `WITH ${keys}, ` +
       `f_g AS MATERIALIZED (SELECT c."${values.id}" AS id, count(${counted}) AS n FROM f_m JOIN ${c} ON c."${values.key}" = f_m.k WHERE ${rows} GROUP BY c."${values.id}"), ` +
-      `f_top AS MATERIALIZED (SELECT g.id, ${value} AS v, g.n FROM f_g g${join} ORDER BY g.n DESC, ${byValue(sql.kind, value)} LIMIT ${bind(size)}) ` +
-      `SELECT ${TOP}, v, n FROM f_top ` +
+      `f_top AS MATERIALIZED (SELECT g.id, ${value} AS v, g.n FROM f_g g${join} ORDER BY g.n DESC, ${byValue(sql.kind, value)} LIMIT ${bind(size)})`;
+    // The records with any value and with any of the top ones. PostgreSQL: one more pass over the
+    // matching rows of the child, grouped by record (it streams them in key order); SQLite: a probe
+    // of the child's key per matching record, which it does faster (at 100,000 Domains, the US
+    // Domains' technologies: PostgreSQL 300-450 ms probing, 205-220 ms in one pass; SQLite
+    // 205 ms probing, 260 ms in one pass).
+    if (sql.kind === "postgresql")
+      return (
+        `${head}, f_k AS MATERIALIZED (SELECT bool_or(c."${values.id}" IN (SELECT id FROM f_top)) AS t FROM f_m JOIN ${c} ON c."${values.key}" = f_m.k WHERE ${rows} GROUP BY f_m.k) ` +
+        `SELECT ${TOP}, v, n FROM f_top ` +
+        `UNION ALL SELECT ${COVERED}, NULL, count(*) FILTER (WHERE t) FROM f_k ` +
+        `UNION ALL SELECT ${VALUED}, NULL, count(*) FROM f_k ` +
+        `UNION ALL SELECT ${TOTAL}, NULL, count(*) FROM f_m`
+      );
+    return (
+      `${head} SELECT ${TOP}, v, n FROM f_top ` +
       `UNION ALL SELECT ${COVERED}, NULL, count(*) FROM f_m WHERE EXISTS (SELECT 1 FROM ${c} WHERE c."${values.key}" = f_m.k AND ${rows} AND c."${values.id}" IN (SELECT id FROM f_top)) ` +
       `UNION ALL SELECT ${VALUED}, NULL, count(*) FROM f_m WHERE EXISTS (SELECT 1 FROM ${c} WHERE c."${values.key}" = f_m.k AND ${rows}) ` +
       `UNION ALL SELECT ${TOTAL}, NULL, count(*) FROM f_m`
