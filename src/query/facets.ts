@@ -182,19 +182,22 @@ export async function facetsOf(
   return Promise.all(dimensions.map((d) => facetOf(sql, scope, d, size)));
 }
 
-function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, size: number): Promise<Facet> {
-  const values = FACETS[scope.table].dimensions[dimension].values;
-  return (async () => {
-    const source = await sourceOf(sql, scope);
-    if (source === "summary")
-      return cached(sql, `summary|${scope.table}.${dimension}|${size}`, size, () =>
-        summaryFacet(sql, scope.table, dimension, size),
-      );
-    const statement = facetStatement(sql, scope, values, size, source);
-    return cached(sql, statementKey(statement), size, () =>
-      run(sql, statement).then((rows) => facetFromRows(dimension, rows)),
+async function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, size: number): Promise<Facet> {
+  const source = await sourceOf(sql, scope);
+  if (source === "summary")
+    return cached(sql, `summary|${scope.table}.${dimension}|${size}`, size, () =>
+      summaryFacet(sql, scope.table, dimension, size),
     );
-  })();
+  const statement = facetStatement(
+    sql,
+    scope,
+    FACETS[scope.table].dimensions[dimension].values,
+    size,
+    source,
+  );
+  return cached(sql, statementKey(statement), size, () =>
+    run(sql, statement).then((rows) => facetFromRows(dimension, rows)),
+  );
 }
 
 /**
