@@ -295,6 +295,22 @@ function facetStatement(
     // of the child's key per matching record, which it does faster (at 100,000 Domains, the US
     // Domains' technologies: PostgreSQL 300-450 ms probing, 205-220 ms in one pass; SQLite
     // 205 ms probing, 260 ms in one pass).
+    if (sql.kind === "postgresql" && source === "scan") {
+      // A large segment on PostgreSQL: the child's rows joined to the narrow rows that match, the
+      // condition in the join, where the planner can see how many match; through a materialized
+      // CTE of the keys it estimated them badly and hashed the whole child table (at a million
+      // Domains, the US Domains' technologies: 7.8 s, then 2.3 s this way).
+      const matched = `${c} JOIN ${from} ON r."pk" = c."${values.key}" WHERE ${cond} AND ${rows}`;
+      return (
+        `WITH f_g AS MATERIALIZED (SELECT c."${values.id}" AS id, count(${counted}) AS n FROM ${matched} GROUP BY c."${values.id}"), ` +
+        `f_top AS MATERIALIZED (SELECT g.id, ${value} AS v, g.n FROM f_g g${join} ORDER BY g.n DESC, ${byValue(sql.kind, value)} LIMIT ${bind(size)}), ` +
+        `f_k AS MATERIALIZED (SELECT bool_or(c."${values.id}" IN (SELECT id FROM f_top)) AS t FROM ${matched} GROUP BY c."${values.key}") ` +
+        `SELECT ${TOP}, v, n FROM f_top ` +
+        `UNION ALL SELECT ${COVERED}, NULL, count(*) FILTER (WHERE t) FROM f_k ` +
+        `UNION ALL SELECT ${VALUED}, NULL, count(*) FROM f_k ` +
+        `UNION ALL SELECT ${TOTAL}, NULL, count(*) FROM ${from} WHERE ${cond}`
+      );
+    }
     if (sql.kind === "postgresql")
       return (
         `${head}, f_k AS MATERIALIZED (SELECT bool_or(c."${values.id}" IN (SELECT id FROM f_top)) AS t FROM f_m JOIN ${c} ON c."${values.key}" = f_m.k WHERE ${rows} GROUP BY f_m.k) ` +
