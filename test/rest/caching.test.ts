@@ -239,7 +239,8 @@ describe.each(databaseKinds())("REST caching on %s", (kind) => {
   it("If-None-Match with the ETag: 304, no body, the same ETag, and no database query", async () => {
     const send = await client();
     for (const route of CACHEABLE) {
-      const { path } = restEndpoint(route);
+      // Facets are kept per snapshot once counted: a size no other request asked for is counted.
+      const path = `${restEndpoint(route).path}${route.route.facets ? "?facet_size=37" : ""}`;
       api.resetQueries();
       const { etag } = await ok(send, path);
       // The counter sees this route's reads, so its silence below means something.
