@@ -1,5 +1,6 @@
 import { complexityFromQuery } from "@pothos/plugin-complexity";
 import {
+  BREAK,
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLField,
@@ -15,6 +16,7 @@ import {
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  visit,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
@@ -59,7 +61,34 @@ export function operationCost(args: {
     variables: args.variableValues ?? {},
     ctx: (args.contextValue ?? {}) as object,
   }).complexity;
+  if (!mayScan(args.document)) return fields;
   return fields + scanCost(args.schema, document, args.variableValues ?? {}, rowsOf(args.contextValue));
+}
+
+/** The fields that declare `scans` (src/schema/facets.ts): facets and histogram. */
+export const SCANNING = new Set(["facets", "histogram"]);
+const scanning = new WeakMap<DocumentNode, boolean>();
+
+/**
+ * Whether a document selects a field of a scanning name anywhere (found once per document): the
+ * others, every REST document among them, skip the second walk of scanCost.
+ */
+function mayScan(document: DocumentNode): boolean {
+  let found = scanning.get(document);
+  if (found === undefined) {
+    found = false;
+    visit(document, {
+      Field(node) {
+        if (SCANNING.has(node.name.value)) {
+          found = true;
+          return BREAK;
+        }
+        return undefined;
+      },
+    });
+    scanning.set(document, found);
+  }
+  return found;
 }
 
 // ---------------------------------------------------------------------- scans (facets, histograms)

@@ -155,15 +155,15 @@ export interface FacetScope {
   where: Where;
 }
 
-/** Checks `size` (1 to MAX_FACET_SIZE); `argument` names it in the error. */
-export function facetSize(size: number | null | undefined, argument = "size"): number {
+/** Checks `size` (1 to MAX_FACET_SIZE). */
+export function facetSize(size: number | null | undefined): number {
   if (size == null) return DEFAULT_FACET_SIZE;
   if (!Number.isInteger(size) || size < 1 || size > MAX_FACET_SIZE)
-    throw new InputError(argument, `must be an integer from 1 to ${MAX_FACET_SIZE}; got ${size}`);
+    throw new InputError("size", `must be an integer from 1 to ${MAX_FACET_SIZE}; got ${size}`);
   return size;
 }
 
-/** The facets of `dimensions` (names of FACETS[table].dimensions, each once), top `size` values each. */
+/** The facets of `dimensions` (names of FACETS[table].dimensions, each once), top `size` values each, in their order. */
 export async function facetsOf(
   sql: SqlReader,
   scope: FacetScope,

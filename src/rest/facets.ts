@@ -277,7 +277,6 @@ export function planFacets(
         facets?: Facet[];
         [alias: string]: unknown;
       };
-      const byDimension = new Map((list.facets ?? []).map((f) => [enumToKey(f.dimension), f]));
       const answer = {
         total: list.totalCount,
         facets: {} as Record<string, { value: string; count: number }[]>,
@@ -285,13 +284,15 @@ export function planFacets(
         missing: {} as Record<string, number>,
         histograms: {} as Record<string, { from: number; to: number; count: number }[]>,
       };
-      for (const d of dimensions) {
-        const f = byDimension.get(d.dimension);
-        if (!f) throw new Error(`the facet of ${d.dimension} is missing from the answer`);
+      // The facets come in the order of `by` (facetsOf), each naming its dimension as GraphQL does.
+      dimensions.forEach((d, i) => {
+        const f = list.facets?.[i];
+        if (f?.dimension !== enumName(d.dimension))
+          throw new Error(`facet ${i} of the answer is not ${d.dimension}'s`);
         answer.facets[d.option] = f.values;
         answer.other[d.option] = f.otherCount;
         answer.missing[d.option] = f.missingCount;
-      }
+      });
       histograms.forEach((h, i) => {
         const got = list[`h${i}`] as Histogram;
         answer.histograms[h.option] = got.buckets;
@@ -306,10 +307,6 @@ export function planFacets(
       FACET_ARGUMENTS[argument.split(".")[0]] ?? optionOf(route.filters ?? null, argument),
   };
 }
-
-/** COUNTRY_CODE (as GraphQL answers a dimension) → countryCode. */
-const enumToKey = (name: string) =>
-  name.toLowerCase().replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 /** The JSON Schema of a facets answer (OpenAPI). */
 export const FACETS_RESPONSE = {

@@ -1,7 +1,7 @@
 import { type GraphQLObjectType, getNamedType, isObjectType, parse } from "graphql";
 import { describe, expect, it } from "vitest";
 import { directiveArgs } from "../../src/auth/limits.ts";
-import { MAX_COST, operationCost } from "../../src/cost.ts";
+import { MAX_COST, operationCost, SCANNING } from "../../src/cost.ts";
 import { FACETS } from "../../src/query/facets.ts";
 import { legacyFields } from "../../src/rest/fields.ts";
 import { Options } from "../../src/rest/options.ts";
@@ -65,6 +65,14 @@ describe("operation cost", () => {
       "{ apps(first: 50) { edges { node { installedOn(first: 0) { facets(by: [CITY, APPS, CATEGORIES, TAGS, PLAN]) { otherCount } } } } } }";
     expect(at(nested, served(1_000_000))).toBeGreaterThan(MAX_COST);
     expect(at(nested.replace("first: 50", "first: 2"), served(1_000_000))).toBeLessThan(MAX_COST);
+  });
+
+  it("knows every scanning field by name, so documents without one skip the scan walk", () => {
+    const names = new Set<string>();
+    for (const type of Object.values(schema.getTypeMap()))
+      if (isObjectType(type))
+        for (const f of Object.values(type.getFields())) if (f.extensions?.scans) names.add(f.name);
+    expect([...names].sort()).toEqual([...SCANNING].sort());
   });
 
   it("refuses deep fan-outs that a client could not mean", () => {
