@@ -67,6 +67,8 @@ const Env = z.object({
   DEMO_SEED: z.coerce.number().int().default(42),
   /** How many old snapshots to keep beside the served one (for rollback and in-flight readers). */
   KEEP_SNAPSHOTS: z.coerce.number().int().min(0).max(100).default(1),
+  /** How many loads' change events the feed keeps (docs/decisions.md, "Change feed"). */
+  CHANGES_RETENTION: z.coerce.number().int().min(1).max(10_000).default(52),
   /** How long a cursor=all result is kept (it also expires with the next snapshot). */
   /** PEM files: when both are set the server speaks TLS itself. */
   TLS_CERT_FILE: z.string().trim().min(1).optional(),
@@ -128,6 +130,7 @@ export interface Config {
   logLevel: z.infer<typeof Env>["LOG_LEVEL"];
   demo: { enabled: boolean; domains: number; apps: number; seed: number };
   keepSnapshots: number;
+  changesRetention: number;
   /** The lag bound and check interval of DATABASE_REPLICA_URLS. */
   replicas: { maxLagMs: number; checkMs: number };
   exportTtlMs: number;
@@ -245,6 +248,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     demo: { enabled: e.DEMO === "on", domains: e.DEMO_DOMAINS, apps: e.DEMO_APPS, seed: e.DEMO_SEED },
     keepSnapshots: e.KEEP_SNAPSHOTS,
+    changesRetention: e.CHANGES_RETENTION,
     replicas: { maxLagMs: e.REPLICA_MAX_LAG_MS, checkMs: e.REPLICA_CHECK_MS },
     exportTtlMs: e.EXPORT_TTL_SECONDS * 1000,
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : null,

@@ -46,6 +46,7 @@ async function main(): Promise<number> {
   try {
     const r = await loadSnapshot(store, positionals[0], {
       keep: config.keepSnapshots,
+      changesRetention: config.changesRetention,
       signal: controller.signal,
       onProgress: progress.update,
     });
@@ -53,7 +54,7 @@ async function main(): Promise<number> {
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
       `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s ` +
-        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing)`,
+        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events)`,
     );
     return 0;
   } catch (e) {

@@ -4,7 +4,15 @@ import { applyPgMigrations } from "./migrate.ts";
 import { poolTimeouts } from "./pg-pool.ts";
 import { PgSnapshotWriter } from "./pg-writer.ts";
 import { utc } from "./reader.ts";
-import type { RawSnapshotRow, SnapshotCounts, SnapshotRow, SnapshotStore, SnapshotWriter } from "./store.ts";
+import { STAGED, stagedInOrder } from "./change-sql.ts";
+import type {
+  PublishOptions,
+  RawSnapshotRow,
+  SnapshotCounts,
+  SnapshotRow,
+  SnapshotStore,
+  SnapshotWriter,
+} from "./store.ts";
 import { LoadInProgressError, toSnapshotRow } from "./store.ts";
 
 /** The registry lives in this schema; each snapshot in its own schema named by snapshotSchema(). */
@@ -100,6 +108,7 @@ export class PgSnapshotStore implements SnapshotStore {
   }
 
   async begin(source: string): Promise<{ version: number; writer: SnapshotWriter }> {
+    const served = await this.current();
     const [{ version }] = await this.query<{ version: number }>(
       `INSERT INTO "${META_SCHEMA}".snapshot (status, started_at, location, source)
        VALUES ('loading', (now() AT TIME ZONE 'UTC'), '', $1) RETURNING version`,
@@ -110,23 +119,83 @@ export class PgSnapshotStore implements SnapshotStore {
       schema,
       version,
     ]);
-    return { version, writer: await PgSnapshotWriter.create(this.url, schema) };
+    return { version, writer: await PgSnapshotWriter.create(this.url, schema, served?.location) };
   }
 
-  async publish(version: number, counts: SnapshotCounts, keep: number): Promise<void> {
-    await this.query(
-      `UPDATE "${META_SCHEMA}".snapshot SET status = 'ready', finished_at = (now() AT TIME ZONE 'UTC'), apps = $1, domains = $2, reviews = $3
-       WHERE version = $4 AND status = 'loading'`,
-      [counts.apps, counts.domains, counts.reviews, version],
-    );
+  async publish(version: number, counts: SnapshotCounts, options: PublishOptions): Promise<void> {
+    const meta = `"${META_SCHEMA}"`;
+    const client = await this.pool.connect();
+    try {
+      // The copy's staged events join the feed in the transaction that serves the copy.
+      await client.query("BEGIN");
+      const { rows } = await client.query<{ location: string; at: string }>(
+        `UPDATE ${meta}.snapshot SET status = 'ready', finished_at = (now() AT TIME ZONE 'UTC'), apps = $1, domains = $2, reviews = $3
+         WHERE version = $4 AND status = 'loading' RETURNING location, (extract(epoch from now()) * 1000)::bigint AS at`,
+        [counts.apps, counts.domains, counts.reviews, version],
+      );
+      if (rows.length) {
+        const [{ location, at }] = rows;
+        await client.query(
+          `INSERT INTO ${meta}.change_feed (id, last_id, pruned_through) VALUES (1, 0, 0) ON CONFLICT (id) DO NOTHING`,
+        );
+        const [feed] = (
+          await client.query<{ last_id: string; pruned_through: string }>(
+            `SELECT last_id, pruned_through FROM ${meta}.change_feed WHERE id = 1 FOR UPDATE`,
+          )
+        ).rows;
+        let last = Number(feed.last_id);
+        const [{ staged }] = (
+          await client.query<{ staged: string | null }>("SELECT to_regclass($1)::text AS staged", [
+            `"${location}"."${STAGED}"`,
+          ])
+        ).rows;
+        if (staged) {
+          const inserted = await client.query(
+            `INSERT INTO ${meta}.change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after)
+             SELECT $1::bigint + seq, $2, $3, kind, domain, app, app_id, app_name, technology, before, after
+             FROM (${stagedInOrder("postgresql", `"${location}"."${STAGED}"`)}) s`,
+            [last, version, at],
+          );
+          last += inserted.rowCount ?? 0;
+        }
+        // Retention: the events of the newest `changesRetention` published loads.
+        const floor = (
+          await client.query<{ version: number }>(
+            `SELECT version FROM ${meta}.snapshot WHERE status IN ('ready', 'retired') ORDER BY version DESC LIMIT 1 OFFSET $1`,
+            [Math.max(0, options.changesRetention - 1)],
+          )
+        ).rows[0];
+        let pruned = Number(feed.pruned_through);
+        if (floor) {
+          const [{ top }] = (
+            await client.query<{ top: string | null }>(
+              `SELECT max(id) AS top FROM ${meta}.change_event WHERE version < $1`,
+              [floor.version],
+            )
+          ).rows;
+          if (top !== null) {
+            await client.query(`DELETE FROM ${meta}.change_event WHERE version < $1`, [floor.version]);
+            pruned = Math.max(pruned, Number(top));
+          }
+        }
+        await client.query(`UPDATE ${meta}.change_feed SET last_id = $1, pruned_through = $2 WHERE id = 1`, [
+          last,
+          pruned,
+        ]);
+      }
+      await client.query("COMMIT");
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
     const older = await this.query<RawSnapshotRow>(
-      `SELECT * FROM "${META_SCHEMA}".snapshot WHERE status = 'ready' AND version < $1 ORDER BY version DESC`,
+      `SELECT * FROM ${meta}.snapshot WHERE status = 'ready' AND version < $1 ORDER BY version DESC`,
       [version],
     );
-    for (const r of older.slice(keep)) {
-      await this.query(`UPDATE "${META_SCHEMA}".snapshot SET status = 'retired' WHERE version = $1`, [
-        r.version,
-      ]);
+    for (const r of older.slice(options.keep)) {
+      await this.query(`UPDATE ${meta}.snapshot SET status = 'retired' WHERE version = $1`, [r.version]);
       await this.dropSchema(r.location);
     }
   }

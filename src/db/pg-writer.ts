@@ -2,6 +2,7 @@ import { once } from "node:events";
 import type { Writable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+import { changeStatements } from "./change-sql.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applyPgMigrations } from "./migrate.ts";
@@ -16,12 +17,16 @@ import type { Row, Table, Value } from "./tables.ts";
 export class PgSnapshotWriter implements SnapshotWriter {
   private readonly copies = new Map<string, { client: pg.Client; stream: Writable; done: Promise<void> }>();
 
+  changesMs = 0;
+
   private constructor(
     private readonly url: string,
     readonly schema: string,
+    private readonly previous?: string,
   ) {}
 
-  static async create(url: string, schema: string): Promise<PgSnapshotWriter> {
+  /** `previous`: the schema of the snapshot served when the load began, to compute changes from. */
+  static async create(url: string, schema: string, previous?: string): Promise<PgSnapshotWriter> {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -30,7 +35,7 @@ export class PgSnapshotWriter implements SnapshotWriter {
     } finally {
       await client.end();
     }
-    return new PgSnapshotWriter(url, schema);
+    return new PgSnapshotWriter(url, schema, previous);
   }
 
   private async copyFor(table: Table): Promise<Writable> {
@@ -76,6 +81,17 @@ export class PgSnapshotWriter implements SnapshotWriter {
       // The facet tables: narrow Domain values and the unfiltered counts (src/db/facet-sql.ts).
       for (const statement of facetStatements("postgresql", (name) => `"${this.schema}"."${name}"`))
         await client.query(statement);
+      // The load's change events, against the snapshot before (src/db/change-sql.ts).
+      const started = performance.now();
+      const statements = changeStatements(
+        "postgresql",
+        (name) => `"${this.schema}"."${name}"`,
+        (name) => `"${this.previous}"."${name}"`,
+      );
+      await client.query("BEGIN");
+      for (const statement of this.previous ? statements : statements.slice(0, 2)) await client.query(statement);
+      await client.query("COMMIT");
+      if (this.previous) this.changesMs = performance.now() - started;
       // A COPY leaves every page "not all-visible", so index-only scans (a page of primary keys
       // sorted by rank) still visit the heap for each row until a VACUUM sets the visibility map.
       // VACUUM cannot run in a migration's transaction: it runs here, on this copy's tables only.

@@ -3,7 +3,15 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { applySqliteMigrations } from "./migrate.ts";
 import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
-import type { RawSnapshotRow, SnapshotCounts, SnapshotRow, SnapshotStore, SnapshotWriter } from "./store.ts";
+import { STAGED, stagedInOrder } from "./change-sql.ts";
+import type {
+  PublishOptions,
+  RawSnapshotRow,
+  SnapshotCounts,
+  SnapshotRow,
+  SnapshotStore,
+  SnapshotWriter,
+} from "./store.ts";
 import { LoadInProgressError, toSnapshotRow } from "./store.ts";
 
 /** Files under the data directory: state.db (the registry) and snapshots/snapshot-<v>.db. */
@@ -66,6 +74,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
   }
 
   async begin(source: string): Promise<{ version: number; writer: SnapshotWriter }> {
+    const served = await this.current();
     const version = this.db.transaction(() => {
       const { v } = this.db
         .prepare(
@@ -79,19 +88,70 @@ export class SqliteSnapshotStore implements SnapshotStore {
     })();
     const path = snapshotFilePath(this.dataDir, `snapshots/snapshot-${version}.db`);
     rmSync(path, { force: true });
-    return { version, writer: new SqliteSnapshotWriter(path) };
+    const previous = served ? snapshotFilePath(this.dataDir, served.location) : undefined;
+    return { version, writer: new SqliteSnapshotWriter(path, previous) };
   }
 
-  async publish(version: number, counts: SnapshotCounts, keep: number): Promise<void> {
-    this.db
-      .prepare(
-        "UPDATE snapshot SET status = 'ready', finished_at = ?, apps = ?, domains = ?, reviews = ? WHERE version = ? AND status = 'loading'",
-      )
-      .run(Date.now(), counts.apps, counts.domains, counts.reviews, version);
+  async publish(version: number, counts: SnapshotCounts, options: PublishOptions): Promise<void> {
+    const row = this.db.prepare("SELECT location FROM snapshot WHERE version = ?").get(version) as
+      | { location: string }
+      | undefined;
+    if (!row) throw new Error(`snapshot ${version} is not registered`);
+    // The copy's staged events join the feed in the transaction that serves the copy.
+    this.db.prepare("ATTACH DATABASE ? AS snap").run(snapshotFilePath(this.dataDir, row.location));
+    try {
+      this.db.transaction(() => {
+        const now = Date.now();
+        this.db
+          .prepare(
+            "UPDATE snapshot SET status = 'ready', finished_at = ?, apps = ?, domains = ?, reviews = ? WHERE version = ? AND status = 'loading'",
+          )
+          .run(now, counts.apps, counts.domains, counts.reviews, version);
+        const staged = this.db.prepare("SELECT 1 FROM snap.sqlite_master WHERE name = ?").get(STAGED);
+        const feed = (this.db.prepare("SELECT last_id, pruned_through FROM change_feed WHERE id = 1").get() as
+          | { last_id: number; pruned_through: number }
+          | undefined) ?? { last_id: 0, pruned_through: 0 };
+        let last = feed.last_id;
+        if (staged) {
+          const { changes } = this.db
+            .prepare(
+              `INSERT INTO change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after)
+               SELECT ? + seq, ?, ?, kind, domain, app, app_id, app_name, technology, before, after
+               FROM (${stagedInOrder("sqlite", `snap."${STAGED}"`)}) ORDER BY seq`,
+            )
+            .run(last, version, now);
+          last += changes;
+        }
+        // Retention: the events of the newest `changesRetention` published loads.
+        const floor = this.db
+          .prepare(
+            "SELECT version FROM snapshot WHERE status IN ('ready', 'retired') ORDER BY version DESC LIMIT 1 OFFSET ?",
+          )
+          .get(Math.max(0, options.changesRetention - 1)) as { version: number } | undefined;
+        let pruned = feed.pruned_through;
+        if (floor) {
+          const { top } = this.db
+            .prepare("SELECT max(id) AS top FROM change_event WHERE version < ?")
+            .get(floor.version) as { top: number | null };
+          if (top !== null) {
+            this.db.prepare("DELETE FROM change_event WHERE version < ?").run(floor.version);
+            pruned = Math.max(pruned, top);
+          }
+        }
+        this.db
+          .prepare(
+            `INSERT INTO change_feed (id, last_id, pruned_through) VALUES (1, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET last_id = excluded.last_id, pruned_through = excluded.pruned_through`,
+          )
+          .run(last, pruned);
+      })();
+    } finally {
+      this.db.exec("DETACH DATABASE snap");
+    }
     const older = this.db
       .prepare("SELECT * FROM snapshot WHERE status = 'ready' AND version < ? ORDER BY version DESC")
       .all(version) as RawSnapshotRow[];
-    for (const r of older.slice(keep)) {
+    for (const r of older.slice(options.keep)) {
       this.db.prepare("UPDATE snapshot SET status = 'retired' WHERE version = ?").run(r.version);
       removeSnapshotFile(snapshotFilePath(this.dataDir, r.location));
     }

@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
+import { changeStatements } from "./change-sql.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applySqliteMigrations } from "./migrate.ts";
@@ -20,8 +21,13 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
   private readonly statements = new Map<string, Database.Statement>();
   private pending: [Table, Row[]][] = [];
   private pendingRows = 0;
+  changesMs = 0;
 
-  constructor(private readonly path: string) {
+  /** `previous`: the file of the snapshot served when the load began, to compute changes from. */
+  constructor(
+    private readonly path: string,
+    private readonly previous?: string,
+  ) {
     this.db = new Database(path);
     // better-sqlite3 enforces foreign keys by default; rows arrive parent-after-child (technologies
     // are written once all Domains are counted), so checks wait for the finished copy.
@@ -93,6 +99,7 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
       // The facet tables: narrow Domain values and the unfiltered counts (src/db/facet-sql.ts).
       for (const statement of facetStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
     })();
+    this.computeChanges();
     this.db.exec("ANALYZE");
     // Readers open the file read-only; a rollback journal (not WAL) keeps it a single file.
     this.db.pragma("locking_mode = NORMAL");
@@ -105,6 +112,30 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** The load's change events, against the snapshot before (read-only, attached). */
+  private computeChanges(): void {
+    const started = performance.now();
+    const statements = changeStatements(
+      "sqlite",
+      (name) => `"${name}"`,
+      (name) => `old."${name}"`,
+    );
+    if (!this.previous) {
+      // No snapshot before: no events, but the (empty) table the publish reads.
+      for (const statement of statements.slice(0, 2)) this.db.exec(statement);
+      return;
+    }
+    this.db.prepare("ATTACH DATABASE ? AS old").run(this.previous);
+    try {
+      this.db.transaction(() => {
+        for (const statement of statements) this.db.exec(statement);
+      })();
+    } finally {
+      this.db.exec("DETACH DATABASE old");
+    }
+    this.changesMs = performance.now() - started;
   }
 
   async abort(): Promise<void> {

@@ -42,8 +42,13 @@ export interface SnapshotCounts {
 export interface SnapshotWriter {
   /** Queues rows; resolves when the writer can take more (backpressure). */
   write(table: Table, rows: Row[]): Promise<void>;
-  /** Flushes, builds indexes and constraints (the migrations' after-load part), analyzes. */
+  /**
+   * Flushes, builds indexes and constraints (the migrations' after-load part), computes the load's
+   * change events against the snapshot served when it began (src/db/change-sql.ts), analyzes.
+   */
   finish(): Promise<void>;
+  /** Milliseconds finish() spent computing change events (0 with no snapshot before). */
+  readonly changesMs: number;
   /** Stops writing; the copy is discarded by the store. */
   abort(): Promise<void>;
 }
@@ -60,8 +65,12 @@ export interface SnapshotStore {
   lockForLoad(): Promise<() => Promise<void>>;
   /** Registers a new snapshot in state `loading` and opens a writer on its fresh copy. */
   begin(source: string): Promise<{ version: number; writer: SnapshotWriter }>;
-  /** Makes the snapshot the served one (atomic), then retires copies beyond `keep` older ones. */
-  publish(version: number, counts: SnapshotCounts, keep: number): Promise<void>;
+  /**
+   * Makes the snapshot the served one and appends its change events to the feed, numbered, in one
+   * transaction, pruning the events of loads beyond the newest `changesRetention`; then retires
+   * copies beyond `keep` older ones.
+   */
+  publish(version: number, counts: SnapshotCounts, options: PublishOptions): Promise<void>;
   /**
    * Raw SQL on the meta database, for small shared state (cursor=all jobs): `?` placeholders, and
    * `{meta}.` before each table name (the meta schema on PostgreSQL, nothing on SQLite). Returns
@@ -71,6 +80,13 @@ export interface SnapshotStore {
   /** Marks a load failed and drops its copy; the served snapshot is untouched. */
   fail(version: number, error: string): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface PublishOptions {
+  /** Older ready copies kept beside the new one. */
+  keep: number;
+  /** Loads whose change events the feed keeps (the new one included). */
+  changesRetention: number;
 }
 
 export class LoadInProgressError extends Error {

@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "74931095b35fe0cc6a61e9f5ec29b6476bc87dc572406c992e266bae25e51023";
+export const SCHEMA_SHA256 = "a4a3fbaa24e5b49ca33de75ea6756d621956116028548adb82d9de1922e572c3";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -263,6 +263,114 @@ export const MODEL = {
         "column": "revoked_at",
         "type": "BigInt",
         "optional": true,
+        "internal": false
+      }
+    ]
+  },
+  "ChangeEvent": {
+    "table": "change_event",
+    "fields": [
+      {
+        "field": "id",
+        "column": "id",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "version",
+        "column": "version",
+        "type": "Int",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "loadedAt",
+        "column": "loaded_at",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "kind",
+        "column": "kind",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "domain",
+        "column": "domain",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "app",
+        "column": "app",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "appId",
+        "column": "app_id",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "appName",
+        "column": "app_name",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "technology",
+        "column": "technology",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "before",
+        "column": "before",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "after",
+        "column": "after",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      }
+    ]
+  },
+  "ChangeFeed": {
+    "table": "change_feed",
+    "fields": [
+      {
+        "field": "id",
+        "column": "id",
+        "type": "Int",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "lastId",
+        "column": "last_id",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "prunedThrough",
+        "column": "pruned_through",
+        "type": "BigInt",
+        "optional": false,
         "internal": false
       }
     ]
@@ -1968,6 +2076,122 @@ export const DATAMODEL = {
           "kind": "scalar",
           "type": "BigInt",
           "isRequired": false
+        }
+      ]
+    },
+    {
+      "name": "ChangeEvent",
+      "dbName": "change_event",
+      "fields": [
+        {
+          "name": "id",
+          "dbName": null,
+          "documentation": "The event's position in the feed: ids increase in feed order and are never reused.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "version",
+          "dbName": null,
+          "documentation": "The snapshot version the event appeared in.",
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": true
+        },
+        {
+          "name": "loadedAt",
+          "dbName": "loaded_at",
+          "documentation": "Unix milliseconds: when that snapshot was published.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "kind",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "domain",
+          "dbName": null,
+          "documentation": "The Domain's name (Domain events), or null.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "app",
+          "dbName": null,
+          "documentation": "The App as `platform.token` (App events, and a Domain's App events), or null.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "appId",
+          "dbName": "app_id",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "appName",
+          "dbName": "app_name",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "technology",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "before",
+          "dbName": null,
+          "documentation": "JSON text: the value before and after, where the kind has them.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "after",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        }
+      ]
+    },
+    {
+      "name": "ChangeFeed",
+      "dbName": "change_feed",
+      "fields": [
+        {
+          "name": "id",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": true
+        },
+        {
+          "name": "lastId",
+          "dbName": "last_id",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "prunedThrough",
+          "dbName": "pruned_through",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
         }
       ]
     },
@@ -3863,6 +4087,78 @@ export const DATAMODEL = {
       "fields": [
         {
           "name": "hash"
+        }
+      ]
+    },
+    {
+      "model": "ChangeEvent",
+      "type": "id",
+      "fields": [
+        {
+          "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "ChangeEvent",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "version"
+        }
+      ]
+    },
+    {
+      "model": "ChangeEvent",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "loadedAt"
+        }
+      ]
+    },
+    {
+      "model": "ChangeEvent",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "domain"
+        },
+        {
+          "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "ChangeEvent",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "app"
+        },
+        {
+          "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "ChangeEvent",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "technology"
+        },
+        {
+          "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "ChangeFeed",
+      "type": "id",
+      "fields": [
+        {
+          "name": "id"
         }
       ]
     },

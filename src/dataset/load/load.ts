@@ -11,6 +11,8 @@ const WORKERS_FROM_BYTES = 16 * 1024 * 1024;
 export interface LoadOptions {
   /** How many older ready snapshots to keep beside the new one. */
   keep: number;
+  /** Loads whose change events the feed keeps (CHANGES_RETENTION; default 52). */
+  changesRetention?: number;
   /** Bytes read so far and in all, across the three files. */
   onProgress?: (done: number, total: number) => void;
   /** Aborting stops the load; the partial copy is dropped and the served snapshot stays. */
@@ -24,8 +26,11 @@ export interface LoadOptions {
 
 export interface LoadResult extends SnapshotCounts {
   version: number;
-  /** Seconds spent reading, validating and writing rows; and building indexes and publishing. */
-  timings: { ingest: number; finish: number };
+  /**
+   * Seconds spent reading, validating and writing rows; building indexes and publishing; and,
+   * within finish, computing the change events.
+   */
+  timings: { ingest: number; finish: number; changes: number };
 }
 
 /**
@@ -66,12 +71,19 @@ export async function loadSnapshot(
       const ingested = performance.now();
       await writer.finish();
       options.signal?.throwIfAborted();
-      await store.publish(version, counts, options.keep);
+      await store.publish(version, counts, {
+        keep: options.keep,
+        changesRetention: options.changesRetention ?? 52,
+      });
       const seconds = (a: number, b: number) => Math.round(b - a) / 1000;
       return {
         version,
         ...counts,
-        timings: { ingest: seconds(started, ingested), finish: seconds(ingested, performance.now()) },
+        timings: {
+          ingest: seconds(started, ingested),
+          finish: seconds(ingested, performance.now()),
+          changes: Math.round(writer.changesMs) / 1000,
+        },
       };
     } catch (e) {
       await writer.abort();

@@ -65,6 +65,18 @@ export type ExportChunk = Prisma.ExportChunkModel
  */
 export type ApiKey = Prisma.ApiKeyModel
 /**
+ * Model ChangeEvent
+ * meta: the change feed (docs/decisions.md, "Change feed"): what each load changed, computed by
+ * the load (src/db/change-sql.ts) and published with its snapshot, in feed order. It only grows,
+ * so an id is a position that survives loads; the oldest loads' events are pruned.
+ */
+export type ChangeEvent = Prisma.ChangeEventModel
+/**
+ * Model ChangeFeed
+ * meta: the feed's bookkeeping (one row, id 1): the last id given, and the last pruned.
+ */
+export type ChangeFeed = Prisma.ChangeFeedModel
+/**
  * Model SnapshotInfo
  * snapshot: facts about the copy itself (one row), so a copy knows its own version.
  */

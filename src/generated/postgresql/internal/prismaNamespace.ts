@@ -401,6 +401,8 @@ export const ModelName = {
   ExportJob: 'ExportJob',
   ExportChunk: 'ExportChunk',
   ApiKey: 'ApiKey',
+  ChangeEvent: 'ChangeEvent',
+  ChangeFeed: 'ChangeFeed',
   SnapshotInfo: 'SnapshotInfo',
   App: 'App',
   AppCategory: 'AppCategory',
@@ -434,7 +436,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "snapshot" | "exportJob" | "exportChunk" | "apiKey" | "snapshotInfo" | "app" | "appCategory" | "appPlan" | "appIntegration" | "appInstallsPoint" | "appReview" | "appReviewDomain" | "domain" | "domainCategory" | "domainFeature" | "domainTag" | "domainSalesChannel" | "domainShipsTo" | "domainContact" | "technology" | "domainTechnology" | "domainApp"
+    modelProps: "snapshot" | "exportJob" | "exportChunk" | "apiKey" | "changeEvent" | "changeFeed" | "snapshotInfo" | "app" | "appCategory" | "appPlan" | "appIntegration" | "appInstallsPoint" | "appReview" | "appReviewDomain" | "domain" | "domainCategory" | "domainFeature" | "domainTag" | "domainSalesChannel" | "domainShipsTo" | "domainContact" | "technology" | "domainTechnology" | "domainApp"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -731,6 +733,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ApiKeyCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    ChangeEvent: {
+      payload: Prisma.$ChangeEventPayload<ExtArgs>
+      fields: Prisma.ChangeEventFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ChangeEventFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ChangeEventFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload>
+        }
+        findFirst: {
+          args: Prisma.ChangeEventFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ChangeEventFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload>
+        }
+        findMany: {
+          args: Prisma.ChangeEventFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload>[]
+        }
+        create: {
+          args: Prisma.ChangeEventCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload>
+        }
+        createMany: {
+          args: Prisma.ChangeEventCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ChangeEventCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload>[]
+        }
+        delete: {
+          args: Prisma.ChangeEventDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload>
+        }
+        update: {
+          args: Prisma.ChangeEventUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload>
+        }
+        deleteMany: {
+          args: Prisma.ChangeEventDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ChangeEventUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ChangeEventUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload>[]
+        }
+        upsert: {
+          args: Prisma.ChangeEventUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeEventPayload>
+        }
+        aggregate: {
+          args: Prisma.ChangeEventAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateChangeEvent>
+        }
+        groupBy: {
+          args: Prisma.ChangeEventGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ChangeEventGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ChangeEventCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ChangeEventCountAggregateOutputType> | number
+        }
+      }
+    }
+    ChangeFeed: {
+      payload: Prisma.$ChangeFeedPayload<ExtArgs>
+      fields: Prisma.ChangeFeedFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ChangeFeedFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ChangeFeedFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload>
+        }
+        findFirst: {
+          args: Prisma.ChangeFeedFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ChangeFeedFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload>
+        }
+        findMany: {
+          args: Prisma.ChangeFeedFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload>[]
+        }
+        create: {
+          args: Prisma.ChangeFeedCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload>
+        }
+        createMany: {
+          args: Prisma.ChangeFeedCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ChangeFeedCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload>[]
+        }
+        delete: {
+          args: Prisma.ChangeFeedDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload>
+        }
+        update: {
+          args: Prisma.ChangeFeedUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload>
+        }
+        deleteMany: {
+          args: Prisma.ChangeFeedDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ChangeFeedUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ChangeFeedUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload>[]
+        }
+        upsert: {
+          args: Prisma.ChangeFeedUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ChangeFeedPayload>
+        }
+        aggregate: {
+          args: Prisma.ChangeFeedAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateChangeFeed>
+        }
+        groupBy: {
+          args: Prisma.ChangeFeedGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ChangeFeedGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ChangeFeedCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ChangeFeedCountAggregateOutputType> | number
         }
       }
     }
@@ -2164,6 +2314,32 @@ export const ApiKeyScalarFieldEnum = {
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
 
 
+export const ChangeEventScalarFieldEnum = {
+  id: 'id',
+  version: 'version',
+  loadedAt: 'loadedAt',
+  kind: 'kind',
+  domain: 'domain',
+  app: 'app',
+  appId: 'appId',
+  appName: 'appName',
+  technology: 'technology',
+  before: 'before',
+  after: 'after'
+} as const
+
+export type ChangeEventScalarFieldEnum = (typeof ChangeEventScalarFieldEnum)[keyof typeof ChangeEventScalarFieldEnum]
+
+
+export const ChangeFeedScalarFieldEnum = {
+  id: 'id',
+  lastId: 'lastId',
+  prunedThrough: 'prunedThrough'
+} as const
+
+export type ChangeFeedScalarFieldEnum = (typeof ChangeFeedScalarFieldEnum)[keyof typeof ChangeFeedScalarFieldEnum]
+
+
 export const SnapshotInfoScalarFieldEnum = {
   version: 'version',
   loadedAt: 'loadedAt',
@@ -2757,6 +2933,8 @@ export type GlobalOmitConfig = {
   exportJob?: Prisma.ExportJobOmit
   exportChunk?: Prisma.ExportChunkOmit
   apiKey?: Prisma.ApiKeyOmit
+  changeEvent?: Prisma.ChangeEventOmit
+  changeFeed?: Prisma.ChangeFeedOmit
   snapshotInfo?: Prisma.SnapshotInfoOmit
   app?: Prisma.AppOmit
   appCategory?: Prisma.AppCategoryOmit

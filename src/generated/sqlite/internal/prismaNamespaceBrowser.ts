@@ -55,6 +55,8 @@ export const ModelName = {
   ExportJob: 'ExportJob',
   ExportChunk: 'ExportChunk',
   ApiKey: 'ApiKey',
+  ChangeEvent: 'ChangeEvent',
+  ChangeFeed: 'ChangeFeed',
   SnapshotInfo: 'SnapshotInfo',
   App: 'App',
   AppCategory: 'AppCategory',
@@ -145,6 +147,32 @@ export const ApiKeyScalarFieldEnum = {
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
+
+
+export const ChangeEventScalarFieldEnum = {
+  id: 'id',
+  version: 'version',
+  loadedAt: 'loadedAt',
+  kind: 'kind',
+  domain: 'domain',
+  app: 'app',
+  appId: 'appId',
+  appName: 'appName',
+  technology: 'technology',
+  before: 'before',
+  after: 'after'
+} as const
+
+export type ChangeEventScalarFieldEnum = (typeof ChangeEventScalarFieldEnum)[keyof typeof ChangeEventScalarFieldEnum]
+
+
+export const ChangeFeedScalarFieldEnum = {
+  id: 'id',
+  lastId: 'lastId',
+  prunedThrough: 'prunedThrough'
+} as const
+
+export type ChangeFeedScalarFieldEnum = (typeof ChangeFeedScalarFieldEnum)[keyof typeof ChangeFeedScalarFieldEnum]
 
 
 export const SnapshotInfoScalarFieldEnum = {

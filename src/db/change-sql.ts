@@ -1,0 +1,222 @@
+/**
+ * The change feed's events of a load (docs/decisions.md, "Change feed"), computed in the database
+ * by set operations between the snapshot being loaded (`n`) and the one served before it (`o`),
+ * never row by row in Node. The statements fill `change_staged` in the new copy; publishing the
+ * copy moves those rows into the meta database's `change_event`, numbered, in the transaction that
+ * makes the copy the served one (SqliteSnapshotStore / PgSnapshotStore `publish`). A load that dies
+ * before then leaves the feed as it was.
+ *
+ * Events by kind (docs/graphql.md, "Change feed", says what each carries):
+ * - Apps, by App id: app_added, app_removed (became Inactive, or left the dataset),
+ *   app_plans_changed;
+ * - Domains, by name: domain_added and domain_removed (carrying the whole state the feed covers:
+ *   state, platform, plan, country, theme, rank, installed Apps, technologies), state_changed,
+ *   platform_changed, plan_changed, country_changed, theme_changed, rank_changed (a move of at
+ *   least RANK_MOVE places and of RANK_SHARE of the rank before); and, for Domains in both
+ *   snapshots, app_installed / app_uninstalled (an App entry without removed_at appears / goes or
+ *   gains one) and technology_added / technology_removed.
+ */
+
+export type Dialect = "sqlite" | "postgresql";
+
+/** A rank move is an event from this many places… */
+export const RANK_MOVE = 1000;
+/** …and this share of the rank it moved from. */
+export const RANK_SHARE = 0.1;
+
+/** The kinds, in the order a Domain's (or an App's) events of one load are listed. */
+export const CHANGE_KINDS = [
+  "app_added",
+  "app_removed",
+  "app_plans_changed",
+  "domain_added",
+  "state_changed",
+  "platform_changed",
+  "plan_changed",
+  "country_changed",
+  "theme_changed",
+  "rank_changed",
+  "app_uninstalled",
+  "app_installed",
+  "technology_removed",
+  "technology_added",
+  "domain_removed",
+] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+const ord = (kind: ChangeKind) => CHANGE_KINDS.indexOf(kind);
+
+/** The staged events' table, in the new copy. */
+export const STAGED = "change_staged";
+const STAGED_COLUMNS = "ord, kind, domain, app, app_id, app_name, technology, before, after";
+
+/**
+ * The statements that compute a load's events into `change_staged`: `n(table)` names a table of
+ * the new copy, `o(table)` one of the copy served before it.
+ */
+export function changeStatements(
+  dialect: Dialect,
+  n: (table: string) => string,
+  o: (table: string) => string,
+): string[] {
+  const sq = dialect === "sqlite";
+  const distinct = (a: string, b: string) => (sq ? `${a} IS NOT ${b}` : `${a} IS DISTINCT FROM ${b}`);
+  const str = (x: string) => (sq ? `json_quote(${x})` : `coalesce(to_json(${x})::text, 'null')`);
+  const obj = (pairs: [string, string][]) =>
+    sq
+      ? `json_object(${pairs.map(([k, v]) => `'${k}', ${v}`).join(", ")})`
+      : `json_build_object(${pairs.map(([k, v]) => `'${k}', ${v}`).join(", ")})::text`;
+  /** A JSON array (text) in an object: SQLite must be told it is JSON, PostgreSQL cast to it. */
+  const nested = (text: string) => (sq ? `json(${text})` : `(${text})::json`);
+  const ms = (t: string) => (sq ? t : `(extract(epoch from ${t}) * 1000)::bigint`);
+  const list = (select: string, value: string) =>
+    sq
+      ? `(SELECT json_group_array(v) FROM (SELECT ${value} AS v ${select} ORDER BY 1))`
+      : `(SELECT coalesce(json_agg(${value} ORDER BY ${value} COLLATE "C"), '[]'::json)::text ${select})`;
+  const appKey = (a: string) => `${a}.platform || '.' || ${a}.token`;
+
+  /** A Domain's state, as domain_added and domain_removed carry it. */
+  const stateOf = (t: (table: string) => string, d: string) =>
+    obj([
+      ["state", `${d}.state`],
+      ["platform", `${d}.platform`],
+      ["plan", `${d}.plan`],
+      ["country_code", `${d}.country_code`],
+      ["theme", `${d}.theme_name`],
+      ["rank", `${d}.rank`],
+      [
+        "apps",
+        nested(
+          list(
+            `FROM ${t("domain_app")} da JOIN ${t("app")} a ON a.pk = da.app_pk WHERE da.domain_pk = ${d}.pk AND da.removed_at IS NULL`,
+            appKey("a"),
+          ),
+        ),
+      ],
+      [
+        "technologies",
+        nested(
+          list(
+            `FROM ${t("domain_technology")} dt JOIN ${t("technology")} te ON te.pk = dt.technology_pk WHERE dt.domain_pk = ${d}.pk`,
+            "te.name",
+          ),
+        ),
+      ],
+    ]);
+  const plansOf = (t: (table: string) => string, a: string) =>
+    sq
+      ? `(SELECT json_group_array(json_object('name', name, 'monthly_cost', monthly_cost, 'monthly_cost_cents', monthly_cost_cents)) FROM (SELECT * FROM ${t("app_plan")} WHERE app_pk = ${a}.pk ORDER BY position))`
+      : `(SELECT coalesce(json_agg(json_build_object('name', name, 'monthly_cost', monthly_cost, 'monthly_cost_cents', monthly_cost_cents) ORDER BY position), '[]'::json)::text FROM ${t("app_plan")} WHERE app_pk = ${a}.pk)`;
+  const insert = (kind: ChangeKind, select: string) =>
+    `INSERT INTO ${n(STAGED)} (${STAGED_COLUMNS}) SELECT ${ord(kind)}, '${kind}', ${select}`;
+  const pair = n("change_pair");
+  const appPair = n("change_app_pair");
+  const techPair = n("change_technology_pair");
+  const scalar = (kind: ChangeKind, column: string) =>
+    insert(
+      kind,
+      `p.name, NULL, NULL, NULL, NULL, ${str(`p.o_${column}`)}, ${str(`p.n_${column}`)} FROM ${pair} p WHERE ${distinct(`p.o_${column}`, `p.n_${column}`)}`,
+    );
+  const installed = (side: "n" | "o") =>
+    side === "n"
+      ? `SELECT da.domain_pk AS npk, da.app_pk AS apk FROM ${n("domain_app")} da JOIN ${pair} p ON p.npk = da.domain_pk WHERE da.removed_at IS NULL`
+      : `SELECT p.npk, ap.npk AS apk FROM ${o("domain_app")} da JOIN ${pair} p ON p.opk = da.domain_pk JOIN ${appPair} ap ON ap.opk = da.app_pk WHERE da.removed_at IS NULL`;
+  const listed = (side: "n" | "o") =>
+    side === "n"
+      ? `SELECT dt.domain_pk AS npk, dt.technology_pk AS tpk FROM ${n("domain_technology")} dt JOIN ${pair} p ON p.npk = dt.domain_pk`
+      : `SELECT p.npk, tp.npk AS tpk FROM ${o("domain_technology")} dt JOIN ${pair} p ON p.opk = dt.domain_pk JOIN ${techPair} tp ON tp.opk = dt.technology_pk`;
+  const drop = (t: string) => `DROP TABLE IF EXISTS ${t}`;
+  const cols = ["state", "platform", "plan", "country_code", "theme_name", "rank"];
+  const appEvent = (after: string) =>
+    `p.name, ${appKey("a")}, a.id, a.name, NULL, NULL, ${after}`;
+  const appAfter = (da: string) =>
+    obj([
+      ["installed_at", da ? ms(`${da}.installed_at`) : "NULL"],
+      ["removed_at", da ? ms(`${da}.removed_at`) : "NULL"],
+    ]);
+
+  return [
+    drop(n(STAGED)),
+    `CREATE TABLE ${n(STAGED)} (ord INTEGER NOT NULL, kind TEXT NOT NULL, domain TEXT, app TEXT, app_id TEXT, app_name TEXT, technology TEXT, before TEXT, after TEXT)`,
+    drop(pair),
+    drop(appPair),
+    drop(techPair),
+    // The Domains of both copies, their key in each, and what scalar events compare.
+    `CREATE TABLE ${pair} AS SELECT n.name, n.pk AS npk, o.pk AS opk, ${cols.map((c) => `o.${c} AS o_${c}, n.${c} AS n_${c}`).join(", ")} FROM ${n("domain")} n JOIN ${o("domain")} o ON o.name = n.name`,
+    `CREATE INDEX change_pair_npk ON ${pair} (npk)`,
+    `CREATE INDEX change_pair_opk ON ${pair} (opk)`,
+    `CREATE TABLE ${appPair} AS SELECT n.pk AS npk, o.pk AS opk FROM ${n("app")} n JOIN ${o("app")} o ON o.id = n.id`,
+    `CREATE INDEX change_app_pair_opk ON ${appPair} (opk)`,
+    `CREATE TABLE ${techPair} AS SELECT n.pk AS npk, o.pk AS opk FROM ${n("technology")} n JOIN ${o("technology")} o ON o.name = n.name`,
+    `CREATE INDEX change_technology_pair_opk ON ${techPair} (opk)`,
+    // Apps.
+    insert(
+      "app_added",
+      `NULL, ${appKey("a")}, a.id, a.name, NULL, NULL, ${obj([
+        ["state", "a.state"],
+        ["plans", nested(plansOf(n, "a"))],
+      ])} FROM ${n("app")} a WHERE NOT EXISTS (SELECT 1 FROM ${o("app")} x WHERE x.id = a.id)`,
+    ),
+    insert(
+      "app_removed",
+      `NULL, ${appKey("o")}, o.id, o.name, NULL, ${str("o.state")}, ${str("a.state")} FROM ${o("app")} o LEFT JOIN ${n("app")} a ON a.id = o.id WHERE o.state <> 'Inactive' AND (a.id IS NULL OR a.state = 'Inactive')`,
+    ),
+    insert(
+      "app_plans_changed",
+      `NULL, ${appKey("a")}, a.id, a.name, NULL, b, c FROM (SELECT a.platform, a.token, a.id, a.name, ${plansOf(o, "o")} AS b, ${plansOf(n, "a")} AS c FROM ${n("app")} a JOIN ${o("app")} o ON o.id = a.id) a WHERE b <> c`,
+    ),
+    // Domains that came and went.
+    insert(
+      "domain_added",
+      `d.name, NULL, NULL, NULL, NULL, NULL, ${stateOf(n, "d")} FROM ${n("domain")} d WHERE NOT EXISTS (SELECT 1 FROM ${o("domain")} x WHERE x.name = d.name)`,
+    ),
+    insert(
+      "domain_removed",
+      `d.name, NULL, NULL, NULL, NULL, ${stateOf(o, "d")}, NULL FROM ${o("domain")} d WHERE NOT EXISTS (SELECT 1 FROM ${n("domain")} x WHERE x.name = d.name)`,
+    ),
+    // What changed on the Domains of both.
+    scalar("state_changed", "state"),
+    scalar("platform_changed", "platform"),
+    scalar("plan_changed", "plan"),
+    scalar("country_changed", "country_code"),
+    scalar("theme_changed", "theme_name"),
+    insert(
+      "rank_changed",
+      `p.name, NULL, NULL, NULL, NULL, ${str("p.o_rank")}, ${str("p.n_rank")} FROM ${pair} p WHERE abs(p.n_rank - p.o_rank) >= ${RANK_MOVE} AND abs(p.n_rank - p.o_rank) >= ${RANK_SHARE} * p.o_rank`,
+    ),
+    insert(
+      "app_installed",
+      `${appEvent(appAfter("da"))} FROM (${installed("n")} EXCEPT ${installed("o")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("app")} a ON a.pk = x.apk JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = x.apk`,
+    ),
+    insert(
+      "app_uninstalled",
+      `${appEvent(obj([
+        ["installed_at", ms("da.installed_at")],
+        ["removed_at", ms("da.removed_at")],
+      ]))} FROM (${installed("o")} EXCEPT ${installed("n")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("app")} a ON a.pk = x.apk LEFT JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = x.apk`,
+    ),
+    insert(
+      "technology_added",
+      `p.name, NULL, NULL, NULL, t.name, NULL, NULL FROM (${listed("n")} EXCEPT ${listed("o")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("technology")} t ON t.pk = x.tpk`,
+    ),
+    // A technology the new copy no longer knows at all is named from the old one.
+    insert(
+      "technology_removed",
+      `p.name, NULL, NULL, NULL, t.name, NULL, NULL FROM (${listed("o")} EXCEPT ${listed("n")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("technology")} t ON t.pk = x.tpk`,
+    ),
+    `INSERT INTO ${n(STAGED)} (${STAGED_COLUMNS}) SELECT ${ord("technology_removed")}, 'technology_removed', p.name, NULL, NULL, NULL, t.name, NULL, NULL FROM ${o("domain_technology")} dt JOIN ${pair} p ON p.opk = dt.domain_pk JOIN ${o("technology")} t ON t.pk = dt.technology_pk WHERE NOT EXISTS (SELECT 1 FROM ${techPair} tp WHERE tp.opk = dt.technology_pk)`,
+    drop(pair),
+    drop(appPair),
+    drop(techPair),
+  ];
+}
+
+/**
+ * The staged events in feed order, as the publish reads them to number them: App events first
+ * (by App), then each Domain's (by name, in CHANGE_KINDS order, then by App or technology).
+ * Compared as bytes on both databases, so both give one order.
+ */
+export function stagedInOrder(dialect: Dialect, staged: string): string {
+  const c = dialect === "postgresql" ? ' COLLATE "C"' : "";
+  return `SELECT kind, domain, app, app_id, app_name, technology, before, after, row_number() OVER (ORDER BY domain IS NOT NULL, coalesce(domain, '')${c}, ord, coalesce(app, '')${c}, coalesce(technology, '')${c}) AS seq FROM ${staged}`;
+}
