@@ -3,6 +3,7 @@ import type { SelectionSetNode } from "graphql";
 import type { ApiKey } from "./auth/keys.ts";
 import type { RateUsage } from "./auth/rate-limit.ts";
 import type { UsageSource } from "./auth/usage.ts";
+import type { MetaStore } from "./db/change-feed.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { apiError } from "./errors.ts";
 
@@ -17,6 +18,8 @@ export interface ReadContext {
   loaders: Map<string, DataLoader<unknown, unknown>>;
   /** A REST request whose records the row writer writes (src/rest/route.ts). */
   records?: RecordHandoff;
+  /** Where the change feed is read (the meta database: src/db/change-feed.ts). */
+  meta?: MetaStore;
 }
 
 /** A client's request's GraphQL context: what its resolvers read, and who asked. */
@@ -51,7 +54,14 @@ export async function createContext(
   rateUsage: RateUsage,
   usage?: UsageSource,
 ): Promise<Context> {
-  return { served: await snapshots.current(), apiKey, loaders: new Map(), rateUsage, usage };
+  return {
+    served: await snapshots.current(),
+    apiKey,
+    loaders: new Map(),
+    rateUsage,
+    usage,
+    meta: snapshots.store,
+  };
 }
 
 /** The snapshot this operation reads; NOT_READY before the first load. */

@@ -12,17 +12,24 @@
  * - Domains, by name: domain_added and domain_removed (carrying the whole state the feed covers:
  *   state, platform, plan, country, theme, rank, installed Apps, technologies), state_changed,
  *   platform_changed, plan_changed, country_changed, theme_changed, rank_changed (a move of at
- *   least RANK_MOVE places and of RANK_SHARE of the rank before); and, for Domains in both
+ *   least rankMove(Domains) places and of RANK_SHARE of the rank before); and, for Domains in both
  *   snapshots, app_installed / app_uninstalled (an App entry without removed_at appears / goes or
  *   gains one) and technology_added / technology_removed.
  */
 
 export type Dialect = "sqlite" | "postgresql";
 
-/** A rank move is an event from this many places… */
+/**
+ * A rank move is an event from RANK_MOVE places (or RANK_MOVE_SHARE of the Domains, in a dataset of
+ * fewer than 100,000: 1,000 places is a tenth of 10,000 Domains)…
+ */
 export const RANK_MOVE = 1000;
-/** …and this share of the rank it moved from. */
+export const RANK_MOVE_SHARE = 0.01;
+/** …and of RANK_SHARE of the rank it moved from. */
 export const RANK_SHARE = 0.1;
+
+/** The places a rank must move by to be an event, in a dataset of `domains`. */
+export const rankMove = (domains: number) => Math.min(RANK_MOVE, Math.ceil(domains * RANK_MOVE_SHARE));
 
 /** The kinds, in the order a Domain's (or an App's) events of one load are listed. */
 export const CHANGE_KINDS = [
@@ -110,25 +117,24 @@ export function changeStatements(
   const insert = (kind: ChangeKind, select: string) =>
     `INSERT INTO ${n(STAGED)} (${STAGED_COLUMNS}) SELECT ${ord(kind)}, '${kind}', ${select}`;
   const pair = n("change_pair");
-  const appPair = n("change_app_pair");
-  const techPair = n("change_technology_pair");
   const scalar = (kind: ChangeKind, column: string) =>
     insert(
       kind,
       `p.name, NULL, NULL, NULL, NULL, ${str(`p.o_${column}`)}, ${str(`p.n_${column}`)} FROM ${pair} p WHERE ${distinct(`p.o_${column}`, `p.n_${column}`)}`,
     );
+  // A Domain's installed Apps and its technologies, by App id and technology name (an App or a
+  // technology that left the dataset is still told apart from the others).
   const installed = (side: "n" | "o") =>
     side === "n"
-      ? `SELECT da.domain_pk AS npk, da.app_pk AS apk FROM ${n("domain_app")} da JOIN ${pair} p ON p.npk = da.domain_pk WHERE da.removed_at IS NULL`
-      : `SELECT p.npk, ap.npk AS apk FROM ${o("domain_app")} da JOIN ${pair} p ON p.opk = da.domain_pk JOIN ${appPair} ap ON ap.opk = da.app_pk WHERE da.removed_at IS NULL`;
+      ? `SELECT p.npk, a.id AS app_id FROM ${n("domain_app")} da JOIN ${pair} p ON p.npk = da.domain_pk JOIN ${n("app")} a ON a.pk = da.app_pk WHERE da.removed_at IS NULL`
+      : `SELECT p.npk, a.id AS app_id FROM ${o("domain_app")} da JOIN ${pair} p ON p.opk = da.domain_pk JOIN ${o("app")} a ON a.pk = da.app_pk WHERE da.removed_at IS NULL`;
   const listed = (side: "n" | "o") =>
     side === "n"
-      ? `SELECT dt.domain_pk AS npk, dt.technology_pk AS tpk FROM ${n("domain_technology")} dt JOIN ${pair} p ON p.npk = dt.domain_pk`
-      : `SELECT p.npk, tp.npk AS tpk FROM ${o("domain_technology")} dt JOIN ${pair} p ON p.opk = dt.domain_pk JOIN ${techPair} tp ON tp.opk = dt.technology_pk`;
+      ? `SELECT p.npk, t.name FROM ${n("domain_technology")} dt JOIN ${pair} p ON p.npk = dt.domain_pk JOIN ${n("technology")} t ON t.pk = dt.technology_pk`
+      : `SELECT p.npk, t.name FROM ${o("domain_technology")} dt JOIN ${pair} p ON p.opk = dt.domain_pk JOIN ${o("technology")} t ON t.pk = dt.technology_pk`;
   const drop = (t: string) => `DROP TABLE IF EXISTS ${t}`;
   const cols = ["state", "platform", "plan", "country_code", "theme_name", "rank"];
-  const appEvent = (after: string) =>
-    `p.name, ${appKey("a")}, a.id, a.name, NULL, NULL, ${after}`;
+  const appEvent = (after: string) => `p.name, ${appKey("a")}, a.id, a.name, NULL, NULL, ${after}`;
   const appAfter = (da: string) =>
     obj([
       ["installed_at", da ? ms(`${da}.installed_at`) : "NULL"],
@@ -139,16 +145,10 @@ export function changeStatements(
     drop(n(STAGED)),
     `CREATE TABLE ${n(STAGED)} (ord INTEGER NOT NULL, kind TEXT NOT NULL, domain TEXT, app TEXT, app_id TEXT, app_name TEXT, technology TEXT, before TEXT, after TEXT)`,
     drop(pair),
-    drop(appPair),
-    drop(techPair),
     // The Domains of both copies, their key in each, and what scalar events compare.
     `CREATE TABLE ${pair} AS SELECT n.name, n.pk AS npk, o.pk AS opk, ${cols.map((c) => `o.${c} AS o_${c}, n.${c} AS n_${c}`).join(", ")} FROM ${n("domain")} n JOIN ${o("domain")} o ON o.name = n.name`,
     `CREATE INDEX change_pair_npk ON ${pair} (npk)`,
     `CREATE INDEX change_pair_opk ON ${pair} (opk)`,
-    `CREATE TABLE ${appPair} AS SELECT n.pk AS npk, o.pk AS opk FROM ${n("app")} n JOIN ${o("app")} o ON o.id = n.id`,
-    `CREATE INDEX change_app_pair_opk ON ${appPair} (opk)`,
-    `CREATE TABLE ${techPair} AS SELECT n.pk AS npk, o.pk AS opk FROM ${n("technology")} n JOIN ${o("technology")} o ON o.name = n.name`,
-    `CREATE INDEX change_technology_pair_opk ON ${techPair} (opk)`,
     // Apps.
     insert(
       "app_added",
@@ -182,32 +182,31 @@ export function changeStatements(
     scalar("theme_changed", "theme_name"),
     insert(
       "rank_changed",
-      `p.name, NULL, NULL, NULL, NULL, ${str("p.o_rank")}, ${str("p.n_rank")} FROM ${pair} p WHERE abs(p.n_rank - p.o_rank) >= ${RANK_MOVE} AND abs(p.n_rank - p.o_rank) >= ${RANK_SHARE} * p.o_rank`,
+      `p.name, NULL, NULL, NULL, NULL, ${str("p.o_rank")}, ${str("p.n_rank")} FROM ${pair} p WHERE abs(p.n_rank - p.o_rank) >= (SELECT ${sq ? "min" : "least"}(${RANK_MOVE}, (count(*) + ${1 / RANK_MOVE_SHARE - 1}) / ${1 / RANK_MOVE_SHARE}) FROM ${n("domain")}) AND abs(p.n_rank - p.o_rank) >= ${RANK_SHARE} * p.o_rank`,
     ),
     insert(
       "app_installed",
-      `${appEvent(appAfter("da"))} FROM (${installed("n")} EXCEPT ${installed("o")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("app")} a ON a.pk = x.apk JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = x.apk`,
+      `${appEvent(appAfter("da"))} FROM (${installed("n")} EXCEPT ${installed("o")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("app")} a ON a.id = x.app_id JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = a.pk`,
     ),
+    // Named as the copy before knew the App: it may have left the dataset since.
     insert(
       "app_uninstalled",
-      `${appEvent(obj([
-        ["installed_at", ms("da.installed_at")],
-        ["removed_at", ms("da.removed_at")],
-      ]))} FROM (${installed("o")} EXCEPT ${installed("n")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("app")} a ON a.pk = x.apk LEFT JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = x.apk`,
+      `${appEvent(
+        obj([
+          ["installed_at", ms("da.installed_at")],
+          ["removed_at", ms("da.removed_at")],
+        ]),
+      )} FROM (${installed("o")} EXCEPT ${installed("n")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${o("app")} a ON a.id = x.app_id LEFT JOIN ${n("app")} na ON na.id = x.app_id LEFT JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = na.pk`,
     ),
     insert(
       "technology_added",
-      `p.name, NULL, NULL, NULL, t.name, NULL, NULL FROM (${listed("n")} EXCEPT ${listed("o")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("technology")} t ON t.pk = x.tpk`,
+      `p.name, NULL, NULL, NULL, x.name, NULL, NULL FROM (${listed("n")} EXCEPT ${listed("o")}) x JOIN ${pair} p ON p.npk = x.npk`,
     ),
-    // A technology the new copy no longer knows at all is named from the old one.
     insert(
       "technology_removed",
-      `p.name, NULL, NULL, NULL, t.name, NULL, NULL FROM (${listed("o")} EXCEPT ${listed("n")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("technology")} t ON t.pk = x.tpk`,
+      `p.name, NULL, NULL, NULL, x.name, NULL, NULL FROM (${listed("o")} EXCEPT ${listed("n")}) x JOIN ${pair} p ON p.npk = x.npk`,
     ),
-    `INSERT INTO ${n(STAGED)} (${STAGED_COLUMNS}) SELECT ${ord("technology_removed")}, 'technology_removed', p.name, NULL, NULL, NULL, t.name, NULL, NULL FROM ${o("domain_technology")} dt JOIN ${pair} p ON p.opk = dt.domain_pk JOIN ${o("technology")} t ON t.pk = dt.technology_pk WHERE NOT EXISTS (SELECT 1 FROM ${techPair} tp WHERE tp.opk = dt.technology_pk)`,
     drop(pair),
-    drop(appPair),
-    drop(techPair),
   ];
 }
 

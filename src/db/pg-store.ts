@@ -1,10 +1,10 @@
 import pg from "pg";
 import type { Timeouts } from "../config.ts";
+import { STAGED, stagedInOrder } from "./change-sql.ts";
 import { applyPgMigrations } from "./migrate.ts";
 import { poolTimeouts } from "./pg-pool.ts";
 import { PgSnapshotWriter } from "./pg-writer.ts";
 import { utc } from "./reader.ts";
-import { STAGED, stagedInOrder } from "./change-sql.ts";
 import type {
   PublishOptions,
   RawSnapshotRow,

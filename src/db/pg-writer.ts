@@ -89,7 +89,8 @@ export class PgSnapshotWriter implements SnapshotWriter {
         (name) => `"${this.previous}"."${name}"`,
       );
       await client.query("BEGIN");
-      for (const statement of this.previous ? statements : statements.slice(0, 2)) await client.query(statement);
+      for (const statement of this.previous ? statements : statements.slice(0, 2))
+        await client.query(statement);
       await client.query("COMMIT");
       if (this.previous) this.changesMs = performance.now() - started;
       // A COPY leaves every page "not all-visible", so index-only scans (a page of primary keys

@@ -1,9 +1,9 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { STAGED, stagedInOrder } from "./change-sql.ts";
 import { applySqliteMigrations } from "./migrate.ts";
 import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
-import { STAGED, stagedInOrder } from "./change-sql.ts";
 import type {
   PublishOptions,
   RawSnapshotRow,

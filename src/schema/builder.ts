@@ -19,6 +19,7 @@ export const builder = new SchemaBuilder<{
     SafeInt: { Input: number; Output: number | bigint };
     StringMap: { Input: Record<string, string>; Output: unknown };
     Keywords: { Input: string | string[]; Output: unknown };
+    JSON: { Input: unknown; Output: unknown };
   };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

@@ -4,6 +4,7 @@ import "./snapshot.ts";
 import "./app.ts";
 import "./domain.ts";
 import "./facets.ts";
+import "./changes.ts";
 import "./review.ts";
 import "./node.ts";
 import "./usage.ts";

@@ -1,0 +1,168 @@
+import { type ReadContext, servedOf } from "../context.ts";
+import {
+  type ChangeRow,
+  type FeedWhere,
+  feedBounds,
+  type MetaStore,
+  readChanges,
+} from "../db/change-feed.ts";
+import { countWhere, statementOver } from "../db/where-sql.ts";
+import { apiError, InputError } from "../errors.ts";
+import type { DomainFilter } from "./domain-filter.ts";
+import { domainListWhere } from "./domain-list.ts";
+import { parseInstant } from "./instant.ts";
+import type { Where } from "./keyset.ts";
+
+/**
+ * Pages of the change feed (docs/decisions.md, "Change feed"): the events of the loads up to the
+ * served snapshot, in feed order, after a cursor that is an event's position (its id). The feed
+ * only grows, so a cursor stays good across loads, until the events after it are pruned
+ * (CHANGES_RETENTION): then it is 410 CURSOR_EXPIRED.
+ *
+ * A Domain filter is matched against the Domains of the served snapshot. A filter that matches
+ * few Domains (at most NAMED_DOMAINS) reads the events of those Domains by the feed's index on
+ * the Domain; any other reads the feed in order, a batch at a time, and keeps the events of
+ * Domains that match, reading at most SCAN_EVENTS events per page: a page may then come back
+ * short (even empty) with hasNextPage, and the next page goes on from where this one stopped.
+ */
+export interface ChangeFilter {
+  kinds?: readonly string[] | null;
+  since?: string | null;
+  until?: string | null;
+  domain?: DomainFilter | null;
+  app?: string | null;
+  technology?: string | null;
+}
+
+export interface ChangeArgs {
+  filter?: ChangeFilter | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+export interface ChangePage {
+  nodes: ChangeRow[];
+  hasNextPage: boolean;
+  /** The position the next page goes on from: the last event read (where it began, when none was). */
+  endCursor: string;
+}
+
+export const DEFAULT_CHANGES = 100;
+export const MAX_CHANGES = 1000;
+const NAMED_DOMAINS = 2000;
+const SCAN_BATCH = 1000;
+const SCAN_EVENTS = 20_000;
+
+/** An event's cursor: its position in the feed. */
+export const changeCursor = (row: ChangeRow) => String(row.id);
+
+function metaOf(ctx: ReadContext): MetaStore {
+  if (!ctx.meta) throw new Error("the change feed is read without its store");
+  return ctx.meta;
+}
+
+/** A point of `since` / `until`: a snapshot version (digits) or an RFC 3339 instant or date. */
+function point(value: string, argument: string): { version: number } | { ms: number } {
+  if (/^\d{1,9}$/.test(value)) return { version: Number(value) };
+  try {
+    return { ms: parseInstant(value, "a snapshot version or a date").getTime() };
+  } catch (e) {
+    throw new InputError(
+      argument,
+      (e as Error).message.replace(
+        /^a snapshot version or a date must be/,
+        "must be a snapshot version (an integer) or",
+      ),
+    );
+  }
+}
+
+/** Reads a page of the feed. `base`: the events of one Domain or one App (Domain.changes, App.changes). */
+export async function changePage(
+  ctx: ReadContext,
+  args: ChangeArgs,
+  base: { domain?: string; app?: string } = {},
+): Promise<ChangePage> {
+  const meta = metaOf(ctx);
+  const served = servedOf(ctx);
+  const first = args.first ?? DEFAULT_CHANGES;
+  if (!Number.isInteger(first) || first < 1 || first > MAX_CHANGES)
+    throw new InputError("first", `must be from 1 to ${MAX_CHANGES}, got ${first}`);
+  const filter = args.filter ?? {};
+  const where: FeedWhere = { after: 0, served: served.snapshot.version };
+  if (args.after != null) {
+    if (!/^\d{1,15}$/.test(args.after)) throw new InputError("after", "is not a cursor of the change feed");
+    where.after = Number(args.after);
+    const bounds = await feedBounds(meta);
+    if (where.after < bounds.prunedThrough)
+      throw apiError(
+        "CURSOR_EXPIRED",
+        `after: the events after this cursor were pruned (the feed keeps the events of the last loads, CHANGES_RETENTION; it has pruned up to ${bounds.prunedThrough}); start again without a cursor, or with since`,
+      );
+    if (where.after > bounds.lastId) throw new InputError("after", "is past the end of the change feed");
+  }
+  if (filter.kinds?.length) where.kinds = filter.kinds;
+  for (const [key, value] of [
+    ["since", filter.since],
+    ["until", filter.until],
+  ] as const) {
+    if (value == null) continue;
+    const p = point(value, `filter.${key}`);
+    if ("version" in p) where[key === "since" ? "sinceVersion" : "untilVersion"] = p.version;
+    else where[key === "since" ? "sinceMs" : "untilMs"] = p.ms;
+  }
+  const app = base.app ?? filter.app ?? undefined;
+  if (app != null) where.app = app;
+  if (filter.technology != null) where.technology = filter.technology;
+  if (base.domain !== undefined) where.domains = [base.domain];
+  const domainFilter = filter.domain && Object.keys(filter.domain).length ? filter.domain : null;
+  if (!domainFilter) return pageOf(await readChanges(meta, where, first + 1), first, where.after);
+
+  const match = await domainListWhere(ctx, { filter: domainFilter }, null);
+  const sql = served.sql;
+  if (where.domains === undefined && (await countWhere(sql, "domain", match)) <= NAMED_DOMAINS) {
+    const names = await matchingNames(ctx, match, null);
+    return pageOf(await readChanges(meta, { ...where, domains: names }, first + 1), first, where.after);
+  }
+  // Read the feed in order, keeping the events of Domains the filter matches.
+  const kept: ChangeRow[] = [];
+  let scanned = 0;
+  let cursor = where.after;
+  for (;;) {
+    const batch = await readChanges(meta, { ...where, after: cursor, domainEvents: true }, SCAN_BATCH);
+    const names = [...new Set(batch.map((r) => r.domain as string))];
+    const matched = new Set(names.length ? await matchingNames(ctx, match, names) : []);
+    for (const row of batch) {
+      if (!matched.has(row.domain as string)) continue;
+      kept.push(row);
+      if (kept.length > first) return pageOf(kept, first, where.after);
+    }
+    if (batch.length < SCAN_BATCH) return pageOf(kept, first, where.after);
+    cursor = batch[batch.length - 1].id;
+    scanned += batch.length;
+    if (scanned >= SCAN_EVENTS) return { nodes: kept, hasNextPage: true, endCursor: String(cursor) };
+  }
+}
+
+/** The page of the first `first` rows; with none, the cursor stays where it was (`after`). */
+function pageOf(rows: ChangeRow[], first: number, after: number): ChangePage {
+  const nodes = rows.slice(0, first);
+  return {
+    nodes,
+    hasNextPage: rows.length > first,
+    endCursor: nodes.length ? changeCursor(nodes[nodes.length - 1]) : String(after),
+  };
+}
+
+/** The names of the served snapshot's Domains that `match` matches (of `among`, when given). */
+async function matchingNames(ctx: ReadContext, match: Where, among: string[] | null): Promise<string[]> {
+  const sql = servedOf(ctx).sql;
+  const where = among ? { AND: [match, { name: { in: among } }] } : match;
+  const { text, params } = statementOver(
+    sql,
+    "domain",
+    where,
+    (cond) => `SELECT r."name" FROM ${sql.table("domain")} r WHERE ${cond}`,
+  );
+  return (await sql.all(text, params)).map((r) => r[0] as string);
+}

@@ -1,0 +1,236 @@
+import type { ChangeRow } from "../db/change-feed.ts";
+import { CHANGE_KINDS } from "../db/change-sql.ts";
+import { type ChangeArgs, changeCursor, changePage, DEFAULT_CHANGES, MAX_CHANGES } from "../query/changes.ts";
+import { instantText } from "../query/instant.ts";
+import { appByIdentifier, domainByName } from "../query/loaders.ts";
+import { App } from "./app.ts";
+import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
+import { Domain } from "./domain.ts";
+import { DomainFilter } from "./domain-parts.ts";
+
+/**
+ * The change feed (docs/graphql.md, "Change feed"): what each load changed, as typed events in
+ * feed order (src/query/changes.ts reads them; src/db/change-sql.ts computes them).
+ */
+
+builder.scalarType("JSON", {
+  description: "A JSON value: a change's value before or after (its kind says which shape).",
+  serialize: (v) => v,
+  parseValue: (v) => v,
+});
+
+export const ChangeKind = builder.enumType("ChangeKind", {
+  description: 'What a change event says happened (docs/graphql.md, "Change feed").',
+  values: Object.fromEntries(CHANGE_KINDS.map((k) => [k.toUpperCase(), { value: k, ...legacy(k) }])),
+});
+
+/** Times of an App entry come as epoch milliseconds from the database: written as the API writes times. */
+function changeValue(text: string | null): unknown {
+  if (text === null) return null;
+  const value = JSON.parse(text) as unknown;
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const v = value as Record<string, unknown>;
+    for (const key of ["installed_at", "removed_at"]) {
+      if (typeof v[key] === "number") v[key] = instantText(new Date(v[key] as number));
+    }
+  }
+  return value;
+}
+
+const ChangeApp = builder.objectRef<ChangeRow>("ChangeApp").implement({
+  description: "The App a change is about, as it was named when the change was found.",
+  fields: (t) => ({
+    id: t.string({ ...legacy("id"), resolve: (r) => r.appId as string }),
+    platform: t.string({
+      ...legacy("platform"),
+      resolve: (r) => (r.app as string).slice(0, (r.app as string).indexOf(".")),
+    }),
+    token: t.string({
+      ...legacy("token"),
+      resolve: (r) => (r.app as string).slice((r.app as string).indexOf(".") + 1),
+    }),
+    name: t.string({ ...legacy("name"), resolve: (r) => r.appName as string }),
+    current: t.field({
+      type: App,
+      nullable: true,
+      description: "The App in the served snapshot, when it has it.",
+      resolve: (r, _args, ctx) => appByIdentifier(ctx).load(r.app as string),
+    }),
+  }),
+});
+
+export const Change = builder.objectRef<ChangeRow>("Change").implement({
+  description: "One change a load found between a snapshot and the one before it.",
+  fields: (t) => ({
+    id: t.string({
+      description: "The event's position in the feed (its cursor): increasing, never reused.",
+      ...legacy("id"),
+      resolve: (r) => changeCursor(r),
+    }),
+    version: t.int({
+      description: "The snapshot version it appeared in.",
+      ...legacy("version"),
+      resolve: (r) => r.version,
+    }),
+    loadedAt: t.field({
+      type: "DateTime",
+      description: "When that snapshot was published.",
+      ...legacy("loaded_at"),
+      resolve: (r) => new Date(r.loadedAt),
+    }),
+    kind: t.field({
+      type: ChangeKind,
+      ...legacy("kind"),
+      resolve: (r) => r.kind as (typeof CHANGE_KINDS)[number],
+    }),
+    domainName: t.string({
+      nullable: true,
+      description: "The Domain's name (Domain events).",
+      ...legacy("domain"),
+      resolve: (r) => r.domain,
+    }),
+    domain: t.field({
+      type: Domain,
+      nullable: true,
+      description: "The Domain as the served snapshot has it (null once it was removed).",
+      resolve: (r, _args, ctx) => (r.domain === null ? null : domainByName(ctx).load(r.domain)),
+    }),
+    app: t.field({
+      type: ChangeApp,
+      nullable: true,
+      description: "The App (App events, and a Domain's App events).",
+      ...legacy("app"),
+      resolve: (r) => (r.app === null ? null : r),
+    }),
+    technology: t.string({
+      nullable: true,
+      description: "The technology (technology_added, technology_removed).",
+      ...legacy("technology"),
+      resolve: (r) => r.technology,
+    }),
+    before: t.field({
+      type: "JSON",
+      nullable: true,
+      description: 'The value before, where the kind has one (docs/graphql.md, "Change feed").',
+      ...legacy("before"),
+      resolve: (r) => changeValue(r.before),
+    }),
+    after: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "The value after, where the kind has one.",
+      ...legacy("after"),
+      resolve: (r) => changeValue(r.after),
+    }),
+  }),
+});
+
+const ChangeFilter = builder.inputType("ChangeFilter", {
+  description: "Which changes: every condition given, ANDed.",
+  fields: (t) => ({
+    kinds: t.field({ type: [ChangeKind], description: "Only these kinds." }),
+    since: t.string({
+      description:
+        "Changes after this point: a snapshot version (the changes of later loads) or an RFC 3339 time or date (loads published then or later).",
+    }),
+    until: t.string({
+      description:
+        "Changes up to this point: a snapshot version (included) or a time or date (loads published before it).",
+    }),
+    domain: t.field({
+      type: DomainFilter,
+      description:
+        "Changes of the Domains this filter matches in the served snapshot (as List Domains' filter).",
+    }),
+    app: t.string({
+      description:
+        "Changes of this App, as <platform>.<token> (App events, and Domains installing or removing it).",
+    }),
+    technology: t.string({
+      description: "Changes of this technology (technology_added, technology_removed).",
+    }),
+  }),
+});
+
+const ChangeConnection = builder
+  .objectRef<{ page: Awaited<ReturnType<typeof changePage>> }>("ChangeConnection")
+  .implement({
+    description: "A page of the change feed, in feed order.",
+    fields: (t) => ({
+      edges: t.field({
+        type: [
+          builder.objectRef<ChangeRow>("ChangeEdge").implement({
+            fields: (e) => ({
+              cursor: e.string({ resolve: (r) => changeCursor(r) }),
+              node: e.field({ type: Change, resolve: (r) => r }),
+            }),
+          }),
+        ],
+        complexity: { field: 0, multiplier: 1 },
+        resolve: (c) => c.page.nodes,
+      }),
+      nodes: t.field({
+        type: [Change],
+        complexity: { field: 0, multiplier: 1 },
+        resolve: (c) => c.page.nodes,
+      }),
+      pageInfo: t.field({
+        type: builder.objectRef<{ hasNextPage: boolean; endCursor: string }>("ChangePageInfo").implement({
+          description:
+            "hasNextPage: more events follow now; endCursor: where the next page goes on from. A feed cursor stays good across loads: the next load's events follow it.",
+          fields: (p) => ({
+            hasNextPage: p.exposeBoolean("hasNextPage"),
+            endCursor: p.exposeString("endCursor"),
+          }),
+        }),
+        resolve: (c) => c.page,
+      }),
+    }),
+  });
+
+const changeArgs = builder.args((t) => ({
+  filter: t.field({ type: ChangeFilter }),
+  first: t.int({ description: `Page size: default ${DEFAULT_CHANGES}, at most ${MAX_CHANGES}.` }),
+  after: t.string({ description: "The endCursor of the previous page (it survives loads)." }),
+}));
+
+const resolveChanges = async (
+  ctx: Parameters<typeof changePage>[0],
+  args: ChangeArgs,
+  base?: Parameters<typeof changePage>[2],
+) => ({
+  page: await changePage(ctx, args, base),
+});
+
+builder.queryField("changes", (t) =>
+  t.field({
+    type: ChangeConnection,
+    description: "The change feed: what each load changed, in feed order (GET /changes).",
+    ...rateLimited("listDomains"),
+    complexity: pagedComplexity(DEFAULT_CHANGES),
+    args: changeArgs,
+    resolve: (_root, args, ctx) => resolveChanges(ctx, args),
+  }),
+);
+
+builder.objectField(Domain, "changes", (t) =>
+  t.field({
+    type: ChangeConnection,
+    description: "This Domain's changes, in feed order.",
+    ...rateLimited("listDomains"),
+    complexity: pagedComplexity(DEFAULT_CHANGES),
+    args: changeArgs,
+    resolve: (d, args, ctx) => resolveChanges(ctx, args, { domain: d.name }),
+  }),
+);
+
+builder.objectField(App, "changes", (t) =>
+  t.field({
+    type: ChangeConnection,
+    description: "This App's changes (its own, and Domains installing or removing it), in feed order.",
+    ...rateLimited("listDomains"),
+    complexity: pagedComplexity(DEFAULT_CHANGES),
+    args: changeArgs,
+    resolve: (a, args, ctx) => resolveChanges(ctx, args, { app: `${a.platform}.${a.token}` }),
+  }),
+);
