@@ -7,14 +7,16 @@ import type { Logger } from "./logger.ts";
 
 /**
  * First start on an empty database: generate the demo dataset (deterministic from DEMO_SEED) and
- * load it, so `npm start` on a fresh clone serves data. Later starts find a snapshot and skip this.
+ * the week after it (src/dataset/evolve.ts), and load both, so `npm start` on a fresh clone serves
+ * data and its change feed has a week of changes. Later starts find a snapshot and skip this.
  * The generator and the loader are imported only then: the generator's faker alone was a fifth of
  * a restart's module loading (the bundle keeps a dynamic import in a chunk of its own).
  */
 export async function ensureDemoData(config: Config, store: SnapshotStore, log: Logger): Promise<void> {
   if (await store.current()) return;
-  const [{ GENERATOR_VERSION, generateDataset }, { loadSnapshot }] = await Promise.all([
+  const [{ GENERATOR_VERSION, generateDataset }, { evolveDataset }, { loadSnapshot }] = await Promise.all([
     import("./dataset/generate.ts"),
+    import("./dataset/evolve.ts"),
     import("./dataset/load/load.ts"),
   ]);
   const { domains, apps, seed } = config.demo;
@@ -25,9 +27,17 @@ export async function ensureDemoData(config: Config, store: SnapshotStore, log: 
     log.info({ domains, apps, seed, dir }, "no snapshot loaded yet: generating the demo dataset");
     await generateDataset({ domains, apps, seed, outDir: dir });
   }
-  log.info({ dir }, "loading the demo dataset");
-  const r = await loadSnapshot(store, dir, { keep: config.keepSnapshots });
-  log.info({ ...r, seconds: (Date.now() - started) / 1000 }, "demo dataset loaded");
+  const next = `${dir}-week-1`;
+  if (!existsSync(join(next, "domains.jsonl"))) {
+    log.info({ dir: next }, "generating the demo dataset's next week");
+    await evolveDataset({ from: dir, outDir: next, seed });
+  }
+  const options = { keep: config.keepSnapshots, changesRetention: config.changesRetention };
+  for (const week of [dir, next]) {
+    log.info({ dir: week }, "loading the demo dataset");
+    const r = await loadSnapshot(store, week, options);
+    log.info({ ...r, seconds: (Date.now() - started) / 1000 }, "demo dataset loaded");
+  }
 }
 
 /** A fresh database gets one key, so the first `npm start` can be tried at once; null otherwise. */

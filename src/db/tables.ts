@@ -22,7 +22,7 @@ const KINDS: Record<string, ColumnKind> = {
 };
 
 /** The models of the meta database (src/db/migrate.ts); every other model is a snapshot table. */
-type MetaModel = "Snapshot" | "ExportJob" | "ExportChunk" | "ApiKey";
+type MetaModel = "Snapshot" | "ExportJob" | "ExportChunk" | "ApiKey" | "ChangeEvent" | "ChangeFeed";
 export type TableKey = Uncapitalize<Exclude<keyof typeof MODEL, MetaModel>>;
 
 export interface Table {
@@ -33,7 +33,14 @@ export interface Table {
   fields: string[];
 }
 
-const META: readonly string[] = ["Snapshot", "ExportJob", "ExportChunk", "ApiKey"] satisfies MetaModel[];
+const META: readonly string[] = [
+  "Snapshot",
+  "ExportJob",
+  "ExportChunk",
+  "ApiKey",
+  "ChangeEvent",
+  "ChangeFeed",
+] satisfies MetaModel[];
 
 function tableOf(model: keyof typeof MODEL): Table {
   const { table, fields } = MODEL[model];

@@ -2,6 +2,7 @@ import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { drawOn, type Whole } from "../rest/handler.ts";
 import { readFormat } from "../rest/inputs.ts";
+import { changesStream } from "./changes-export.ts";
 import { domainCsvPlan } from "./csv.ts";
 import { cursorAll } from "./cursor-all.ts";
 import {
@@ -91,6 +92,7 @@ async function exportStream(
 export function exportRoutes(deps: ExportDeps): Whole {
   return async (op, options, request) => {
     const kind = op.route.whole?.kind;
+    if (op.route.type === "Change") return changesStream(deps, request, options);
     if (kind === "stream") {
       const format = readFormat(options, "stream") as "jsonl" | "csv";
       return exportStream(deps, request, readQuery(op.route, options), format);

@@ -20,8 +20,8 @@ import type { Where } from "./keyset.ts";
  * (CHANGES_RETENTION): then it is 410 CURSOR_EXPIRED.
  *
  * A Domain filter is matched against the Domains of the served snapshot. A filter that matches
- * few Domains (at most NAMED_DOMAINS) reads the events of those Domains by the feed's index on
- * the Domain; any other reads the feed in order, a batch at a time, and keeps the events of
+ * few Domains (at most NAMED_DOMAINS, and at most NAMED_SHARE of them) reads the events of those
+ * Domains by the feed's index on the Domain; any other reads the feed in order, a batch at a time, and keeps the events of
  * Domains that match, reading at most SCAN_EVENTS events per page: a page may then come back
  * short (even empty) with hasNextPage, and the next page goes on from where this one stopped.
  */
@@ -50,6 +50,7 @@ export interface ChangePage {
 export const DEFAULT_CHANGES = 100;
 export const MAX_CHANGES = 1000;
 const NAMED_DOMAINS = 2000;
+const NAMED_SHARE = 0.05;
 const SCAN_BATCH = 1000;
 const SCAN_EVENTS = 20_000;
 
@@ -120,7 +121,8 @@ export async function changePage(
 
   const match = await domainListWhere(ctx, { filter: domainFilter }, null);
   const sql = served.sql;
-  if (where.domains === undefined && (await countWhere(sql, "domain", match)) <= NAMED_DOMAINS) {
+  const named = Math.min(NAMED_DOMAINS, NAMED_SHARE * served.snapshot.domains);
+  if (where.domains === undefined && (await countWhere(sql, "domain", match)) <= named) {
     const names = await matchingNames(ctx, match, null);
     return pageOf(await readChanges(meta, { ...where, domains: names }, first + 1), first, where.after);
   }

@@ -157,7 +157,7 @@ const sortOption = (sorts: Record<string, SortField>, fallback: string): OptionD
     .join(", ")} (default ${fallback}).`,
 });
 
-const filterOptions = (tables: FilterTables): OptionDoc[] =>
+export const filterOptions = (tables: FilterTables): OptionDoc[] =>
   filterOptionNames(tables).map((name) => ({
     name,
     type: "string" as const,

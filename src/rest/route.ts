@@ -33,7 +33,7 @@ export interface Route {
   /** The rate limit it draws on (docs/api.md section 8). */
   endpoint: Endpoint;
   /** The GraphQL type of its records, whose fields `fields` selects. */
-  type: "App" | "AppReview" | "Domain";
+  type: "App" | "AppReview" | "Domain" | "Change";
   /** Fields of `type` it never returns. */
   exclude?: readonly string[];
   /** `fields` of one record (no list-only defaults). */
@@ -58,6 +58,8 @@ export interface Route {
    * `fields`, and its document and answer are made by planFacets.
    */
   facets?: "domain" | "app";
+  /** The option a GraphQL argument came from, where the route's own naming differs (else optionOf). */
+  option?: (argument: string) => string | undefined;
 }
 
 /** One key of an envelope. Paths are dotted; "" is the last field of the query itself. */
@@ -217,7 +219,7 @@ function compile(route: Route) {
     /** Where the envelope's paths start: the last field of the query. */
     root: (route.query ?? []).map(([name]) => name),
     members: Object.entries(route.envelope).map(([key, part]) => memberOf(key, part)),
-    option: (argument: string) => optionOf(route.filters ?? null, argument),
+    option: (argument: string) => route.option?.(argument) ?? optionOf(route.filters ?? null, argument),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { GraphQLObjectType } from "graphql";
 import { schema } from "../schema/index.ts";
+import { CHANGE_PAGE, CHANGE_QUERY, changeOption } from "./change-inputs.ts";
 import { facetInput } from "./facets.ts";
 import { parseFields } from "./fields.ts";
 import {
@@ -159,6 +160,37 @@ const appFacets: Route = {
   facets: "app",
 };
 
+/** Beyond the legacy paths (docs/decisions.md, "Change feed"): what each load changed, in feed order. */
+export const listChanges: Route = {
+  methods: { GET: "listChanges" },
+  path: "/changes",
+  summary: "The change feed: what each load changed, in feed order, after a cursor that survives loads",
+  endpoint: "listDomains",
+  type: "Change",
+  inputs: [CHANGE_PAGE, CHANGE_QUERY],
+  query: [["changes", ["filter", "first", "after"]]],
+  envelope: {
+    changes: { records: "nodes" },
+    has_next_page: { value: "pageInfo.hasNextPage", type: "boolean" },
+    next_cursor: { value: "pageInfo.endCursor", type: "string" },
+  },
+  filters: DOMAIN_TABLES,
+  option: changeOption,
+};
+
+const exportChanges: Route = {
+  methods: { GET: "exportChanges" },
+  path: "/changes/export",
+  summary: "Export the change feed: every matching change after a cursor, as JSON Lines, streamed",
+  endpoint: "listDomains",
+  type: "Change",
+  inputs: [CHANGE_QUERY, { ...CHANGE_PAGE, options: CHANGE_PAGE.options.filter((o) => o.name === "cursor") }],
+  envelope: {},
+  filters: DOMAIN_TABLES,
+  whole: { kind: "stream", endpoint: "listDomains" },
+  option: changeOption,
+};
+
 /** The legacy REST API (docs/api.md section 4), one entry per path, and the paths beyond it. */
 export const ROUTES: readonly Route[] = [
   retrieveApp,
@@ -171,6 +203,8 @@ export const ROUTES: readonly Route[] = [
   exportDomains,
   domainFacets,
   appFacets,
+  listChanges,
+  exportChanges,
 ];
 
 /** Each route once per method it answers. */

@@ -1,6 +1,7 @@
 import type { ChangeRow } from "../db/change-feed.ts";
 import { CHANGE_KINDS } from "../db/change-sql.ts";
 import { type ChangeArgs, changeCursor, changePage, DEFAULT_CHANGES, MAX_CHANGES } from "../query/changes.ts";
+import { reads } from "../query/domain-read/plan.ts";
 import { instantText } from "../query/instant.ts";
 import { appByIdentifier, domainByName } from "../query/loaders.ts";
 import { App } from "./app.ts";
@@ -21,7 +22,8 @@ builder.scalarType("JSON", {
 
 export const ChangeKind = builder.enumType("ChangeKind", {
   description: 'What a change event says happened (docs/graphql.md, "Change feed").',
-  values: Object.fromEntries(CHANGE_KINDS.map((k) => [k.toUpperCase(), { value: k, ...legacy(k) }])),
+  // Named as the REST API, the export and the stream name them (docs/decisions.md, "Change feed").
+  values: Object.fromEntries(CHANGE_KINDS.map((k) => [k, { value: k }])),
 });
 
 /** Times of an App entry come as epoch milliseconds from the database: written as the API writes times. */
@@ -218,6 +220,8 @@ builder.objectField(Domain, "changes", (t) =>
     type: ChangeConnection,
     description: "This Domain's changes, in feed order.",
     ...rateLimited("listDomains"),
+    // It reads the Domain's name (src/query/domain-read/plan.ts), and the feed.
+    extensions: { ...rateLimited("listDomains").extensions, ...reads(["name"]) },
     complexity: pagedComplexity(DEFAULT_CHANGES),
     args: changeArgs,
     resolve: (d, args, ctx) => resolveChanges(ctx, args, { domain: d.name }),

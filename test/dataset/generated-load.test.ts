@@ -78,17 +78,24 @@ describe.each(databaseKinds())("generated datasets load on %s", (kind) => {
     }
   });
 
-  it("the first start generates and loads the demo dataset; later starts reuse it", async () => {
+  it("the first start generates and loads the demo dataset and its next week; later starts reuse them", async () => {
     const demo = await createTestDatabase(kind);
     const demoStore = await openSnapshotStore(demo.config);
     try {
       const config = { ...demo.config, demo: { enabled: true, domains: 300, apps: 40, seed: 5 } };
       const log = createLogger({ logLevel: "silent" });
       await ensureDemoData(config, demoStore, log);
-      const first = await demoStore.current();
-      expect(first).toMatchObject({ version: 1, domains: 300, apps: 40 });
+      // Week 0, then the week after it: the feed has a week of changes.
+      expect((await demoStore.list()).map((s) => [s.version, s.status])).toEqual([
+        [1, "ready"],
+        [2, "ready"],
+      ]);
+      const [week0] = await demoStore.list();
+      expect(week0).toMatchObject({ domains: 300, apps: 40 });
+      const [{ n }] = await demoStore.metaQuery("SELECT count(*) AS n FROM {meta}.change_event WHERE version = 2");
+      expect(Number(n)).toBeGreaterThan(0);
       await ensureDemoData(config, demoStore, log);
-      expect((await demoStore.current())?.version).toBe(1);
+      expect((await demoStore.current())?.version).toBe(2);
     } finally {
       await demoStore.close();
       await demo.drop();

@@ -126,6 +126,7 @@ describe("operation cost", () => {
     },
     listDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
     searchDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
+    listChanges: { type: "Change", single: false, params: {}, options: { page_size: "1000" } },
     // Every dimension and every histogram, at a million records (no snapshot in the context).
     ...Object.fromEntries(
       (["domainFacets", "searchDomainFacets", "appFacets", "searchAppFacets"] as const).map((id) => {

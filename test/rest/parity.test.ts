@@ -1107,6 +1107,52 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
     });
   });
 
+  // Last: it loads two more snapshots (five clones fewer, then the same again).
+  describe("Change feed (GET /changes and /changes/export, beyond the legacy paths)", () => {
+    const CHANGE = "id version loadedAt kind domainName app { id platform token name } technology before after";
+    /** A change as GET /changes writes it: legacy names, null values left out. */
+    const legacyChange = (n: Json) =>
+      Object.fromEntries(
+        Object.entries({
+          id: n.id,
+          version: n.version,
+          loaded_at: n.loadedAt,
+          kind: n.kind,
+          domain: n.domainName,
+          app: n.app,
+          technology: n.technology,
+          before: n.before,
+          after: n.after,
+        }).filter(([, v]) => v !== null && v !== undefined),
+      );
+
+    it("GET /changes and GET /changes/export", async () => {
+      covered.add("listChanges");
+      covered.add("exportChanges");
+      await api.load(writeSnapshotDir(join(tmp.dir, "fewer"), manyDomainsFixture(CLONES - 5)));
+      await api.load(writeSnapshotDir(join(tmp.dir, "again"), manyDomainsFixture(CLONES)));
+      const data = await gql(
+        `query($f: ChangeFilter) { changes(filter: $f, first: 1000) { nodes { ${CHANGE} } pageInfo { endCursor } } }`,
+        { f: { kinds: ["domain_removed", "domain_added"] } },
+      );
+      const changes = data.changes as { nodes: Json[]; pageInfo: { endCursor: string } };
+      expect(changes.nodes.map((n) => n.kind).sort()).toEqual([
+        ...Array(5).fill("domain_added"),
+        ...Array(5).fill("domain_removed"),
+      ]);
+      const want = changes.nodes.map(legacyChange);
+      expect(await ok("/changes?kinds=domain_removed,domain_added&page_size=1000")).toEqual({
+        changes: want,
+        has_next_page: false,
+        next_cursor: changes.pageInfo.endCursor,
+      });
+      const exported = await rest("/changes/export?kinds=domain_removed,domain_added");
+      expect(exported.status).toBe(200);
+      expect(exported.type).toMatch(/^application\/x-ndjson\b/);
+      expect(exported.body).toEqual(want);
+    });
+  });
+
   it("covers every route of the route table", () => {
     expect([...covered].sort()).toEqual(OPERATIONS.map((r) => r.id).sort());
   });

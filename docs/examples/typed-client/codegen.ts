@@ -26,6 +26,7 @@ const config: CodegenConfig = {
           SafeInt: "number",
           Keywords: "string | string[]",
           StringMap: "Record<string, string>",
+          JSON: "unknown",
         },
       },
     },

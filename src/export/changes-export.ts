@@ -1,0 +1,85 @@
+import { errorBody, isApiError, maskFault } from "../errors.ts";
+import { requestIdOf } from "../ops/request-id.ts";
+import { cachedDocument } from "../rest/document.ts";
+import { restErrorOf } from "../rest/errors.ts";
+import { legacyWriter, selectionKey } from "../rest/fields.ts";
+import { drawOn } from "../rest/handler.ts";
+import { optionOf } from "../rest/inputs.ts";
+import type { Options } from "../rest/options.ts";
+import { documentOf, readInto, selectionOf } from "../rest/route.ts";
+import { listChanges } from "../rest/routes.ts";
+import { withSharedTexts } from "../rest/shared-text.ts";
+import type { Answer, ExportDeps } from "./export-query.ts";
+
+/** Changes per page of the export: the feed's largest page. */
+const PAGE = 1000;
+
+interface ChangesPage {
+  nodes: Record<string, unknown>[];
+  pageInfo: { hasNextPage: boolean; endCursor: string };
+}
+
+/**
+ * Export the change feed (GET /changes/export): every matching change after `cursor`, one JSON
+ * object per line in feed order, each written as GET /changes writes it (its `fields`). It is the
+ * pages of `changes` chained, read one at a time as the client takes them (memory is a page,
+ * whatever the feed's size); the first is read before answering, so that a bad option is a 400
+ * rather than a broken stream. It draws once on the List Domains budget.
+ */
+export async function changesStream(deps: ExportDeps, request: Request, options: Options): Promise<Answer> {
+  const sel = selectionOf(listChanges, options);
+  const variables: Record<string, unknown> = {
+    ...readInto({}, listChanges.inputs, options, {}),
+    first: PAGE,
+  };
+  const query = cachedDocument(`export:changes:${selectionKey(sel)}`, () => documentOf(listChanges, sel));
+  const write = legacyWriter(sel);
+  const rename = (argument: string) =>
+    listChanges.option?.(argument) ?? optionOf(listChanges.filters ?? null, argument);
+  const read = async (after: unknown, charge: "listDomains" | null) => {
+    const result = await deps.execute(request, query, { ...variables, after }, charge);
+    if (result.errors?.length) throw restErrorOf(result.errors, rename);
+    const page = result.data?.changes as ChangesPage | undefined;
+    if (!page) throw new Error("the change feed answered without data");
+    const text = await withSharedTexts(result.served ?? null, (shared) => {
+      let out = "";
+      for (const node of page.nodes) out += `${write(node, shared)}\n`;
+      return out;
+    });
+    return { page, text, rateHeaders: result.rateHeaders };
+  };
+  // The first page draws on the budget, once the options proved valid.
+  let pending: Awaited<ReturnType<typeof read>> | null = await read(variables.after ?? null, null);
+  const budget = await drawOn(deps.limits, "listDomains", request);
+  const encoder = new TextEncoder();
+  let cursor = pending.page.pageInfo.endCursor;
+  let more = pending.page.pageInfo.hasNextPage;
+  let dropped = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = pending ?? (more ? await read(cursor, null) : null);
+        pending = null;
+        if (dropped) return;
+        if (!next) return controller.close();
+        cursor = next.page.pageInfo.endCursor;
+        more = next.page.pageInfo.hasNextPage;
+        if (next.text) controller.enqueue(encoder.encode(next.text));
+      } catch (e) {
+        if (dropped) return;
+        // Mid-stream the status is sent: say what happened on a last line, then break the stream.
+        const id = requestIdOf(request);
+        const err = isApiError(e) ? e : maskFault(e, deps.logger, id);
+        controller.enqueue(encoder.encode(`${JSON.stringify(errorBody(err, id))}\n`));
+        controller.error(err);
+      }
+    },
+    cancel() {
+      dropped = true;
+    },
+  });
+  const response = new Response(body, {
+    headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
+  });
+  return { response, budget };
+}

@@ -1,0 +1,89 @@
+import { CHANGE_KINDS } from "../db/change-sql.ts";
+import { apiError } from "../errors.ts";
+import { meant, nearNames } from "../query/suggest.ts";
+import { optionOfArgument, readFilter } from "./filter-options.ts";
+import { DOMAIN_TABLES, filterOptions, type Input } from "./inputs.ts";
+
+/**
+ * The change feed's options (docs/decisions.md, "Change feed") → ChangeFilter: `kinds`, `since`,
+ * `until`, `app`, `technology`, and List Domains' `f:` options, matched against the Domains of the
+ * served snapshot.
+ */
+export const CHANGE_QUERY: Input = {
+  options: [
+    {
+      name: "kinds",
+      type: "string",
+      description: `Comma-separated kinds of change: ${CHANGE_KINDS.join(", ")} (default: all).`,
+    },
+    {
+      name: "since",
+      type: "string",
+      description:
+        "Changes after this point: a snapshot version (the changes of later loads), or an RFC 3339 time or a date (loads published then or later).",
+    },
+    {
+      name: "until",
+      type: "string",
+      description:
+        "Changes up to this point: a snapshot version (included), or a time or a date (loads published before it).",
+    },
+    { name: "app", type: "string", description: "Changes of this App, as <platform>.<token>." },
+    {
+      name: "technology",
+      type: "string",
+      description: "Changes of this technology (technology_added, technology_removed).",
+    },
+    ...filterOptions(DOMAIN_TABLES),
+  ],
+  variables: { filter: "ChangeFilter" },
+  read(o) {
+    const filter: Record<string, unknown> = {};
+    const kinds = o.string("kinds");
+    if (kinds) {
+      filter.kinds = kinds.split(",").map((k) => {
+        const kind = k.trim();
+        if (!(CHANGE_KINDS as readonly string[]).includes(kind))
+          throw apiError(
+            "BAD_USER_INPUT",
+            `kinds: unknown kind "${kind}"${meant(nearNames(kind, CHANGE_KINDS))}; valid: ${CHANGE_KINDS.join(", ")}`,
+          );
+        return kind;
+      });
+    }
+    for (const key of ["since", "until", "app", "technology"]) {
+      const value = o.string(key);
+      if (value) filter[key] = value;
+    }
+    const domain = readFilter(o, DOMAIN_TABLES);
+    if (Object.keys(domain).length) filter.domain = domain;
+    return { filter };
+  },
+};
+
+/** `page_size` and `cursor` of the change feed → `first` and `after`. */
+export const CHANGE_PAGE: Input = {
+  options: [
+    { name: "page_size", type: "integer", description: "Page size, 1 to 1000 (default 100)." },
+    {
+      name: "cursor",
+      type: "string",
+      description:
+        "next_cursor of the previous page: it survives data refreshes (a later load's changes follow it); 410 once the changes after it were pruned.",
+    },
+  ],
+  variables: { first: "Int", after: "String" },
+  read: (o) => ({
+    first: o.int("page_size", { min: 1, max: 1000 }) ?? 100,
+    after: o.string("cursor") || null,
+  }),
+};
+
+/** A GraphQL argument of the change feed → the option it came from (undefined: as other routes). */
+export function changeOption(argument: string): string | undefined {
+  const own = /^filter\.(since|until|kinds|app|technology)\b/.exec(argument);
+  if (own) return own[1];
+  if (argument.startsWith("filter.domain"))
+    return optionOfArgument(DOMAIN_TABLES, `filter${argument.slice("filter.domain".length)}`);
+  return undefined;
+}

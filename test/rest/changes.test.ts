@@ -1,0 +1,230 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
+import { generateDataset } from "../../src/dataset/generate.ts";
+import { loadSnapshot } from "../../src/dataset/load/load.ts";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
+
+// The change feed's REST face (GET /changes, GET /changes/export) and its filters, paging across
+// loads, retention and errors. Which events a load publishes is held to a brute force in
+// test/query/changes.test.ts; here the expectations are derived from the whole feed and from
+// List Domains (GET /domain/export) of the same f: options, never hard-coded.
+
+const scratch = tempDir("storegraph-changes-rest-");
+const weeks = [0, 1, 2].map((w) => join(scratch.dir, `w${w}`));
+const churn = Object.fromEntries(Object.entries(DEFAULT_CHURN).map(([k, v]) => [k, Math.min(1, v * 15)]));
+
+beforeAll(async () => {
+  await generateDataset({ domains: 400, apps: 50, seed: 5, outDir: weeks[0] });
+  await evolveDataset({ from: weeks[0], outDir: weeks[1], seed: 1, churn });
+  await evolveDataset({ from: weeks[1], outDir: weeks[2], seed: 2, churn });
+}, 60_000);
+afterAll(() => scratch.remove());
+
+type Change = Record<string, unknown> & { id: string; kind: string; domain?: string; version: number };
+interface Feed {
+  changes: Change[];
+  has_next_page: boolean;
+  next_cursor: string;
+}
+
+describe.each(databaseKinds())("GET /changes on %s", (kind) => {
+  let api: TestApi;
+  const rest = async (path: string) => {
+    const res = await api.app.fetch(`http://localhost/json/api/v1/all${path}`);
+    return { status: res.status, body: (await res.text()) as string };
+  };
+  const page = async (query: string): Promise<Feed> => {
+    const r = await rest(`/changes?${query}`);
+    expect(r.status, r.body).toBe(200);
+    return JSON.parse(r.body) as Feed;
+  };
+  /** Every change of `query`, paged by `size`. */
+  const all = async (query: string, size = 1000): Promise<Change[]> => {
+    const out: Change[] = [];
+    let cursor = "";
+    for (;;) {
+      const p = await page(`${query}&page_size=${size}${cursor ? `&cursor=${cursor}` : ""}`);
+      out.push(...p.changes);
+      if (!p.has_next_page) return out;
+      cursor = p.next_cursor;
+    }
+  };
+  const exported = async (query: string) => {
+    const r = await rest(`/changes/export?${query}`);
+    expect(r.status, r.body).toBe(200);
+    return r.body
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Change);
+  };
+  /** The names of the served Domains that List Domains' options match. */
+  const matching = async (query: string) => {
+    const r = await rest(`/domain/export?${query}&fields=name`);
+    expect(r.status, r.body).toBe(200);
+    return new Set(
+      r.body
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { name: string }).name),
+    );
+  };
+
+  beforeAll(async () => {
+    api = await startApi(kind, weeks[0]);
+    await api.load(weeks[1]);
+  }, 120_000);
+  afterAll(() => api?.close());
+
+  it("pages in feed order, as GraphQL and the export give it", async () => {
+    const whole = await all("", 1000);
+    expect(whole.length).toBeGreaterThan(50);
+    const ids = whole.map((c) => Number(c.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(await all("", 7)).toEqual(whole);
+    expect(await exported("")).toEqual(whole);
+    const gql = await api.gql<{ changes: { nodes: { id: string; kind: string }[] } }>(
+      "{ changes(first: 1000) { nodes { id kind } } }",
+    );
+    expect(gql.data?.changes.nodes.map((n) => [n.id, n.kind])).toEqual(whole.map((c) => [c.id, c.kind]));
+    // The legacy shape: snake_case names, null values left out.
+    const installed = whole.find((c) => c.kind === "app_installed") as Change;
+    expect(Object.keys(installed)).toEqual(["id", "version", "loaded_at", "kind", "domain", "app", "after"]);
+    expect(Object.keys(installed.app as object)).toEqual(["id", "platform", "token", "name"]);
+    expect((installed.after as { installed_at: string }).installed_at).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
+    );
+    // fields selects, as everywhere.
+    const narrow = await page("fields=id,kind&page_size=3");
+    expect(narrow.changes.map((c) => Object.keys(c))).toEqual([
+      ["id", "kind"],
+      ["id", "kind"],
+      ["id", "kind"],
+    ]);
+  });
+
+  it("matches f: options against the Domains as served, for few Domains and for many", async () => {
+    const whole = await all("");
+    const counts = new Map<string, number>();
+    // A common and a rare value of a few filters, drawn from the served Domains.
+    const domains = (await rest("/domain/export?fields=name,country_code,platform")).body
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { name: string; country_code?: string; platform: string });
+    for (const d of domains)
+      if (d.country_code) counts.set(d.country_code, (counts.get(d.country_code) ?? 0) + 1);
+    const byCount = [...counts].sort((a, b) => b[1] - a[1]);
+    const queries = [
+      `f:cc=${byCount[0][0]}`, // many Domains: the feed is scanned
+      `f:cc=${byCount[byCount.length - 1][0]}`, // few: read by name
+      "f:p=shopify&f:ds=Active",
+      "f:cc=US&f:cc:op=not",
+      "f:an=shopify.klaviyo",
+    ];
+    for (const q of queries) {
+      const names = await matching(q);
+      const want = whole.filter((c) => c.domain !== undefined && names.has(c.domain));
+      expect(await all(q, 5), q).toEqual(want);
+      expect(await exported(q), q).toEqual(want);
+    }
+  });
+
+  it("filters by kinds, since, until, app and technology", async () => {
+    const whole = await all("");
+    const version = whole[0].version;
+    const kinds = ["domain_added", "app_installed"];
+    expect(await all(`kinds=${kinds.join(",")}`)).toEqual(whole.filter((c) => kinds.includes(c.kind)));
+    expect(await all(`since=${version}`)).toEqual([]);
+    expect(await all(`since=${version - 1}`)).toEqual(whole);
+    expect(await all(`until=${version - 1}`)).toEqual([]);
+    expect(await all(`until=${version}`)).toEqual(whole);
+    const loaded = whole[0].loaded_at as string;
+    expect(await all(`since=${encodeURIComponent(loaded)}`)).toEqual(whole);
+    expect(await all(`until=${encodeURIComponent(loaded)}`)).toEqual([]);
+    const app = whole.find((c) => c.kind === "app_installed")?.app as { platform: string; token: string };
+    const key = `${app.platform}.${app.token}`;
+    const ofApp = (c: Change) => {
+      const a = c.app as { platform: string; token: string } | undefined;
+      return a !== undefined && `${a.platform}.${a.token}` === key;
+    };
+    expect(await all(`app=${key}`)).toEqual(whole.filter(ofApp));
+    const tech = whole.find((c) => c.kind === "technology_added")?.technology as string;
+    expect(await all(`technology=${encodeURIComponent(tech)}`)).toEqual(
+      whole.filter((c) => c.technology === tech),
+    );
+    // The same on a Domain and an App, in GraphQL.
+    const name = whole.find((c) => c.domain)?.domain as string;
+    const r = await api.gql<{ domain: { changes: { nodes: { id: string }[] } } }>(
+      "query($n: String!) { domain(name: $n) { changes { nodes { id } } } }",
+      { n: name },
+    );
+    if (r.data?.domain)
+      expect(r.data.domain.changes.nodes.map((n) => n.id)).toEqual(
+        whole.filter((c) => c.domain === name).map((c) => c.id),
+      );
+    const a = await api.gql<{ app: { changes: { nodes: { id: string }[] } } }>(
+      "query($p: String!, $t: String!) { app(platform: $p, token: $t) { changes { nodes { id } } } }",
+      { p: app.platform, t: app.token },
+    );
+    expect(a.errors).toBeUndefined();
+    expect(a.data?.app.changes.nodes.map((n) => n.id)).toEqual(whole.filter(ofApp).map((c) => c.id));
+  });
+
+  it("answers a bad option with a 400 that names it", async () => {
+    const cases: [string, RegExp][] = [
+      ["kinds=domain_add", /kinds: unknown kind "domain_add" \(did you mean "domain_added"\?\)/],
+      ["since=last-week", /since: must be a snapshot version \(an integer\) or/],
+      ["cursor=abc", /cursor: is not a cursor of the change feed/],
+      ["cursor=999999999", /cursor: is past the end of the change feed/],
+      ["page_size=1001", /page_size/],
+      ["f:ccc=US", /f:ccc/],
+      ["sort=rank", /sort/],
+    ];
+    for (const [q, message] of cases) {
+      const r = await rest(`/changes?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(JSON.parse(r.body).error, q).toMatch(message);
+      const e = await rest(`/changes/export?${q}`);
+      if (!q.startsWith("page_size") && !q.startsWith("sort")) expect(e.status, q).toBe(400);
+    }
+  });
+
+  it("goes on across a load: paging through it neither skips nor repeats a change", async () => {
+    const seen: Change[] = [];
+    let p = await page("page_size=9");
+    seen.push(...p.changes);
+    p = await page(`page_size=9&cursor=${p.next_cursor}`);
+    seen.push(...p.changes);
+    await api.load(weeks[2]);
+    let cursor = p.next_cursor;
+    for (;;) {
+      p = await page(`page_size=9&cursor=${cursor}`);
+      seen.push(...p.changes);
+      if (!p.has_next_page) break;
+      cursor = p.next_cursor;
+    }
+    const whole = await all("");
+    expect(seen).toEqual(whole);
+    expect(new Set(whole.map((c) => c.version)).size).toBe(2);
+    // At the end, the cursor stays where it is, to be asked again after the next load.
+    expect(p.next_cursor).toBe(whole[whole.length - 1].id);
+    expect((await page(`cursor=${p.next_cursor}`)).changes).toEqual([]);
+  });
+
+  it("prunes past the retention, and a cursor into what it pruned is 410", async () => {
+    const before = await all("");
+    const old = before[0].id;
+    // A load keeping the events of one load: its own.
+    await loadSnapshot(api.snapshots.store, weeks[1], { keep: 1, changesRetention: 1 });
+    const after = await all("");
+    expect(after.every((c) => Number(c.id) > Number(before[before.length - 1].id))).toBe(true);
+    expect(new Set(after.map((c) => c.version)).size).toBe(1);
+    const r = await rest(`/changes?cursor=${old}`);
+    expect(r.status).toBe(410);
+    expect(JSON.parse(r.body).code).toBe("CURSOR_EXPIRED");
+    // The cursor at the end of what was pruned is still good: nothing after it was lost.
+    expect((await rest(`/changes?cursor=${before[before.length - 1].id}`)).status).toBe(200);
+  });
+});
