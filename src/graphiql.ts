@@ -62,6 +62,15 @@ query TopApps {
   }
 }
 
+# The change feed: what the last load changed. Page on with after: pageInfo.endCursor, which
+# stays good across loads.
+query WhatChanged {
+  changes(filter: { kinds: [domain_added, platform_changed, app_installed] }, first: 10) {
+    nodes { id version kind domainName app { name } before after }
+    pageInfo { hasNextPage endCursor }
+  }
+}
+
 query Snapshot {
   snapshot { version loadedAt domains apps reviews }
 }

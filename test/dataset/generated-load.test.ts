@@ -92,7 +92,9 @@ describe.each(databaseKinds())("generated datasets load on %s", (kind) => {
       ]);
       const [week0] = await demoStore.list();
       expect(week0).toMatchObject({ domains: 300, apps: 40 });
-      const [{ n }] = await demoStore.metaQuery("SELECT count(*) AS n FROM {meta}.change_event WHERE version = 2");
+      const [{ n }] = await demoStore.metaQuery(
+        "SELECT count(*) AS n FROM {meta}.change_event WHERE version = 2",
+      );
       expect(Number(n)).toBeGreaterThan(0);
       await ensureDemoData(config, demoStore, log);
       expect((await demoStore.current())?.version).toBe(2);

@@ -1109,7 +1109,8 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
 
   // Last: it loads two more snapshots (five clones fewer, then the same again).
   describe("Change feed (GET /changes and /changes/export, beyond the legacy paths)", () => {
-    const CHANGE = "id version loadedAt kind domainName app { id platform token name } technology before after";
+    const CHANGE =
+      "id version loadedAt kind domainName app { id platform token name } technology before after";
     /** A change as GET /changes writes it: legacy names, null values left out. */
     const legacyChange = (n: Json) =>
       Object.fromEntries(
