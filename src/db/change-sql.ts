@@ -1,3 +1,5 @@
+import { FACET_COLUMNS } from "./facet-sql.ts";
+
 /**
  * The change feed's events of a load (docs/decisions.md, "Change feed"), computed in the database
  * by set operations between the snapshot being loaded (`n`) and the one served before it (`o`),
@@ -18,6 +20,18 @@
  */
 
 export type Dialect = "sqlite" | "postgresql";
+
+/**
+ * An index on `table` (as `n` names it). On SQLite the new copy's tables are named `main."t"`,
+ * since the copy before is attached beside it (and not read-only: an unqualified DROP would reach
+ * it), and there the schema goes before the index's name, not the table's.
+ */
+function createIndex(name: string, table: string, column: string): string {
+  const main = /^main\.(.+)$/.exec(table);
+  return main
+    ? `CREATE INDEX main.${name} ON ${main[1]} (${column})`
+    : `CREATE INDEX ${name} ON ${table} (${column})`;
+}
 
 /**
  * A rank move is an event from RANK_MOVE places (or RANK_MOVE_SHARE of the Domains, in a dataset of
@@ -59,7 +73,8 @@ const STAGED_COLUMNS = "ord, kind, domain, app, app_id, app_name, technology, be
 
 /**
  * The statements that compute a load's events into `change_staged`: `n(table)` names a table of
- * the new copy, `o(table)` one of the copy served before it.
+ * the new copy, `o(table)` one of the copy served before it. Every table written is named by `n`
+ * (on SQLite `main."t"`: see createIndex).
  */
 export function changeStatements(
   dialect: Dialect,
@@ -147,8 +162,8 @@ export function changeStatements(
     drop(pair),
     // The Domains of both copies, their key in each, and what scalar events compare.
     `CREATE TABLE ${pair} AS SELECT n.name, n.pk AS npk, o.pk AS opk, ${cols.map((c) => `o.${c} AS o_${c}, n.${c} AS n_${c}`).join(", ")} FROM ${n("domain")} n JOIN ${o("domain")} o ON o.name = n.name`,
-    `CREATE INDEX change_pair_npk ON ${pair} (npk)`,
-    `CREATE INDEX change_pair_opk ON ${pair} (opk)`,
+    createIndex("change_pair_npk", pair, "npk"),
+    createIndex("change_pair_opk", pair, "opk"),
     // Apps.
     insert(
       "app_added",
@@ -218,4 +233,94 @@ export function changeStatements(
 export function stagedInOrder(dialect: Dialect, staged: string): string {
   const c = dialect === "postgresql" ? ' COLLATE "C"' : "";
   return `SELECT kind, domain, app, app_id, app_name, technology, before, after, row_number() OVER (ORDER BY domain IS NOT NULL, coalesce(domain, '')${c}, ord, coalesce(app, '')${c}, coalesce(technology, '')${c}) AS seq FROM ${staged}`;
+}
+
+// ---------------------------------------------------------------------- Domains gone from the feed
+
+/**
+ * A Domain filter of the feed matches a removed Domain as it was when removed
+ * (docs/decisions.md, "Change feed"). So each copy keeps the Domains that left the dataset while
+ * their events are in the feed: the columns and child rows List Domains' filters test, in tables
+ * of the same columns under these names. A filter's condition, compiled for the domain table,
+ * reads the same on them (src/query/changes.ts); their App and technology keys are the copy's own.
+ */
+export const GONE_TABLES: Readonly<Record<string, string>> = {
+  domain: "gone_domain",
+  domain_category: "gone_domain_category",
+  domain_feature: "gone_domain_feature",
+  domain_tag: "gone_domain_tag",
+  domain_sales_channel: "gone_domain_sales_channel",
+  domain_ships_to: "gone_domain_ships_to",
+  domain_contact: "gone_domain_contact",
+  domain_technology: "gone_domain_technology",
+  domain_app: "gone_domain_app",
+};
+
+/** The columns each gone child table keeps besides domain_pk (those the filters test). */
+const GONE_CHILD_COLUMNS: Record<string, string[]> = {
+  domain_category: ["category"],
+  domain_feature: ["feature"],
+  domain_tag: ["tag"],
+  domain_sales_channel: ["channel"],
+  domain_ships_to: ["country_code"],
+  domain_contact: ["position", "type"],
+  domain_technology: ["technology_pk", "installed_at"],
+  domain_app: ["app_pk", "installed_at", "removed_at"],
+};
+
+/**
+ * The statements that write the new copy's gone tables: the Domains the copy before kept as gone
+ * (since `keepFrom`, and not back in the new copy), and those it held that the new copy lacks
+ * (gone in `version`). `carry`: whether the copy before has gone tables of its own.
+ */
+export function goneStatements(
+  n: (table: string) => string,
+  o: (table: string) => string,
+  version: number,
+  keepFrom: number,
+  carry: boolean,
+): string[] {
+  const map = n("change_gone_map");
+  const carried = carry
+    ? `SELECT g.pk AS src, 1 AS carried, g.name, g.gone_version FROM ${o("gone_domain")} g WHERE g.gone_version >= ${keepFrom} AND NOT EXISTS (SELECT 1 FROM ${n("domain")} d WHERE d.name = g.name) UNION ALL `
+    : "";
+  const fromBoth = (select: (source: string) => string, table: string) =>
+    `${carry ? `${select(`${o(`gone_${table}`)} c JOIN ${map} m ON m.carried = 1 AND c.${table === "domain" ? "pk" : "domain_pk"} = m.src`)} UNION ALL ` : ""}${select(`${o(table)} c JOIN ${map} m ON m.carried = 0 AND c.${table === "domain" ? "pk" : "domain_pk"} = m.src`)}`;
+  const statements = [
+    ...Object.values(GONE_TABLES).map((t) => `DROP TABLE IF EXISTS ${n(t)}`),
+    `DROP TABLE IF EXISTS ${map}`,
+    `CREATE TABLE ${map} AS SELECT row_number() OVER (ORDER BY name) AS pk, src, carried, name, gone_version FROM (${carried}SELECT o.pk AS src, 0 AS carried, o.name, ${version} AS gone_version FROM ${o("domain")} o WHERE NOT EXISTS (SELECT 1 FROM ${n("domain")} d WHERE d.name = o.name)) x`,
+    `CREATE TABLE ${n("gone_domain")} AS ${fromBoth(
+      (source) =>
+        `SELECT m.pk, m.name, m.gone_version, ${FACET_COLUMNS.map((c) => `c.${c}`).join(", ")} FROM ${source}`,
+      "domain",
+    )}`,
+    createIndex("gone_domain_pk", n("gone_domain"), "pk"),
+    createIndex("gone_domain_name", n("gone_domain"), "name"),
+  ];
+  for (const [table, columns] of Object.entries(GONE_CHILD_COLUMNS)) {
+    // App and technology keys are the new copy's (by App id, by technology name): the feed's
+    // filter resolves them there. Rows whose App or technology the new copy lacks match nothing.
+    const remap =
+      table === "domain_app"
+        ? {
+            join: ` JOIN ${o("app")} oa ON oa.pk = c.app_pk JOIN ${n("app")} na ON na.id = oa.id`,
+            cols: { app_pk: "na.pk" },
+          }
+        : table === "domain_technology"
+          ? {
+              join: ` JOIN ${o("technology")} ot ON ot.pk = c.technology_pk JOIN ${n("technology")} nt ON nt.name = ot.name`,
+              cols: { technology_pk: "nt.pk" },
+            }
+          : { join: "", cols: {} as Record<string, string> };
+    const list = columns
+      .map((c) => `${(remap.cols as Record<string, string>)[c] ?? `c.${c}`} AS ${c}`)
+      .join(", ");
+    statements.push(
+      `CREATE TABLE ${n(`gone_${table}`)} AS ${fromBoth((source) => `SELECT m.pk AS domain_pk, ${list} FROM ${source}${remap.join}`, table)}`,
+      createIndex(`gone_${table}_domain_pk`, n(`gone_${table}`), "domain_pk"),
+    );
+  }
+  statements.push(`DROP TABLE ${map}`);
+  return statements;
 }

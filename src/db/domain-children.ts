@@ -1,4 +1,4 @@
-import { type Column, columnsOf, type SqlReader } from "./reader.ts";
+import { type Column, columnsOf, holdsTables, type SqlReader } from "./reader.ts";
 import { TABLES, type TableKey } from "./tables.ts";
 
 /**
@@ -90,22 +90,8 @@ export function childRowsStatements(kind: SqlReader["kind"], table: (name: strin
  * an older version has none, and is read through the correlated subqueries. Asked once per reader,
  * unless the check made before serving the snapshot answered it (src/db/catalogue-check.ts).
  */
-const kept = new WeakMap<SqlReader, Promise<boolean>>();
 const [KEPT, NOT_KEPT] = [Promise.resolve(true), Promise.resolve(false)];
 export function keepsChildRows(sql: SqlReader): Promise<boolean> {
   if (sql.catalogue) return sql.catalogue.keepsChildRows ? KEPT : NOT_KEPT;
-  let answer = kept.get(sql);
-  if (!answer) {
-    answer = (
-      sql.kind === "postgresql"
-        ? sql.all("SELECT to_regclass($1) IS NOT NULL", [sql.table(CHILD_ROWS_TABLE)])
-        : sql.all("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = $1", [
-            CHILD_ROWS_TABLE,
-          ])
-    ).then((rows) => Boolean(rows[0]?.[0]));
-    // A failed question (the database not answering) is asked again by the next read.
-    answer.catch(() => kept.delete(sql));
-    kept.set(sql, answer);
-  }
-  return answer;
+  return holdsTables(sql, [CHILD_ROWS_TABLE]);
 }

@@ -13,7 +13,7 @@ import type {
   SnapshotStore,
   SnapshotWriter,
 } from "./store.ts";
-import { LoadInProgressError, toSnapshotRow } from "./store.ts";
+import { keptFrom, LoadInProgressError, toSnapshotRow } from "./store.ts";
 
 /** The registry lives in this schema; each snapshot in its own schema named by snapshotSchema(). */
 export const META_SCHEMA = "storegraph";
@@ -107,8 +107,13 @@ export class PgSnapshotStore implements SnapshotStore {
     };
   }
 
-  async begin(source: string): Promise<{ version: number; writer: SnapshotWriter }> {
+  async begin(source: string, changesRetention = 52): Promise<{ version: number; writer: SnapshotWriter }> {
     const served = await this.current();
+    const published = (
+      await this.query<{ version: number }>(
+        `SELECT version FROM "${META_SCHEMA}".snapshot WHERE status IN ('ready', 'retired') ORDER BY version DESC`,
+      )
+    ).map((r) => r.version);
     const [{ version }] = await this.query<{ version: number }>(
       `INSERT INTO "${META_SCHEMA}".snapshot (status, started_at, location, source)
        VALUES ('loading', (now() AT TIME ZONE 'UTC'), '', $1) RETURNING version`,
@@ -119,7 +124,12 @@ export class PgSnapshotStore implements SnapshotStore {
       schema,
       version,
     ]);
-    return { version, writer: await PgSnapshotWriter.create(this.url, schema, served?.location) };
+    const changes = served && {
+      previous: served.location,
+      version,
+      keepFrom: keptFrom(version, published, changesRetention),
+    };
+    return { version, writer: await PgSnapshotWriter.create(this.url, schema, changes ?? undefined) };
   }
 
   async publish(version: number, counts: SnapshotCounts, options: PublishOptions): Promise<void> {

@@ -2,11 +2,11 @@ import { once } from "node:events";
 import type { Writable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { changeStatements } from "./change-sql.ts";
+import { changeStatements, goneStatements } from "./change-sql.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applyPgMigrations } from "./migrate.ts";
-import type { SnapshotWriter } from "./store.ts";
+import type { ChangesFrom, SnapshotWriter } from "./store.ts";
 import type { Row, Table, Value } from "./tables.ts";
 
 /**
@@ -22,11 +22,11 @@ export class PgSnapshotWriter implements SnapshotWriter {
   private constructor(
     private readonly url: string,
     readonly schema: string,
-    private readonly previous?: string,
+    private readonly changes?: ChangesFrom,
   ) {}
 
-  /** `previous`: the schema of the snapshot served when the load began, to compute changes from. */
-  static async create(url: string, schema: string, previous?: string): Promise<PgSnapshotWriter> {
+  /** `changes`: the snapshot served when the load began (its schema), to compute changes from. */
+  static async create(url: string, schema: string, changes?: ChangesFrom): Promise<PgSnapshotWriter> {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
@@ -35,7 +35,7 @@ export class PgSnapshotWriter implements SnapshotWriter {
     } finally {
       await client.end();
     }
-    return new PgSnapshotWriter(url, schema, previous);
+    return new PgSnapshotWriter(url, schema, changes);
   }
 
   private async copyFor(table: Table): Promise<Writable> {
@@ -83,16 +83,21 @@ export class PgSnapshotWriter implements SnapshotWriter {
         await client.query(statement);
       // The load's change events, against the snapshot before (src/db/change-sql.ts).
       const started = performance.now();
-      const statements = changeStatements(
-        "postgresql",
-        (name) => `"${this.schema}"."${name}"`,
-        (name) => `"${this.previous}"."${name}"`,
-      );
+      const from = this.changes;
+      const n = (name: string) => `"${this.schema}"."${name}"`;
+      const o = (name: string) => `"${from?.previous}"."${name}"`;
+      const statements = changeStatements("postgresql", n, o);
       await client.query("BEGIN");
-      for (const statement of this.previous ? statements : statements.slice(0, 2))
-        await client.query(statement);
+      if (from) {
+        const { rows: held } = await client.query<{ carry: boolean }>(
+          "SELECT to_regclass($1) IS NOT NULL AS carry",
+          [o("gone_domain")],
+        );
+        statements.push(...goneStatements(n, o, from.version, from.keepFrom, held[0].carry));
+      }
+      for (const statement of from ? statements : statements.slice(0, 2)) await client.query(statement);
       await client.query("COMMIT");
-      if (this.previous) this.changesMs = performance.now() - started;
+      if (from) this.changesMs = performance.now() - started;
       // A COPY leaves every page "not all-visible", so index-only scans (a page of primary keys
       // sorted by rank) still visit the heap for each row until a VACUUM sets the visibility map.
       // VACUUM cannot run in a migration's transaction: it runs here, on this copy's tables only.

@@ -331,6 +331,41 @@ export function perReader<K, V>(make: (sql: SqlReader, key: K) => V): (sql: SqlR
   };
 }
 
+/**
+ * Whether the snapshot `sql` reads holds every one of `tables`: the tables a load derives outside
+ * the migrations (a Domain's child rows, the facet tables, the Domains gone from the feed), which
+ * a snapshot loaded by an older version lacks. Asked once per reader; a question that failed (the
+ * database not answering) is asked again by the next.
+ */
+export function holdsTables(sql: SqlReader, tables: readonly string[]): Promise<boolean> {
+  let byKey = heldTables.get(sql);
+  if (!byKey) {
+    byKey = new Map();
+    heldTables.set(sql, byKey);
+  }
+  const key = tables.join(",");
+  let answer = byKey.get(key);
+  if (!answer) {
+    const marks = tables.map((_t, i) => `$${i + 1}`);
+    answer = (
+      sql.kind === "postgresql"
+        ? sql.all(
+            `SELECT ${marks.map((m) => `to_regclass(${m}) IS NOT NULL`).join(" AND ")}`,
+            tables.map((t) => sql.table(t)),
+          )
+        : sql.all(
+            `SELECT count(*) = ${tables.length} FROM sqlite_master WHERE type = 'table' AND name IN (${marks.join(", ")})`,
+            [...tables],
+          )
+    ).then((rows) => Boolean(rows[0]?.[0]));
+    const asked = byKey;
+    answer.catch(() => asked.delete(key));
+    byKey.set(key, answer);
+  }
+  return answer;
+}
+const heldTables = new WeakMap<SqlReader, Map<string, Promise<boolean>>>();
+
 // ---------------------------------------------------------------------- rows in the model's shape
 
 export interface Column {

@@ -12,7 +12,7 @@ import type {
   SnapshotStore,
   SnapshotWriter,
 } from "./store.ts";
-import { LoadInProgressError, toSnapshotRow } from "./store.ts";
+import { keptFrom, LoadInProgressError, toSnapshotRow } from "./store.ts";
 
 /** Files under the data directory: state.db (the registry) and snapshots/snapshot-<v>.db. */
 export function stateDbPath(dataDir: string): string {
@@ -73,8 +73,13 @@ export class SqliteSnapshotStore implements SnapshotStore {
     return async () => rmSync(lockPath, { force: true });
   }
 
-  async begin(source: string): Promise<{ version: number; writer: SnapshotWriter }> {
+  async begin(source: string, changesRetention = 52): Promise<{ version: number; writer: SnapshotWriter }> {
     const served = await this.current();
+    const published = (
+      this.db
+        .prepare("SELECT version FROM snapshot WHERE status IN ('ready', 'retired') ORDER BY version DESC")
+        .all() as { version: number }[]
+    ).map((r) => r.version);
     const version = this.db.transaction(() => {
       const { v } = this.db
         .prepare(
@@ -88,8 +93,12 @@ export class SqliteSnapshotStore implements SnapshotStore {
     })();
     const path = snapshotFilePath(this.dataDir, `snapshots/snapshot-${version}.db`);
     rmSync(path, { force: true });
-    const previous = served ? snapshotFilePath(this.dataDir, served.location) : undefined;
-    return { version, writer: new SqliteSnapshotWriter(path, previous) };
+    const changes = served && {
+      previous: snapshotFilePath(this.dataDir, served.location),
+      version,
+      keepFrom: keptFrom(version, published, changesRetention),
+    };
+    return { version, writer: new SqliteSnapshotWriter(path, changes ?? undefined) };
   }
 
   async publish(version: number, counts: SnapshotCounts, options: PublishOptions): Promise<void> {

@@ -1,10 +1,10 @@
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
-import { changeStatements } from "./change-sql.ts";
+import { changeStatements, goneStatements } from "./change-sql.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applySqliteMigrations } from "./migrate.ts";
-import type { SnapshotWriter } from "./store.ts";
+import type { ChangesFrom, SnapshotWriter } from "./store.ts";
 import type { Row, Table } from "./tables.ts";
 
 const BATCH_ROWS = 20_000;
@@ -23,10 +23,10 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
   private pendingRows = 0;
   changesMs = 0;
 
-  /** `previous`: the file of the snapshot served when the load began, to compute changes from. */
+  /** `changes`: the snapshot served when the load began (its file), to compute changes from. */
   constructor(
     private readonly path: string,
-    private readonly previous?: string,
+    private readonly changes?: ChangesFrom,
   ) {
     this.db = new Database(path);
     // better-sqlite3 enforces foreign keys by default; rows arrive parent-after-child (technologies
@@ -117,20 +117,32 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
   /** The load's change events, against the snapshot before (read-only, attached). */
   private computeChanges(): void {
     const started = performance.now();
+    // Every table written is named main."…": the snapshot before is attached beside, read-write.
     const statements = changeStatements(
       "sqlite",
-      (name) => `"${name}"`,
+      (name) => `main."${name}"`,
       (name) => `old."${name}"`,
     );
-    if (!this.previous) {
+    const from = this.changes;
+    if (!from) {
       // No snapshot before: no events, but the (empty) table the publish reads.
       for (const statement of statements.slice(0, 2)) this.db.exec(statement);
       return;
     }
-    this.db.prepare("ATTACH DATABASE ? AS old").run(this.previous);
+    this.db.prepare("ATTACH DATABASE ? AS old").run(from.previous);
     try {
+      const carry = this.db
+        .prepare("SELECT count(*) AS n FROM old.sqlite_master WHERE type = 'table' AND name = 'gone_domain'")
+        .get() as { n: number };
+      const gone = goneStatements(
+        (name) => `main."${name}"`,
+        (name) => `old."${name}"`,
+        from.version,
+        from.keepFrom,
+        carry.n > 0,
+      );
       this.db.transaction(() => {
-        for (const statement of statements) this.db.exec(statement);
+        for (const statement of [...statements, ...gone]) this.db.exec(statement);
       })();
     } finally {
       this.db.exec("DETACH DATABASE old");

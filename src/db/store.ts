@@ -63,8 +63,12 @@ export interface SnapshotStore {
    * that died without releasing it. Throws LoadInProgressError when another load holds it.
    */
   lockForLoad(): Promise<() => Promise<void>>;
-  /** Registers a new snapshot in state `loading` and opens a writer on its fresh copy. */
-  begin(source: string): Promise<{ version: number; writer: SnapshotWriter }>;
+  /**
+   * Registers a new snapshot in state `loading` and opens a writer on its fresh copy, which
+   * computes its change events against the served snapshot (keeping the Domains gone within the
+   * newest `changesRetention` loads: src/db/change-sql.ts).
+   */
+  begin(source: string, changesRetention?: number): Promise<{ version: number; writer: SnapshotWriter }>;
   /**
    * Makes the snapshot the served one and appends its change events to the feed, numbered, in one
    * transaction, pruning the events of loads beyond the newest `changesRetention`; then retires
@@ -80,6 +84,25 @@ export interface SnapshotStore {
   /** Marks a load failed and drops its copy; the served snapshot is untouched. */
   fail(version: number, error: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What a writer computes its change events from (src/db/change-sql.ts). */
+export interface ChangesFrom {
+  /** The served snapshot's copy: a SQLite file, or a PostgreSQL schema. */
+  previous: string;
+  /** The new snapshot's version. */
+  version: number;
+  /** The oldest version whose gone Domains the new copy keeps. */
+  keepFrom: number;
+}
+
+/**
+ * The oldest version the feed keeps once `version` is published with `changesRetention`: the
+ * (changesRetention − 1)th newest of the published `versions` (newest first), or `version` itself.
+ */
+export function keptFrom(version: number, versions: readonly number[], changesRetention: number): number {
+  if (changesRetention <= 1) return version;
+  return versions[changesRetention - 2] ?? 0;
 }
 
 export interface PublishOptions {

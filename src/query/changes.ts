@@ -6,6 +6,8 @@ import {
   type MetaStore,
   readChanges,
 } from "../db/change-feed.ts";
+import { GONE_TABLES } from "../db/change-sql.ts";
+import { holdsTables, type SqlReader } from "../db/reader.ts";
 import { countWhere, statementOver } from "../db/where-sql.ts";
 import { apiError, InputError } from "../errors.ts";
 import type { DomainFilter } from "./domain-filter.ts";
@@ -19,7 +21,9 @@ import type { Where } from "./keyset.ts";
  * only grows, so a cursor stays good across loads, until the events after it are pruned
  * (CHANGES_RETENTION): then it is 410 CURSOR_EXPIRED.
  *
- * A Domain filter is matched against the Domains of the served snapshot. A filter that matches
+ * A Domain filter is matched against the Domains of the served snapshot, and a Domain removed
+ * since is matched as it was when removed (the snapshot keeps it in its gone tables while its
+ * events are in the feed). A filter that matches
  * few Domains (at most NAMED_DOMAINS, and at most NAMED_SHARE of them) reads the events of those
  * Domains by the feed's index on the Domain; any other reads the feed in order, a batch at a time, and keeps the events of
  * Domains that match, reading at most SCAN_EVENTS events per page: a page may then come back
@@ -122,7 +126,10 @@ export async function changePage(
   const match = await domainListWhere(ctx, { filter: domainFilter }, null);
   const sql = served.sql;
   const named = Math.min(NAMED_DOMAINS, NAMED_SHARE * served.snapshot.domains);
-  if (where.domains === undefined && (await countWhere(sql, "domain", match)) <= named) {
+  const gone = await goneOf(sql);
+  const count = async () =>
+    (await countWhere(sql, "domain", match)) + (gone ? await countWhere(gone, "domain", match) : 0);
+  if (where.domains === undefined && (await count()) <= named) {
     const names = await matchingNames(ctx, match, null);
     return pageOf(await readChanges(meta, { ...where, domains: names }, first + 1), first, where.after);
   }
@@ -156,15 +163,39 @@ function pageOf(rows: ChangeRow[], first: number, after: number): ChangePage {
   };
 }
 
-/** The names of the served snapshot's Domains that `match` matches (of `among`, when given). */
+/**
+ * The names of the Domains that `match` matches (of `among`, when given): those of the served
+ * snapshot as they are, and those gone from it as they were when removed (its gone tables).
+ */
 async function matchingNames(ctx: ReadContext, match: Where, among: string[] | null): Promise<string[]> {
-  const sql = servedOf(ctx).sql;
+  const served = servedOf(ctx).sql;
   const where = among ? { AND: [match, { name: { in: among } }] } : match;
-  const { text, params } = statementOver(
-    sql,
-    "domain",
-    where,
-    (cond) => `SELECT r."name" FROM ${sql.table("domain")} r WHERE ${cond}`,
-  );
-  return (await sql.all(text, params)).map((r) => r[0] as string);
+  const names: string[] = [];
+  for (const sql of [served, await goneOf(served)]) {
+    if (!sql) continue;
+    const { text, params } = statementOver(
+      sql,
+      "domain",
+      where,
+      (cond) => `SELECT r."name" FROM ${sql.table("domain")} r WHERE ${cond}`,
+    );
+    for (const r of await sql.all(text, params)) names.push(r[0] as string);
+  }
+  return names;
 }
+
+/**
+ * The snapshot's Domains gone from it, as a reader whose Domain tables are the gone ones
+ * (src/db/change-sql.ts, GONE_TABLES): a filter compiled for the domain table reads the same on
+ * them. Null for a snapshot loaded without them (the first load, or an older version's).
+ */
+async function goneOf(sql: SqlReader): Promise<SqlReader | null> {
+  if (!(await holdsTables(sql, Object.values(GONE_TABLES)))) return null;
+  let gone = goneReaders.get(sql);
+  if (!gone) {
+    gone = { ...sql, table: (name: string) => sql.table(GONE_TABLES[name] ?? name) };
+    goneReaders.set(sql, gone);
+  }
+  return gone;
+}
+const goneReaders = new WeakMap<SqlReader, SqlReader>();

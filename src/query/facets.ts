@@ -11,7 +11,7 @@ import {
   type FacetValues,
   labelled,
 } from "../db/facet-sql.ts";
-import { perReader, type SqlReader } from "../db/reader.ts";
+import { holdsTables, perReader, type SqlReader } from "../db/reader.ts";
 import { TABLES } from "../db/tables.ts";
 import { countWhere, RELATIONS, statementKey, statementOver } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
@@ -374,26 +374,8 @@ async function summaryFacet(
  * Whether the snapshot keeps the facet tables (src/db/facet-sql.ts; built together, after the
  * load): one loaded before facets existed does not, and is counted from its own rows.
  */
-const facetTables = new WeakMap<SqlReader, Promise<boolean>>();
 function keepsFacetTables(sql: SqlReader): Promise<boolean> {
-  let answer = facetTables.get(sql);
-  if (!answer) {
-    answer = (
-      sql.kind === "postgresql"
-        ? sql.all("SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL", [
-            sql.table(FACET_SUMMARY_TABLE),
-            sql.table(FACET_COLUMNS_TABLE),
-          ])
-        : sql.all("SELECT count(*) = 2 FROM sqlite_master WHERE type = 'table' AND name IN ($1, $2)", [
-            FACET_SUMMARY_TABLE,
-            FACET_COLUMNS_TABLE,
-          ])
-    ).then((rows) => Boolean(rows[0]?.[0]));
-    // A question that failed (the database not answering) is asked again by the next facet.
-    answer.catch(() => facetTables.delete(sql));
-    facetTables.set(sql, answer);
-  }
-  return answer;
+  return holdsTables(sql, [FACET_SUMMARY_TABLE, FACET_COLUMNS_TABLE]);
 }
 
 // ---------------------------------------------------------------------- histograms

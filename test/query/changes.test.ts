@@ -1,5 +1,7 @@
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import fc from "fast-check";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
@@ -251,6 +253,42 @@ const asEvent = (n: Node): Event => {
   if (n.after !== null) e.after = n.after;
   return e;
 };
+
+/** The tables of a snapshot's copy, with their row counts. */
+async function tablesOf(api: TestApi, location: string): Promise<[string, number][]> {
+  const { config } = api.db;
+  if (config.database.kind === "sqlite") {
+    const db = new Database(join(config.dataDir, location), { readonly: true });
+    try {
+      const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+        name: string;
+      }[];
+      return names.map(({ name }) => [
+        name,
+        (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n,
+      ]);
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: config.database.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+      [location],
+    );
+    const out: [string, number][] = [];
+    for (const { name } of rows)
+      out.push([
+        name,
+        Number((await client.query(`SELECT count(*) AS n FROM "${location}"."${name}"`)).rows[0].n),
+      ]);
+    return out;
+  } finally {
+    await client.end();
+  }
+}
 
 describe.each(databaseKinds())("the change feed on %s", (kind) => {
   let api: TestApi;

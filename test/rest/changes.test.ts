@@ -5,6 +5,7 @@ import { generateDataset } from "../../src/dataset/generate.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { readJsonl } from "../support/jsonl.ts";
 
 // The change feed's REST face (GET /changes, GET /changes/export) and its filters, paging across
 // loads, retention and errors. Which events a load publishes is held to a brute force in
@@ -21,6 +22,16 @@ beforeAll(async () => {
   await evolveDataset({ from: weeks[1], outDir: weeks[2], seed: 2, churn });
 }, 60_000);
 afterAll(() => scratch.remove());
+
+/** What the f: options of these tests test, over a Domain's record. */
+const RECORD_MATCH: Record<string, (d: Record<string, unknown>) => boolean> = {
+  "f:p=shopify&f:ds=Active": (d) => d.platform === "shopify" && d.state === "Active",
+  "f:cc=US&f:cc:op=not": (d) => d.country_code !== "US",
+  "f:an=shopify.klaviyo": (d) =>
+    ((d.apps ?? []) as { platform: string; token: string; removed_at?: string }[]).some(
+      (a) => `${a.platform}.${a.token}` === "shopify.klaviyo" && a.removed_at === undefined,
+    ),
+};
 
 type Change = Record<string, unknown> & { id: string; kind: string; domain?: string; version: number };
 interface Feed {
@@ -105,8 +116,30 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     ]);
   });
 
-  it("matches f: options against the Domains as served, for few Domains and for many", async () => {
+  /**
+   * The changes `q` (f: options) matches: those of the served Domains List Domains' same options
+   * match, and those of Domains since removed that matched as they were in the last week that
+   * held them (evaluated here over that week's file, for the options `RECORD_MATCH` knows).
+   */
+  const expectedFor = async (q: string, whole: Change[], loaded: string[]) => {
+    const names = await matching(q);
+    const last = new Map<string, Record<string, unknown>>();
+    for (const week of loaded)
+      for (const d of readJsonl<Record<string, unknown>>(join(week, "domains.jsonl")))
+        last.set(d.name as string, d);
+    const test = RECORD_MATCH[q];
+    return whole.filter((c) => {
+      if (c.domain === undefined) return false;
+      if (names.has(c.domain)) return true;
+      const gone = last.get(c.domain);
+      return gone !== undefined && !names.has(c.domain) && !servedNames.has(c.domain) && test(gone);
+    });
+  };
+  let servedNames = new Set<string>();
+
+  it("matches f: options against the Domains as served, and removed ones as they were, for few Domains and for many", async () => {
     const whole = await all("");
+    servedNames = await matching("");
     const counts = new Map<string, number>();
     // A common and a rare value of a few filters, drawn from the served Domains.
     const domains = (await rest("/domain/export?fields=name,country_code,platform")).body
@@ -116,19 +149,25 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     for (const d of domains)
       if (d.country_code) counts.set(d.country_code, (counts.get(d.country_code) ?? 0) + 1);
     const byCount = [...counts].sort((a, b) => b[1] - a[1]);
+    const [common, rare] = [byCount[0][0], byCount[byCount.length - 1][0]];
+    RECORD_MATCH[`f:cc=${common}`] = (d) => d.country_code === common;
+    RECORD_MATCH[`f:cc=${rare}`] = (d) => d.country_code === rare;
     const queries = [
-      `f:cc=${byCount[0][0]}`, // many Domains: the feed is scanned
-      `f:cc=${byCount[byCount.length - 1][0]}`, // few: read by name
+      `f:cc=${common}`, // many Domains: the feed is scanned
+      `f:cc=${rare}`, // few: read by name
       "f:p=shopify&f:ds=Active",
       "f:cc=US&f:cc:op=not",
       "f:an=shopify.klaviyo",
     ];
+    let removed = 0;
     for (const q of queries) {
-      const names = await matching(q);
-      const want = whole.filter((c) => c.domain !== undefined && names.has(c.domain));
+      const want = await expectedFor(q, whole, weeks.slice(0, 2));
+      removed += want.filter((c) => c.kind === "domain_removed").length;
       expect(await all(q, 5), q).toEqual(want);
       expect(await exported(q), q).toEqual(want);
     }
+    // Removed Domains were matched as they were: the check above met some.
+    expect(removed).toBeGreaterThan(0);
   });
 
   it("filters by kinds, since, until, app and technology", async () => {
@@ -208,6 +247,13 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     const whole = await all("");
     expect(seen).toEqual(whole);
     expect(new Set(whole.map((c) => c.version)).size).toBe(2);
+    // The Domains removed by the load before are still matched as they were (carried over).
+    servedNames = await matching("");
+    for (const q of ["f:p=shopify&f:ds=Active", "f:cc=US&f:cc:op=not"]) {
+      const want = await expectedFor(q, whole, weeks);
+      expect(want.some((c) => c.kind === "domain_removed" && c.version === whole[0].version)).toBe(true);
+      expect(await all(q, 50), q).toEqual(want);
+    }
     // At the end, the cursor stays where it is, to be asked again after the next load.
     expect(p.next_cursor).toBe(whole[whole.length - 1].id);
     expect((await page(`cursor=${p.next_cursor}`)).changes).toEqual([]);

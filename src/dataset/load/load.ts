@@ -54,7 +54,7 @@ export async function loadSnapshot(
     : undefined;
   const release = await store.lockForLoad();
   try {
-    const { version, writer } = await store.begin(resolve(dir));
+    const { version, writer } = await store.begin(resolve(dir), options.changesRetention ?? 52);
     try {
       const started = performance.now();
       const problems = new Problems();
