@@ -41,6 +41,10 @@ export const TARGETS = {
   facetsVsPage: 2,
   facetsFloor: 100,
   facetsCached: 2,
+  /** The change feed (issue 37): a load's events ÷ the rest of the load; export events/s; pages of 100/s. */
+  changesLoadShare: 0.25,
+  changesExportRate: 20_000,
+  changesPages: 1000,
 };
 
 /** The connections of the sort × filter matrix (a few: it times the page query, not a queue). */
@@ -90,6 +94,16 @@ export interface FacetRow {
   errors: number;
 }
 
+/** The change feed (src/bench/changes.ts). */
+export interface ChangesResult {
+  /** The load of a week: its seconds, those its events took, its events, the share of Domains changed. */
+  load: { seconds: number; changes: number; events: number; churn: number };
+  /** GET /changes/export of the whole feed. */
+  export: { events: number; seconds: number; cpuMs: number; rssMb: number };
+  /** GraphQL pages of 100 at 32 connections to one gateway. */
+  pages: { rps: number; p50: number; p99: number; errors: number; cpuMs: number };
+}
+
 export interface Export {
   domains: number;
   seconds: number;
@@ -117,6 +131,8 @@ export interface DbResult {
   matrix?: { filter: string; sort: string; p50: number; errors: number }[];
   /** Facets of five dimensions, unfiltered and per filter of the matrix. */
   facets?: FacetRow[];
+  /** The change feed: a week's load, the export, and pages. */
+  changes?: ChangesResult;
   peakRssMb: number;
   /** The peak RSS of a server answering only 32 concurrent pages of 1000 Domains. */
   largePagesRssMb?: number;
@@ -589,6 +605,21 @@ function facetsSection(r: DbResult): string[] {
   ];
 }
 
+/** The change feed: a week's load, the export of the feed, and GraphQL pages of 100. */
+function changesSection(r: DbResult): string[] {
+  const c = r.changes;
+  if (!c) return [];
+  const rest = c.load.seconds - c.load.changes;
+  const share = rest > 0 ? c.load.changes / rest : 0;
+  const rate = c.export.seconds ? c.export.events / c.export.seconds : 0;
+  return [
+    "",
+    `Change feed: the load of a week (${count(c.load.events)} events; ${(100 * c.load.churn).toFixed(1)}% of the Domains changed) took ${c.load.seconds.toFixed(1)} s, of which its events ${c.load.changes.toFixed(1)} s (${(100 * share).toFixed(1)}% of the rest). GET /changes/export of the whole feed (${count(c.export.events)} events): ${Math.round(rate).toLocaleString("en-US")} events/s, ${((c.export.cpuMs / Math.max(1, c.export.events)) * 1000).toFixed(1)} µs of server CPU an event, peak RSS ${c.export.rssMb} MB. GraphQL changes(first: 100) from cursors spread over the feed, one gateway: ${Math.round(c.pages.rps)} pages/s, p50 ${c.pages.p50} ms, p99 ${c.pages.p99} ms, ${c.pages.cpuMs.toFixed(2)} ms of server CPU a page.`,
+    "",
+    `Targets: ${verdict(share <= TARGETS.changesLoadShare, `events ≤ ${100 * TARGETS.changesLoadShare}% of the load`)}; ${verdict(rate >= TARGETS.changesExportRate, `export ≥ ${count(TARGETS.changesExportRate)} events/s`)}; ${verdict(c.pages.rps >= TARGETS.changesPages, `≥ ${count(TARGETS.changesPages)} pages of 100 a second`)}`,
+  ];
+}
+
 function section(r: DbResult, source: ReportSource): string[] {
   const { lines, notes } = sectionLines(r);
   const out = [
@@ -600,6 +631,7 @@ function section(r: DbResult, source: ReportSource): string[] {
     ...lines.map((l) => `| ${cells(l).join(" | ")} |`),
     ...matrixSection(r),
     ...facetsSection(r),
+    ...changesSection(r),
   ];
   const all = [...notes, ...r.notes, ...(r.peer?.notes.map((n) => `PostGraphile: ${n}`) ?? [])];
   if (all.length) out.push("", ...all.map((n) => `- note: ${n}`));
@@ -674,6 +706,12 @@ export function failuresOf(results: DbResult[]): string[] {
       ...(r.facets ?? [])
         .filter((f) => f.errors > 0)
         .map((f) => `${at}: ${f.errors} failed requests in the facets of ${f.filter}`),
+      ...(r.changes?.pages.errors
+        ? [`${at}: ${r.changes.pages.errors} failed requests in the change feed's pages`]
+        : []),
+      ...(r.changes && r.changes.export.events === 0
+        ? [`${at}: the change feed's export wrote nothing`]
+        : []),
     ];
   });
 }

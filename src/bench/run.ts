@@ -12,6 +12,7 @@ import { Snapshots } from "../db/snapshots.ts";
 import { Options } from "../rest/options.ts";
 import { planOf } from "../rest/route.ts";
 import { ROUTES } from "../rest/routes.ts";
+import { changesBench } from "./changes.ts";
 import { facetBench } from "./facets.ts";
 import { runMeasured } from "./measure.ts";
 import { benchPeer, cpuMs } from "./peer.ts";
@@ -50,7 +51,10 @@ const { values } = parseArgs({
     "no-baseline": { type: "boolean", default: false },
     /** --no-peer: without PostGraphile 5 (src/bench/peer.ts), which runs on PostgreSQL only. */
     "no-peer": { type: "boolean", default: false },
-    /** --only facets: only the facets (src/bench/facets.ts), on the same datasets and servers. */
+    /**
+     * --only facets: only the facets (src/bench/facets.ts), on the same datasets and servers;
+     * --only changes: only the change feed (src/bench/changes.ts).
+     */
     only: { type: "string" },
     /** --report-only: rewrite the report from the kept results (bench/out/results-*.json), measuring nothing. */
     "report-only": { type: "boolean", default: false },
@@ -61,8 +65,8 @@ const { values } = parseArgs({
   },
 });
 const sizes = parseDomainList(values.domains);
-if (values.only !== undefined && values.only !== "facets")
-  throw new Error(`--only takes facets; got "${values.only}"`);
+if (values.only !== undefined && values.only !== "facets" && values.only !== "changes")
+  throw new Error(`--only takes facets or changes; got "${values.only}"`);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 if (!Number.isFinite(duration) || duration <= 0) throw new Error("--duration must be a number of seconds");
@@ -495,7 +499,44 @@ async function exportAll(base: string, key: string, server: Proc, query = "") {
   return { domains: lines, seconds: Number(process.hrtime.bigint() - started) / 1e9, rssMb: rss };
 }
 
+/** The change feed's bench (src/bench/changes.ts), on a database of its own. */
+const changesOf = (kind: "sqlite" | "postgresql", size: Size) =>
+  changesBench(
+    {
+      root,
+      startServer,
+      createKey: async (env) => {
+        const snapshots = await Snapshots.open(loadConfig(env), { refreshMs: 0, graceMs: 0 });
+        try {
+          return (await new ApiKeys(snapshots.store).create("bench", "enterprise")).key;
+        } finally {
+          await snapshots.close();
+        }
+      },
+      pgUrl: values["pg-url"],
+      seconds: duration,
+      connections,
+    },
+    kind,
+    size,
+  );
+
 async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: RunInfo): Promise<DbResult> {
+  if (values.only === "changes")
+    return {
+      kind,
+      domains: size.domains,
+      apps: size.apps,
+      date: new Date().toISOString().slice(0, 10),
+      run,
+      seconds: duration,
+      connections,
+      rows: [],
+      export: null,
+      changes: await changesOf(kind, size),
+      peakRssMb: 0,
+      notes: ["--only changes: the other scenarios were not run"],
+    };
   const env = await databaseEnv(kind, size);
   const { key } = await prepare(env, size);
   const server = await startServer(env);
@@ -744,6 +785,8 @@ if (values["report-only"]) {
     await ensureDataset(size);
     for (const kind of kinds) {
       const result = await benchDatabase(kind, size, run);
+      // The change feed, once the other scenarios' servers are gone (--only changes did it).
+      if (values.only === undefined) result.changes = await changesOf(kind, size);
       keep(result);
       results.push(result);
     }

@@ -1,0 +1,187 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import pg from "pg";
+import { runMeasured } from "./measure.ts";
+import { cpuMs } from "./peer.ts";
+import type { ChangesResult } from "./report.ts";
+
+/**
+ * The change feed of `npm run bench` (issue 37), on a database of its own per size (the week after
+ * the bench's dataset is loaded there, so the other scenarios keep theirs):
+ * - **the load**: the week the database does not serve is loaded (the dataset's week after, or the
+ *   dataset again: both are a week of about 2% churn), and the seconds its events took are set
+ *   beside the rest of the load's;
+ * - **the export**: GET /changes/export of the whole feed, events a second, server CPU and peak RSS;
+ * - **pages**: GraphQL `changes(first: 100, after: …)` from cursors spread over the feed, at 32
+ *   connections to one gateway (one thread): pages a second, p50 and p99, CPU per page.
+ */
+export interface ChangesDeps {
+  root: string;
+  startServer: (
+    env: NodeJS.ProcessEnv,
+  ) => Promise<{ url: string; child: { pid?: number }; rssMb(): number; stop(): Promise<void> }>;
+  createKey: (env: NodeJS.ProcessEnv) => Promise<string>;
+  pgUrl: string;
+  seconds: number;
+  connections: number;
+}
+
+export async function changesBench(
+  deps: ChangesDeps,
+  kind: "sqlite" | "postgresql",
+  size: { domains: number; apps: number; dataset: string },
+): Promise<ChangesResult> {
+  const next = `${size.dataset}-week-1`;
+  if (!existsSync(join(next, "reviews.jsonl"))) {
+    console.log(`changes: writing the week after ${size.dataset}`);
+    const g = await runMeasured(
+      join(deps.root, "src/cli/generate-data.ts"),
+      ["--from", size.dataset, "--out", next],
+      process.env,
+    );
+    if (g.code !== 0) throw new Error(`generate-data --from failed with exit code ${g.code}`);
+  }
+  const env = await databaseOf(deps, kind, size);
+  // The first run loads the dataset (no events: nothing before it); each run then loads the week
+  // the database does not serve.
+  let load = await loadWeek(env, [size.dataset, next]);
+  if (load.changes === 0) load = await loadWeek(env, [size.dataset, next]);
+  const key = await deps.createKey(env);
+  const server = await deps.startServer(env);
+  const base = server.url.replace("localhost", "127.0.0.1");
+  try {
+    const exports = [];
+    for (let i = 0; i < 3; i++) exports.push(await exportAll(base, key, server));
+    exports.sort((a, b) => a.seconds - b.seconds);
+    const exported = exports[1];
+    const cursors = spread(exported.ids, 200);
+    let c = 0;
+    const body = () =>
+      JSON.stringify({
+        query:
+          "query($after: String) { changes(first: 100, after: $after) { nodes { id version loadedAt kind domainName app { id name } technology before after } pageInfo { hasNextPage endCursor } } }",
+        variables: { after: cursors[c++ % cursors.length] ?? null },
+      });
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const pid = server.child.pid as number;
+    const run = (seconds: number) =>
+      autocannon({
+        url: `${base}/graphql`,
+        connections: deps.connections,
+        duration: seconds,
+        headers,
+        requests: [{ method: "POST", setupRequest: (req) => ({ ...req, body: body() }) }],
+      });
+    await run(Math.min(2, deps.seconds));
+    const before = cpuMs(pid);
+    const pages = await run(deps.seconds);
+    const cpu = cpuMs(pid) - before;
+    return {
+      load: { seconds: load.seconds, changes: load.changes, events: load.events, churn: load.churn },
+      export: {
+        events: exported.lines,
+        seconds: exported.seconds,
+        cpuMs: exported.cpuMs,
+        rssMb: exported.rssMb,
+      },
+      pages: {
+        rps: pages.requests.average,
+        p50: pages.latency.p50,
+        p99: pages.latency.p99,
+        errors: pages.errors + pages.timeouts + pages.non2xx,
+        cpuMs: pages.requests.total ? cpu / pages.requests.total : 0,
+      },
+    };
+  } finally {
+    await server.stop();
+  }
+
+  async function exportAll(url: string, apiKey: string, proc: { child: { pid?: number }; rssMb(): number }) {
+    const pid = proc.child.pid as number;
+    const cpuBefore = cpuMs(pid);
+    const started = process.hrtime.bigint();
+    let rss = 0;
+    const timer = setInterval(() => {
+      rss = Math.max(rss, proc.rssMb());
+    }, 50);
+    const res = await fetch(`${url}/json/api/v1/all/changes/export?fields=id`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    if (res.status !== 200) throw new Error(`changes export answered ${res.status}: ${await res.text()}`);
+    const text = await res.text();
+    clearInterval(timer);
+    rss = Math.max(rss, proc.rssMb());
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const ids = text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: string }).id);
+    return { lines: ids.length, ids, seconds, cpuMs: cpuMs(pid) - cpuBefore, rssMb: rss };
+  }
+}
+
+/** `n` cursors spread evenly over the feed (its ids), the start included. */
+function spread(ids: string[], n: number): (string | null)[] {
+  const out: (string | null)[] = [null];
+  for (let i = 1; i < n && ids.length; i++) out.push(ids[Math.floor((i * ids.length) / n)]);
+  return out;
+}
+
+/** The database the change feed bench loads its weeks into: one per kind and size, kept. */
+async function databaseOf(
+  deps: ChangesDeps,
+  kind: "sqlite" | "postgresql",
+  { domains, apps }: { domains: number; apps: number },
+): Promise<NodeJS.ProcessEnv> {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", RATE_LIMITS: "off" };
+  delete env.REQUIRE_HTTPS;
+  delete env.NODE_ENV;
+  env.DATA_DIR = join(deps.root, "bench", "out", `changes-${kind}-${domains}-${apps}`);
+  mkdirSync(env.DATA_DIR, { recursive: true });
+  if (kind === "sqlite") {
+    delete env.DATABASE_URL;
+    return env;
+  }
+  const name = `storegraph_bench_changes_${domains}_${apps}`;
+  const admin = new pg.Client({ connectionString: deps.pgUrl });
+  await admin.connect();
+  const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+  if (!exists.rowCount) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(deps.pgUrl);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+  return env;
+}
+
+/**
+ * Loads whichever of the two weeks the database does not serve (in this process: the load's own
+ * timings say what its events took); its seconds, and its events.
+ */
+async function loadWeek(env: NodeJS.ProcessEnv, weeks: string[]) {
+  const { loadConfig } = await import("../config.ts");
+  const { openSnapshotStore } = await import("../db/open-store.ts");
+  const { loadSnapshot } = await import("../dataset/load/load.ts");
+  const store = await openSnapshotStore(loadConfig(env));
+  try {
+    const source = (await store.current())?.source ?? null;
+    const dir = source === weeks[0] ? weeks[1] : weeks[0];
+    console.log(`changes: loading ${dir} (${store.kind})`);
+    const started = process.hrtime.bigint();
+    const r = await loadSnapshot(store, dir, { keep: 1, changesRetention: 52 });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const [feed] = await store.metaQuery(
+      "SELECT count(*) AS n, count(DISTINCT domain) AS d FROM {meta}.change_event WHERE version = ?",
+      [r.version],
+    );
+    return {
+      seconds,
+      changes: r.timings.changes,
+      events: Number(feed.n),
+      churn: r.domains ? Number(feed.d) / r.domains : 0,
+    };
+  } finally {
+    await store.close();
+  }
+}
