@@ -12,7 +12,8 @@ import type { ChangesResult } from "./report.ts";
  * - **the load**: the week the database does not serve is loaded (the dataset's week after, or the
  *   dataset again: both are a week of about 2% churn), and the seconds its events took are set
  *   beside the rest of the load's;
- * - **the export**: GET /changes/export of the whole feed, events a second, server CPU and peak RSS;
+ * - **the export**: GET /changes/export of the whole feed (default fields), events a second, server
+ *   CPU and peak RSS;
  * - **pages**: GraphQL `changes(first: 100, after: …)` from cursors spread over the feed, at 32
  *   connections to one gateway (one thread): pages a second, p50 and p99, CPU per page.
  */
@@ -105,7 +106,7 @@ export async function changesBench(
     const timer = setInterval(() => {
       rss = Math.max(rss, proc.rssMb());
     }, 50);
-    const res = await fetch(`${url}/json/api/v1/all/changes/export?fields=id`, {
+    const res = await fetch(`${url}/json/api/v1/all/changes/export`, {
       headers: { authorization: `Bearer ${apiKey}` },
     });
     if (res.status !== 200) throw new Error(`changes export answered ${res.status}: ${await res.text()}`);
