@@ -319,7 +319,11 @@ describe.each(databaseKinds())("the change feed on %s", (kind) => {
           await evolveDataset({ from: base, outDir: week, seed, churn });
           for (const to of [week, base]) {
             const from = served;
+            const before = await api.snapshots.current();
+            const tables = await tablesOf(api, before?.snapshot.location as string);
             await api.load(to);
+            // The copy served before is read, never written: it keeps every table and row it had.
+            expect(await tablesOf(api, before?.snapshot.location as string)).toEqual(tables);
             served = to;
             const previous = version;
             version = (await api.snapshots.current())?.snapshot.version ?? 0;
