@@ -521,16 +521,21 @@ const changesOf = (kind: "sqlite" | "postgresql", size: Size) =>
     size,
   );
 
+/** What every result says of how it was measured. */
+const measuredOf = (kind: "sqlite" | "postgresql", size: Size, run: RunInfo) => ({
+  kind,
+  domains: size.domains,
+  apps: size.apps,
+  date: new Date().toISOString().slice(0, 10),
+  run,
+  seconds: duration,
+  connections,
+});
+
 async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: RunInfo): Promise<DbResult> {
   if (values.only === "changes")
     return {
-      kind,
-      domains: size.domains,
-      apps: size.apps,
-      date: new Date().toISOString().slice(0, 10),
-      run,
-      seconds: duration,
-      connections,
+      ...measuredOf(kind, size, run),
       rows: [],
       export: null,
       changes: await changesOf(kind, size),
@@ -545,16 +550,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
     : await startProcess("src/bench/baseline.ts", { ...env, PORT: "0" }, /baseline listening on (\S+)/);
   const base = server.url.replace("localhost", "127.0.0.1");
   const at = `${kind}, ${size.domains} Domains`;
-  /** What every result says of how it was measured. */
-  const measured = () => ({
-    kind,
-    domains: size.domains,
-    apps: size.apps,
-    date: new Date().toISOString().slice(0, 10),
-    run,
-    seconds: duration,
-    connections,
-  });
+  const measured = () => measuredOf(kind, size, run);
   const notes: string[] = [];
   const rows: Row[] = [];
   try {

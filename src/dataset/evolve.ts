@@ -9,6 +9,7 @@ import { DAY_MS, NOW_MS, toDate, toTimestamp } from "./generate/time.ts";
 import { JsonlWriter } from "./generate/writer.ts";
 import { type LocatedFile, locateSnapshotFiles, readLines } from "./load/read.ts";
 import { P1 } from "./platforms.ts";
+import { P1_DOMAIN_FIELDS } from "./record.ts";
 
 /**
  * How much of a dataset changes in a week, as the share of its Domains (or Apps) that each change
@@ -119,24 +120,6 @@ function hashOf(text: string): number {
 }
 
 const SHOWCASE = new Set(SHOWCASE_DOMAINS.map((d) => d.identity.name));
-/** Fields only Domains of P1 carry (docs/dataset.md). */
-const P1_ONLY = [
-  "variant_count",
-  "vendor_count",
-  "min_price",
-  "max_price",
-  "min_price_usd",
-  "max_price_usd",
-  "max_product_published_at",
-  "most_recently_published_product",
-  "product_images_created_30",
-  "product_images_created_90",
-  "product_images_created_365",
-  "collections",
-  "ships_to_countries",
-  "localizations",
-  "yotpo",
-];
 const SWITCH_PLATFORMS = [P1, "woocommerce", "wix", "squarespace", "bigcommerce", "magento"];
 const STATES_FROM: Record<string, string[]> = {
   Active: ["Inactive", "Password Protected"],
@@ -507,7 +490,8 @@ function switchPlatform(rng: Rng, d: Json, day: string): void {
   const plans = PLANS[to];
   d.plan = plans ? rng.pick(plans)[0] : undefined;
   if (from === P1) {
-    for (const f of P1_ONLY) delete d[f];
+    // The fields only P1 carries, and its review site (the generator gives yotpo to P1 alone).
+    for (const f of [...P1_DOMAIN_FIELDS, "yotpo"]) delete d[f];
     const features = ((d.features ?? []) as string[]).filter((f) => f !== "Shopify POS");
     d.features = features.length ? features : undefined;
   }

@@ -195,7 +195,8 @@ const installedApp = z.looseObject({
 
 const reviewSite = z.strictObject({ review_count: count, avg_rating: rating });
 
-const P1_DOMAIN_FIELDS = [
+/** The Domain fields only P1 Domains carry (docs/dataset.md). */
+export const P1_DOMAIN_FIELDS = [
   "variant_count",
   "vendor_count",
   "min_price",

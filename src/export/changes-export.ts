@@ -1,5 +1,3 @@
-import { errorBody, isApiError, maskFault } from "../errors.ts";
-import { requestIdOf } from "../ops/request-id.ts";
 import { cachedDocument } from "../rest/document.ts";
 import { restErrorOf } from "../rest/errors.ts";
 import { legacyWriter, selectionKey } from "../rest/fields.ts";
@@ -9,7 +7,7 @@ import type { Options } from "../rest/options.ts";
 import { documentOf, readInto, selectionOf } from "../rest/route.ts";
 import { listChanges } from "../rest/routes.ts";
 import { withSharedTexts } from "../rest/shared-text.ts";
-import type { Answer, ExportDeps } from "./export-query.ts";
+import { type Answer, type ExportDeps, failMidStream } from "./export-query.ts";
 
 /** Changes per page of the export: the feed's largest page. */
 const PAGE = 1000;
@@ -66,12 +64,7 @@ export async function changesStream(deps: ExportDeps, request: Request, options:
         more = next.page.pageInfo.hasNextPage;
         if (next.text) controller.enqueue(encoder.encode(next.text));
       } catch (e) {
-        if (dropped) return;
-        // Mid-stream the status is sent: say what happened on a last line, then break the stream.
-        const id = requestIdOf(request);
-        const err = isApiError(e) ? e : maskFault(e, deps.logger, id);
-        controller.enqueue(encoder.encode(`${JSON.stringify(errorBody(err, id))}\n`));
-        controller.error(err);
+        if (!dropped) failMidStream(controller, e, request, deps.logger);
       }
     },
     cancel() {

@@ -5,9 +5,10 @@ import type { MonthlyCounts } from "../auth/usage-counts.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
 import { readAt } from "../db/snapshots.ts";
-import { apiError } from "../errors.ts";
+import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
+import { requestIdOf } from "../ops/request-id.ts";
 import { CURSOR_RETRY_AFTER_S } from "../query/cursor.ts";
 import { cachedDocument, field, operation, selection } from "../rest/document.ts";
 import { restErrorOf } from "../rest/errors.ts";
@@ -164,3 +165,20 @@ export const notServedYet = (version: number, now: number) =>
     `the job reads snapshot ${version}, which this gateway does not serve yet (it serves ${now}); retry in ${CURSOR_RETRY_AFTER_S} s`,
     { retryAfter: CURSOR_RETRY_AFTER_S },
   );
+
+/**
+ * Ends a streamed answer that failed midway: its status is sent, so a last line says what
+ * happened (the error's body), and the stream is broken so that the client cannot take the
+ * partial result for a whole one.
+ */
+export function failMidStream(
+  controller: ReadableStreamDefaultController<Uint8Array>,
+  e: unknown,
+  request: Request,
+  logger: Logger,
+): void {
+  const id = requestIdOf(request);
+  const err = isApiError(e) ? e : maskFault(e, logger, id);
+  controller.enqueue(new TextEncoder().encode(`${JSON.stringify(errorBody(err, id))}\n`));
+  controller.error(err);
+}

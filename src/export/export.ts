@@ -1,4 +1,4 @@
-import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { drawOn, type Whole } from "../rest/handler.ts";
 import { readFormat } from "../rest/inputs.ts";
@@ -10,6 +10,7 @@ import {
   type DomainQuery,
   domainPages,
   type ExportDeps,
+  failMidStream,
   keyOf,
   readQuery,
   resultHeaders,
@@ -63,13 +64,7 @@ async function exportStream(
         if (next.done) return controller.close();
         if (next.value.count) controller.enqueue(next.value.bytes);
       } catch (e) {
-        if (dropped) return;
-        // Mid-stream the status is sent: say what happened on a last line, then break the stream
-        // so that the client cannot mistake the partial result for a whole one.
-        const id = requestIdOf(request);
-        const err = isApiError(e) ? e : maskFault(e, deps.logger, id);
-        controller.enqueue(encoder.encode(`${JSON.stringify(errorBody(err, id))}\n`));
-        controller.error(err);
+        if (!dropped) failMidStream(controller, e, request, deps.logger);
       }
     },
     async cancel(reason) {
