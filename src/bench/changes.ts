@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
-import pg from "pg";
 import { runMeasured } from "./measure.ts";
 import { cpuMs } from "./peer.ts";
 import type { ChangesResult } from "./report.ts";
@@ -23,7 +22,11 @@ export interface ChangesDeps {
     env: NodeJS.ProcessEnv,
   ) => Promise<{ url: string; child: { pid?: number }; rssMb(): number; stop(): Promise<void> }>;
   createKey: (env: NodeJS.ProcessEnv) => Promise<string>;
-  pgUrl: string;
+  /** The environment of the database the weeks are loaded into: one per kind and size, kept. */
+  databaseEnv: (
+    kind: "sqlite" | "postgresql",
+    size: { domains: number; apps: number },
+  ) => Promise<NodeJS.ProcessEnv>;
   seconds: number;
   connections: number;
 }
@@ -43,7 +46,7 @@ export async function changesBench(
     );
     if (g.code !== 0) throw new Error(`generate-data --from failed with exit code ${g.code}`);
   }
-  const env = await databaseOf(deps, kind, size);
+  const env = await deps.databaseEnv(kind, size);
   // The first run loads the dataset (no events: nothing before it); each run then loads the week
   // the database does not serve.
   let load = await loadWeek(env, [size.dataset, next]);
@@ -127,33 +130,6 @@ function spread(ids: string[], n: number): (string | null)[] {
   const out: (string | null)[] = [null];
   for (let i = 1; i < n && ids.length; i++) out.push(ids[Math.floor((i * ids.length) / n)]);
   return out;
-}
-
-/** The database the change feed bench loads its weeks into: one per kind and size, kept. */
-async function databaseOf(
-  deps: ChangesDeps,
-  kind: "sqlite" | "postgresql",
-  { domains, apps }: { domains: number; apps: number },
-): Promise<NodeJS.ProcessEnv> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", RATE_LIMITS: "off" };
-  delete env.REQUIRE_HTTPS;
-  delete env.NODE_ENV;
-  env.DATA_DIR = join(deps.root, "bench", "out", `changes-${kind}-${domains}-${apps}`);
-  mkdirSync(env.DATA_DIR, { recursive: true });
-  if (kind === "sqlite") {
-    delete env.DATABASE_URL;
-    return env;
-  }
-  const name = `storegraph_bench_changes_${domains}_${apps}`;
-  const admin = new pg.Client({ connectionString: deps.pgUrl });
-  await admin.connect();
-  const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-  if (!exists.rowCount) await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(deps.pgUrl);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  return env;
 }
 
 /**

@@ -102,21 +102,30 @@ async function ensureDataset({ domains, apps, dataset }: Size): Promise<void> {
   if (g.code !== 0) throw new Error(`generate-data failed with exit code ${g.code}`);
 }
 
-/** The environment of a database kept for benchmark runs of this size. */
+/**
+ * The environment of a database kept for benchmark runs of this size; `label` names one of its own
+ * (the change feed's, which loads other weeks into it).
+ */
 async function databaseEnv(
   kind: "sqlite" | "postgresql",
-  { domains, apps }: Size,
+  { domains, apps }: Pick<Size, "domains" | "apps">,
+  label?: string,
 ): Promise<NodeJS.ProcessEnv> {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", RATE_LIMITS: "off" };
   delete env.REQUIRE_HTTPS;
   delete env.NODE_ENV;
-  env.DATA_DIR = join(root, "bench", "out", `${kind}-${domains}-${apps}-${SEED}`);
+  env.DATA_DIR = join(
+    root,
+    "bench",
+    "out",
+    label ? `${label}-${kind}-${domains}-${apps}` : `${kind}-${domains}-${apps}-${SEED}`,
+  );
   mkdirSync(env.DATA_DIR, { recursive: true });
   if (kind === "sqlite") {
     delete env.DATABASE_URL;
     return env;
   }
-  const name = `storegraph_bench_${domains}_${apps}`;
+  const name = `storegraph_bench_${label ? `${label}_` : ""}${domains}_${apps}`;
   const admin = new pg.Client({ connectionString: values["pg-url"] });
   await admin.connect();
   const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
@@ -513,7 +522,7 @@ const changesOf = (kind: "sqlite" | "postgresql", size: Size) =>
           await snapshots.close();
         }
       },
-      pgUrl: values["pg-url"],
+      databaseEnv: (k, s) => databaseEnv(k, s, "changes"),
       seconds: duration,
       connections,
     },

@@ -14,6 +14,7 @@ import type { DomainFilter } from "./domain-filter.ts";
 import { domainListWhere } from "./domain-list.ts";
 import { parseInstant } from "./instant.ts";
 import type { Where } from "./keyset.ts";
+import { pageSize } from "./page.ts";
 
 /**
  * Pages of the change feed (docs/decisions.md, "Change feed"): the events of the loads up to the
@@ -90,9 +91,8 @@ export async function changePage(
 ): Promise<ChangePage> {
   const meta = metaOf(ctx);
   const served = servedOf(ctx);
-  const first = args.first ?? DEFAULT_CHANGES;
-  if (!Number.isInteger(first) || first < 1 || first > MAX_CHANGES)
-    throw new InputError("first", `must be from 1 to ${MAX_CHANGES}, got ${first}`);
+  // Checked as every connection's `first` is (0: no page, only where it stands).
+  const first = args.first == null ? DEFAULT_CHANGES : pageSize(args.first, MAX_CHANGES);
   const filter = args.filter ?? {};
   const where: FeedWhere = { after: 0, served: served.snapshot.version };
   if (args.after != null) {
