@@ -1,3 +1,4 @@
+import type { ChangeKind } from "./change-sql.ts";
 import type { SnapshotStore } from "./store.ts";
 
 /**
@@ -7,18 +8,33 @@ import type { SnapshotStore } from "./store.ts";
  */
 export type MetaStore = Pick<SnapshotStore, "metaQuery" | "kind">;
 
+/**
+ * An event as the feed's GraphQL types show it (src/schema/changes.ts): the fields a property of
+ * the same name exposes are read by graphql-jit inline, without a resolver call each.
+ */
 export interface ChangeRow {
-  id: number;
+  /** The event's position in the feed; `id` is its text (the cursor). */
+  position: number;
+  id: string;
   version: number;
-  loadedAt: number;
-  kind: string;
-  domain: string | null;
-  app: string | null;
-  appId: string | null;
-  appName: string | null;
+  loadedAt: Date;
+  kind: ChangeKind;
+  domainName: string | null;
+  app: ChangeAppRow | null;
   technology: string | null;
-  before: string | null;
-  after: string | null;
+  /** The value before, where the kind has one: a JSON value (null for none). */
+  before: unknown;
+  after: unknown;
+}
+
+/** The App an event is about, as it was named when the event was found. */
+export interface ChangeAppRow {
+  /** `platform.token`. */
+  identifier: string;
+  id: string;
+  platform: string;
+  token: string;
+  name: string;
 }
 
 /** Which events: all of them conditions, ANDed; feed order (by id) after `after`. */
@@ -45,13 +61,58 @@ export interface FeedBounds {
   prunedThrough: number;
 }
 
-export async function feedBounds(meta: MetaStore): Promise<FeedBounds> {
-  const [row] = await meta.metaQuery("SELECT last_id, pruned_through FROM {meta}.change_feed WHERE id = 1");
-  return { lastId: Number(row?.last_id ?? 0), prunedThrough: Number(row?.pruned_through ?? 0) };
+/** A page of events and the feed's ends, read together. */
+export interface FeedRead extends FeedBounds {
+  rows: ChangeRow[];
 }
 
-/** Up to `limit` events matching `where`, in feed order. */
-export async function readChanges(meta: MetaStore, where: FeedWhere, limit: number): Promise<ChangeRow[]> {
+/** The columns of an event, in the order its doc holds them (then before and after, as JSON). */
+const COLUMNS = "id, version, loaded_at, kind, domain, app, app_id, app_name, technology";
+
+/**
+ * An event as the feed reads it, a JSON array text of its columns (`before` and `after` as JSON
+ * values), made by each database from the event's columns: written into `doc` when the load is
+ * published (the stores' publish), and made at read time for an event published without one.
+ */
+export const EVENT_DOC: Record<MetaStore["kind"], string> = {
+  sqlite: `json_array(${COLUMNS}, json(before), json(after))`,
+  postgresql: `json_build_array(${COLUMNS}, before::json, after::json)::text`,
+};
+
+/**
+ * A page of the feed is its events' docs joined into one JSON array text: one value for the
+ * driver to hand over and one JSON.parse, where reading the columns made 11 values a row into
+ * objects in the driver and parsed each JSON value on its own (a page of 100 on SQLite, measured
+ * in a loop with the parse: 0.32 ms for the columns, 0.21 for JSON made by the statement, 0.10
+ * for the docs joined). The aggregate takes the rows in the order the page's subquery gives them
+ * (feed order, by the primary key); the parsed page is checked to be in that order (inOrder).
+ */
+const PAGE_TEXT: Record<MetaStore["kind"], (page: string) => string> = {
+  sqlite: (page) =>
+    `SELECT '[' || group_concat(COALESCE(doc, ${EVENT_DOC.sqlite}), ',') || ']' FROM (${page})`,
+  postgresql: (page) =>
+    `SELECT '[' || string_agg(COALESCE(doc, ${EVENT_DOC.postgresql}), ',') || ']' FROM (${page}) e`,
+};
+
+type RowArray = [
+  number,
+  number,
+  number,
+  ChangeKind,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  unknown,
+  unknown,
+];
+
+/**
+ * Up to `limit` events matching `where`, in feed order, with the feed's ends as they were when
+ * the page was read (one statement: the cursor's checks and the page agree).
+ */
+export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number): Promise<FeedRead> {
   const terms = ["id > ?", "version <= ?"];
   const params: unknown[] = [where.after, where.served];
   const term = (sql: string, ...values: unknown[]) => {
@@ -65,27 +126,59 @@ export async function readChanges(meta: MetaStore, where: FeedWhere, limit: numb
   if (where.untilMs !== undefined) term("loaded_at < ?", where.untilMs);
   if (where.app !== undefined) term("app = ?", where.app);
   if (where.technology !== undefined) term("technology = ?", where.technology);
-  if (where.domains) {
-    if (!where.domains.length) return [];
-    term(`domain IN (${where.domains.map(() => "?").join(", ")})`, ...where.domains);
-  } else if (where.domainEvents) terms.push("domain IS NOT NULL");
-  params.push(limit);
-  const rows = await meta.metaQuery(
-    `SELECT id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after
-     FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id LIMIT ?`,
+  const none = where.domains?.length === 0;
+  if (where.domains?.length) term(`domain IN (${where.domains.map(() => "?").join(", ")})`, ...where.domains);
+  else if (where.domainEvents) terms.push("domain IS NOT NULL");
+  params.push(none ? 0 : limit);
+  const page = `SELECT ${COLUMNS}, before, after, doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id LIMIT ?`;
+  const [r] = await meta.metaQuery(
+    `SELECT (SELECT last_id FROM {meta}.change_feed WHERE id = 1) AS last_id,
+            (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through,
+            (${PAGE_TEXT[meta.kind](page)}) AS page`,
     params,
   );
-  return rows.map((r) => ({
-    id: Number(r.id),
-    version: Number(r.version),
-    loadedAt: Number(r.loaded_at),
-    kind: r.kind as string,
-    domain: (r.domain as string | null) ?? null,
-    app: (r.app as string | null) ?? null,
-    appId: (r.app_id as string | null) ?? null,
-    appName: (r.app_name as string | null) ?? null,
-    technology: (r.technology as string | null) ?? null,
-    before: (r.before as string | null) ?? null,
-    after: (r.after as string | null) ?? null,
-  }));
+  const text = r?.page as string | null | undefined;
+  // The events of a load share its time: one Date for them all.
+  const dates = new Map<number, Date>();
+  const rows = text ? inOrder(JSON.parse(text) as RowArray[]).map((a) => rowOf(a, dates)) : [];
+  return { rows, lastId: Number(r?.last_id ?? 0), prunedThrough: Number(r?.pruned_through ?? 0) };
+}
+
+/** The page in feed order: as the database gave it, or sorted by id when it did not keep the order. */
+function inOrder(page: RowArray[]): RowArray[] {
+  for (let i = 1; i < page.length; i++) {
+    if (page[i - 1][0] > page[i][0]) return page.sort((a, b) => a[0] - b[0]);
+  }
+  return page;
+}
+
+function rowOf(a: RowArray, dates: Map<number, Date>): ChangeRow {
+  let loadedAt = dates.get(a[2]);
+  if (!loadedAt) {
+    loadedAt = new Date(a[2]);
+    dates.set(a[2], loadedAt);
+  }
+  const identifier = a[5];
+  const dot = identifier === null ? -1 : identifier.indexOf(".");
+  return {
+    position: a[0],
+    id: String(a[0]),
+    version: a[1],
+    loadedAt,
+    kind: a[3],
+    domainName: a[4],
+    app:
+      identifier === null
+        ? null
+        : {
+            identifier,
+            id: a[6] as string,
+            platform: identifier.slice(0, dot),
+            token: identifier.slice(dot + 1),
+            name: a[7] as string,
+          },
+    technology: a[8],
+    before: a[9],
+    after: a[10],
+  };
 }

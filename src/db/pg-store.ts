@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { Timeouts } from "../config.ts";
+import { EVENT_DOC } from "./change-feed.ts";
 import { STAGED, stagedInOrder } from "./change-sql.ts";
 import { applyPgMigrations } from "./migrate.ts";
 import { poolTimeouts } from "./pg-pool.ts";
@@ -161,9 +162,10 @@ export class PgSnapshotStore implements SnapshotStore {
         ).rows;
         if (staged) {
           const inserted = await client.query(
-            `INSERT INTO ${meta}.change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after)
-             SELECT $1::bigint + seq, $2, $3, kind, domain, app, app_id, app_name, technology, before, after
-             FROM (${stagedInOrder("postgresql", `"${location}"."${STAGED}"`)}) s`,
+            `INSERT INTO ${meta}.change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc)
+             SELECT id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, ${EVENT_DOC.postgresql}
+             FROM (SELECT $1::bigint + seq AS id, $2::integer AS version, $3::bigint AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after
+                   FROM (${stagedInOrder("postgresql", `"${location}"."${STAGED}"`)}) s) e`,
             [last, version, at],
           );
           last += inserted.rowCount ?? 0;

@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { LRUCache } from "lru-cache";
+import { EVENT_DOC } from "./change-feed.ts";
 import { STAGED, stagedInOrder } from "./change-sql.ts";
 import { applySqliteMigrations } from "./migrate.ts";
 import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
@@ -132,9 +133,10 @@ export class SqliteSnapshotStore implements SnapshotStore {
         if (staged) {
           const { changes } = this.db
             .prepare(
-              `INSERT INTO change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after)
-               SELECT ? + seq, ?, ?, kind, domain, app, app_id, app_name, technology, before, after
-               FROM (${stagedInOrder("sqlite", `snap."${STAGED}"`)}) ORDER BY seq`,
+              `INSERT INTO change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc)
+               SELECT id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, ${EVENT_DOC.sqlite}
+               FROM (SELECT ? + seq AS id, ? AS version, ? AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after
+                     FROM (${stagedInOrder("sqlite", `snap."${STAGED}"`)})) ORDER BY id`,
             )
             .run(last, version, now);
           last += changes;

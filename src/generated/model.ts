@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "a4a3fbaa24e5b49ca33de75ea6756d621956116028548adb82d9de1922e572c3";
+export const SCHEMA_SHA256 = "e4a1ab061471626fe5c4fe73e1fc2c8ccb5edb23f83e2fbfb2c232479c62626f";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -343,6 +343,13 @@ export const MODEL = {
       {
         "field": "after",
         "column": "after",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "doc",
+        "column": "doc",
         "type": "String",
         "optional": true,
         "internal": false
@@ -2162,6 +2169,14 @@ export const DATAMODEL = {
         {
           "name": "after",
           "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "doc",
+          "dbName": null,
+          "documentation": "The event as the feed reads it (a JSON array of the columns above, before and after as\nJSON), written when its load is published; null for events published before it was kept.",
           "kind": "scalar",
           "type": "String",
           "isRequired": false

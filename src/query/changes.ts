@@ -1,11 +1,5 @@
 import { type ReadContext, servedOf } from "../context.ts";
-import {
-  type ChangeRow,
-  type FeedWhere,
-  feedBounds,
-  type MetaStore,
-  readChanges,
-} from "../db/change-feed.ts";
+import { type ChangeRow, type FeedWhere, type MetaStore, readFeed } from "../db/change-feed.ts";
 import { GONE_TABLES } from "../db/change-sql.ts";
 import { holdsTables, type SqlReader } from "../db/reader.ts";
 import { countWhere, statementOver } from "../db/where-sql.ts";
@@ -60,7 +54,7 @@ const SCAN_BATCH = 1000;
 const SCAN_EVENTS = 20_000;
 
 /** An event's cursor: its position in the feed. */
-export const changeCursor = (row: ChangeRow) => String(row.id);
+export const changeCursor = (row: ChangeRow) => row.id;
 
 function metaOf(ctx: ReadContext): MetaStore {
   if (!ctx.meta) throw new Error("the change feed is read without its store");
@@ -98,13 +92,6 @@ export async function changePage(
   if (args.after != null) {
     if (!/^\d{1,15}$/.test(args.after)) throw new InputError("after", "is not a cursor of the change feed");
     where.after = Number(args.after);
-    const bounds = await feedBounds(meta);
-    if (where.after < bounds.prunedThrough)
-      throw apiError(
-        "CURSOR_EXPIRED",
-        `after: the events after this cursor were pruned (the feed keeps the events of the last loads, CHANGES_RETENTION; it has pruned up to ${bounds.prunedThrough}); start again without a cursor, or with since`,
-      );
-    if (where.after > bounds.lastId) throw new InputError("after", "is past the end of the change feed");
   }
   if (filter.kinds?.length) where.kinds = filter.kinds;
   for (const [key, value] of [
@@ -121,7 +108,8 @@ export async function changePage(
   if (filter.technology != null) where.technology = filter.technology;
   if (base.domain !== undefined) where.domains = [base.domain];
   const domainFilter = filter.domain && Object.keys(filter.domain).length ? filter.domain : null;
-  if (!domainFilter) return pageOf(await readChanges(meta, where, first + 1), first, where.after);
+  if (!domainFilter)
+    return pageOf(await read(meta, where, first + 1, args.after != null), first, where.after);
 
   const match = await domainListWhere(ctx, { filter: domainFilter }, null);
   const sql = served.sql;
@@ -131,26 +119,51 @@ export async function changePage(
     (await countWhere(sql, "domain", match)) + (gone ? await countWhere(gone, "domain", match) : 0);
   if (where.domains === undefined && (await count()) <= named) {
     const names = await matchingNames(ctx, match, null);
-    return pageOf(await readChanges(meta, { ...where, domains: names }, first + 1), first, where.after);
+    return pageOf(
+      await read(meta, { ...where, domains: names }, first + 1, args.after != null),
+      first,
+      where.after,
+    );
   }
   // Read the feed in order, keeping the events of Domains the filter matches.
   const kept: ChangeRow[] = [];
   let scanned = 0;
   let cursor = where.after;
   for (;;) {
-    const batch = await readChanges(meta, { ...where, after: cursor, domainEvents: true }, SCAN_BATCH);
-    const names = [...new Set(batch.map((r) => r.domain as string))];
+    const batch = await read(
+      meta,
+      { ...where, after: cursor, domainEvents: true },
+      SCAN_BATCH,
+      cursor === where.after && args.after != null,
+    );
+    const names = [...new Set(batch.map((r) => r.domainName as string))];
     const matched = new Set(names.length ? await matchingNames(ctx, match, names) : []);
     for (const row of batch) {
-      if (!matched.has(row.domain as string)) continue;
+      if (!matched.has(row.domainName as string)) continue;
       kept.push(row);
       if (kept.length > first) return pageOf(kept, first, where.after);
     }
     if (batch.length < SCAN_BATCH) return pageOf(kept, first, where.after);
-    cursor = batch[batch.length - 1].id;
+    cursor = batch[batch.length - 1].position;
     scanned += batch.length;
     if (scanned >= SCAN_EVENTS) return { nodes: kept, hasNextPage: true, endCursor: String(cursor) };
   }
+}
+
+/**
+ * Events after the cursor, read with the feed's ends (one statement): a client's cursor (`cursor`)
+ * into pruned events is 410, one past the last event ever given is 400.
+ */
+async function read(meta: MetaStore, where: FeedWhere, limit: number, cursor: boolean): Promise<ChangeRow[]> {
+  const { rows, lastId, prunedThrough } = await readFeed(meta, where, limit);
+  if (!cursor) return rows;
+  if (where.after < prunedThrough)
+    throw apiError(
+      "CURSOR_EXPIRED",
+      `after: the events after this cursor were pruned (the feed keeps the events of the last loads, CHANGES_RETENTION; it has pruned up to ${prunedThrough}); start again without a cursor, or with since`,
+    );
+  if (where.after > lastId) throw new InputError("after", "is past the end of the change feed");
+  return rows;
 }
 
 /** The page of the first `first` rows; with none, the cursor stays where it was (`after`). */

@@ -1,4 +1,4 @@
-import type { ChangeRow } from "../db/change-feed.ts";
+import type { ChangeAppRow, ChangeRow } from "../db/change-feed.ts";
 import { CHANGE_KINDS } from "../db/change-sql.ts";
 import { type ChangeArgs, changeCursor, changePage, DEFAULT_CHANGES, MAX_CHANGES } from "../query/changes.ts";
 import { reads } from "../query/domain-read/plan.ts";
@@ -26,10 +26,11 @@ export const ChangeKind = builder.enumType("ChangeKind", {
   values: Object.fromEntries(CHANGE_KINDS.map((k) => [k, { value: k }])),
 });
 
-/** Times of an App entry come as epoch milliseconds from the database: written as the API writes times. */
-function changeValue(text: string | null): unknown {
-  if (text === null) return null;
-  const value = JSON.parse(text) as unknown;
+/**
+ * Times of an App entry come as epoch milliseconds from the database: written as the API writes
+ * times. The value is the row's own (parsed with its page), so it is rewritten in place, once.
+ */
+function changeValue(value: unknown): unknown {
   if (value && typeof value === "object" && !Array.isArray(value)) {
     const v = value as Record<string, unknown>;
     for (const key of ["installed_at", "removed_at"]) {
@@ -39,24 +40,20 @@ function changeValue(text: string | null): unknown {
   return value;
 }
 
-const ChangeApp = builder.objectRef<ChangeRow>("ChangeApp").implement({
+// Fields that expose a property of the row (src/db/change-feed.ts, ChangeRow) have no resolver
+// of their own: graphql-jit reads the property inline.
+const ChangeApp = builder.objectRef<ChangeAppRow>("ChangeApp").implement({
   description: "The App a change is about, as it was named when the change was found.",
   fields: (t) => ({
-    id: t.string({ ...legacy("id"), resolve: (r) => r.appId as string }),
-    platform: t.string({
-      ...legacy("platform"),
-      resolve: (r) => (r.app as string).slice(0, (r.app as string).indexOf(".")),
-    }),
-    token: t.string({
-      ...legacy("token"),
-      resolve: (r) => (r.app as string).slice((r.app as string).indexOf(".") + 1),
-    }),
-    name: t.string({ ...legacy("name"), resolve: (r) => r.appName as string }),
+    id: t.exposeString("id", legacy("id")),
+    platform: t.exposeString("platform", legacy("platform")),
+    token: t.exposeString("token", legacy("token")),
+    name: t.exposeString("name", legacy("name")),
     current: t.field({
       type: App,
       nullable: true,
       description: "The App in the served snapshot, when it has it.",
-      resolve: (r, _args, ctx) => appByIdentifier(ctx).load(r.app as string),
+      resolve: (a, _args, ctx) => appByIdentifier(ctx).load(a.identifier),
     }),
   }),
 });
@@ -64,51 +61,44 @@ const ChangeApp = builder.objectRef<ChangeRow>("ChangeApp").implement({
 export const Change = builder.objectRef<ChangeRow>("Change").implement({
   description: "One change a load found between a snapshot and the one before it.",
   fields: (t) => ({
-    id: t.string({
+    id: t.exposeString("id", {
       description: "The event's position in the feed (its cursor): increasing, never reused.",
       ...legacy("id"),
-      resolve: (r) => changeCursor(r),
     }),
-    version: t.int({
+    version: t.exposeInt("version", {
       description: "The snapshot version it appeared in.",
       ...legacy("version"),
-      resolve: (r) => r.version,
     }),
-    loadedAt: t.field({
+    loadedAt: t.expose("loadedAt", {
       type: "DateTime",
       description: "When that snapshot was published.",
       ...legacy("loaded_at"),
-      resolve: (r) => new Date(r.loadedAt),
     }),
-    kind: t.field({
+    kind: t.expose("kind", {
       type: ChangeKind,
       ...legacy("kind"),
-      resolve: (r) => r.kind as (typeof CHANGE_KINDS)[number],
     }),
-    domainName: t.string({
+    domainName: t.exposeString("domainName", {
       nullable: true,
       description: "The Domain's name (Domain events).",
       ...legacy("domain"),
-      resolve: (r) => r.domain,
     }),
     domain: t.field({
       type: Domain,
       nullable: true,
       description: "The Domain as the served snapshot has it (null once it was removed).",
-      resolve: (r, _args, ctx) => (r.domain === null ? null : domainByName(ctx).load(r.domain)),
+      resolve: (r, _args, ctx) => (r.domainName === null ? null : domainByName(ctx).load(r.domainName)),
     }),
-    app: t.field({
+    app: t.expose("app", {
       type: ChangeApp,
       nullable: true,
       description: "The App (App events, and a Domain's App events).",
       ...legacy("app"),
-      resolve: (r) => (r.app === null ? null : r),
     }),
-    technology: t.string({
+    technology: t.exposeString("technology", {
       nullable: true,
       description: "The technology (technology_added, technology_removed).",
       ...legacy("technology"),
-      resolve: (r) => r.technology,
     }),
     before: t.field({
       type: "JSON",

@@ -1,7 +1,7 @@
 import { type GraphQLObjectType, getNamedType, isObjectType, parse } from "graphql";
 import { describe, expect, it } from "vitest";
 import { directiveArgs } from "../../src/auth/limits.ts";
-import { MAX_COST, operationCost, SCANNING } from "../../src/cost.ts";
+import { cachedCost, cursorVariables, MAX_COST, operationCost, SCANNING } from "../../src/cost.ts";
 import { FACETS } from "../../src/query/facets.ts";
 import { legacyFields } from "../../src/rest/fields.ts";
 import { Options } from "../../src/rest/options.ts";
@@ -24,6 +24,35 @@ describe("operation cost", () => {
     // The default page is 50.
     expect(cost("{ domains { edges { node { name } } } }")).toBe(101);
     expect(cost("query($n: Int) { domains(first: $n) { edges { node { name } } } }", { n: 7 })).toBe(15);
+  });
+
+  it("never weighs a cursor: every paged field costs the same wherever its page starts", () => {
+    const type = (t: GraphQLObjectType) => t;
+    const query = schema.getQueryType() as GraphQLObjectType;
+    const paged = Object.values(type(query).getFields()).filter((f) =>
+      f.args.some((a) => a.name === "after" || a.name === "before"),
+    );
+    expect(paged.map((f) => f.name)).toEqual(expect.arrayContaining(["domains", "apps", "changes"]));
+    for (const field of paged) {
+      const cursor = field.args.find((a) => a.name === "after" || a.name === "before")?.name as string;
+      const q = `query($c: String) { ${field.name}(first: 5, ${cursor}: $c) { __typename } }`;
+      expect(cost(q, { c: "123" }), field.name).toBe(cost(q, { c: null }));
+    }
+    // So a cost kept for a document does not key on variables given only as cursors ...
+    const document = parse("query($c: String, $n: Int) { changes(first: $n, after: $c) { nodes { id } } }");
+    const at = (variableValues: Record<string, unknown>) => cachedCost({ schema, document, variableValues });
+    expect(at({ c: "1", n: 10 })).toBe(at({ c: "99", n: 10 }));
+    // ... and still on the others: the page size is weighed.
+    expect(at({ c: "1", n: 100 })).toBe(1 + 100 * 1);
+    expect(at({ c: "1", n: 10 })).toBe(1 + 10 * 1);
+    // Only variables given as nothing but cursors are left out of the key.
+    expect([...cursorVariables(document)]).toEqual(["c"]);
+    for (const q of [
+      "query($c: String) { changes(first: 3, after: $c, filter: { since: $c }) { nodes { id } } }",
+      "query($c: String) { changes(after: $c) { nodes { id } } domains(filter: { name: { eq: $c } }) { totalCount } }",
+      "query($c: String) { changes(after: $c, filter: { kinds: [$c] }) { nodes { id } } }",
+    ])
+      expect([...cursorVariables(parse(q))], q).toEqual([]);
   });
 
   it("multiplies nested lists: a page of 1000 Domains with their reviews costs what it costs", () => {

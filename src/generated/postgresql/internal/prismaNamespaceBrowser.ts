@@ -163,7 +163,8 @@ export const ChangeEventScalarFieldEnum = {
   appName: 'appName',
   technology: 'technology',
   before: 'before',
-  after: 'after'
+  after: 'after',
+  doc: 'doc'
 } as const
 
 export type ChangeEventScalarFieldEnum = (typeof ChangeEventScalarFieldEnum)[keyof typeof ChangeEventScalarFieldEnum]

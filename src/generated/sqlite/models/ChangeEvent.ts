@@ -52,6 +52,7 @@ export type ChangeEventMinAggregateOutputType = {
   technology: string | null
   before: string | null
   after: string | null
+  doc: string | null
 }
 
 export type ChangeEventMaxAggregateOutputType = {
@@ -66,6 +67,7 @@ export type ChangeEventMaxAggregateOutputType = {
   technology: string | null
   before: string | null
   after: string | null
+  doc: string | null
 }
 
 export type ChangeEventCountAggregateOutputType = {
@@ -80,6 +82,7 @@ export type ChangeEventCountAggregateOutputType = {
   technology: number
   before: number
   after: number
+  doc: number
   _all: number
 }
 
@@ -108,6 +111,7 @@ export type ChangeEventMinAggregateInputType = {
   technology?: true
   before?: true
   after?: true
+  doc?: true
 }
 
 export type ChangeEventMaxAggregateInputType = {
@@ -122,6 +126,7 @@ export type ChangeEventMaxAggregateInputType = {
   technology?: true
   before?: true
   after?: true
+  doc?: true
 }
 
 export type ChangeEventCountAggregateInputType = {
@@ -136,6 +141,7 @@ export type ChangeEventCountAggregateInputType = {
   technology?: true
   before?: true
   after?: true
+  doc?: true
   _all?: true
 }
 
@@ -237,6 +243,7 @@ export type ChangeEventGroupByOutputType = {
   technology: string | null
   before: string | null
   after: string | null
+  doc: string | null
   _count: ChangeEventCountAggregateOutputType | null
   _avg: ChangeEventAvgAggregateOutputType | null
   _sum: ChangeEventSumAggregateOutputType | null
@@ -274,6 +281,7 @@ export type ChangeEventWhereInput = {
   technology?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   before?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   after?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
+  doc?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
 }
 
 export type ChangeEventOrderByWithRelationInput = {
@@ -288,6 +296,7 @@ export type ChangeEventOrderByWithRelationInput = {
   technology?: Prisma.SortOrderInput | Prisma.SortOrder
   before?: Prisma.SortOrderInput | Prisma.SortOrder
   after?: Prisma.SortOrderInput | Prisma.SortOrder
+  doc?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type ChangeEventWhereUniqueInput = Prisma.AtLeast<{
@@ -305,6 +314,7 @@ export type ChangeEventWhereUniqueInput = Prisma.AtLeast<{
   technology?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   before?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   after?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
+  doc?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
 }, "id">
 
 export type ChangeEventOrderByWithAggregationInput = {
@@ -319,6 +329,7 @@ export type ChangeEventOrderByWithAggregationInput = {
   technology?: Prisma.SortOrderInput | Prisma.SortOrder
   before?: Prisma.SortOrderInput | Prisma.SortOrder
   after?: Prisma.SortOrderInput | Prisma.SortOrder
+  doc?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.ChangeEventCountOrderByAggregateInput
   _avg?: Prisma.ChangeEventAvgOrderByAggregateInput
   _max?: Prisma.ChangeEventMaxOrderByAggregateInput
@@ -341,6 +352,7 @@ export type ChangeEventScalarWhereWithAggregatesInput = {
   technology?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
   before?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
   after?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
+  doc?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
 }
 
 export type ChangeEventCreateInput = {
@@ -355,6 +367,7 @@ export type ChangeEventCreateInput = {
   technology?: string | null
   before?: string | null
   after?: string | null
+  doc?: string | null
 }
 
 export type ChangeEventUncheckedCreateInput = {
@@ -369,6 +382,7 @@ export type ChangeEventUncheckedCreateInput = {
   technology?: string | null
   before?: string | null
   after?: string | null
+  doc?: string | null
 }
 
 export type ChangeEventUpdateInput = {
@@ -383,6 +397,7 @@ export type ChangeEventUpdateInput = {
   technology?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   before?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   after?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ChangeEventUncheckedUpdateInput = {
@@ -397,6 +412,7 @@ export type ChangeEventUncheckedUpdateInput = {
   technology?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   before?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   after?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ChangeEventCreateManyInput = {
@@ -411,6 +427,7 @@ export type ChangeEventCreateManyInput = {
   technology?: string | null
   before?: string | null
   after?: string | null
+  doc?: string | null
 }
 
 export type ChangeEventUpdateManyMutationInput = {
@@ -425,6 +442,7 @@ export type ChangeEventUpdateManyMutationInput = {
   technology?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   before?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   after?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ChangeEventUncheckedUpdateManyInput = {
@@ -439,6 +457,7 @@ export type ChangeEventUncheckedUpdateManyInput = {
   technology?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   before?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   after?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ChangeEventCountOrderByAggregateInput = {
@@ -453,6 +472,7 @@ export type ChangeEventCountOrderByAggregateInput = {
   technology?: Prisma.SortOrder
   before?: Prisma.SortOrder
   after?: Prisma.SortOrder
+  doc?: Prisma.SortOrder
 }
 
 export type ChangeEventAvgOrderByAggregateInput = {
@@ -473,6 +493,7 @@ export type ChangeEventMaxOrderByAggregateInput = {
   technology?: Prisma.SortOrder
   before?: Prisma.SortOrder
   after?: Prisma.SortOrder
+  doc?: Prisma.SortOrder
 }
 
 export type ChangeEventMinOrderByAggregateInput = {
@@ -487,6 +508,7 @@ export type ChangeEventMinOrderByAggregateInput = {
   technology?: Prisma.SortOrder
   before?: Prisma.SortOrder
   after?: Prisma.SortOrder
+  doc?: Prisma.SortOrder
 }
 
 export type ChangeEventSumOrderByAggregateInput = {
@@ -509,6 +531,7 @@ export type ChangeEventSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   technology?: boolean
   before?: boolean
   after?: boolean
+  doc?: boolean
 }, ExtArgs["result"]["changeEvent"]>
 
 export type ChangeEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -523,6 +546,7 @@ export type ChangeEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   technology?: boolean
   before?: boolean
   after?: boolean
+  doc?: boolean
 }, ExtArgs["result"]["changeEvent"]>
 
 export type ChangeEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -537,6 +561,7 @@ export type ChangeEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   technology?: boolean
   before?: boolean
   after?: boolean
+  doc?: boolean
 }, ExtArgs["result"]["changeEvent"]>
 
 export type ChangeEventSelectScalar = {
@@ -551,9 +576,10 @@ export type ChangeEventSelectScalar = {
   technology?: boolean
   before?: boolean
   after?: boolean
+  doc?: boolean
 }
 
-export type ChangeEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "version" | "loadedAt" | "kind" | "domain" | "app" | "appId" | "appName" | "technology" | "before" | "after", ExtArgs["result"]["changeEvent"]>
+export type ChangeEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "version" | "loadedAt" | "kind" | "domain" | "app" | "appId" | "appName" | "technology" | "before" | "after" | "doc", ExtArgs["result"]["changeEvent"]>
 
 export type $ChangeEventPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "ChangeEvent"
@@ -588,6 +614,11 @@ export type $ChangeEventPayload<ExtArgs extends runtime.Types.Extensions.Interna
      */
     before: string | null
     after: string | null
+    /**
+     * The event as the feed reads it (a JSON array of the columns above, before and after as
+     * JSON), written when its load is published; null for events published before it was kept.
+     */
+    doc: string | null
   }, ExtArgs["result"]["changeEvent"]>
   composites: {}
 }
@@ -1022,6 +1053,7 @@ export interface ChangeEventFieldRefs {
   readonly technology: Prisma.FieldRef<"ChangeEvent", 'String'>
   readonly before: Prisma.FieldRef<"ChangeEvent", 'String'>
   readonly after: Prisma.FieldRef<"ChangeEvent", 'String'>
+  readonly doc: Prisma.FieldRef<"ChangeEvent", 'String'>
 }
     
 
