@@ -136,6 +136,8 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
             (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through,
             (${PAGE_TEXT[meta.kind](page)}) AS page`,
     params,
+    // Kept prepared, but for pages of listed Domains (a text for each count of names).
+    { prepare: !where.domains },
   );
   const text = r?.page as string | null | undefined;
   // The events of a load share its time: one Date for them all.

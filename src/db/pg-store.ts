@@ -14,7 +14,7 @@ import type {
   SnapshotStore,
   SnapshotWriter,
 } from "./store.ts";
-import { keptFrom, LoadInProgressError, toSnapshotRow } from "./store.ts";
+import { keptFrom, LoadInProgressError, type MetaQueryOptions, toSnapshotRow } from "./store.ts";
 
 /** The registry lives in this schema; each snapshot in its own schema named by snapshotSchema(). */
 export const META_SCHEMA = "storegraph";
@@ -28,6 +28,12 @@ const LOCK_WAIT_MS = 10_000;
 
 export class PgSnapshotStore implements SnapshotStore {
   readonly kind = "postgresql" as const;
+
+  /**
+   * Names of the statements kept prepared (MetaQueryOptions.prepare): by text, never reused for
+   * another, and few (the texts that ask for it are of a bounded set).
+   */
+  private readonly prepared = new Map<string, string>();
 
   private constructor(
     private readonly url: string,
@@ -62,10 +68,20 @@ export class PgSnapshotStore implements SnapshotStore {
     return (await this.pool.query<T>(sql, params)).rows;
   }
 
-  async metaQuery(sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
+  async metaQuery(
+    sql: string,
+    params: unknown[] = [],
+    options?: MetaQueryOptions,
+  ): Promise<Record<string, unknown>[]> {
     let n = 0;
     const text = sql.replaceAll("{meta}.", `"${META_SCHEMA}".`).replace(/\?/g, () => `$${++n}`);
-    return this.query(text, params);
+    if (!options?.prepare) return this.query(text, params);
+    let name = this.prepared.get(text);
+    if (!name) {
+      name = `sg_meta_${this.prepared.size}`;
+      this.prepared.set(text, name);
+    }
+    return (await this.pool.query({ name, text, values: params })).rows;
   }
 
   async current(): Promise<SnapshotRow | null> {

@@ -80,7 +80,7 @@ export interface SnapshotStore {
    * `{meta}.` before each table name (the meta schema on PostgreSQL, nothing on SQLite). Returns
    * the rows of a query, or [] for a statement.
    */
-  metaQuery(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  metaQuery(sql: string, params?: unknown[], options?: MetaQueryOptions): Promise<Record<string, unknown>[]>;
   /** Marks a load failed and drops its copy; the served snapshot is untouched. */
   fail(version: number, error: string): Promise<void>;
   close(): Promise<void>;
@@ -114,4 +114,13 @@ export interface PublishOptions {
 
 export class LoadInProgressError extends Error {
   override name = "LoadInProgressError";
+}
+
+export interface MetaQueryOptions {
+  /**
+   * A statement run often, of a text among few (the change feed's pages): PostgreSQL keeps it
+   * prepared on each connection, planned once, instead of parsing and planning it at each run.
+   * SQLite keeps every statement prepared.
+   */
+  prepare?: boolean;
 }
