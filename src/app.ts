@@ -108,6 +108,11 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     schema: limits.apply(schema),
     graphqlEndpoint: "/graphql",
     landingPage: false,
+    // The body's size is bounded once, by useGraphQLRequestLimits (src/request-body.ts: 1 MB, by
+    // its declared length, or read with the bound when sent in chunks; Node's parser refuses a
+    // malformed or repeated Content-Length). yoga's own bound (25 MB) piped every body through a
+    // stream of its own and made the request again, on every request.
+    maxRequestBodySize: false,
     cors: corsOf(config.corsOrigins),
     // A page opened with ?key= (a browser cannot send the header) sends the key as the header.
     // GraphiQL is rendered before other plugins run: without a valid key it is off, and the

@@ -188,6 +188,28 @@ describe.each(databaseKinds())("status lines on %s", (kind) => {
       415,
       "a body of an unknown type",
     );
+    // The body is framed by one Content-Length, or refused before the app sees it (yoga's own
+    // check of it is off: src/app.ts, maxRequestBodySize): a length that is not one number, or two
+    // lengths, is 400 from Node's HTTP parser; a body longer than its length is not read past it.
+    const body = JSON.stringify({ query: "{ __typename }" });
+    for (const length of ["12, 40", "abc", "-1"]) {
+      const res = await rawRequest(
+        at,
+        `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${api.key}\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      expect(res.status, `Content-Length: ${length}`).toBe(400);
+    }
+    const twice = await rawRequest(
+      at,
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${api.key}\r\nContent-Length: ${body.length}\r\nContent-Length: 5\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(twice.status, "two lengths").toBe(400);
+    const framed = await rawRequest(
+      at,
+      `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${api.key}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}{"more": true}`,
+    );
+    expect(framed.status, framed.raw).toBe(200);
+    expect(JSON.parse(framed.body)).toEqual({ data: { __typename: "Query" } });
   });
 
   it("the answers beside the APIs carry it: OpenAPI, health, and 503 before a first load", async () => {
