@@ -61,6 +61,11 @@ export interface FeedBounds {
   prunedThrough: number;
 }
 
+export async function feedBounds(meta: MetaStore): Promise<FeedBounds> {
+  const [row] = await meta.metaQuery("SELECT last_id, pruned_through FROM {meta}.change_feed WHERE id = 1");
+  return { lastId: Number(row?.last_id ?? 0), prunedThrough: Number(row?.pruned_through ?? 0) };
+}
+
 /** A page of events and the feed's ends, read together. */
 export interface FeedRead extends FeedBounds {
   rows: ChangeRow[];
@@ -129,15 +134,19 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
   const none = where.domains?.length === 0;
   if (where.domains?.length) term(`domain IN (${where.domains.map(() => "?").join(", ")})`, ...where.domains);
   else if (where.domainEvents) terms.push("domain IS NOT NULL");
-  params.push(none ? 0 : limit);
-  const page = `SELECT ${COLUMNS}, before, after, doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id LIMIT ?`;
+  // The limit is written into the text (an integer of a few values: a page size + 1, or a scan's
+  // batch): PostgreSQL plans a `LIMIT $n` as if it kept a tenth of the table, so a prepared
+  // statement with one was planned again at every run (its generic plan never looked cheaper).
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`readFeed: limit ${limit} is not a count`);
+  const page = `SELECT ${COLUMNS}, before, after, doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id LIMIT ${none ? 0 : limit}`;
   const [r] = await meta.metaQuery(
     `SELECT (SELECT last_id FROM {meta}.change_feed WHERE id = 1) AS last_id,
             (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through,
             (${PAGE_TEXT[meta.kind](page)}) AS page`,
     params,
-    // Kept prepared, but for pages of listed Domains (a text for each count of names).
-    { prepare: !where.domains },
+    // Kept prepared for the pages of the whole feed (a text for each page size): planned once a
+    // connection. Filtered pages (a text for each combination) are planned at each run.
+    { prepare: terms.length === 2 },
   );
   const text = r?.page as string | null | undefined;
   // The events of a load share its time: one Date for them all.

@@ -1,5 +1,12 @@
 import { type ReadContext, servedOf } from "../context.ts";
-import { type ChangeRow, type FeedWhere, type MetaStore, readFeed } from "../db/change-feed.ts";
+import {
+  type ChangeRow,
+  type FeedBounds,
+  type FeedWhere,
+  feedBounds,
+  type MetaStore,
+  readFeed,
+} from "../db/change-feed.ts";
 import { GONE_TABLES } from "../db/change-sql.ts";
 import { holdsTables, type SqlReader } from "../db/reader.ts";
 import { countWhere, statementOver } from "../db/where-sql.ts";
@@ -93,25 +100,34 @@ export async function changePage(
     if (!/^\d{1,15}$/.test(args.after)) throw new InputError("after", "is not a cursor of the change feed");
     where.after = Number(args.after);
   }
-  if (filter.kinds?.length) where.kinds = filter.kinds;
-  for (const [key, value] of [
-    ["since", filter.since],
-    ["until", filter.until],
-  ] as const) {
-    if (value == null) continue;
-    const p = point(value, `filter.${key}`);
-    if ("version" in p) where[key === "since" ? "sinceVersion" : "untilVersion"] = p.version;
-    else where[key === "since" ? "sinceMs" : "untilMs"] = p.ms;
+  const domainFilter = filter.domain && Object.keys(filter.domain).length ? filter.domain : null;
+  let match: Where | null = null;
+  try {
+    if (filter.kinds?.length) where.kinds = filter.kinds;
+    for (const [key, value] of [
+      ["since", filter.since],
+      ["until", filter.until],
+    ] as const) {
+      if (value == null) continue;
+      const p = point(value, `filter.${key}`);
+      if ("version" in p) where[key === "since" ? "sinceVersion" : "untilVersion"] = p.version;
+      else where[key === "since" ? "sinceMs" : "untilMs"] = p.ms;
+    }
+    if (domainFilter) match = await domainListWhere(ctx, { filter: domainFilter }, null);
+  } catch (e) {
+    // A client's cursor is answered for first (410, or past the end), before its filter's errors.
+    if (args.after != null) checkCursor(await feedBounds(meta), where.after);
+    throw e;
   }
   const app = base.app ?? filter.app ?? undefined;
   if (app != null) where.app = app;
   if (filter.technology != null) where.technology = filter.technology;
   if (base.domain !== undefined) where.domains = [base.domain];
-  const domainFilter = filter.domain && Object.keys(filter.domain).length ? filter.domain : null;
-  if (!domainFilter)
+  if (!match)
     return pageOf(await read(meta, where, first + 1, args.after != null), first, where.after);
 
-  const match = await domainListWhere(ctx, { filter: domainFilter }, null);
+  // A filtered read does work before it reads the feed: its cursor is checked before that.
+  if (args.after != null) checkCursor(await feedBounds(meta), where.after);
   const sql = served.sql;
   const named = Math.min(NAMED_DOMAINS, NAMED_SHARE * served.snapshot.domains);
   const gone = await goneOf(sql);
@@ -154,16 +170,25 @@ export async function changePage(
  * Events after the cursor, read with the feed's ends (one statement): a client's cursor (`cursor`)
  * into pruned events is 410, one past the last event ever given is 400.
  */
-async function read(meta: MetaStore, where: FeedWhere, limit: number, cursor: boolean): Promise<ChangeRow[]> {
-  const { rows, lastId, prunedThrough } = await readFeed(meta, where, limit);
-  if (!cursor) return rows;
-  if (where.after < prunedThrough)
+async function read(
+  meta: MetaStore,
+  where: FeedWhere,
+  limit: number,
+  cursor: boolean,
+): Promise<ChangeRow[]> {
+  const { rows, ...bounds } = await readFeed(meta, where, limit);
+  if (cursor) checkCursor(bounds, where.after);
+  return rows;
+}
+
+/** A client's cursor into pruned events is 410; one past the last event ever given is 400. */
+function checkCursor({ lastId, prunedThrough }: FeedBounds, after: number): void {
+  if (after < prunedThrough)
     throw apiError(
       "CURSOR_EXPIRED",
       `after: the events after this cursor were pruned (the feed keeps the events of the last loads, CHANGES_RETENTION; it has pruned up to ${prunedThrough}); start again without a cursor, or with since`,
     );
-  if (where.after > lastId) throw new InputError("after", "is past the end of the change feed");
-  return rows;
+  if (after > lastId) throw new InputError("after", "is past the end of the change feed");
 }
 
 /** The page of the first `first` rows; with none, the cursor stays where it was (`after`). */

@@ -38,6 +38,15 @@ describe("operation cost", () => {
       const q = `query($c: String) { ${field.name}(first: 5, ${cursor}: $c) { __typename } }`;
       expect(cost(q, { c: "123" }), field.name).toBe(cost(q, { c: null }));
     }
+    // Every argument named as a cursor, on any type, is one (a String the cost never reads): a
+    // field whose `after` meant something else would be weighed wrongly by the kept costs.
+    for (const named of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(named)) continue;
+      for (const f of Object.values(named.getFields()))
+        for (const a of f.args)
+          if (a.name === "after" || a.name === "before")
+            expect(String(a.type), `${named.name}.${f.name}(${a.name})`).toBe("String");
+    }
     // So a cost kept for a document does not key on variables given only as cursors ...
     const document = parse("query($c: String, $n: Int) { changes(first: $n, after: $c) { nodes { id } } }");
     const at = (variableValues: Record<string, unknown>) => cachedCost({ schema, document, variableValues });

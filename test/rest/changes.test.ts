@@ -122,6 +122,14 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     const store = api.snapshots.store;
     const [{ n }] = await store.metaQuery("SELECT count(*) AS n FROM {meta}.change_event WHERE doc IS NULL");
     expect(Number(n)).toBe(0);
+    // The doc written at publish is, byte for byte, the one made from the columns at read time.
+    const [{ d }] = await store.metaQuery(
+      `SELECT count(*) AS d FROM {meta}.change_event WHERE doc <> ${EVENT_DOC[store.kind]}`,
+    );
+    expect(Number(d)).toBe(0);
+    const [{ doc }] = await store.metaQuery("SELECT doc FROM {meta}.change_event ORDER BY id LIMIT 1");
+    // Integers as integers (not 1.0): the ids, versions and times of a doc are the columns' own.
+    expect(doc as string).toMatch(/^\[\d+, ?\d+, ?\d+, ?"/);
     // Every other event as a feed migrated from before 0006 holds it: columns only.
     await store.metaQuery("UPDATE {meta}.change_event SET doc = NULL WHERE id % 2 = 0");
     try {
@@ -290,6 +298,14 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     const r = await rest(`/changes?cursor=${old}`);
     expect(r.status).toBe(410);
     expect(JSON.parse(r.body).code).toBe("CURSOR_EXPIRED");
+    // The cursor is answered for before the filter's own errors, and before a Domain filter's work.
+    for (const q of ["since=last-week", "f:cc=US&since=last-week", "f:cc=US"]) {
+      const e = await rest(`/changes?cursor=${old}&${q}`);
+      expect(e.status, `${q}: ${e.body}`).toBe(410);
+      const past = await rest(`/changes?cursor=999999999&${q}`);
+      expect(past.status, q).toBe(400);
+      expect(JSON.parse(past.body).error, q).toMatch(/cursor: is past the end of the change feed/);
+    }
     // The cursor at the end of what was pruned is still good: nothing after it was lost.
     expect((await rest(`/changes?cursor=${before[before.length - 1].id}`)).status).toBe(200);
   });
