@@ -123,8 +123,7 @@ export async function changePage(
   if (app != null) where.app = app;
   if (filter.technology != null) where.technology = filter.technology;
   if (base.domain !== undefined) where.domains = [base.domain];
-  if (!match)
-    return pageOf(await read(meta, where, first + 1, args.after != null), first, where.after);
+  if (!match) return pageOf(await read(meta, where, first + 1, args.after != null), first, where.after);
 
   // A filtered read does work before it reads the feed: its cursor is checked before that.
   if (args.after != null) checkCursor(await feedBounds(meta), where.after);
@@ -170,12 +169,7 @@ export async function changePage(
  * Events after the cursor, read with the feed's ends (one statement): a client's cursor (`cursor`)
  * into pruned events is 410, one past the last event ever given is 400.
  */
-async function read(
-  meta: MetaStore,
-  where: FeedWhere,
-  limit: number,
-  cursor: boolean,
-): Promise<ChangeRow[]> {
+async function read(meta: MetaStore, where: FeedWhere, limit: number, cursor: boolean): Promise<ChangeRow[]> {
   const { rows, ...bounds } = await readFeed(meta, where, limit);
   if (cursor) checkCursor(bounds, where.after);
   return rows;
