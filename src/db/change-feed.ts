@@ -61,8 +61,12 @@ export interface FeedBounds {
   prunedThrough: number;
 }
 
+/** The feed's ends, as columns of a statement (read alone, or with a page). */
+const BOUNDS = `(SELECT last_id FROM {meta}.change_feed WHERE id = 1) AS last_id,
+  (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through`;
+
 export async function feedBounds(meta: MetaStore): Promise<FeedBounds> {
-  const [row] = await meta.metaQuery("SELECT last_id, pruned_through FROM {meta}.change_feed WHERE id = 1");
+  const [row] = await meta.metaQuery(`SELECT ${BOUNDS}`);
   return { lastId: Number(row?.last_id ?? 0), prunedThrough: Number(row?.pruned_through ?? 0) };
 }
 
@@ -140,9 +144,7 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
   if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`readFeed: limit ${limit} is not a count`);
   const page = `SELECT ${COLUMNS}, before, after, doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id LIMIT ${none ? 0 : limit}`;
   const [r] = await meta.metaQuery(
-    `SELECT (SELECT last_id FROM {meta}.change_feed WHERE id = 1) AS last_id,
-            (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through,
-            (${PAGE_TEXT[meta.kind](page)}) AS page`,
+    `SELECT ${BOUNDS}, (${PAGE_TEXT[meta.kind](page)}) AS page`,
     params,
     // Kept prepared for the pages of the whole feed (a text for each page size): planned once a
     // connection. Filtered pages (a text for each combination) are planned at each run.
