@@ -21,6 +21,8 @@ export interface ApiKey {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** The account it belongs to (its lists are the account's); an account may hold several keys. */
+  account: string;
 }
 
 const hashOf = (key: string) => createHash("sha256").update(key).digest("hex");
@@ -52,6 +54,8 @@ function toKey(r: Record<string, unknown>): ApiKey {
     createdAt: new Date(Number(r.created_at)),
     lastUsedAt: toDate(r.last_used_at),
     revokedAt: toDate(r.revoked_at),
+    // Keys made before accounts stand for an account of their own (migration 0007 says so too).
+    account: String(r.account ?? r.id),
   };
 }
 
@@ -86,7 +90,7 @@ function normalizeSelector(selector: string): string {
 export function formatKey(k: ApiKey): string {
   const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
   const used = k.lastUsedAt ? k.lastUsedAt.toISOString() : "never";
-  return `${k.id}  ${k.prefix}…  ${k.plan.padEnd(10)}  ${k.name}  created ${k.createdAt.toISOString()}  last used ${used}  ${state}`;
+  return `${k.id}  ${k.prefix}…  ${k.plan.padEnd(10)}  ${k.name}  account ${k.account}  created ${k.createdAt.toISOString()}  last used ${used}  ${state}`;
 }
 
 export class ApiKeys {
@@ -95,16 +99,27 @@ export class ApiKeys {
 
   constructor(private readonly store: SnapshotStore) {}
 
-  /** Creates a key; the returned `key` is the only time it is ever shown. */
-  async create(name: string, plan: Plan): Promise<{ key: string; apiKey: ApiKey }> {
+  /**
+   * Creates a key; the returned `key` is the only time it is ever shown. It belongs to `account`
+   * (an account some key already belongs to: its lists are shared by its keys), or to a new
+   * account of its own, named by the key's id.
+   */
+  async create(name: string, plan: Plan, account?: string): Promise<{ key: string; apiKey: ApiKey }> {
     if (!name.trim()) throw new Error("a key needs a name");
     if (!PLANS.includes(plan)) throw new Error(`unknown plan "${plan}"; plans: ${PLANS.join(", ")}`);
+    if (account !== undefined) {
+      const [held] = await this.store.metaQuery("SELECT 1 AS one FROM {meta}.api_key WHERE account = ?", [
+        account,
+      ]);
+      if (!held)
+        throw new Error(`no key belongs to the account "${account}" (npm run keys -- list shows them)`);
+    }
     const key = KEY_PREFIX + base32(randomBytes(20));
     const id = randomUUID();
     const now = Date.now();
     await this.store.metaQuery(
-      "INSERT INTO {meta}.api_key (id, name, plan, hash, prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-      [id, name.trim(), plan, hashOf(key), key.slice(0, 7), now],
+      "INSERT INTO {meta}.api_key (id, name, plan, hash, prefix, created_at, account) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      [id, name.trim(), plan, hashOf(key), key.slice(0, 7), now, account ?? id],
     );
     return {
       key,
@@ -116,6 +131,7 @@ export class ApiKeys {
         createdAt: new Date(now),
         lastUsedAt: null,
         revokedAt: null,
+        account: account ?? id,
       },
     };
   }

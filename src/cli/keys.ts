@@ -4,15 +4,21 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
 
 const USAGE = `usage:
-  npm run keys -- create --plan ${PLANS.join("|")} --name "Acme"   prints a new key, once
-  npm run keys -- list                                             id, key prefix, plan, name, dates
+  npm run keys -- create --plan ${PLANS.join("|")} --name "Acme"   prints a new key, once, of a new account
+      [--account <account>]                                        or of an account some key has (its lists)
+  npm run keys -- list                                             id, key prefix, plan, name, account, dates
   npm run keys -- revoke <id or key prefix>                        ${MIN_SELECTOR} or more characters of either
   npm run keys -- -h, --help                                       this help`;
 
 const parse = () =>
   parseArgs({
     allowPositionals: true,
-    options: { plan: { type: "string" }, name: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      plan: { type: "string" },
+      name: { type: "string" },
+      account: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
   });
 
 async function main(): Promise<number> {
@@ -41,8 +47,10 @@ async function main(): Promise<number> {
         console.error(`create needs --plan (${PLANS.join(", ")}) and --name\n${USAGE}`);
         return 2;
       }
-      const { key, apiKey } = await keys.create(values.name, values.plan as Plan);
-      console.log(`Created key ${apiKey.id} (${apiKey.plan}) for "${apiKey.name}".`);
+      const { key, apiKey } = await keys.create(values.name, values.plan as Plan, values.account);
+      console.log(
+        `Created key ${apiKey.id} (${apiKey.plan}) for "${apiKey.name}", account ${apiKey.account}.`,
+      );
       console.log("This is the only time the key is shown; store it safely:\n");
       console.log(`  ${key}\n`);
       return 0;

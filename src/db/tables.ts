@@ -22,7 +22,15 @@ const KINDS: Record<string, ColumnKind> = {
 };
 
 /** The models of the meta database (src/db/migrate.ts); every other model is a snapshot table. */
-type MetaModel = "Snapshot" | "ExportJob" | "ExportChunk" | "ApiKey" | "ChangeEvent" | "ChangeFeed";
+type MetaModel =
+  | "Snapshot"
+  | "ExportJob"
+  | "ExportChunk"
+  | "ApiKey"
+  | "ChangeEvent"
+  | "ChangeFeed"
+  | "DomainList"
+  | "DomainListItem";
 export type TableKey = Uncapitalize<Exclude<keyof typeof MODEL, MetaModel>>;
 
 export interface Table {
@@ -40,6 +48,8 @@ const META: readonly string[] = [
   "ApiKey",
   "ChangeEvent",
   "ChangeFeed",
+  "DomainList",
+  "DomainListItem",
 ] satisfies MetaModel[];
 
 function tableOf(model: keyof typeof MODEL): Table {

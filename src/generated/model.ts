@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "e4a1ab061471626fe5c4fe73e1fc2c8ccb5edb23f83e2fbfb2c232479c62626f";
+export const SCHEMA_SHA256 = "8904a8ee9cd32e1ab0e9bb3ecc14668e205001c8654600d25f8fc9707a030fc4";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -263,6 +263,79 @@ export const MODEL = {
         "column": "revoked_at",
         "type": "BigInt",
         "optional": true,
+        "internal": false
+      },
+      {
+        "field": "account",
+        "column": "account",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      }
+    ]
+  },
+  "DomainList": {
+    "table": "domain_list",
+    "fields": [
+      {
+        "field": "id",
+        "column": "id",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "account",
+        "column": "account",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "name",
+        "column": "name",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "createdAt",
+        "column": "created_at",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "updatedAt",
+        "column": "updated_at",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      }
+    ]
+  },
+  "DomainListItem": {
+    "table": "domain_list_item",
+    "fields": [
+      {
+        "field": "listId",
+        "column": "list_id",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "domain",
+        "column": "domain",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "addedAt",
+        "column": "added_at",
+        "type": "BigInt",
+        "optional": false,
         "internal": false
       }
     ]
@@ -2083,6 +2156,84 @@ export const DATAMODEL = {
           "kind": "scalar",
           "type": "BigInt",
           "isRequired": false
+        },
+        {
+          "name": "account",
+          "dbName": null,
+          "documentation": "The account the key belongs to (its lists are the account's): an account may hold several\nkeys. Keys made before accounts stand for an account of their own, their id.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        }
+      ]
+    },
+    {
+      "name": "DomainList",
+      "dbName": "domain_list",
+      "fields": [
+        {
+          "name": "id",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "account",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "name",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "createdAt",
+          "dbName": "created_at",
+          "documentation": "Unix milliseconds.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "updatedAt",
+          "dbName": "updated_at",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        }
+      ]
+    },
+    {
+      "name": "DomainListItem",
+      "dbName": "domain_list_item",
+      "fields": [
+        {
+          "name": "listId",
+          "dbName": "list_id",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "domain",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "addedAt",
+          "dbName": "added_at",
+          "documentation": "Unix milliseconds.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
         }
       ]
     },
@@ -4102,6 +4253,57 @@ export const DATAMODEL = {
       "fields": [
         {
           "name": "hash"
+        }
+      ]
+    },
+    {
+      "model": "ApiKey",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "account"
+        }
+      ]
+    },
+    {
+      "model": "DomainList",
+      "type": "id",
+      "fields": [
+        {
+          "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "DomainList",
+      "type": "unique",
+      "fields": [
+        {
+          "name": "account"
+        },
+        {
+          "name": "name"
+        }
+      ]
+    },
+    {
+      "model": "DomainListItem",
+      "type": "id",
+      "fields": [
+        {
+          "name": "listId"
+        },
+        {
+          "name": "domain"
+        }
+      ]
+    },
+    {
+      "model": "DomainListItem",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "domain"
         }
       ]
     },

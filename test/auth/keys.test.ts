@@ -95,6 +95,20 @@ describe.each(databaseKinds())("ApiKeys on %s", (kind) => {
     }
   });
 
+  it("a key belongs to an account: a new one of its own, or one another key holds; never an unknown one", async () => {
+    const { key: first, apiKey: owner } = await keys.create("Owner", "pro");
+    expect(owner.account).toBe(owner.id);
+    const { key: second, apiKey: colleague } = await keys.create("Colleague", "elite", owner.account);
+    expect(colleague.account).toBe(owner.account);
+    expect((await keys.verify(first))?.account).toBe(owner.account);
+    expect((await keys.verify(second))?.account).toBe(owner.account);
+    expect((await keys.list()).find((k) => k.id === colleague.id)?.account).toBe(owner.account);
+    await expect(keys.create("Stray", "pro", "no-such-account")).rejects.toThrow(
+      /no key belongs to the account "no-such-account"/,
+    );
+    expect((await keys.list()).some((k) => k.name === "Stray")).toBe(false);
+  });
+
   it("list shows name, plan, created and last used (set by a verify), never the key", async () => {
     const { key, apiKey } = await keys.create("Listed Co", "enterprise");
     let listed = (await keys.list()).find((k) => k.id === apiKey.id);

@@ -19,6 +19,7 @@ const keyOf = (id: string): ApiKey => ({
   name: id,
   plan: "pro",
   prefix: "sg_x",
+  account: id,
   createdAt: new Date(),
   lastUsedAt: null,
   revokedAt: null,

@@ -35,7 +35,16 @@ import {
 } from "./drift.ts";
 
 /** The models whose tables live in the meta set; every other model is in the snapshot set. */
-const META_MODELS = ["Snapshot", "ExportJob", "ExportChunk", "ApiKey", "ChangeEvent", "ChangeFeed"];
+const META_MODELS = [
+  "Snapshot",
+  "ExportJob",
+  "ExportChunk",
+  "ApiKey",
+  "ChangeEvent",
+  "ChangeFeed",
+  "DomainList",
+  "DomainListItem",
+];
 
 /** A database of one set: "meta", or the snapshot copy of that version. */
 type Target = "meta" | number;

@@ -115,6 +115,7 @@ describe("the REST handler's caching, with a stand-in for GraphQL", () => {
       name: "stand-in",
       plan: "pro",
       prefix: "sg_test",
+      account: "1",
       createdAt: new Date(),
       lastUsedAt: null,
       revokedAt: null,

@@ -65,6 +65,17 @@ export type ExportChunk = Prisma.ExportChunkModel
  */
 export type ApiKey = Prisma.ApiKeyModel
 /**
+ * Model DomainList
+ * meta: an account's lists of Domains (docs/decisions.md, "Lists"), named uniquely within it.
+ */
+export type DomainList = Prisma.DomainListModel
+/**
+ * Model DomainListItem
+ * meta: the Domains of a list, by name: they survive loads (a Domain a later snapshot no longer
+ * has stays listed).
+ */
+export type DomainListItem = Prisma.DomainListItemModel
+/**
  * Model ChangeEvent
  * meta: the change feed (docs/decisions.md, "Change feed"): what each load changed, computed by
  * the load (src/db/change-sql.ts) and published with its snapshot, in feed order. It only grows,

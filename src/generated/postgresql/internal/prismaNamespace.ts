@@ -401,6 +401,8 @@ export const ModelName = {
   ExportJob: 'ExportJob',
   ExportChunk: 'ExportChunk',
   ApiKey: 'ApiKey',
+  DomainList: 'DomainList',
+  DomainListItem: 'DomainListItem',
   ChangeEvent: 'ChangeEvent',
   ChangeFeed: 'ChangeFeed',
   SnapshotInfo: 'SnapshotInfo',
@@ -436,7 +438,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "snapshot" | "exportJob" | "exportChunk" | "apiKey" | "changeEvent" | "changeFeed" | "snapshotInfo" | "app" | "appCategory" | "appPlan" | "appIntegration" | "appInstallsPoint" | "appReview" | "appReviewDomain" | "domain" | "domainCategory" | "domainFeature" | "domainTag" | "domainSalesChannel" | "domainShipsTo" | "domainContact" | "technology" | "domainTechnology" | "domainApp"
+    modelProps: "snapshot" | "exportJob" | "exportChunk" | "apiKey" | "domainList" | "domainListItem" | "changeEvent" | "changeFeed" | "snapshotInfo" | "app" | "appCategory" | "appPlan" | "appIntegration" | "appInstallsPoint" | "appReview" | "appReviewDomain" | "domain" | "domainCategory" | "domainFeature" | "domainTag" | "domainSalesChannel" | "domainShipsTo" | "domainContact" | "technology" | "domainTechnology" | "domainApp"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -733,6 +735,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ApiKeyCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    DomainList: {
+      payload: Prisma.$DomainListPayload<ExtArgs>
+      fields: Prisma.DomainListFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.DomainListFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.DomainListFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload>
+        }
+        findFirst: {
+          args: Prisma.DomainListFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.DomainListFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload>
+        }
+        findMany: {
+          args: Prisma.DomainListFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload>[]
+        }
+        create: {
+          args: Prisma.DomainListCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload>
+        }
+        createMany: {
+          args: Prisma.DomainListCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.DomainListCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload>[]
+        }
+        delete: {
+          args: Prisma.DomainListDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload>
+        }
+        update: {
+          args: Prisma.DomainListUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload>
+        }
+        deleteMany: {
+          args: Prisma.DomainListDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.DomainListUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.DomainListUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload>[]
+        }
+        upsert: {
+          args: Prisma.DomainListUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListPayload>
+        }
+        aggregate: {
+          args: Prisma.DomainListAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateDomainList>
+        }
+        groupBy: {
+          args: Prisma.DomainListGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DomainListGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.DomainListCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DomainListCountAggregateOutputType> | number
+        }
+      }
+    }
+    DomainListItem: {
+      payload: Prisma.$DomainListItemPayload<ExtArgs>
+      fields: Prisma.DomainListItemFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.DomainListItemFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.DomainListItemFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload>
+        }
+        findFirst: {
+          args: Prisma.DomainListItemFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.DomainListItemFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload>
+        }
+        findMany: {
+          args: Prisma.DomainListItemFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload>[]
+        }
+        create: {
+          args: Prisma.DomainListItemCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload>
+        }
+        createMany: {
+          args: Prisma.DomainListItemCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.DomainListItemCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload>[]
+        }
+        delete: {
+          args: Prisma.DomainListItemDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload>
+        }
+        update: {
+          args: Prisma.DomainListItemUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload>
+        }
+        deleteMany: {
+          args: Prisma.DomainListItemDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.DomainListItemUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.DomainListItemUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload>[]
+        }
+        upsert: {
+          args: Prisma.DomainListItemUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DomainListItemPayload>
+        }
+        aggregate: {
+          args: Prisma.DomainListItemAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateDomainListItem>
+        }
+        groupBy: {
+          args: Prisma.DomainListItemGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DomainListItemGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.DomainListItemCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DomainListItemCountAggregateOutputType> | number
         }
       }
     }
@@ -2308,10 +2458,31 @@ export const ApiKeyScalarFieldEnum = {
   prefix: 'prefix',
   createdAt: 'createdAt',
   lastUsedAt: 'lastUsedAt',
-  revokedAt: 'revokedAt'
+  revokedAt: 'revokedAt',
+  account: 'account'
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
+
+
+export const DomainListScalarFieldEnum = {
+  id: 'id',
+  account: 'account',
+  name: 'name',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type DomainListScalarFieldEnum = (typeof DomainListScalarFieldEnum)[keyof typeof DomainListScalarFieldEnum]
+
+
+export const DomainListItemScalarFieldEnum = {
+  listId: 'listId',
+  domain: 'domain',
+  addedAt: 'addedAt'
+} as const
+
+export type DomainListItemScalarFieldEnum = (typeof DomainListItemScalarFieldEnum)[keyof typeof DomainListItemScalarFieldEnum]
 
 
 export const ChangeEventScalarFieldEnum = {
@@ -2934,6 +3105,8 @@ export type GlobalOmitConfig = {
   exportJob?: Prisma.ExportJobOmit
   exportChunk?: Prisma.ExportChunkOmit
   apiKey?: Prisma.ApiKeyOmit
+  domainList?: Prisma.DomainListOmit
+  domainListItem?: Prisma.DomainListItemOmit
   changeEvent?: Prisma.ChangeEventOmit
   changeFeed?: Prisma.ChangeFeedOmit
   snapshotInfo?: Prisma.SnapshotInfoOmit

@@ -55,6 +55,8 @@ export const ModelName = {
   ExportJob: 'ExportJob',
   ExportChunk: 'ExportChunk',
   ApiKey: 'ApiKey',
+  DomainList: 'DomainList',
+  DomainListItem: 'DomainListItem',
   ChangeEvent: 'ChangeEvent',
   ChangeFeed: 'ChangeFeed',
   SnapshotInfo: 'SnapshotInfo',
@@ -146,10 +148,31 @@ export const ApiKeyScalarFieldEnum = {
   prefix: 'prefix',
   createdAt: 'createdAt',
   lastUsedAt: 'lastUsedAt',
-  revokedAt: 'revokedAt'
+  revokedAt: 'revokedAt',
+  account: 'account'
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
+
+
+export const DomainListScalarFieldEnum = {
+  id: 'id',
+  account: 'account',
+  name: 'name',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type DomainListScalarFieldEnum = (typeof DomainListScalarFieldEnum)[keyof typeof DomainListScalarFieldEnum]
+
+
+export const DomainListItemScalarFieldEnum = {
+  listId: 'listId',
+  domain: 'domain',
+  addedAt: 'addedAt'
+} as const
+
+export type DomainListItemScalarFieldEnum = (typeof DomainListItemScalarFieldEnum)[keyof typeof DomainListItemScalarFieldEnum]
 
 
 export const ChangeEventScalarFieldEnum = {

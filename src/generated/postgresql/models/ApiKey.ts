@@ -47,6 +47,7 @@ export type ApiKeyMinAggregateOutputType = {
   createdAt: bigint | null
   lastUsedAt: bigint | null
   revokedAt: bigint | null
+  account: string | null
 }
 
 export type ApiKeyMaxAggregateOutputType = {
@@ -58,6 +59,7 @@ export type ApiKeyMaxAggregateOutputType = {
   createdAt: bigint | null
   lastUsedAt: bigint | null
   revokedAt: bigint | null
+  account: string | null
 }
 
 export type ApiKeyCountAggregateOutputType = {
@@ -69,6 +71,7 @@ export type ApiKeyCountAggregateOutputType = {
   createdAt: number
   lastUsedAt: number
   revokedAt: number
+  account: number
   _all: number
 }
 
@@ -94,6 +97,7 @@ export type ApiKeyMinAggregateInputType = {
   createdAt?: true
   lastUsedAt?: true
   revokedAt?: true
+  account?: true
 }
 
 export type ApiKeyMaxAggregateInputType = {
@@ -105,6 +109,7 @@ export type ApiKeyMaxAggregateInputType = {
   createdAt?: true
   lastUsedAt?: true
   revokedAt?: true
+  account?: true
 }
 
 export type ApiKeyCountAggregateInputType = {
@@ -116,6 +121,7 @@ export type ApiKeyCountAggregateInputType = {
   createdAt?: true
   lastUsedAt?: true
   revokedAt?: true
+  account?: true
   _all?: true
 }
 
@@ -214,6 +220,7 @@ export type ApiKeyGroupByOutputType = {
   createdAt: bigint
   lastUsedAt: bigint | null
   revokedAt: bigint | null
+  account: string | null
   _count: ApiKeyCountAggregateOutputType | null
   _avg: ApiKeyAvgAggregateOutputType | null
   _sum: ApiKeySumAggregateOutputType | null
@@ -248,6 +255,7 @@ export type ApiKeyWhereInput = {
   createdAt?: Prisma.BigIntFilter<"ApiKey"> | bigint | number
   lastUsedAt?: Prisma.BigIntNullableFilter<"ApiKey"> | bigint | number | null
   revokedAt?: Prisma.BigIntNullableFilter<"ApiKey"> | bigint | number | null
+  account?: Prisma.StringNullableFilter<"ApiKey"> | string | null
 }
 
 export type ApiKeyOrderByWithRelationInput = {
@@ -259,6 +267,7 @@ export type ApiKeyOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   lastUsedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  account?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
@@ -273,6 +282,7 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.BigIntFilter<"ApiKey"> | bigint | number
   lastUsedAt?: Prisma.BigIntNullableFilter<"ApiKey"> | bigint | number | null
   revokedAt?: Prisma.BigIntNullableFilter<"ApiKey"> | bigint | number | null
+  account?: Prisma.StringNullableFilter<"ApiKey"> | string | null
 }, "id" | "hash">
 
 export type ApiKeyOrderByWithAggregationInput = {
@@ -284,6 +294,7 @@ export type ApiKeyOrderByWithAggregationInput = {
   createdAt?: Prisma.SortOrder
   lastUsedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  account?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.ApiKeyCountOrderByAggregateInput
   _avg?: Prisma.ApiKeyAvgOrderByAggregateInput
   _max?: Prisma.ApiKeyMaxOrderByAggregateInput
@@ -303,6 +314,7 @@ export type ApiKeyScalarWhereWithAggregatesInput = {
   createdAt?: Prisma.BigIntWithAggregatesFilter<"ApiKey"> | bigint | number
   lastUsedAt?: Prisma.BigIntNullableWithAggregatesFilter<"ApiKey"> | bigint | number | null
   revokedAt?: Prisma.BigIntNullableWithAggregatesFilter<"ApiKey"> | bigint | number | null
+  account?: Prisma.StringNullableWithAggregatesFilter<"ApiKey"> | string | null
 }
 
 export type ApiKeyCreateInput = {
@@ -314,6 +326,7 @@ export type ApiKeyCreateInput = {
   createdAt: bigint | number
   lastUsedAt?: bigint | number | null
   revokedAt?: bigint | number | null
+  account?: string | null
 }
 
 export type ApiKeyUncheckedCreateInput = {
@@ -325,6 +338,7 @@ export type ApiKeyUncheckedCreateInput = {
   createdAt: bigint | number
   lastUsedAt?: bigint | number | null
   revokedAt?: bigint | number | null
+  account?: string | null
 }
 
 export type ApiKeyUpdateInput = {
@@ -336,6 +350,7 @@ export type ApiKeyUpdateInput = {
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   lastUsedAt?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   revokedAt?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ApiKeyUncheckedUpdateInput = {
@@ -347,6 +362,7 @@ export type ApiKeyUncheckedUpdateInput = {
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   lastUsedAt?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   revokedAt?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ApiKeyCreateManyInput = {
@@ -358,6 +374,7 @@ export type ApiKeyCreateManyInput = {
   createdAt: bigint | number
   lastUsedAt?: bigint | number | null
   revokedAt?: bigint | number | null
+  account?: string | null
 }
 
 export type ApiKeyUpdateManyMutationInput = {
@@ -369,6 +386,7 @@ export type ApiKeyUpdateManyMutationInput = {
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   lastUsedAt?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   revokedAt?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ApiKeyUncheckedUpdateManyInput = {
@@ -380,6 +398,7 @@ export type ApiKeyUncheckedUpdateManyInput = {
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   lastUsedAt?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   revokedAt?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ApiKeyCountOrderByAggregateInput = {
@@ -391,6 +410,7 @@ export type ApiKeyCountOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   lastUsedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  account?: Prisma.SortOrder
 }
 
 export type ApiKeyAvgOrderByAggregateInput = {
@@ -408,6 +428,7 @@ export type ApiKeyMaxOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   lastUsedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  account?: Prisma.SortOrder
 }
 
 export type ApiKeyMinOrderByAggregateInput = {
@@ -419,6 +440,7 @@ export type ApiKeyMinOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   lastUsedAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  account?: Prisma.SortOrder
 }
 
 export type ApiKeySumOrderByAggregateInput = {
@@ -446,6 +468,7 @@ export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   createdAt?: boolean
   lastUsedAt?: boolean
   revokedAt?: boolean
+  account?: boolean
 }, ExtArgs["result"]["apiKey"]>
 
 export type ApiKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -457,6 +480,7 @@ export type ApiKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extens
   createdAt?: boolean
   lastUsedAt?: boolean
   revokedAt?: boolean
+  account?: boolean
 }, ExtArgs["result"]["apiKey"]>
 
 export type ApiKeySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -468,6 +492,7 @@ export type ApiKeySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extens
   createdAt?: boolean
   lastUsedAt?: boolean
   revokedAt?: boolean
+  account?: boolean
 }, ExtArgs["result"]["apiKey"]>
 
 export type ApiKeySelectScalar = {
@@ -479,9 +504,10 @@ export type ApiKeySelectScalar = {
   createdAt?: boolean
   lastUsedAt?: boolean
   revokedAt?: boolean
+  account?: boolean
 }
 
-export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "hash" | "prefix" | "createdAt" | "lastUsedAt" | "revokedAt", ExtArgs["result"]["apiKey"]>
+export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "plan" | "hash" | "prefix" | "createdAt" | "lastUsedAt" | "revokedAt" | "account", ExtArgs["result"]["apiKey"]>
 
 export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "ApiKey"
@@ -507,6 +533,11 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     createdAt: bigint
     lastUsedAt: bigint | null
     revokedAt: bigint | null
+    /**
+     * The account the key belongs to (its lists are the account's): an account may hold several
+     * keys. Keys made before accounts stand for an account of their own, their id.
+     */
+    account: string | null
   }, ExtArgs["result"]["apiKey"]>
   composites: {}
 }
@@ -938,6 +969,7 @@ export interface ApiKeyFieldRefs {
   readonly createdAt: Prisma.FieldRef<"ApiKey", 'BigInt'>
   readonly lastUsedAt: Prisma.FieldRef<"ApiKey", 'BigInt'>
   readonly revokedAt: Prisma.FieldRef<"ApiKey", 'BigInt'>
+  readonly account: Prisma.FieldRef<"ApiKey", 'String'>
 }
     
 
