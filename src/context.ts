@@ -4,6 +4,7 @@ import type { ApiKey } from "./auth/keys.ts";
 import type { RateUsage } from "./auth/rate-limit.ts";
 import type { UsageSource } from "./auth/usage.ts";
 import type { MetaStore } from "./db/change-feed.ts";
+import type { ListStore } from "./db/lists.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { apiError } from "./errors.ts";
 
@@ -30,6 +31,8 @@ export interface Context extends ReadContext {
   rateUsage: RateUsage;
   /** What a key has used and has left (GraphQL `usage`; src/auth/usage.ts). */
   usage?: UsageSource;
+  /** Where the key's account keeps its lists (the meta database: src/db/lists.ts). */
+  lists?: ListStore;
 }
 
 /** The context of a read the server makes itself, of the snapshot `served`: fresh loaders, no client. */
@@ -61,6 +64,7 @@ export async function createContext(
     rateUsage,
     usage,
     meta: snapshots.store,
+    lists: snapshots.store,
   };
 }
 

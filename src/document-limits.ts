@@ -100,9 +100,10 @@ function useNestingLimit(max: number, maxTokens: number): Plugin {
 }
 
 /**
- * The schema has a query type only. graphql-js' validation does not refuse an operation of a
- * type the schema lacks (execution would), and graphql-jit threw at compile time, which was
- * answered as a fault of ours: here it is a validation error like any other.
+ * The schema has queries, and mutations of what an account keeps (its lists), but no
+ * subscriptions. graphql-js' validation does not refuse an operation of a type the schema lacks
+ * (execution would), and graphql-jit threw at compile time, which was answered as a fault of ours:
+ * here it is a validation error like any other.
  */
 export const ReadOnlyOperationsRule: ValidationRule = (context) => ({
   OperationDefinition(node) {
@@ -116,7 +117,7 @@ export const ReadOnlyOperationsRule: ValidationRule = (context) => ({
     if (!root) {
       context.reportError(
         new GraphQLError(
-          `This API serves queries only: the schema has no ${node.operation} type, so a ${node.operation} operation cannot run.`,
+          `This API serves no ${node.operation}s: the schema has no ${node.operation} type, so a ${node.operation} operation cannot run.`,
           { nodes: node },
         ),
       );

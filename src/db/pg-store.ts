@@ -14,7 +14,13 @@ import type {
   SnapshotStore,
   SnapshotWriter,
 } from "./store.ts";
-import { keptFrom, LoadInProgressError, type MetaQueryOptions, toSnapshotRow } from "./store.ts";
+import {
+  keptFrom,
+  LoadInProgressError,
+  type MetaQuery,
+  type MetaQueryOptions,
+  toSnapshotRow,
+} from "./store.ts";
 
 /** The registry lives in this schema; each snapshot in its own schema named by snapshotSchema(). */
 export const META_SCHEMA = "storegraph";
@@ -82,6 +88,30 @@ export class PgSnapshotStore implements SnapshotStore {
       this.prepared.set(text, name);
     }
     return (await this.pool.query({ name, text, values: params })).rows;
+  }
+
+  async metaTransaction<T>(work: (query: MetaQuery) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      const result = await work(async (sql, params = []) => {
+        let n = 0;
+        const text = sql.replaceAll("{meta}.", `"${META_SCHEMA}".`).replace(/\?/g, () => `$${++n}`);
+        return (await client.query(text, params)).rows;
+      });
+      await client.query("COMMIT");
+      return result;
+    } catch (e) {
+      // A connection that cannot roll back is not given back to the pool.
+      broken = await client.query("ROLLBACK").then(
+        () => false,
+        () => true,
+      );
+      throw e;
+    } finally {
+      client.release(broken);
+    }
   }
 
   async current(): Promise<SnapshotRow | null> {

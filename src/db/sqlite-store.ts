@@ -14,7 +14,7 @@ import type {
   SnapshotStore,
   SnapshotWriter,
 } from "./store.ts";
-import { keptFrom, LoadInProgressError, toSnapshotRow } from "./store.ts";
+import { keptFrom, LoadInProgressError, type MetaQuery, toSnapshotRow } from "./store.ts";
 
 /** Files under the data directory: state.db (the registry) and snapshots/snapshot-<v>.db. */
 export function stateDbPath(dataDir: string): string {
@@ -55,6 +55,31 @@ export class SqliteSnapshotStore implements SnapshotStore {
     if (stmt.reader) return stmt.all(...params) as Record<string, unknown>[];
     stmt.run(...params);
     return [];
+  }
+
+  /**
+   * The one connection's transactions run one after another (a second BEGIN inside the first would
+   * fail). A statement another request runs on the connection while `work` awaits its own joins
+   * the transaction: only `work`'s own statements are in it by design, and no other write of the
+   * meta database needs to be apart from them (a key's last use, a job's progress).
+   */
+  private transactions: Promise<unknown> = Promise.resolve();
+
+  metaTransaction<T>(work: (query: MetaQuery) => Promise<T>): Promise<T> {
+    const run = async () => {
+      this.db.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await work((sql, params) => this.metaQuery(sql, params));
+        this.db.exec("COMMIT");
+        return result;
+      } catch (e) {
+        if (this.db.inTransaction) this.db.exec("ROLLBACK");
+        throw e;
+      }
+    };
+    const done = this.transactions.then(run, run);
+    this.transactions = done.catch(() => {});
+    return done;
   }
 
   async current(): Promise<SnapshotRow | null> {

@@ -81,6 +81,12 @@ export interface SnapshotStore {
    * the rows of a query, or [] for a statement.
    */
   metaQuery(sql: string, params?: unknown[], options?: MetaQueryOptions): Promise<Record<string, unknown>[]>;
+  /**
+   * Runs `work` in one transaction of the meta database, its statements given to `query` (as
+   * metaQuery's): all of them are kept, or, when `work` throws, none. Transactions run one at a
+   * time on a gateway. Its `query` is for `work` alone, and `work` awaits nothing else.
+   */
+  metaTransaction<T>(work: (query: MetaQuery) => Promise<T>): Promise<T>;
   /** Marks a load failed and drops its copy; the served snapshot is untouched. */
   fail(version: number, error: string): Promise<void>;
   close(): Promise<void>;
@@ -115,6 +121,9 @@ export interface PublishOptions {
 export class LoadInProgressError extends Error {
   override name = "LoadInProgressError";
 }
+
+/** A statement of a meta transaction: `?` placeholders and `{meta}.` as metaQuery's. */
+export type MetaQuery = (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
 
 export interface MetaQueryOptions {
   /**

@@ -371,7 +371,7 @@ async function knownDomains(ctx: ReadContext, names: string[]): Promise<DomainRo
 export const DomainConnection = connectionOf(Domain, "Domain");
 
 /** A name as clients write it: case-insensitive, without a trailing dot. */
-function normalizeName(name: string, argument: string): string {
+export function normalizeName(name: string, argument: string): string {
   const n = name.trim().toLowerCase().replace(/\.$/, "");
   if (!/^[a-z0-9_.-]+$/.test(n) || n.length > 253) {
     throw new InputError(argument, `"${name}" is not a domain name such as shop.example.com`);
@@ -479,7 +479,7 @@ builder.queryField("domainsByName", (t) =>
   }),
 );
 
-const domainListArgs = builder.args((t) => ({
+export const domainListArgs = builder.args((t) => ({
   filter: t.field({ type: DomainFilter }),
   orderBy: t.field({ type: [DomainOrder], description: "Default: rank, ascending." }),
   search: t.string({
@@ -488,7 +488,7 @@ const domainListArgs = builder.args((t) => ({
   ...pageArgs(1000),
 }));
 
-async function domainPage(
+export async function domainPage(
   ctx: ReadContext,
   info: GraphQLResolveInfo,
   args: DomainListArgs & PageArgs,

@@ -8,6 +8,7 @@ import "./changes.ts";
 import "./review.ts";
 import "./node.ts";
 import "./usage.ts";
+import "./lists.ts";
 
 builder.queryType({});
 

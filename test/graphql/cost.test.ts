@@ -1,4 +1,4 @@
-import { type GraphQLObjectType, getNamedType, isObjectType, parse } from "graphql";
+import { type GraphQLObjectType, getNamedType, isNonNullType, isObjectType, parse } from "graphql";
 import { describe, expect, it } from "vitest";
 import { directiveArgs } from "../../src/auth/limits.ts";
 import { cachedCost, cursorVariables, MAX_COST, operationCost, SCANNING } from "../../src/cost.ts";
@@ -35,7 +35,15 @@ describe("operation cost", () => {
     expect(paged.map((f) => f.name)).toEqual(expect.arrayContaining(["domains", "apps", "changes"]));
     for (const field of paged) {
       const cursor = field.args.find((a) => a.name === "after" || a.name === "before")?.name as string;
-      const q = `query($c: String) { ${field.name}(first: 5, ${cursor}: $c) { __typename } }`;
+      // Its other required arguments (a list's name) as a string.
+      const required = field.args
+        .filter((a) => isNonNullType(a.type) && a.defaultValue === undefined)
+        .map((a) => {
+          expect(String(a.type), `${field.name}(${a.name})`).toBe("String!");
+          return `${a.name}: "x", `;
+        })
+        .join("");
+      const q = `query($c: String) { ${field.name}(${required}first: 5, ${cursor}: $c) { __typename } }`;
       expect(cost(q, { c: "123" }), field.name).toBe(cost(q, { c: null }));
     }
     // Every argument named as a cursor, on any type, is one (a String the cost never reads): a
