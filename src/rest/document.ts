@@ -55,7 +55,12 @@ export const selection = (...fields: FieldNode[]): SelectionSetNode => ({
 });
 
 /** A query operation named after the route, declaring `variables` (name → GraphQL type). */
-export function operation(name: string, variables: Record<string, string>, root: FieldNode): DocumentNode {
+export function operation(
+  name: string,
+  variables: Record<string, string>,
+  root: FieldNode,
+  kind: "query" | "mutation" = "query",
+): DocumentNode {
   const definitions: VariableDefinitionNode[] = Object.entries(variables).map(([v, type]) => ({
     kind: Kind.VARIABLE_DEFINITION,
     variable: { kind: Kind.VARIABLE, name: nameNode(v) },
@@ -66,7 +71,7 @@ export function operation(name: string, variables: Record<string, string>, root:
     definitions: [
       {
         kind: Kind.OPERATION_DEFINITION,
-        operation: OperationTypeNode.QUERY,
+        operation: kind === "mutation" ? OperationTypeNode.MUTATION : OperationTypeNode.QUERY,
         name: nameNode(name),
         variableDefinitions: definitions,
         selectionSet: selection(root),

@@ -14,7 +14,7 @@ export const CACHE_CONTROL = "private, no-cache";
 
 /** Routes whose 200s carry an ETag: the GETs of the route table (not Export Domains' stream). */
 export function cacheable(op: Operation): boolean {
-  return op.method === "GET" && op.route.query !== undefined;
+  return op.method === "GET" && op.route.query !== undefined && !op.route.mutation && !op.route.uncached;
 }
 
 /**

@@ -155,7 +155,8 @@ export async function drawOn(
 function compile(operation: Operation): RegExp {
   const source = operation.route.path
     .replace("{platform}.{token}", "(?<app>[^/]+)")
-    .replace("{name}", "(?<name>[^/]+)");
+    .replace("{name}", "(?<name>[^/]+)")
+    .replace("{list}", "(?<list>[^/]+)");
   return new RegExp(`^${source}$`);
 }
 const MATCHERS = OPERATIONS.map((op) => ({ op, re: compile(op) }));

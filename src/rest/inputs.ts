@@ -1,4 +1,5 @@
 import type { ResultFormat } from "../db/export-jobs.ts";
+import { checkListName, LIST_LIMITS } from "../db/lists.ts";
 import { apiError } from "../errors.ts";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "../query/app-filter.ts";
 import { DOMAIN_EVENT_FILTERS, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../query/domain-filter.ts";
@@ -333,3 +334,57 @@ export function optionOf(tables: FilterTables | null, argument: string): string 
   if (argument.startsWith("names")) return argument.replace("names", "domains");
   return ARGUMENT_OPTIONS[argument.split(".")[0]] ?? argument;
 }
+
+/** The account's list the path names (`/list/{list}`). */
+export const LIST_PATH: Input = {
+  fromPath: true,
+  options: [],
+  variables: { name: "String!" },
+  read(_o, params) {
+    // The path is checked first, as every route's (planOf).
+    try {
+      return { name: checkListName(params.list) };
+    } catch (e) {
+      throw apiError("BAD_USER_INPUT", `list: ${(e as Error).message}`);
+    }
+  },
+};
+
+/** The names to add to a list or remove from it: a JSON body's `domains`. */
+export const LIST_DOMAINS: Input = {
+  options: [
+    {
+      name: "domains",
+      type: "array",
+      description: `1 to ${LIST_LIMITS.perRequest} domain names. Names the served snapshot does not have are reported back, never stored.`,
+      items: { type: "string" },
+    },
+  ],
+  variables: { domains: "[String!]!" },
+  read(o) {
+    const names = o.raw("domains");
+    if (
+      !Array.isArray(names) ||
+      names.length === 0 ||
+      names.length > LIST_LIMITS.perRequest ||
+      names.some((n) => typeof n !== "string")
+    ) {
+      throw apiError(
+        "BAD_USER_INPUT",
+        `domains: must be a list of 1 to ${LIST_LIMITS.perRequest} domain names (strings)`,
+      );
+    }
+    return { domains: names };
+  },
+};
+
+/** A list's page: page_size and cursor (a list is read whole by paging it). */
+export const LIST_PAGE: Input = {
+  options: CURSOR_PAGE.options.filter((o) => o.name === "page_size" || o.name === "cursor"),
+  variables: CURSOR_PAGE.variables,
+  read(o) {
+    if (o.string("cursor") === "all")
+      throw apiError("BAD_USER_INPUT", "cursor: all is not served for a list; page it with next_cursor");
+    return CURSOR_PAGE.read(o, {});
+  },
+};

@@ -231,7 +231,7 @@ function operationOf(op: Operation, components: Json): Json {
     operationId: op.id,
     summary: op.summary,
     description: limitsOf(route),
-    tags: [route.path.startsWith("/app") ? "Apps" : "Domains"],
+    tags: [route.path.startsWith("/app") ? "Apps" : route.path.startsWith("/list") ? "Lists" : "Domains"],
     parameters: [...params, ...query, ...(cached ? [{ $ref: "#/components/parameters/If-None-Match" }] : [])],
     ...body,
     responses: {

@@ -25,15 +25,25 @@ import { TextBytes } from "./text-bytes.ts";
  * (src/rest/openapi.ts) and the handler (src/rest/handler.ts) read the same data.
  */
 export interface Route {
-  /** The operation id of each method it answers. A POST takes its options as a JSON body. */
-  methods: { GET?: string; POST?: string };
+  /** The operation id of each method it answers. A POST or PUT takes its options as a JSON body. */
+  methods: { GET?: string; POST?: string; PUT?: string; DELETE?: string };
   /** The path template under /json/api/v1/all: `{platform}.{token}` and `{name}` are one segment. */
   path: string;
   summary: string;
   /** The rate limit it draws on (docs/api.md section 8). */
   endpoint: Endpoint;
   /** The GraphQL type of its records, whose fields `fields` selects. */
-  type: "App" | "AppReview" | "Domain" | "Change";
+  type: "App" | "AppReview" | "Domain" | "Change" | "DomainList";
+  /**
+   * Its operation is a mutation (an account's lists): never cached (no ETag, no 304), and run on
+   * the method's own operation id.
+   */
+  mutation?: true;
+  /**
+   * Answers what an account keeps besides the snapshot (a list's Domains): the snapshot's version
+   * does not tell when it changed, so it has no ETag.
+   */
+  uncached?: true;
   /** Fields of `type` it never returns. */
   exclude?: readonly string[];
   /** `fields` of one record (no list-only defaults). */
@@ -69,13 +79,15 @@ export type Part =
   /** One record, written by `fields`. */
   | { record: string }
   /** A plain value, of this JSON type; left out when the value at `when` is false. */
-  | { value: string; type: "boolean" | "string" | "string[]"; when?: string };
+  | { value: string; type: "boolean" | "integer" | "string" | "string[]"; when?: string };
 
 /** A route answering one method: what the handler matches and OpenAPI lists. */
+export type Method = "GET" | "POST" | "PUT" | "DELETE";
+
 export interface Operation {
   id: string;
-  method: "GET" | "POST";
-  /** Options come from a JSON body (POST), or from the query string. */
+  method: Method;
+  /** Options come from a JSON body (POST, PUT), or from the query string. */
   body: boolean;
   /** The route's path template. */
   path: string;
@@ -87,12 +99,12 @@ export interface Operation {
 
 export function operationsOf(routes: readonly Route[]): Operation[] {
   return routes.flatMap((route) => {
-    const methods = Object.entries(route.methods) as ["GET" | "POST", string][];
+    const methods = Object.entries(route.methods) as [Method, string][];
     const options = [...(route.facets ? [] : [FIELDS_OPTION]), ...route.inputs.flatMap((i) => i.options)];
     return methods.map(([method, id]) => ({
       id,
       method,
-      body: method === "POST",
+      body: method === "POST" || method === "PUT",
       path: route.path,
       summary:
         methods.length > 1 && method === "POST" ? `${route.summary} (options as a JSON body)` : route.summary,
@@ -233,7 +245,7 @@ function compiled(route: Route) {
 }
 
 const documentName = (route: Route) => {
-  const id = route.methods.GET ?? route.methods.POST ?? "";
+  const id = route.methods.GET ?? route.methods.POST ?? route.methods.PUT ?? route.methods.DELETE ?? "";
   return `${id[0].toUpperCase()}${id.slice(1)}`;
 };
 
@@ -276,7 +288,7 @@ export function documentOf(route: Route, sel: Selection, records = toSelectionSe
   for (const [name, args] of steps.reverse()) node = field(name, [...args], selection(node));
   const used = new Set(route.query.flatMap(([, args]) => args));
   const types = Object.assign({}, ...route.inputs.map((i) => i.variables)) as Record<string, string>;
-  return operation(documentName(route), pick(types, used), node);
+  return operation(documentName(route), pick(types, used), node, route.mutation ? "mutation" : "query");
 }
 
 function pick(types: Record<string, string>, used: Set<string>): Record<string, string> {

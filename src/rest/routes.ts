@@ -16,6 +16,9 @@ import {
   DOMAIN_TABLES,
   EXPORT_FORMAT,
   followRedirects,
+  LIST_DOMAINS,
+  LIST_PAGE,
+  LIST_PATH,
   offsetPage,
   REVIEW_SORT,
 } from "./inputs.ts";
@@ -191,6 +194,94 @@ const exportChanges: Route = {
   option: changeOption,
 };
 
+/**
+ * Beyond the legacy paths (docs/decisions.md, "Lists"): the lists of the key's account. Adding
+ * answers as a public client of the legacy API expects ({"list", "count_domains_added",
+ * "unrecognized_domains"}); `fields` selects the list's own fields.
+ */
+/** The path's list is `list` in error messages; `domains` is the body's own. */
+const listOption = (argument: string) =>
+  argument === "name" ? "list" : argument === "domains" ? "domains" : undefined;
+
+const listLists: Route = {
+  methods: { GET: "listLists" },
+  path: "/list",
+  summary: "The lists of the API key's account, with their counts",
+  endpoint: "listDomains",
+  type: "DomainList",
+  uncached: true,
+  inputs: [],
+  query: [["lists", []]],
+  envelope: { lists: { records: "" } },
+};
+
+const listListDomains: Route = {
+  methods: { GET: "listListDomains" },
+  path: "/list/{list}",
+  summary: "A list's Domains that the served snapshot has, paged by cursor",
+  endpoint: "listDomains",
+  type: "Domain",
+  uncached: true,
+  inputs: [LIST_PATH, LIST_PAGE, DOMAIN_QUERY],
+  option: listOption,
+  query: [["list", ["name", "filter", "orderBy", "search", "first", "after"]]],
+  envelope: {
+    domains: { records: "", connection: true },
+    has_next_page: { value: "pageInfo.hasNextPage", type: "boolean" },
+    next_cursor: { value: "pageInfo.endCursor", type: "string", when: "pageInfo.hasNextPage" },
+  },
+  filters: DOMAIN_TABLES,
+};
+
+const deleteList: Route = {
+  methods: { DELETE: "deleteList" },
+  path: "/list/{list}",
+  summary: "Delete a list and its Domains; answers the list as it was",
+  endpoint: "listDomains",
+  type: "DomainList",
+  single: true,
+  mutation: true,
+  inputs: [LIST_PATH],
+  option: listOption,
+  query: [["deleteList", ["name"]]],
+  envelope: { list: { record: "" } },
+};
+
+const addToList: Route = {
+  methods: { PUT: "addDomainsToList" },
+  path: "/list/{list}/add-domains",
+  summary: "Add Domains to a list, made when the account has none of that name",
+  endpoint: "listDomains",
+  type: "DomainList",
+  single: true,
+  mutation: true,
+  inputs: [LIST_PATH, LIST_DOMAINS],
+  option: listOption,
+  query: [["addDomainsToList", ["name", "domains"]]],
+  envelope: {
+    list: { record: "list" },
+    count_domains_added: { value: "countDomainsAdded", type: "integer" },
+    unrecognized_domains: { value: "unrecognizedDomains", type: "string[]" },
+  },
+};
+
+const removeFromList: Route = {
+  methods: { POST: "removeDomainsFromList" },
+  path: "/list/{list}/remove-domains",
+  summary: "Remove Domains from a list",
+  endpoint: "listDomains",
+  type: "DomainList",
+  single: true,
+  mutation: true,
+  inputs: [LIST_PATH, LIST_DOMAINS],
+  option: listOption,
+  query: [["removeDomainsFromList", ["name", "domains"]]],
+  envelope: {
+    list: { record: "list" },
+    count_domains_removed: { value: "countDomainsRemoved", type: "integer" },
+  },
+};
+
 /** The legacy REST API (docs/api.md section 4), one entry per path, and the paths beyond it. */
 export const ROUTES: readonly Route[] = [
   retrieveApp,
@@ -205,6 +296,11 @@ export const ROUTES: readonly Route[] = [
   appFacets,
   listChanges,
   exportChanges,
+  listLists,
+  listListDomains,
+  deleteList,
+  addToList,
+  removeFromList,
 ];
 
 /** Each route once per method it answers. */

@@ -1,5 +1,5 @@
 import type { DomainListRow } from "../db/lists.ts";
-import { LIST_LIMITS, ListNotFoundError } from "../db/lists.ts";
+import { checkListName, LIST_LIMITS, ListNotFoundError } from "../db/lists.ts";
 import { checkNames, listFailure, listsOf, recognize } from "../query/lists.ts";
 import { DEFAULT_PAGE_SIZE } from "../query/page.ts";
 import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
@@ -73,6 +73,8 @@ builder.queryField("lists", (t) =>
     type: [DomainList],
     description: "The lists of the API key's account, by name (GET /list).",
     ...rateLimited("listDomains"),
+    // As many as an account may hold.
+    complexity: { field: 1, multiplier: LIST_LIMITS.lists },
     resolve: (_root, _args, ctx) =>
       listing(() => {
         const { lists, account } = listsOf(ctx);
@@ -91,6 +93,7 @@ builder.queryField("list", (t) =>
     args: { name: t.arg.string({ required: true }), ...domainListArgs },
     resolve: (_root, { name, ...args }, ctx, info) =>
       listing(async () => {
+        checkListName(name);
         const { lists, account } = listsOf(ctx);
         const names = await lists.domains(account, name);
         if (names === null) throw new ListNotFoundError(name);
@@ -112,6 +115,8 @@ builder.mutationField("addDomainsToList", (t) =>
     type: ListUpdate,
     description: "Adds Domains to a list, making the list when the account has none of that name.",
     ...rateLimited("listDomains"),
+    // A name each: each is looked up and written.
+    complexity: (args) => ({ field: Math.max(1, args.domains.length), multiplier: 1 }),
     args: {
       name: t.arg.string({ required: true }),
       domains: t.arg.stringList({ required: true, description: NAMES_DESCRIPTION }),
@@ -133,6 +138,7 @@ builder.mutationField("removeDomainsFromList", (t) =>
     type: ListRemoval,
     description: "Removes Domains from a list (names it does not hold are left alone).",
     ...rateLimited("listDomains"),
+    complexity: (args) => ({ field: Math.max(1, args.domains.length), multiplier: 1 }),
     args: {
       name: t.arg.string({ required: true }),
       domains: t.arg.stringList({ required: true, description: NAMES_DESCRIPTION }),
@@ -153,6 +159,8 @@ builder.mutationField("deleteList", (t) =>
     type: DomainList,
     description: "Deletes a list and its Domains; answers the list as it was.",
     ...rateLimited("listDomains"),
+    // Up to LIST_LIMITS.domains rows deleted: weighed as a page of a few Domains.
+    complexity: { field: 10, multiplier: 1 },
     args: { name: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) =>
       listing(async () => {

@@ -95,12 +95,14 @@ describe.each(databaseKinds())("Bearer authentication on %s", (kind) => {
     tmp.remove();
   });
 
-  const send = (ep: Endpoint, authorization: string | null, query = "") =>
-    app.fetch(`http://localhost${ep.path}${query}`, {
+  const send = async (ep: Endpoint, authorization: string | null, query = ""): Promise<Response> => {
+    if (ep.setup) await (await send(ep.setup, authorization)).body?.cancel();
+    return app.fetch(`http://localhost${ep.path}${query}`, {
       method: ep.method,
       headers: { ...ep.headers, ...(authorization === null ? {} : { authorization }) },
       ...(ep.body === undefined ? {} : { body: ep.body }),
     });
+  };
 
   describe.each(ENDPOINTS)("$name", (ep) => {
     it("without Authorization: 401 UNAUTHENTICATED with a Bearer challenge", async () => {

@@ -173,6 +173,21 @@ describe("operation cost", () => {
     listDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
     searchDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
     listChanges: { type: "Change", single: false, params: {}, options: { page_size: "1000" } },
+    listLists: { type: "DomainList", single: false, params: {}, options: {} },
+    listListDomains: { type: "Domain", single: false, params: { list: "x" }, options: { page_size: "1000" } },
+    deleteList: { type: "DomainList", single: true, params: { list: "x" }, options: {} },
+    addDomainsToList: {
+      type: "DomainList",
+      single: true,
+      params: { list: "x" },
+      options: { domains: Array.from({ length: 1000 }, (_, i) => `d${i}.com`) },
+    },
+    removeDomainsFromList: {
+      type: "DomainList",
+      single: true,
+      params: { list: "x" },
+      options: { domains: Array.from({ length: 1000 }, (_, i) => `d${i}.com`) },
+    },
     // Every dimension and every histogram, at a million records (no snapshot in the context).
     ...Object.fromEntries(
       (["domainFacets", "searchDomainFacets", "appFacets", "searchAppFacets"] as const).map((id) => {
@@ -219,7 +234,7 @@ describe("operation cost", () => {
     (_id, route) => {
       const plan = planRequest(
         route.route,
-        { app: "shopify.x", name: "x.com" },
+        { app: "shopify.x", name: "x.com", list: "x" },
         Options.fromBody({ domains: ["x.com"] }),
       );
       const doc = plan.document();
@@ -227,7 +242,8 @@ describe("operation cost", () => {
       if (op?.kind !== "OperationDefinition") throw new Error("no operation");
       const root = op.selectionSet.selections[0];
       if (root.kind !== "Field") throw new Error("no root field");
-      const field = schema.getQueryType()?.getFields()[root.name.value];
+      const rootType = route.route.mutation ? schema.getMutationType() : schema.getQueryType();
+      const field = rootType?.getFields()[root.name.value];
       if (!field) throw new Error(`no root field ${root.name.value}`);
       const directives = (field.extensions as { directives?: Record<string, unknown> }).directives;
       expect(directives?.rateLimit).toEqual(directiveArgs(route.route.endpoint));

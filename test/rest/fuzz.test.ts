@@ -748,7 +748,7 @@ function companions(option: string): Record<string, string> {
 interface Fuzzed {
   /** What the request names in an error: the option, or the path segment. */
   names: RegExp;
-  method: "GET" | "POST";
+  method: string;
   path: string;
   query: string;
   body?: string;
@@ -760,7 +760,11 @@ interface Fuzzed {
 function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text: string): Fuzzed {
   const appPath = option === "(path)" && route.path.includes("{platform}") ? text : "shopify.klaviyo";
   const domainPath = option === "(path)" && route.path.includes("{name}") ? text : "shop.example.com";
-  const path = route.path.replace("{platform}.{token}", enc(appPath)).replace("{name}", enc(domainPath));
+  const listPath = option === "(path)" && route.path.includes("{list}") ? text : "prospects";
+  const path = route.path
+    .replace("{platform}.{token}", enc(appPath))
+    .replace("{name}", enc(domainPath))
+    .replace("{list}", enc(listPath));
   const options: Record<string, unknown> =
     option === "(path)" ? {} : { ...companions(option), [option]: text };
   if (route.id === "bulkRetrieveDomains") options.domains = ["shop.example.com"];
@@ -769,9 +773,14 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
   let names = new RegExp(`^${option.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `);
   if (option === "domains") names = /^domains\[1\]: /;
   if (option === "aq") names = /^f:tech \(aq\[0\]\): /;
-  if (option === "(path)") names = route.path.includes("{name}") ? /^domain name: / : /^App: /;
+  if (option === "(path)")
+    names = route.path.includes("{name}")
+      ? /^domain name: /
+      : route.path.includes("{list}")
+        ? /^list: /
+        : /^App: /;
   if (route.body)
-    return { names, method: "POST", path, query: "", body: JSON.stringify(options), sent: text };
+    return { names, method: route.method, path, query: "", body: JSON.stringify(options), sent: text };
   // A query string cannot carry an unpaired surrogate (it arrives as U+FFFD); enc() sends a path
   // segment that has one with every surrogate as "?".
   const sent =
@@ -789,7 +798,12 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
 
 /** A valid value of an option (for "(path)", of the route's path segment) to put control characters in. */
 function sampleOf(route: (typeof OPERATIONS)[number], option: string): string {
-  if (option === "(path)") return route.path.includes("{name}") ? "shop.example.com" : "shopify.klaviyo";
+  if (option === "(path)")
+    return route.path.includes("{name}")
+      ? "shop.example.com"
+      : route.path.includes("{list}")
+        ? "prospects"
+        : "shopify.klaviyo";
   if (option === "domains") return "shop.example.com";
   if (option === "aq") return "Google Analytics";
   return PLAUSIBLE[option]?.[0] ?? "x";
@@ -825,7 +839,10 @@ describe("control characters in every option and path segment, every database al
         expect(error.error, what).toMatch(f.names);
       }
       // Each answer has a request id of its own.
-      answers.push(`${res.status} ${text.replace(/"request_id":"[^"]+"/, '"request_id":"…"')}`);
+      // …and a list its own times.
+      answers.push(
+        `${res.status} ${text.replace(/"request_id":"[^"]+"/, '"request_id":"…"').replace(/"(created|updated)_at":"[^"]+"/g, '"$1_at":"…"')}`,
+      );
     }
     expect(new Set(answers).size, `${url} ${f.body ?? ""}:\n${answers.join("\n")}`).toBe(1);
   }

@@ -1107,6 +1107,72 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
     });
   });
 
+  describe("Lists (/list): each REST path answers as its GraphQL operation does", () => {
+    const LIST_FIELDS = "name count createdAt updatedAt";
+    const names = ["shop-1.example.com", "shop-2.example.com", "shop-3.example.com", "nowhere.example"];
+    const send = (method: string, path: string, body?: unknown) =>
+      ok(path, {
+        method,
+        ...(body === undefined
+          ? {}
+          : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+      });
+
+    it("PUT add-domains, GET /list, GET /list/{name}, POST remove-domains, DELETE", async () => {
+      for (const id of [
+        "addDomainsToList",
+        "listLists",
+        "listListDomains",
+        "removeDomainsFromList",
+        "deleteList",
+      ])
+        covered.add(id);
+      const added = await gql(
+        `mutation($n: String!, $d: [String!]!) { addDomainsToList(name: $n, domains: $d) { list { ${LIST_FIELDS} } countDomainsAdded unrecognizedDomains } }`,
+        { n: "by-graphql", d: names },
+      );
+      const put = await send("PUT", "/list/by-rest/add-domains", { domains: names });
+      const mutation = legacy(added.addDomainsToList) as Json;
+      // The same answer, but for the list's own name and times.
+      const same = (j: Json) => ({
+        ...j,
+        list: { ...(j.list as Json), name: "x", created_at: "t", updated_at: "t" },
+      });
+      expect(same(put)).toEqual(same(mutation));
+      expect(Object.keys(put)).toEqual(["list", "count_domains_added", "unrecognized_domains"]);
+
+      const lists = await gql(`{ lists { ${LIST_FIELDS} } }`);
+      expect(await ok("/list")).toEqual({ lists: legacy(lists.lists) });
+
+      // A cursor encodes its request's arguments as each face gives them: each face pages on with its own.
+      const LIST_PAGE = `query($n: String!, $a: String) { list(name: $n, first: 2, after: $a, orderBy: [{ field: NAME }]) { edges { node { name rank } } pageInfo { hasNextPage endCursor } } }`;
+      type Conn = { pageInfo: { hasNextPage: boolean; endCursor: string } };
+      let after: string | null = null;
+      let cursor = "";
+      for (let i = 0; i < 2; i++) {
+        const page = await gql(LIST_PAGE, { n: "by-rest", a: after });
+        const conn = page.list as Conn;
+        const body = await ok(`/list/by-rest?fields=name,rank&page_size=2&sort=name${cursor}`);
+        expect(body.domains).toEqual(nodes(page.list));
+        expect(body.has_next_page ?? false).toBe(conn.pageInfo.hasNextPage);
+        after = conn.pageInfo.endCursor;
+        cursor = `&cursor=${encodeURIComponent(String(body.next_cursor))}`;
+      }
+      expect(after).not.toBeNull();
+
+      const removed = await gql(
+        `mutation { removeDomainsFromList(name: "by-graphql", domains: ["shop-1.example.com"]) { list { ${LIST_FIELDS} } countDomainsRemoved } }`,
+      );
+      const post = await send("POST", "/list/by-rest/remove-domains", { domains: ["shop-1.example.com"] });
+      expect(same(post)).toEqual(same(legacy(removed.removeDomainsFromList) as Json));
+
+      const deleted = await gql(`mutation { deleteList(name: "by-graphql") { ${LIST_FIELDS} } }`);
+      const del = await send("DELETE", "/list/by-rest");
+      expect(same(del)).toEqual(same({ list: legacy(deleted.deleteList) } as Json));
+      expect(await ok("/list")).toEqual({ lists: [] });
+    });
+  });
+
   // Last: it loads two more snapshots (five clones fewer, then the same again).
   describe("Change feed (GET /changes and /changes/export, beyond the legacy paths)", () => {
     const CHANGE =
