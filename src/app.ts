@@ -103,6 +103,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     reader: exportReader,
     metrics,
     counts,
+    lists: snapshots.store,
   };
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),

@@ -10,6 +10,7 @@ import {
 import { LRUCache } from "lru-cache";
 import { type ReadContext, readContext } from "../context.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
+import type { DomainFilter } from "../query/domain-filter.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
 import { domainReadOfSets } from "../query/domain-read/plan.ts";
 import { streamPlannedDomains } from "../query/domain-read/read.ts";
@@ -117,13 +118,31 @@ function listArgs(query: ExportQuery): DomainListArgs {
     domainNamesDocument().definitions.find(
       (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
     )?.variableDefinitions ?? [];
+  // A list's names, read before the export (export-query.ts: withListNames), are no GraphQL
+  // input: coerced without them, then put back where they were.
+  const filter = query.filter as DomainFilter | null | undefined;
+  const own = (f: DomainFilter) => {
+    const { listNames: _names, ...rest } = f;
+    return rest;
+  };
   const { coerced, errors } = getVariableValues(schema, listVariables, {
-    filter: query.filter ?? null,
+    filter: filter ? { ...own(filter), ...(filter.and ? { and: filter.and.map(own) } : {}) } : null,
     orderBy: query.orderBy ?? null,
     search: query.search ?? null,
   });
   if (errors?.length) throw errors[0];
-  return coerced as DomainListArgs;
+  const args = coerced as DomainListArgs;
+  if (filter && args.filter) {
+    const back = (to: DomainFilter, from: DomainFilter): DomainFilter =>
+      from.listNames ? { ...to, listNames: from.listNames } : to;
+    args.filter = {
+      ...back(args.filter, filter),
+      ...(args.filter.and && filter.and
+        ? { and: args.filter.and.map((term, i) => back(term, (filter.and as DomainFilter[])[i])) }
+        : {}),
+    };
+  }
+  return args;
 }
 
 type Found = { domains: Record<string, unknown>[]; notFound: string[] };

@@ -4,12 +4,14 @@ import type { Budget, RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
+import { DomainLists, type ListStore } from "../db/lists.ts";
 import { readAt } from "../db/snapshots.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { CURSOR_RETRY_AFTER_S } from "../query/cursor.ts";
+import type { DomainFilter } from "../query/domain-filter.ts";
 import { cachedDocument, field, operation, selection } from "../rest/document.ts";
 import { restErrorOf } from "../rest/errors.ts";
 import { selectionKey } from "../rest/fields.ts";
@@ -46,6 +48,8 @@ export interface ExportDeps {
   metrics?: Metrics | null;
   /** Counts each key's exports and cursor=all jobs of the month (GET /json/api/v1/usage). */
   counts?: MonthlyCounts | null;
+  /** Where accounts keep their lists (`f:list`: src/db/lists.ts). */
+  lists?: ListStore;
 }
 
 /** The key of a request that reached an export (useAuth let it through). */
@@ -116,8 +120,11 @@ export async function* domainPages(
     throw notServedYet(snapshotVersion, version);
   if (snapshotVersion !== undefined && snapshotVersion !== version) throw expired(snapshotVersion, version);
   const counted = deps.metrics?.export(kind);
+  // The reader runs without the account: a list the filter names is read now, as the check above
+  // found it (a job resumed on another gateway reads it again, as it is then).
+  const variables = await withListNames(deps, request, q.variables);
   try {
-    for await (const page of deps.reader.stream(readAt(served), q.fields, q.variables, format, from)) {
+    for await (const page of deps.reader.stream(readAt(served), q.fields, variables, format, from)) {
       await deps.beforePage?.();
       const now = await deps.version();
       if (now !== version) throw expired(version, now);
@@ -127,6 +134,32 @@ export async function* domainPages(
   } finally {
     counted?.end();
   }
+}
+
+/** `variables` with the filter's lists (`list`, in it or in its terms) as the names they hold. */
+async function withListNames(
+  deps: ExportDeps,
+  request: Request,
+  variables: DomainQuery["variables"],
+): Promise<DomainQuery["variables"]> {
+  const filter = variables.filter as DomainFilter | null | undefined;
+  if (!filter || ![filter, ...(filter.and ?? [])].some((f) => f.list != null)) return variables;
+  if (!deps.lists) throw new Error("an export names a list, and nothing reads lists");
+  const lists = new DomainLists(deps.lists);
+  const account = keyOf(request).account;
+  const resolve = async (f: DomainFilter): Promise<DomainFilter> => {
+    if (f.list == null) return f;
+    const names = await lists.domains(account, f.list);
+    if (names === null)
+      throw apiError(
+        "BAD_USER_INPUT",
+        `f:list: no list named "${f.list}" (GET /list shows this key's account's lists)`,
+      );
+    const { list: _list, ...rest } = f;
+    return { ...rest, listNames: names };
+  };
+  const and = filter.and ? await Promise.all(filter.and.map(resolve)) : filter.and;
+  return { ...variables, filter: { ...(await resolve(filter)), ...(and ? { and } : {}) } };
 }
 
 export async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery): Promise<number> {

@@ -65,6 +65,16 @@ abstract class NamedKey {
 export class AppKey extends NamedKey {}
 /** A technology, by its name. */
 export class TechnologyKey extends NamedKey {}
+/** A list of the account, by its name: resolveKeys puts the names it holds in its place. */
+export class ListKey extends NamedKey {
+  constructor(
+    identifier: string,
+    /** The argument that named it, for the error of a list the account lacks. */
+    readonly argument: string,
+  ) {
+    super(identifier);
+  }
+}
 
 const appMatch = (v: string) => ({ appPk: new AppKey(v) });
 
@@ -201,6 +211,15 @@ export const DOMAIN_RANGE_FILTERS = {
   ),
 } satisfies Record<string, RangeSpec>;
 
+/**
+ * Filters by one name of something the key's account keeps: `list`, one of its lists (the
+ * Domains it holds). Resolved to the list's names by resolveKeys (its `list` lookup), or before a
+ * read that runs without the account (an export's: `listNames`).
+ */
+export const DOMAIN_NAMED_FILTERS = {
+  list: { legacy: "f:list", description: "In this list of the API key's account (GET /list)" },
+} as const;
+
 /** Filters on when one App or technology was installed or uninstalled. */
 export const DOMAIN_EVENT_FILTERS = {
   appInstalledAt: {
@@ -228,6 +247,10 @@ export interface EventFilter extends Range<Date> {
 export type DomainFilter = { [K in keyof typeof DOMAIN_LIST_FILTERS]?: ListFilter | null } & {
   [K in keyof typeof DOMAIN_RANGE_FILTERS]?: Range<number | Date> | null;
 } & { [K in keyof typeof DOMAIN_EVENT_FILTERS]?: EventFilter | null } & {
+  /** One of the account's lists, by name (DOMAIN_NAMED_FILTERS). */
+  list?: string | null;
+  /** The names `list` holds, resolved beforehand (never a client's input: GraphQL has no such field). */
+  listNames?: readonly string[] | null;
   and?: readonly DomainFilter[] | null;
 };
 
@@ -261,6 +284,8 @@ function translate(filter: DomainFilter, argument: string, depth: number): Where
     const e = filter[name];
     if (e) parts.push(eventWhere(name, e, `${argument}.${name}`));
   }
+  if (filter.listNames) parts.push({ name: { in: [...filter.listNames] } });
+  else if (filter.list != null) parts.push({ name: { in: new ListKey(filter.list, `${argument}.list`) } });
   if (filter.and) {
     if (depth > 0) throw new InputError(`${argument}.and`, "cannot be nested inside another and");
     if (filter.and.length > 50) throw new InputError(`${argument}.and`, "takes at most 50 conditions");
@@ -309,22 +334,27 @@ function checkRequirements(filter: DomainFilter, argument: string): void {
 export interface KeyLookups {
   app?: (identifiers: string[]) => Promise<(number | null)[]>;
   technology?: (identifiers: string[]) => Promise<(number | null)[]>;
+  /** The names each list holds, null for a list the account does not have. */
+  list?: (names: string[]) => Promise<(readonly string[] | null)[]>;
 }
 
 /**
  * `where` with each AppKey and TechnologyKey replaced by the row's key (-1, which matches nothing,
- * for an unknown one): one lookup per kind, of each identifier once.
+ * for an unknown one), and each ListKey by the names its list holds (a list the account lacks is
+ * the client's error, naming the argument): one lookup per kind, of each identifier once.
  */
 export async function resolveKeys(where: Where, lookups: KeyLookups): Promise<Where> {
   const found = { app: new Set<string>(), technology: new Set<string>() };
+  const lists = new Map<string, ListKey>();
   const kindOf = (k: NamedKey) => (k instanceof AppKey ? "app" : "technology");
   const collect = (v: unknown): void => {
-    if (v instanceof NamedKey) found[kindOf(v)].add(v.identifier);
+    if (v instanceof ListKey) lists.set(v.identifier, v);
+    else if (v instanceof NamedKey) found[kindOf(v)].add(v.identifier);
     else if (Array.isArray(v)) v.forEach(collect);
     else if (v && typeof v === "object" && !(v instanceof Date)) Object.values(v).forEach(collect);
   };
   collect(where);
-  if (!found.app.size && !found.technology.size) return where;
+  if (!found.app.size && !found.technology.size && !lists.size) return where;
   const keyOf = { app: new Map<string, number>(), technology: new Map<string, number>() };
   for (const kind of ["app", "technology"] as const) {
     const identifiers = [...found[kind]];
@@ -336,7 +366,24 @@ export async function resolveKeys(where: Where, lookups: KeyLookups): Promise<Wh
       keyOf[kind].set(id, keys[i] ?? -1);
     });
   }
+  const namesOf = new Map<string, readonly string[]>();
+  if (lists.size) {
+    if (!lookups.list) throw new Error("a filter names a list, and nothing looks it up");
+    const names = [...lists.keys()];
+    const held = await lookups.list(names);
+    names.forEach((name, i) => {
+      const listed = held[i];
+      if (!listed) {
+        throw new InputError(
+          (lists.get(name) as ListKey).argument,
+          `no list named "${name}" (GET /list shows this key's account's lists)`,
+        );
+      }
+      namesOf.set(name, listed);
+    });
+  }
   const replace = (v: unknown): unknown => {
+    if (v instanceof ListKey) return [...(namesOf.get(v.identifier) ?? [])];
     if (v instanceof NamedKey) return keyOf[kindOf(v)].get(v.identifier);
     if (Array.isArray(v)) return v.map(replace);
     if (!v || typeof v !== "object" || v instanceof Date) return v;

@@ -2,6 +2,7 @@ import { type ReadContext, servedOf } from "../context.ts";
 import { type DomainFilter, resolveKeys, toDomainWhere } from "./domain-filter.ts";
 import { allOf } from "./filter.ts";
 import type { SortKey, Where } from "./keyset.ts";
+import { listsOf } from "./lists.ts";
 import { appByIdentifier, technologyKeys } from "./loaders.ts";
 import { searchCondition } from "./search.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "./sort.ts";
@@ -42,6 +43,10 @@ export async function domainListWhere(
           return app?.pk ?? null;
         }),
       technology: (names) => technologyKeys(servedOf(ctx).sql, names),
+      list: async (names) => {
+        const { lists, account } = listsOf(ctx);
+        return Promise.all(names.map((n) => lists.domains(account, n)));
+      },
     },
   );
 }

@@ -15,10 +15,17 @@ export interface EventSpec {
   description?: string;
 }
 
+/** A filter by one name of something the account keeps (f:list: one of its lists). */
+export interface NamedSpec {
+  legacy: string;
+  description: string;
+}
+
 export interface FilterTables {
   lists: Record<string, ListSpec>;
   ranges: Record<string, RangeSpec>;
   events?: Record<string, EventSpec>;
+  named?: Record<string, NamedSpec>;
 }
 
 const REST_OPS: Record<string, ListOp> = { and: "and", or: "or", not: "not" };
@@ -31,6 +38,7 @@ export function filterOptionNames(t: FilterTables): string[] {
     ...Object.values(t.lists).flatMap((s) => [s.legacy, `${s.legacy}:op`]),
     ...Object.values(t.ranges).flatMap((s) => s.bounds),
     ...Object.values(t.events ?? {}).flatMap((s) => [s.legacy, `${s.legacy}:min`, `${s.legacy}:max`]),
+    ...Object.values(t.named ?? {}).map((s) => s.legacy),
   ];
 }
 
@@ -94,6 +102,10 @@ export function readFilter(o: Options, t: FilterTables, withNand = false): Recor
     }
     filter[name] = { [spec.subject]: (subject as string).trim(), min: min ?? null, max: max ?? null };
   }
+  for (const [name, spec] of Object.entries(t.named ?? {})) {
+    const value = o.string(spec.legacy);
+    if (!blank(value)) filter[name] = (value as string).trim();
+  }
   return filter;
 }
 
@@ -109,6 +121,8 @@ export function optionOfArgument(t: FilterTables, argument: string): string {
   if (range) return `${part === "max" ? range.bounds[1] : range.bounds[0]}${where}`;
   const event = t.events?.[name];
   if (event) return `${event.legacy}${part === "min" || part === "max" ? `:${part}` : ""}${where}`;
+  const named = t.named?.[name];
+  if (named) return `${named.legacy}${where}`;
   return argument;
 }
 
@@ -169,6 +183,7 @@ function knownOptions(t: FilterTables, valid: ReadonlySet<string>): Known[] {
     add(`${s.legacy}:min`, "min", false, name, s.description);
     add(`${s.legacy}:max`, "max", false, name, s.description);
   }
+  for (const [name, s] of Object.entries(t.named ?? {})) add(s.legacy, "", false, name, s.description);
   return known;
 }
 

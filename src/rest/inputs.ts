@@ -2,7 +2,12 @@ import type { ResultFormat } from "../db/export-jobs.ts";
 import { checkListName, LIST_LIMITS } from "../db/lists.ts";
 import { apiError } from "../errors.ts";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "../query/app-filter.ts";
-import { DOMAIN_EVENT_FILTERS, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../query/domain-filter.ts";
+import {
+  DOMAIN_EVENT_FILTERS,
+  DOMAIN_LIST_FILTERS,
+  DOMAIN_NAMED_FILTERS,
+  DOMAIN_RANGE_FILTERS,
+} from "../query/domain-filter.ts";
 import { MAX_OFFSET } from "../query/page.ts";
 import { APP_SORTS, DOMAIN_SORTS, REVIEW_SORTS, type SortField } from "../query/sort.ts";
 import { type FilterTables, filterOptionNames, optionOfArgument, readFilter } from "./filter-options.ts";
@@ -39,6 +44,7 @@ export const DOMAIN_TABLES: FilterTables = {
   lists: DOMAIN_LIST_FILTERS,
   ranges: DOMAIN_RANGE_FILTERS,
   events: DOMAIN_EVENT_FILTERS,
+  named: DOMAIN_NAMED_FILTERS,
 };
 export const APP_TABLES: FilterTables = { lists: APP_LIST_FILTERS, ranges: APP_RANGE_FILTERS };
 
@@ -179,6 +185,7 @@ export function filterDescription(t: FilterTables, option: string): string {
     if (option.startsWith(s.legacy))
       return `${option.endsWith("min") ? "From" : "Until"} this time (inclusive); blank for open.`;
   }
+  for (const s of Object.values(t.named ?? {})) if (option === s.legacy) return `${s.description}.`;
   return option;
 }
 

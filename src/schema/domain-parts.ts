@@ -2,6 +2,7 @@ import type { DomainApp, DomainContact, Technology } from "../generated/sqlite/c
 import {
   DOMAIN_EVENT_FILTERS,
   DOMAIN_LIST_FILTERS,
+  DOMAIN_NAMED_FILTERS,
   DOMAIN_RANGE_FILTERS,
   type DomainFilter as DomainFilterShape,
   type EventFilter,
@@ -222,6 +223,12 @@ const TechnologyEventRange = builder.inputRef<EventFilter>("TechnologyEventRange
 /** The filters of a Domain, each with its legacy option: DomainFilter's, and each term of its `and`. */
 const domainFilterFields = (t: Parameters<Parameters<typeof builder.inputType>[1]["fields"]>[0]) => ({
   ...filterFields(t, DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS),
+  ...Object.fromEntries(
+    Object.entries(DOMAIN_NAMED_FILTERS).map(([name, f]) => [
+      name,
+      t.string({ description: `${f.description} (${f.legacy}).`, ...legacy(f.legacy) }),
+    ]),
+  ),
   ...Object.fromEntries(
     Object.entries(DOMAIN_EVENT_FILTERS).map(([name, e]) => [
       name,

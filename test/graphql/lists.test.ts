@@ -165,5 +165,16 @@ describe.each(databaseKinds())("lists on %s", (kind) => {
     expect(lists.data?.lists.find((l) => l.name === "watch")?.count).toBe(2);
     const page = await api.gql<{ list: { edges: { node: { name: string } }[] } }>(LIST, { name: "watch" });
     expect(page.data?.list.edges.map((e) => e.node.name)).toEqual(["shop.example.com"]);
+    // The feed reports the listed Domain the load removed, and nothing of Domains not listed.
+    const feed = await api.gql<{ changes: { nodes: { kind: string; domainName: string }[] } }>(
+      `{ changes(filter: { domain: { list: "watch" } }) { nodes { kind domainName } } }`,
+    );
+    expect(feed.errors).toBeUndefined();
+    expect(feed.data?.changes.nodes).toContainEqual({
+      kind: "domain_removed",
+      domainName: "old-shop.example.com",
+    });
+    for (const n of feed.data?.changes.nodes ?? [])
+      expect(["shop.example.com", "old-shop.example.com"]).toContain(n.domainName);
   });
 });

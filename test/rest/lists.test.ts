@@ -112,6 +112,59 @@ describe.each(databaseKinds())("REST /list on %s", (kind) => {
     );
   });
 
+  it("f:list filters List Domains, facets, the export, cursor=all and the change feed; an unknown list is a 400 naming f:list", async () => {
+    await call("PUT", "/list/segment/add-domains", { domains: ["shop.example.com", "woo.example.org"] });
+    const names = (j: { domains: { name: string }[] }) => j.domains.map((d) => d.name).sort();
+    const page = await call("GET", "/domain?f:list=segment&fields=name");
+    expect(page.status).toBe(200);
+    expect(names(page.json)).toEqual(["shop.example.com", "woo.example.org"]);
+    // With the list's other filters, ANDed.
+    expect(names((await call("GET", "/domain?f:list=segment&f:p=shopify&fields=name")).json)).toEqual([
+      "shop.example.com",
+    ]);
+    const posted = await call("POST", "/domain", { "f:list": "segment", fields: "name" });
+    expect(names(posted.json)).toEqual(["shop.example.com", "woo.example.org"]);
+    const facets = await call("GET", "/domain/facets?f:list=segment&facets=p");
+    expect(facets.status).toBe(200);
+    expect(JSON.stringify(facets.json)).toContain("woocommerce");
+    const exported = await api.app.fetch(
+      `http://localhost${REST_BASE}/domain/export?f:list=segment&fields=name`,
+    );
+    expect(exported.status).toBe(200);
+    const lines = (await exported.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).name)
+      .sort();
+    expect(lines).toEqual(["shop.example.com", "woo.example.org"]);
+    let job = await call("GET", "/domain?f:list=segment&fields=name&cursor=all");
+    expect(job.status).toBe(202);
+    for (let i = 0; i < 100 && job.status === 202; i++) {
+      await new Promise((r) => setTimeout(r, 5100));
+      job = await call("GET", "/domain?f:list=segment&fields=name&cursor=all");
+    }
+    expect(job.status).toBe(200);
+    expect(names(job.json)).toEqual(["shop.example.com", "woo.example.org"]);
+    for (const path of [
+      "/domain?f:list=nope&fields=name",
+      "/domain/facets?f:list=nope&facets=p",
+      "/domain/export?f:list=nope",
+      "/changes?f:list=nope",
+    ]) {
+      const res = await call("GET", path);
+      expect(res.status, path).toBe(400);
+      expect(res.json.error, path).toBe(
+        "f:list: no list named \"nope\" (GET /list shows this key's account's lists)",
+      );
+    }
+    const unknown = await api.gql(`{ domains(filter: { list: "nope" }) { totalCount } }`);
+    expect(unknown.errors?.[0]?.message).toMatch(/^filter\.list: no list named "nope"/);
+    const counted = await api.gql<{ domains: { totalCount: number } }>(
+      `{ domains(filter: { list: "segment" }) { totalCount } }`,
+    );
+    expect(counted.data?.domains.totalCount).toBe(2);
+  }, 120_000);
+
   it("lists are the account's: another account's key sees none of them", async () => {
     await call("PUT", "/list/private/add-domains", { domains: ["shop.example.com"] });
     const stranger = (await new ApiKeys(api.snapshots.store).create("stranger", "pro")).key;

@@ -2150,6 +2150,8 @@ export interface operations {
                 "f:tech_installed_at:min"?: string;
                 /** @description Until this time (inclusive); blank for open. */
                 "f:tech_installed_at:max"?: string;
+                /** @description In this list of the API key's account (GET /list). */
+                "f:list"?: string;
             };
             header?: {
                 /** @description ETags of responses already held (comma-separated), or *. When one matches the current ETag (weak comparison), the answer is 304 without a body and nothing is read; * gets 304 whenever the answer would be 200 (that is read). Either way the request draws on the rate limit. */
@@ -2502,6 +2504,8 @@ export interface operations {
                     "f:tech_installed_at:min"?: string;
                     /** @description Until this time (inclusive); blank for open. */
                     "f:tech_installed_at:max"?: string;
+                    /** @description In this list of the API key's account (GET /list). */
+                    "f:list"?: string;
                 };
             };
         };
@@ -2812,6 +2816,8 @@ export interface operations {
                 "f:tech_installed_at:min"?: string;
                 /** @description Until this time (inclusive); blank for open. */
                 "f:tech_installed_at:max"?: string;
+                /** @description In this list of the API key's account (GET /list). */
+                "f:list"?: string;
                 /** @description The format: jsonl (the default) for JSON Lines, or csv (a header record, then one per Domain; RFC 4180). */
                 for?: "jsonl" | "csv";
             };
@@ -3102,6 +3108,8 @@ export interface operations {
                 "f:tech_installed_at:min"?: string;
                 /** @description Until this time (inclusive); blank for open. */
                 "f:tech_installed_at:max"?: string;
+                /** @description In this list of the API key's account (GET /list). */
+                "f:list"?: string;
                 /** @description Comma-separated dimensions to count the matching records by (at most 20), each named as its filter: cc, reg, sreg, administrative_area_level_1, city, curr, lang, p, plan, ds, tn, cratyyyymm, cat, features, tags, sc, stc, it, tech, an. Without facets and histogram: cc,p,plan,cat,tech. */
                 facets?: string;
                 /** @description How many values of each dimension, the commonest first: 1 to 100 (default 10). */
@@ -3450,6 +3458,8 @@ export interface operations {
                     "f:tech_installed_at:min"?: string;
                     /** @description Until this time (inclusive); blank for open. */
                     "f:tech_installed_at:max"?: string;
+                    /** @description In this list of the API key's account (GET /list). */
+                    "f:list"?: string;
                     /** @description Comma-separated dimensions to count the matching records by (at most 20), each named as its filter: cc, reg, sreg, administrative_area_level_1, city, curr, lang, p, plan, ds, tn, cratyyyymm, cat, features, tags, sc, stc, it, tech, an. Without facets and histogram: cc,p,plan,cat,tech. */
                     facets?: string;
                     /** @description How many values of each dimension, the commonest first: 1 to 100 (default 10). */
@@ -4203,6 +4213,8 @@ export interface operations {
                 "f:tech_installed_at:min"?: string;
                 /** @description Until this time (inclusive); blank for open. */
                 "f:tech_installed_at:max"?: string;
+                /** @description In this list of the API key's account (GET /list). */
+                "f:list"?: string;
             };
             header?: {
                 /** @description ETags of responses already held (comma-separated), or *. When one matches the current ETag (weak comparison), the answer is 304 without a body and nothing is read; * gets 304 whenever the answer would be 200 (that is read). Either way the request draws on the rate limit. */
@@ -4519,6 +4531,8 @@ export interface operations {
                 "f:tech_installed_at:min"?: string;
                 /** @description Until this time (inclusive); blank for open. */
                 "f:tech_installed_at:max"?: string;
+                /** @description In this list of the API key's account (GET /list). */
+                "f:list"?: string;
                 /** @description next_cursor of the previous page: it survives data refreshes (a later load's changes follow it); 410 once the changes after it were pruned. */
                 cursor?: string;
             };
@@ -4961,6 +4975,8 @@ export interface operations {
                 "f:tech_installed_at:min"?: string;
                 /** @description Until this time (inclusive); blank for open. */
                 "f:tech_installed_at:max"?: string;
+                /** @description In this list of the API key's account (GET /list). */
+                "f:list"?: string;
             };
             header?: never;
             path: {

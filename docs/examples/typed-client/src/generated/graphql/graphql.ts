@@ -54,6 +54,8 @@ export type DomainCondition = {
   lastPlanChangeAt?: TimeRange | null | undefined;
   /** Last platform change (f:last_platform_change_at:min, f:last_platform_change_at:max). */
   lastPlatformChangeAt?: TimeRange | null | undefined;
+  /** In this list of the API key's account (GET /list) (f:list). */
+  list?: string | null | undefined;
   /** Monthly app spend, cents of USD (f:masmin, f:masmax). */
   monthlyAppSpend?: IntRange | null | undefined;
   /** Platform plan (f:plan). */
@@ -128,6 +130,8 @@ export type DomainFilter = {
   lastPlanChangeAt?: TimeRange | null | undefined;
   /** Last platform change (f:last_platform_change_at:min, f:last_platform_change_at:max). */
   lastPlatformChangeAt?: TimeRange | null | undefined;
+  /** In this list of the API key's account (GET /list) (f:list). */
+  list?: string | null | undefined;
   /** Monthly app spend, cents of USD (f:masmin, f:masmax). */
   monthlyAppSpend?: IntRange | null | undefined;
   /** Platform plan (f:plan). */
