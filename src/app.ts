@@ -9,6 +9,7 @@ import { MonthlyCounts } from "./auth/usage-counts.ts";
 import type { Config } from "./config.ts";
 import { type Context, createContext, type RecordHandoff } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
+import { feedEnd } from "./db/change-feed.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import { jobResults } from "./db/export-results.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
@@ -22,6 +23,7 @@ import {
 } from "./errors.ts";
 import { type ExportDeps, exportRoutes, handOverJobs } from "./export/export.ts";
 import { ExportReader } from "./export/export-reader.ts";
+import { FeedWatch } from "./export/feed-watch.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createHttpsCheck, useHttpsOnly } from "./https.ts";
@@ -73,6 +75,8 @@ export interface AppOptions {
   plugins?: Plugin[];
   /** REST records written from their rows (the default) or through the resolvers (parity tests). */
   restWriter?: "rows" | "resolvers";
+  /** How often a live change stream that waits sends a comment (default 15 s; tests: less). */
+  streamHeartbeatMs?: number;
 }
 
 export function createApp(config: Config, snapshots: Snapshots, options: AppOptions = {}): App {
@@ -91,6 +95,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     { database: config.database, timeouts: config.timeouts, hold: options.holdExportReads },
     logger,
   );
+  const feedWatch = new FeedWatch(snapshots);
   const exportDeps: ExportDeps = {
     execute,
     logger,
@@ -104,6 +109,14 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     metrics,
     counts,
     lists: snapshots.store,
+    live: {
+      watch: feedWatch,
+      heartbeatMs: options.streamHeartbeatMs ?? 15_000,
+      end: async () => {
+        const served = await snapshots.current();
+        return served ? feedEnd(snapshots.store, served.snapshot.version) : 0;
+      },
+    },
   };
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
@@ -157,6 +170,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     plugins: [
       // app.dispose() stops the export reader's thread; a page it was reading fails its export.
       { onDispose: () => exportReader.close() },
+      { onDispose: () => feedWatch.close() },
       useHealth(snapshots, config.timeouts.readyzMs),
       useHttpsOnly(config, ["/healthz", "/readyz"]),
       // After the HTTPS check: the token and the metrics never travel over plain HTTP.

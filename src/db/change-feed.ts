@@ -70,6 +70,19 @@ export async function feedBounds(meta: MetaStore): Promise<FeedBounds> {
   return { lastId: Number(row?.last_id ?? 0), prunedThrough: Number(row?.pruned_through ?? 0) };
 }
 
+/**
+ * Where the feed stands for a gateway serving `served`: the last event of the snapshots up to it
+ * (the pruned end when none is left), the cursor a live stream starts after.
+ */
+export async function feedEnd(meta: MetaStore, served: number): Promise<number> {
+  const [row] = await meta.metaQuery(
+    `SELECT (SELECT max(id) FROM {meta}.change_event WHERE version <= ?) AS last_id,
+      (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through`,
+    [served],
+  );
+  return Math.max(Number(row?.last_id ?? 0), Number(row?.pruned_through ?? 0));
+}
+
 /** A page of events and the feed's ends, read together. */
 export interface FeedRead extends FeedBounds {
   rows: ChangeRow[];

@@ -110,6 +110,11 @@ export class Snapshots {
     );
   }
 
+  /** The next current() reads the registry again, whenever it last did (a stream waiting for a load). */
+  recheck(): void {
+    this.checkedAt = 0;
+  }
+
   /** The served snapshot, or null while none has been loaded. */
   async current(): Promise<ServedSnapshot | null> {
     if (Date.now() - this.checkedAt < this.refreshMs) return this.served;

@@ -21,6 +21,7 @@ import type { Options } from "../rest/options.ts";
 import { type Route, selectionOf } from "../rest/route.ts";
 import { domainNamesDocument } from "../rest/routes.ts";
 import type { ExportReader, Page, PageFormat } from "./export-reader.ts";
+import type { FeedWatch } from "./feed-watch.ts";
 
 /**
  * What Export Domains and `cursor=all` jobs share (src/export/export.ts, src/export/cursor-all.ts):
@@ -50,6 +51,14 @@ export interface ExportDeps {
   counts?: MonthlyCounts | null;
   /** Where accounts keep their lists (`f:list`: src/db/lists.ts). */
   lists?: ListStore;
+  /** GET /changes/stream: when the gateway serves a newer snapshot, and where the feed stands. */
+  live?: {
+    watch: FeedWatch;
+    /** A comment line this often keeps a waiting stream open through proxies. */
+    heartbeatMs: number;
+    /** The cursor a stream without one starts after: the served snapshot's last change. */
+    end(): Promise<number>;
+  };
 }
 
 /** The key of a request that reached an export (useAuth let it through). */

@@ -8,7 +8,7 @@ import type { Plugin } from "graphql-yoga";
  * it: it takes the first Accept-Encoding token as written (`gzip;q=0.5, br` or `br, gzip` chose
  * nothing), so the client's best choice by q-value is handed to it; and answers built with
  * Node's own Response (the REST layer's) are compressed by Node's own CompressionStream, since a
- * native stream pipes only through a native transform.
+ * native stream pipes only through a native transform. Server-Sent Events are sent as they are.
  */
 export function useCompression(): Plugin {
   const inner = useContentEncoding();
@@ -17,6 +17,8 @@ export function useCompression(): Plugin {
     onResponse(payload) {
       const encoding = chooseEncoding(payload.request.headers.get("accept-encoding"));
       if (!encoding || !payload.response.body) return;
+      // A live stream's events go out as they come: a compressor would hold them for its block.
+      if (payload.response.headers.get("content-type")?.startsWith("text/event-stream")) return;
       const fetchAPI =
         payload.response.body instanceof ReadableStream ? nativeOf(payload.fetchAPI) : payload.fetchAPI;
       const request = { headers: { get: () => encoding } } as unknown as Request;

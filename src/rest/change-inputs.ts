@@ -79,6 +79,35 @@ export const CHANGE_PAGE: Input = {
   }),
 };
 
+/**
+ * GET /changes/stream's own options: where it starts (`cursor`, else the Last-Event-ID header the
+ * browser's EventSource sends when it reconnects), and for how long it stays open.
+ */
+export const STREAM_OPTIONS: Input = {
+  options: [
+    {
+      name: "cursor",
+      type: "string",
+      description:
+        "Stream the changes after this one (an event's id, a next_cursor); without it, nor a Last-Event-ID header, the changes from now on.",
+    },
+    {
+      name: "max_seconds",
+      type: "integer",
+      description:
+        "Close the stream after this many seconds, 1 to 86400 (default: open until the client closes it).",
+    },
+  ],
+  variables: {},
+  read(o) {
+    const cursor = o.string("cursor");
+    if (cursor !== undefined && !/^\d{1,15}$/.test(cursor))
+      throw apiError("BAD_USER_INPUT", "cursor: is not a cursor of the change feed");
+    o.int("max_seconds", { min: 1, max: 86_400 });
+    return {};
+  },
+};
+
 /** A GraphQL argument of the change feed → the option it came from (undefined: as other routes). */
 export function changeOption(argument: string): string | undefined {
   const own = /^filter\.(since|until|kinds|app|technology)\b/.exec(argument);

@@ -1,17 +1,10 @@
-import {
-  type GraphQLObjectType,
-  type GraphQLOutputType,
-  getNamedType,
-  isListType,
-  isNonNullType,
-  isObjectType,
-} from "graphql";
+import type { GraphQLObjectType } from "graphql";
 import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limits.ts";
 import { schema } from "../schema/index.ts";
 import { cacheable } from "./etag.ts";
 import { FACETS_RESPONSE } from "./facets.ts";
-import { legacyFields } from "./fields.ts";
 import { FIELDS_OPTION, type OptionDoc } from "./inputs.ts";
+import { type Json, typeSchema } from "./openapi-schema.ts";
 import type { Operation, Part, Route } from "./route.ts";
 import { OPERATIONS, REST_BASE, ROUTES } from "./routes.ts";
 import { USAGE_PATH } from "./usage.ts";
@@ -21,62 +14,6 @@ import { USAGE_PATH } from "./usage.ts";
  * names the GraphQL schema declares, so it is never written twice. Served at
  * /json/api/v1/openapi.json and committed as docs/openapi.json (a test keeps it current).
  */
-type Json = Record<string, unknown>;
-
-const SCALARS: Record<string, Json> = {
-  String: { type: "string" },
-  ID: { type: "string" },
-  Int: { type: "integer" },
-  SafeInt: { type: "integer" },
-  Float: { type: "number" },
-  Boolean: { type: "boolean" },
-  DateTime: { type: "string", format: "date-time" },
-  Date: { type: "string", format: "date" },
-  LocalDateTime: { type: "string", description: "YYYY-MM-DDTHH:MM:SS, without zone" },
-  StringMap: { type: "object", additionalProperties: { type: "string" } },
-  Keywords: { oneOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
-};
-
-/** Legacy object names in the document (GraphQL type → schema name). */
-const NAMES: Record<string, string> = { App: "App", AppReview: "AppReview", Domain: "Domain" };
-
-function typeSchema(type: GraphQLOutputType, components: Json): Json {
-  const inner = isNonNullType(type) ? type.ofType : type;
-  if (isListType(inner)) return { type: "array", items: typeSchema(inner.ofType, components) };
-  const named = getNamedType(inner);
-  if (isObjectType(named)) {
-    const name = NAMES[named.name] ?? `${named.name}`;
-    if (!components[name]) {
-      components[name] = {};
-      components[name] = objectSchema(named, components);
-    }
-    return { $ref: `#/components/schemas/${name}` };
-  }
-  return SCALARS[named.name] ?? { type: "string" };
-}
-
-function objectSchema(type: GraphQLObjectType, components: Json): Json {
-  const properties: Json = {};
-  const required: string[] = [];
-  for (const [name, info] of legacyFields(type)) {
-    const s = typeSchema(info.gql.type, components);
-    const notes = [info.gql.description, info.onRequest ? "Returned only when requested with fields." : ""]
-      .filter(Boolean)
-      .join(" ");
-    properties[name] = notes ? { ...s, description: notes } : s;
-    // A field of a child object (InstalledApp's App, DomainTechnology's technology) is always
-    // present when the child always is.
-    const present = !info.via || isNonNullType(type.getFields()[info.via].type);
-    if (isNonNullType(info.gql.type) && present && !info.onRequest) required.push(name);
-  }
-  return {
-    type: "object",
-    description: `${type.description ?? type.name} Optional values are left out when unknown.`,
-    properties,
-    ...(required.length ? { required } : {}),
-  };
-}
-
 const ERROR_RESPONSES: Json = {
   "400": { description: "Invalid or unknown option; the message names it and says what is allowed." },
   "401": { description: "Missing or invalid API key." },
@@ -181,6 +118,11 @@ function partSchema(route: Route, part: Part, components: Json): Json {
   return part.type === "string[]" ? { type: "array", items: { type: "string" } } : { type: part.type };
 }
 
+const LIVE =
+  "Server-Sent Events: each matching change an event `change`, its `id` its feed cursor, its `data` the change as GET /changes writes it (`fields`); a comment every 15 s while it waits; open until the client closes it or max_seconds pass.";
+const LAST_EVENT_ID =
+  "The id of the last event received (an EventSource sends it when it reconnects): the stream goes on after it; cursor wins when both are given.";
+
 function operationOf(op: Operation, components: Json): Json {
   const { route } = op;
   const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
@@ -227,17 +169,27 @@ function operationOf(op: Operation, components: Json): Json {
   const whole = route.whole?.kind;
   const domain = () => typeSchema(schema.getType(route.type) as GraphQLObjectType, components);
   const cached = cacheable(op);
+  // GET /changes/stream: Server-Sent Events (src/export/changes-live.ts), resumed by Last-Event-ID.
+  const live = op.id === "streamChanges";
   return {
     operationId: op.id,
     summary: op.summary,
     description: limitsOf(route),
     tags: [route.path.startsWith("/app") ? "Apps" : route.path.startsWith("/list") ? "Lists" : "Domains"],
-    parameters: [...params, ...query, ...(cached ? [{ $ref: "#/components/parameters/If-None-Match" }] : [])],
+    parameters: [
+      ...params,
+      ...query,
+      ...(cached ? [{ $ref: "#/components/parameters/If-None-Match" }] : []),
+      ...(live
+        ? [{ name: "Last-Event-ID", in: "header", description: LAST_EVENT_ID, schema: { type: "string" } }]
+        : []),
+    ],
     ...body,
     responses: {
       "200": {
-        description:
-          whole === "stream"
+        description: live
+          ? LIVE
+          : whole === "stream"
             ? "Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv)."
             : whole === "job"
               ? "Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv)."
@@ -254,7 +206,11 @@ function operationOf(op: Operation, components: Json): Json {
                   schema: route.facets ? FACETS_RESPONSE : { type: "object", properties: envelope },
                 },
               }),
-          ...(whole ? { "application/x-ndjson": { schema: domain() }, "text/csv": CSV } : {}),
+          ...(live
+            ? { "text/event-stream": { schema: { type: "string" } } }
+            : whole
+              ? { "application/x-ndjson": { schema: domain() }, "text/csv": CSV }
+              : {}),
         },
       },
       ...(route.whole?.kind === "job"

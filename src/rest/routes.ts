@@ -1,6 +1,6 @@
 import type { GraphQLObjectType } from "graphql";
 import { schema } from "../schema/index.ts";
-import { CHANGE_PAGE, CHANGE_QUERY, changeOption } from "./change-inputs.ts";
+import { CHANGE_PAGE, CHANGE_QUERY, changeOption, STREAM_OPTIONS } from "./change-inputs.ts";
 import { facetInput } from "./facets.ts";
 import { parseFields } from "./fields.ts";
 import {
@@ -282,6 +282,20 @@ const removeFromList: Route = {
   },
 };
 
+const streamChanges: Route = {
+  methods: { GET: "streamChanges" },
+  path: "/changes/stream",
+  summary:
+    "The change feed, live: Server-Sent Events, each change as it is loaded, resumable by Last-Event-ID",
+  endpoint: "listDomains",
+  type: "Change",
+  inputs: [CHANGE_QUERY, STREAM_OPTIONS],
+  envelope: {},
+  filters: DOMAIN_TABLES,
+  whole: { kind: "stream", endpoint: "listDomains" },
+  option: changeOption,
+};
+
 /** The legacy REST API (docs/api.md section 4), one entry per path, and the paths beyond it. */
 export const ROUTES: readonly Route[] = [
   retrieveApp,
@@ -296,6 +310,7 @@ export const ROUTES: readonly Route[] = [
   appFacets,
   listChanges,
   exportChanges,
+  streamChanges,
   listLists,
   listListDomains,
   deleteList,

@@ -338,6 +338,11 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
           body,
         );
         expect(res.status, path).toBe(plain.status);
+        // A live stream's events are sent as they come, never held by a compressor.
+        if (plain.headers.get("content-type")?.startsWith("text/event-stream")) {
+          expect(res.headers["content-encoding"], path).toBeUndefined();
+          continue;
+        }
         expect(res.headers["content-encoding"], path).toBe(encoding);
         const text = inflate(res.body).toString();
         // Error bodies carry their own request id; a change (a list's) answers what it did again

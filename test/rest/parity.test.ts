@@ -1217,6 +1217,25 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
       expect(exported.status).toBe(200);
       expect(exported.type).toMatch(/^application\/x-ndjson\b/);
       expect(exported.body).toEqual(want);
+      // The live stream from the feed's start: the same changes, as events whose ids are their cursors.
+      covered.add("streamChanges");
+      const res = await api.app.fetch(
+        `${BASE}/changes/stream?kinds=domain_removed,domain_added&max_seconds=1`,
+        {
+          headers: { "last-event-id": "0" },
+        },
+      );
+      expect(res.status).toBe(200);
+      const events = (await res.text())
+        .split("\n\n")
+        .filter((b) => b.startsWith("id: "))
+        .map((b) => {
+          const [id, event, data] = b.split("\n");
+          expect(event).toBe("event: change");
+          return { id: id.slice(4), change: JSON.parse(data.slice(6)) as Json };
+        });
+      expect(events.map((e) => e.change)).toEqual(want);
+      expect(events.map((e) => e.id)).toEqual(want.map((w) => w.id));
     });
   });
 

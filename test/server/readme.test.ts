@@ -130,6 +130,13 @@ function runInBash(command: string, settings: string[], env: Record<string, stri
 /** The lists an answer holds (REST envelopes, GraphQL connections, JSON Lines): all must have items. */
 function listsOf(answer: Answer): [string, number][] {
   const type = answer.headers.get("content-type") ?? "";
+  if (type.startsWith("text/event-stream")) {
+    // A live stream: its opening line, and each event's data a change (none may come meanwhile).
+    expect(answer.body.startsWith("retry: ")).toBe(true);
+    for (const block of answer.body.split("\n\n").filter((b) => b.startsWith("id: ")))
+      JSON.parse(block.split("\n")[2].slice("data: ".length));
+    return [];
+  }
   if (type.includes("jsonl") || type.includes("ndjson")) {
     const lines = answer.body.split("\n").filter((l) => l !== "");
     for (const l of lines) JSON.parse(l);

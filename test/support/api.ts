@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type App, createApp } from "../../src/app.ts";
+import { type App, type AppOptions, createApp } from "../../src/app.ts";
 import { ApiKeys, type Plan } from "../../src/auth/keys.ts";
 import type { Config } from "../../src/config.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
@@ -41,6 +41,7 @@ export async function startApi(
   kind: DatabaseKind,
   snapshotDir: string,
   overrides: Partial<Config> = {},
+  appOptions: AppOptions = {},
 ): Promise<TestApi> {
   const db = await createTestDatabase(kind);
   const queries: string[] = [];
@@ -56,7 +57,7 @@ export async function startApi(
   const keys = new ApiKeys(snapshots.store);
   const createKey = async (plan: Plan = "enterprise", name = "test") => (await keys.create(name, plan)).key;
   const key = await createKey();
-  const app = withKey(createApp({ ...db.config, ...overrides }, snapshots), key);
+  const app = withKey(createApp({ ...db.config, ...overrides }, snapshots, appOptions), key);
   return {
     app,
     key,

@@ -22,6 +22,9 @@ const PARAMS: Record<string, string> = {
   // A list of the request's key's account: its `setup` makes it first.
   "{list}": "prospects",
 };
+/** A query string some routes need to answer at all (by route id): a live stream that ends. */
+const QUERIES: Record<string, string> = { streamChanges: "?max_seconds=1" };
+
 /** A valid JSON body for every route that reads one (by route id). */
 const BODIES: Record<string, unknown> = {
   searchApps: { fields: "name", q: "Klaviyo" },
@@ -45,7 +48,7 @@ export function restEndpoint(route: Operation): Endpoint {
     ...(needsList && addToList ? { setup: restEndpoint(addToList) } : {}),
     name: `${route.method} ${REST_BASE}${route.path} (${route.id})`,
     method: route.method,
-    path: `${REST_BASE}${path}`,
+    path: `${REST_BASE}${path}${QUERIES[route.id] ?? ""}`,
     headers: route.body ? { "content-type": "application/json" } : {},
     ...(route.body ? { body: JSON.stringify(BODIES[route.id]) } : {}),
   };

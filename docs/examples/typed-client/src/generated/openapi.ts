@@ -260,6 +260,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/changes/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The change feed, live: Server-Sent Events, each change as it is loaded, resumable by Last-Event-ID
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`). Each matching change is an event `change` whose `id` is its feed cursor and whose `data` is the change as GET /changes writes it (its `fields`); a comment line every 15 s keeps a waiting stream open. An EventSource that reconnects sends Last-Event-ID, and the stream goes on after it.
+         */
+        get: operations["streamChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/list": {
         parameters: {
             query?: never;
@@ -4640,6 +4660,311 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamChanges: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
+                fields?: string;
+                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_uninstalled, app_installed, technology_removed, technology_added, domain_removed (default: all). */
+                kinds?: string;
+                /** @description Changes after this point: a snapshot version (the changes of later loads), or an RFC 3339 time or a date (loads published then or later). */
+                since?: string;
+                /** @description Changes up to this point: a snapshot version (included), or a time or a date (loads published before it). */
+                until?: string;
+                /** @description Changes of this App, as <platform>.<token>. */
+                app?: string;
+                /** @description Changes of this technology (technology_added, technology_removed). */
+                technology?: string;
+                /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
+                "f:an"?: string;
+                /** @description How the values of f:an combine: and (default), or, not. */
+                "f:an:op"?: string;
+                /** @description Administrative area (state or province); needs countryCode: comma-separated values (\, for a literal comma). */
+                "f:administrative_area_level_1"?: string;
+                /** @description How the values of f:administrative_area_level_1 combine: and (default), or, not. */
+                "f:administrative_area_level_1:op"?: string;
+                /** @description Category: comma-separated values (\, for a literal comma). */
+                "f:cat"?: string;
+                /** @description How the values of f:cat combine: and (default), or, not. */
+                "f:cat:op"?: string;
+                /** @description Country code: comma-separated values (\, for a literal comma). */
+                "f:cc"?: string;
+                /** @description How the values of f:cc combine: and (default), or, not. */
+                "f:cc:op"?: string;
+                /** @description City; needs countryCode and administrativeAreaLevel1: comma-separated values (\, for a literal comma). */
+                "f:city"?: string;
+                /** @description How the values of f:city combine: and (default), or, not. */
+                "f:city:op"?: string;
+                /** @description Month of creation, YYYY-MM: comma-separated values (\, for a literal comma). */
+                "f:cratyyyymm"?: string;
+                /** @description How the values of f:cratyyyymm combine: and (default), or, not. */
+                "f:cratyyyymm:op"?: string;
+                /** @description Week of creation, YYYY-MM-DD; weeks start on Fridays, other days map to the Friday before: comma-separated values (\, for a literal comma). */
+                "f:cratyyyymmdd"?: string;
+                /** @description How the values of f:cratyyyymmdd combine: and (default), or, not. */
+                "f:cratyyyymmdd:op"?: string;
+                /** @description Currency code: comma-separated values (\, for a literal comma). */
+                "f:curr"?: string;
+                /** @description How the values of f:curr combine: and (default), or, not. */
+                "f:curr:op"?: string;
+                /** @description State: Active, Inactive or Password Protected: comma-separated values (\, for a literal comma). */
+                "f:ds"?: string;
+                /** @description How the values of f:ds combine: and (default), or, not. */
+                "f:ds:op"?: string;
+                /** @description Feature: comma-separated values (\, for a literal comma). */
+                "f:features"?: string;
+                /** @description How the values of f:features combine: and (default), or, not. */
+                "f:features:op"?: string;
+                /** @description Region: comma-separated values (\, for a literal comma). */
+                "f:reg"?: string;
+                /** @description How the values of f:reg combine: and (default), or, not. */
+                "f:reg:op"?: string;
+                /** @description Subregion: comma-separated values (\, for a literal comma). */
+                "f:sreg"?: string;
+                /** @description How the values of f:sreg combine: and (default), or, not. */
+                "f:sreg:op"?: string;
+                /** @description Language code: comma-separated values (\, for a literal comma). */
+                "f:lang"?: string;
+                /** @description How the values of f:lang combine: and (default), or, not. */
+                "f:lang:op"?: string;
+                /** @description Platform: comma-separated values (\, for a literal comma). */
+                "f:p"?: string;
+                /** @description How the values of f:p combine: and (default), or, not. */
+                "f:p:op"?: string;
+                /** @description Platform plan: comma-separated values (\, for a literal comma). */
+                "f:plan"?: string;
+                /** @description How the values of f:plan combine: and (default), or, not. */
+                "f:plan:op"?: string;
+                /** @description Technology name: comma-separated values (\, for a literal comma). */
+                "f:tech"?: string;
+                /** @description How the values of f:tech combine: and (default), or, not. */
+                "f:tech:op"?: string;
+                /** @description Theme name: comma-separated values (\, for a literal comma). */
+                "f:tn"?: string;
+                /** @description How the values of f:tn combine: and (default), or, not. */
+                "f:tn:op"?: string;
+                /** @description Tag: comma-separated values (\, for a literal comma). */
+                "f:tags"?: string;
+                /** @description How the values of f:tags combine: and (default), or, not. */
+                "f:tags:op"?: string;
+                /** @description Contact info type present: comma-separated values (\, for a literal comma). */
+                "f:it"?: string;
+                /** @description How the values of f:it combine: and (default), or, not. */
+                "f:it:op"?: string;
+                /** @description Ships-to country: comma-separated values (\, for a literal comma). */
+                "f:stc"?: string;
+                /** @description How the values of f:stc combine: and (default), or, not. */
+                "f:stc:op"?: string;
+                /** @description Sales channel: comma-separated values (\, for a literal comma). */
+                "f:sc"?: string;
+                /** @description How the values of f:sc combine: and (default), or, not. */
+                "f:sc:op"?: string;
+                /** @description Average product price, minor unit of the store currency: at least (inclusive). */
+                "f:avgppmin"?: string;
+                /** @description Average product price, minor unit of the store currency: at most (inclusive). */
+                "f:avgppmax"?: string;
+                /** @description Employee count: at least (inclusive). */
+                "f:empcmin"?: string;
+                /** @description Employee count: at most (inclusive). */
+                "f:empcmax"?: string;
+                /** @description Estimated monthly sales, cents of USD: at least (inclusive). */
+                "f:ermin"?: string;
+                /** @description Estimated monthly sales, cents of USD: at most (inclusive). */
+                "f:ermax"?: string;
+                /** @description Product count: at least (inclusive). */
+                "f:pcmin"?: string;
+                /** @description Product count: at most (inclusive). */
+                "f:pcmax"?: string;
+                /** @description World-wide rank: at least (inclusive). */
+                "f:rankmin"?: string;
+                /** @description World-wide rank: at most (inclusive). */
+                "f:rankmax"?: string;
+                /** @description Monthly app spend, cents of USD: at least (inclusive). */
+                "f:masmin"?: string;
+                /** @description Monthly app spend, cents of USD: at most (inclusive). */
+                "f:masmax"?: string;
+                /** @description Estimated monthly visits: at least (inclusive). */
+                "f:evmin"?: string;
+                /** @description Estimated monthly visits: at most (inclusive). */
+                "f:evmax"?: string;
+                /** @description Created on/after min and on/before max: at least (inclusive). */
+                "f:cratmin"?: string;
+                /** @description Created on/after min and on/before max: at most (inclusive). */
+                "f:cratmax"?: string;
+                /** @description Last plan change: at least (inclusive). */
+                "f:last_plan_change_at:min"?: string;
+                /** @description Last plan change: at most (inclusive). */
+                "f:last_plan_change_at:max"?: string;
+                /** @description Last platform change: at least (inclusive). */
+                "f:last_platform_change_at:min"?: string;
+                /** @description Last platform change: at most (inclusive). */
+                "f:last_platform_change_at:max"?: string;
+                /** @description The app of f:app_installed_at:min / :max (exactly one). */
+                "f:app_installed_at"?: string;
+                /** @description From this time (inclusive); blank for open. */
+                "f:app_installed_at:min"?: string;
+                /** @description Until this time (inclusive); blank for open. */
+                "f:app_installed_at:max"?: string;
+                /** @description The app of f:app_uninstalled_at:min / :max (exactly one). */
+                "f:app_uninstalled_at"?: string;
+                /** @description From this time (inclusive); blank for open. */
+                "f:app_uninstalled_at:min"?: string;
+                /** @description Until this time (inclusive); blank for open. */
+                "f:app_uninstalled_at:max"?: string;
+                /** @description The technology of f:tech_installed_at:min / :max (exactly one). */
+                "f:tech_installed_at"?: string;
+                /** @description From this time (inclusive); blank for open. */
+                "f:tech_installed_at:min"?: string;
+                /** @description Until this time (inclusive); blank for open. */
+                "f:tech_installed_at:max"?: string;
+                /** @description In this list of the API key's account (GET /list). */
+                "f:list"?: string;
+                /** @description Stream the changes after this one (an event's id, a next_cursor); without it, nor a Last-Event-ID header, the changes from now on. */
+                cursor?: string;
+                /** @description Close the stream after this many seconds, 1 to 86400 (default: open until the client closes it). */
+                max_seconds?: number;
+            };
+            header?: {
+                /** @description The id of the last event received: the stream goes on after it (cursor wins when both are given). */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: text/event-stream, open until the client closes it or max_seconds pass. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,0 +1,149 @@
+import { Kind, type SelectionSetNode } from "graphql";
+import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
+import { requestIdOf } from "../ops/request-id.ts";
+import { CHANGE_QUERY } from "../rest/change-inputs.ts";
+import { cachedDocument } from "../rest/document.ts";
+import { restErrorOf } from "../rest/errors.ts";
+import { legacyWriter, selectionKey, toSelectionSet } from "../rest/fields.ts";
+import { drawOn } from "../rest/handler.ts";
+import { optionOf } from "../rest/inputs.ts";
+import type { Options } from "../rest/options.ts";
+import { documentOf, readInto, selectionOf } from "../rest/route.ts";
+import { listChanges } from "../rest/routes.ts";
+import { withSharedTexts } from "../rest/shared-text.ts";
+import type { Answer, ExportDeps } from "./export-query.ts";
+
+/** Changes read at a time while a stream catches up. */
+const PAGE = 100;
+/** How long a browser's EventSource waits before it reconnects (sent once, first). */
+const RETRY_MS = 2000;
+/** Each event carries its feed position under this alias, whatever `fields` selects. */
+const POSITION = "streamPosition";
+
+interface LivePage {
+  nodes: Record<string, unknown>[];
+  pageInfo: { hasNextPage: boolean; endCursor: string };
+}
+
+/**
+ * The change feed, live (GET /changes/stream, docs/decisions.md "Change feed"): Server-Sent Events,
+ * one `change` event for each change that matches the feed's options, written as GET /changes
+ * writes a change (its `fields`), in feed order. Each event's `id:` is its feed cursor, so an
+ * EventSource that reconnects sends it back as Last-Event-ID and loses nothing. It starts after
+ * `cursor` (or Last-Event-ID), else with the changes of the next load. When it has caught up it
+ * waits for the gateway to serve a newer snapshot (FeedWatch), sending a comment line every
+ * `heartbeatMs` so that proxies keep it open, until the client closes it or `max_seconds` pass.
+ * The first page is read before answering, so a bad option or cursor is a 400 (or 410), not a
+ * broken stream; it draws once on the List Domains budget.
+ */
+export async function changesLive(deps: ExportDeps, request: Request, options: Options): Promise<Answer> {
+  const live = deps.live;
+  if (!live) throw new Error("GET /changes/stream without a feed watcher");
+  const sel = selectionOf(listChanges, options);
+  const variables: Record<string, unknown> = { ...readInto({}, [CHANGE_QUERY], options, {}), first: PAGE };
+  const maxSeconds = options.int("max_seconds", { min: 1, max: 86_400 });
+  const header = request.headers.get("last-event-id");
+  let start = options.string("cursor") ?? (header === null ? undefined : header.trim());
+  if (start !== undefined && !/^\d{1,15}$/.test(start)) {
+    throw apiError(
+      "BAD_USER_INPUT",
+      `${options.has("cursor") ? "cursor" : "Last-Event-ID"}: is not a cursor of the change feed`,
+    );
+  }
+  const query = cachedDocument(`stream:changes:${selectionKey(sel)}`, () =>
+    documentOf(listChanges, sel, withPosition(toSelectionSet(sel))),
+  );
+  const write = legacyWriter(sel);
+  const rename = (argument: string) =>
+    listChanges.option?.(argument) ?? optionOf(listChanges.filters ?? null, argument);
+  const read = async (after: string | null) => {
+    const result = await deps.execute(request, query, { ...variables, after }, null);
+    if (result.errors?.length) throw restErrorOf(result.errors, rename);
+    const page = result.data?.changes as LivePage | undefined;
+    if (!page) throw new Error("the change feed answered without data");
+    const text = await withSharedTexts(result.served ?? null, (shared) => {
+      let out = "";
+      for (const node of page.nodes)
+        out += `id: ${node[POSITION]}\nevent: change\ndata: ${write(node, shared)}\n\n`;
+      return out;
+    });
+    return { page, text, version: result.served?.snapshot.version ?? 0 };
+  };
+  // Without a cursor: from the last change of the served snapshot on (the next load's).
+  if (start === undefined) start = String(await live.end());
+  let pending: Awaited<ReturnType<typeof read>> | null = await read(start);
+  const budget = await drawOn(deps.limits, "listDomains", request);
+  const encoder = new TextEncoder();
+  let cursor = pending.page.pageInfo.endCursor;
+  let more = pending.page.pageInfo.hasNextPage;
+  let version = pending.version;
+  const closed = new AbortController();
+  const deadline = maxSeconds === undefined ? Number.POSITIVE_INFINITY : Date.now() + maxSeconds * 1000;
+  let opened = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        if (!opened) {
+          opened = true;
+          controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n\n${pending?.text ?? ""}`));
+          pending = null;
+          return;
+        }
+        for (;;) {
+          if (closed.signal.aborted) return;
+          if (Date.now() >= deadline) return controller.close();
+          if (more) {
+            const next = await read(cursor);
+            if (closed.signal.aborted) return;
+            cursor = next.page.pageInfo.endCursor;
+            more = next.page.pageInfo.hasNextPage;
+            version = Math.max(version, next.version);
+            if (next.text) return controller.enqueue(encoder.encode(next.text));
+            continue;
+          }
+          const wait = Math.min(live.heartbeatMs, deadline - Date.now());
+          const how = await live.watch.next(version, wait, closed.signal);
+          if (how === "aborted") return;
+          if (how === "moved") more = true;
+          // The wait ended at max_seconds (a timer may fire a little before it): the stream ends.
+          else if (wait < live.heartbeatMs) return controller.close();
+          else return controller.enqueue(encoder.encode(": keep-alive\n\n"));
+        }
+      } catch (e) {
+        if (closed.signal.aborted) return;
+        // The stream's status is sent: its last event says what ended it, and it closes.
+        const id = requestIdOf(request);
+        const err = isApiError(e) ? e : maskFault(e, deps.logger, id);
+        controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify(errorBody(err, id))}\n\n`));
+        controller.close();
+      }
+    },
+    cancel() {
+      closed.abort();
+    },
+  });
+  const response = new Response(body, {
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      // Proxies that buffer (nginx) pass each event on at once.
+      "x-accel-buffering": "no",
+    },
+  });
+  return { response, budget };
+}
+
+/** The records' selection with the change's id under POSITION (the event's `id:`), whatever `fields` selects. */
+function withPosition(set: SelectionSetNode): SelectionSetNode {
+  return {
+    ...set,
+    selections: [
+      ...set.selections,
+      {
+        kind: Kind.FIELD,
+        alias: { kind: Kind.NAME, value: POSITION },
+        name: { kind: Kind.NAME, value: "id" },
+      },
+    ],
+  };
+}

@@ -1,0 +1,72 @@
+import type { Snapshots } from "../db/snapshots.ts";
+
+/**
+ * Tells the change feed's live streams (GET /changes/stream) when the gateway serves a newer
+ * snapshot, whose load's changes they then read. One watcher a gateway, however many streams:
+ * while any stream waits, it asks the registry which snapshot is served every `intervalMs` (one
+ * small statement; on PostgreSQL every gateway asks the shared registry, so each learns of a load
+ * another process published), and wakes the streams that wait on an older one.
+ */
+export class FeedWatch {
+  private readonly waiters = new Set<{ version: number; wake: () => void }>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+
+  constructor(
+    private readonly snapshots: Pick<Snapshots, "current" | "recheck">,
+    private readonly intervalMs = 250,
+  ) {}
+
+  /**
+   * Resolves "moved" once the served snapshot is newer than `version`, "timeout" after `ms`,
+   * "aborted" when `signal` aborts, whichever comes first.
+   */
+  next(version: number, ms: number, signal: AbortSignal): Promise<"moved" | "timeout" | "aborted"> {
+    if (signal.aborted) return Promise.resolve("aborted");
+    return new Promise((resolve) => {
+      const done = (how: "moved" | "timeout" | "aborted") => {
+        clearTimeout(timeout);
+        signal.removeEventListener("abort", onAbort);
+        this.waiters.delete(waiter);
+        if (!this.waiters.size) this.stop();
+        resolve(how);
+      };
+      const waiter = { version, wake: () => done("moved") };
+      const onAbort = () => done("aborted");
+      const timeout = setTimeout(() => done("timeout"), ms);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiters.add(waiter);
+      this.start();
+    });
+  }
+
+  /** Stops asking (app.dispose): waiting streams time out as they would. */
+  close(): void {
+    this.stop();
+  }
+
+  private start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  private stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      this.snapshots.recheck();
+      const served = (await this.snapshots.current())?.snapshot.version ?? 0;
+      for (const w of [...this.waiters]) if (served > w.version) w.wake();
+    } catch {
+      // The registry did not answer: the next tick asks again, and the streams wait meanwhile.
+    } finally {
+      this.ticking = false;
+    }
+  }
+}
