@@ -7,11 +7,12 @@ import { type Charge, RateLimits } from "./auth/rate-limit.ts";
 import { usageSource } from "./auth/usage.ts";
 import { MonthlyCounts } from "./auth/usage-counts.ts";
 import type { Config } from "./config.ts";
-import { type Context, createContext, type RecordHandoff } from "./context.ts";
+import { type Context, createContext, type LiveFeed, type RecordHandoff } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
 import { feedEnd } from "./db/change-feed.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import { jobResults } from "./db/export-results.ts";
+import { FeedWatch } from "./db/feed-watch.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { documentLimits } from "./document-limits.ts";
 import {
@@ -23,7 +24,6 @@ import {
 } from "./errors.ts";
 import { type ExportDeps, exportRoutes, handOverJobs } from "./export/export.ts";
 import { ExportReader } from "./export/export-reader.ts";
-import { FeedWatch } from "./export/feed-watch.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createHttpsCheck, useHttpsOnly } from "./https.ts";
@@ -96,6 +96,14 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     logger,
   );
   const feedWatch = new FeedWatch(snapshots);
+  const liveFeed: LiveFeed = {
+    watch: feedWatch,
+    current: () => snapshots.current(),
+    end: async (version) => {
+      const served = version ?? (await snapshots.current())?.snapshot.version;
+      return served === undefined ? 0 : feedEnd(snapshots.store, served);
+    },
+  };
   const exportDeps: ExportDeps = {
     execute,
     logger,
@@ -109,14 +117,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     metrics,
     counts,
     lists: snapshots.store,
-    live: {
-      watch: feedWatch,
-      heartbeatMs: options.streamHeartbeatMs ?? 15_000,
-      end: async () => {
-        const served = await snapshots.current();
-        return served ? feedEnd(snapshots.store, served.snapshot.version) : 0;
-      },
-    },
+    live: { ...liveFeed, heartbeatMs: options.streamHeartbeatMs ?? 15_000 },
   };
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
@@ -165,7 +166,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     },
     context: ({ request, ...server }) => {
       const key = apiKeyOf(request);
-      return createContext(snapshots, key, limits.usageFor(request, key, chargeOf(server)), usage);
+      return createContext(snapshots, key, limits.usageFor(request, key, chargeOf(server)), usage, liveFeed);
     },
     plugins: [
       // app.dispose() stops the export reader's thread; a page it was reading fails its export.

@@ -4,6 +4,7 @@ import type { ApiKey } from "./auth/keys.ts";
 import type { RateUsage } from "./auth/rate-limit.ts";
 import type { UsageSource } from "./auth/usage.ts";
 import type { MetaStore } from "./db/change-feed.ts";
+import type { FeedWatch } from "./db/feed-watch.ts";
 import type { ListStore } from "./db/lists.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { apiError } from "./errors.ts";
@@ -33,6 +34,20 @@ export interface Context extends ReadContext {
   usage?: UsageSource;
   /** Where the key's account keeps its lists (the meta database: src/db/lists.ts). */
   lists?: ListStore;
+  /** What a live read of the feed (the `changes` subscription) waits on and reads again. */
+  live?: LiveFeed;
+}
+
+/** The gateway's view of the feed as it grows (src/query/changes-live.ts). */
+export interface LiveFeed {
+  watch: FeedWatch;
+  /** The served snapshot now (a subscription reads each load's changes from its own). */
+  current(): Promise<ServedSnapshot | null>;
+  /**
+   * The cursor after the last change of snapshot `version` (default: the one served now). A read
+   * that started on a snapshot asks for its own: a newer one's end would skip that load's changes.
+   */
+  end(version?: number): Promise<number>;
 }
 
 /** The context of a read the server makes itself, of the snapshot `served`: fresh loaders, no client. */
@@ -56,6 +71,7 @@ export async function createContext(
   apiKey: ApiKey | null,
   rateUsage: RateUsage,
   usage?: UsageSource,
+  live?: LiveFeed,
 ): Promise<Context> {
   return {
     served: await snapshots.current(),
@@ -65,6 +81,7 @@ export async function createContext(
     usage,
     meta: snapshots.store,
     lists: snapshots.store,
+    live,
   };
 }
 

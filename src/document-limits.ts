@@ -100,10 +100,11 @@ function useNestingLimit(max: number, maxTokens: number): Plugin {
 }
 
 /**
- * The schema has queries, and mutations of what an account keeps (its lists), but no
- * subscriptions. graphql-js' validation does not refuse an operation of a type the schema lacks
- * (execution would), and graphql-jit threw at compile time, which was answered as a fault of ours:
- * here it is a validation error like any other.
+ * An operation of a root type the schema lacks. The schema has all three today (queries,
+ * mutations of an account's lists, the `changes` subscription); this stays as the guard it was when
+ * it had queries only: graphql-js' validation does not refuse such an operation (execution would),
+ * and graphql-jit threw at compile time, which was answered as a fault of ours. Here it is a
+ * validation error like any other.
  */
 export const ReadOnlyOperationsRule: ValidationRule = (context) => ({
   OperationDefinition(node) {

@@ -4,6 +4,7 @@ import type { Budget, RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
+import type { FeedWatch } from "../db/feed-watch.ts";
 import { DomainLists, type ListStore } from "../db/lists.ts";
 import { readAt } from "../db/snapshots.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
@@ -21,7 +22,6 @@ import type { Options } from "../rest/options.ts";
 import { type Route, selectionOf } from "../rest/route.ts";
 import { domainNamesDocument } from "../rest/routes.ts";
 import type { ExportReader, Page, PageFormat } from "./export-reader.ts";
-import type { FeedWatch } from "./feed-watch.ts";
 
 /**
  * What Export Domains and `cursor=all` jobs share (src/export/export.ts, src/export/cursor-all.ts):
@@ -57,7 +57,7 @@ export interface ExportDeps {
     /** A comment line this often keeps a waiting stream open through proxies. */
     heartbeatMs: number;
     /** The cursor a stream without one starts after: the served snapshot's last change. */
-    end(): Promise<number>;
+    end(version?: number): Promise<number>;
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ChangeAppRow, ChangeRow } from "../db/change-feed.ts";
 import { CHANGE_KINDS } from "../db/change-sql.ts";
 import { type ChangeArgs, changeCursor, changePage, DEFAULT_CHANGES, MAX_CHANGES } from "../query/changes.ts";
+import { liveChanges } from "../query/changes-live.ts";
 import { reads } from "../query/domain-read/plan.ts";
 import { instantText } from "../query/instant.ts";
 import { appByIdentifier, domainByName } from "../query/loaders.ts";
@@ -226,5 +227,24 @@ builder.objectField(App, "changes", (t) =>
     complexity: pagedComplexity(DEFAULT_CHANGES),
     args: changeArgs,
     resolve: (a, args, ctx) => resolveChanges(ctx, args, { app: `${a.platform}.${a.token}` }),
+  }),
+);
+
+builder.subscriptionType({
+  description: "Changes as they are loaded (over Server-Sent Events: Accept: text/event-stream).",
+});
+
+builder.subscriptionField("changes", (t) =>
+  t.field({
+    type: Change,
+    description:
+      "The change feed, live: each change after `after` (else from the next load on), in feed order, as GET /changes/stream sends them. It draws once on the List Domains budget, with its first change.",
+    ...rateLimited("listDomains"),
+    args: {
+      filter: t.arg({ type: ChangeFilter }),
+      after: t.arg.string({ description: "A change's id (a feed cursor): the changes after it." }),
+    },
+    subscribe: (_root, args, ctx) => liveChanges(ctx, args),
+    resolve: (change) => change,
   }),
 );

@@ -30,6 +30,9 @@ import { schema } from "./index.ts";
  * - A variable's bad value is reported by graphql-jit as "Expected type X." with the scalar's
  *   reason as originalError; it is rewritten to graphql-js' message, which gives the reason, as a
  *   client's error (BAD_USER_INPUT), not a fault.
+ * - graphql-jit calls a subscription field's `subscribe` with the operation's variables where
+ *   its arguments belong (its executeSubscription passes executionContext.variables): the
+ *   `changes` subscription's `after` was lost. Subscriptions run on graphql-js.
  * - graphql-jit compiles a variable's coercion by unfolding its input type, and a recursive input
  *   type unfolds without end (zalando-incubator/graphql-jit#81, open): the process allocated until
  *   it ran out of memory. The schema has none (DomainFilter's `and` takes DomainCondition, which
@@ -52,6 +55,9 @@ function canCompile(document: DocumentNode): boolean {
     visit(document, {
       StringValue(node) {
         if (DATE_ONLY.test(node.value)) known = false;
+      },
+      OperationDefinition(node) {
+        if (node.operation === "subscription") known = false;
       },
     });
     compilable.set(document, known);

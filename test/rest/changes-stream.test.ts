@@ -150,6 +150,61 @@ describe.each(databaseKinds())("GET /changes/stream on %s", (kind) => {
     ]);
   });
 
+  it("GraphQL's changes subscription over SSE: the feed after `after`, then the next load's changes", async () => {
+    const subscribe = async (query: string, variables: Record<string, unknown> = {}) =>
+      new Stream(
+        await api.app.fetch("http://localhost/graphql", {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "text/event-stream" },
+          body: JSON.stringify({ query, variables }),
+        }),
+      );
+    const changesOf = (s: Stream) =>
+      s
+        .blocks()
+        .filter((b) => b.startsWith("event: next"))
+        .map(
+          (b) =>
+            JSON.parse(b.slice(b.indexOf("data: ") + 6)) as {
+              data?: { changes: { id: string; kind: string; domainName: string } };
+              errors?: unknown[];
+            },
+        );
+    const feed = await api.gql<{ changes: { nodes: { id: string }[] } }>(
+      "{ changes(first: 1000) { nodes { id } } }",
+    );
+    const all = (feed.data?.changes.nodes ?? []).map((n) => n.id);
+    // From the feed's start: every change there is, in order.
+    const past = await subscribe('subscription { changes(after: "0") { id kind domainName } }');
+    expect(past.response.status).toBe(200);
+    expect(past.response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    await past.until((x) => changesOf(x).length >= all.length, 5000);
+    await past.close();
+    expect(changesOf(past).map((c) => c.data?.changes.id)).toEqual(all);
+    // Live: the next load's changes, and no error.
+    const live = await subscribe(
+      "subscription($k: [ChangeKind!]) { changes(filter: { kinds: $k }) { id kind domainName } }",
+      {
+        k: ["domain_removed", "domain_added"],
+      },
+    );
+    await loadNext();
+    await live.until((x) => changesOf(x).length > 0, 10_000);
+    await live.close();
+    const got = changesOf(live);
+    expect(got.length).toBeGreaterThan(0);
+    for (const c of got) {
+      expect(c.errors).toBeUndefined();
+      expect(["domain_removed", "domain_added"]).toContain(c.data?.changes.kind);
+      expect(Number(c.data?.changes.id)).toBeGreaterThan(Number(all[all.length - 1]));
+    }
+    // A cursor that is none is the client's error.
+    const bad = await subscribe('subscription { changes(after: "x") { id } }');
+    await bad.until((x) => x.blocks().some((b) => b.includes("errors")), 5000);
+    await bad.close();
+    expect(bad.blocks().join("\n")).toMatch(/after: is not a cursor of the change feed/);
+  });
+
   it("a bad option, cursor or Last-Event-ID is a 400 naming it, before any event", async () => {
     const cases: [string, Record<string, string>, RegExp][] = [
       ["?cursor=abc", {}, /^cursor: is not a cursor of the change feed/],

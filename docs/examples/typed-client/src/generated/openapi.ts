@@ -269,7 +269,7 @@ export interface paths {
         };
         /**
          * The change feed, live: Server-Sent Events, each change as it is loaded, resumable by Last-Event-ID
-         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`). Each matching change is an event `change` whose `id` is its feed cursor and whose `data` is the change as GET /changes writes it (its `fields`); a comment line every 15 s keeps a waiting stream open. An EventSource that reconnects sends Last-Event-ID, and the stream goes on after it.
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
          */
         get: operations["streamChanges"];
         put?: never;
@@ -4859,7 +4859,7 @@ export interface operations {
                 max_seconds?: number;
             };
             header?: {
-                /** @description The id of the last event received: the stream goes on after it (cursor wins when both are given). */
+                /** @description The id of the last event received (an EventSource sends it when it reconnects): the stream goes on after it; cursor wins when both are given. */
                 "Last-Event-ID"?: string;
             };
             path?: never;
@@ -4867,13 +4867,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The stream: text/event-stream, open until the client closes it or max_seconds pass. */
+            /** @description Server-Sent Events: each matching change an event `change`, its `id` its feed cursor, its `data` the change as GET /changes writes it (`fields`); a comment every 15 s while it waits; open until the client closes it or max_seconds pass. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4897,9 +4898,6 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4965,6 +4963,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

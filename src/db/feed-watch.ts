@@ -1,4 +1,4 @@
-import type { Snapshots } from "../db/snapshots.ts";
+import type { Snapshots } from "./snapshots.ts";
 
 /**
  * Tells the change feed's live streams (GET /changes/stream) when the gateway serves a newer
