@@ -305,19 +305,21 @@ export const DOMAIN_NAMES: Input = {
     },
   ],
   variables: { names: "[String!]!" },
-  read(o) {
-    const names = o.raw("domains");
-    if (
-      !Array.isArray(names) ||
-      names.length === 0 ||
-      names.length > 100 ||
-      names.some((n) => typeof n !== "string")
-    ) {
-      throw apiError("BAD_USER_INPUT", "domains: must be a list of 1 to 100 domain names (strings)");
-    }
-    return { names };
-  },
+  read: (o) => ({ names: domainNames(o, 100) }),
 };
+
+/** A body's `domains`: 1 to `most` strings, or a 400 that says so. */
+function domainNames(o: Options, most: number): string[] {
+  const names = o.raw("domains");
+  if (
+    !Array.isArray(names) ||
+    names.length === 0 ||
+    names.length > most ||
+    names.some((n) => typeof n !== "string")
+  )
+    throw apiError("BAD_USER_INPUT", `domains: must be a list of 1 to ${most} domain names (strings)`);
+  return names;
+}
 
 /** GraphQL arguments → the REST option (or path part) they come from, for error messages. */
 const ARGUMENT_OPTIONS: Record<string, string> = {
@@ -368,21 +370,7 @@ export const LIST_DOMAINS: Input = {
     },
   ],
   variables: { domains: "[String!]!" },
-  read(o) {
-    const names = o.raw("domains");
-    if (
-      !Array.isArray(names) ||
-      names.length === 0 ||
-      names.length > LIST_LIMITS.perRequest ||
-      names.some((n) => typeof n !== "string")
-    ) {
-      throw apiError(
-        "BAD_USER_INPUT",
-        `domains: must be a list of 1 to ${LIST_LIMITS.perRequest} domain names (strings)`,
-      );
-    }
-    return { domains: names };
-  },
+  read: (o) => ({ domains: domainNames(o, LIST_LIMITS.perRequest) }),
 };
 
 /** A list's page: page_size and cursor (a list is read whole by paging it). */

@@ -108,25 +108,32 @@ builder.mutationType({
   description: "Changes to what the API key's account keeps: its lists.",
 });
 
-const NAMES_DESCRIPTION = `1 to ${LIST_LIMITS.perRequest} domain names.`;
+/** The arguments of a change of a list's Domains, and its cost: a name each (each looked up and written). */
+const namesChange = (t: Parameters<Parameters<typeof builder.mutationField>[1]>[0]) => ({
+  ...rateLimited("listDomains"),
+  complexity: (args: { domains: readonly string[] }) => ({
+    field: Math.max(1, args.domains.length),
+    multiplier: 1,
+  }),
+  args: {
+    name: t.arg.string({ required: true }),
+    domains: t.arg.stringList({
+      required: true,
+      description: `1 to ${LIST_LIMITS.perRequest} domain names.`,
+    }),
+  },
+});
 
 builder.mutationField("addDomainsToList", (t) =>
   t.field({
     type: ListUpdate,
     description: "Adds Domains to a list, making the list when the account has none of that name.",
-    ...rateLimited("listDomains"),
-    // A name each: each is looked up and written.
-    complexity: (args) => ({ field: Math.max(1, args.domains.length), multiplier: 1 }),
-    args: {
-      name: t.arg.string({ required: true }),
-      domains: t.arg.stringList({ required: true, description: NAMES_DESCRIPTION }),
-    },
+    ...namesChange(t),
     resolve: (_root, args, ctx) =>
       listing(async () => {
-        const domains = args.domains;
-        checkNames(domains);
+        checkNames(args.domains);
         const { lists, account } = listsOf(ctx);
-        const { known, unrecognized } = await recognize(ctx, domains);
+        const { known, unrecognized } = await recognize(ctx, args.domains);
         const { list, added } = await lists.add(account, args.name, known);
         return { list, added, unrecognized };
       }),
@@ -137,18 +144,12 @@ builder.mutationField("removeDomainsFromList", (t) =>
   t.field({
     type: ListRemoval,
     description: "Removes Domains from a list (names it does not hold are left alone).",
-    ...rateLimited("listDomains"),
-    complexity: (args) => ({ field: Math.max(1, args.domains.length), multiplier: 1 }),
-    args: {
-      name: t.arg.string({ required: true }),
-      domains: t.arg.stringList({ required: true, description: NAMES_DESCRIPTION }),
-    },
+    ...namesChange(t),
     resolve: (_root, args, ctx) =>
       listing(async () => {
-        const domains = args.domains;
-        checkNames(domains);
+        checkNames(args.domains);
         const { lists, account } = listsOf(ctx);
-        const names = [...new Set(domains.map((d) => d.trim().toLowerCase().replace(/\.$/, "")))];
+        const names = [...new Set(args.domains.map((d) => d.trim().toLowerCase().replace(/\.$/, "")))];
         return lists.remove(account, args.name, names);
       }),
   }),
