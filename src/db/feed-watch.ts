@@ -8,9 +8,10 @@ import type { Snapshots } from "./snapshots.ts";
  * another process published), and wakes the streams that wait on an older one.
  */
 export class FeedWatch {
-  private readonly waiters = new Set<{ version: number; wake: () => void }>();
+  private readonly waiters = new Set<{ version: number; wake: () => void; end: () => void }>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
+  private closed = false;
 
   constructor(
     private readonly snapshots: Pick<Snapshots, "current" | "recheck">,
@@ -22,7 +23,7 @@ export class FeedWatch {
    * "aborted" when `signal` aborts, whichever comes first.
    */
   next(version: number, ms: number, signal: AbortSignal): Promise<"moved" | "timeout" | "aborted"> {
-    if (signal.aborted) return Promise.resolve("aborted");
+    if (signal.aborted || this.closed) return Promise.resolve("aborted");
     return new Promise((resolve) => {
       const done = (how: "moved" | "timeout" | "aborted") => {
         clearTimeout(timeout);
@@ -31,7 +32,7 @@ export class FeedWatch {
         if (!this.waiters.size) this.stop();
         resolve(how);
       };
-      const waiter = { version, wake: () => done("moved") };
+      const waiter = { version, wake: () => done("moved"), end: () => done("aborted") };
       const onAbort = () => done("aborted");
       const timeout = setTimeout(() => done("timeout"), ms);
       signal.addEventListener("abort", onAbort, { once: true });
@@ -40,9 +41,11 @@ export class FeedWatch {
     });
   }
 
-  /** Stops asking (app.dispose): waiting streams time out as they would. */
+  /** Stops asking (app.dispose): the streams waiting end, and any that asks again. */
   close(): void {
+    this.closed = true;
     this.stop();
+    for (const w of [...this.waiters]) w.end();
   }
 
   private start(): void {

@@ -112,50 +112,54 @@ export class DomainLists {
     names: readonly string[],
   ): Promise<{ list: DomainListRow; added: number }> {
     checkListName(name);
-    return this.store.metaTransaction(async (q) => {
-      const now = Date.now();
-      let list = await find(q, account, name);
-      if (!list) {
-        const [held] = await q("SELECT count(*) AS n FROM {meta}.domain_list WHERE account = ?", [account]);
-        if (Number(held?.n ?? 0) >= LIST_LIMITS.lists) {
+    return this.store.metaTransaction(
+      async (q) => {
+        const now = Date.now();
+        let list = await find(q, account, name);
+        if (!list) {
+          const [held] = await q("SELECT count(*) AS n FROM {meta}.domain_list WHERE account = ?", [account]);
+          if (Number(held?.n ?? 0) >= LIST_LIMITS.lists) {
+            throw new ListError(
+              "name",
+              `the account holds ${LIST_LIMITS.lists} lists, the most it may: delete one (DELETE /list/{name}) before making "${name}"`,
+            );
+          }
+          await q(
+            "INSERT INTO {meta}.domain_list (id, account, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+            [randomUUID(), account, name, now, now],
+          );
+          list = (await find(q, account, name)) as DomainListRow & { id: string };
+        }
+        const held = new Set<string>();
+        for (let i = 0; i < names.length; i += 500) {
+          const batch = names.slice(i, i + 500);
+          const rows = await q(
+            `SELECT domain FROM {meta}.domain_list_item WHERE list_id = ? AND domain IN (${marks(batch.length)})`,
+            [list.id, ...batch],
+          );
+          for (const r of rows) held.add(String(r.domain));
+        }
+        const fresh = names.filter((n) => !held.has(n));
+        if (list.count + fresh.length > LIST_LIMITS.domains) {
           throw new ListError(
-            "name",
-            `the account holds ${LIST_LIMITS.lists} lists, the most it may: delete one (DELETE /list/{name}) before making "${name}"`,
+            "domains",
+            `the list "${name}" holds ${list.count} Domains and this would add ${fresh.length}: a list holds at most ${LIST_LIMITS.domains}`,
           );
         }
-        await q(
-          "INSERT INTO {meta}.domain_list (id, account, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-          [randomUUID(), account, name, now, now],
-        );
-        list = (await find(q, account, name)) as DomainListRow & { id: string };
-      }
-      const held = new Set<string>();
-      for (let i = 0; i < names.length; i += 500) {
-        const batch = names.slice(i, i + 500);
-        const rows = await q(
-          `SELECT domain FROM {meta}.domain_list_item WHERE list_id = ? AND domain IN (${marks(batch.length)})`,
-          [list.id, ...batch],
-        );
-        for (const r of rows) held.add(String(r.domain));
-      }
-      const fresh = names.filter((n) => !held.has(n));
-      if (list.count + fresh.length > LIST_LIMITS.domains) {
-        throw new ListError(
-          "domains",
-          `the list "${name}" holds ${list.count} Domains and this would add ${fresh.length}: a list holds at most ${LIST_LIMITS.domains}`,
-        );
-      }
-      for (let i = 0; i < fresh.length; i += 300) {
-        const batch = fresh.slice(i, i + 300);
-        await q(
-          `INSERT INTO {meta}.domain_list_item (list_id, domain, added_at) VALUES ${batch.map(() => "(?, ?, ?)").join(", ")}`,
-          batch.flatMap((d) => [list.id, d, now]),
-        );
-      }
-      if (fresh.length) await q("UPDATE {meta}.domain_list SET updated_at = ? WHERE id = ?", [now, list.id]);
-      const after = (await find(q, account, name)) as DomainListRow & { id: string };
-      return { list: listOnly(after), added: fresh.length };
-    });
+        for (let i = 0; i < fresh.length; i += 300) {
+          const batch = fresh.slice(i, i + 300);
+          await q(
+            `INSERT INTO {meta}.domain_list_item (list_id, domain, added_at) VALUES ${batch.map(() => "(?, ?, ?)").join(", ")}`,
+            batch.flatMap((d) => [list.id, d, now]),
+          );
+        }
+        if (fresh.length)
+          await q("UPDATE {meta}.domain_list SET updated_at = ? WHERE id = ?", [now, list.id]);
+        const after = (await find(q, account, name)) as DomainListRow & { id: string };
+        return { list: listOnly(after), added: fresh.length };
+      },
+      { lock: `lists:${account}` },
+    );
   }
 
   /** Removes `names` from the list; throws ListNotFoundError when the account has none of that name. */
@@ -165,39 +169,45 @@ export class DomainLists {
     names: readonly string[],
   ): Promise<{ list: DomainListRow; removed: number }> {
     checkListName(name);
-    return this.store.metaTransaction(async (q) => {
-      const list = await find(q, account, name);
-      if (!list) throw new ListNotFoundError(name);
-      let removed = 0;
-      for (let i = 0; i < names.length; i += 500) {
-        const batch = names.slice(i, i + 500);
-        const [r] = await q(
-          `SELECT count(*) AS n FROM {meta}.domain_list_item WHERE list_id = ? AND domain IN (${marks(batch.length)})`,
-          [list.id, ...batch],
-        );
-        removed += Number(r?.n ?? 0);
-        await q(
-          `DELETE FROM {meta}.domain_list_item WHERE list_id = ? AND domain IN (${marks(batch.length)})`,
-          [list.id, ...batch],
-        );
-      }
-      if (removed)
-        await q("UPDATE {meta}.domain_list SET updated_at = ? WHERE id = ?", [Date.now(), list.id]);
-      const after = (await find(q, account, name)) as DomainListRow & { id: string };
-      return { list: listOnly(after), removed };
-    });
+    return this.store.metaTransaction(
+      async (q) => {
+        const list = await find(q, account, name);
+        if (!list) throw new ListNotFoundError(name);
+        let removed = 0;
+        for (let i = 0; i < names.length; i += 500) {
+          const batch = names.slice(i, i + 500);
+          const [r] = await q(
+            `SELECT count(*) AS n FROM {meta}.domain_list_item WHERE list_id = ? AND domain IN (${marks(batch.length)})`,
+            [list.id, ...batch],
+          );
+          removed += Number(r?.n ?? 0);
+          await q(
+            `DELETE FROM {meta}.domain_list_item WHERE list_id = ? AND domain IN (${marks(batch.length)})`,
+            [list.id, ...batch],
+          );
+        }
+        if (removed)
+          await q("UPDATE {meta}.domain_list SET updated_at = ? WHERE id = ?", [Date.now(), list.id]);
+        const after = (await find(q, account, name)) as DomainListRow & { id: string };
+        return { list: listOnly(after), removed };
+      },
+      { lock: `lists:${account}` },
+    );
   }
 
   /** Deletes the list and its Domains; the list as it was, or null when the account had none of that name. */
   async delete(account: string, name: string): Promise<DomainListRow | null> {
     checkListName(name);
-    return this.store.metaTransaction(async (q) => {
-      const list = await find(q, account, name);
-      if (!list) return null;
-      await q("DELETE FROM {meta}.domain_list_item WHERE list_id = ?", [list.id]);
-      await q("DELETE FROM {meta}.domain_list WHERE id = ?", [list.id]);
-      return listOnly(list);
-    });
+    return this.store.metaTransaction(
+      async (q) => {
+        const list = await find(q, account, name);
+        if (!list) return null;
+        await q("DELETE FROM {meta}.domain_list_item WHERE list_id = ?", [list.id]);
+        await q("DELETE FROM {meta}.domain_list WHERE id = ?", [list.id]);
+        return listOnly(list);
+      },
+      { lock: `lists:${account}` },
+    );
   }
 }
 

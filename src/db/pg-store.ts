@@ -90,11 +90,15 @@ export class PgSnapshotStore implements SnapshotStore {
     return (await this.pool.query({ name, text, values: params })).rows;
   }
 
-  async metaTransaction<T>(work: (query: MetaQuery) => Promise<T>): Promise<T> {
+  async metaTransaction<T>(work: (query: MetaQuery) => Promise<T>, options?: { lock?: string }): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
       await client.query("BEGIN");
+      // Read committed alone let two changes of one account's lists race (a list made twice, a
+      // limit passed by two at once): the same lock makes them take turns.
+      if (options?.lock !== undefined)
+        await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [options.lock]);
       const result = await work(async (sql, params = []) => {
         let n = 0;
         const text = sql.replaceAll("{meta}.", `"${META_SCHEMA}".`).replace(/\?/g, () => `$${++n}`);

@@ -45,6 +45,14 @@ export class SqliteSnapshotStore implements SnapshotStore {
   }
 
   async metaQuery(sql: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
+    // Another request's statement waits for a transaction that is open on the connection: run
+    // inside it, its write would be undone by the transaction's rollback, and it would read what
+    // the transaction has not committed.
+    while (this.open) await this.open;
+    return this.statement(sql, params);
+  }
+
+  private statement(sql: string, params: unknown[] = []): Record<string, unknown>[] {
     // Prepared once per text: a page of the change feed is one statement, and preparing it again
     // for each page was a sixth of the page's CPU.
     let stmt = this.statements.get(sql);
@@ -59,17 +67,18 @@ export class SqliteSnapshotStore implements SnapshotStore {
 
   /**
    * The one connection's transactions run one after another (a second BEGIN inside the first would
-   * fail). A statement another request runs on the connection while `work` awaits its own joins
-   * the transaction: only `work`'s own statements are in it by design, and no other write of the
-   * meta database needs to be apart from them (a key's last use, a job's progress).
+   * fail), and while one is open every other statement of the meta database waits for it to end
+   * (metaQuery): only `work`'s own statements are in it.
    */
   private transactions: Promise<unknown> = Promise.resolve();
+  /** The transaction open now, until it ends. */
+  private open: Promise<unknown> | null = null;
 
   metaTransaction<T>(work: (query: MetaQuery) => Promise<T>): Promise<T> {
     const run = async () => {
       this.db.exec("BEGIN IMMEDIATE");
       try {
-        const result = await work((sql, params) => this.metaQuery(sql, params));
+        const result = await work(async (sql, params) => this.statement(sql, params));
         this.db.exec("COMMIT");
         return result;
       } catch (e) {
@@ -77,7 +86,16 @@ export class SqliteSnapshotStore implements SnapshotStore {
         throw e;
       }
     };
-    const done = this.transactions.then(run, run);
+    const start = async () => {
+      const running = run();
+      this.open = running.catch(() => {});
+      try {
+        return await running;
+      } finally {
+        this.open = null;
+      }
+    };
+    const done = this.transactions.then(start, start);
     this.transactions = done.catch(() => {});
     return done;
   }

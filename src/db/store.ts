@@ -84,9 +84,11 @@ export interface SnapshotStore {
   /**
    * Runs `work` in one transaction of the meta database, its statements given to `query` (as
    * metaQuery's): all of them are kept, or, when `work` throws, none. Transactions run one at a
-   * time on a gateway. Its `query` is for `work` alone, and `work` awaits nothing else.
+   * time on a gateway. Its `query` is for `work` alone, and `work` awaits nothing else. `lock`:
+   * transactions of the same lock run one at a time on every gateway (PostgreSQL: an advisory lock
+   * held until the transaction ends; SQLite's are one at a time anyway).
    */
-  metaTransaction<T>(work: (query: MetaQuery) => Promise<T>): Promise<T>;
+  metaTransaction<T>(work: (query: MetaQuery) => Promise<T>, options?: { lock?: string }): Promise<T>;
   /** Marks a load failed and drops its copy; the served snapshot is untouched. */
   fail(version: number, error: string): Promise<void>;
   close(): Promise<void>;

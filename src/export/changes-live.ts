@@ -42,12 +42,15 @@ export async function changesLive(deps: ExportDeps, request: Request, options: O
   const sel = selectionOf(listChanges, options);
   const variables: Record<string, unknown> = { ...readInto({}, [CHANGE_QUERY], options, {}), first: PAGE };
   const maxSeconds = options.int("max_seconds", { min: 1, max: 86_400 });
-  const header = request.headers.get("last-event-id");
-  let start = options.string("cursor") ?? (header === null ? undefined : header.trim());
+  // An EventSource that reconnects sends the URL it opened (its cursor) and Last-Event-ID, the
+  // last event it took: that one wins, or the cursor's events would come again.
+  const header = request.headers.get("last-event-id")?.trim();
+  const resumed = header !== undefined && header !== "";
+  let start = resumed ? header : options.string("cursor");
   if (start !== undefined && !/^\d{1,15}$/.test(start)) {
     throw apiError(
       "BAD_USER_INPUT",
-      `${options.has("cursor") ? "cursor" : "Last-Event-ID"}: is not a cursor of the change feed`,
+      `${resumed ? "Last-Event-ID" : "cursor"}: is not a cursor of the change feed`,
     );
   }
   const query = cachedDocument(`stream:changes:${selectionKey(sel)}`, () =>
@@ -75,42 +78,70 @@ export async function changesLive(deps: ExportDeps, request: Request, options: O
   const budget = await drawOn(deps.limits, "listDomains", request);
   const encoder = new TextEncoder();
   let cursor = pending.page.pageInfo.endCursor;
+  /** The last `id:` sent: the position a client that reconnects resumes after. */
+  let sent = start;
+  /** The text that tells an EventSource where the stream stands, when that moved without an event. */
+  const position = () => {
+    if (cursor === sent) return "";
+    sent = cursor;
+    return `id: ${cursor}\n\n`;
+  };
   let more = pending.page.pageInfo.hasNextPage;
   let version = pending.version;
   const closed = new AbortController();
+  // The client going away aborts the request; the body is not always cancelled for it.
+  request.signal.addEventListener("abort", () => closed.abort(), { once: true });
   const deadline = maxSeconds === undefined ? Number.POSITIVE_INFINITY : Date.now() + maxSeconds * 1000;
   let opened = false;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      // Ended (the client went, or the gateway closes): closed rather than left without a chunk, or
+      // the stream would ask again at once.
+      const end = () => {
+        try {
+          controller.close();
+        } catch {
+          // Cancelled already.
+        }
+      };
       try {
         if (!opened) {
           opened = true;
-          controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n\n${pending?.text ?? ""}`));
+          // The cursor it starts after is the first `id:` (an id alone sets an EventSource's
+          // Last-Event-ID), so a client that reconnects before any change came resumes there.
+          const first = pending?.text ?? "";
+          if (first) sent = cursor;
+          controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\nid: ${start}\n\n${first}${position()}`));
           pending = null;
           return;
         }
         for (;;) {
-          if (closed.signal.aborted) return;
-          if (Date.now() >= deadline) return controller.close();
+          if (closed.signal.aborted || Date.now() >= deadline) return end();
           if (more) {
             const next = await read(cursor);
-            if (closed.signal.aborted) return;
+            if (closed.signal.aborted) return end();
             cursor = next.page.pageInfo.endCursor;
             more = next.page.pageInfo.hasNextPage;
             version = Math.max(version, next.version);
-            if (next.text) return controller.enqueue(encoder.encode(next.text));
+            if (next.text) {
+              sent = cursor;
+              return controller.enqueue(encoder.encode(next.text));
+            }
+            // Pages read past changes that did not match: where it stands moves on all the same.
+            const moved = position();
+            if (moved) return controller.enqueue(encoder.encode(moved));
             continue;
           }
           const wait = Math.min(live.heartbeatMs, deadline - Date.now());
           const how = await live.watch.next(version, wait, closed.signal);
-          if (how === "aborted") return;
+          if (how === "aborted") return end();
           if (how === "moved") more = true;
           // The wait ended at max_seconds (a timer may fire a little before it): the stream ends.
-          else if (wait < live.heartbeatMs) return controller.close();
+          else if (wait < live.heartbeatMs) return end();
           else return controller.enqueue(encoder.encode(": keep-alive\n\n"));
         }
       } catch (e) {
-        if (closed.signal.aborted) return;
+        if (closed.signal.aborted) return end();
         // The stream's status is sent: its last event says what ended it, and it closes.
         const id = requestIdOf(request);
         const err = isApiError(e) ? e : maskFault(e, deps.logger, id);

@@ -10,9 +10,9 @@ const WAIT_MS = 60_000;
 /**
  * The `changes` subscription (docs/graphql.md, "Change feed"): the feed's changes after `after`
  * (else from the next load on), one event each, in feed order, as GET /changes/stream sends them.
- * When it has caught up it waits for the gateway to serve a newer snapshot (src/db/feed-watch.ts),
- * then reads that load's changes from it: the context's snapshot and loaders move with it. Ending
- * it (the client goes) wakes it at once.
+ * When it has caught up it waits for the gateway to serve a newer snapshot (src/db/feed-watch.ts).
+ * Each page is read on the snapshot served then: the context's snapshot and loaders move with it.
+ * Ending it (the client goes) wakes it at once.
  */
 export function liveChanges(
   ctx: ReadContext,
@@ -45,6 +45,13 @@ async function* run(
   if (!live) throw new Error("the changes subscription runs without the live feed");
   let after = args.after ?? String(await live.end(servedOf(ctx).snapshot.version));
   for (;;) {
+    // Each page on the snapshot served now: one read earlier is closed after its grace period,
+    // however long a slow client takes to catch up. Its loaders go with it.
+    const now = await live.current();
+    if (now && now.snapshot.version !== ctx.served?.snapshot.version) {
+      ctx.served = now;
+      ctx.loaders.clear();
+    }
     const page = await changePage(ctx, { filter: args.filter, first: PAGE, after });
     for (const node of page.nodes) {
       if (signal.aborted) return;
@@ -54,9 +61,5 @@ async function* run(
     if (page.hasNextPage) continue;
     const how = await live.watch.next(servedOf(ctx).snapshot.version, WAIT_MS, signal);
     if (how === "aborted" || signal.aborted) return;
-    if (how === "moved") {
-      ctx.served = await live.current();
-      ctx.loaders.clear();
-    }
   }
 }

@@ -156,6 +156,35 @@ describe.each(databaseKinds())("lists on %s", (kind) => {
     expect(await lists.get("acct-limits", "one-too-many")).toBeNull();
   }, 60_000);
 
+  it("a change that fails holds back no other write, and changes of one account take turns", async () => {
+    const store = api.snapshots.store;
+    const lists = new DomainLists(store);
+    const names = Array.from({ length: LIST_LIMITS.domains - 10 }, (_, i) => `m${i}.example.com`);
+    await lists.add("acct-turns", "nearly-full", names);
+    const [key] = (await keys().list()).filter((k) => k.name === "test");
+    // Over the limit (rolled back) while other requests write the meta database: theirs stay.
+    const over = lists.add(
+      "acct-turns",
+      "nearly-full",
+      Array.from({ length: 20 }, (_, i) => `extra${i}.example.com`),
+    );
+    const writes = (async () => {
+      for (let i = 1; i <= 5; i++)
+        await store.metaQuery("UPDATE {meta}.api_key SET last_used_at = ? WHERE id = ?", [1000 + i, key.id]);
+    })();
+    await expect(over).rejects.toThrow(/a list holds at most 10000/);
+    await writes;
+    const [row] = await store.metaQuery("SELECT last_used_at FROM {meta}.api_key WHERE id = ?", [key.id]);
+    expect(Number(row.last_used_at)).toBe(1005);
+    // Five adds at once to a list none of them finds: one makes it, every name lands once.
+    const batches = Array.from({ length: 5 }, (_, b) =>
+      Array.from({ length: 30 }, (_, i) => `r${b}-${i}.example.com`),
+    );
+    const done = await Promise.all(batches.map((batch) => lists.add("acct-turns", "raced", batch)));
+    expect(done.map((d) => d.added)).toEqual([30, 30, 30, 30, 30]);
+    expect((await lists.get("acct-turns", "raced"))?.count).toBe(150);
+  }, 60_000);
+
   it("survives a load: a Domain the new snapshot lacks stays listed, and its page shows the ones it has", async () => {
     await api.gql(ADD, { name: "watch", domains: ["shop.example.com", "old-shop.example.com"] });
     const next = validFixture();

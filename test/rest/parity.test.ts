@@ -1228,7 +1228,7 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
       expect(res.status).toBe(200);
       const events = (await res.text())
         .split("\n\n")
-        .filter((b) => b.startsWith("id: "))
+        .filter((b) => b.includes("\nevent: change\n"))
         .map((b) => {
           const [id, event, data] = b.split("\n");
           expect(event).toBe("event: change");

@@ -133,7 +133,7 @@ function listsOf(answer: Answer): [string, number][] {
   if (type.startsWith("text/event-stream")) {
     // A live stream: its opening line, and each event's data a change (none may come meanwhile).
     expect(answer.body.startsWith("retry: ")).toBe(true);
-    for (const block of answer.body.split("\n\n").filter((b) => b.startsWith("id: ")))
+    for (const block of answer.body.split("\n\n").filter((b) => b.includes("\nevent: change\n")))
       JSON.parse(block.split("\n")[2].slice("data: ".length));
     return [];
   }
