@@ -1,4 +1,5 @@
 import { Kind, type SelectionSetNode } from "graphql";
+import { apiKeyOf } from "../auth/plugin.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { CHANGE_QUERY } from "../rest/change-inputs.ts";
@@ -59,7 +60,19 @@ export async function changesLive(deps: ExportDeps, request: Request, options: O
   const write = legacyWriter(sel);
   const rename = (argument: string) =>
     listChanges.option?.(argument) ?? optionOf(listChanges.filters ?? null, argument);
-  const read = async (after: string | null) => {
+  const read = (after: string | null) => {
+    // Streams of the same options woken by the same load read the same page once: the read in
+    // flight is shared (never a settled one, which a later load would have made stale). A list's
+    // names are the account's, so a stream with f:list shares only with its account's.
+    const account = options.has("f:list") ? (apiKeyOf(request)?.account ?? "") : "";
+    const key = `${selectionKey(sel)}\u0000${JSON.stringify(variables)}\u0000${after}\u0000${account}`;
+    const flying = inFlight.get(key);
+    if (flying) return flying;
+    const reading = readPage(after).finally(() => inFlight.delete(key));
+    inFlight.set(key, reading);
+    return reading;
+  };
+  const readPage = async (after: string | null) => {
     const result = await deps.execute(request, query, { ...variables, after }, null);
     if (result.errors?.length) throw restErrorOf(result.errors, rename);
     const page = result.data?.changes as LivePage | undefined;
@@ -163,6 +176,9 @@ export async function changesLive(deps: ExportDeps, request: Request, options: O
   });
   return { response, budget };
 }
+
+/** The page reads in flight, by stream options and cursor (changesLive's `read`). */
+const inFlight = new Map<string, Promise<{ page: LivePage; text: string; version: number }>>();
 
 /** The records' selection with the change's id under POSITION (the event's `id:`), whatever `fields` selects. */
 function withPosition(set: SelectionSetNode): SelectionSetNode {

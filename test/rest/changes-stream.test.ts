@@ -207,6 +207,16 @@ describe.each(databaseKinds())("GET /changes/stream on %s", (kind) => {
     expect(bad.blocks().join("\n")).toMatch(/after: is not a cursor of the change feed/);
   });
 
+  it("streams of the same options, woken by the same load, share its reads and each get every change", async () => {
+    const streams = await Promise.all([1, 2, 3].map(() => open("?fields=id,kind&max_seconds=6")));
+    await loadNext();
+    await Promise.all(streams.map((s) => s.until(() => false, 10_000)));
+    const ids = streams.map((s) => s.events().map((e) => e.id));
+    expect(ids[0].length).toBeGreaterThan(0);
+    expect(ids[1]).toEqual(ids[0]);
+    expect(ids[2]).toEqual(ids[0]);
+  });
+
   it("a bad option, cursor or Last-Event-ID is a 400 naming it, before any event", async () => {
     const cases: [string, Record<string, string>, RegExp][] = [
       ["?cursor=abc", {}, /^cursor: is not a cursor of the change feed/],
