@@ -1,7 +1,7 @@
 import { maxAliasesPlugin } from "@escape.tech/graphql-armor-max-aliases";
 import { maxDepthPlugin } from "@escape.tech/graphql-armor-max-depth";
 import { maxTokensPlugin } from "@escape.tech/graphql-armor-max-tokens";
-import { GraphQLError, Lexer, Source, TokenKind, type ValidationContext, type ValidationRule } from "graphql";
+import { GraphQLError, Lexer, Source, TokenKind, type ValidationContext } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { apiError } from "./errors.ts";
 
@@ -46,7 +46,6 @@ export function documentLimits(): Plugin[] {
       ],
     }),
     useNestingLimit(LIMITS.nesting, LIMITS.tokens),
-    useReadOnlyOperations(),
   ];
 }
 
@@ -95,41 +94,6 @@ function useNestingLimit(max: number, maxTokens: number): Plugin {
         check(source);
         return parseFn(source, options);
       });
-    },
-  };
-}
-
-/**
- * An operation of a root type the schema lacks. The schema has all three today (queries,
- * mutations of an account's lists, the `changes` subscription); this stays as the guard it was when
- * it had queries only: graphql-js' validation does not refuse such an operation (execution would),
- * and graphql-jit threw at compile time, which was answered as a fault of ours. Here it is a
- * validation error like any other.
- */
-export const ReadOnlyOperationsRule: ValidationRule = (context) => ({
-  OperationDefinition(node) {
-    const schema = context.getSchema();
-    const root =
-      node.operation === "query"
-        ? schema.getQueryType()
-        : node.operation === "mutation"
-          ? schema.getMutationType()
-          : schema.getSubscriptionType();
-    if (!root) {
-      context.reportError(
-        new GraphQLError(
-          `This API serves no ${node.operation}s: the schema has no ${node.operation} type, so a ${node.operation} operation cannot run.`,
-          { nodes: node },
-        ),
-      );
-    }
-  },
-});
-
-function useReadOnlyOperations(): Plugin {
-  return {
-    onValidate({ addValidationRule }) {
-      addValidationRule(ReadOnlyOperationsRule);
     },
   };
 }

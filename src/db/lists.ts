@@ -41,11 +41,15 @@ export class ListError extends Error {
   }
 }
 
+/** What a request naming a list the account does not have is told. */
+export const noList = (name: string) =>
+  `no list named "${name}" (GET /list shows this key's account's lists)`;
+
 /** The list does not exist (for this account). */
 export class ListNotFoundError extends Error {
   override name = "ListNotFoundError";
   constructor(readonly list: string) {
-    super(`no list named "${list}" (GET /list shows this key's account's lists)`);
+    super(noList(list));
   }
 }
 

@@ -1,6 +1,6 @@
 import { cachedDocument } from "../rest/document.ts";
 import { restErrorOf } from "../rest/errors.ts";
-import { legacyWriter, selectionKey } from "../rest/fields.ts";
+import { legacyWriter, type SharedTexts, selectionKey } from "../rest/fields.ts";
 import { drawOn } from "../rest/handler.ts";
 import { optionOf } from "../rest/inputs.ts";
 import type { Options } from "../rest/options.ts";
@@ -12,7 +12,7 @@ import { type Answer, type ExportDeps, failMidStream } from "./export-query.ts";
 /** Changes per page of the export: the feed's largest page. */
 const PAGE = 1000;
 
-interface ChangesPage {
+export interface ChangesPage {
   nodes: Record<string, unknown>[];
   pageInfo: { hasNextPage: boolean; endCursor: string };
 }
@@ -24,6 +24,32 @@ interface ChangesPage {
  * whatever the feed's size); the first is read before answering, so that a bad option is a 400
  * rather than a broken stream. It draws once on the List Domains budget.
  */
+const rename = (argument: string) =>
+  listChanges.option?.(argument) ?? optionOf(listChanges.filters ?? null, argument);
+
+/**
+ * A page of `changes` read by `query` (a document of listChanges) as the request's client, drawing
+ * on no budget, each change's text written by `line`; the page, its text and the snapshot it read.
+ */
+export async function readChanges(
+  deps: ExportDeps,
+  request: Request,
+  query: string,
+  variables: Record<string, unknown>,
+  line: (node: Record<string, unknown>, shared: SharedTexts) => string,
+): Promise<{ page: ChangesPage; text: string; version: number }> {
+  const result = await deps.execute(request, query, variables, null);
+  if (result.errors?.length) throw restErrorOf(result.errors, rename);
+  const page = result.data?.changes as ChangesPage | undefined;
+  if (!page) throw new Error("the change feed answered without data");
+  const text = await withSharedTexts(result.served ?? null, (shared) => {
+    let out = "";
+    for (const node of page.nodes) out += line(node, shared);
+    return out;
+  });
+  return { page, text, version: result.served?.snapshot.version ?? 0 };
+}
+
 export async function changesStream(deps: ExportDeps, request: Request, options: Options): Promise<Answer> {
   const sel = selectionOf(listChanges, options);
   const variables: Record<string, unknown> = {
@@ -32,22 +58,10 @@ export async function changesStream(deps: ExportDeps, request: Request, options:
   };
   const query = cachedDocument(`export:changes:${selectionKey(sel)}`, () => documentOf(listChanges, sel));
   const write = legacyWriter(sel);
-  const rename = (argument: string) =>
-    listChanges.option?.(argument) ?? optionOf(listChanges.filters ?? null, argument);
-  const read = async (after: unknown, charge: "listDomains" | null) => {
-    const result = await deps.execute(request, query, { ...variables, after }, charge);
-    if (result.errors?.length) throw restErrorOf(result.errors, rename);
-    const page = result.data?.changes as ChangesPage | undefined;
-    if (!page) throw new Error("the change feed answered without data");
-    const text = await withSharedTexts(result.served ?? null, (shared) => {
-      let out = "";
-      for (const node of page.nodes) out += `${write(node, shared)}\n`;
-      return out;
-    });
-    return { page, text, rateHeaders: result.rateHeaders };
-  };
+  const read = (after: unknown) =>
+    readChanges(deps, request, query, { ...variables, after }, (node, shared) => `${write(node, shared)}\n`);
   // The first page draws on the budget, once the options proved valid.
-  let pending: Awaited<ReturnType<typeof read>> | null = await read(variables.after ?? null, null);
+  let pending: Awaited<ReturnType<typeof read>> | null = await read(variables.after ?? null);
   const budget = await drawOn(deps.limits, "listDomains", request);
   const encoder = new TextEncoder();
   let cursor = pending.page.pageInfo.endCursor;
@@ -56,7 +70,7 @@ export async function changesStream(deps: ExportDeps, request: Request, options:
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const next = pending ?? (more ? await read(cursor, null) : null);
+        const next = pending ?? (more ? await read(cursor) : null);
         pending = null;
         if (dropped) return;
         if (!next) return controller.close();

@@ -4,14 +4,12 @@ import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { CHANGE_QUERY } from "../rest/change-inputs.ts";
 import { cachedDocument } from "../rest/document.ts";
-import { restErrorOf } from "../rest/errors.ts";
 import { legacyWriter, selectionKey, toSelectionSet } from "../rest/fields.ts";
 import { drawOn } from "../rest/handler.ts";
-import { optionOf } from "../rest/inputs.ts";
 import type { Options } from "../rest/options.ts";
 import { documentOf, readInto, selectionOf } from "../rest/route.ts";
 import { listChanges } from "../rest/routes.ts";
-import { withSharedTexts } from "../rest/shared-text.ts";
+import { readChanges } from "./changes-export.ts";
 import type { Answer, ExportDeps } from "./export-query.ts";
 
 /** Changes read at a time while a stream catches up. */
@@ -20,11 +18,6 @@ const PAGE = 100;
 const RETRY_MS = 2000;
 /** Each event carries its feed position under this alias, whatever `fields` selects. */
 const POSITION = "streamPosition";
-
-interface LivePage {
-  nodes: Record<string, unknown>[];
-  pageInfo: { hasNextPage: boolean; endCursor: string };
-}
 
 /**
  * The change feed, live (GET /changes/stream, docs/decisions.md "Change feed"): Server-Sent Events,
@@ -58,8 +51,6 @@ export async function changesLive(deps: ExportDeps, request: Request, options: O
     documentOf(listChanges, sel, withPosition(toSelectionSet(sel))),
   );
   const write = legacyWriter(sel);
-  const rename = (argument: string) =>
-    listChanges.option?.(argument) ?? optionOf(listChanges.filters ?? null, argument);
   const read = (after: string | null) => {
     // Streams of the same options woken by the same load read the same page once: the read in
     // flight is shared (never a settled one, which a later load would have made stale). A list's
@@ -72,19 +63,14 @@ export async function changesLive(deps: ExportDeps, request: Request, options: O
     inFlight.set(key, reading);
     return reading;
   };
-  const readPage = async (after: string | null) => {
-    const result = await deps.execute(request, query, { ...variables, after }, null);
-    if (result.errors?.length) throw restErrorOf(result.errors, rename);
-    const page = result.data?.changes as LivePage | undefined;
-    if (!page) throw new Error("the change feed answered without data");
-    const text = await withSharedTexts(result.served ?? null, (shared) => {
-      let out = "";
-      for (const node of page.nodes)
-        out += `id: ${node[POSITION]}\nevent: change\ndata: ${write(node, shared)}\n\n`;
-      return out;
-    });
-    return { page, text, version: result.served?.snapshot.version ?? 0 };
-  };
+  const readPage = (after: string | null) =>
+    readChanges(
+      deps,
+      request,
+      query,
+      { ...variables, after },
+      (node, shared) => `id: ${node[POSITION]}\nevent: change\ndata: ${write(node, shared)}\n\n`,
+    );
   // Without a cursor: from the last change of the served snapshot on (the next load's).
   if (start === undefined) start = String(await live.end());
   let pending: Awaited<ReturnType<typeof read>> | null = await read(start);
@@ -178,7 +164,7 @@ export async function changesLive(deps: ExportDeps, request: Request, options: O
 }
 
 /** The page reads in flight, by stream options and cursor (changesLive's `read`). */
-const inFlight = new Map<string, Promise<{ page: LivePage; text: string; version: number }>>();
+const inFlight = new Map<string, ReturnType<typeof readChanges>>();
 
 /** The records' selection with the change's id under POSITION (the event's `id:`), whatever `fields` selects. */
 function withPosition(set: SelectionSetNode): SelectionSetNode {

@@ -2,10 +2,10 @@ import type { ApiKey } from "../auth/keys.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import type { Budget, RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
+import type { LiveFeed } from "../context.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
-import type { FeedWatch } from "../db/feed-watch.ts";
-import { DomainLists, type ListStore } from "../db/lists.ts";
+import { DomainLists, type ListStore, noList } from "../db/lists.ts";
 import { readAt } from "../db/snapshots.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
@@ -52,12 +52,9 @@ export interface ExportDeps {
   /** Where accounts keep their lists (`f:list`: src/db/lists.ts). */
   lists?: ListStore;
   /** GET /changes/stream: when the gateway serves a newer snapshot, and where the feed stands. */
-  live?: {
-    watch: FeedWatch;
+  live?: LiveFeed & {
     /** A comment line this often keeps a waiting stream open through proxies. */
     heartbeatMs: number;
-    /** The cursor a stream without one starts after: the served snapshot's last change. */
-    end(version?: number): Promise<number>;
   };
 }
 
@@ -159,11 +156,7 @@ async function withListNames(
   const resolve = async (f: DomainFilter): Promise<DomainFilter> => {
     if (f.list == null) return f;
     const names = await lists.domains(account, f.list);
-    if (names === null)
-      throw apiError(
-        "BAD_USER_INPUT",
-        `f:list: no list named "${f.list}" (GET /list shows this key's account's lists)`,
-      );
+    if (names === null) throw apiError("BAD_USER_INPUT", `f:list: ${noList(f.list)}`);
     const { list: _list, ...rest } = f;
     return { ...rest, listNames: names };
   };

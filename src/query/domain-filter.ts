@@ -1,5 +1,6 @@
 import { COMMON_PLATFORMS, PLATFORM_LIST, PLATFORMS } from "../dataset/platforms.ts";
 import { CONTACT_TYPES, FEATURES, TAGS } from "../dataset/vocabulary.ts";
+import { noList } from "../db/lists.ts";
 import { InputError } from "../errors.ts";
 import {
   allOf,
@@ -374,10 +375,7 @@ export async function resolveKeys(where: Where, lookups: KeyLookups): Promise<Wh
     names.forEach((name, i) => {
       const listed = held[i];
       if (!listed) {
-        throw new InputError(
-          (lists.get(name) as ListKey).argument,
-          `no list named "${name}" (GET /list shows this key's account's lists)`,
-        );
+        throw new InputError((lists.get(name) as ListKey).argument, noList(name));
       }
       namesOf.set(name, listed);
     });

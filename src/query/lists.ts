@@ -1,6 +1,7 @@
 import { type Context, type ReadContext, servedOf } from "../context.ts";
 import { DomainLists, LIST_LIMITS, ListError, ListNotFoundError } from "../db/lists.ts";
 import { apiError, InputError } from "../errors.ts";
+import { canonicalDomainName } from "./domain-name.ts";
 
 /**
  * The lists of the request's account (docs/decisions.md, "Lists"), as GraphQL and REST read and
@@ -20,12 +21,6 @@ export function listsOf(ctx: ReadContext): { lists: DomainLists; account: string
     lists.set(store, l);
   }
   return { lists: l, account };
-}
-
-/** A domain name as the dataset writes it, or null for a text that is none. */
-function normalized(name: string): string | null {
-  const n = name.trim().toLowerCase().replace(/\.$/, "");
-  return /^[a-z0-9_.-]+$/.test(n) && n.length <= 253 ? n : null;
 }
 
 /** The request's names: 1 to LIST_LIMITS.perRequest of them. */
@@ -50,7 +45,7 @@ export async function recognize(
   const wanted = new Map<string, string>();
   const unrecognized: string[] = [];
   for (const raw of names) {
-    const n = normalized(raw);
+    const n = canonicalDomainName(raw);
     if (n === null) unrecognized.push(raw);
     else if (!wanted.has(n)) wanted.set(n, raw);
   }

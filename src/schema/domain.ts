@@ -15,6 +15,7 @@ import type {
   Technology,
 } from "../generated/sqlite/client.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
+import { canonicalDomainName } from "../query/domain-name.ts";
 import { domainReadOf, reads } from "../query/domain-read/plan.ts";
 import {
   plannedDomainByName,
@@ -371,11 +372,9 @@ async function knownDomains(ctx: ReadContext, names: string[]): Promise<DomainRo
 export const DomainConnection = connectionOf(Domain, "Domain");
 
 /** A name as clients write it: case-insensitive, without a trailing dot. */
-export function normalizeName(name: string, argument: string): string {
-  const n = name.trim().toLowerCase().replace(/\.$/, "");
-  if (!/^[a-z0-9_.-]+$/.test(n) || n.length > 253) {
-    throw new InputError(argument, `"${name}" is not a domain name such as shop.example.com`);
-  }
+function normalizeName(name: string, argument: string): string {
+  const n = canonicalDomainName(name);
+  if (n === null) throw new InputError(argument, `"${name}" is not a domain name such as shop.example.com`);
   return n;
 }
 

@@ -1,5 +1,6 @@
 import type { DomainListRow } from "../db/lists.ts";
 import { checkListName, LIST_LIMITS, ListNotFoundError } from "../db/lists.ts";
+import { canonicalDomainName } from "../query/domain-name.ts";
 import { checkNames, listFailure, listsOf, recognize } from "../query/lists.ts";
 import { DEFAULT_PAGE_SIZE } from "../query/page.ts";
 import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
@@ -149,7 +150,8 @@ builder.mutationField("removeDomainsFromList", (t) =>
       listing(async () => {
         checkNames(args.domains);
         const { lists, account } = listsOf(ctx);
-        const names = [...new Set(args.domains.map((d) => d.trim().toLowerCase().replace(/\.$/, "")))];
+        // A text that is no domain name is in no list.
+        const names = [...new Set(args.domains.map(canonicalDomainName).filter((n) => n !== null))];
         return lists.remove(account, args.name, names);
       }),
   }),
