@@ -40,6 +40,9 @@ import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./r
 import { useCompiledExecution } from "./schema/execute.ts";
 import { schema } from "./schema/index.ts";
 import { useTextInput } from "./text-input.ts";
+import { type DelivererDeps, WebhookDeliverer } from "./webhooks/deliverer.ts";
+import type { WebhookService } from "./webhooks/service.ts";
+import { Webhooks } from "./webhooks/store.ts";
 
 /** Set on the inner GraphQL request of a REST request (never by the network). */
 export interface ServerContext {
@@ -51,6 +54,12 @@ export interface ServerContext {
 export type App = YogaServerInstance<ServerContext, Context> & {
   /** Graceful shutdown: this gateway's running cursor=all jobs, handed over (src/export/export.ts). */
   handOverJobs(): Promise<{ id: string; progress: number }[]>;
+  /**
+   * This gateway's webhook deliverer (null with WEBHOOK_DELIVERY=off): server.ts starts its
+   * background work (deliveries after each load, retries); a test or retry asked for is attempted
+   * at once either way.
+   */
+  deliverer: WebhookDeliverer | null;
 };
 
 function chargeOf(server: ServerContext): Charge {
@@ -77,6 +86,8 @@ export interface AppOptions {
   restWriter?: "rows" | "resolvers";
   /** How often a live change stream that waits sends a comment (default 15 s; tests: less). */
   streamHeartbeatMs?: number;
+  /** The webhooks' retry schedule and poll interval (tests: fast). */
+  webhooks?: Pick<DelivererDeps, "schedule" | "pollMs" | "leaseMs" | "counted">;
 }
 
 export function createApp(config: Config, snapshots: Snapshots, options: AppOptions = {}): App {
@@ -103,6 +114,29 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       const served = version ?? (await snapshots.current())?.snapshot.version;
       return served === undefined ? 0 : feedEnd(snapshots.store, served);
     },
+  };
+  const webhookStore = new Webhooks(snapshots.store);
+  const deliverer = config.webhooks.deliver
+    ? new WebhookDeliverer({
+        webhooks: webhookStore,
+        execute,
+        watch: feedWatch,
+        served: async () => {
+          const served = await snapshots.current();
+          if (!served) return null;
+          const version = served.snapshot.version;
+          return { version, end: await feedEnd(snapshots.store, version) };
+        },
+        config: config.webhooks,
+        logger,
+        counted: metrics ? (outcome) => metrics.webhookAttempt(outcome) : undefined,
+        ...options.webhooks,
+      })
+    : null;
+  const webhookService: WebhookService = {
+    webhooks: webhookStore,
+    deliverer,
+    policy: { allowPrivate: config.webhooks.allowPrivateTargets, requireHttps: config.requireHttps },
   };
   const exportDeps: ExportDeps = {
     execute,
@@ -166,12 +200,20 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     },
     context: ({ request, ...server }) => {
       const key = apiKeyOf(request);
-      return createContext(snapshots, key, limits.usageFor(request, key, chargeOf(server)), usage, liveFeed);
+      return createContext(
+        snapshots,
+        key,
+        limits.usageFor(request, key, chargeOf(server)),
+        usage,
+        liveFeed,
+        webhookService,
+      );
     },
     plugins: [
       // app.dispose() stops the export reader's thread; a page it was reading fails its export.
       { onDispose: () => exportReader.close() },
       { onDispose: () => feedWatch.close() },
+      { onDispose: () => deliverer?.stop() },
       useHealth(snapshots, config.timeouts.readyzMs),
       useHttpsOnly(config, ["/healthz", "/readyz"]),
       // After the HTTPS check: the token and the metrics never travel over plain HTTP.
@@ -199,7 +241,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useCompression(),
     ],
   });
-  return Object.assign(yoga, { handOverJobs: () => handOverJobs(exportDeps) });
+  return Object.assign(yoga, { handOverJobs: () => handOverJobs(exportDeps), deliverer });
 }
 
 /**

@@ -116,6 +116,14 @@ const Env = z.object({
     .min(1)
     .max(7 * 86_400)
     .default(3600),
+  /** Webhooks may target private, loopback and link-local addresses (tests, a receiver beside the gateway). */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false", "1", "0", ""]).default(""),
+  /** How long one delivery attempt may take, connection to answer. */
+  WEBHOOK_TIMEOUT_MS: ms(10_000),
+  /** Delivery attempts one gateway makes at once (at most 4 to one webhook). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** "off": this gateway delivers nothing (another does); webhooks are still kept and listed. */
+  WEBHOOK_DELIVERY: z.enum(["on", "off"]).default("on"),
 });
 
 export type Database =
@@ -144,6 +152,16 @@ export interface Config {
   metrics: { port: number | null; host: string; token: string | null };
   tracing: { endpoint: string | null; serviceName: string };
   shutdownTimeoutMs: number;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** Private, loopback and link-local targets are allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  allowPrivateTargets: boolean;
+  timeoutMs: number;
+  concurrency: number;
+  /** This gateway attempts deliveries and makes them after loads. */
+  deliver: boolean;
 }
 
 /** An origin as browsers send it: `https://host[:port]`, nothing after. */
@@ -270,5 +288,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },
+    webhooks: {
+      allowPrivateTargets:
+        e.WEBHOOK_ALLOW_PRIVATE_TARGETS === "true" || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === "1",
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      deliver: e.WEBHOOK_DELIVERY === "on",
+    },
   };
 }

@@ -8,6 +8,7 @@ import type { FeedWatch } from "./db/feed-watch.ts";
 import type { ListStore } from "./db/lists.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { apiError } from "./errors.ts";
+import type { WebhookService } from "./webhooks/service.ts";
 
 /**
  * What an operation's resolvers read: the snapshot, fixed for the whole operation, and the
@@ -36,6 +37,8 @@ export interface Context extends ReadContext {
   lists?: ListStore;
   /** What a live read of the feed (the `changes` subscription) waits on and reads again. */
   live?: LiveFeed;
+  /** The account's webhooks (src/webhooks/service.ts). */
+  webhooks?: WebhookService;
 }
 
 /** The gateway's view of the feed as it grows (src/query/changes-live.ts). */
@@ -72,6 +75,7 @@ export async function createContext(
   rateUsage: RateUsage,
   usage?: UsageSource,
   live?: LiveFeed,
+  webhooks?: WebhookService,
 ): Promise<Context> {
   return {
     served: await snapshots.current(),
@@ -82,6 +86,7 @@ export async function createContext(
     meta: snapshots.store,
     lists: snapshots.store,
     live,
+    webhooks,
   };
 }
 

@@ -48,6 +48,8 @@ async function main(): Promise<void> {
       ? await serveMetrics(metrics, config.metrics.port, config.metrics.host)
       : null;
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  // Deliveries after each load, and their retries (WEBHOOK_DELIVERY=off: another gateway's).
+  app.deliverer?.start();
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const base = `${config.tls ? "https" : "http"}://localhost:${port}`;

@@ -30,7 +30,9 @@ type MetaModel =
   | "ChangeEvent"
   | "ChangeFeed"
   | "DomainList"
-  | "DomainListItem";
+  | "DomainListItem"
+  | "Webhook"
+  | "WebhookDelivery";
 export type TableKey = Uncapitalize<Exclude<keyof typeof MODEL, MetaModel>>;
 
 export interface Table {
@@ -50,6 +52,8 @@ const META: readonly string[] = [
   "ChangeFeed",
   "DomainList",
   "DomainListItem",
+  "Webhook",
+  "WebhookDelivery",
 ] satisfies MetaModel[];
 
 function tableOf(model: keyof typeof MODEL): Table {

@@ -1,21 +1,14 @@
+import { readChanges } from "../rest/change-pages.ts";
 import { cachedDocument } from "../rest/document.ts";
-import { restErrorOf } from "../rest/errors.ts";
-import { legacyWriter, type SharedTexts, selectionKey } from "../rest/fields.ts";
+import { legacyWriter, selectionKey } from "../rest/fields.ts";
 import { drawOn } from "../rest/handler.ts";
-import { optionOf } from "../rest/inputs.ts";
 import type { Options } from "../rest/options.ts";
 import { documentOf, readInto, selectionOf } from "../rest/route.ts";
 import { listChanges } from "../rest/routes.ts";
-import { withSharedTexts } from "../rest/shared-text.ts";
 import { type Answer, type ExportDeps, failMidStream } from "./export-query.ts";
 
 /** Changes per page of the export: the feed's largest page. */
 const PAGE = 1000;
-
-export interface ChangesPage {
-  nodes: Record<string, unknown>[];
-  pageInfo: { hasNextPage: boolean; endCursor: string };
-}
 
 /**
  * Export the change feed (GET /changes/export): every matching change after `cursor`, one JSON
@@ -24,32 +17,6 @@ export interface ChangesPage {
  * whatever the feed's size); the first is read before answering, so that a bad option is a 400
  * rather than a broken stream. It draws once on the List Domains budget.
  */
-const rename = (argument: string) =>
-  listChanges.option?.(argument) ?? optionOf(listChanges.filters ?? null, argument);
-
-/**
- * A page of `changes` read by `query` (a document of listChanges) as the request's client, drawing
- * on no budget, each change's text written by `line`; the page, its text and the snapshot it read.
- */
-export async function readChanges(
-  deps: ExportDeps,
-  request: Request,
-  query: string,
-  variables: Record<string, unknown>,
-  line: (node: Record<string, unknown>, shared: SharedTexts) => string,
-): Promise<{ page: ChangesPage; text: string; version: number }> {
-  const result = await deps.execute(request, query, variables, null);
-  if (result.errors?.length) throw restErrorOf(result.errors, rename);
-  const page = result.data?.changes as ChangesPage | undefined;
-  if (!page) throw new Error("the change feed answered without data");
-  const text = await withSharedTexts(result.served ?? null, (shared) => {
-    let out = "";
-    for (const node of page.nodes) out += line(node, shared);
-    return out;
-  });
-  return { page, text, version: result.served?.snapshot.version ?? 0 };
-}
-
 export async function changesStream(deps: ExportDeps, request: Request, options: Options): Promise<Answer> {
   const sel = selectionOf(listChanges, options);
   const variables: Record<string, unknown> = {

@@ -1,23 +1,20 @@
-import { Kind, type SelectionSetNode } from "graphql";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { CHANGE_QUERY } from "../rest/change-inputs.ts";
+import { POSITION, readChanges, withPosition } from "../rest/change-pages.ts";
 import { cachedDocument } from "../rest/document.ts";
 import { legacyWriter, selectionKey, toSelectionSet } from "../rest/fields.ts";
 import { drawOn } from "../rest/handler.ts";
 import type { Options } from "../rest/options.ts";
 import { documentOf, readInto, selectionOf } from "../rest/route.ts";
 import { listChanges } from "../rest/routes.ts";
-import { readChanges } from "./changes-export.ts";
 import type { Answer, ExportDeps } from "./export-query.ts";
 
 /** Changes read at a time while a stream catches up. */
 const PAGE = 100;
 /** How long a browser's EventSource waits before it reconnects (sent once, first). */
 const RETRY_MS = 2000;
-/** Each event carries its feed position under this alias, whatever `fields` selects. */
-const POSITION = "streamPosition";
 
 /**
  * The change feed, live (GET /changes/stream, docs/decisions.md "Change feed"): Server-Sent Events,
@@ -165,18 +162,3 @@ export async function changesLive(deps: ExportDeps, request: Request, options: O
 
 /** The page reads in flight, by stream options and cursor (changesLive's `read`). */
 const inFlight = new Map<string, ReturnType<typeof readChanges>>();
-
-/** The records' selection with the change's id under POSITION (the event's `id:`), whatever `fields` selects. */
-function withPosition(set: SelectionSetNode): SelectionSetNode {
-  return {
-    ...set,
-    selections: [
-      ...set.selections,
-      {
-        kind: Kind.FIELD,
-        alias: { kind: Kind.NAME, value: POSITION },
-        name: { kind: Kind.NAME, value: "id" },
-      },
-    ],
-  };
-}

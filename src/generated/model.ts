@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "8904a8ee9cd32e1ab0e9bb3ecc14668e205001c8654600d25f8fc9707a030fc4";
+export const SCHEMA_SHA256 = "80acbe0db5558c24c17a16198426a99957484431f73efe9a06d620a28ebe60f1";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -336,6 +336,184 @@ export const MODEL = {
         "column": "added_at",
         "type": "BigInt",
         "optional": false,
+        "internal": false
+      }
+    ]
+  },
+  "Webhook": {
+    "table": "webhook",
+    "fields": [
+      {
+        "field": "id",
+        "column": "id",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "account",
+        "column": "account",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "url",
+        "column": "url",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "kinds",
+        "column": "kinds",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "list",
+        "column": "list",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "filter",
+        "column": "filter",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "secret",
+        "column": "secret",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "cursor",
+        "column": "cursor",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "error",
+        "column": "error",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "createdAt",
+        "column": "created_at",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      }
+    ]
+  },
+  "WebhookDelivery": {
+    "table": "webhook_delivery",
+    "fields": [
+      {
+        "field": "id",
+        "column": "id",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "webhookId",
+        "column": "webhook_id",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "type",
+        "column": "type",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "body",
+        "column": "body",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "events",
+        "column": "events",
+        "type": "Int",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "cursor",
+        "column": "cursor",
+        "type": "BigInt",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "status",
+        "column": "status",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "attempts",
+        "column": "attempts",
+        "type": "Int",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "createdAt",
+        "column": "created_at",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "nextAttemptAt",
+        "column": "next_attempt_at",
+        "type": "BigInt",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "lastAttemptAt",
+        "column": "last_attempt_at",
+        "type": "BigInt",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "responseStatus",
+        "column": "response_status",
+        "type": "Int",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "error",
+        "column": "error",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "claim",
+        "column": "claim",
+        "type": "String",
+        "optional": true,
         "internal": false
       }
     ]
@@ -2234,6 +2412,195 @@ export const DATAMODEL = {
           "kind": "scalar",
           "type": "BigInt",
           "isRequired": true
+        }
+      ]
+    },
+    {
+      "name": "Webhook",
+      "dbName": "webhook",
+      "fields": [
+        {
+          "name": "id",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "account",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "url",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "kinds",
+          "dbName": null,
+          "documentation": "JSON array of change kinds; NULL: every kind.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "list",
+          "dbName": null,
+          "documentation": "The name of one of the account's lists (f:list).",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "filter",
+          "dbName": null,
+          "documentation": "JSON of GraphQL's DomainFilter.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "secret",
+          "dbName": null,
+          "documentation": "Standard Webhooks secret (whsec_…), shown once.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "cursor",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "error",
+          "dbName": null,
+          "documentation": "Why its events could not be read at the last load (its list was deleted).",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "createdAt",
+          "dbName": "created_at",
+          "documentation": "Unix milliseconds.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        }
+      ]
+    },
+    {
+      "name": "WebhookDelivery",
+      "dbName": "webhook_delivery",
+      "fields": [
+        {
+          "name": "id",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "webhookId",
+          "dbName": "webhook_id",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "type",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "body",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "events",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": true
+        },
+        {
+          "name": "cursor",
+          "dbName": null,
+          "documentation": "The feed position of its last event.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": false
+        },
+        {
+          "name": "status",
+          "dbName": null,
+          "documentation": "pending | succeeded | failed",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "attempts",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": true
+        },
+        {
+          "name": "createdAt",
+          "dbName": "created_at",
+          "documentation": "Unix milliseconds.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "nextAttemptAt",
+          "dbName": "next_attempt_at",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": false
+        },
+        {
+          "name": "lastAttemptAt",
+          "dbName": "last_attempt_at",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": false
+        },
+        {
+          "name": "responseStatus",
+          "dbName": "response_status",
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": false
+        },
+        {
+          "name": "error",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "claim",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
         }
       ]
     },
@@ -4304,6 +4671,54 @@ export const DATAMODEL = {
       "fields": [
         {
           "name": "domain"
+        }
+      ]
+    },
+    {
+      "model": "Webhook",
+      "type": "id",
+      "fields": [
+        {
+          "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "Webhook",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "account"
+        }
+      ]
+    },
+    {
+      "model": "WebhookDelivery",
+      "type": "id",
+      "fields": [
+        {
+          "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "WebhookDelivery",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "webhookId"
+        },
+        {
+          "name": "createdAt"
+        }
+      ]
+    },
+    {
+      "model": "WebhookDelivery",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "nextAttemptAt"
         }
       ]
     },

@@ -15,6 +15,7 @@ import type { AccessLine } from "./access-log.ts";
  *   `graphql_envelop_request_duration`, `graphql_envelop_error_result`): the yoga plugin's, for
  *   GraphQL requests and for the operation each REST request runs.
  * - `storegraph_rate_limit_refusals_total{plan,endpoint}`.
+ * - `storegraph_webhook_attempts_total{outcome}`: succeeded, retried (failed, due again), failed (its last).
  * - `storegraph_db_connections{state}`: the served snapshot's reads (open, idle, waiting).
  * - `storegraph_snapshot_version`, `storegraph_snapshot_age_seconds`; `storegraph_loads_running`.
  * - `storegraph_export_jobs{status}` (cursor=all jobs of every gateway, from the shared table),
@@ -35,6 +36,12 @@ export class Metrics {
     name: "storegraph_rate_limit_refusals_total",
     help: "Requests refused for a spent budget (429), by the key's plan and the endpoint whose budget it was.",
     labelNames: ["plan", "endpoint"] as const,
+    registers: [this.registry],
+  });
+  private readonly webhookAttempts = new Counter({
+    name: "storegraph_webhook_attempts_total",
+    help: "Webhook delivery attempts by outcome: succeeded, retried (failed, due again later), failed (the delivery's last attempt).",
+    labelNames: ["outcome"] as const,
     registers: [this.registry],
   });
   private readonly exportsRunning = new Gauge({
@@ -210,6 +217,10 @@ export class Metrics {
 
   refused(plan: string, endpoint: string): void {
     this.refusals.inc({ plan, endpoint });
+  }
+
+  webhookAttempt(outcome: "succeeded" | "retried" | "failed"): void {
+    this.webhookAttempts.inc({ outcome });
   }
 
   /** An export (or job) began; returns what it calls per page, and once at its end. */

@@ -155,8 +155,7 @@ export async function drawOn(
 function compile(operation: Operation): RegExp {
   const source = operation.route.path
     .replace("{platform}.{token}", "(?<app>[^/]+)")
-    .replace("{name}", "(?<name>[^/]+)")
-    .replace("{list}", "(?<list>[^/]+)");
+    .replace(/\{(\w+)\}/g, "(?<$1>[^/]+)");
   return new RegExp(`^${source}$`);
 }
 const MATCHERS = OPERATIONS.map((op) => ({ op, re: compile(op) }));

@@ -22,7 +22,7 @@ import type { Options } from "./options.ts";
  */
 export interface OptionDoc {
   name: string;
-  type: "string" | "integer" | "boolean" | "array";
+  type: "string" | "integer" | "boolean" | "array" | "object";
   description: string;
   /** For arrays: the JSON Schema of an item. */
   items?: Record<string, unknown>;

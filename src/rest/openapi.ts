@@ -175,7 +175,15 @@ function operationOf(op: Operation, components: Json): Json {
     operationId: op.id,
     summary: op.summary,
     description: limitsOf(route),
-    tags: [route.path.startsWith("/app") ? "Apps" : route.path.startsWith("/list") ? "Lists" : "Domains"],
+    tags: [
+      route.path.startsWith("/app")
+        ? "Apps"
+        : route.path.startsWith("/list")
+          ? "Lists"
+          : route.path.startsWith("/webhooks")
+            ? "Webhooks"
+            : "Domains",
+    ],
     parameters: [
       ...params,
       ...query,

@@ -23,6 +23,7 @@ import {
   REVIEW_SORT,
 } from "./inputs.ts";
 import { documentOf, operationsOf, type Route } from "./route.ts";
+import { WEBHOOK_ROUTES } from "./webhook-routes.ts";
 
 /** Where the legacy REST API is served, and its OpenAPI document. */
 export const REST_BASE = "/json/api/v1/all";
@@ -316,6 +317,7 @@ export const ROUTES: readonly Route[] = [
   deleteList,
   addToList,
   removeFromList,
+  ...WEBHOOK_ROUTES,
 ];
 
 /** Each route once per method it answers. */

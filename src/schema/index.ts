@@ -9,6 +9,7 @@ import "./review.ts";
 import "./node.ts";
 import "./usage.ts";
 import "./lists.ts";
+import "./webhooks.ts";
 
 builder.queryType({});
 

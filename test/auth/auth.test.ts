@@ -14,7 +14,7 @@ import {
   type TestDatabase,
 } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
-import { type Endpoint, restEndpoint } from "../support/routes.ts";
+import { type Endpoint, prepare, restEndpoint } from "../support/routes.ts";
 import { freePort, type Server, startServer } from "../support/server.ts";
 
 /**
@@ -96,12 +96,13 @@ describe.each(databaseKinds())("Bearer authentication on %s", (kind) => {
   });
 
   const send = async (ep: Endpoint, authorization: string | null, query = ""): Promise<Response> => {
-    if (ep.setup) await (await send(ep.setup, authorization)).body?.cancel();
-    return app.fetch(`http://localhost${ep.path}${query}`, {
-      method: ep.method,
-      headers: { ...ep.headers, ...(authorization === null ? {} : { authorization }) },
-      ...(ep.body === undefined ? {} : { body: ep.body }),
-    });
+    const fetchAs = (e: Endpoint, q = "") =>
+      app.fetch(`http://localhost${e.path}${q}`, {
+        method: e.method,
+        headers: { ...e.headers, ...(authorization === null ? {} : { authorization }) },
+        ...(e.body === undefined ? {} : { body: e.body }),
+      });
+    return fetchAs(await prepare(ep, async (e) => fetchAs(e)), query);
   };
 
   describe.each(ENDPOINTS)("$name", (ep) => {

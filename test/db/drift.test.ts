@@ -44,6 +44,8 @@ const META_MODELS = [
   "ChangeFeed",
   "DomainList",
   "DomainListItem",
+  "Webhook",
+  "WebhookDelivery",
 ];
 
 /** A database of one set: "meta", or the snapshot copy of that version. */

@@ -188,6 +188,27 @@ describe("operation cost", () => {
       params: { list: "x" },
       options: { domains: Array.from({ length: 1000 }, (_, i) => `d${i}.com`) },
     },
+    createWebhook: {
+      type: "Webhook",
+      single: true,
+      params: {},
+      options: { url: "https://example.com/hook", kinds: ["domain_added"], filter: { "f:cc": "US" } },
+    },
+    listWebhooks: { type: "Webhook", single: false, params: {}, options: {} },
+    deleteWebhook: { type: "Webhook", single: true, params: { webhook: "wh_x" }, options: {} },
+    testWebhook: { type: "WebhookDelivery", single: true, params: { webhook: "wh_x" }, options: {} },
+    listWebhookDeliveries: {
+      type: "WebhookDelivery",
+      single: false,
+      params: { webhook: "wh_x" },
+      options: { page_size: "100" },
+    },
+    retryWebhookDelivery: {
+      type: "WebhookDelivery",
+      single: true,
+      params: { webhook: "wh_x", delivery: "msg_x" },
+      options: {},
+    },
     // Every dimension and every histogram, at a million records (no snapshot in the context).
     ...Object.fromEntries(
       (["domainFacets", "searchDomainFacets", "appFacets", "searchAppFacets"] as const).map((id) => {
@@ -234,8 +255,10 @@ describe("operation cost", () => {
     (_id, route) => {
       const plan = planRequest(
         route.route,
-        { app: "shopify.x", name: "x.com", list: "x" },
-        Options.fromBody({ domains: ["x.com"] }),
+        { app: "shopify.x", name: "x.com", list: "x", webhook: "wh_x", delivery: "msg_x" },
+        Options.fromBody(
+          route.id === "createWebhook" ? { url: "https://example.com/hook" } : { domains: ["x.com"] },
+        ),
       );
       const doc = plan.document();
       const op = doc?.definitions[0];

@@ -746,6 +746,11 @@ function companions(option: string): Record<string, string> {
   return {};
 }
 
+/** Options a route needs to be read at all (a webhook's url). */
+const REQUIRED: Record<string, Record<string, string>> = {
+  createWebhook: { url: "http://127.0.0.1:9/hook" },
+};
+
 interface Fuzzed {
   /** What the request names in an error: the option, or the path segment. */
   names: RegExp;
@@ -762,12 +767,17 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
   const appPath = option === "(path)" && route.path.includes("{platform}") ? text : "shopify.klaviyo";
   const domainPath = option === "(path)" && route.path.includes("{name}") ? text : "shop.example.com";
   const listPath = option === "(path)" && route.path.includes("{list}") ? text : "prospects";
+  const webhookPath = option === "(path)" && route.path.includes("{webhook}") ? text : "wh_none";
   const path = route.path
     .replace("{platform}.{token}", enc(appPath))
     .replace("{name}", enc(domainPath))
-    .replace("{list}", enc(listPath));
+    .replace("{list}", enc(listPath))
+    .replace("{webhook}", enc(webhookPath))
+    .replace("{delivery}", "msg_none");
   const options: Record<string, unknown> =
-    option === "(path)" ? {} : { ...companions(option), [option]: text };
+    option === "(path)"
+      ? { ...REQUIRED[route.id] }
+      : { ...REQUIRED[route.id], ...companions(option), [option]: text };
   if (route.id === "bulkRetrieveDomains") options.domains = ["shop.example.com"];
   // A live stream answers until it ends: a second.
   if (route.id === "streamChanges" && option !== "max_seconds") options.max_seconds = "1";
@@ -781,7 +791,9 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
       ? /^domain name: /
       : route.path.includes("{list}")
         ? /^list: /
-        : /^App: /;
+        : route.path.includes("{webhook}")
+          ? /^webhook: /
+          : /^App: /;
   if (route.body)
     return { names, method: route.method, path, query: "", body: JSON.stringify(options), sent: text };
   // A query string cannot carry an unpaired surrogate (it arrives as U+FFFD); enc() sends a path
@@ -796,7 +808,7 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
   const query = new URLSearchParams(
     Object.entries(options).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
   ).toString();
-  return { names, method: "GET", path, query, sent };
+  return { names, method: route.method, path, query, sent };
 }
 
 /** A valid value of an option (for "(path)", of the route's path segment) to put control characters in. */
@@ -806,7 +818,9 @@ function sampleOf(route: (typeof OPERATIONS)[number], option: string): string {
       ? "shop.example.com"
       : route.path.includes("{list}")
         ? "prospects"
-        : "shopify.klaviyo";
+        : route.path.includes("{webhook}")
+          ? "wh_none"
+          : "shopify.klaviyo";
   if (option === "domains") return "shop.example.com";
   if (option === "aq") return "Google Analytics";
   return PLAUSIBLE[option]?.[0] ?? "x";
@@ -844,7 +858,11 @@ describe("control characters in every option and path segment, every database al
       // Each answer has a request id of its own.
       // …and a list its own times.
       answers.push(
-        `${res.status} ${text.replace(/"request_id":"[^"]+"/, '"request_id":"…"').replace(/"(created|updated)_at":"[^"]+"/g, '"$1_at":"…"')}`,
+        `${res.status} ${text
+          .replace(/"request_id":"[^"]+"/, '"request_id":"…"')
+          .replace(/"(created|updated|last_attempt|next_attempt)_at":"[^"]+"/g, '"$1_at":"…"')
+          // …and a webhook its own id and secret.
+          .replace(/"(wh|whsec|msg)_[^"]+"/g, '"$1_…"')}`,
       );
     }
     expect(new Set(answers).size, `${url} ${f.body ?? ""}:\n${answers.join("\n")}`).toBe(1);

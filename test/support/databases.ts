@@ -26,7 +26,13 @@ export interface TestDatabase {
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), "storegraph-test-"));
   if (kind === "sqlite") {
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", RATE_LIMITS: "off" });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "silent",
+      RATE_LIMITS: "off",
+      // Webhooks of tests deliver to receivers on loopback.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+    });
     return { config, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
   const adminUrl = process.env.TEST_DATABASE_URL;
@@ -46,6 +52,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
     DATA_DIR: dataDir,
     LOG_LEVEL: "silent",
     RATE_LIMITS: "off",
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
   });
   return {
     config,

@@ -13,6 +13,33 @@ export interface Endpoint {
    * routes need the list (PUT add-domains makes it, of the key's account).
    */
   setup?: Endpoint;
+  /**
+   * The request with what `setup`'s answer named in its path (a webhook's id): send it instead of
+   * this one once the setup answered (`prepared`).
+   */
+  bind?: (answer: unknown) => Endpoint;
+}
+
+/**
+ * Sends `ep`'s setup (and the setup's own) with `send`: `ep` with its path bound to what the setup
+ * answered, to send next.
+ */
+export async function prepare(ep: Endpoint, send: (ep: Endpoint) => Promise<Response>): Promise<Endpoint> {
+  if (!ep.setup) return ep;
+  const made = await send(await prepare(ep.setup, send));
+  if (!ep.bind) {
+    await made.body?.cancel();
+    return ep;
+  }
+  return ep.bind(await made.json().catch(() => null));
+}
+
+/** Sends `ep`'s setup, then `ep` bound to its answer; the answer of `ep`. */
+export async function sendPrepared(
+  ep: Endpoint,
+  send: (ep: Endpoint) => Promise<Response>,
+): Promise<Response> {
+  return send(await prepare(ep, send));
 }
 
 /** Real values of the fixture (test/support/fixture.ts) for the path parameters of OPERATIONS. */
@@ -21,6 +48,17 @@ const PARAMS: Record<string, string> = {
   "{name}": "shop.example.com",
   // A list of the request's key's account: its `setup` makes it first.
   "{list}": "prospects",
+};
+/**
+ * Path parameters a setup makes (a webhook, a delivery of it): named by its answer, bound by
+ * `sendPrepared`. A webhook's target refuses connections (tests allow loopback targets).
+ */
+const MADE: Record<
+  string,
+  { by: string; value: (answer: Record<string, Record<string, string>>) => string | undefined }
+> = {
+  "{delivery}": { by: "testWebhook", value: (a) => a?.delivery?.id },
+  "{webhook}": { by: "createWebhook", value: (a) => (a?.id as unknown as string) ?? a?.delivery?.webhook },
 };
 /** A query string some routes need to answer at all (by route id): a live stream that ends. */
 const QUERIES: Record<string, string> = { streamChanges: "?max_seconds=1" };
@@ -34,12 +72,33 @@ const BODIES: Record<string, unknown> = {
   searchAppFacets: { facets: "p,pricing" },
   addDomainsToList: { domains: ["shop.example.com", "nowhere.example"] },
   removeDomainsFromList: { domains: ["woo.example.org"] },
+  createWebhook: { url: "http://127.0.0.1:9/hook", kinds: ["domain_added"] },
+  testWebhook: {},
+  retryWebhookDelivery: {},
 };
 
 /** A valid request of a REST route over the fixture. */
 export function restEndpoint(route: Operation): Endpoint {
   let path = route.path;
   for (const [template, value] of Object.entries(PARAMS)) path = path.replace(template, value);
+  const made = Object.entries(MADE).find(([template]) => path.includes(template));
+  if (made) {
+    const [, { by }] = made;
+    const setup = OPERATIONS.find((op) => op.id === by) as Operation;
+    const ep = restEndpoint({ ...route, path: path.replace(/\{(webhook|delivery)\}/g, "none") });
+    const bind = (answer: unknown) => {
+      let bound = path;
+      for (const [template, m] of Object.entries(MADE))
+        bound = bound.replace(template, m.value(answer as never) ?? "none");
+      return { ...ep, path: `${REST_BASE}${bound}${QUERIES[route.id] ?? ""}` };
+    };
+    return {
+      ...ep,
+      name: `${route.method} ${REST_BASE}${route.path} (${route.id})`,
+      setup: restEndpoint(setup),
+      bind,
+    };
+  }
   if (path.includes("{")) throw new Error(`no fixture value for a parameter of ${route.path}`);
   if (route.body && !(route.id in BODIES)) throw new Error(`no body for route ${route.id}`);
   const needsList = route.path.startsWith("/list/") && route.method !== "PUT";

@@ -52,6 +52,19 @@ export type DomainList = Prisma.DomainListModel
  */
 export type DomainListItem = Prisma.DomainListItemModel
 /**
+ * Model Webhook
+ * meta: an account's webhooks (docs/decisions.md, "Webhooks"): the feed's events that match its
+ * kinds, list and Domain filter, delivered signed to its url. `cursor` is the feed position up to
+ * which its events were made into deliveries.
+ */
+export type Webhook = Prisma.WebhookModel
+/**
+ * Model WebhookDelivery
+ * meta: a signed POST of at most 100 events (or a test), kept before its first attempt. Due while
+ * `nextAttemptAt` is set; an attempt moves it on by its lease and marks it with `claim`.
+ */
+export type WebhookDelivery = Prisma.WebhookDeliveryModel
+/**
  * Model ChangeEvent
  * meta: the change feed (docs/decisions.md, "Change feed"): what each load changed, computed by
  * the load (src/db/change-sql.ts) and published with its snapshot, in feed order. It only grows,

@@ -57,6 +57,8 @@ export const ModelName = {
   ApiKey: 'ApiKey',
   DomainList: 'DomainList',
   DomainListItem: 'DomainListItem',
+  Webhook: 'Webhook',
+  WebhookDelivery: 'WebhookDelivery',
   ChangeEvent: 'ChangeEvent',
   ChangeFeed: 'ChangeFeed',
   SnapshotInfo: 'SnapshotInfo',
@@ -173,6 +175,42 @@ export const DomainListItemScalarFieldEnum = {
 } as const
 
 export type DomainListItemScalarFieldEnum = (typeof DomainListItemScalarFieldEnum)[keyof typeof DomainListItemScalarFieldEnum]
+
+
+export const WebhookScalarFieldEnum = {
+  id: 'id',
+  account: 'account',
+  url: 'url',
+  kinds: 'kinds',
+  list: 'list',
+  filter: 'filter',
+  secret: 'secret',
+  cursor: 'cursor',
+  error: 'error',
+  createdAt: 'createdAt'
+} as const
+
+export type WebhookScalarFieldEnum = (typeof WebhookScalarFieldEnum)[keyof typeof WebhookScalarFieldEnum]
+
+
+export const WebhookDeliveryScalarFieldEnum = {
+  id: 'id',
+  webhookId: 'webhookId',
+  type: 'type',
+  body: 'body',
+  events: 'events',
+  cursor: 'cursor',
+  status: 'status',
+  attempts: 'attempts',
+  createdAt: 'createdAt',
+  nextAttemptAt: 'nextAttemptAt',
+  lastAttemptAt: 'lastAttemptAt',
+  responseStatus: 'responseStatus',
+  error: 'error',
+  claim: 'claim'
+} as const
+
+export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldEnum)[keyof typeof WebhookDeliveryScalarFieldEnum]
 
 
 export const ChangeEventScalarFieldEnum = {

@@ -1,0 +1,256 @@
+import { CHANGE_KINDS } from "../db/change-sql.ts";
+import { apiError, isApiError } from "../errors.ts";
+import { meant, nearNames } from "../query/suggest.ts";
+import { optionOfArgument, optionSuggester, readFilter } from "./filter-options.ts";
+import { DOMAIN_TABLES, filterOptions, type Input } from "./inputs.ts";
+import { Options } from "./options.ts";
+import type { Route } from "./route.ts";
+
+/**
+ * Beyond the legacy paths (docs/decisions.md, "Webhooks"): the webhooks of the key's account, each
+ * path mapped onto its GraphQL operation (src/schema/webhooks.ts) as every route is. POST /webhooks
+ * takes `{url, kinds, list, filter}`, `filter` being List Domains' `f:` options as a JSON object,
+ * and answers `{id, secret, webhook}`: the secret is shown that once.
+ */
+
+/** The `f:` options a webhook's filter takes: List Domains' but f:list (its own `list`). */
+const FILTER_OPTIONS = filterOptions(DOMAIN_TABLES)
+  .map((o) => o.name)
+  .filter((n) => n !== "f:list");
+const suggestFilter = optionSuggester(FILTER_OPTIONS, DOMAIN_TABLES);
+
+/** A webhook's filter: a JSON object of List Domains' `f:` options → DomainFilter. */
+function readWebhookFilter(value: unknown): Record<string, unknown> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "object" || Array.isArray(value))
+    throw apiError(
+      "BAD_USER_INPUT",
+      'filter: must be a JSON object of List Domains\' f: options, e.g. {"f:cc": "US"}',
+    );
+  const o = Options.fromBody(value);
+  if (o.has("f:list"))
+    throw apiError("BAD_USER_INPUT", "filter: f:list is the webhook's own `list`; give it there");
+  try {
+    o.refuseUnknown(FILTER_OPTIONS, suggestFilter);
+    const filter = readFilter(o, DOMAIN_TABLES);
+    return Object.keys(filter).length ? filter : null;
+  } catch (e) {
+    if (isApiError(e)) throw apiError("BAD_USER_INPUT", `filter: ${(e as Error).message}`);
+    throw e;
+  }
+}
+
+/** `kinds`: a JSON array of change kinds, or their comma-separated text. */
+function readKinds(o: Options): string[] | null {
+  const raw = o.raw("kinds");
+  if (raw === undefined || raw === null || raw === "") return null;
+  const kinds = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : null;
+  if (!kinds || kinds.some((k) => typeof k !== "string"))
+    throw apiError(
+      "BAD_USER_INPUT",
+      "kinds: must be an array of change kinds (or their comma-separated text)",
+    );
+  return kinds.map((k: string) => {
+    const kind = k.trim();
+    if (!(CHANGE_KINDS as readonly string[]).includes(kind))
+      throw apiError(
+        "BAD_USER_INPUT",
+        `kinds: unknown kind "${kind}"${meant(nearNames(kind, CHANGE_KINDS))}; valid: ${CHANGE_KINDS.join(", ")}`,
+      );
+    return kind;
+  });
+}
+
+const WEBHOOK_SPEC: Input = {
+  options: [
+    { name: "url", type: "string", description: "The https URL deliveries are POSTed to." },
+    {
+      name: "kinds",
+      type: "array",
+      items: { type: "string", enum: [...CHANGE_KINDS] },
+      description: "The kinds of change it takes (default: every kind).",
+    },
+    {
+      name: "list",
+      type: "string",
+      description: "One of the account's lists (GET /list): only its Domains' changes.",
+    },
+    {
+      name: "filter",
+      type: "object",
+      description:
+        'Only changes of the Domains these List Domains f: options match, as a JSON object: {"f:cc": "US", "f:platform": "shopify"}.',
+    },
+  ],
+  variables: { url: "String!", kinds: "[ChangeKind!]", list: "String", filter: "DomainFilter" },
+  read(o) {
+    const url = o.string("url");
+    if (!url?.trim())
+      throw apiError("BAD_USER_INPUT", "url: is required: the https URL deliveries are POSTed to");
+    return {
+      url: url.trim(),
+      kinds: readKinds(o),
+      list: o.string("list") ?? null,
+      filter: readWebhookFilter(o.raw("filter")),
+    };
+  },
+};
+
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const clip = (text = "") => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
+
+/** The webhook the path names (and its delivery), as the path gives them. */
+const WEBHOOK_PATH: Input = {
+  fromPath: true,
+  options: [],
+  variables: { webhook: "String!" },
+  read(_o, params) {
+    if (!ID.test(params.webhook ?? ""))
+      throw apiError(
+        "BAD_USER_INPUT",
+        `webhook: "${clip(params.webhook)}" is not a webhook id (GET /webhooks shows them)`,
+      );
+    return { webhook: params.webhook };
+  },
+};
+
+const DELIVERY_PATH: Input = {
+  fromPath: true,
+  options: [],
+  variables: { delivery: "String!" },
+  read(_o, params) {
+    if (!ID.test(params.delivery ?? ""))
+      throw apiError("BAD_USER_INPUT", `delivery: "${clip(params.delivery)}" is not a delivery id`);
+    return { delivery: params.delivery };
+  },
+};
+
+const DELIVERY_PAGE: Input = {
+  options: [
+    {
+      name: "status",
+      type: "string",
+      enum: ["pending", "succeeded", "failed"],
+      description: "Only deliveries in this state.",
+    },
+    { name: "page_size", type: "integer", description: "Page size, 1 to 100 (default 20)." },
+    { name: "cursor", type: "string", description: "next_cursor of the previous page." },
+  ],
+  variables: { status: "WebhookDeliveryStatus", first: "Int", after: "String" },
+  read(o) {
+    const status = o.string("status");
+    if (status !== undefined && !["pending", "succeeded", "failed"].includes(status))
+      throw apiError("BAD_USER_INPUT", `status: must be pending, succeeded or failed; got "${status}"`);
+    const after = o.string("cursor") || null;
+    if (after !== null && !ID.test(after))
+      throw apiError(
+        "BAD_USER_INPUT",
+        `cursor: "${clip(after)}" is not a cursor of this webhook's deliveries`,
+      );
+    return { status: status ?? null, first: o.int("page_size", { min: 1, max: 100 }) ?? 20, after };
+  },
+};
+
+/** The body's `filter` options name themselves inside it; `webhook` is the path's. */
+const webhookOption = (argument: string) => {
+  if (argument.startsWith("filter")) return `filter.${optionOfArgument(DOMAIN_TABLES, argument)}`;
+  if (argument === "first") return "page_size";
+  if (argument === "after") return "cursor";
+  return undefined;
+};
+
+const createWebhook: Route = {
+  methods: { POST: "createWebhook" },
+  path: "/webhooks",
+  summary: "Make a webhook: each later load's matching changes, POSTed signed in batches of at most 100",
+  endpoint: "listDomains",
+  type: "Webhook",
+  single: true,
+  mutation: true,
+  inputs: [WEBHOOK_SPEC],
+  option: webhookOption,
+  query: [["createWebhook", ["url", "kinds", "list", "filter"]]],
+  envelope: {
+    id: { value: "id", type: "string" },
+    secret: { value: "secret", type: "string" },
+    webhook: { record: "webhook" },
+  },
+};
+
+const listWebhooks: Route = {
+  methods: { GET: "listWebhooks" },
+  path: "/webhooks",
+  summary: "The webhooks of the API key's account, with their pending and failed deliveries",
+  endpoint: "listDomains",
+  type: "Webhook",
+  uncached: true,
+  inputs: [],
+  query: [["webhooks", []]],
+  envelope: { webhooks: { records: "" } },
+};
+
+const deleteWebhook: Route = {
+  methods: { DELETE: "deleteWebhook" },
+  path: "/webhooks/{webhook}",
+  summary: "Delete a webhook and its deliveries; answers it as it was",
+  endpoint: "listDomains",
+  type: "Webhook",
+  single: true,
+  mutation: true,
+  inputs: [WEBHOOK_PATH],
+  query: [["deleteWebhook", ["webhook"]]],
+  envelope: { webhook: { record: "" } },
+};
+
+const testWebhook: Route = {
+  methods: { POST: "testWebhook" },
+  path: "/webhooks/{webhook}/test",
+  summary: "Send the webhook a signed webhook.test delivery now; answers it after its first attempt",
+  endpoint: "listDomains",
+  type: "WebhookDelivery",
+  single: true,
+  mutation: true,
+  inputs: [WEBHOOK_PATH],
+  query: [["testWebhook", ["webhook"]]],
+  envelope: { delivery: { record: "" } },
+};
+
+const listDeliveries: Route = {
+  methods: { GET: "listWebhookDeliveries" },
+  path: "/webhooks/{webhook}/deliveries",
+  summary: "A webhook's deliveries, newest first, with their attempts' outcome",
+  endpoint: "listDomains",
+  type: "WebhookDelivery",
+  uncached: true,
+  inputs: [WEBHOOK_PATH, DELIVERY_PAGE],
+  option: webhookOption,
+  query: [["webhookDeliveries", ["webhook", "status", "first", "after"]]],
+  envelope: {
+    deliveries: { records: "nodes" },
+    has_next_page: { value: "pageInfo.hasNextPage", type: "boolean" },
+    next_cursor: { value: "pageInfo.endCursor", type: "string", when: "pageInfo.hasNextPage" },
+  },
+};
+
+const retryDelivery: Route = {
+  methods: { POST: "retryWebhookDelivery" },
+  path: "/webhooks/{webhook}/deliveries/{delivery}/retry",
+  summary:
+    "Attempt a delivery again now, its retries started over (a failed one replayed); answers it after that attempt",
+  endpoint: "listDomains",
+  type: "WebhookDelivery",
+  single: true,
+  mutation: true,
+  inputs: [WEBHOOK_PATH, DELIVERY_PATH],
+  query: [["retryWebhookDelivery", ["webhook", "delivery"]]],
+  envelope: { delivery: { record: "" } },
+};
+
+export const WEBHOOK_ROUTES: readonly Route[] = [
+  createWebhook,
+  listWebhooks,
+  deleteWebhook,
+  testWebhook,
+  listDeliveries,
+  retryDelivery,
+];

@@ -1,0 +1,359 @@
+import { astFromValue, type GraphQLInputObjectType, valueFromASTUntyped } from "graphql";
+import type { Context, ReadContext } from "../context.ts";
+import { CHANGE_KINDS } from "../db/change-sql.ts";
+import { noList } from "../db/lists.ts";
+import { apiError, InputError } from "../errors.ts";
+import { changePage } from "../query/changes.ts";
+import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
+import { listsOf } from "../query/lists.ts";
+import { pageSize } from "../query/page.ts";
+import { changeFilterOf, TEST_TYPE, testBody } from "../webhooks/payload.ts";
+import { checkTarget } from "../webhooks/send.ts";
+import type { WebhookService } from "../webhooks/service.ts";
+import {
+  type DeliveryRow,
+  type DeliveryStatus,
+  WEBHOOK_LIMITS,
+  WebhookError,
+  WebhookNotFoundError,
+  type WebhookRow,
+} from "../webhooks/store.ts";
+import { builder, legacy, rateLimited } from "./builder.ts";
+import { ChangeKind } from "./changes.ts";
+import { DomainFilter } from "./domain-parts.ts";
+
+/**
+ * An account's webhooks (docs/decisions.md, "Webhooks"; src/webhooks/ keeps and delivers them):
+ * the change feed's events of their kinds, list and Domain filter, POSTed after each load in
+ * signed batches of at most 100. Every operation draws on the List Domains budget, as the REST
+ * /webhooks paths do.
+ */
+
+/** The request's account's webhooks. */
+function webhooksOf(ctx: ReadContext): { service: WebhookService; account: string } {
+  const { webhooks, apiKey } = ctx as Partial<Context>;
+  const account = apiKey?.account;
+  if (!webhooks || !account) throw new Error("webhooks are read without an account (a request's API key)");
+  return { service: webhooks, account };
+}
+
+/** Runs a webhook operation; its errors as the API answers them (400 naming the argument, 404). */
+async function hooking<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof WebhookError) throw new InputError(e.argument, e.message);
+    if (e instanceof WebhookNotFoundError) throw apiError("NOT_FOUND", e.message);
+    throw e;
+  }
+}
+
+type WebhookShape = WebhookRow & { pending?: number; failed?: number };
+
+export const Webhook = builder.objectRef<WebhookShape>("Webhook").implement({
+  description: `A subscription of the account to the change feed: its events that match, POSTed to url after each load in signed batches of at most ${WEBHOOK_LIMITS.events} (at most ${WEBHOOK_LIMITS.webhooks} webhooks an account).`,
+  fields: (t) => ({
+    id: t.exposeString("id", legacy("id")),
+    url: t.exposeString("url", legacy("url")),
+    kinds: t.field({
+      type: [ChangeKind],
+      nullable: true,
+      description: "The kinds of change it takes; null: every kind.",
+      resolve: (w) => w.kinds as never,
+      ...legacy("kinds"),
+    }),
+    list: t.exposeString("list", {
+      nullable: true,
+      description: "One of the account's lists: only its Domains' changes.",
+      ...legacy("list"),
+    }),
+    filter: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "The Domain filter its changes match (as DomainFilter), or null.",
+      resolve: (w) => w.filter,
+      ...legacy("filter"),
+    }),
+    cursor: t.string({
+      description: "The feed position up to which its changes were made into deliveries.",
+      resolve: (w) => String(w.cursor),
+      ...legacy("cursor"),
+    }),
+    error: t.exposeString("error", {
+      nullable: true,
+      description: "Why its changes could not be read at the last load (its list was deleted), or null.",
+      ...legacy("error"),
+    }),
+    createdAt: t.expose("createdAt", { type: "DateTime", ...legacy("created_at") }),
+    pendingDeliveries: t.int({
+      description: "Deliveries not yet received (being attempted or waiting for a retry).",
+      resolve: (w) => w.pending ?? 0,
+      ...legacy("pending_deliveries"),
+    }),
+    failedDeliveries: t.int({
+      description: "Deliveries that failed their last attempt (retry them: retryWebhookDelivery).",
+      resolve: (w) => w.failed ?? 0,
+      ...legacy("failed_deliveries"),
+    }),
+  }),
+});
+
+const WebhookDeliveryStatus = builder.enumType("WebhookDeliveryStatus", {
+  description:
+    "pending: not received yet (due, or waiting for a retry); succeeded: answered 2xx; failed: its last attempt failed.",
+  values: {
+    pending: { value: "pending" },
+    succeeded: { value: "succeeded" },
+    failed: { value: "failed" },
+  } as const,
+});
+
+export const WebhookDelivery = builder.objectRef<DeliveryRow>("WebhookDelivery").implement({
+  description:
+    "A signed POST of a webhook's changes (or a test). Its id is the webhook-id header, the same at every attempt, so a receiver can drop one it has taken.",
+  fields: (t) => ({
+    id: t.exposeString("id", legacy("id")),
+    webhook: t.exposeString("webhookId", legacy("webhook")),
+    type: t.exposeString("type", {
+      description: `${"changes.published"} or ${TEST_TYPE}.`,
+      ...legacy("type"),
+    }),
+    status: t.field({ type: WebhookDeliveryStatus, resolve: (d) => d.status, ...legacy("status") }),
+    events: t.exposeInt("events", { description: "The changes it carries.", ...legacy("events") }),
+    cursor: t.string({
+      nullable: true,
+      description: "The feed cursor of its last change (null for a test).",
+      resolve: (d) => (d.cursor === null ? null : String(d.cursor)),
+      ...legacy("cursor"),
+    }),
+    attempts: t.exposeInt("attempts", legacy("attempts")),
+    createdAt: t.expose("createdAt", { type: "DateTime", ...legacy("created_at") }),
+    lastAttemptAt: t.expose("lastAttemptAt", {
+      type: "DateTime",
+      nullable: true,
+      ...legacy("last_attempt_at"),
+    }),
+    nextAttemptAt: t.expose("nextAttemptAt", {
+      type: "DateTime",
+      nullable: true,
+      description: "When it is attempted next (null once it succeeded or failed).",
+      ...legacy("next_attempt_at"),
+    }),
+    responseStatus: t.exposeInt("responseStatus", {
+      nullable: true,
+      description: "The HTTP status the receiver answered at the last attempt.",
+      ...legacy("response_status"),
+    }),
+    error: t.exposeString("error", {
+      nullable: true,
+      description: "What went wrong at the last attempt.",
+      ...legacy("error"),
+    }),
+  }),
+});
+
+const WebhookCreated = builder
+  .objectRef<{ webhook: WebhookRow; secret: string }>("WebhookCreated")
+  .implement({
+    description: "A webhook made, with its secret: shown this once.",
+    fields: (t) => ({
+      id: t.string({ resolve: (c) => c.webhook.id, ...legacy("id") }),
+      secret: t.exposeString("secret", {
+        description:
+          "The Standard Webhooks secret (whsec_…) that signs its deliveries: keep it, it is not shown again.",
+        ...legacy("secret"),
+      }),
+      webhook: t.expose("webhook", { type: Webhook, ...legacy("webhook") }),
+    }),
+  });
+
+const WebhookDeliveryConnection = builder
+  .objectRef<{ nodes: DeliveryRow[]; hasNextPage: boolean }>("WebhookDeliveryConnection")
+  .implement({
+    description: "A page of a webhook's deliveries, newest first.",
+    fields: (t) => ({
+      nodes: t.field({ type: [WebhookDelivery], resolve: (c) => c.nodes }),
+      pageInfo: t.field({
+        type: builder
+          .objectRef<{ nodes: DeliveryRow[]; hasNextPage: boolean }>("WebhookDeliveryPageInfo")
+          .implement({
+            fields: (p) => ({
+              hasNextPage: p.exposeBoolean("hasNextPage"),
+              endCursor: p.string({ nullable: true, resolve: (c) => c.nodes.at(-1)?.id ?? null }),
+            }),
+          }),
+        resolve: (c) => c,
+      }),
+    }),
+  });
+
+/** The webhooks with their pending and failed counts. */
+async function withCounts(
+  ctx: Parameters<typeof webhooksOf>[0],
+  rows: WebhookRow[],
+): Promise<WebhookShape[]> {
+  const { service } = webhooksOf(ctx);
+  const counts = await service.webhooks.counts(rows.map((r) => r.id));
+  return rows.map((r) => ({ ...r, ...counts.get(r.id) }));
+}
+
+builder.queryField("webhooks", (t) =>
+  t.field({
+    type: [Webhook],
+    description: "The webhooks of the API key's account, oldest first (GET /webhooks).",
+    ...rateLimited("listDomains"),
+    complexity: { field: 1, multiplier: WEBHOOK_LIMITS.webhooks },
+    resolve: (_root, _args, ctx) =>
+      hooking(async () => {
+        const { service, account } = webhooksOf(ctx);
+        return withCounts(ctx, await service.webhooks.all(account));
+      }),
+  }),
+);
+
+builder.queryField("webhookDeliveries", (t) =>
+  t.field({
+    type: WebhookDeliveryConnection,
+    description: "A webhook's deliveries, newest first (GET /webhooks/{id}/deliveries).",
+    ...rateLimited("listDomains"),
+    complexity: { field: 1, multiplier: 10 },
+    args: {
+      webhook: t.arg.string({ required: true }),
+      status: t.arg({ type: WebhookDeliveryStatus }),
+      first: t.arg.int({ description: "Page size, 1 to 100 (default 20)." }),
+      after: t.arg.string({ description: "The endCursor of the page before." }),
+    },
+    resolve: (_root, args, ctx) =>
+      hooking(async () => {
+        const { service, account } = webhooksOf(ctx);
+        await service.webhooks.get(account, args.webhook);
+        return service.webhooks.deliveries(args.webhook, {
+          status: (args.status as DeliveryStatus | null) ?? null,
+          first: args.first == null ? 20 : Math.max(1, pageSize(args.first, 100)),
+          after: args.after,
+        });
+      }),
+  }),
+);
+
+builder.mutationField("createWebhook", (t) =>
+  t.field({
+    type: WebhookCreated,
+    description:
+      "Makes a webhook: the changes of each later load that match kinds, list and filter are POSTed to url, signed with the secret answered here once.",
+    ...rateLimited("listDomains"),
+    complexity: { field: 10, multiplier: 1 },
+    args: {
+      url: t.arg.string({ required: true, description: "https URL the deliveries are POSTed to." }),
+      kinds: t.arg({
+        type: [ChangeKind],
+        description: "The kinds of change it takes (default: every kind).",
+      }),
+      list: t.arg.string({ description: "One of the account's lists: only its Domains' changes." }),
+      filter: t.arg({
+        type: DomainFilter,
+        description: "Only changes of the Domains it matches (as List Domains').",
+      }),
+    },
+    resolve: (_root, args, ctx, info) =>
+      hooking(async () => {
+        const { service, account } = webhooksOf(ctx);
+        const url = await checkTarget(args.url, service.policy);
+        const kinds = args.kinds?.length ? [...new Set(args.kinds as string[])] : null;
+        if (kinds?.some((k) => !(CHANGE_KINDS as readonly string[]).includes(k)))
+          throw new InputError("kinds", "names a kind that is no change kind");
+        if (args.list != null && !(await listsOf(ctx).lists.get(account, args.list)))
+          throw new InputError("list", noList(args.list));
+        // Kept as a client writes it (enum names, times as text): it is given back as variables.
+        const type = info.schema.getType("DomainFilter") as GraphQLInputObjectType;
+        const ast = args.filter ? astFromValue(args.filter, type) : null;
+        const filter = ast ? (valueFromASTUntyped(ast) as DomainFilterShape) : null;
+        const spec = {
+          url: url.href,
+          kinds,
+          list: args.list ?? null,
+          filter: filter as Record<string, unknown> | null,
+        };
+        // Read where the feed stands with its filter: a filter that does not read (an unknown App,
+        // a bad range) is refused now, as GET /changes would refuse it, not at the next load.
+        const end = (await (ctx as Partial<Context>).live?.end()) ?? 0;
+        try {
+          await changePage(ctx, { filter: changeFilterOf(spec) as never, first: 0, after: String(end) });
+        } catch (e) {
+          throw renamed(e);
+        }
+        return service.webhooks.create(account, spec, end);
+      }),
+  }),
+);
+
+/** An error of the feed's filter as createWebhook's arguments name it (filter.domain.x → filter.x). */
+function renamed(e: unknown): unknown {
+  if (!(e instanceof InputError)) return e;
+  if (e.argument === "filter.domain.list") return new InputError("list", e.problem);
+  if (e.argument.startsWith("filter.domain."))
+    return new InputError(`filter.${e.argument.slice("filter.domain.".length)}`, e.problem);
+  return e;
+}
+
+builder.mutationField("deleteWebhook", (t) =>
+  t.field({
+    type: Webhook,
+    description: "Deletes a webhook and its deliveries (none is attempted after); answers it as it was.",
+    ...rateLimited("listDomains"),
+    complexity: { field: 10, multiplier: 1 },
+    args: { webhook: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) =>
+      hooking(async () => {
+        const { service, account } = webhooksOf(ctx);
+        return service.webhooks.delete(account, args.webhook);
+      }),
+  }),
+);
+
+/** Attempts a delivery now where this gateway delivers (else the one that does, soon); the delivery after. */
+async function attemptNow(ctx: Parameters<typeof webhooksOf>[0], webhookId: string, deliveryId: string) {
+  const { service } = webhooksOf(ctx);
+  await service.deliverer?.attemptNow(webhookId, deliveryId);
+  return service.webhooks.delivery(webhookId, deliveryId);
+}
+
+builder.mutationField("testWebhook", (t) =>
+  t.field({
+    type: WebhookDelivery,
+    description: `Sends the webhook a signed ${TEST_TYPE} delivery now and answers it after its first attempt (retried as any other when it fails).`,
+    ...rateLimited("listDomains"),
+    complexity: { field: 10, multiplier: 1 },
+    args: { webhook: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) =>
+      hooking(async () => {
+        const { service, account } = webhooksOf(ctx);
+        const hook = await service.webhooks.get(account, args.webhook);
+        const made = await service.webhooks.add(hook.id, {
+          type: TEST_TYPE,
+          body: testBody(hook.id),
+          events: 0,
+          cursor: null,
+        });
+        return attemptNow(ctx, hook.id, made);
+      }),
+  }),
+);
+
+builder.mutationField("retryWebhookDelivery", (t) =>
+  t.field({
+    type: WebhookDelivery,
+    description:
+      "Attempts a delivery again now, its retries started over: a failed one is replayed, a received one sent again (same id). Answers it after that attempt.",
+    ...rateLimited("listDomains"),
+    complexity: { field: 10, multiplier: 1 },
+    args: { webhook: t.arg.string({ required: true }), delivery: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) =>
+      hooking(async () => {
+        const { service, account } = webhooksOf(ctx);
+        await service.webhooks.get(account, args.webhook);
+        await service.webhooks.retry(args.webhook, args.delivery);
+        return attemptNow(ctx, args.webhook, args.delivery);
+      }),
+  }),
+);

@@ -1,0 +1,13 @@
+import type { TargetPolicy } from "./send.ts";
+import type { Webhooks } from "./store.ts";
+
+/** What a request reads and changes webhooks with (GraphQL and REST alike: src/schema/webhooks.ts). */
+export interface WebhookService {
+  webhooks: Webhooks;
+  /**
+   * This gateway's deliverer (src/webhooks/deliverer.ts), which attempts a delivery asked for at
+   * once; null where WEBHOOK_DELIVERY=off (another gateway delivers it soon).
+   */
+  deliverer: { attemptNow(webhookId: string, deliveryId: string): Promise<boolean> } | null;
+  policy: TargetPolicy;
+}

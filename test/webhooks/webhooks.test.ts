@@ -1,0 +1,432 @@
+import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.ts";
+import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
+import { generateDataset } from "../../src/dataset/generate.ts";
+import { REST_BASE } from "../../src/rest/routes.ts";
+import { Webhooks } from "../../src/webhooks/store.ts";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
+import { Receiver } from "./receiver.ts";
+
+/**
+ * Webhooks (issue 38, docs/decisions.md "Webhooks") on both databases: made and listed by REST
+ * and GraphQL, their targets checked, each load's matching changes delivered in signed batches of
+ * at most 100 (held to GET /changes of the same options, never to a hard-coded list), retried with
+ * backoff, failed and replayed, and not lost by a gateway that dies holding a claim.
+ */
+const scratch = tempDir("storegraph-webhooks-");
+const weeks = [0, 1, 2, 3].map((w) => join(scratch.dir, `w${w}`));
+const churn = Object.fromEntries(Object.entries(DEFAULT_CHURN).map(([k, v]) => [k, Math.min(1, v * 15)]));
+
+beforeAll(async () => {
+  await generateDataset({ domains: 400, apps: 50, seed: 7, outDir: weeks[0] as string });
+  for (let w = 1; w < weeks.length; w++)
+    await evolveDataset({ from: weeks[w - 1] as string, outDir: weeks[w] as string, seed: w, churn });
+}, 60_000);
+afterAll(() => scratch.remove());
+
+/** Fast retries for tests: 3 attempts, 50 ms then 150 ms apart. */
+const FAST = { schedule: { baseMs: 50, capMs: 1000, attempts: 3 }, pollMs: 50, leaseMs: 400 };
+
+type Json = Record<string, unknown>;
+
+describe.each(databaseKinds())("webhooks on %s", (kind) => {
+  let api: TestApi;
+  let receiver: Receiver;
+  let loaded = 0;
+
+  const call = async (method: string, path: string, body?: unknown, key = api.key) => {
+    const res = await api.app.fetch(`http://localhost${REST_BASE}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as Json };
+  };
+  const create = async (spec: Json, key = api.key) => {
+    const res = await call("POST", "/webhooks", spec, key);
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    return res.json as { id: string; secret: string; webhook: Json };
+  };
+  const loadNext = async () => {
+    loaded++;
+    await api.load(weeks[loaded] as string);
+  };
+  /** Every change GET /changes answers after `cursor` with these options, in feed order. */
+  const changesAfter = async (cursor: string, query = "") => {
+    const out: Json[] = [];
+    let at = cursor;
+    for (;;) {
+      const page = await call("GET", `/changes?page_size=1000&cursor=${at}${query}`);
+      expect(page.status, JSON.stringify(page.json)).toBe(200);
+      out.push(...(page.json.changes as Json[]));
+      at = String(page.json.next_cursor ?? at);
+      if (!page.json.has_next_page) return out;
+    }
+  };
+
+  beforeAll(async () => {
+    // Tests deliver to a receiver on loopback (WEBHOOK_ALLOW_PRIVATE_TARGETS).
+    api = await startApi(
+      kind,
+      weeks[0] as string,
+      { webhooks: { allowPrivateTargets: true, timeoutMs: 2000, concurrency: 8, deliver: true } },
+      { webhooks: FAST },
+    );
+    receiver = await new Receiver().start();
+  }, 60_000);
+  afterAll(async () => {
+    await receiver?.close();
+    await api?.close();
+  });
+  afterEach(async () => {
+    receiver.answer = () => 200;
+    // Each test's webhooks are its own.
+    const all = await call("GET", "/webhooks");
+    for (const w of all.json.webhooks as Json[]) await call("DELETE", `/webhooks/${w.id}`);
+  });
+
+  it("POST /webhooks answers {id, secret, webhook} once; GET /webhooks never shows the secret", async () => {
+    const made = await create({ url: receiver.url, kinds: ["domain_added", "domain_removed"] });
+    expect(Object.keys(made)).toEqual(["id", "secret", "webhook"]);
+    expect(made.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(made.webhook).toMatchObject({
+      id: made.id,
+      url: receiver.url,
+      kinds: ["domain_added", "domain_removed"],
+    });
+    const all = await call("GET", "/webhooks");
+    expect(all.status).toBe(200);
+    expect((all.json.webhooks as Json[]).map((w) => w.id)).toEqual([made.id]);
+    expect(JSON.stringify(all.json)).not.toContain(made.secret);
+    expect(JSON.stringify(all.json)).not.toContain("secret");
+  });
+
+  it("refuses bad webhooks with a 400 naming what was wrong", async () => {
+    const cases: [Json, RegExp][] = [
+      [{}, /^url: is required/],
+      [{ url: "ftp://example.com/x" }, /^url: must be https/],
+      [{ url: "not a url" }, /^url: "not a url" is not an absolute URL/],
+      [{ url: "https://user:pw@example.com/x" }, /^url: must not carry credentials/],
+      [
+        { url: receiver.url, kinds: ["domain_addded"] },
+        /^kinds: unknown kind "domain_addded" \(did you mean "domain_added"/,
+      ],
+      [{ url: receiver.url, list: "nope" }, /^list: no list named "nope"/],
+      [
+        { url: receiver.url, filter: { "f:country": "US" } },
+        /^filter: unknown filter "f:country" \(did you mean "f:cc"\?\)/,
+      ],
+      [{ url: receiver.url, filter: "f:cc=US" }, /^filter: must be a JSON object/],
+      [{ url: receiver.url, filter: { "f:list": "x" } }, /^filter: f:list is the webhook's own `list`/],
+      [{ url: receiver.url, filter: { "f:cc": "Narnia" } }, /^filter\.f:cc: /],
+      [{ url: receiver.url, bogus: 1 }, /^unknown option "bogus"/],
+    ];
+    for (const [spec, message] of cases) {
+      const res = await call("POST", "/webhooks", spec);
+      expect(res.status, JSON.stringify(spec)).toBe(400);
+      expect(res.json.error, JSON.stringify(spec)).toMatch(message);
+    }
+    expect(((await call("GET", "/webhooks")).json.webhooks as Json[]).length).toBe(0);
+  });
+
+  it("refuses private, loopback and link-local targets unless WEBHOOK_ALLOW_PRIVATE_TARGETS, and http where HTTPS is required", async () => {
+    const strict = createApp(
+      { ...api.db.config, webhooks: { ...api.db.config.webhooks, allowPrivateTargets: false } },
+      api.snapshots,
+    );
+    const secure = createApp({ ...api.db.config, requireHttps: true, trustedProxies: [] }, api.snapshots);
+    try {
+      for (const url of [
+        "http://127.0.0.1:9/x",
+        "http://10.0.0.8/x",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]/x",
+        "http://[::ffff:127.0.0.1]/x",
+        "http://localhost/x",
+      ]) {
+        const res = await strict.fetch(`http://localhost${REST_BASE}/webhooks`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${api.key}`, "content-type": "application/json" },
+          body: JSON.stringify({ url }),
+        });
+        const json = (await res.json()) as { error: string };
+        expect(res.status, url).toBe(400);
+        expect(json.error, url).toMatch(/^url: .*(loopback|private|linkLocal).*refused/);
+      }
+      const res = await secure.fetch(`https://localhost${REST_BASE}/webhooks`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${api.key}`,
+          "content-type": "application/json",
+          "x-forwarded-proto": "https",
+        },
+        body: JSON.stringify({ url: receiver.url }),
+      });
+      if (res.status !== 403) {
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as { error: string }).error).toMatch(/^url: must be https/);
+      }
+    } finally {
+      await strict.dispose();
+      await secure.dispose();
+    }
+  });
+
+  it("POST /webhooks/{id}/test sends a delivery signed as Standard Webhooks sign (verified by their library)", async () => {
+    const made = await create({ url: receiver.url });
+    const res = await call("POST", `/webhooks/${made.id}/test`);
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    const delivery = res.json.delivery as Json;
+    expect(delivery).toMatchObject({
+      type: "webhook.test",
+      status: "succeeded",
+      attempts: 1,
+      response_status: 200,
+    });
+    const got = receiver.received.at(-1);
+    expect(got?.headers["webhook-id"]).toBe(delivery.id);
+    const verified = new Webhook(made.secret).verify(got?.body as string, {
+      "webhook-id": String(got?.headers["webhook-id"]),
+      "webhook-timestamp": String(got?.headers["webhook-timestamp"]),
+      "webhook-signature": String(got?.headers["webhook-signature"]),
+    }) as Json;
+    expect(verified).toMatchObject({ type: "webhook.test", data: { webhook: made.id } });
+    // Another secret, or a changed body, does not verify.
+    const other = await create({ url: receiver.url });
+    expect(() =>
+      new Webhook(other.secret).verify(got?.body as string, {
+        "webhook-id": String(got?.headers["webhook-id"]),
+        "webhook-timestamp": String(got?.headers["webhook-timestamp"]),
+        "webhook-signature": String(got?.headers["webhook-signature"]),
+      }),
+    ).toThrow();
+  });
+
+  it("after a load, delivers every matching change once, in batches of at most 100, as GET /changes writes them", async () => {
+    const all = await create({ url: receiver.url });
+    const added = await create({ url: `${receiver.url}?kinds`, kinds: ["domain_added", "rank_changed"] });
+    const filtered = await create({ url: `${receiver.url}?us`, filter: { "f:cc": "US" } });
+    const start = String(all.webhook.cursor);
+    const before = receiver.received.length;
+    api.app.deliverer?.start();
+    await loadNext();
+    const expected = {
+      [all.id]: await changesAfter(start),
+      [added.id]: await changesAfter(start, "&kinds=domain_added,rank_changed"),
+      [filtered.id]: await changesAfter(start, "&f:cc=US"),
+    };
+    expect(expected[all.id]?.length).toBeGreaterThan(100);
+    expect(expected[filtered.id]?.length).toBeGreaterThan(0);
+    const total = Object.values(expected).reduce((n, e) => n + Math.ceil((e?.length ?? 0) / 100), 0);
+    await receiver.until((r) => r.accepted().length >= before + total);
+    const got: Record<string, Json[]> = {};
+    for (const r of receiver.accepted().slice(before)) {
+      const body = JSON.parse(r.body) as {
+        type: string;
+        data: { webhook: string; changes: Json[]; count: number; cursor: string };
+      };
+      expect(body.type).toBe("changes.published");
+      expect(body.data.changes.length).toBeLessThanOrEqual(100);
+      expect(body.data.count).toBe(body.data.changes.length);
+      expect(body.data.cursor).toBe(body.data.changes.at(-1)?.id);
+      got[body.data.webhook] = [...(got[body.data.webhook] ?? []), ...body.data.changes];
+    }
+    for (const [id, changes] of Object.entries(expected)) {
+      const sorted = (got[id] ?? []).sort((a, b) => Number(a.id) - Number(b.id));
+      expect(sorted, id).toEqual(changes);
+    }
+    // Listed as delivered, with the cursor moved to the load's end.
+    const hooks = (await call("GET", "/webhooks")).json.webhooks as Json[];
+    for (const h of hooks) expect(h).toMatchObject({ pending_deliveries: 0, failed_deliveries: 0 });
+    const page = await call("GET", `/webhooks/${all.id}/deliveries?page_size=100`);
+    expect((page.json.deliveries as Json[]).length).toBe(Math.ceil((expected[all.id]?.length ?? 0) / 100));
+    expect((page.json.deliveries as Json[]).every((d) => d.status === "succeeded" && d.attempts === 1)).toBe(
+      true,
+    );
+  });
+
+  it("retries a failed attempt with backoff under the same id, fails it after its last, and replays it on request", async () => {
+    const made = await create({ url: receiver.url });
+    let failing = true;
+    receiver.answer = () => (failing ? 503 : 200);
+    const first = await call("POST", `/webhooks/${made.id}/test`);
+    expect(first.json.delivery).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      response_status: 503,
+      error: "answered 503",
+    });
+    const id = (first.json.delivery as Json).id as string;
+    api.app.deliverer?.start();
+    await receiver.until((r) => r.received.filter((x) => x.headers["webhook-id"] === id).length >= 3);
+    await new Promise((r) => setTimeout(r, 300));
+    const tries = receiver.received.filter((x) => x.headers["webhook-id"] === id);
+    expect(tries.length).toBe(3);
+    const failed = await call("GET", `/webhooks/${made.id}/deliveries?status=failed`);
+    expect(failed.json.deliveries).toMatchObject([
+      { id, status: "failed", attempts: 3, response_status: 503 },
+    ]);
+    expect(((await call("GET", "/webhooks")).json.webhooks as Json[])[0]).toMatchObject({
+      failed_deliveries: 1,
+    });
+    failing = false;
+    const replay = await call("POST", `/webhooks/${made.id}/deliveries/${id}/retry`);
+    expect(replay.status).toBe(200);
+    expect(replay.json.delivery).toMatchObject({
+      id,
+      status: "succeeded",
+      attempts: 1,
+      response_status: 200,
+    });
+    expect(receiver.accepted().at(-1)?.headers["webhook-id"]).toBe(id);
+  });
+
+  it("does not follow redirects, and refuses a private target at connection time where not allowed", async () => {
+    const made = await create({ url: receiver.url });
+    receiver.answer = () => ({ status: 302, headers: { location: "http://169.254.169.254/" } });
+    const res = await call("POST", `/webhooks/${made.id}/test`);
+    expect(res.json.delivery).toMatchObject({ status: "pending", response_status: 302 });
+    expect((res.json.delivery as Json).error).toMatch(/redirects are not followed/);
+    receiver.answer = () => 200;
+    const before = receiver.received.length;
+    const strict = createApp(
+      {
+        ...api.db.config,
+        webhooks: { ...api.db.config.webhooks, allowPrivateTargets: false, deliver: true },
+      },
+      api.snapshots,
+    );
+    try {
+      const r = await strict.fetch(`http://localhost${REST_BASE}/webhooks/${made.id}/test`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${api.key}` },
+      });
+      const d = ((await r.json()) as { delivery: Json }).delivery;
+      expect(d.status).toBe("pending");
+      expect(d.error).toMatch(/127\.0\.0\.1 is a loopback address, a private target/);
+      expect(receiver.received.length).toBe(before);
+    } finally {
+      await strict.dispose();
+    }
+  });
+
+  it("a delivery claimed by a gateway that died is delivered by another once its lease ends", async () => {
+    const made = await create({ url: receiver.url });
+    const store = new Webhooks(api.snapshots.store);
+    const id = await store.add(made.id, {
+      type: "webhook.test",
+      body: '{"type":"webhook.test"}',
+      events: 0,
+      cursor: null,
+    });
+    // The dead gateway's claim: never settled.
+    const [claimed] = await store.claim(made.id, Date.now(), 300, 10);
+    expect(claimed?.id).toBe(id);
+    api.app.deliverer?.start();
+    const seen = Date.now();
+    await receiver.until((r) => r.accepted().some((x) => x.headers["webhook-id"] === id));
+    expect(Date.now() - seen).toBeGreaterThanOrEqual(150);
+    // The receiver answered; its outcome is written next.
+    for (let i = 0; i < 100 && (await store.delivery(made.id, id)).status === "pending"; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    // Its late outcome, under the lost claim, is not written over the delivered one.
+    expect(
+      await store.settle(claimed as NonNullable<typeof claimed>, {
+        status: "failed",
+        next: null,
+        at: Date.now(),
+        responseStatus: 500,
+        error: "late",
+      }),
+    ).toBe(false);
+    expect(await store.delivery(made.id, id)).toMatchObject({ status: "succeeded", attempts: 2 });
+  });
+
+  it("two gateways on one database deliver each delivery once", async () => {
+    const made = await create({ url: receiver.url });
+    const store = new Webhooks(api.snapshots.store);
+    const ids: string[] = [];
+    // The test's own gateway stops: two others share the work.
+    await api.app.deliverer?.stop();
+    const before = receiver.received.length;
+    for (let i = 0; i < 60; i++)
+      ids.push(
+        await store.add(made.id, { type: "webhook.test", body: `{"n":${i}}`, events: 0, cursor: null }),
+      );
+    const sent = { first: 0, second: 0 };
+    const second = createApp(
+      { ...api.db.config, webhooks: { ...api.db.config.webhooks, allowPrivateTargets: true, deliver: true } },
+      api.snapshots,
+      { webhooks: { ...FAST, counted: () => sent.second++ } },
+    );
+    const first = createApp(
+      { ...api.db.config, webhooks: { ...api.db.config.webhooks, allowPrivateTargets: true, deliver: true } },
+      api.snapshots,
+      { webhooks: { ...FAST, counted: () => sent.first++ } },
+    );
+    // Each answer takes a while, so that neither gateway drains the queue alone.
+    receiver.delayMs = 20;
+    try {
+      second.deliverer?.start();
+      first.deliverer?.start();
+      await receiver.until((r) =>
+        ids.every((id) => r.accepted().some((x) => x.headers["webhook-id"] === id)),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const got = receiver.received.slice(before).map((x) => String(x.headers["webhook-id"]));
+      expect(got.sort()).toEqual([...ids].sort());
+      expect(sent.first).toBeGreaterThan(0);
+      expect(sent.second).toBeGreaterThan(0);
+      expect(sent.first + sent.second).toBe(60);
+    } finally {
+      receiver.delayMs = 0;
+      await first.dispose();
+      await second.dispose();
+    }
+  });
+
+  it("an account sees and changes only its own webhooks; GraphQL answers the same", async () => {
+    const made = await create({ url: receiver.url });
+    const other = await api.createKey("enterprise", "other");
+    expect((await call("GET", "/webhooks", undefined, other)).json.webhooks).toEqual([]);
+    for (const [method, path] of [
+      ["DELETE", `/webhooks/${made.id}`],
+      ["POST", `/webhooks/${made.id}/test`],
+      ["GET", `/webhooks/${made.id}/deliveries`],
+    ] as const) {
+      const res = await call(method, path, undefined, other);
+      expect(res.status, path).toBe(404);
+      expect(res.json.error).toMatch(/^no webhook "wh_/);
+    }
+    const gql = await api.gql<{ webhooks: Json[] }>("{ webhooks { id url kinds pendingDeliveries } }");
+    expect(gql.data?.webhooks).toEqual([
+      { id: made.id, url: receiver.url, kinds: null, pendingDeliveries: 0 },
+    ]);
+    const created = await api.gql<{ createWebhook: { secret: string; webhook: Json } }>(
+      `mutation($url: String!) { createWebhook(url: $url, kinds: [domain_removed], filter: {countryCode: {values: ["US"]}}) { secret webhook { id kinds filter } } }`,
+      { url: receiver.url },
+    );
+    expect(created.errors).toBeUndefined();
+    expect(created.data?.createWebhook.webhook).toMatchObject({
+      kinds: ["domain_removed"],
+      filter: { countryCode: { values: ["US"], op: "AND" } },
+    });
+    const bad = await api.gql(
+      `mutation($url: String!) { createWebhook(url: $url, filter: {countryCode: {values: ["Narnia"]}}) { secret } }`,
+      { url: receiver.url },
+    );
+    expect(bad.errors?.[0]?.message).toMatch(/^filter\.countryCode/);
+    const deleted = await api.gql<{ deleteWebhook: Json }>(
+      "mutation($id: String!) { deleteWebhook(webhook: $id) { id } }",
+      { id: made.id },
+    );
+    expect(deleted.data?.deleteWebhook).toEqual({ id: made.id });
+    expect((await call("GET", `/webhooks/${made.id}/deliveries`)).status).toBe(404);
+  });
+});
