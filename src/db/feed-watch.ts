@@ -1,21 +1,27 @@
 import type { Snapshots } from "./snapshots.ts";
 
 /**
- * Tells the change feed's live streams (GET /changes/stream) when the gateway serves a newer
- * snapshot, whose load's changes they then read. One watcher a gateway, however many streams:
- * while any stream waits, it asks the registry which snapshot is served every `intervalMs` (one
- * small statement; on PostgreSQL every gateway asks the shared registry, so each learns of a load
- * another process published), and wakes the streams that wait on an older one.
+ * Tells the change feed's live streams (GET /changes/stream, the `changes` subscription) and the
+ * webhooks' deliverer when the gateway serves a newer snapshot, whose load's changes they then
+ * read. One watcher a gateway, however many wait: while any waits, it asks the registry which
+ * snapshot is served, and wakes those that wait on an older one. On PostgreSQL it is told of each
+ * publish by any process at once (`listen`: LISTEN/NOTIFY) and asks then, and every `slowMs`
+ * besides in case a notification was lost; without a listener (SQLite, or while the listening
+ * connection is down) it asks every `intervalMs` (one small statement).
  */
 export class FeedWatch {
   private readonly waiters = new Set<{ version: number; wake: () => void; end: () => void }>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
   private closed = false;
+  private lastTick = 0;
+  private listener: { listening(): boolean; close(): Promise<void> } | null = null;
 
   constructor(
     private readonly snapshots: Pick<Snapshots, "current" | "recheck">,
     private readonly intervalMs = 250,
+    private readonly listen?: (onPublish: () => void) => { listening(): boolean; close(): Promise<void> },
+    private readonly slowMs = 5000,
   ) {}
 
   /**
@@ -45,12 +51,22 @@ export class FeedWatch {
   close(): void {
     this.closed = true;
     this.stop();
+    void this.listener?.close();
+    this.listener = null;
     for (const w of [...this.waiters]) w.end();
   }
 
   private start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    if (this.listen && !this.listener && !this.closed)
+      this.listener = this.listen(() => {
+        if (this.waiters.size) void this.tick();
+      });
+    // Every intervalMs it asks, unless a listener listens: then only every slowMs.
+    this.timer = setInterval(() => {
+      const listening = this.listener?.listening() ?? false;
+      if (!listening || Date.now() - this.lastTick >= this.slowMs) void this.tick();
+    }, this.intervalMs);
     this.timer.unref();
   }
 
@@ -62,6 +78,7 @@ export class FeedWatch {
   private async tick(): Promise<void> {
     if (this.ticking) return;
     this.ticking = true;
+    this.lastTick = Date.now();
     try {
       this.snapshots.recheck();
       const served = (await this.snapshots.current())?.snapshot.version ?? 0;

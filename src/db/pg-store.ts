@@ -244,6 +244,8 @@ export class PgSnapshotStore implements SnapshotStore {
           last,
           pruned,
         ]);
+        // Every gateway listening learns of the load when it commits (FeedWatch).
+        await client.query("SELECT pg_notify($1, $2)", [PUBLISHED_CHANNEL, String(version)]);
       }
       await client.query("COMMIT");
     } catch (e) {
@@ -276,7 +278,62 @@ export class PgSnapshotStore implements SnapshotStore {
     await this.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   }
 
+  /**
+   * Calls `onPublish` when any process publishes a snapshot (a NOTIFY in the publish's transaction),
+   * on a connection of its own that LISTENs; it connects again a second after it is lost.
+   * `listening()` says whether it listens now (the caller polls meanwhile).
+   */
+  listen(onPublish: () => void): { listening(): boolean; close(): Promise<void> } {
+    let client: pg.Client | null = null;
+    let up = false;
+    let closed = false;
+    let retry: NodeJS.Timeout | null = null;
+    const connect = () => {
+      if (closed) return;
+      const c = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5000 });
+      client = c;
+      const lost = () => {
+        up = false;
+        c.removeAllListeners("notification");
+        c.end().catch(() => {});
+        if (!closed && !retry) {
+          retry = setTimeout(() => {
+            retry = null;
+            connect();
+          }, 1000);
+          retry.unref();
+        }
+      };
+      c.on("error", lost);
+      c.on("end", () => up && lost());
+      c.on("notification", (n) => {
+        if (n.channel === PUBLISHED_CHANNEL) onPublish();
+      });
+      c.connect()
+        .then(() => c.query(`LISTEN ${PUBLISHED_CHANNEL}`))
+        .then(() => {
+          up = !closed;
+          // A load published while it was not listening is seen at once.
+          onPublish();
+        })
+        .catch(lost);
+    };
+    connect();
+    return {
+      listening: () => up,
+      close: async () => {
+        closed = true;
+        up = false;
+        if (retry) clearTimeout(retry);
+        await client?.end().catch(() => {});
+      },
+    };
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }
 }
+
+/** The channel a publish notifies (its payload: the version). */
+export const PUBLISHED_CHANNEL = "storegraph_snapshot_published";

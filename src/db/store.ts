@@ -89,6 +89,11 @@ export interface SnapshotStore {
    * held until the transaction ends; SQLite's are one at a time anyway).
    */
   metaTransaction<T>(work: (query: MetaQuery) => Promise<T>, options?: { lock?: string }): Promise<T>;
+  /**
+   * Where the store can tell of a publish by any process as it happens (PostgreSQL: LISTEN/NOTIFY):
+   * `onPublish` is called for each; absent where it cannot (SQLite: the registry is polled).
+   */
+  listen?(onPublish: () => void): { listening(): boolean; close(): Promise<void> };
   /** Marks a load failed and drops its copy; the served snapshot is untouched. */
   fail(version: number, error: string): Promise<void>;
   close(): Promise<void>;
