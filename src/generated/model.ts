@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "80acbe0db5558c24c17a16198426a99957484431f73efe9a06d620a28ebe60f1";
+export const SCHEMA_SHA256 = "fc9cfd79e776b89b2155e82eb3d306dbfebf0b405f281480ad306dd5278b8061";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -4717,6 +4717,18 @@ export const DATAMODEL = {
       "model": "WebhookDelivery",
       "type": "normal",
       "fields": [
+        {
+          "name": "nextAttemptAt"
+        }
+      ]
+    },
+    {
+      "model": "WebhookDelivery",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "webhookId"
+        },
         {
           "name": "nextAttemptAt"
         }

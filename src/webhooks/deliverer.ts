@@ -32,6 +32,8 @@ export function backoff(schedule: RetrySchedule, attempts: number, random = Math
 const PER_WEBHOOK = 4;
 /** How often a gateway looks for webhooks whose deliveries were left unmade (one small statement). */
 const ENQUEUE_RECHECK_MS = 10_000;
+/** The least time between two looks for the webhooks with due deliveries. */
+const SCAN_MS = 100;
 /** Settled deliveries are kept this long, then pruned. */
 const KEEP_MS = 30 * 86_400_000;
 
@@ -64,6 +66,10 @@ export class WebhookDeliverer {
   private readonly inFlight = new Map<string, number>();
   private total = 0;
   private pumping = false;
+  /** Webhooks with due deliveries, in turn (pump). */
+  private rotation: string[] = [];
+  private scanWanted = false;
+  private scannedAt = 0;
   private again = false;
   private readonly stopped = new AbortController();
   private timer: NodeJS.Timeout | null = null;
@@ -84,10 +90,10 @@ export class WebhookDeliverer {
 
   start(): void {
     if (this.timer || this.stopped.signal.aborted) return;
-    this.timer = setInterval(() => this.pump(), this.deps.pollMs ?? 1000);
+    this.timer = setInterval(() => this.pump(true), this.deps.pollMs ?? 1000);
     this.timer.unref();
     void this.follow();
-    this.pump();
+    this.pump(true);
   }
 
   /** Stops claiming; attempts in flight end (their outcomes are written) before it resolves. */
@@ -117,7 +123,7 @@ export class WebhookDeliverer {
           else this.deps.logger.warn({ err: e, webhook: hook.id }, "webhook deliveries could not be made");
         }
       }
-      this.pump();
+      this.pump(true);
     };
     this.enqueuing = this.enqueuing.then(run, run);
     return this.enqueuing;
@@ -139,15 +145,22 @@ export class WebhookDeliverer {
     }
   }
 
-  /** Claims and attempts what is due, as far as there is room. */
-  pump(): void {
+  /**
+   * Claims and attempts what is due, as far as there is room: the webhooks with due deliveries
+   * take turns (`rotation`), a delivery each turn, so that one webhook's backlog does not keep the
+   * others waiting. A turn is one indexed statement (Webhooks.claim); the webhooks with due
+   * deliveries are looked for again (Webhooks.dueWebhooks, which reads every due row) only when
+   * the rotation ran dry, or every `pollMs` (`scan`), at most every SCAN_MS.
+   */
+  pump(scan = false): void {
     if (this.stopped.signal.aborted) return;
+    if (scan) this.scanWanted = true;
     if (this.pumping) {
       this.again = true;
       return;
     }
     this.pumping = true;
-    void this.claimDue()
+    void this.fill()
       .catch((e) => this.deps.logger.warn({ err: e }, "webhook deliveries could not be claimed"))
       .finally(() => {
         this.pumping = false;
@@ -158,7 +171,7 @@ export class WebhookDeliverer {
       });
   }
 
-  private async claimDue(): Promise<void> {
+  private async fill(): Promise<void> {
     const now = Date.now();
     if (now - this.prunedAt > 3_600_000) {
       this.prunedAt = now;
@@ -166,12 +179,28 @@ export class WebhookDeliverer {
     }
     const room = () => this.deps.config.concurrency - this.total;
     if (room() <= 0) return;
-    for (const webhookId of await this.deps.webhooks.dueWebhooks(now, 100)) {
-      const free = Math.min(room(), PER_WEBHOOK - (this.inFlight.get(webhookId) ?? 0));
-      if (free <= 0) continue;
-      const claimed = await this.deps.webhooks.claim(webhookId, now, this.leaseMs, free);
-      for (const c of claimed) this.track(this.attempt(c), c.webhookId);
-      if (room() <= 0) return;
+    if ((this.scanWanted || !this.rotation.length) && now - this.scannedAt >= SCAN_MS) {
+      this.scanWanted = false;
+      this.scannedAt = now;
+      const due = await this.deps.webhooks.dueWebhooks(now, 100);
+      const known = new Set(this.rotation);
+      for (const w of due) if (!known.has(w)) this.rotation.push(w);
+    }
+    // Turns until there is no room, or every webhook in the rotation is at its own limit.
+    let waiting = 0;
+    while (room() > 0 && this.rotation.length > waiting) {
+      const webhookId = this.rotation.shift() as string;
+      if ((this.inFlight.get(webhookId) ?? 0) >= PER_WEBHOOK) {
+        this.rotation.push(webhookId);
+        waiting++;
+        continue;
+      }
+      const [c] = await this.deps.webhooks.claim(webhookId, Date.now(), this.leaseMs, 1);
+      // Nothing due (or another gateway took it): out of the rotation until a scan finds it again.
+      if (!c) continue;
+      this.rotation.push(webhookId);
+      waiting = 0;
+      this.track(this.attempt(c), c.webhookId);
     }
   }
 

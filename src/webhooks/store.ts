@@ -150,6 +150,9 @@ const deliveryOf = (r: Record<string, unknown>): DeliveryRow => ({
 const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 export class Webhooks {
+  /** The url and secret of webhooks whose deliveries this gateway claimed. */
+  private readonly targets = new Map<string, { url: string; secret: string }>();
+
   constructor(private readonly store: WebhookStore) {}
 
   /** Makes a webhook that takes the events after `cursor`; its secret is answered here only. */
@@ -360,18 +363,25 @@ export class Webhooks {
       [now + leaseMs, claim, webhookId, now, ...(only ? [only] : []), limit],
     );
     if (!rows.length) return [];
-    const [hook] = await this.store.metaQuery("SELECT url, secret FROM {meta}.webhook WHERE id = ?", [
-      webhookId,
-    ]);
-    if (!hook) return [];
+    // A webhook's url and secret never change (a deleted one takes its deliveries with it).
+    let hook = this.targets.get(webhookId);
+    if (!hook) {
+      const [row] = await this.store.metaQuery("SELECT url, secret FROM {meta}.webhook WHERE id = ?", [
+        webhookId,
+      ]);
+      if (!row) return [];
+      hook = { url: String(row.url), secret: String(row.secret) };
+      if (this.targets.size >= 10_000) this.targets.clear();
+      this.targets.set(webhookId, hook);
+    }
     return rows.map((r) => ({
       id: String(r.id),
       webhookId: String(r.webhook_id),
       body: String(r.body),
       attempts: Number(r.attempts),
       claim: String(r.claim),
-      url: String(hook.url),
-      secret: String(hook.secret),
+      url: hook.url,
+      secret: hook.secret,
     }));
   }
 

@@ -42,3 +42,4 @@ CREATE TABLE "webhook_delivery" (
 
 CREATE INDEX "webhook_delivery_webhook_id_created_at_idx" ON "webhook_delivery" ("webhook_id", "created_at");
 CREATE INDEX "webhook_delivery_next_attempt_at_idx" ON "webhook_delivery" ("next_attempt_at");
+CREATE INDEX "webhook_delivery_webhook_id_next_attempt_at_idx" ON "webhook_delivery" ("webhook_id", "next_attempt_at");
