@@ -45,6 +45,10 @@ export const TARGETS = {
   changesLoadShare: 0.25,
   changesExportRate: 20_000,
   changesPages: 1000,
+  /** Pushed changes (issue 38): events/s to a receiver; streams' RSS (MB) and first change (ms). */
+  pushEventsPerSecond: 1000,
+  pushStreamsRssMb: 500,
+  pushStreamsMs: 1000,
 };
 
 /** The connections of the sort × filter matrix (a few: it times the page query, not a queue). */
@@ -107,6 +111,47 @@ export interface ChangesResult {
   pages: { rps: number; p50: number; p99: number; errors: number; cpuMs: number };
 }
 
+/** Pushed changes (src/bench/push.ts), on a dataset of their own. */
+export interface PushResult {
+  kind: string;
+  domains: number;
+  delivery: {
+    webhooks: number;
+    events: number;
+    expected: number;
+    deliveries: number;
+    largest: number;
+    seconds: number;
+    eventsPerSecond: number;
+    cpuMsPerDelivery: number;
+    complete: boolean;
+  };
+  kill: {
+    webhooks: number;
+    deliveries: number;
+    events: number;
+    expected: number;
+    killedAfter: number;
+    lost: number;
+    duplicates: number;
+    inFlightBound: number;
+    carriedSeconds: number;
+    complete: boolean;
+  };
+  streams: {
+    streams: number;
+    events: number;
+    reached: number;
+    complete: number;
+    openRssMb: number;
+    peakRssMb: number;
+    firstP50Ms: number;
+    firstMaxMs: number;
+    allP50Ms: number;
+    allMaxMs: number;
+  };
+}
+
 export interface Export {
   domains: number;
   seconds: number;
@@ -136,6 +181,8 @@ export interface DbResult {
   facets?: FacetRow[];
   /** The change feed: a week's load, the export, and pages. */
   changes?: ChangesResult;
+  /** Pushed changes: webhooks' deliveries, a gateway killed mid-delivery, live streams. */
+  push?: PushResult;
   peakRssMb: number;
   /** The peak RSS of a server answering only 32 concurrent pages of 1000 Domains. */
   largePagesRssMb?: number;
@@ -623,6 +670,19 @@ function changesSection(r: DbResult): string[] {
   ];
 }
 
+/** Pushed changes: webhooks delivering a load, a gateway killed mid-delivery, 1,000 live streams. */
+function pushSection(r: DbResult): string[] {
+  const p = r.push;
+  if (!p) return [];
+  const { delivery: d, kill: k, streams: s } = p;
+  return [
+    "",
+    `Pushed changes (on a dataset of ${count(p.domains)} Domains of its own, weeks of ten times the usual churn): ${d.webhooks} webhooks of the whole feed, one gateway: ${count(d.events)} of ${count(d.expected)} events in ${count(d.deliveries)} deliveries (at most ${d.largest} events a request) reached the receiver ${d.seconds.toFixed(1)} s after the load's publication (making the deliveries included): ${count(d.eventsPerSecond)} events/s, ${d.cpuMsPerDelivery.toFixed(2)} ms of gateway CPU a delivery. Killed mid-delivery: ${k.webhooks} webhooks, ${count(k.deliveries)} deliveries; the gateway was killed (SIGKILL) after ${count(k.killedAfter)}, and ${r.kind === "postgresql" ? "the second gateway beside it" : "a gateway started after it"} carried on for ${k.carriedSeconds.toFixed(1)} s: ${count(k.lost)} events lost, ${k.duplicates} deliveries came twice (in flight at the kill: at most ${k.inFlightBound}). ${count(s.streams)} live streams (GET /changes/stream) on one gateway, a load of ${count(s.events)} changes: the first change reached ${count(s.reached)} streams, p50 ${s.firstP50Ms} ms and at most ${s.firstMaxMs} ms after publication; all its changes reached ${count(s.complete)}, p50 ${s.allP50Ms} ms, at most ${s.allMaxMs} ms; gateway RSS ${s.openRssMb} MB with the streams open, ${s.peakRssMb} MB at most.`,
+    "",
+    `Targets: ${verdict(d.complete && d.eventsPerSecond >= TARGETS.pushEventsPerSecond && d.largest <= 100, `≥ ${count(TARGETS.pushEventsPerSecond)} events/s delivered, ≤ 100 a request`)}; ${verdict(k.complete && k.lost === 0 && k.duplicates <= k.inFlightBound, "a gateway killed mid-delivery: 0 events lost, duplicates only of those in flight")}; ${verdict(s.peakRssMb < TARGETS.pushStreamsRssMb && s.complete === s.streams && s.allMaxMs <= TARGETS.pushStreamsMs, `${count(s.streams)} streams: RSS < ${TARGETS.pushStreamsRssMb} MB, each change on every stream within ${count(TARGETS.pushStreamsMs)} ms of publication`)}`,
+  ];
+}
+
 function section(r: DbResult, source: ReportSource): string[] {
   const { lines, notes } = sectionLines(r);
   const out = [
@@ -635,6 +695,7 @@ function section(r: DbResult, source: ReportSource): string[] {
     ...matrixSection(r),
     ...facetsSection(r),
     ...changesSection(r),
+    ...pushSection(r),
   ];
   const all = [...notes, ...r.notes, ...(r.peer?.notes.map((n) => `PostGraphile: ${n}`) ?? [])];
   if (all.length) out.push("", ...all.map((n) => `- note: ${n}`));
@@ -714,6 +775,9 @@ export function failuresOf(results: DbResult[]): string[] {
         : []),
       ...(r.changes && r.changes.export.events === 0
         ? [`${at}: the change feed's export wrote nothing`]
+        : []),
+      ...(r.push && !r.push.delivery.complete
+        ? [`${at}: the webhooks delivered ${r.push.delivery.events} of ${r.push.delivery.expected} events`]
         : []),
     ];
   });

@@ -16,6 +16,7 @@ import { changesBench } from "./changes.ts";
 import { facetBench } from "./facets.ts";
 import { runMeasured } from "./measure.ts";
 import { benchPeer, cpuMs } from "./peer.ts";
+import { freshPushEnv, pushBench } from "./push.ts";
 import {
   benchCommand,
   type DbResult,
@@ -53,7 +54,8 @@ const { values } = parseArgs({
     "no-peer": { type: "boolean", default: false },
     /**
      * --only facets: only the facets (src/bench/facets.ts), on the same datasets and servers;
-     * --only changes: only the change feed (src/bench/changes.ts).
+     * --only changes: only the change feed (src/bench/changes.ts);
+     * --only push: only pushed changes, webhooks and live streams (src/bench/push.ts).
      */
     only: { type: "string" },
     /** --report-only: rewrite the report from the kept results (bench/out/results-*.json), measuring nothing. */
@@ -65,8 +67,8 @@ const { values } = parseArgs({
   },
 });
 const sizes = parseDomainList(values.domains);
-if (values.only !== undefined && values.only !== "facets" && values.only !== "changes")
-  throw new Error(`--only takes facets or changes; got "${values.only}"`);
+if (values.only !== undefined && !["facets", "changes", "push"].includes(values.only))
+  throw new Error(`--only takes facets, changes or push; got "${values.only}"`);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 if (!Number.isFinite(duration) || duration <= 0) throw new Error("--duration must be a number of seconds");
@@ -541,7 +543,28 @@ const measuredOf = (kind: "sqlite" | "postgresql", size: Size, run: RunInfo) => 
   connections,
 });
 
+/** Pushed changes (src/bench/push.ts): webhooks and live streams, on a database and dataset of their own. */
+const pushOf = (kind: "sqlite" | "postgresql") =>
+  pushBench(
+    {
+      root,
+      startServer,
+      databaseEnv: (k) => freshPushEnv(root, k, values["pg-url"]),
+      pgUrl: values["pg-url"],
+    },
+    kind,
+  );
+
 async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: RunInfo): Promise<DbResult> {
+  if (values.only === "push")
+    return {
+      ...measuredOf(kind, size, run),
+      rows: [],
+      export: null,
+      push: await pushOf(kind),
+      peakRssMb: 0,
+      notes: ["--only push: the other scenarios were not run"],
+    };
   if (values.only === "changes")
     return {
       ...measuredOf(kind, size, run),
@@ -792,6 +815,8 @@ if (values["report-only"]) {
       const result = await benchDatabase(kind, size, run);
       // The change feed, once the other scenarios' servers are gone (--only changes did it).
       if (values.only === undefined) result.changes = await changesOf(kind, size);
+      // Pushed changes, on a dataset of their own: once a run, with the first size.
+      if (values.only === undefined && size.domains === sizes[0]) result.push = await pushOf(kind);
       keep(result);
       results.push(result);
     }
