@@ -363,10 +363,14 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
         await store.add(stuck.id, { type: "webhook.test", body: `{"n":${i}}`, events: 0, cursor: null });
       const ids: string[] = [];
       for (let i = 0; i < 8; i++)
-        ids.push(await store.add(fine.id, { type: "webhook.test", body: `{"n":${i}}`, events: 0, cursor: null }));
+        ids.push(
+          await store.add(fine.id, { type: "webhook.test", body: `{"n":${i}}`, events: 0, cursor: null }),
+        );
       const started = Date.now();
       api.app.deliverer?.start();
-      await receiver.until((r) => ids.every((id) => r.accepted().some((x) => x.headers["webhook-id"] === id)));
+      await receiver.until((r) =>
+        ids.every((id) => r.accepted().some((x) => x.headers["webhook-id"] === id)),
+      );
       // The hanging receiver's 30 take 4 at a time, 1.5 s each: the other webhook's 8 do not wait for them.
       expect(Date.now() - started).toBeLessThan(1500);
       expect(slow.received.length).toBeLessThanOrEqual(4);
