@@ -41,15 +41,7 @@ export const CHANGE_QUERY: Input = {
     const filter: Record<string, unknown> = {};
     const kinds = o.string("kinds");
     if (kinds) {
-      filter.kinds = kinds.split(",").map((k) => {
-        const kind = k.trim();
-        if (!(CHANGE_KINDS as readonly string[]).includes(kind))
-          throw apiError(
-            "BAD_USER_INPUT",
-            `kinds: unknown kind "${kind}"${meant(nearNames(kind, CHANGE_KINDS))}; valid: ${CHANGE_KINDS.join(", ")}`,
-          );
-        return kind;
-      });
+      filter.kinds = kinds.split(",").map(changeKind);
     }
     for (const key of ["since", "until", "app", "technology"]) {
       const value = o.string(key);
@@ -60,6 +52,17 @@ export const CHANGE_QUERY: Input = {
     return { filter };
   },
 };
+
+/** One of `kinds`: a change kind, trimmed; a 400 naming `kinds` (and the kind meant) otherwise. */
+export function changeKind(text: string): string {
+  const kind = text.trim();
+  if (!(CHANGE_KINDS as readonly string[]).includes(kind))
+    throw apiError(
+      "BAD_USER_INPUT",
+      `kinds: unknown kind "${kind}"${meant(nearNames(kind, CHANGE_KINDS))}; valid: ${CHANGE_KINDS.join(", ")}`,
+    );
+  return kind;
+}
 
 /** `page_size` and `cursor` of the change feed → `first` and `after`. */
 export const CHANGE_PAGE: Input = {

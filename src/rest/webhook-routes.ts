@@ -1,6 +1,6 @@
 import { CHANGE_KINDS } from "../db/change-sql.ts";
 import { apiError, isApiError } from "../errors.ts";
-import { meant, nearNames } from "../query/suggest.ts";
+import { changeKind } from "./change-inputs.ts";
 import { optionOfArgument, optionSuggester, readFilter } from "./filter-options.ts";
 import { DOMAIN_TABLES, filterOptions, type Input } from "./inputs.ts";
 import { Options } from "./options.ts";
@@ -50,15 +50,7 @@ function readKinds(o: Options): string[] | null {
       "BAD_USER_INPUT",
       "kinds: must be an array of change kinds (or their comma-separated text)",
     );
-  return kinds.map((k: string) => {
-    const kind = k.trim();
-    if (!(CHANGE_KINDS as readonly string[]).includes(kind))
-      throw apiError(
-        "BAD_USER_INPUT",
-        `kinds: unknown kind "${kind}"${meant(nearNames(kind, CHANGE_KINDS))}; valid: ${CHANGE_KINDS.join(", ")}`,
-      );
-    return kind;
-  });
+  return kinds.map(changeKind);
 }
 
 const WEBHOOK_SPEC: Input = {

@@ -187,6 +187,12 @@ const WebhookDeliveryConnection = builder
     }),
   });
 
+/**
+ * What a change of webhooks draws and weighs: the List Domains budget, and a few writes (a test or
+ * retry waits on one attempt).
+ */
+const CHANGE = { ...rateLimited("listDomains"), complexity: { field: 10, multiplier: 1 } };
+
 /** The webhooks with their pending and failed counts. */
 async function withCounts(
   ctx: Parameters<typeof webhooksOf>[0],
@@ -241,8 +247,7 @@ builder.mutationField("createWebhook", (t) =>
     type: WebhookCreated,
     description:
       "Makes a webhook: the changes of each later load that match kinds, list and filter are POSTed to url, signed with the secret answered here once.",
-    ...rateLimited("listDomains"),
-    complexity: { field: 10, multiplier: 1 },
+    ...CHANGE,
     args: {
       url: t.arg.string({ required: true, description: "https URL the deliveries are POSTed to." }),
       kinds: t.arg({
@@ -300,8 +305,7 @@ builder.mutationField("deleteWebhook", (t) =>
   t.field({
     type: Webhook,
     description: "Deletes a webhook and its deliveries (none is attempted after); answers it as it was.",
-    ...rateLimited("listDomains"),
-    complexity: { field: 10, multiplier: 1 },
+    ...CHANGE,
     args: { webhook: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) =>
       hooking(async () => {
@@ -322,8 +326,7 @@ builder.mutationField("testWebhook", (t) =>
   t.field({
     type: WebhookDelivery,
     description: `Sends the webhook a signed ${TEST_TYPE} delivery now and answers it after its first attempt (retried as any other when it fails).`,
-    ...rateLimited("listDomains"),
-    complexity: { field: 10, multiplier: 1 },
+    ...CHANGE,
     args: { webhook: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) =>
       hooking(async () => {
@@ -345,8 +348,7 @@ builder.mutationField("retryWebhookDelivery", (t) =>
     type: WebhookDelivery,
     description:
       "Attempts a delivery again now, its retries started over: a failed one is replayed, a received one sent again (same id). Answers it after that attempt.",
-    ...rateLimited("listDomains"),
-    complexity: { field: 10, multiplier: 1 },
+    ...CHANGE,
     args: { webhook: t.arg.string({ required: true }), delivery: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) =>
       hooking(async () => {
