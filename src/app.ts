@@ -138,6 +138,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     webhooks: webhookStore,
     deliverer,
     policy: { allowPrivate: config.webhooks.allowPrivateTargets, requireHttps: config.requireHttps },
+    attemptWaitMs: config.webhooks.timeoutMs + 2000,
   };
   const exportDeps: ExportDeps = {
     execute,

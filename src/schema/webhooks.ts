@@ -318,8 +318,16 @@ builder.mutationField("deleteWebhook", (t) =>
 /** Attempts a delivery now where this gateway delivers (else the one that does, soon); the delivery after. */
 async function attemptNow(ctx: Parameters<typeof webhooksOf>[0], webhookId: string, deliveryId: string) {
   const { service } = webhooksOf(ctx);
-  await service.deliverer?.attemptNow(webhookId, deliveryId);
-  return service.webhooks.delivery(webhookId, deliveryId);
+  const since = Date.now();
+  const attempted = (await service.deliverer?.attemptNow(webhookId, deliveryId)) ?? false;
+  let delivery = await service.webhooks.delivery(webhookId, deliveryId);
+  // Another gateway took it first (or this one does not deliver): answered after that attempt.
+  const until = since + service.attemptWaitMs;
+  while (!attempted && (delivery.lastAttemptAt?.getTime() ?? 0) < since && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    delivery = await service.webhooks.delivery(webhookId, deliveryId);
+  }
+  return delivery;
 }
 
 builder.mutationField("testWebhook", (t) =>

@@ -10,4 +10,9 @@ export interface WebhookService {
    */
   deliverer: { attemptNow(webhookId: string, deliveryId: string): Promise<boolean> } | null;
   policy: TargetPolicy;
+  /**
+   * How long a test or retry asked for waits for a delivering gateway's attempt when this one did
+   * not make it (another claimed it first, or WEBHOOK_DELIVERY=off): an attempt's timeout and a poll.
+   */
+  attemptWaitMs: number;
 }
