@@ -7,7 +7,7 @@ import { changePage } from "../query/changes.ts";
 import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
 import { listsOf } from "../query/lists.ts";
 import { pageSize } from "../query/page.ts";
-import { changeFilterOf, TEST_TYPE, testBody } from "../webhooks/payload.ts";
+import { CHANGES_TYPE, changeFilterOf, TEST_TYPE, testBody } from "../webhooks/payload.ts";
 import { checkTarget } from "../webhooks/send.ts";
 import type { WebhookService } from "../webhooks/service.ts";
 import {
@@ -115,7 +115,7 @@ export const WebhookDelivery = builder.objectRef<DeliveryRow>("WebhookDelivery")
     id: t.exposeString("id", legacy("id")),
     webhook: t.exposeString("webhookId", legacy("webhook")),
     type: t.exposeString("type", {
-      description: `${"changes.published"} or ${TEST_TYPE}.`,
+      description: `${CHANGES_TYPE} or ${TEST_TYPE}.`,
       ...legacy("type"),
     }),
     status: t.field({ type: WebhookDeliveryStatus, resolve: (d) => d.status, ...legacy("status") }),
