@@ -106,7 +106,8 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     { database: config.database, timeouts: config.timeouts, hold: options.holdExportReads },
     logger,
   );
-  // On PostgreSQL told of each publish at once (LISTEN/NOTIFY), else asking every 250 ms.
+  // Told of each publish at once (PostgreSQL: LISTEN/NOTIFY; SQLite: the watched `published` file),
+  // else asking every 250 ms.
   const feedWatch = new FeedWatch(snapshots, 250, snapshots.store.listen?.bind(snapshots.store));
   const liveFeed: LiveFeed = {
     watch: feedWatch,

@@ -4,15 +4,17 @@ import type { Snapshots } from "./snapshots.ts";
  * Tells the change feed's live streams (GET /changes/stream, the `changes` subscription) and the
  * webhooks' deliverer when the gateway serves a newer snapshot, whose load's changes they then
  * read. One watcher a gateway, however many wait: while any waits, it asks the registry which
- * snapshot is served, and wakes those that wait on an older one. On PostgreSQL it is told of each
- * publish by any process at once (`listen`: LISTEN/NOTIFY) and asks then, and every `slowMs`
- * besides in case a notification was lost; without a listener (SQLite, or while the listening
- * connection is down) it asks every `intervalMs` (one small statement).
+ * snapshot is served, and wakes those that wait on an older one. It is told of each publish by any
+ * process at once (`listen`: LISTEN/NOTIFY on PostgreSQL, a watched file on SQLite) and asks then,
+ * and every `slowMs` besides in case a notification was lost; without a listener (or while it is
+ * down) it asks every `intervalMs` (one small statement).
  */
 export class FeedWatch {
   private readonly waiters = new Set<{ version: number; wake: () => void; end: () => void }>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
+  /** A publish was told of while the registry was being asked: ask again once that answers. */
+  private askAgain = false;
   private closed = false;
   private lastTick = 0;
   private listener: { listening(): boolean; close(): Promise<void> } | null = null;
@@ -60,7 +62,7 @@ export class FeedWatch {
     if (this.timer) return;
     if (this.listen && !this.listener && !this.closed)
       this.listener = this.listen(() => {
-        if (this.waiters.size) void this.tick();
+        if (this.waiters.size) void this.tick(true);
       });
     // Every intervalMs it asks, unless a listener listens: then only every slowMs.
     this.timer = setInterval(() => {
@@ -75,9 +77,15 @@ export class FeedWatch {
     this.timer = null;
   }
 
-  private async tick(): Promise<void> {
-    if (this.ticking) return;
+  /** Asks the registry; `told`: a listener told of a publish. */
+  private async tick(told = false): Promise<void> {
+    if (this.ticking) {
+      // The answer on its way may predate the publish just told of.
+      if (told) this.askAgain = true;
+      return;
+    }
     this.ticking = true;
+    this.askAgain = false;
     this.lastTick = Date.now();
     try {
       this.snapshots.recheck();
@@ -87,6 +95,7 @@ export class FeedWatch {
       // The registry did not answer: the next tick asks again, and the streams wait meanwhile.
     } finally {
       this.ticking = false;
+      if (this.askAgain && this.waiters.size) void this.tick();
     }
   }
 }

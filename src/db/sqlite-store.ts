@@ -1,4 +1,15 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  type FSWatcher,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  watch,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { LRUCache } from "lru-cache";
@@ -19,6 +30,14 @@ import { keptFrom, LoadInProgressError, type MetaQuery, toSnapshotRow } from "./
 /** Files under the data directory: state.db (the registry) and snapshots/snapshot-<v>.db. */
 export function stateDbPath(dataDir: string): string {
   return join(dataDir, "state.db");
+}
+
+/**
+ * Written with the version by each publish, after its commit: every gateway on the data directory
+ * watches it (SqliteSnapshotStore.listen), as PostgreSQL gateways LISTEN.
+ */
+export function publishedSignalPath(dataDir: string): string {
+  return join(dataDir, "published");
 }
 
 export function snapshotFilePath(dataDir: string, location: string): string {
@@ -210,6 +229,13 @@ export class SqliteSnapshotStore implements SnapshotStore {
     } finally {
       this.db.exec("DETACH DATABASE snap");
     }
+    // Committed: every gateway watching the signal learns of it now (listen). The load is published
+    // whether or not the signal could be written: gateways ask the registry every few seconds too.
+    try {
+      writeFileSync(publishedSignalPath(this.dataDir), String(version));
+    } catch {
+      // Told by the next ask instead.
+    }
     const older = this.db
       .prepare("SELECT * FROM snapshot WHERE status = 'ready' AND version < ? ORDER BY version DESC")
       .all(version) as RawSnapshotRow[];
@@ -217,6 +243,56 @@ export class SqliteSnapshotStore implements SnapshotStore {
       this.db.prepare("UPDATE snapshot SET status = 'retired' WHERE version = ?").run(r.version);
       removeSnapshotFile(snapshotFilePath(this.dataDir, r.location));
     }
+  }
+
+  /**
+   * Calls `onPublish` when any process publishes a snapshot on this data directory: each publish
+   * writes the `published` file after its commit, and the file is watched (inotify on Linux), so
+   * gateways learn of a load at once instead of asking the registry four times a second. A watch
+   * that fails is made again a second later; `listening()` says whether it watches now (the caller
+   * polls meanwhile).
+   */
+  listen(onPublish: () => void): { listening(): boolean; close(): Promise<void> } {
+    const path = publishedSignalPath(this.dataDir);
+    let watcher: FSWatcher | null = null;
+    let closed = false;
+    let retry: NodeJS.Timeout | null = null;
+    const start = () => {
+      if (closed) return;
+      try {
+        // The file a watch needs: made empty if no load has published since it was introduced.
+        closeSync(openSync(path, "a"));
+        const w = watch(path, { persistent: false }, () => onPublish());
+        w.on("error", () => {
+          w.close();
+          if (watcher === w) watcher = null;
+          again();
+        });
+        watcher = w;
+        // A load published while it was not watching is seen at once.
+        onPublish();
+      } catch {
+        again();
+      }
+    };
+    const again = () => {
+      if (closed || retry) return;
+      retry = setTimeout(() => {
+        retry = null;
+        start();
+      }, 1000);
+      retry.unref();
+    };
+    start();
+    return {
+      listening: () => watcher !== null,
+      close: async () => {
+        closed = true;
+        if (retry) clearTimeout(retry);
+        watcher?.close();
+        watcher = null;
+      },
+    };
   }
 
   async fail(version: number, error: string): Promise<void> {

@@ -90,8 +90,9 @@ export interface SnapshotStore {
    */
   metaTransaction<T>(work: (query: MetaQuery) => Promise<T>, options?: { lock?: string }): Promise<T>;
   /**
-   * Where the store can tell of a publish by any process as it happens (PostgreSQL: LISTEN/NOTIFY):
-   * `onPublish` is called for each; absent where it cannot (SQLite: the registry is polled).
+   * Tells of a publish by any process as it happens (PostgreSQL: LISTEN/NOTIFY; SQLite: a watched
+   * file that each publish writes after its commit): `onPublish` is called for each. Absent where
+   * a store cannot; the registry is polled then.
    */
   listen?(onPublish: () => void): { listening(): boolean; close(): Promise<void> };
   /** Marks a load failed and drops its copy; the served snapshot is untouched. */

@@ -10,11 +10,12 @@ import { createTestDatabase, databaseKinds, type TestDatabase } from "../support
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
 /**
- * How a gateway learns of a load another process published (src/db/feed-watch.ts): on PostgreSQL
- * it is told (LISTEN/NOTIFY in the publish's transaction), so a waiter wakes long before the
- * watcher would have asked the registry; without a listener it asks every interval.
+ * How a gateway learns of a load another process published (src/db/feed-watch.ts): it is told
+ * (PostgreSQL: LISTEN/NOTIFY in the publish's transaction; SQLite: the `published` file each
+ * publish writes after its commit, watched), so a waiter wakes long before the watcher would have
+ * asked the registry; without a listener it asks every interval.
  */
-describe.each(databaseKinds().filter((k) => k === "postgresql"))("FeedWatch on %s", (kind) => {
+describe.each(databaseKinds())("FeedWatch on %s", (kind) => {
   let db: TestDatabase;
   let snapshots: Snapshots;
   let loader: SnapshotStore;
@@ -33,7 +34,7 @@ describe.each(databaseKinds().filter((k) => k === "postgresql"))("FeedWatch on %
     tmp.remove();
   });
 
-  it("wakes a waiter when another process publishes, without polling (NOTIFY)", async () => {
+  it("wakes a waiter when another process publishes, without polling", async () => {
     // Asking the registry only every minute: only the notification can wake it in time.
     const watch = new FeedWatch(snapshots, 60_000, snapshots.store.listen?.bind(snapshots.store), 60_000);
     expect(snapshots.store.listen).toBeDefined();
@@ -50,6 +51,41 @@ describe.each(databaseKinds().filter((k) => k === "postgresql"))("FeedWatch on %
       expect(await woken).toBe("moved");
       expect(Date.now() - started).toBeLessThan(20_000);
       expect((await snapshots.current())?.snapshot.version).toBe(version + 1);
+    } finally {
+      watch.close();
+    }
+  });
+});
+
+describe("FeedWatch told of a publish while it asks the registry", () => {
+  it("asks again, so an answer from before the publish does not leave the waiter asleep", async () => {
+    let served = 1;
+    let release: () => void = () => {};
+    let asked = 0;
+    const snapshots = {
+      recheck() {},
+      // The first answer is held until the test lets it go, and says the version of when it was asked.
+      async current() {
+        const version = served;
+        if (asked++ === 0) await new Promise<void>((r) => (release = r));
+        return { snapshot: { version } } as Awaited<ReturnType<Snapshots["current"]>>;
+      },
+    };
+    let told: () => void = () => {};
+    const listen = (onPublish: () => void) => {
+      told = onPublish;
+      return { listening: () => true, close: async () => {} };
+    };
+    // Asking only when told: the interval and the slow ask are a minute.
+    const watch = new FeedWatch(snapshots, 60_000, listen, 60_000);
+    try {
+      const woken = watch.next(1, 5_000, new AbortController().signal);
+      told(); // a publish of something else: the registry is asked, its answer held
+      served = 2;
+      told(); // version 2 published while that answer is on its way
+      release();
+      expect(await woken).toBe("moved");
+      expect(asked).toBe(2);
     } finally {
       watch.close();
     }
