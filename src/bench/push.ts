@@ -138,11 +138,17 @@ export async function pushBench(deps: PushDeps, kind: "sqlite" | "postgresql"): 
     console.log(`push: loading ${dir} (${kind})`);
     const r = await loadSnapshot(store, dir, { keep: 1, changesRetention: 52 });
     const served = await store.current();
-    const [feed] = await store.metaQuery("SELECT count(*) AS n FROM {meta}.change_event WHERE version = ?", [
-      r.version,
-    ]);
+    const [feed] = await store.metaQuery(
+      "SELECT count(*) AS n, min(id) AS first, max(id) AS last FROM {meta}.change_event WHERE version = ?",
+      [r.version],
+    );
     const published = heard.get(r.version) ?? served?.finishedAt?.getTime() ?? Date.now();
-    return { published, events: Number(feed?.n ?? 0) };
+    return {
+      published,
+      events: Number(feed?.n ?? 0),
+      firstId: Number(feed?.first ?? 0),
+      lastId: Number(feed?.last ?? 0),
+    };
   };
   const keys = new ApiKeys(store);
   const makeWebhooks = async (base: string, n: number) => {
@@ -244,7 +250,7 @@ export async function pushBench(deps: PushDeps, kind: "sqlite" | "postgresql"): 
 async function streamsOf(
   proc: Proc,
   key: string,
-  loadNext: () => Promise<{ published: number; events: number }>,
+  loadNext: () => Promise<{ published: number; events: number; firstId: number; lastId: number }>,
 ) {
   const base = proc.url.replace("localhost", "127.0.0.1");
   // The clients run in a process of their own: in this one, the load (which goes on after its
@@ -268,24 +274,33 @@ async function streamsOf(
   const sampler = setInterval(() => {
     peak = Math.max(peak, proc.rssMb());
   }, 100);
+  const cpuBefore = cpuMs(proc.child.pid as number);
   const loaded = await loadNext();
   const published = loaded.published;
-  const wanted = loaded.events;
+  // Feed cursors are dense within a load: its events are the ids from its first to its last.
+  if (loaded.lastId - loaded.firstId + 1 !== loaded.events)
+    throw new Error(`the load's ${loaded.events} events are not ids ${loaded.firstId}..${loaded.lastId}`);
   // Time for every change to reach every stream (it takes seconds; the report says when each came).
   await new Promise((r) => setTimeout(r, 15_000));
   clearInterval(sampler);
   peak = Math.max(peak, proc.rssMb());
+  // The gateway's CPU for the load's changes on every stream (it is idle otherwise meanwhile).
+  const gatewayCpuMs = cpuMs(proc.child.pid as number) - cpuBefore;
   clients.send({ report: true });
+  // Each stream's log: [time, the largest event id come so far]; its first change came with its
+  // first id of the load, and every change with the load's last id (events come in feed order).
   const { logs } = await message<{ logs: [number, number][][] }>((m) => Array.isArray(m.logs));
-  const firstAt = logs.flatMap((l) => (l.length ? [(l[0] as [number, number])[0]] : []));
-  const allAt = logs.flatMap((l) => {
-    const done = l.find(([, n]) => n >= wanted);
-    return done ? [done[0]] : [];
-  });
+  const at = (id: number) =>
+    logs.flatMap((l) => {
+      const came = l.find(([, seen]) => seen >= id);
+      return came ? [came[0]] : [];
+    });
+  const firstAt = at(loaded.firstId);
+  const allAt = at(loaded.lastId);
   const sorted = (ts: number[]) => ts.map((t) => t - published).sort((a, b) => a - b);
   const first = sorted(firstAt);
   const all = sorted(allAt);
-  const at = (xs: number[], q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
+  const quantile = (xs: number[], q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
   return {
     streams: STREAMS,
     events: loaded.events,
@@ -293,10 +308,11 @@ async function streamsOf(
     complete: all.length,
     openRssMb: openRss,
     peakRssMb: peak,
-    firstP50Ms: at(first, 0.5),
+    firstP50Ms: quantile(first, 0.5),
     firstMaxMs: first.at(-1) ?? 0,
-    allP50Ms: at(all, 0.5),
+    allP50Ms: quantile(all, 0.5),
     allMaxMs: all.at(-1) ?? 0,
+    gatewayCpuMs,
   };
 }
 
