@@ -55,7 +55,8 @@ const { values } = parseArgs({
     /**
      * --only facets: only the facets (src/bench/facets.ts), on the same datasets and servers;
      * --only changes: only the change feed (src/bench/changes.ts);
-     * --only push: only pushed changes, webhooks and live streams (src/bench/push.ts).
+     * --only push: only pushed changes, webhooks and live streams (src/bench/push.ts);
+     * --only peer: only the comparison with PostGraphile 5 (src/bench/peer.ts; PostgreSQL only).
      */
     only: { type: "string" },
     /** --report-only: rewrite the report from the kept results (bench/out/results-*.json), measuring nothing. */
@@ -67,8 +68,9 @@ const { values } = parseArgs({
   },
 });
 const sizes = parseDomainList(values.domains);
-if (values.only !== undefined && !["facets", "changes", "push"].includes(values.only))
-  throw new Error(`--only takes facets, changes or push; got "${values.only}"`);
+if (values.only !== undefined && !["facets", "changes", "push", "peer"].includes(values.only))
+  throw new Error(`--only takes facets, changes, push or peer; got "${values.only}"`);
+if (values.only === "peer" && values["no-peer"]) throw new Error("--only peer and --no-peer contradict");
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 if (!Number.isFinite(duration) || duration <= 0) throw new Error("--duration must be a number of seconds");
@@ -596,6 +598,32 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
         facets,
         peakRssMb: server.peakRssMb(),
         notes: ["--only facets: the other scenarios were not run"],
+      };
+    }
+    if (values.only === "peer") {
+      if (kind !== "postgresql" || !env.DATABASE_URL)
+        return {
+          ...measured(),
+          rows: [],
+          export: null,
+          peakRssMb: 0,
+          notes: ["--only peer: PostgreSQL only"],
+        };
+      const peer = await benchPeer({
+        root,
+        databaseUrl: env.DATABASE_URL,
+        storegraph: { base, pid: server.child.pid as number, key },
+        duration,
+        connections,
+        warmupSeconds: WARMUP_SECONDS,
+      });
+      return {
+        ...measured(),
+        rows: [],
+        export: null,
+        peer,
+        peakRssMb: server.peakRssMb(),
+        notes: ["--only peer: the other scenarios were not run"],
       };
     }
     let i = 0;
