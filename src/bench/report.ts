@@ -32,8 +32,11 @@ export const TARGETS = {
   /** A fresh server's peak RSS while it answers 32 concurrent pages of 1000 Domains. */
   largePagesRssMb: 600,
   sortVsRank: 2,
-  /** storegraph's req/s over PostGraphile's, each GraphQL query. */
+  /** storegraph's req/s over PostGraphile's, each GraphQL query; its CPU a request over PostGraphile's (issue 39). */
   peerRatio: 1.5,
+  peerCpuRatio: 2 / 3,
+  /** Each GraphQL query against PostGraphile: storegraph's p99 over its p50 (issue 39). */
+  peerTail: 3,
   /** p50 from the smallest to the largest size. */
   scale: 2,
   /** Facets of five dimensions (issue 36), ms: of every Domain; afresh ≤ the larger of 2× the page and the floor; cached. */
@@ -540,6 +543,9 @@ function sectionLines(r: DbResult): { lines: Line[]; notes: string[] } {
     // The GraphQL queries measured against PostGraphile follow storegraph's own GraphQL row.
     if (row.scenario === SCENARIOS.oneGraphql && r.peer) lines.push(...peerLines(r.peer));
   }
+  // Measured alone (--only peer): the queries without storegraph's own rows.
+  if (r.peer && !r.rows.some((row) => row.scenario === SCENARIOS.oneGraphql))
+    lines.push(...peerLines(r.peer));
   // The exports, each beside the same read by the database alone.
   const exports: [string, Export | null | undefined, number | undefined, string][] = [
     ["every Domain, default fields", r.export, r.databaseAlone?.all, "every column as JSON"],
@@ -595,6 +601,11 @@ function peerLines(p: PeerResult): Line[] {
         ratio === null
           ? verdict(false, `≥ ${TARGETS.peerRatio}× its req/s (not measured: a side completed no request)`)
           : verdict(ratio >= TARGETS.peerRatio, `≥ ${TARGETS.peerRatio}× its req/s`),
+        verdict(
+          s.cpuMs > 0 && o.cpuMs > 0 && s.cpuMs <= TARGETS.peerCpuRatio * o.cpuMs,
+          `CPU a request ≤ 2/3 of its (${o.cpuMs > 0 ? (s.cpuMs / o.cpuMs).toFixed(2) : "not measured"})`,
+        ),
+        verdict(s.p50 > 0 && s.p99 <= TARGETS.peerTail * s.p50, `p99 ≤ ${TARGETS.peerTail}× p50`),
       ],
     };
   });

@@ -59,6 +59,11 @@ const { values } = parseArgs({
      * --only peer: only the comparison with PostGraphile 5 (src/bench/peer.ts; PostgreSQL only).
      */
     only: { type: "string" },
+    /**
+     * --cpu-prof <dir>: each storegraph server the run starts writes its CPU profile (node
+     * --cpu-prof) into <dir> when it stops, to be read with Chrome's DevTools or speedscope.
+     */
+    "cpu-prof": { type: "string" },
     /** --report-only: rewrite the report from the kept results (bench/out/results-*.json), measuring nothing. */
     "report-only": { type: "boolean", default: false },
     "pg-url": {
@@ -209,7 +214,12 @@ function buildServer(): void {
 function startProcess(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Proc> {
   const { flags } = startCommand();
   const entry = script.endsWith(".ts") ? ["--import", "tsx", script] : [script];
-  const child = spawn(process.execPath, [...flags, ...entry], {
+  // Only storegraph's server is profiled (the baseline and PostGraphile are not).
+  const profile =
+    values["cpu-prof"] && script === startCommand().script
+      ? ["--cpu-prof", `--cpu-prof-dir=${resolve(values["cpu-prof"])}`]
+      : [];
+  const child = spawn(process.execPath, [...flags, ...profile, ...entry], {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"],
