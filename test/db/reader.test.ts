@@ -205,6 +205,63 @@ describe.each(databaseKinds())("reads on %s", (kind) => {
     }
   });
 
+  it("one-key reads made together give each what its own statement gives, and on PostgreSQL are one statement", async () => {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("no snapshot");
+    const statements: string[] = [];
+    const sql = openSnapshotReader(api.db.config, served.snapshot, { onQuery: (q) => statements.push(q) });
+    try {
+      const some = await sql.all(
+        `SELECT "name", "platform_domain", "pk" FROM ${sql.table("domain")} d WHERE "platform_domain" IS NOT NULL ORDER BY "name" LIMIT 6`,
+        [],
+      );
+      expect(some.length).toBe(6);
+      const names = some.map((r) => String(r[0]));
+      // By name, by platform domain, a name asked twice, and names the dataset does not have.
+      const keys = [...names, String(some[0]?.[1]), names[2] as string, "nowhere.example", "nowhere.example"];
+      const read = {
+        fields: ["pk", "name", "platformDomain", "state", "rank"],
+        children: ["apps"] as DomainChild[],
+      };
+      const plain = (o: object) => Object.fromEntries(Object.entries(o));
+      const plainRows = (rows: Record<string | symbol, unknown>[]) =>
+        rows.map((r) => ({ ...plain(r), apps: (plannedRows<object>(r, "apps") ?? []).map(plain) }));
+      const ctx = () => ({ served, loaders: new Map() }) as unknown as Context;
+      // One at a time: each is read by its own statement.
+      const alone: unknown[] = [];
+      for (const k of keys)
+        alone.push(plainRows(await readPlannedDomains(ctx(), sql, "nameOrPlatformDomain", [k], read)));
+      statements.length = 0;
+      const together = await Promise.all(
+        keys.map(async (k) =>
+          plainRows(await readPlannedDomains(ctx(), sql, "nameOrPlatformDomain", [k], read)),
+        ),
+      );
+      expect(together).toEqual(alone);
+      expect(alone.at(-1)).toEqual([]);
+      expect((alone[0] as unknown[]).length).toBe(1);
+      if (kind === "postgresql") expect(statements.length).toBe(1);
+      // By key, too.
+      const pks = some.map((r) => Number(r[2]));
+      const byPk = await Promise.all(pks.map((pk) => readPlannedDomains(ctx(), sql, "pk", [pk], read)));
+      expect(byPk.map((rows) => rows.map((r) => r.name))).toEqual(names.map((n) => [n]));
+      // A statement that fails fails every read it was for.
+      const broken = Object.assign(Object.create(sql) as SqlReader, {
+        all: async () => {
+          throw new Error("the database went away");
+        },
+      });
+      const failed = await Promise.allSettled(
+        names.map((n) =>
+          readPlannedDomains(ctx(), broken, "name", [n], { fields: read.fields, children: [] }),
+        ),
+      );
+      expect(failed.map((f) => f.status)).toEqual(names.map(() => "rejected"));
+    } finally {
+      await sql.close();
+    }
+  });
+
   // Last: it drops the table from the served snapshot.
   it("a snapshot loaded without its Domains' child rows (an older version's) is read as well, through the child tables", async () => {
     const served = await api.snapshots.current();

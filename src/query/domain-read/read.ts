@@ -150,8 +150,112 @@ export async function readPlannedDomains(
 ): Promise<DomainRow[]> {
   const single = keys.length === 1;
   const kept = joinsKeptChildren(read) && (await keepsChildRows(sql));
+  if (single && sql.kind === "postgresql") {
+    const s = plannedStatement(sql, match, read, false, kept);
+    const columns = keyColumns(s, match);
+    if (columns)
+      return domainRowsOf(
+        ctx,
+        s,
+        read,
+        await coalesced(sql, match, read, kept, s, columns, keys[0] as number | string),
+      );
+  }
   const s = plannedStatement(sql, match, read, single, kept);
   return domainRowsOf(ctx, s, read, await sql.all(s.text, [single ? keys[0] : sql.keysParam(keys)]));
+}
+
+/**
+ * One key's reads of the same plan that requests make in one turn of the event loop, read by one
+ * statement (PostgreSQL): concurrent lookups of a Domain by name each cost the gateway a pooled
+ * connection, a write to the socket and the parsing of a result, and the database a statement;
+ * read together, those are shared by all of them. A batch is read when the turn's I/O callbacks
+ * have run (setImmediate), so a lookup waits for no timer; a batch of one key is read by the
+ * single-key statement. SQLite reads in the process, where a statement per key is cheaper.
+ */
+interface KeyBatch {
+  /** The waiters of each key (as text: PostgreSQL gives a BIGINT key as text), in the order asked. */
+  waiting: Map<string, { resolve: (rows: RawRow[]) => void; reject: (e: unknown) => void }[]>;
+}
+
+/** Where a planned statement's rows have the values `match` matches keys on; null if it lacks one. */
+function keyColumns(s: PlannedStatement, match: DomainMatch): number[] | null {
+  const fields = match === "pk" ? ["pk"] : match === "name" ? ["name"] : ["name", "platformDomain"];
+  const at = fields.map((f) => s.columns.findIndex((c) => c.field === f));
+  return at.every((i) => i >= 0) ? at : null;
+}
+const keyBatches = new WeakMap<SqlReader, Map<string, KeyBatch>>();
+
+function coalesced(
+  sql: SqlReader,
+  match: DomainMatch,
+  read: DomainRead,
+  kept: boolean,
+  s: PlannedStatement,
+  columns: number[],
+  key: number | string,
+): Promise<RawRow[]> {
+  let open = keyBatches.get(sql);
+  if (!open) {
+    open = new Map();
+    keyBatches.set(sql, open);
+  }
+  let batch = open.get(s.text);
+  if (!batch) {
+    const b: KeyBatch = { waiting: new Map() };
+    open.set(s.text, b);
+    const batches = open;
+    setImmediate(() => {
+      batches.delete(s.text);
+      void readBatch(sql, match, read, kept, s, columns, b);
+    });
+    batch = b;
+  }
+  const waiting = batch.waiting;
+  const text = String(key);
+  return new Promise((resolve, reject) => {
+    const list = waiting.get(text);
+    if (list) list.push({ resolve, reject });
+    else waiting.set(text, [{ resolve, reject }]);
+  });
+}
+
+async function readBatch(
+  sql: SqlReader,
+  match: DomainMatch,
+  read: DomainRead,
+  kept: boolean,
+  s: PlannedStatement,
+  columns: number[],
+  batch: KeyBatch,
+): Promise<void> {
+  // The keys as the caller gave them (a Domain's key is a number), in the order asked.
+  const keys = [...batch.waiting.keys()].map((k) => (match === "pk" ? Number(k) : k));
+  let raw: RawRow[];
+  try {
+    raw =
+      keys.length === 1
+        ? await sql.all(plannedStatement(sql, match, read, true, kept).text, [keys[0]])
+        : await sql.all(s.text, [sql.keysParam(keys)]);
+  } catch (e) {
+    for (const list of batch.waiting.values()) for (const w of list) w.reject(e);
+    return;
+  }
+  // Each key gets the rows that its own statement would have given: those it matches.
+  const rowsOf = new Map<string, RawRow[]>();
+  for (const row of raw) {
+    for (const i of columns) {
+      const k = row[i];
+      if (k === null || k === undefined) continue;
+      const list = rowsOf.get(String(k));
+      if (!list) rowsOf.set(String(k), [row]);
+      else if (!list.includes(row)) list.push(row);
+    }
+  }
+  for (const [key, list] of batch.waiting) {
+    const rows = rowsOf.get(key) ?? [];
+    for (const w of list) w.resolve(rows);
+  }
 }
 
 /**
