@@ -16,7 +16,10 @@ import {
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
+  TypeInfo,
+  type ValueNode,
   visit,
+  visitWithTypeInfo,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import { LRUCache } from "lru-cache";
@@ -189,13 +192,14 @@ function scanCost(
 /**
  * Costs already computed, by document (yoga's parser cache hands out the same object for the same
  * text) and variables: the REST routes send the same few documents with the same few page sizes.
- * A cursor weighs nothing (the cost reads page sizes, filters and selections, never where a page
- * starts), so variables given only as cursors (`after`, `before`) are not part of the key: a
+ * Only the variables that can change the cost are part of the key (weighingVariables): a cursor
+ * weighs nothing (the cost reads page sizes and selections, never where a page starts), so a
  * client paging a connection or the change feed with `after` as a variable pays for its cost once,
- * not once per page (the walk was 3–4% of a feed page's CPU, profiled at 100,000 Domains).
- * test/graphql/cost.test.ts holds every `after` and `before` argument of the schema to a cursor.
+ * not once per page (the walk was 3–4% of a feed page's CPU, profiled at 100,000 Domains), and a
+ * lookup's name weighs nothing either. test/graphql/cost.test.ts holds every `after` and `before`
+ * argument of the schema to a cursor.
  */
-const costs = new WeakMap<DocumentNode, { byVariables: LRUCache<string, number>; cursors: Set<string> }>();
+const costs = new WeakMap<DocumentNode, { byVariables: LRUCache<string, number>; weighing: Set<string> }>();
 const MAX_VARIANTS = 200;
 const CURSOR_ARGUMENTS = new Set(["after", "before"]);
 
@@ -219,18 +223,60 @@ export function cursorVariables(document: DocumentNode): Set<string> {
   return cursors;
 }
 
+/** The variables of a value (an argument's, however nested). */
+function variablesIn(value: ValueNode, into: Set<string>): void {
+  if (value.kind === Kind.VARIABLE) into.add(value.name.value);
+  else if (value.kind === Kind.LIST) for (const v of value.values) variablesIn(v, into);
+  else if (value.kind === Kind.OBJECT) for (const f of value.fields) variablesIn(f.value, into);
+}
+
+/**
+ * The variables of `document` that can change its cost: those in a directive's arguments
+ * (`@include`, `@skip`), in the arguments of a field whose cost is a function of them (a
+ * connection's page size, `domainsByName`'s names: @pothos/plugin-complexity keeps it as the
+ * field's `complexity` extension) other than its cursors, and in a scanning field's. Every other
+ * field costs what its definition says, whatever its arguments: a lookup's `name` weighs nothing,
+ * and a client looking up a Domain after another pays for the walk once, not once a name (it was
+ * 2.6% of a lookup's CPU at 1M Domains).
+ */
+export function weighingVariables(schema: GraphQLSchema, document: DocumentNode): Set<string> {
+  const weighing = new Set<string>();
+  const info = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(info, {
+      Directive(node) {
+        for (const a of node.arguments ?? []) variablesIn(a.value, weighing);
+      },
+      Field(node) {
+        const def = info.getFieldDef();
+        const weighs =
+          !def || typeof def.extensions?.complexity === "function" || SCANNING.has(node.name.value);
+        if (!weighs) return;
+        for (const a of node.arguments ?? []) {
+          if (CURSOR_ARGUMENTS.has(a.name.value) && a.value.kind === Kind.VARIABLE) continue;
+          variablesIn(a.value, weighing);
+        }
+      },
+    }),
+  );
+  return weighing;
+}
+
 export function cachedCost(args: Parameters<typeof operationCost>[0]): number {
   let cached = costs.get(args.document);
   if (!cached) {
-    cached = { byVariables: new LRUCache({ max: MAX_VARIANTS }), cursors: cursorVariables(args.document) };
+    cached = {
+      byVariables: new LRUCache({ max: MAX_VARIANTS }),
+      weighing: weighingVariables(args.schema, args.document),
+    };
     costs.set(args.document, cached);
   }
   // Scans are charged by the served snapshot's size (scanCost): its version is part of the key.
   const version = (args.contextValue as Partial<ReadContext> | undefined)?.served?.snapshot.version ?? 0;
   const variables = args.variableValues ?? {};
-  const weighed = cached.cursors.size
-    ? Object.fromEntries(Object.entries(variables).filter(([name]) => !cached.cursors.has(name)))
-    : variables;
+  const weighed: Record<string, unknown> = {};
+  for (const name of cached.weighing) if (name in variables) weighed[name] = variables[name];
   const key = `${version}\u0000${args.operationName ?? ""}\u0000${JSON.stringify(weighed)}`;
   let cost = cached.byVariables.get(key);
   if (cost === undefined) {

@@ -1,7 +1,14 @@
 import { type GraphQLObjectType, getNamedType, isNonNullType, isObjectType, parse } from "graphql";
 import { describe, expect, it } from "vitest";
 import { directiveArgs } from "../../src/auth/limits.ts";
-import { cachedCost, cursorVariables, MAX_COST, operationCost, SCANNING } from "../../src/cost.ts";
+import {
+  cachedCost,
+  cursorVariables,
+  MAX_COST,
+  operationCost,
+  SCANNING,
+  weighingVariables,
+} from "../../src/cost.ts";
 import { FACETS } from "../../src/query/facets.ts";
 import { legacyFields } from "../../src/rest/fields.ts";
 import { Options } from "../../src/rest/options.ts";
@@ -70,6 +77,43 @@ describe("operation cost", () => {
       "query($c: String) { changes(after: $c, filter: { kinds: [$c] }) { nodes { id } } }",
     ])
       expect([...cursorVariables(parse(q))], q).toEqual([]);
+  });
+
+  it("keys a kept cost only on the variables that can change it", () => {
+    const weighing = (q: string) => [...weighingVariables(schema, parse(q))].sort();
+    // A lookup's name, a filter's values: the field costs what its definition says.
+    expect(weighing("query($n: String!) { domain(name: $n) { name apps { app { name } } } }")).toEqual([]);
+    // A connection's page size weighs, its cursor does not; a filter's values do not.
+    expect(
+      weighing(
+        "query($f: Int, $c: String, $cc: String!) { domains(first: $f, after: $c, filter: { countryCode: { values: [$cc] } }) { edges { node { name } } } }",
+      ),
+    ).toEqual(["cc", "f"]);
+    // The names of domainsByName, however given; a directive's condition; a scanning field's arguments.
+    expect(weighing('query($a: String!) { domainsByName(names: [$a, "b"]) { domains { name } } }')).toEqual([
+      "a",
+    ]);
+    expect(
+      weighing('query($i: Boolean!) { domain(name: "x") { name apps @include(if: $i) { app { name } } } }'),
+    ).toEqual(["i"]);
+    expect(
+      weighing("query($d: [DomainFacetDimension!]!) { domains(first: 0) { facets(by: $d) { otherCount } } }"),
+    ).toEqual(["d"]);
+    // So the cost of a lookup is walked once whatever the name, and each kept cost is the cost.
+    const lookup = parse(
+      "query($n: String!, $i: Boolean!) { domain(name: $n) { name technologies @include(if: $i) { name } } }",
+    );
+    for (const variableValues of [
+      { n: "a.com", i: true },
+      { n: "b.com", i: true },
+      { n: "b.com", i: false },
+    ])
+      expect(cachedCost({ schema, document: lookup, variableValues })).toBe(
+        operationCost({ schema, document: lookup, variableValues }),
+      );
+    expect(cachedCost({ schema, document: lookup, variableValues: { n: "c.com", i: true } })).toBe(
+      1 + 1 + 1 + 10 * 1,
+    );
   });
 
   it("multiplies nested lists: a page of 1000 Domains with their reviews costs what it costs", () => {
