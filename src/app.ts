@@ -7,13 +7,20 @@ import { type Charge, RateLimits } from "./auth/rate-limit.ts";
 import { usageSource } from "./auth/usage.ts";
 import { MonthlyCounts } from "./auth/usage-counts.ts";
 import type { Config } from "./config.ts";
-import { type Context, createContext, type LiveFeed, type RecordHandoff } from "./context.ts";
+import {
+  type Context,
+  createContext,
+  type LiveFeed,
+  type RecordHandoff,
+  type WebhookService,
+} from "./context.ts";
 import { useCostLimit } from "./cost.ts";
 import { feedEnd } from "./db/change-feed.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import { jobResults } from "./db/export-results.ts";
 import { FeedWatch } from "./db/feed-watch.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
+import { Webhooks } from "./db/webhooks.ts";
 import { documentLimits } from "./document-limits.ts";
 import {
   createMaskError,
@@ -41,8 +48,6 @@ import { useCompiledExecution } from "./schema/execute.ts";
 import { schema } from "./schema/index.ts";
 import { useTextInput } from "./text-input.ts";
 import { type DelivererDeps, WebhookDeliverer } from "./webhooks/deliverer.ts";
-import type { WebhookService } from "./webhooks/service.ts";
-import { Webhooks } from "./webhooks/store.ts";
 
 /** Set on the inner GraphQL request of a REST request (never by the network). */
 export interface ServerContext {

@@ -7,8 +7,8 @@ import type { MetaStore } from "./db/change-feed.ts";
 import type { FeedWatch } from "./db/feed-watch.ts";
 import type { ListStore } from "./db/lists.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
+import type { TargetPolicy, Webhooks } from "./db/webhooks.ts";
 import { apiError } from "./errors.ts";
-import type { WebhookService } from "./webhooks/service.ts";
 
 /**
  * What an operation's resolvers read: the snapshot, fixed for the whole operation, and the
@@ -37,8 +37,24 @@ export interface Context extends ReadContext {
   lists?: ListStore;
   /** What a live read of the feed (the `changes` subscription) waits on and reads again. */
   live?: LiveFeed;
-  /** The account's webhooks (src/webhooks/service.ts). */
+  /** The account's webhooks (WebhookService, below). */
   webhooks?: WebhookService;
+}
+
+/** What a request reads and changes webhooks with (GraphQL and REST alike: src/schema/webhooks.ts). */
+export interface WebhookService {
+  webhooks: Webhooks;
+  /**
+   * This gateway's deliverer (src/webhooks/deliverer.ts), which attempts a delivery asked for at
+   * once; null where WEBHOOK_DELIVERY=off (another gateway delivers it soon).
+   */
+  deliverer: { attemptNow(webhookId: string, deliveryId: string): Promise<boolean> } | null;
+  policy: TargetPolicy;
+  /**
+   * How long a test or retry asked for waits for a delivering gateway's attempt when this one did
+   * not make it (another claimed it first, or WEBHOOK_DELIVERY=off): an attempt's timeout and a poll.
+   */
+  attemptWaitMs: number;
 }
 
 /** The gateway's view of the feed as it grows (src/query/changes-live.ts). */

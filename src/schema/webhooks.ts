@@ -1,15 +1,7 @@
 import { astFromValue, type GraphQLInputObjectType, valueFromASTUntyped } from "graphql";
-import type { Context, ReadContext } from "../context.ts";
+import type { Context, ReadContext, WebhookService } from "../context.ts";
 import { CHANGE_KINDS } from "../db/change-sql.ts";
 import { noList } from "../db/lists.ts";
-import { apiError, InputError } from "../errors.ts";
-import { changePage } from "../query/changes.ts";
-import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
-import { listsOf } from "../query/lists.ts";
-import { pageSize } from "../query/page.ts";
-import { CHANGES_TYPE, changeFilterOf, TEST_TYPE, testBody } from "../webhooks/payload.ts";
-import { checkTarget } from "../webhooks/send.ts";
-import type { WebhookService } from "../webhooks/service.ts";
 import {
   type DeliveryRow,
   type DeliveryStatus,
@@ -17,7 +9,14 @@ import {
   WebhookError,
   WebhookNotFoundError,
   type WebhookRow,
-} from "../webhooks/store.ts";
+} from "../db/webhooks.ts";
+import { apiError, InputError } from "../errors.ts";
+import { changePage } from "../query/changes.ts";
+import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
+import { listsOf } from "../query/lists.ts";
+import { pageSize } from "../query/page.ts";
+import { CHANGES_TYPE, changeFilterOf, TEST_TYPE, testBody } from "../webhooks/payload.ts";
+import { checkTarget } from "../webhooks/send.ts";
 import { builder, legacy, rateLimited } from "./builder.ts";
 import { ChangeKind } from "./changes.ts";
 import { DomainFilter } from "./domain-parts.ts";

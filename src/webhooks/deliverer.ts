@@ -1,11 +1,11 @@
 import type { WebhookConfig } from "../config.ts";
 import type { FeedWatch } from "../db/feed-watch.ts";
+import type { ClaimedDelivery, Webhooks } from "../db/webhooks.ts";
 import { isApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { ExecuteGraphQL } from "../rest/handler.ts";
 import { enqueueWebhook } from "./enqueue.ts";
 import { post, sign } from "./send.ts";
-import type { ClaimedDelivery, Webhooks } from "./store.ts";
 
 /** How deliveries are retried (docs/decisions.md, "Webhooks"); tests make it fast. */
 export interface RetrySchedule {

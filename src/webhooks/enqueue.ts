@@ -1,5 +1,6 @@
 import type { ApiKey } from "../auth/keys.ts";
 import { requestAs } from "../auth/plugin.ts";
+import { type NewDelivery, WEBHOOK_LIMITS, type WebhookRow, type Webhooks } from "../db/webhooks.ts";
 import { POSITION, readChanges, withPosition } from "../rest/change-pages.ts";
 import { cachedDocument } from "../rest/document.ts";
 import { legacyWriter, toSelectionSet } from "../rest/fields.ts";
@@ -8,7 +9,6 @@ import { Options } from "../rest/options.ts";
 import { documentOf, selectionOf } from "../rest/route.ts";
 import { listChanges } from "../rest/routes.ts";
 import { CHANGES_TYPE, changeFilterOf, changesBody } from "./payload.ts";
-import { type NewDelivery, WEBHOOK_LIMITS, type WebhookRow, type Webhooks } from "./store.ts";
 
 /** Deliveries kept in one transaction (with the cursor they move the webhook to). */
 const DELIVERIES_A_TRANSACTION = 10;

@@ -1,4 +1,4 @@
-import type { WebhookRow } from "./store.ts";
+import type { WebhookRow } from "../db/webhooks.ts";
 
 /**
  * What a webhook's deliveries carry (docs/decisions.md, "Webhooks"): Standard Webhooks'

@@ -5,7 +5,7 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
-import { WEBHOOK_LIMITS, WebhookError } from "./store.ts";
+import { type TargetPolicy, WEBHOOK_LIMITS, WebhookError } from "../db/webhooks.ts";
 
 /**
  * How a delivery reaches its receiver (docs/decisions.md, "Webhooks"): signed as Standard Webhooks
@@ -14,13 +14,6 @@ import { WEBHOOK_LIMITS, WebhookError } from "./store.ts";
  */
 
 /** The targets a webhook may have: who may receive, and whether plain http is allowed. */
-export interface TargetPolicy {
-  /** Private, loopback and link-local addresses are allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
-  allowPrivate: boolean;
-  /** Only https (the gateway requires HTTPS: REQUIRE_HTTPS, or NODE_ENV=production). */
-  requireHttps: boolean;
-}
-
 /**
  * `webhook-signature` of Standard Webhooks: `v1,` and the base64 HMAC-SHA256, keyed by the secret's
  * bytes (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`.

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { MetaQuery, SnapshotStore } from "../db/store.ts";
+import type { MetaQuery, SnapshotStore } from "./store.ts";
 
 /**
  * An account's webhooks and their deliveries, in the meta database (docs/decisions.md,
@@ -16,6 +16,14 @@ import type { MetaQuery, SnapshotStore } from "../db/store.ts";
  * and was taken again cannot overwrite the newer one.
  */
 export type WebhookStore = Pick<SnapshotStore, "kind" | "metaQuery" | "metaTransaction">;
+
+/** Which delivery targets are allowed (src/webhooks/send.ts checks them). */
+export interface TargetPolicy {
+  /** Private, loopback and link-local addresses are allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  allowPrivate: boolean;
+  /** Only https (the gateway requires HTTPS: REQUIRE_HTTPS, or NODE_ENV=production). */
+  requireHttps: boolean;
+}
 
 export const WEBHOOK_LIMITS = {
   /** Webhooks an account holds. */
