@@ -295,7 +295,79 @@ export function findStatement(
 /** The keys of a page of `table`, as findMany({ ...args, select: { pk: true } }) reads them. */
 export async function pageKeys(sql: SqlReader, table: TableKey, args: FindArgs): Promise<number[]> {
   const { text, params } = findStatement(sql, table, args, undefined, await sqlitePlan(sql, table, args));
+  if (sql.kind === "postgresql") return batchedKeys(sql, text, params);
   return (await sql.all(text, params, { planEach: true })).map((r) => Number(r[0]));
+}
+
+/**
+ * The key statements of pages that requests make in one turn of the event loop, read by one
+ * statement on PostgreSQL: `SELECT ARRAY(<page 1>), ARRAY(<page 2>), …`, each page's keys an array
+ * in its own order (ARRAY keeps its subquery's ORDER BY), each planned for its own values as
+ * before. A statement costs the gateway a pooled connection, a socket write and a result, and the
+ * database a round of its protocol: after the pages' rows came to be read together
+ * (src/query/domain-read/read.ts, `coalesced`), the key statement was the one left per request
+ * (21% of a deep page's busy CPU was node-postgres writing statements). If the batch fails, each
+ * page is read alone, so that a page fails only for its own statement.
+ */
+interface KeyStatement {
+  text: string;
+  params: unknown[];
+  resolve: (keys: number[]) => void;
+  reject: (e: unknown) => void;
+}
+const openKeyBatches = new WeakMap<SqlReader, KeyStatement[]>();
+/** The most pages in one batch, and the most values it binds (PostgreSQL's limit is 65,535). */
+const KEY_BATCH = { statements: 64, params: 10_000 };
+
+function batchedKeys(sql: SqlReader, text: string, params: unknown[]): Promise<number[]> {
+  let batch = openKeyBatches.get(sql);
+  if (
+    !batch ||
+    batch.length >= KEY_BATCH.statements ||
+    batch.reduce((n, b) => n + b.params.length, params.length) > KEY_BATCH.params
+  ) {
+    const b: KeyStatement[] = [];
+    openKeyBatches.set(sql, b);
+    setImmediate(() => {
+      if (openKeyBatches.get(sql) === b) openKeyBatches.delete(sql);
+      void readKeyBatch(sql, b);
+    });
+    batch = b;
+  }
+  const statements = batch;
+  return new Promise((resolve, reject) => {
+    statements.push({ text, params, resolve, reject });
+  });
+}
+
+const keysOf = (value: unknown): number[] => ((value as unknown[] | null) ?? []).map(Number);
+
+async function readAlone(sql: SqlReader, s: KeyStatement): Promise<void> {
+  try {
+    s.resolve((await sql.all(s.text, s.params, { planEach: true })).map((r) => Number(r[0])));
+  } catch (e) {
+    s.reject(e);
+  }
+}
+
+async function readKeyBatch(sql: SqlReader, batch: KeyStatement[]): Promise<void> {
+  if (batch.length === 1) return readAlone(sql, batch[0] as KeyStatement);
+  const params: unknown[] = [];
+  const arrays = batch.map((s) => {
+    const shift = params.length;
+    params.push(...s.params);
+    return `ARRAY(${s.text.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + shift}`)})`;
+  });
+  let row: unknown[] | undefined;
+  try {
+    [row] = await sql.all(`SELECT ${arrays.join(", ")}`, params, { planEach: true });
+  } catch {
+    await Promise.all(batch.map((s) => readAlone(sql, s)));
+    return;
+  }
+  batch.forEach((s, i) => {
+    s.resolve(keysOf(row?.[i]));
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openSnapshotReader, type SqlReader } from "../../src/db/reader.ts";
 import { TABLES, type TableKey } from "../../src/db/tables.ts";
 import { countWhere, findStatement, pageKeys, RELATIONS, sqlitePlan } from "../../src/db/where-sql.ts";
 import type { Where } from "../../src/query/keyset.ts";
@@ -155,6 +156,37 @@ describe.each(databaseKinds())("page keys on %s", (kind) => {
 
   it.each(APP_WHERES)("Apps: %s", async (_name, where) => {
     await same("app", where);
+  });
+
+  it("pages asked together give each its own keys, in order; on PostgreSQL in one statement, each alone if it fails", async () => {
+    const s = await served();
+    const prisma = await delegate("domain");
+    const asks = DOMAIN_WHERES.flatMap(([, where], i) => [
+      { where, orderBy: [{ rank: "asc" }, { pk: "asc" }], take: 5 + (i % 4) },
+      { where, orderBy: [{ pk: "desc" }], take: 3, skip: i % 3 },
+    ]);
+    const theirs = await Promise.all(
+      asks.map(async (args) => (await prisma.findMany({ ...args, select: { pk: true } })).map((r) => r.pk)),
+    );
+    const statements: string[] = [];
+    const sql = openSnapshotReader(api.db.config, s.snapshot, { onQuery: (q) => statements.push(q) });
+    try {
+      expect(await Promise.all(asks.map((args) => pageKeys(sql, "domain", args)))).toEqual(theirs);
+      if (kind === "postgresql") {
+        expect(statements.filter((q) => q.startsWith("SELECT ARRAY("))).toHaveLength(1);
+        expect(statements).toHaveLength(1);
+      }
+      // A batch that fails is read again page by page: each page still gets its keys.
+      const flaky = Object.assign(Object.create(sql) as SqlReader, {
+        all: (text: string, params: readonly unknown[], options?: object) =>
+          text.startsWith("SELECT ARRAY(")
+            ? Promise.reject(new Error("canceled"))
+            : sql.all(text, params, options),
+      });
+      expect(await Promise.all(asks.map((args) => pageKeys(flaky, "domain", args)))).toEqual(theirs);
+    } finally {
+      await sql.close();
+    }
   });
 
   it("contains is a substring, its wildcard characters taken literally (Prisma passes them to LIKE)", async () => {
