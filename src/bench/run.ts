@@ -555,6 +555,17 @@ const measuredOf = (kind: "sqlite" | "postgresql", size: Size, run: RunInfo) => 
   connections,
 });
 
+/** PostGraphile against the storegraph server at `base` (src/bench/peer.ts), on its database. */
+const peerAgainst = (databaseUrl: string, base: string, pid: number, key: string) =>
+  benchPeer({
+    root,
+    databaseUrl,
+    storegraph: { base, pid, key },
+    duration,
+    connections,
+    warmupSeconds: WARMUP_SECONDS,
+  });
+
 /** Pushed changes (src/bench/push.ts): webhooks and live streams, on a database and dataset of their own. */
 const pushOf = (kind: "sqlite" | "postgresql") =>
   pushBench(
@@ -619,14 +630,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
           peakRssMb: 0,
           notes: ["--only peer: PostgreSQL only"],
         };
-      const peer = await benchPeer({
-        root,
-        databaseUrl: env.DATABASE_URL,
-        storegraph: { base, pid: server.child.pid as number, key },
-        duration,
-        connections,
-        warmupSeconds: WARMUP_SECONDS,
-      });
+      const peer = await peerAgainst(env.DATABASE_URL, base, server.child.pid as number, key);
       return {
         ...measured(),
         rows: [],
@@ -702,14 +706,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
     // After the peak RSS is read: this load is on GraphQL, and not storegraph's own scenarios.
     const peer =
       kind === "postgresql" && !values["no-peer"] && env.DATABASE_URL
-        ? await benchPeer({
-            root,
-            databaseUrl: env.DATABASE_URL,
-            storegraph: { base, pid: server.child.pid as number, key },
-            duration,
-            connections,
-            warmupSeconds: WARMUP_SECONDS,
-          })
+        ? await peerAgainst(env.DATABASE_URL, base, server.child.pid as number, key)
         : undefined;
     // Pages of 1000 Domains, 32 at once, on a server started afresh: its peak RSS is theirs.
     await server.stop();

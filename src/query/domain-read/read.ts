@@ -153,7 +153,8 @@ export async function readPlannedDomains(
   if (sql.kind === "postgresql") {
     const s = plannedStatement(sql, match, read, false, kept);
     const columns = keyColumns(s, match);
-    if (columns) return domainRowsOf(ctx, s, read, await coalesced(sql, match, read, kept, s, columns, keys));
+    if (columns)
+      return domainRowsOf(ctx, s, read, await coalesced({ sql, match, read, kept, s, columns }, keys));
   }
   const s = plannedStatement(sql, match, read, single, kept);
   return domainRowsOf(ctx, s, read, await sql.all(s.text, [single ? keys[0] : sql.keysParam(keys)]));
@@ -187,15 +188,20 @@ function keyColumns(s: PlannedStatement, match: DomainMatch): number[] | null {
   return at.every((i) => i >= 0) ? at : null;
 }
 
-function coalesced(
-  sql: SqlReader,
-  match: DomainMatch,
-  read: DomainRead,
-  kept: boolean,
-  s: PlannedStatement,
-  columns: number[],
-  keys: readonly (number | string)[],
-): Promise<RawRow[]> {
+/** What a batch is read by: its plan's statement on one snapshot reader. */
+interface BatchPlan {
+  sql: SqlReader;
+  match: DomainMatch;
+  read: DomainRead;
+  kept: boolean;
+  /** The plan's statement of a list of keys. */
+  s: PlannedStatement;
+  /** Where its rows have the values keys are matched on (keyColumns). */
+  columns: number[];
+}
+
+function coalesced(plan: BatchPlan, keys: readonly (number | string)[]): Promise<RawRow[]> {
+  const { sql, s } = plan;
   let open = openBatches.get(sql);
   if (!open) {
     open = new Map();
@@ -208,7 +214,7 @@ function coalesced(
     const batches = open;
     setImmediate(() => {
       if (batches.get(s.text) === b) batches.delete(s.text);
-      void readBatch(sql, match, read, kept, s, columns, b);
+      void readBatch(plan, b);
     });
     batch = b;
   }
@@ -220,15 +226,8 @@ function coalesced(
   });
 }
 
-async function readBatch(
-  sql: SqlReader,
-  match: DomainMatch,
-  read: DomainRead,
-  kept: boolean,
-  s: PlannedStatement,
-  columns: number[],
-  batch: KeyBatch,
-): Promise<void> {
+async function readBatch(plan: BatchPlan, batch: KeyBatch): Promise<void> {
+  const { sql, match, read, kept, s, columns } = plan;
   const keys = [...batch.keys.values()];
   let raw: RawRow[];
   try {
