@@ -63,11 +63,12 @@ export async function changesLive(deps: ExportDeps, request: Request, options: O
     const account = options.has("f:list") ? (apiKeyOf(request)?.account ?? "") : "";
     const version = (await live.current())?.snapshot.version ?? 0;
     const key = `${selectionKey(sel)}\u0000${JSON.stringify(variables)}\u0000${after}\u0000${first}\u0000${account}\u0000${version}`;
-    const kept = pages.get(key);
+    const shared = pagesOf(live);
+    const kept = shared.get(key);
     if (kept) return kept;
     const reading = readPage(after, first).then((r) => ({ ...r, bytes: encoder.encode(r.text) }));
-    pages.set(key, reading);
-    reading.catch(() => pages.delete(key));
+    shared.set(key, reading);
+    reading.catch(() => shared.delete(key));
     return reading;
   };
   const readPage = (after: string | null, first: number) =>
@@ -182,6 +183,16 @@ const encoder = new TextEncoder();
 
 /**
  * The pages streams read, by options, cursor and snapshot (changesLive's `read`): kept for a few
- * seconds, long enough for the streams one load wakes to go through its pages together.
+ * seconds, long enough for the streams one load wakes to go through its pages together. Kept per
+ * app (its feed), since a snapshot's version names it only within its own database: two apps in
+ * one process (the tests' SQLite and PostgreSQL) each have a version 2.
  */
-const pages = new LRUCache<string, Promise<SharedPage>>({ max: 512, ttl: 10_000 });
+const keptPages = new WeakMap<object, LRUCache<string, Promise<SharedPage>>>();
+function pagesOf(feed: object): LRUCache<string, Promise<SharedPage>> {
+  let pages = keptPages.get(feed);
+  if (!pages) {
+    pages = new LRUCache({ max: 512, ttl: 10_000 });
+    keptPages.set(feed, pages);
+  }
+  return pages;
+}

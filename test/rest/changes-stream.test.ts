@@ -234,3 +234,36 @@ describe.each(databaseKinds())("GET /changes/stream on %s", (kind) => {
     }
   });
 });
+
+describe("GET /changes/stream, two gateways in one process", () => {
+  const tmp = tempDir("storegraph-stream-two-");
+  afterAll(() => tmp.remove());
+
+  it("keeps each gateway's shared pages its own (a snapshot's version names it only in its database)", async () => {
+    // Two databases at the same version with different changes: each stream reads its own.
+    const apis: TestApi[] = [];
+    try {
+      for (const [i, gone] of ["old-shop.example.com", "gone.example.net"].entries()) {
+        const api = await startApi("sqlite", writeSnapshotDir(join(tmp.dir, `a${i}`), validFixture()));
+        apis.push(api);
+        const f = validFixture();
+        f.domains = f.domains.filter((d) => d.name !== gone);
+        await api.load(writeSnapshotDir(join(tmp.dir, `b${i}`), f));
+      }
+      const removed = [];
+      for (const api of apis) {
+        const s = new Stream(
+          await api.app.fetch(
+            `http://localhost${REST_BASE}/changes/stream?kinds=domain_removed&fields=domain&max_seconds=1`,
+            { headers: { "last-event-id": "0" } },
+          ),
+        );
+        await s.until(() => false, 3000);
+        removed.push(s.events().map((e) => JSON.parse(e.data as string).domain));
+      }
+      expect(removed).toEqual([["old-shop.example.com"], ["gone.example.net"]]);
+    } finally {
+      for (const api of apis) await api.close();
+    }
+  });
+});
