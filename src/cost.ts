@@ -203,26 +203,6 @@ const costs = new WeakMap<DocumentNode, { byVariables: LRUCache<string, number>;
 const MAX_VARIANTS = 200;
 const CURSOR_ARGUMENTS = new Set(["after", "before"]);
 
-/** The variables of `document` used only as cursor arguments. */
-export function cursorVariables(document: DocumentNode): Set<string> {
-  const cursors = new Set<string>();
-  const others = new Set<string>();
-  visit(document, {
-    Argument(node) {
-      if (node.value.kind !== Kind.VARIABLE) return;
-      (CURSOR_ARGUMENTS.has(node.name.value) ? cursors : others).add(node.value.name.value);
-    },
-    ObjectField(node) {
-      if (node.value.kind === Kind.VARIABLE) others.add(node.value.name.value);
-    },
-    ListValue(node) {
-      for (const v of node.values) if (v.kind === Kind.VARIABLE) others.add(v.name.value);
-    },
-  });
-  for (const name of others) cursors.delete(name);
-  return cursors;
-}
-
 /** The variables of a value (an argument's, however nested). */
 function variablesIn(value: ValueNode, into: Set<string>): void {
   if (value.kind === Kind.VARIABLE) into.add(value.name.value);

@@ -1,3 +1,4 @@
+import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import { perReader, type SqlReader } from "./reader.ts";
 import { type ColumnKind, TABLES, type TableKey } from "./tables.ts";
@@ -306,69 +307,54 @@ export async function pageKeys(sql: SqlReader, table: TableKey, args: FindArgs):
  * before. A statement costs the gateway a pooled connection, a socket write and a result, and the
  * database a round of its protocol: after the pages' rows came to be read together
  * (src/query/domain-read/read.ts, `coalesced`), the key statement was the one left per request
- * (21% of a deep page's busy CPU was node-postgres writing statements). If the batch fails, each
- * page is read alone, so that a page fails only for its own statement.
+ * (21% of a deep page's busy CPU was node-postgres writing statements). A DataLoader per snapshot
+ * reader batches them, without a cache, when the turn's I/O callbacks have run. If the batch
+ * fails, each page is read alone, so that a page fails only for its own statement.
  */
 interface KeyStatement {
   text: string;
   params: unknown[];
-  resolve: (keys: number[]) => void;
-  reject: (e: unknown) => void;
 }
-const openKeyBatches = new WeakMap<SqlReader, KeyStatement[]>();
-/** The most pages in one batch, and the most values it binds (PostgreSQL's limit is 65,535). */
-const KEY_BATCH = { statements: 64, params: 10_000 };
+/** The most pages in one batch; a page binding more values than KEY_PARAMS is read alone. */
+const KEY_BATCH = 64;
+/** 64 pages of this many values stay far below PostgreSQL's 65,535 per statement. */
+const KEY_PARAMS = 500;
+const keyLoaders = perReader<"keys", DataLoader<KeyStatement, number[]>>(
+  (sql) =>
+    new DataLoader((batch) => readKeyBatch(sql, batch), {
+      cache: false,
+      maxBatchSize: KEY_BATCH,
+      batchScheduleFn: (run) => setImmediate(run),
+    }),
+);
 
 function batchedKeys(sql: SqlReader, text: string, params: unknown[]): Promise<number[]> {
-  let batch = openKeyBatches.get(sql);
-  if (
-    !batch ||
-    batch.length >= KEY_BATCH.statements ||
-    batch.reduce((n, b) => n + b.params.length, params.length) > KEY_BATCH.params
-  ) {
-    const b: KeyStatement[] = [];
-    openKeyBatches.set(sql, b);
-    setImmediate(() => {
-      if (openKeyBatches.get(sql) === b) openKeyBatches.delete(sql);
-      void readKeyBatch(sql, b);
-    });
-    batch = b;
-  }
-  const statements = batch;
-  return new Promise((resolve, reject) => {
-    statements.push({ text, params, resolve, reject });
-  });
+  return params.length > KEY_PARAMS
+    ? readAlone(sql, { text, params })
+    : keyLoaders(sql, "keys").load({ text, params });
 }
 
-const keysOf = (value: unknown): number[] => ((value as unknown[] | null) ?? []).map(Number);
-
-async function readAlone(sql: SqlReader, s: KeyStatement): Promise<void> {
-  try {
-    s.resolve((await sql.all(s.text, s.params, { planEach: true })).map((r) => Number(r[0])));
-  } catch (e) {
-    s.reject(e);
-  }
+async function readAlone(sql: SqlReader, s: KeyStatement): Promise<number[]> {
+  return (await sql.all(s.text, s.params, { planEach: true })).map((r) => Number(r[0]));
 }
 
-async function readKeyBatch(sql: SqlReader, batch: KeyStatement[]): Promise<void> {
-  if (batch.length === 1) return readAlone(sql, batch[0] as KeyStatement);
+async function readKeyBatch(sql: SqlReader, batch: readonly KeyStatement[]): Promise<(number[] | Error)[]> {
+  if (batch.length === 1) return [await readAlone(sql, batch[0] as KeyStatement)];
   const params: unknown[] = [];
   const arrays = batch.map((s) => {
     const shift = params.length;
     params.push(...s.params);
     return `ARRAY(${s.text.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + shift}`)})`;
   });
-  let row: unknown[] | undefined;
   try {
-    [row] = await sql.all(`SELECT ${arrays.join(", ")}`, params, { planEach: true });
+    const [row] = await sql.all(`SELECT ${arrays.join(", ")}`, params, { planEach: true });
+    return batch.map((_s, i) => ((row?.[i] as unknown[] | null) ?? []).map(Number));
   } catch {
-    await Promise.all(batch.map((s) => readAlone(sql, s)));
-    return;
+    return Promise.all(batch.map((s) => readAlone(sql, s).catch((e: unknown) => asError(e))));
   }
-  batch.forEach((s, i) => {
-    s.resolve(keysOf(row?.[i]));
-  });
 }
+
+const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
 
 /**
  * A statement over the rows of `table` (aliased `r`) that match `where`: `build` writes its text

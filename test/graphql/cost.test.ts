@@ -1,14 +1,7 @@
 import { type GraphQLObjectType, getNamedType, isNonNullType, isObjectType, parse } from "graphql";
 import { describe, expect, it } from "vitest";
 import { directiveArgs } from "../../src/auth/limits.ts";
-import {
-  cachedCost,
-  cursorVariables,
-  MAX_COST,
-  operationCost,
-  SCANNING,
-  weighingVariables,
-} from "../../src/cost.ts";
+import { cachedCost, MAX_COST, operationCost, SCANNING, weighingVariables } from "../../src/cost.ts";
 import { FACETS } from "../../src/query/facets.ts";
 import { legacyFields } from "../../src/rest/fields.ts";
 import { Options } from "../../src/rest/options.ts";
@@ -70,13 +63,13 @@ describe("operation cost", () => {
     expect(at({ c: "1", n: 100 })).toBe(1 + 100 * 1);
     expect(at({ c: "1", n: 10 })).toBe(1 + 10 * 1);
     // Only variables given as nothing but cursors are left out of the key.
-    expect([...cursorVariables(document)]).toEqual(["c"]);
+    expect([...weighingVariables(schema, document)]).toEqual(["n"]);
     for (const q of [
       "query($c: String) { changes(first: 3, after: $c, filter: { since: $c }) { nodes { id } } }",
       "query($c: String) { changes(after: $c) { nodes { id } } domains(filter: { name: { eq: $c } }) { totalCount } }",
       "query($c: String) { changes(after: $c, filter: { kinds: [$c] }) { nodes { id } } }",
     ])
-      expect([...cursorVariables(parse(q))], q).toEqual([]);
+      expect([...weighingVariables(schema, parse(q))], q).toEqual(["c"]);
   });
 
   it("keys a kept cost only on the variables that can change it", () => {

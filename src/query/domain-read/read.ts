@@ -1,4 +1,4 @@
-import type DataLoader from "dataloader";
+import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import type { ReadContext } from "../../context.ts";
 import { namingKey } from "../../db/catalogue-check.ts";
@@ -9,7 +9,7 @@ import {
   type DomainChild,
   keepsChildRows,
 } from "../../db/domain-children.ts";
-import { columnsOf, type RawRow, type SqlReader, selectList, toModel } from "../../db/reader.ts";
+import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../../db/reader.ts";
 import { findStatement, sqlitePlan, type Where } from "../../db/where-sql.ts";
 import type { DomainApp, DomainTechnology, Technology } from "../../generated/sqlite/client.ts";
 import {
@@ -166,18 +166,15 @@ export async function readPlannedDomains(
  * concurrent pages, each cost the gateway a pooled connection, a write to the socket and the
  * parsing of a result, and the database a statement; read together, those are shared by all of
  * them (at 1M Domains and 32 connections, twice the lookups a second at half the gateway's CPU
- * each). A batch is read when the turn's I/O callbacks have run (setImmediate), so a read waits
- * for no timer; a batch of one key is read by the single-key statement. SQLite reads in the
- * process, where a statement per read is cheaper. Each read gets the rows its own statement
- * would have given: those that match its keys.
+ * each). A DataLoader per snapshot reader and plan statement batches them, without a cache: a
+ * batch is read when the turn's I/O callbacks have run (setImmediate), so a read waits for no
+ * timer, and nothing is kept after it. A batch of one key is read by the single-key statement.
+ * SQLite reads in the process, where a statement per read is cheaper. Each read gets the rows its
+ * own statement would have given: those that match its keys.
  */
-interface KeyBatch {
-  /** Every key asked (as text: PostgreSQL gives a BIGINT key as text), with the key as given. */
-  keys: Map<string, number | string>;
-  waiters: { keys: string[]; resolve: (rows: RawRow[]) => void; reject: (e: unknown) => void }[];
-}
-/** The batch still open for each plan's statement, per snapshot reader. */
-const openBatches = new WeakMap<SqlReader, Map<string, KeyBatch>>();
+const planLoaders = perReader<"plans", LRUCache<string, DataLoader<number | string, RawRow[]>>>(
+  () => new LRUCache({ max: 500 }),
+);
 /** The most keys a batch reads (a page of 1000 Domains and its look-ahead row fits in one). */
 const BATCH_KEYS = 2000;
 
@@ -200,45 +197,35 @@ interface BatchPlan {
   columns: number[];
 }
 
-function coalesced(plan: BatchPlan, keys: readonly (number | string)[]): Promise<RawRow[]> {
-  const { sql, s } = plan;
-  let open = openBatches.get(sql);
-  if (!open) {
-    open = new Map();
-    openBatches.set(sql, open);
-  }
-  let batch = open.get(s.text);
-  if (!batch || batch.keys.size + keys.length > BATCH_KEYS) {
-    const b: KeyBatch = { keys: new Map(), waiters: [] };
-    open.set(s.text, b);
-    const batches = open;
-    setImmediate(() => {
-      if (batches.get(s.text) === b) batches.delete(s.text);
-      void readBatch(plan, b);
+async function coalesced(plan: BatchPlan, keys: readonly (number | string)[]): Promise<RawRow[]> {
+  const loaders = planLoaders(plan.sql, "plans");
+  let loader = loaders.get(plan.s.text);
+  if (!loader) {
+    loader = new DataLoader((batch) => readBatch(plan, batch), {
+      cache: false,
+      maxBatchSize: BATCH_KEYS,
+      batchScheduleFn: (run) => setImmediate(run),
     });
-    batch = b;
+    loaders.set(plan.s.text, loader);
   }
-  const texts = keys.map(String);
-  const { waiters, keys: asked } = batch;
-  for (let i = 0; i < keys.length; i++) asked.set(texts[i] as string, keys[i] as number | string);
-  return new Promise((resolve, reject) => {
-    waiters.push({ keys: texts, resolve, reject });
-  });
+  const lists = await loader.loadMany(keys);
+  const failed = lists.find((l) => l instanceof Error);
+  if (failed) throw failed;
+  if (lists.length === 1) return lists[0] as RawRow[];
+  // A row two of its keys match (a name and a platform domain) is given once.
+  return [...new Set((lists as RawRow[][]).flat())];
 }
 
-async function readBatch(plan: BatchPlan, batch: KeyBatch): Promise<void> {
+/** The rows of each key of a batch: those the key matches. */
+async function readBatch(plan: BatchPlan, asked: readonly (number | string)[]): Promise<RawRow[][]> {
   const { sql, match, read, kept, s, columns } = plan;
-  const keys = [...batch.keys.values()];
-  let raw: RawRow[];
-  try {
-    raw =
-      keys.length === 1
-        ? await sql.all(plannedStatement(sql, match, read, true, kept).text, [keys[0]])
-        : await sql.all(s.text, [sql.keysParam(keys)]);
-  } catch (e) {
-    for (const w of batch.waiters) w.reject(e);
-    return;
-  }
+  // Each key once (requests may ask the same), as given (a Domain's key is a number).
+  const keys = [...new Map(asked.map((k) => [String(k), k])).values()];
+  const raw =
+    keys.length === 1
+      ? await sql.all(plannedStatement(sql, match, read, true, kept).text, [keys[0]])
+      : await sql.all(s.text, [sql.keysParam(keys)]);
+  // By the key's text: PostgreSQL gives a BIGINT key as text.
   const rowsOf = new Map<string, RawRow[]>();
   for (const row of raw) {
     for (const i of columns) {
@@ -249,16 +236,7 @@ async function readBatch(plan: BatchPlan, batch: KeyBatch): Promise<void> {
       else if (!list.includes(row)) list.push(row);
     }
   }
-  for (const w of batch.waiters) {
-    if (w.keys.length === 1) {
-      w.resolve(rowsOf.get(w.keys[0] as string) ?? []);
-      continue;
-    }
-    // A row two of its keys match (a name and a platform domain) is given once.
-    const rows = new Set<RawRow>();
-    for (const k of w.keys) for (const row of rowsOf.get(k) ?? []) rows.add(row);
-    w.resolve([...rows]);
-  }
+  return asked.map((k) => rowsOf.get(String(k)) ?? []);
 }
 
 /**
