@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 
@@ -54,6 +55,11 @@ const Env = z.object({
   /** How often each replica's state and lag are checked. */
   REPLICA_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   DATA_DIR: z.string().trim().min(1).default("./data"),
+  /**
+   * SQLite: threads that run snapshot reads off the server's thread (src/db/sqlite-threads.ts);
+   * 0 runs them on it. By default one per core beyond the server's own, at most two.
+   */
+  SQLITE_READ_THREADS: z.coerce.number().int().min(0).max(64).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().trim().min(1).default("0.0.0.0"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -127,7 +133,12 @@ const Env = z.object({
 });
 
 export type Database =
-  | { kind: "sqlite"; dataDir: string }
+  | {
+      kind: "sqlite";
+      dataDir: string;
+      /** Threads that run snapshot reads off the server's thread (src/db/sqlite-threads.ts); 0 or none: on it. */
+      readThreads?: number;
+    }
   | { kind: "postgresql"; url: string; replicaUrls: string[]; dataDir: string };
 
 export interface Config {
@@ -245,11 +256,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   let dataDir = resolve(e.DATA_DIR);
-  let database: Database = { kind: "sqlite", dataDir };
+  const readThreads = e.SQLITE_READ_THREADS ?? Math.min(2, availableParallelism() - 1);
+  let database: Database = { kind: "sqlite", dataDir, readThreads };
   if (e.DATABASE_URL?.startsWith("file:")) {
     // file:<dir> names the data directory holding the state and snapshot files.
     dataDir = resolve(e.DATABASE_URL.slice("file:".length) || e.DATA_DIR);
-    database = { kind: "sqlite", dataDir };
+    database = { kind: "sqlite", dataDir, readThreads };
   } else if (e.DATABASE_URL) {
     database = {
       kind: "postgresql",

@@ -9,7 +9,12 @@ import type { PageAnswer, PageFormat, ReaderData, StreamMessage } from "./export
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
 
-const { database, timeouts, hold } = workerData as ReaderData;
+const { timeouts, hold } = workerData as ReaderData;
+/** This thread is off the server's already: it reads SQLite on itself, not on read threads. */
+const database =
+  (workerData as ReaderData).database.kind === "sqlite"
+    ? { ...(workerData as ReaderData).database, readThreads: 0 }
+    : (workerData as ReaderData).database;
 /** Readers by snapshot location (and server, on PostgreSQL), with the streams reading them. */
 const readers = new Map<string, { sql: SqlReader; streams: number }>();
 /** The snapshot of the latest stream: the served one, so an older one's reader goes when idle. */
