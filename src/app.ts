@@ -42,6 +42,7 @@ import { useJsonErrorBodies } from "./ops/error-bodies.ts";
 import type { Metrics } from "./ops/metrics.ts";
 import { useMetricsEndpoint } from "./ops/metrics-server.ts";
 import { requestIdOf, useRequestIds } from "./ops/request-id.ts";
+import { usePersistedDocuments } from "./persisted-documents.ts";
 import { useGraphQLRequestLimits } from "./request-body.ts";
 import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
 import { useCompiledExecution } from "./schema/execute.ts";
@@ -239,6 +240,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useAccessLog((request) => apiKeyOf(request)?.id),
       useCorsVary(config.corsOrigins),
       useGraphQLRequestLimits(logger),
+      usePersistedDocuments(),
       ...documentLimits(),
       useTextInput(),
       useCostLimit(),
