@@ -150,11 +150,23 @@ function disjunction(parts: string[]): string {
 
 const negation = (p: string) => (p === TRUE ? FALSE : p === FALSE ? TRUE : `NOT (${p})`);
 
+/**
+ * An instant as PostgreSQL's TIMESTAMP(3) text. Past the year 9999, toISOString writes a signed
+ * six-digit year (+010000-01-01), which PostgreSQL refuses; it reads the year as digits alone. The
+ * first such instant is a bound of the last day there is (a `max` of 9999-12-31 is "before
+ * 10000-01-01"). Years before 1 never get here: the options refuse them (src/rest/filter-options.ts).
+ */
+function pgTimestamp(d: Date): string {
+  const iso = d.toISOString();
+  const text = iso.startsWith("+") ? iso.slice(1).replace(/^0+(?=\d{5})/, "") : iso;
+  return text.replace("T", " ").replace("Z", "");
+}
+
 /** A value as the column stores it: times as SQLite's epoch ms or PostgreSQL's TIMESTAMP(3) text. */
 function stored(sql: SqlReader, kind: ColumnKind, value: unknown): unknown {
   if (value instanceof Date) {
     if (kind !== "time") throw new Error(`a time compared with a ${kind} column`);
-    return sql.kind === "sqlite" ? value.getTime() : value.toISOString().replace("T", " ").replace("Z", "");
+    return sql.kind === "sqlite" ? value.getTime() : pgTimestamp(value);
   }
   if (typeof value === "bigint") return sql.kind === "sqlite" ? value : value.toString();
   return value;

@@ -375,6 +375,20 @@ describe.each(databaseKinds())("REST errors on %s", (kind) => {
       await bad("/domain?f:cratmin=0001-01-01T00:00:00%2B01:00", "f:cratmin", "year 1");
     });
 
+    it("reads a date bound at the last day there is (9999-12-31), the first instant after it being year 10000", async () => {
+      // Found by test/rest/fuzz.test.ts: PostgreSQL was sent toISOString's "+010000-01-01", and answered 500.
+      for (const path of [
+        "/domain?f:last_platform_change_at:max=9999-12-31",
+        "/domain?f:cratmax=9999-12-31&fields=name",
+        "/domain/export?f:last_platform_change_at:max=9999-12-31&fields=name",
+      ]) {
+        const res = await api.app.fetch(url(path));
+        const text = await res.text();
+        expect(res.status, `${path}: ${text.slice(0, 300)}`).toBe(200);
+        expect(text, path).toContain('"name"');
+      }
+    });
+
     it("bad integers and ranges", async () => {
       await bad("/domain?f:ermin=abc", "f:ermin", "integer");
       await bad("/domain?f:empcmax=1.5", "f:empcmax");
