@@ -7,6 +7,7 @@ import type pg from "pg";
 import type { Config, Timeouts } from "../config.ts";
 import { pgModule, poolTimeouts } from "./pg-pool.ts";
 import { spanName, sqlTracer } from "./sql-tracing.ts";
+import { sqliteParams, sqliteText } from "./sqlite-text.ts";
 import { sqliteReadThreads } from "./sqlite-threads.ts";
 import type { SnapshotRow } from "./store.ts";
 import { type ColumnKind, TABLES, type TableKey } from "./tables.ts";
@@ -159,14 +160,6 @@ function traced(reader: SqlReader): SqlReader {
   });
 }
 
-/** better-sqlite3 numbers no parameters, but names them: $1 → @p1, bound by an object. */
-const sqliteText = (sql: string) => sql.replace(/\$(\d+)/g, "@p$1");
-function sqliteParams(params: readonly unknown[]): Record<string, unknown> {
-  const named: Record<string, unknown> = {};
-  for (let i = 0; i < params.length; i++) named[`p${i + 1}`] = params[i];
-  return named;
-}
-
 /**
  * A snapshot file's reader. With `threads` (SQLITE_READ_THREADS), its queries run on the
  * process's SQLite read threads (src/db/sqlite-threads.ts), off the server's thread; with none,
@@ -181,7 +174,6 @@ function sqliteReader(file: string, threads: number, { onQuery }: ReaderOptions)
     pool.acquire(file);
   }
   const statements = new LRUCache<string, Database.Statement>({ max: MAX_STATEMENTS });
-  const texts = new LRUCache<string, string>({ max: MAX_STATEMENTS });
   let closed = false;
   /** Streams running, each on a connection of its own. */
   let streams = 0;
@@ -194,15 +186,8 @@ function sqliteReader(file: string, threads: number, { onQuery }: ReaderOptions)
     async all(sql, params) {
       onQuery?.(sql);
       if (closed) throw new TypeError("The database connection is not open");
-      if (pool) {
-        // The text as better-sqlite3 takes it, converted once per statement (1.2% of a lookup's CPU).
-        let text = texts.get(sql);
-        if (text === undefined) {
-          text = sqliteText(sql);
-          texts.set(sql, text);
-        }
-        return pool.all(file, text, sqliteParams(params)) as Promise<RawRow[]>;
-      }
+      // On a read thread, the thread converts the text (once per statement) and the values.
+      if (pool) return pool.all(file, sql, params) as Promise<RawRow[]>;
       let s = statements.get(sql);
       if (!s) {
         s = (db as Database.Database).prepare(sqliteText(sql)).raw(true);

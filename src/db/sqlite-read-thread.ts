@@ -1,15 +1,16 @@
 import { parentPort } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { LRUCache } from "lru-cache";
+import { sqliteParams, sqliteText } from "./sqlite-text.ts";
 import type { ReadAnswer, ReadMessage } from "./sqlite-threads.ts";
 
 // A thread of src/db/sqlite-threads.ts: runs the reads of snapshot files it is sent, a batch at a
 // time, and answers each batch with one message. It imports nothing of the gateway but these two
-// libraries, so that it starts in milliseconds.
+// libraries and the reader's SQL conversion, so that it starts in milliseconds.
 
 interface Open {
   db: Database.Database;
-  /** Prepared statements by SQL text (better-sqlite3's own `@p1` form). */
+  /** Prepared statements by the reader's SQL text (`$1`…). */
   statements: LRUCache<string, Database.Statement>;
 }
 const files = new Map<string, Open>();
@@ -26,14 +27,14 @@ function opened(file: string): Open {
   return open;
 }
 
-function read(file: string, sql: string, params: Record<string, unknown>): unknown[][] {
+function read(file: string, sql: string, params: readonly unknown[]): unknown[][] {
   const { db, statements } = opened(file);
   let s = statements.get(sql);
   if (!s) {
-    s = db.prepare(sql).raw(true);
+    s = db.prepare(sqliteText(sql)).raw(true);
     statements.set(sql, s);
   }
-  return s.all(params) as unknown[][];
+  return s.all(sqliteParams(params)) as unknown[][];
 }
 
 parentPort?.on("message", (message: ReadMessage) => {

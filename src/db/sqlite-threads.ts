@@ -17,8 +17,8 @@ import { fromRoot } from "../root.ts";
  * the last reader of it closes (release).
  */
 
-/** A read: the file, better-sqlite3's SQL text, its named parameters. */
-export type Read = [file: string, sql: string, params: Record<string, unknown>];
+/** A read: the file, the reader's SQL text (`$1`…), its values. */
+export type Read = [file: string, sql: string, params: readonly unknown[]];
 
 export type ReadMessage =
   | { type: "read"; id: number; reads: Read[] }
@@ -99,8 +99,8 @@ export class SqliteReadThreads {
     );
   }
 
-  /** The rows of `sql` (better-sqlite3's text, `@p1`…) on `file`, in raw mode. */
-  all(file: string, sql: string, params: Record<string, unknown>): Promise<unknown[][]> {
+  /** The rows of `sql` (the reader's text, `$1`…) on `file`, in raw mode. */
+  all(file: string, sql: string, params: readonly unknown[]): Promise<unknown[][]> {
     if (this.closed) return Promise.reject(new Error("the SQLite read threads are closed"));
     return new Promise((resolve, reject) => {
       this.queue.push({ read: [file, sql, params], waiting: { resolve, reject } });

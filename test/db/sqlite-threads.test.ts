@@ -70,9 +70,7 @@ describe("SQLite reads on read threads", () => {
     threads.acquire(file);
     try {
       const reads = await Promise.all(
-        Array.from({ length: 100 }, (_, i) =>
-          threads.all(file, "SELECT name FROM t WHERE pk = @p1", { p1: i + 1 }),
-        ),
+        Array.from({ length: 100 }, (_, i) => threads.all(file, "SELECT name FROM t WHERE pk = $1", [i + 1])),
       );
       expect(reads.map((r) => r[0][0])).toEqual(Array.from({ length: 100 }, (_, i) => `a.db-${i + 1}`));
       expect(threads.sent).toEqual({ messages: 2, reads: 100 });
@@ -126,18 +124,18 @@ describe("SQLite reads on read threads", () => {
     const file = join(dir, "a.db");
     threads.acquire(file);
     try {
-      expect(await threads.all(file, "SELECT count(*) FROM t", {})).toEqual([[300]]);
+      expect(await threads.all(file, "SELECT count(*) FROM t", [])).toEqual([[300]]);
       // A read that takes long enough (about a second) for the thread to be stopped under it; the
       // thread stops once the statement returns to JavaScript.
       const slow = threads.all(
         file,
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000000) SELECT count(*) FROM n",
-        {},
+        [],
       );
       await new Promise((r) => setTimeout(r, 100));
       await threads.stopThreads();
       await expect(slow).rejects.toThrow(/SQLite read thread exited/);
-      expect(await threads.all(file, "SELECT count(*) FROM t", {})).toEqual([[300]]);
+      expect(await threads.all(file, "SELECT count(*) FROM t", [])).toEqual([[300]]);
     } finally {
       await threads.release(file);
       await threads.close();
