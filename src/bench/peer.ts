@@ -83,6 +83,8 @@ export interface PeerRow {
   scenario: string;
   storegraph: PeerSide;
   peer: PeerSide;
+  /** storegraph on SQLite, on the same dataset, in the same rounds: where the run measured both databases. */
+  sqlite?: PeerSide;
 }
 
 export interface PeerResult {
@@ -100,6 +102,8 @@ export interface PeerOptions {
   /** The database storegraph serves, and storegraph's GraphQL endpoint, process and API key. */
   databaseUrl: string;
   storegraph: { base: string; pid: number; key: string };
+  /** storegraph on SQLite serving the same dataset, measured in the same rounds (issue 39: at least PostgreSQL's req/s). */
+  sqlite?: { base: string; pid: number; key: string };
   duration: number;
   connections: number;
   warmupSeconds: number;
@@ -213,10 +217,10 @@ async function cursorAfter(t: Target, query: string, field: string, skip: number
 }
 
 /** Fails unless the two answers are equal: the comparison is only honest on the same data. */
-function same(what: string, a: unknown, b: unknown): void {
+function same(what: string, a: unknown, b: unknown, sides = "storegraph and PostGraphile"): void {
   if (!isDeepStrictEqual(a, b))
     throw new Error(
-      `storegraph and PostGraphile disagree on ${what}:\n${JSON.stringify(a).slice(0, 800)}\n${JSON.stringify(b).slice(0, 800)}`,
+      `${sides} disagree on ${what}:\n${JSON.stringify(a).slice(0, 800)}\n${JSON.stringify(b).slice(0, 800)}`,
     );
 }
 
@@ -268,6 +272,11 @@ export async function benchPeer(o: PeerOptions): Promise<PeerResult> {
       headers: { authorization: `Bearer ${o.storegraph.key}` },
     };
     const pe: Target = { base: peer.base, pid: peer.pid, headers: {} };
+    const sq: Target | undefined = o.sqlite && {
+      base: o.sqlite.base,
+      pid: o.sqlite.pid,
+      headers: { authorization: `Bearer ${o.sqlite.key}` },
+    };
 
     // The same Domain, the same Apps, the same first page: or the bench measures nothing.
     const name = appNames[0];
@@ -314,18 +323,46 @@ export async function benchPeer(o: PeerOptions): Promise<PeerResult> {
     const skip = (deepPage - 1) * PAGE;
     const sgAfter = await cursorAfter(sg, PEER_QUERIES.list.storegraph, "domains", skip);
     const peAfter = await cursorAfter(pe, PEER_QUERIES.list.peer, "allDomains", skip);
+    const sgDeep = nodes(
+      (await gql(sg, PEER_QUERIES.list.storegraph, { first: PAGE, after: sgAfter })).domains,
+    );
     same(
       `page ${deepPage} of ${COUNTRY} by rank`,
-      nodes((await gql(sg, PEER_QUERIES.list.storegraph, { first: PAGE, after: sgAfter })).domains),
+      sgDeep,
       nodes((await gql(pe, PEER_QUERIES.list.peer, { first: PAGE, after: peAfter })).allDomains),
     );
+    // storegraph on SQLite answers the same as on PostgreSQL, or it is not the same work.
+    const sqAfter = sq ? await cursorAfter(sq, PEER_QUERIES.list.storegraph, "domains", skip) : null;
+    if (sq) {
+      const onBoth = "storegraph on PostgreSQL and on SQLite";
+      same(`the Domain ${name}`, a1, (await gql(sq, PEER_QUERIES.one.storegraph, { name })).domain, onBoth);
+      const q2 = (await gql(sq, PEER_QUERIES.apps.storegraph, { name })).domain as typeof a2;
+      same(`the Apps of ${name}`, byKey(a2.apps.map((x) => x.app)), byKey(q2.apps.map((x) => x.app)), onBoth);
+      same(
+        `the first page of ${COUNTRY} by rank`,
+        nodes((await gql(sg, PEER_QUERIES.list.storegraph, first)).domains),
+        nodes((await gql(sq, PEER_QUERIES.list.storegraph, first)).domains),
+        onBoth,
+      );
+      same(
+        `page ${deepPage} of ${COUNTRY} by rank`,
+        sgDeep,
+        nodes((await gql(sq, PEER_QUERIES.list.storegraph, { first: PAGE, after: sqAfter })).domains),
+        onBoth,
+      );
+    }
 
-    type Body = (side: "storegraph" | "peer") => () => string;
+    type Side = "storegraph" | "peer" | "sqlite";
+    type Body = (side: Side) => () => string;
+    // storegraph on SQLite sends storegraph's queries.
     const body =
       (q: keyof typeof PEER_QUERIES, vars: () => Record<string, unknown>): Body =>
       (side) =>
       () =>
-        JSON.stringify({ query: PEER_QUERIES[q][side], variables: vars() });
+        JSON.stringify({
+          query: PEER_QUERIES[q][side === "peer" ? "peer" : "storegraph"],
+          variables: vars(),
+        });
     const scenarios: [string, Body][] = [
       ["one Domain by name, 30 fields", body("one", () => ({ name: pick(anyNames) }))],
       ["one Domain with its Apps (6 fields each)", body("apps", () => ({ name: pick(appNames) }))],
@@ -333,7 +370,10 @@ export async function benchPeer(o: PeerOptions): Promise<PeerResult> {
       [
         `${COUNTRY} by rank, page ${deepPage} by cursor`,
         (side) =>
-          body("list", () => ({ first: PAGE, after: side === "storegraph" ? sgAfter : peAfter }))(side),
+          body("list", () => ({
+            first: PAGE,
+            after: { storegraph: sgAfter, peer: peAfter, sqlite: sqAfter }[side],
+          }))(side),
       ],
     ];
 
@@ -353,15 +393,21 @@ export async function benchPeer(o: PeerOptions): Promise<PeerResult> {
       return { r, cpu };
     };
 
-    // Rounds of at least 2 s: each scenario's measured seconds are split into rounds that alternate
-    // which side goes first, so that neither side always meets a machine the other has just warmed.
+    // Rounds of at least 2 s: each scenario's measured seconds are split into rounds that rotate
+    // which side goes first, so that no side always meets a machine another has just warmed.
     const rounds = Math.max(1, Math.min(5, Math.floor(o.duration / 2)));
     const window = o.duration / rounds;
-    const sides = [
+    const sides: [Side, Target][] = [
       ["storegraph", sg],
       ["peer", pe],
-    ] as const;
-    const windows = scenarios.map(() => ({ storegraph: [] as Window[], peer: [] as Window[] }));
+      ...(sq ? [["sqlite", sq] as [Side, Target]] : []),
+    ];
+    const rotated = (round: number) => sides.map((_, i) => sides[(i + round) % sides.length]);
+    const windows = scenarios.map(() => ({
+      storegraph: [] as Window[],
+      peer: [] as Window[],
+      sqlite: [] as Window[],
+    }));
     type Window = Awaited<ReturnType<typeof load>>;
     for (const [scenario, bodyOf] of scenarios)
       for (const [side, t] of sides) {
@@ -370,7 +416,7 @@ export async function benchPeer(o: PeerOptions): Promise<PeerResult> {
       }
     for (let round = 0; round < rounds; round++)
       for (const [i, [scenario, bodyOf]] of scenarios.entries())
-        for (const [side, t] of round % 2 ? [...sides].reverse() : sides) {
+        for (const [side, t] of rotated(round)) {
           console.log(`peer: round ${round + 1}/${rounds}, ${side}, ${scenario}`);
           windows[i][side].push(await load(t, bodyOf(side), window));
         }
@@ -396,6 +442,7 @@ export async function benchPeer(o: PeerOptions): Promise<PeerResult> {
         scenario,
         storegraph: summarize(windows[i].storegraph),
         peer: summarize(windows[i].peer),
+        ...(sq ? { sqlite: summarize(windows[i].sqlite) } : {}),
       })),
       notes,
     };

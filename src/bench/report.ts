@@ -35,8 +35,10 @@ export const TARGETS = {
   /** storegraph's req/s over PostGraphile's, each GraphQL query; its CPU a request over PostGraphile's (issue 39). */
   peerRatio: 1.5,
   peerCpuRatio: 2 / 3,
-  /** Each GraphQL query against PostGraphile: storegraph's p99 over its p50 (issue 39). */
-  peerTail: 3,
+  /** Every request scenario of the bench: its p99 over its p50 (issue 39). */
+  tail: 3,
+  /** storegraph on SQLite over storegraph on PostgreSQL, req/s, each query of the peer comparison (issue 39). */
+  sqliteVsPostgres: 1,
   /** p50 from the smallest to the largest size. */
   scale: 2,
   /** Facets of five dimensions (issue 36), ms: of every Domain; afresh ≤ the larger of 2× the page and the floor; cached. */
@@ -246,6 +248,14 @@ const percent = (x: number) => `${(100 * x).toFixed(0)}%`;
 const ratioOf = (a: number, b: number): number | null => (a > 0 && b > 0 ? a / b : null);
 const verdict = (ok: boolean, text: string) => `${ok ? "met" : "MISSED"}: ${text}`;
 const rateOf = (e: Export) => e.domains / e.seconds;
+/** The tail target of a request scenario: p99 within TARGETS.tail × p50, with the ratio where missed. */
+const tailTarget = (p50: number, p99: number) =>
+  p50 > 0 && p99 <= TARGETS.tail * p50
+    ? verdict(true, `p99 ≤ ${TARGETS.tail}× p50`)
+    : verdict(
+        false,
+        `p99 ≤ ${TARGETS.tail}× p50${p50 > 0 ? ` (${(p99 / p50).toFixed(1)}×)` : " (no p50: nothing completed)"}`,
+      );
 /** A run's start, to the minute (UTC). */
 const startOf = (run: RunInfo) => `${run.started.slice(0, 16).replace("T", " ")} UTC`;
 
@@ -539,13 +549,15 @@ function sectionLines(r: DbResult): { lines: Line[]; notes: string[] } {
           }
         }
     }
+    line.targets.push(tailTarget(row.p50, row.p99));
     lines.push(line);
     // The GraphQL queries measured against PostGraphile follow storegraph's own GraphQL row.
-    if (row.scenario === SCENARIOS.oneGraphql && r.peer) lines.push(...peerLines(r.peer));
+    if (row.scenario === SCENARIOS.oneGraphql && r.peer)
+      lines.push(...peerLines(r.peer), ...sqliteLines(r.peer));
   }
   // Measured alone (--only peer): the queries without storegraph's own rows.
   if (r.peer && !r.rows.some((row) => row.scenario === SCENARIOS.oneGraphql))
-    lines.push(...peerLines(r.peer));
+    lines.push(...peerLines(r.peer), ...sqliteLines(r.peer));
   // The exports, each beside the same read by the database alone.
   const exports: [string, Export | null | undefined, number | undefined, string][] = [
     ["every Domain, default fields", r.export, r.databaseAlone?.all, "every column as JSON"],
@@ -605,9 +617,38 @@ function peerLines(p: PeerResult): Line[] {
           s.cpuMs > 0 && o.cpuMs > 0 && s.cpuMs <= TARGETS.peerCpuRatio * o.cpuMs,
           `CPU a request ≤ 2/3 of its (${o.cpuMs > 0 ? (s.cpuMs / o.cpuMs).toFixed(2) : "not measured"})`,
         ),
-        verdict(s.p50 > 0 && s.p99 <= TARGETS.peerTail * s.p50, `p99 ≤ ${TARGETS.peerTail}× p50`),
+        tailTarget(s.p50, s.p99),
       ],
     };
+  });
+}
+
+/** storegraph on SQLite beside storegraph on PostgreSQL, in the peer comparison's rounds. */
+function sqliteLines(p: PeerResult): Line[] {
+  return p.rows.flatMap((x) => {
+    const q = x.sqlite;
+    if (!q) return [];
+    const s = x.storegraph;
+    const ratio = ratioOf(q.rps, s.rps);
+    return [
+      {
+        scenario: `GraphQL on SQLite: ${x.scenario} (the same rounds)`,
+        rate: count(q.rps),
+        p50: q.p50,
+        p99: q.p99,
+        cpuMs: q.cpuMs,
+        failed: String(q.errors),
+        beside: "storegraph on PostgreSQL",
+        theirs: { rate: count(s.rps), p99: s.p99, cpuMs: s.cpuMs },
+        ratio,
+        targets: [
+          ratio === null
+            ? verdict(false, "≥ PostgreSQL's req/s (not measured: a side completed no request)")
+            : verdict(ratio >= TARGETS.sqliteVsPostgres, "≥ PostgreSQL's req/s"),
+          tailTarget(q.p50, q.p99),
+        ],
+      },
+    ];
   });
 }
 
@@ -723,7 +764,7 @@ function peerSetup(results: DbResult[]): string[] {
   const lines = [
     "## How PostGraphile is compared",
     "",
-    `PostGraphile ${listed(versions)} and storegraph, both over GraphQL (POST /graphql), a random Domain out of 1,000 per request, on the same PostgreSQL database and snapshot schema, in rounds that alternate which side goes first. CPU is the server process's user + system time per request over the measured windows (the database's own CPU is not in it). ours ÷ its is storegraph's req/s over PostGraphile's (target ≥ ${TARGETS.peerRatio}).`,
+    `PostGraphile ${listed(versions)} and storegraph, both over GraphQL (POST /graphql), a random Domain out of 1,000 per request, on the same PostgreSQL database and snapshot schema, in rounds that alternate which side goes first; in the same rounds, storegraph on SQLite, where the run measured both databases (the same dataset, loaded into each), each query beside storegraph on PostgreSQL (target: at least its req/s). CPU is the server process's user + system time per request over the measured windows (the database's own CPU is not in it). ours ÷ its is storegraph's req/s over PostGraphile's (target ≥ ${TARGETS.peerRatio}).`,
     "",
     "Queries (variables: `$name`; `$first` 20 and `$after` the cursor of the page):",
     "",
@@ -765,6 +806,9 @@ export function failuresOf(results: DbResult[]): string[] {
       ...r.rows
         .filter((x) => x.errors > 0)
         .map((x) => `${at}: ${x.errors} failed requests in "${x.scenario}"`),
+      ...(r.peer?.rows ?? [])
+        .filter((x) => (x.sqlite?.errors ?? 0) > 0)
+        .map((x) => `${at}: ${x.sqlite?.errors} failed requests of storegraph on SQLite in "${x.scenario}"`),
       ...(r.peer?.rows ?? [])
         .filter((x) => x.storegraph.errors + x.peer.errors > 0)
         .map(

@@ -56,7 +56,8 @@ const { values } = parseArgs({
      * --only facets: only the facets (src/bench/facets.ts), on the same datasets and servers;
      * --only changes: only the change feed (src/bench/changes.ts);
      * --only push: only pushed changes, webhooks and live streams (src/bench/push.ts);
-     * --only peer: only the comparison with PostGraphile 5 (src/bench/peer.ts; PostgreSQL only).
+     * --only peer: only the comparison with PostGraphile 5 (src/bench/peer.ts; PostgreSQL only, with
+     * storegraph on SQLite in the same rounds when --db is both).
      */
     only: { type: "string" },
     /**
@@ -555,16 +556,39 @@ const measuredOf = (kind: "sqlite" | "postgresql", size: Size, run: RunInfo) => 
   connections,
 });
 
-/** PostGraphile against the storegraph server at `base` (src/bench/peer.ts), on its database. */
-const peerAgainst = (databaseUrl: string, base: string, pid: number, key: string) =>
-  benchPeer({
-    root,
-    databaseUrl,
-    storegraph: { base, pid, key },
-    duration,
-    connections,
-    warmupSeconds: WARMUP_SECONDS,
-  });
+/**
+ * PostGraphile against the storegraph server at `base` (src/bench/peer.ts), on its database; where
+ * the run measures SQLite too (it ran first, so its database holds the same dataset), storegraph on
+ * SQLite in the same rounds, on a server of its own started for them.
+ */
+async function peerAgainst(size: Size, databaseUrl: string, base: string, pid: number, key: string) {
+  let sqlite: Proc | undefined;
+  let sqliteKey = "";
+  if (kinds.includes("sqlite")) {
+    const env = await databaseEnv("sqlite", size);
+    sqliteKey = (await prepare(env, size)).key;
+    sqlite = await startServer(env);
+  }
+  try {
+    return await benchPeer({
+      root,
+      databaseUrl,
+      storegraph: { base, pid, key },
+      ...(sqlite && {
+        sqlite: {
+          base: sqlite.url.replace("localhost", "127.0.0.1"),
+          pid: sqlite.child.pid as number,
+          key: sqliteKey,
+        },
+      }),
+      duration,
+      connections,
+      warmupSeconds: WARMUP_SECONDS,
+    });
+  } finally {
+    await sqlite?.stop();
+  }
+}
 
 /** Pushed changes (src/bench/push.ts): webhooks and live streams, on a database and dataset of their own. */
 const pushOf = (kind: "sqlite" | "postgresql") =>
@@ -630,7 +654,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
           peakRssMb: 0,
           notes: ["--only peer: PostgreSQL only"],
         };
-      const peer = await peerAgainst(env.DATABASE_URL, base, server.child.pid as number, key);
+      const peer = await peerAgainst(size, env.DATABASE_URL, base, server.child.pid as number, key);
       return {
         ...measured(),
         rows: [],
@@ -706,7 +730,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
     // After the peak RSS is read: this load is on GraphQL, and not storegraph's own scenarios.
     const peer =
       kind === "postgresql" && !values["no-peer"] && env.DATABASE_URL
-        ? await peerAgainst(env.DATABASE_URL, base, server.child.pid as number, key)
+        ? await peerAgainst(size, env.DATABASE_URL, base, server.child.pid as number, key)
         : undefined;
     // Pages of 1000 Domains, 32 at once, on a server started afresh: its peak RSS is theirs.
     await server.stop();
