@@ -764,7 +764,7 @@ function peerSetup(results: DbResult[]): string[] {
   const lines = [
     "## How PostGraphile is compared",
     "",
-    `PostGraphile ${listed(versions)} and storegraph, both over GraphQL (POST /graphql), a random Domain out of 1,000 per request, on the same PostgreSQL database and snapshot schema, in rounds that alternate which side goes first; in the same rounds, storegraph on SQLite, where the run measured both databases (the same dataset, loaded into each), each query beside storegraph on PostgreSQL (target: at least its req/s). CPU is the server process's user + system time per request over the measured windows (the database's own CPU is not in it). ours ÷ its is storegraph's req/s over PostGraphile's (target ≥ ${TARGETS.peerRatio}).`,
+    `PostGraphile ${listed(versions)} and storegraph, both over GraphQL (POST /graphql), a random Domain out of 1,000 per request, on the same PostgreSQL database and snapshot schema, in rounds that rotate which side goes first; in the same rounds, storegraph on SQLite, where the run measured both databases (the same dataset, loaded into each), each query beside storegraph on PostgreSQL (target: at least its req/s). CPU is the server process's user + system time per request over the measured windows (the database's own CPU is not in it). ours ÷ its is storegraph's req/s over PostGraphile's (target ≥ ${TARGETS.peerRatio}).`,
     "",
     "Queries (variables: `$name`; `$first` 20 and `$after` the cursor of the page):",
     "",
