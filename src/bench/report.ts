@@ -329,6 +329,7 @@ function header(results: DbResult[], source: ReportSource): string[] {
     "",
     "- **hand-written SQL**: the raw-SQL baseline server (src/bench/baseline.ts), the same REST requests answered with hand-written statements and JSON.stringify, on the same database;",
     "- **PostGraphile**: PostGraphile 5 on the same PostgreSQL database and snapshot schema (src/bench/peer.ts), the GraphQL queries listed at the end, in interleaved rounds; it runs on PostgreSQL only;",
+    "- **storegraph on PostgreSQL**: beside storegraph on SQLite, the same four GraphQL queries in the same rounds (in the PostgreSQL section, where a run measured both databases);",
     "- **the database alone**: the export's read by the database itself to a client that keeps nothing (PostgreSQL's COPY; SQLite stepping the statement), in Domains/s.",
     "",
     "Hand measurements behind past decisions (before/after tables and profiles) are in docs/performance-history.md, not here.",
