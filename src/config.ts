@@ -57,7 +57,7 @@ const Env = z.object({
   DATA_DIR: z.string().trim().min(1).default("./data"),
   /**
    * SQLite: threads that run snapshot reads off the server's thread (src/db/sqlite-threads.ts);
-   * 0 runs them on it. By default one per core beyond the server's own, at most two.
+   * 0 runs them on it. By default two where the machine has a second core, none on one core.
    */
   SQLITE_READ_THREADS: z.coerce.number().int().min(0).max(64).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -256,7 +256,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   let dataDir = resolve(e.DATA_DIR);
-  const readThreads = e.SQLITE_READ_THREADS ?? Math.min(2, availableParallelism() - 1);
+  // Two read threads wherever there is a second core (docs/decisions.md, "SQLite reads on threads
+  // of their own": on 2 cores, two beat one in an interleaved A/B), none on one core.
+  const readThreads = e.SQLITE_READ_THREADS ?? (availableParallelism() > 1 ? 2 : 0);
   let database: Database = { kind: "sqlite", dataDir, readThreads };
   if (e.DATABASE_URL?.startsWith("file:")) {
     // file:<dir> names the data directory holding the state and snapshot files.

@@ -149,9 +149,9 @@ describe("SQLITE_READ_THREADS", () => {
     expect(db({ SQLITE_READ_THREADS: "3" }).readThreads).toBe(3);
     expect(db({ SQLITE_READ_THREADS: "0" }).readThreads).toBe(0);
   });
-  it("defaults to a thread per core beyond the server's own, at most two", async () => {
+  it("defaults to two where there is a second core, and none on one core", async () => {
     const { availableParallelism } = await import("node:os");
-    expect(db({}).readThreads).toBe(Math.min(2, availableParallelism() - 1));
+    expect(db({}).readThreads).toBe(availableParallelism() > 1 ? 2 : 0);
   });
   it("refuses what is not a count of threads, naming the variable", () => {
     expect(() => loadConfig({ SQLITE_READ_THREADS: "many" })).toThrow(/SQLITE_READ_THREADS/);
