@@ -204,6 +204,13 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/**
+ * SQLite's read threads unless SQLITE_READ_THREADS says: two wherever there is a second core
+ * (docs/decisions.md, "SQLite reads on threads of their own": on 2 cores, two beat one in an
+ * interleaved A/B), none on one core, where a thread would only take the server's.
+ */
+export const defaultReadThreads = (cores: number): number => (cores > 1 ? 2 : 0);
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = Env.superRefine((e, ctx) => {
     if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
@@ -256,9 +263,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   let dataDir = resolve(e.DATA_DIR);
-  // Two read threads wherever there is a second core (docs/decisions.md, "SQLite reads on threads
-  // of their own": on 2 cores, two beat one in an interleaved A/B), none on one core.
-  const readThreads = e.SQLITE_READ_THREADS ?? (availableParallelism() > 1 ? 2 : 0);
+  const readThreads = e.SQLITE_READ_THREADS ?? defaultReadThreads(availableParallelism());
   let database: Database = { kind: "sqlite", dataDir, readThreads };
   if (e.DATABASE_URL?.startsWith("file:")) {
     // file:<dir> names the data directory holding the state and snapshot files.

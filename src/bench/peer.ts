@@ -297,9 +297,10 @@ export async function benchPeer(o: PeerOptions): Promise<PeerResult> {
     );
     const nodes = (c: unknown) => (c as Connection).edges.map((e) => e.node);
     const first = { first: PAGE };
+    const sgFirst = nodes((await gql(sg, PEER_QUERIES.list.storegraph, first)).domains);
     same(
       `the first page of ${COUNTRY} by rank`,
-      nodes((await gql(sg, PEER_QUERIES.list.storegraph, first)).domains),
+      sgFirst,
       nodes((await gql(pe, PEER_QUERIES.list.peer, first)).allDomains),
     );
 
@@ -340,7 +341,7 @@ export async function benchPeer(o: PeerOptions): Promise<PeerResult> {
       same(`the Apps of ${name}`, byKey(a2.apps.map((x) => x.app)), byKey(q2.apps.map((x) => x.app)), onBoth);
       same(
         `the first page of ${COUNTRY} by rank`,
-        nodes((await gql(sg, PEER_QUERIES.list.storegraph, first)).domains),
+        sgFirst,
         nodes((await gql(sq, PEER_QUERIES.list.storegraph, first)).domains),
         onBoth,
       );

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.ts";
+import { defaultReadThreads, loadConfig } from "../../src/config.ts";
 import { openSnapshotReader } from "../../src/db/reader.ts";
 import { SqliteReadThreads } from "../../src/db/sqlite-threads.ts";
 
@@ -150,8 +150,9 @@ describe("SQLITE_READ_THREADS", () => {
     expect(db({ SQLITE_READ_THREADS: "0" }).readThreads).toBe(0);
   });
   it("defaults to two where there is a second core, and none on one core", async () => {
+    expect([1, 2, 3, 4, 64].map(defaultReadThreads)).toEqual([0, 2, 2, 2, 2]);
     const { availableParallelism } = await import("node:os");
-    expect(db({}).readThreads).toBe(availableParallelism() > 1 ? 2 : 0);
+    expect(db({}).readThreads).toBe(defaultReadThreads(availableParallelism()));
   });
   it("refuses what is not a count of threads, naming the variable", () => {
     expect(() => loadConfig({ SQLITE_READ_THREADS: "many" })).toThrow(/SQLITE_READ_THREADS/);
