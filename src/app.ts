@@ -167,8 +167,8 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     graphqlEndpoint: "/graphql",
     landingPage: false,
     // The body's size is bounded once, by useGraphQLRequestLimits (src/request-body.ts: 1 MB, by
-    // its declared length, or read with the bound when sent in chunks; Node's parser refuses a
-    // malformed or repeated Content-Length). yoga's own bound (25 MB) piped every body through a
+    // its declared length, or read with the bound when sent in chunks or compressed, decoded with
+    // it too; Node's parser refuses a malformed or repeated Content-Length). yoga's own bound (25 MB) piped every body through a
     // stream of its own and made the request again, on every request.
     maxRequestBodySize: false,
     cors: corsOf(config.corsOrigins),

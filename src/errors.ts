@@ -63,6 +63,7 @@ const REQUEST_ERRORS: ReadonlySet<ErrorCode> = new Set([
   "QUERY_TOO_COMPLEX",
   "BAD_REQUEST",
   "PAYLOAD_TOO_LARGE",
+  "UNSUPPORTED_MEDIA_TYPE",
 ]);
 
 export function apiError(code: ErrorCode, message: string, extensions: ErrorExtensions = {}): GraphQLError {

@@ -4,16 +4,18 @@ import type { Plugin } from "graphql-yoga";
 /**
  * gzip or deflate, when the client accepts it, for every answer: JSON, and the JSON Lines of
  * Export Domains and of cursor=all results, compressed as they stream (whatwg-node's
- * useContentEncoding, which also reads compressed request bodies). Two things are mended around
- * it: it takes the first Accept-Encoding token as written (`gzip;q=0.5, br` or `br, gzip` chose
- * nothing), so the client's best choice by q-value is handed to it; and answers built with
- * Node's own Response (the REST layer's) are compressed by Node's own CompressionStream, since a
- * native stream pipes only through a native transform. Server-Sent Events are sent as they are.
+ * useContentEncoding). Only its answers are used: it would also decode request bodies, but with
+ * no bound on the decoded size, for GraphQL only, and with a plain-text 415; request bodies are
+ * decoded where both faces read them (readBodyBytes, src/request-body.ts). Two things are mended
+ * around it: it takes the first Accept-Encoding token as written (`gzip;q=0.5, br` or
+ * `br, gzip` chose nothing), so the client's best choice by q-value is handed to it; and answers
+ * built with Node's own Response (the REST layer's) are compressed by Node's own
+ * CompressionStream, since a native stream pipes only through a native transform. Server-Sent
+ * Events are sent as they are.
  */
 export function useCompression(): Plugin {
   const inner = useContentEncoding();
   return {
-    onRequest: inner.onRequest,
     onResponse(payload) {
       const encoding = chooseEncoding(payload.request.headers.get("accept-encoding"));
       if (!encoding || !payload.response.body) return;
