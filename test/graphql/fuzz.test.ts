@@ -3,13 +3,16 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { wrap, wrapping } from "../support/encodings.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { errorLines, logged } from "../support/logs.ts";
 
 // Random GraphQL requests in every form yoga reads: GET with a query string, POST as JSON, as a
 // form and as application/graphql, under every Accept. Documents are drawn from the schema's
 // own fields with random arguments, from junk, from operations of every type, and from brackets
-// nested up to thousands deep; variables and extensions are any JSON or not JSON at all.
+// nested up to thousands deep; variables and extensions are any JSON or not JSON at all. A POST's
+// body goes out plain, compressed, mislabelled, cut short, under a Content-Encoding refused, or
+// as a decompression bomb (test/support/encodings.ts).
 // Whatever comes in, the answer is never a fault (no 5xx, no INTERNAL_SERVER_ERROR), and the
 // gateway logs nothing at error level: a client's mistake is not ours (docs/decisions.md, Errors).
 
@@ -129,6 +132,7 @@ const request = fc.record({
   extensions: fc.option(json, { nil: undefined }),
   operationName: fc.option(fc.oneof(fc.constantFrom("Q", ""), junk), { nil: undefined }),
   accept: fc.constantFrom(...ACCEPTS),
+  wrapping,
 });
 
 type Fuzzed = typeof request extends fc.Arbitrary<infer T> ? T : never;
@@ -185,12 +189,33 @@ describe.each(databaseKinds())("GraphQL fuzz on %s", (kind) => {
             })
           : (r.variables ?? "");
     }
+    const plain = init.body;
+    let decided: number | undefined;
+    if (typeof plain === "string") {
+      const wrapped = await wrap(plain, r.wrapping);
+      init.body = wrapped.body;
+      if (wrapped.encoding !== undefined) headers["content-encoding"] = wrapped.encoding;
+      decided = wrapped.status;
+    }
     logged.length = 0;
     const res = await api.app.fetch(url, init);
     sent++;
     const text = await res.text();
-    const what = `${r.form} ${url.slice(0, 300)} ${String(init.body ?? "").slice(0, 300)} → ${res.status} ${text.slice(0, 300)}`;
+    const sentAs =
+      headers["content-encoding"] === undefined
+        ? ""
+        : ` (${r.wrapping.kind}: ${headers["content-encoding"]})`;
+    const what = `${r.form}${sentAs} ${url.slice(0, 300)} ${String(plain ?? "").slice(0, 300)} → ${res.status} ${text.slice(0, 300)}`;
     expect(res.status, what).toBeLessThan(500);
+    // What the wrapping alone decides (as every refusal, a 406 where the Accept allows no JSON);
+    // a body in a coding is answered as the same body plain.
+    if (decided !== undefined) expect(res.status, what).toBe(r.accept === "text/html" ? 406 : decided);
+    if (r.wrapping.kind === "coded" || r.wrapping.kind === "identity") {
+      const { "content-encoding": _, ...plainHeaders } = headers;
+      const unwrapped = await api.app.fetch(url, { ...init, headers: plainHeaders, body: plain });
+      await unwrapped.arrayBuffer();
+      expect(res.status, what).toBe(unwrapped.status);
+    }
     if (res.status === 200) answered++;
     const type = res.headers.get("content-type") ?? "";
     // JSON, or the same results as Server-Sent Events (Accept: text/event-stream), or GraphiQL's page.

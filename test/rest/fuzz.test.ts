@@ -1,3 +1,4 @@
+import type { NonSharedBuffer } from "node:buffer";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -6,12 +7,15 @@ import { OPERATIONS } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { insert, inserts, UNPAIRED } from "../support/control-text.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { type Wrapping, wrap, wrapping } from "../support/encodings.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { errorLines, logged } from "../support/logs.ts";
 
 // Random requests at every REST route (src/rest/routes.ts) and at random paths under the base:
 // option names from the route's own list mixed with junk, values with unicode, commas,
-// backslashes, huge numbers and blanks, random JSON bodies for the POST routes. Whatever comes in,
+// backslashes, huge numbers and blanks, random JSON bodies for the POST routes, sent plain,
+// compressed, mislabelled, cut short, under a Content-Encoding refused, or as a decompression bomb
+// (test/support/encodings.ts). Whatever comes in,
 // the answer is never a server fault, and every error is JSON `{error, code}` (docs/decisions.md,
 // Errors). `cursor=all` answers 202 while its job runs; export answers JSON Lines.
 //
@@ -573,26 +577,36 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
     tmp.remove();
   });
 
-  /** Sends one request and checks the answer. */
-  async function check(method: string, path: string, query = "", body?: string): Promise<void> {
+  /**
+   * Sends one request and checks the answer: its status (0: not sent, the URL is not one). A
+   * body may go out in a Content-Encoding (`encoding`, with `shown` saying what it is).
+   */
+  async function check(
+    method: string,
+    path: string,
+    query = "",
+    body?: string | NonSharedBuffer,
+    encoding?: { label: string; shown: string },
+  ): Promise<number> {
     const url = `${BASE}${path}${query ? `?${query}` : ""}`;
     try {
       new URL(url);
     } catch {
-      return;
+      return 0;
     }
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (encoding) headers["content-encoding"] = encoding.label;
     const init: RequestInit = {
       method,
-      ...(body !== undefined && method !== "GET" && method !== "HEAD"
-        ? { body, headers: { "content-type": "application/json" } }
-        : {}),
+      ...(body !== undefined && method !== "GET" && method !== "HEAD" ? { body, headers } : {}),
     };
     logged.length = 0;
     const res = await api.app.fetch(url, init);
     sent++;
     const text = await res.text();
     if (res.status < 300) succeeded++;
-    const what = `${method} ${url}${body !== undefined ? ` ${body.slice(0, 500)}` : ""} → ${res.status} ${text.slice(0, 500)}`;
+    const shown = encoding ? ` ${encoding.shown}` : typeof body === "string" ? ` ${body.slice(0, 500)}` : "";
+    const what = `${method} ${url}${shown} → ${res.status} ${text.slice(0, 500)}`;
     expect(res.status, what).toBeLessThan(500);
     expect(errorLines(), what).toEqual([]);
     const type = res.headers.get("content-type") ?? "";
@@ -602,14 +616,14 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
       expect(typeof error.error, what).toBe("string");
       expect(typeof error.code, what).toBe("string");
       expect(error.error, what).not.toMatch(/\n\s+at |prisma|SQLITE|invocation/i);
-      return;
+      return res.status;
     }
     if (res.status === 202) {
       expect(JSON.parse(text), what).toEqual({ progress: expect.any(Number), total: expect.any(Number) });
       jobs.set(url, init);
-      return;
+      return res.status;
     }
-    if (method === "HEAD" && text === "") return;
+    if (method === "HEAD" && text === "") return res.status;
     if (type.startsWith("application/x-ndjson")) {
       for (const line of text.split("\n").filter((l) => l !== "")) {
         expect(typeof JSON.parse(line), what).toBe("object");
@@ -617,6 +631,28 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
     } else if (text !== "" || res.status !== 204) {
       expect(type, what).toMatch(/^application\/json\b/);
       JSON.parse(text);
+    }
+    return res.status;
+  }
+
+  /**
+   * A body sent as `w` wraps it, checked as any request, then held to what the wrapping decides
+   * where the route reads a body: the status a refused label, a bomb or a mislabelled gzip body
+   * gets, and for a body in a coding, the status of the same body plain.
+   */
+  async function checkWrapped(method: string, path: string, query: string, body: string, w: Wrapping) {
+    const wrapped = await wrap(body, w);
+    const encoding =
+      wrapped.encoding === undefined
+        ? undefined
+        : { label: wrapped.encoding, shown: `(${w.kind}: ${wrapped.encoding}) ${body.slice(0, 300)}` };
+    const status = await check(method, path, query, wrapped.body, encoding);
+    const readsBody = method === "POST" && ["/app", "/domain", "/domain/bulk"].includes(path);
+    if (!readsBody || status === 0) return;
+    const what = `${method} ${path}?${query} ${encoding?.shown ?? body.slice(0, 300)}`;
+    if (wrapped.status !== undefined) expect(status, what).toBe(wrapped.status);
+    if ((w.kind === "coded" || w.kind === "identity") && status !== 202 && status !== 429) {
+      expect(status, what).toBe(await check(method, path, query, body));
     }
   }
 
@@ -716,6 +752,27 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
         rawBody(names),
         async (method, path, q, body) => {
           await check(method, path, q, body);
+        },
+      ),
+    );
+  });
+
+  it("compressed bodies: in a coding, mislabelled, cut short, refused, bombs", async () => {
+    const names = optionNames("searchApps", "searchDomains", "bulkRetrieveDomains");
+    await run(
+      fc.asyncProperty(
+        fc.oneof(
+          {
+            weight: 4,
+            arbitrary: fc.constantFrom("/app", "/domain", "/domain/bulk").map((p) => ["POST", p]),
+          },
+          { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...METHODS), randomPath) },
+        ),
+        queryString(names),
+        rawBody(names),
+        wrapping,
+        async ([method, path], q, body, w) => {
+          await checkWrapped(method, path, q.length % 3 === 0 ? q : "", body, w);
         },
       ),
     );
