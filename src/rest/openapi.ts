@@ -20,7 +20,10 @@ const ERROR_RESPONSES: Json = {
   "404": { description: "Unknown App, Domain or path." },
   "405": { description: "Wrong method (the Allow header lists the right ones)." },
   "410": { description: "Expired cursor: the data was refreshed since it was issued." },
-  "413": { description: "Body too large." },
+  "413": { description: "Body too large: over 1,000,000 bytes as sent, or once decoded." },
+  "415": {
+    description: "The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity).",
+  },
   "429": {
     description:
       "Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait.",
@@ -149,6 +152,8 @@ function operationOf(op: Operation, components: Json): Json {
   const body = op.body
     ? {
         requestBody: {
+          description:
+            "A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415.",
           content: {
             "application/json": {
               schema: {
