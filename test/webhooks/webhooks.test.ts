@@ -7,7 +7,7 @@ import { generateDataset } from "../../src/dataset/generate.ts";
 import { Webhooks } from "../../src/db/webhooks.ts";
 import { REST_BASE } from "../../src/rest/routes.ts";
 import { checkTarget, post } from "../../src/webhooks/send.ts";
-import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { Receiver } from "./receiver.ts";
 
@@ -169,6 +169,118 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
     } finally {
       await strict.dispose();
     }
+  });
+
+  /** This gateway as one where WEBHOOK_ALLOW_PRIVATE_TARGETS is unset (the suites set it). */
+  const strictApp = () =>
+    withKey(
+      createApp(
+        { ...api.db.config, webhooks: { ...api.db.config.webhooks, allowPrivateTargets: false } },
+        api.snapshots,
+      ),
+      api.key,
+    );
+
+  it("refuses every spelling of a private address on REST and GraphQL: IPv4-compatible, -mapped, -translated, NAT64, 6to4 and Teredo IPv6, and IPv4's short, decimal, hex and octal forms", async () => {
+    const strict = strictApp();
+    try {
+      const refused: [url: string, embeds: string][] = [
+        ["http://[::127.0.0.1]/x", "127.0.0.1"],
+        ["http://[::169.254.169.254]/latest/meta-data", "169.254.169.254"],
+        ["http://[::10.0.0.1]/x", "10.0.0.1"],
+        ["http://[::ffff:10.0.0.1]/x", "10.0.0.1"],
+        ["http://[::ffff:0:127.0.0.1]/x", "127.0.0.1"],
+        ["http://[64:ff9b::169.254.169.254]/x", "169.254.169.254"],
+        ["http://[64:ff9b::127.0.0.1]/x", "127.0.0.1"],
+        ["http://[2002:7f00:1::1]/x", "127.0.0.1"],
+        ["http://[2002:a9fe:a9fe::]/x", "169.254.169.254"],
+        // Teredo: a private server (10.0.0.1), and a private client (192.168.0.1, its bits inverted).
+        ["http://[2001:0:a00:1::1]/x", "10.0.0.1"],
+        ["http://[2001:0:4136:e378:8000:63bf:3f57:fffe]/x", "192.168.0.1"],
+        // WHATWG URLs write these as 127.0.0.1: what is checked is what is connected to.
+        ["http://127.1/x", ""],
+        ["http://2130706433/x", ""],
+        ["http://0x7f.0.0.1/x", ""],
+        ["http://0177.0.0.1/x", ""],
+      ];
+      for (const [url, embeds] of refused) {
+        const named = new RegExp(
+          `^url: .*${embeds ? `embeds ${embeds.replaceAll(".", "\\.")}, ` : ""}an? (loopback|private|linkLocal) address.*refused`,
+        );
+        const res = await strict.fetch(`http://localhost${REST_BASE}/webhooks`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url }),
+        });
+        expect(res.status, url).toBe(400);
+        expect(((await res.json()) as { error: string }).error, url).toMatch(named);
+        const gql = await strict.fetch("http://localhost/graphql", {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify({
+            query: "mutation($url: String!) { createWebhook(url: $url) { id } }",
+            variables: { url },
+          }),
+        });
+        const answer = (await gql.json()) as { errors?: { message: string }[]; data?: unknown };
+        expect(answer.errors?.[0]?.message, url).toMatch(named);
+      }
+      // Transition forms no receiver needs are refused whatever they embed; NAT64's well-known
+      // prefix and IPv4-mapped addresses reach their IPv4 address, so a public one is a target.
+      for (const url of [
+        "http://[2002:808:808::1]/x",
+        "http://[2001:0:808:808::f7f7:fbfb]/x",
+        "http://[::8.8.8.8]/x",
+      ]) {
+        const res = await strict.fetch(`http://localhost${REST_BASE}/webhooks`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url }),
+        });
+        expect(res.status, url).toBe(400);
+        expect(((await res.json()) as { error: string }).error, url).toMatch(
+          /^url: .* is an? (6to4|Teredo|IPv4-compatible) address: private, loopback and link-local targets are refused/,
+        );
+      }
+      for (const url of ["http://[64:ff9b::8.8.8.8]/x", "http://[::ffff:8.8.8.8]/x"]) {
+        const res = await strict.fetch(`http://localhost${REST_BASE}/webhooks`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url }),
+        });
+        expect(res.status, url).toBe(200);
+      }
+    } finally {
+      await strict.dispose();
+    }
+  });
+
+  it("at delivery, checks the address it connects to: an IPv4-compatible loopback, and a connection kept open by a gateway that allows private targets, are refused", async () => {
+    const port = new URL(receiver.url).port;
+    const before = receiver.received.length;
+    // A webhook made where private targets were allowed, delivered where they are not.
+    const made = await create({ url: `http://[::127.0.0.1]:${port}/hook` });
+    const strict = strictApp();
+    try {
+      const res = await strict.fetch(`http://localhost${REST_BASE}/webhooks/${made.id}/test`, {
+        method: "POST",
+      });
+      expect(res.status).toBe(200);
+      const delivery = ((await res.json()) as { delivery: Json }).delivery;
+      expect(delivery).toMatchObject({ status: "pending", attempts: 1 });
+      expect(delivery.error).toMatch(/embeds 127\.0\.0\.1, a loopback address, a private target/);
+    } finally {
+      await strict.dispose();
+    }
+    // A socket kept alive to a private address (opened where they are allowed) is not reused where they are not.
+    const byName = receiver.url.replace("127.0.0.1", "localhost");
+    await expect(post(byName, {}, "{}", { timeoutMs: 2000, allowPrivate: true })).resolves.toEqual({
+      status: 200,
+    });
+    await expect(post(byName, {}, "{}", { timeoutMs: 2000, allowPrivate: false })).rejects.toThrow(
+      /"localhost" resolves to .* a private target/,
+    );
+    expect(receiver.received.length).toBe(before + 1);
   });
 
   it("POST /webhooks/{id}/test sends a delivery signed as Standard Webhooks sign (verified by their library)", async () => {
