@@ -1,11 +1,24 @@
 import { join } from "node:path";
+import type { GraphQLInputObjectType } from "graphql";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
+import { PLATFORM_LIST } from "../../src/dataset/platforms.ts";
+import { CONTACT_TYPES, FEATURES, TAGS } from "../../src/dataset/vocabulary.ts";
 import { Webhooks } from "../../src/db/webhooks.ts";
+import {
+  DOMAIN_EVENT_FILTERS,
+  DOMAIN_LIST_FILTERS,
+  DOMAIN_NAMED_FILTERS,
+  DOMAIN_RANGE_FILTERS,
+} from "../../src/query/domain-filter.ts";
+import type { ListSpec, RangeSpec } from "../../src/query/filter.ts";
+import { filterOptionNames } from "../../src/rest/filter-options.ts";
+import { DOMAIN_TABLES } from "../../src/rest/inputs.ts";
 import { REST_BASE } from "../../src/rest/routes.ts";
+import { schema } from "../../src/schema/index.ts";
 import { checkTarget, post } from "../../src/webhooks/send.ts";
 import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
@@ -518,6 +531,155 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
       await first.dispose();
       await second.dispose();
     }
+  });
+
+  /** Values of the list filters whose values the catalogue checks (the others take any text). */
+  const SAMPLES: Record<string, readonly string[]> = {
+    "f:an": ["shopify.klaviyo", "shopify.judge-me"],
+    "f:cc": ["US", "CA"],
+    "f:stc": ["US", "DE"],
+    "f:cratyyyymm": ["2024-01", "2024-02"],
+    "f:cratyyyymmdd": ["2024-01-05", "2024-01-12"],
+    "f:curr": ["USD", "EUR"],
+    "f:ds": ["Active", "Inactive"],
+    "f:lang": ["en", "de"],
+    "f:p": PLATFORM_LIST.slice(0, 2),
+    "f:features": FEATURES.slice(0, 2),
+    "f:tags": TAGS.slice(0, 2),
+    "f:it": CONTACT_TYPES.slice(0, 2),
+  };
+  /** Text with a comma and a backslash, which a list's option escapes. */
+  const ANY_TEXT = ["Home, Garden", "back\\slash"];
+  const valuesOf = (legacy: string) => [...(SAMPLES[legacy] ?? ANY_TEXT)];
+  /** Each time filter's min as an instant and max as a calendar day (the whole day). */
+  const TIMES = { min: "2020-01-01T00:00:00Z", max: "2024-12-31" };
+  const EVENT_TIMES = { min: "2023-01-01", max: "2024-06-30T12:30:00Z" };
+  const subjectOf = (subject: string) => (subject === "app" ? "shopify.klaviyo" : "Klaviyo");
+
+  it("REST: a webhook's filter reads back as its f: options, and what it reads back makes the same webhook (every filter option of the catalogue)", async () => {
+    const escaped = (v: string) => v.replace(/[\\,]/g, "\\$&");
+    const given: Json = {};
+    const ops = new Set<string>();
+    Object.values(DOMAIN_LIST_FILTERS).forEach((spec: ListSpec, i) => {
+      given[spec.legacy] = valuesOf(spec.legacy).map(escaped).join(",");
+      // A column holds one value: and (the default, not written) takes several on a relation only.
+      const op = spec.exclusive ? ["or", "not"][i % 2] : ["and", "or", "not"][i % 3];
+      ops.add(op);
+      if (op !== "and") given[`${spec.legacy}:op`] = op;
+    });
+    for (const spec of Object.values(DOMAIN_RANGE_FILTERS) as RangeSpec[]) {
+      const [min, max] = spec.kind === "intRange" ? [10, 100_000] : [TIMES.min, TIMES.max];
+      given[spec.bounds[0]] = min;
+      given[spec.bounds[1]] = max;
+    }
+    for (const spec of Object.values(DOMAIN_EVENT_FILTERS)) {
+      given[spec.legacy] = subjectOf(spec.subject);
+      given[`${spec.legacy}:min`] = EVENT_TIMES.min;
+      given[`${spec.legacy}:max`] = EVENT_TIMES.max;
+    }
+    // aq, List Domains' own way to give a filter twice: each operator, and bounds of both kinds.
+    given.aq = [
+      { field: "tech", value: "Klaviyo,Hotjar", operator: "nand" },
+      { field: "cc", value: "US,CA", operator: "nor" },
+      { field: "tags", value: TAGS[0], operator: "or" },
+      { field: "cat", value: "Toys\\, Games", operator: "and" },
+      { field: "rankmin", value: 5, operator: "and" },
+      { field: "cratmax", value: "2024-01-31", operator: "and" },
+    ];
+    // Every option of the catalogue is given (f:list is the webhook's own `list`), with each op.
+    const missing = filterOptionNames(DOMAIN_TABLES).filter(
+      (o) => o !== "f:list" && !o.endsWith(":op") && !(o in given),
+    );
+    expect(missing).toEqual([]);
+    expect([...ops].sort()).toEqual(["and", "not", "or"]);
+
+    const made = await create({ url: receiver.url, filter: given });
+    expect(made.webhook.filter).toEqual(given);
+    const listed = ((await call("GET", "/webhooks")).json.webhooks as Json[]).find((w) => w.id === made.id);
+    expect(listed?.filter).toEqual(given);
+    const again = await create({ url: receiver.url, filter: listed?.filter as Json });
+    expect(again.webhook.filter).toEqual(given);
+    // The same filter, as GraphQL reads both.
+    const both = await api.gql<{ webhooks: Json[] }>("{ webhooks { id filter } }");
+    const filterOf = (id: string) => both.data?.webhooks.find((w) => w.id === id)?.filter;
+    expect(filterOf(made.id)).toBeTruthy();
+    expect(filterOf(again.id)).toEqual(filterOf(made.id));
+
+    // Spelled otherwise, it reads back in one spelling, which makes the same webhook again.
+    const loose = await create({
+      url: receiver.url,
+      filter: { "f:cc": " US , CA ", "f:cc:op": "OR", "f:ds": "Active", "f:ds:op": "and", "f:rankmin": "5" },
+    });
+    const written = { "f:cc": "US,CA", "f:cc:op": "or", "f:ds": "Active", "f:rankmin": 5 };
+    expect(loose.webhook.filter).toEqual(written);
+    const tight = await create({ url: receiver.url, filter: written });
+    expect(tight.webhook.filter).toEqual(written);
+    const looseAndTight = await api.gql<{ webhooks: Json[] }>("{ webhooks { id filter } }");
+    const filters = looseAndTight.data?.webhooks ?? [];
+    expect(filters.find((w) => w.id === tight.id)?.filter).toEqual(
+      filters.find((w) => w.id === loose.id)?.filter,
+    );
+  });
+
+  it("GraphQL: a webhook's filter reads back as the DomainFilter it was given, which makes the same webhook; REST reads the same filter in its own options", async () => {
+    const [domain] = (await call("GET", "/domain?page_size=1&fields=name")).json.domains as {
+      name: string;
+    }[];
+    expect((await call("PUT", "/list/hooked/add-domains", { domains: [domain?.name] })).status).toBe(200);
+    const given: Json = {};
+    Object.entries(DOMAIN_LIST_FILTERS).forEach(([name, spec]: [string, ListSpec], i) => {
+      const op = spec.exclusive ? ["OR", "NOT"][i % 2] : ["AND", "OR", "NOT", "NAND"][i % 4];
+      given[name] = { values: valuesOf(spec.legacy), op };
+    });
+    for (const [name, spec] of Object.entries(DOMAIN_RANGE_FILTERS) as [string, RangeSpec][])
+      given[name] = spec.kind === "intRange" ? { min: 10, max: 100_000 } : { ...TIMES };
+    for (const [name, spec] of Object.entries(DOMAIN_EVENT_FILTERS))
+      given[name] = { [spec.subject]: subjectOf(spec.subject), ...EVENT_TIMES };
+    for (const name of Object.keys(DOMAIN_NAMED_FILTERS)) given[name] = "hooked";
+    given.and = [
+      { countryCode: { values: ["US"], op: "AND" } },
+      { rank: { min: 1, max: 1000 } },
+      { createdAt: { max: "2024-01-31" } },
+    ];
+    // Every field of DomainFilter is given.
+    const fields = Object.keys((schema.getType("DomainFilter") as GraphQLInputObjectType).getFields());
+    expect(fields.filter((f) => !(f in given))).toEqual([]);
+
+    const CREATE = `mutation($url: String!, $filter: DomainFilter) {
+      createWebhook(url: $url, filter: $filter) { webhook { id filter } } }`;
+    const made = await api.gql<{ createWebhook: { webhook: Json } }>(CREATE, {
+      url: receiver.url,
+      filter: given,
+    });
+    expect(made.errors).toBeUndefined();
+    expect(made.data?.createWebhook.webhook.filter).toEqual(given);
+    const listed = await api.gql<{ webhooks: Json[] }>("{ webhooks { id filter } }");
+    const read = listed.data?.webhooks.find((w) => w.id === made.data?.createWebhook.webhook.id)?.filter;
+    expect(read).toEqual(given);
+    const again = await api.gql<{ createWebhook: { webhook: Json } }>(CREATE, {
+      url: receiver.url,
+      filter: read,
+    });
+    expect(again.errors).toBeUndefined();
+    expect(again.data?.createWebhook.webhook.filter).toEqual(given);
+
+    // REST reads it in List Domains' options: f: options, and aq for what it gives twice or with
+    // nand. Without `list` (REST's is the webhook's own), REST makes the same webhook from them.
+    const { list: _, ...unlisted } = given;
+    const other = await api.gql<{ createWebhook: { webhook: Json } }>(CREATE, {
+      url: receiver.url,
+      filter: unlisted,
+    });
+    expect(other.errors).toBeUndefined();
+    const hooks = (await call("GET", "/webhooks")).json.webhooks as Json[];
+    const rest = hooks.find((w) => w.id === made.data?.createWebhook.webhook.id)?.filter as Json;
+    expect(rest["f:list"]).toBe("hooked");
+    expect(rest["f:cc"]).toBe(valuesOf("f:cc").join(","));
+    expect(rest.aq).toContainEqual({ field: "cc", value: "US", operator: "and" });
+    expect(Object.keys(rest).every((k) => k === "aq" || k.startsWith("f:"))).toBe(true);
+    const restOfOther = hooks.find((w) => w.id === other.data?.createWebhook.webhook.id)?.filter as Json;
+    const remade = await create({ url: receiver.url, filter: restOfOther });
+    expect(remade.webhook.filter).toEqual(restOfOther);
   });
 
   it("an account sees and changes only its own webhooks; GraphQL answers the same", async () => {
