@@ -2,7 +2,7 @@ import { apiError } from "../errors.ts";
 import type { ListOp, ListSpec, RangeSpec } from "../query/filter.ts";
 import { parseInstant } from "../query/instant.ts";
 import { MAX_SUGGESTIONS, nearNames, unique } from "../query/suggest.ts";
-import { type Options, splitList } from "./options.ts";
+import { joinList, type Options, splitList } from "./options.ts";
 
 /**
  * Legacy `f:` options → the GraphQL filter input (AppFilter / DomainFilter), through the same
@@ -107,6 +107,52 @@ export function readFilter(o: Options, t: FilterTables, withNand = false): Recor
     if (!blank(value)) filter[name] = (value as string).trim();
   }
   return filter;
+}
+
+/** A list filter of a filter input: its values and op (GraphQL's enum name, or its value). */
+export type ListInput = { values?: readonly string[] | null; op?: string | null };
+type BoundsInput = { min?: unknown; max?: unknown } & Record<string, unknown>;
+
+/**
+ * The options readFilter reads `filter` from, its inverse: each list's values (escaped as
+ * splitList reads them) and its op where not and, each range's and event's bounds, and a named
+ * filter's name. A list with op nand has no option (only aq has nand): it is answered in `nand`
+ * for the caller to write as aq.
+ *
+ * @example writeFilter({countryCode: {values: ["US", "CA"], op: "OR"}, rank: {min: 1, max: null}}, DOMAIN_TABLES)
+ * // → {options: {"f:cc": "US,CA", "f:cc:op": "or", "f:rankmin": 1}, nand: {}}
+ */
+export function writeFilter(
+  filter: Record<string, unknown>,
+  t: FilterTables,
+): { options: Record<string, unknown>; nand: Record<string, ListInput> } {
+  const options: Record<string, unknown> = {};
+  const nand: Record<string, ListInput> = {};
+  for (const [name, spec] of Object.entries(t.lists)) {
+    const f = filter[name] as ListInput | null | undefined;
+    if (!f?.values) continue;
+    const op = (f.op ?? "and").toLowerCase();
+    if (op === "nand") {
+      nand[name] = f;
+      continue;
+    }
+    options[spec.legacy] = joinList(f.values);
+    if (op !== "and") options[`${spec.legacy}:op`] = op;
+  }
+  const bounds = (r: BoundsInput | null | undefined, [min, max]: readonly [string, string]) => {
+    if (r?.min != null) options[min] = r.min;
+    if (r?.max != null) options[max] = r.max;
+  };
+  for (const [name, spec] of Object.entries(t.ranges)) bounds(filter[name] as BoundsInput, spec.bounds);
+  for (const [name, spec] of Object.entries(t.events ?? {})) {
+    const e = filter[name] as BoundsInput | null | undefined;
+    if (!e) continue;
+    if (e[spec.subject] != null) options[spec.legacy] = e[spec.subject];
+    bounds(e, [`${spec.legacy}:min`, `${spec.legacy}:max`]);
+  }
+  for (const [name, spec] of Object.entries(t.named ?? {}))
+    if (filter[name] != null) options[spec.legacy] = filter[name];
+  return { options, nand };
 }
 
 /** GraphQL filter argument path (`filter.countryCode.values`) → the legacy option it came from. */

@@ -1,8 +1,14 @@
 import { apiError } from "../errors.ts";
 import type { SortField } from "../query/sort.ts";
 import { meant } from "../query/suggest.ts";
-import { type FilterTables, optionSuggester, readFilter } from "./filter-options.ts";
-import { Options } from "./options.ts";
+import {
+  type FilterTables,
+  type ListInput,
+  optionSuggester,
+  readFilter,
+  writeFilter,
+} from "./filter-options.ts";
+import { joinList, Options } from "./options.ts";
 
 /**
  * `sort`: comma-separated legacy sort names, `-` prefix for descending → GraphQL `orderBy`.
@@ -88,4 +94,47 @@ export function parseAq(raw: unknown, tables: FilterTables): { and: Record<strin
     and.push(readFilter(o, { ...tables, events: undefined }, true));
   });
   return { and, q };
+}
+
+/** The aq operator of each list op (parseAq reads nor as not). */
+const AQ_OPERATOR_OF = Object.fromEntries(Object.entries(AQ_OPERATORS).map(([aq, op]) => [op, aq]));
+
+/**
+ * The aq conditions parseAq reads `terms` (DomainFilter.and) from, its inverse: one for each list
+ * of a term, and one for each bound of its ranges. An event filter or a list of the account, which
+ * aq cannot hold and only GraphQL gives in `and`, is written as a condition naming its option, with
+ * its bounds beside (`{field: "app_installed_at", value, min, max}`), which parseAq refuses.
+ *
+ * @example writeAq([{tags: {values: ["a", "b"], op: "NOT"}}, {rank: {min: 1, max: 5}}], DOMAIN_TABLES)
+ * // → [{field: "tags", value: "a,b", operator: "nor"}, {field: "rankmin", value: 1, operator: "and"},
+ * //    {field: "rankmax", value: 5, operator: "and"}]
+ */
+export function writeAq(
+  terms: readonly Record<string, unknown>[],
+  tables: FilterTables,
+): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const term of terms) {
+    for (const [name, value] of Object.entries(term)) {
+      if (value == null) continue;
+      const list = tables.lists[name];
+      const range = tables.ranges[name];
+      if (list) {
+        const f = value as ListInput;
+        const operator = AQ_OPERATOR_OF[(f.op ?? "and").toLowerCase()];
+        out.push({ field: list.legacy.slice(2), value: joinList(f.values ?? []), operator });
+      } else if (range) {
+        const r = value as { min?: unknown; max?: unknown };
+        [r.min, r.max].forEach((v, i) => {
+          if (v != null) out.push({ field: range.bounds[i].slice(2), value: v, operator: "and" });
+        });
+      } else {
+        const [subject, ...bounds] = Object.entries(writeFilter({ [name]: value }, tables).options);
+        if (!subject) continue;
+        const beside = bounds.map(([option, v]) => [option.slice(option.lastIndexOf(":") + 1), v]);
+        out.push({ field: subject[0].slice(2), value: subject[1], ...Object.fromEntries(beside) });
+      }
+    }
+  }
+  return out;
 }

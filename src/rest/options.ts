@@ -146,3 +146,13 @@ export function splitList(value: string): string[] {
   out.push(current);
   return out.map((v) => v.trim());
 }
+
+/**
+ * Values as one comma-separated option that splitList reads back: a comma or backslash inside a
+ * value escaped with a backslash.
+ *
+ * @example joinList(["Home, Garden", "Toys"]) // → "Home\\, Garden,Toys"
+ */
+export function joinList(values: readonly string[]): string {
+  return values.map((v) => v.replace(/[\\,]/g, "\\$&")).join(",");
+}

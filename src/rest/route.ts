@@ -70,6 +70,11 @@ export interface Route {
   facets?: "domain" | "app";
   /** The option a GraphQL argument came from, where the route's own naming differs (else optionOf). */
   option?: (argument: string) => string | undefined;
+  /**
+   * Each record as REST writes it, where a field's REST form is not its GraphQL one (a webhook's
+   * filter: List Domains' options, as REST takes it, for GraphQL's DomainFilter).
+   */
+  recordOf?: (record: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** One key of an envelope. Paths are dotted; "" is the last field of the query itself. */
@@ -181,11 +186,17 @@ export function planOf(route: Route, params: Record<string, string>, options: Op
   const sel = selectionOf(route, options);
   readInto(variables, others, options, params);
   const legacy = legacyWriter(sel);
+  const { recordOf } = route;
   return {
     key: `${name}:${selectionKey(sel)}`,
     document: () => documentOf(route, sel),
     variables,
-    envelope: (data, shared) => writeEnvelope(members, (r) => legacy(r, shared), at(data, root)),
+    envelope: (data, shared) =>
+      writeEnvelope(
+        members,
+        recordOf ? (r) => legacy(recordOf(r), shared) : (r) => legacy(r, shared),
+        at(data, root),
+      ),
     option,
     records: route.type === "Domain" && route.query ? handedOver(route, sel) : undefined,
   };

@@ -1,25 +1,30 @@
 import { CHANGE_KINDS } from "../db/change-sql.ts";
 import { apiError, isApiError } from "../errors.ts";
 import { changeKind } from "./change-inputs.ts";
-import { optionOfArgument, optionSuggester, readFilter } from "./filter-options.ts";
+import { optionOfArgument, optionSuggester, readFilter, writeFilter } from "./filter-options.ts";
 import { DOMAIN_TABLES, filterOptions, type Input } from "./inputs.ts";
+import { parseAq, writeAq } from "./list-options.ts";
 import { Options } from "./options.ts";
 import type { Route } from "./route.ts";
 
 /**
  * Beyond the legacy paths (docs/decisions.md, "Webhooks"): the webhooks of the key's account, each
  * path mapped onto its GraphQL operation (src/schema/webhooks.ts) as every route is. POST /webhooks
- * takes `{url, kinds, list, filter}`, `filter` being List Domains' `f:` options as a JSON object,
- * and answers `{id, secret, webhook}`: the secret is shown that once.
+ * takes `{url, kinds, list, filter}`, `filter` being List Domains' `f:` options (and aq) as a JSON
+ * object, and answers `{id, secret, webhook}`: the secret is shown that once. A webhook's filter
+ * is answered in the same options (filterOptionsOf), so what REST answers can be POSTed back.
  */
 
-/** The `f:` options a webhook's filter takes: List Domains' but f:list (its own `list`). */
-const FILTER_OPTIONS = filterOptions(DOMAIN_TABLES)
-  .map((o) => o.name)
-  .filter((n) => n !== "f:list");
+/** The options a webhook's filter takes: List Domains' `f:` options but f:list (its own `list`), and aq. */
+const FILTER_OPTIONS = [
+  ...filterOptions(DOMAIN_TABLES)
+    .map((o) => o.name)
+    .filter((n) => n !== "f:list"),
+  "aq",
+];
 const suggestFilter = optionSuggester(FILTER_OPTIONS, DOMAIN_TABLES);
 
-/** A webhook's filter: a JSON object of List Domains' `f:` options → DomainFilter. */
+/** A webhook's filter: a JSON object of List Domains' `f:` options and `aq` → DomainFilter. */
 function readWebhookFilter(value: unknown): Record<string, unknown> | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== "object" || Array.isArray(value))
@@ -33,12 +38,37 @@ function readWebhookFilter(value: unknown): Record<string, unknown> | null {
   try {
     o.refuseUnknown(FILTER_OPTIONS, suggestFilter);
     const filter = readFilter(o, DOMAIN_TABLES);
+    const aq = o.json("aq");
+    if (aq !== undefined && aq !== null) {
+      const { and, q } = parseAq(aq, DOMAIN_TABLES);
+      if (q.length)
+        throw apiError("BAD_USER_INPUT", "aq: q searches Domains; a webhook's filter takes filters only");
+      if (and.length) filter.and = and;
+    }
     return Object.keys(filter).length ? filter : null;
   } catch (e) {
     if (isApiError(e)) throw apiError("BAD_USER_INPUT", `filter: ${(e as Error).message}`);
     throw e;
   }
 }
+
+/**
+ * A webhook's filter as REST writes it, in the options POST /webhooks takes (and List Domains):
+ * its `f:` options, and as aq what they cannot say (a filter given twice, op nand). GraphQL keeps
+ * and answers it as DomainFilter; POSTed back, what REST answers makes the same filter.
+ */
+function filterOptionsOf(filter: unknown): Record<string, unknown> | null {
+  if (!filter || typeof filter !== "object") return null;
+  const { and, ...top } = filter as { and?: Record<string, unknown>[] | null };
+  const { options, nand } = writeFilter(top, DOMAIN_TABLES);
+  const terms = [...Object.entries(nand).map(([name, f]) => ({ [name]: f })), ...(and ?? [])];
+  const aq = writeAq(terms, DOMAIN_TABLES);
+  return aq.length ? { ...options, aq } : options;
+}
+
+/** A webhook as REST writes it: its filter in REST's options. */
+const restWebhook = (w: Record<string, unknown>) =>
+  "filter" in w ? { ...w, filter: filterOptionsOf(w.filter) } : w;
 
 /** `kinds`: a JSON array of change kinds, or their comma-separated text. */
 function readKinds(o: Options): string[] | null {
@@ -71,7 +101,7 @@ const WEBHOOK_SPEC: Input = {
       name: "filter",
       type: "object",
       description:
-        'Only changes of the Domains these List Domains f: options match, as a JSON object: {"f:cc": "US", "f:platform": "shopify"}.',
+        'Only changes of the Domains these List Domains options match, as a JSON object of f: options and aq: {"f:cc": "US", "f:p": "shopify"}. Answered in the same options.',
     },
   ],
   variables: { url: "String!", kinds: "[ChangeKind!]", list: "String", filter: "DomainFilter" },
@@ -157,6 +187,7 @@ const createWebhook: Route = {
   summary: "Make a webhook: each later load's matching changes, POSTed signed in batches of at most 100",
   endpoint: "listDomains",
   type: "Webhook",
+  recordOf: restWebhook,
   single: true,
   mutation: true,
   inputs: [WEBHOOK_SPEC],
@@ -175,6 +206,7 @@ const listWebhooks: Route = {
   summary: "The webhooks of the API key's account, with their pending and failed deliveries",
   endpoint: "listDomains",
   type: "Webhook",
+  recordOf: restWebhook,
   uncached: true,
   inputs: [],
   query: [["webhooks", []]],
@@ -187,6 +219,7 @@ const deleteWebhook: Route = {
   summary: "Delete a webhook and its deliveries; answers it as it was",
   endpoint: "listDomains",
   type: "Webhook",
+  recordOf: restWebhook,
   single: true,
   mutation: true,
   inputs: [WEBHOOK_PATH],

@@ -13,6 +13,7 @@ import {
 import { apiError, InputError } from "../errors.ts";
 import { changePage } from "../query/changes.ts";
 import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
+import { dayText, isCalendarDay } from "../query/instant.ts";
 import { listsOf } from "../query/lists.ts";
 import { pageSize } from "../query/page.ts";
 import { CHANGES_TYPE, changeFilterOf, TEST_TYPE, testBody } from "../webhooks/payload.ts";
@@ -69,7 +70,8 @@ export const Webhook = builder.objectRef<WebhookShape>("Webhook").implement({
     filter: t.field({
       type: "JSON",
       nullable: true,
-      description: "The Domain filter its changes match (as DomainFilter), or null.",
+      description:
+        "The Domain filter its changes match, or null: the DomainFilter it was given (as createWebhook takes it); in REST, List Domains' f: options and aq (as POST /webhooks takes them).",
       resolve: (w) => w.filter,
       ...legacy("filter"),
     }),
@@ -268,15 +270,13 @@ builder.mutationField("createWebhook", (t) =>
           throw new InputError("kinds", "names a kind that is no change kind");
         if (args.list != null && !(await listsOf(ctx).lists.get(account, args.list)))
           throw new InputError("list", noList(args.list));
-        // Kept as a client writes it (enum names, times as text): it is given back as variables.
         const type = info.schema.getType("DomainFilter") as GraphQLInputObjectType;
-        const ast = args.filter ? astFromValue(args.filter, type) : null;
-        const filter = ast ? (valueFromASTUntyped(ast) as DomainFilterShape) : null;
+        const filter = args.filter ? asWritten(args.filter, type) : null;
         const spec = {
           url: url.href,
           kinds,
           list: args.list ?? null,
-          filter: filter as Record<string, unknown> | null,
+          filter,
         };
         // Read where the feed stands with its filter: a filter that does not read (an unknown App,
         // a bad range) is refused now, as GET /changes would refuse it, not at the next load.
@@ -290,6 +290,26 @@ builder.mutationField("createWebhook", (t) =>
       }),
   }),
 );
+
+/**
+ * A filter input as a client writes it (enum names, times as text), to keep and answer: given back
+ * as a variable, it is the same filter. A time given as a calendar day stays one, since as a
+ * maximum it covers that whole day (its midnight as an instant would not).
+ */
+function asWritten(filter: DomainFilterShape, type: GraphQLInputObjectType): Record<string, unknown> | null {
+  const ast = astFromValue(filter, type);
+  if (!ast) return null;
+  const keepDays = (given: unknown, written: unknown): unknown => {
+    if (given instanceof Date) return isCalendarDay(given) ? dayText(given) : written;
+    if (Array.isArray(given) && Array.isArray(written)) return written.map((w, i) => keepDays(given[i], w));
+    if (given && typeof given === "object" && written && typeof written === "object") {
+      const g = given as Record<string, unknown>;
+      return Object.fromEntries(Object.entries(written).map(([k, w]) => [k, keepDays(g[k], w)]));
+    }
+    return written;
+  };
+  return keepDays(filter, valueFromASTUntyped(ast)) as Record<string, unknown>;
+}
 
 /** An error of the feed's filter as createWebhook's arguments name it (filter.domain.x → filter.x). */
 function renamed(e: unknown): unknown {

@@ -26,16 +26,70 @@ export function sign(secret: string, id: string, timestamp: number, body: string
 /** Address ranges a webhook reaches only with WEBHOOK_ALLOW_PRIVATE_TARGETS (ipaddr.js's names). */
 const PUBLIC = new Set(["unicast"]);
 
-/** Why `address` is no public target, or null when it is one. */
+/**
+ * IPv6 forms that embed an IPv4 address: where it sits (Teredo's client with its bits inverted),
+ * and whether the form is a target when what it embeds is public. A connection to an IPv4-mapped
+ * address reaches its IPv4 address, and NAT64's well-known prefix is translated to it (DNS64
+ * answers so for an IPv4-only receiver); the others are transition forms no receiver needs (6to4
+ * and Teredo go through relays to what they embed; IPv4-compatible addresses are deprecated, and
+ * IPv4-translated ones are for translators), refused whatever they embed.
+ */
+const EMBEDDING: {
+  form: string;
+  prefix: [ipaddr.IPv6, number];
+  at: { byte: number; inverted?: true }[];
+  target: boolean;
+}[] = [
+  { form: "IPv4-mapped", prefix: ipaddr.IPv6.parseCIDR("::ffff:0:0/96"), at: [{ byte: 12 }], target: true },
+  { form: "NAT64", prefix: ipaddr.IPv6.parseCIDR("64:ff9b::/96"), at: [{ byte: 12 }], target: true },
+  {
+    form: "IPv4-translated",
+    prefix: ipaddr.IPv6.parseCIDR("::ffff:0:0:0/96"),
+    at: [{ byte: 12 }],
+    target: false,
+  },
+  // After ::1 and :: (loopback and unspecified), which it holds too.
+  { form: "IPv4-compatible", prefix: ipaddr.IPv6.parseCIDR("::/96"), at: [{ byte: 12 }], target: false },
+  { form: "6to4", prefix: ipaddr.IPv6.parseCIDR("2002::/16"), at: [{ byte: 2 }], target: false },
+  {
+    form: "Teredo",
+    prefix: ipaddr.IPv6.parseCIDR("2001::/32"),
+    at: [{ byte: 4 }, { byte: 12, inverted: true }],
+    target: false,
+  },
+];
+
+/** "a" or "an" before a range's or form's name. */
+const article = (name: string) => (/^(?!uni)[aeiou]/i.test(name) ? `an ${name}` : `a ${name}`);
+
+/**
+ * Why `address` is no public target, or null when it is one. Every spelling of an address is
+ * checked as what it reaches: an IPv6 form that embeds an IPv4 address is refused when that
+ * address is not public (and the transition forms whatever they embed). IPv4's other spellings
+ * (127.1, 2130706433, 0x7f.0.0.1, 0177.0.0.1) never get here: a URL's host is written in dotted
+ * decimal by the URL parser, and DNS answers are.
+ */
 export function notPublic(address: string): string | null {
   let ip: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    ip = ipaddr.process(address);
+    ip = ipaddr.parse(address);
   } catch {
     return `${address} is not an IP address`;
   }
   const range = ip.range();
-  return PUBLIC.has(range) ? null : `${address} is a ${range} address`;
+  if (ip.kind() === "ipv6" && range !== "loopback" && range !== "unspecified") {
+    const v6 = ip as ipaddr.IPv6;
+    const embedding = EMBEDDING.find((e) => v6.match(e.prefix));
+    if (embedding) {
+      const bytes = v6.toByteArray();
+      for (const { byte, inverted } of embedding.at) {
+        const v4 = new ipaddr.IPv4(bytes.slice(byte, byte + 4).map((b) => (inverted ? b ^ 0xff : b)));
+        if (!PUBLIC.has(v4.range())) return `${address} embeds ${v4}, ${article(v4.range())} address`;
+      }
+      return embedding.target ? null : `${address} is ${article(embedding.form)} address`;
+    }
+  }
+  return PUBLIC.has(range) ? null : `${address} is ${article(range)} address`;
 }
 
 /** The host of a URL without IPv6 brackets. */
@@ -107,10 +161,19 @@ const publicLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
-/** Connections are kept open between deliveries to the same receiver. */
+/**
+ * Connections are kept open between deliveries to the same receiver, by an agent of each policy.
+ * The one for public targets resolves each connection's host by publicLookup (its own option,
+ * which overrides a request's), so the address a connection goes to is the one that was checked,
+ * and a connection opened where private targets are allowed is never reused where they are not.
+ */
+const KEEP = { keepAlive: true, maxSockets: 64 };
 const agents = {
-  "http:": new http.Agent({ keepAlive: true, maxSockets: 64 }),
-  "https:": new https.Agent({ keepAlive: true, maxSockets: 64 }),
+  public: {
+    "http:": new http.Agent({ ...KEEP, lookup: publicLookup }),
+    "https:": new https.Agent({ ...KEEP, lookup: publicLookup }),
+  },
+  any: { "http:": new http.Agent(KEEP), "https:": new https.Agent(KEEP) },
 };
 
 /** What an attempt's answer said. */
@@ -145,9 +208,8 @@ export function post(
       target,
       {
         method: "POST",
-        agent: agents[target.protocol as "http:" | "https:"],
+        agent: agents[options.allowPrivate ? "any" : "public"][target.protocol as "http:" | "https:"],
         headers: { ...headers, "content-length": String(payload.length) },
-        ...(options.allowPrivate ? {} : { lookup: publicLookup }),
         timeout: options.timeoutMs,
       },
       (response) => {

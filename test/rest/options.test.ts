@@ -6,7 +6,7 @@ import { APP_SORTS, DOMAIN_SORTS } from "../../src/query/sort.ts";
 import { readFilter } from "../../src/rest/filter-options.ts";
 import { APP_TABLES, DOMAIN_QUERY, DOMAIN_TABLES } from "../../src/rest/inputs.ts";
 import { parseAq, parseSort } from "../../src/rest/list-options.ts";
-import { Options, splitList } from "../../src/rest/options.ts";
+import { joinList, Options, splitList } from "../../src/rest/options.ts";
 
 const readDomainQuery = (o: Options) => DOMAIN_QUERY.read(o, {});
 
@@ -33,6 +33,24 @@ const query = (q: string | Record<string, string>) => Options.fromQuery(new URLS
 const body = (b: Record<string, unknown>) => Options.fromBody(b);
 const domainFilter = (q: string | Record<string, string>) => readFilter(query(q), DOMAIN_TABLES);
 const appFilter = (q: string | Record<string, string>) => readFilter(query(q), APP_TABLES);
+
+describe("joinList", () => {
+  it("escapes a comma or backslash inside a value, so splitList reads the values back", () => {
+    expect(joinList(["Home, Garden", "Toys"])).toBe("Home\\, Garden,Toys");
+    expect(joinList(["a\\", "b"])).toBe("a\\\\,b");
+    for (const values of [
+      ["a", "b"],
+      ["a,b,c"],
+      [","],
+      ["a\\", "b"],
+      ["a\\,b"],
+      ["\\"],
+      ["a\\b", "c"],
+      ["", "x"],
+    ])
+      expect(splitList(joinList(values)), JSON.stringify(values)).toEqual(values);
+  });
+});
 
 describe("splitList", () => {
   it("splits on commas and trims the values", () => {

@@ -1,13 +1,26 @@
 import { join } from "node:path";
+import type { GraphQLInputObjectType } from "graphql";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
+import { PLATFORM_LIST } from "../../src/dataset/platforms.ts";
+import { CONTACT_TYPES, FEATURES, TAGS } from "../../src/dataset/vocabulary.ts";
 import { Webhooks } from "../../src/db/webhooks.ts";
+import {
+  DOMAIN_EVENT_FILTERS,
+  DOMAIN_LIST_FILTERS,
+  DOMAIN_NAMED_FILTERS,
+  DOMAIN_RANGE_FILTERS,
+} from "../../src/query/domain-filter.ts";
+import type { ListSpec, RangeSpec } from "../../src/query/filter.ts";
+import { filterOptionNames } from "../../src/rest/filter-options.ts";
+import { DOMAIN_TABLES } from "../../src/rest/inputs.ts";
 import { REST_BASE } from "../../src/rest/routes.ts";
+import { schema } from "../../src/schema/index.ts";
 import { checkTarget, post } from "../../src/webhooks/send.ts";
-import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { Receiver } from "./receiver.ts";
 
@@ -169,6 +182,118 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
     } finally {
       await strict.dispose();
     }
+  });
+
+  /** This gateway as one where WEBHOOK_ALLOW_PRIVATE_TARGETS is unset (the suites set it). */
+  const strictApp = () =>
+    withKey(
+      createApp(
+        { ...api.db.config, webhooks: { ...api.db.config.webhooks, allowPrivateTargets: false } },
+        api.snapshots,
+      ),
+      api.key,
+    );
+
+  it("refuses every spelling of a private address on REST and GraphQL: IPv4-compatible, -mapped, -translated, NAT64, 6to4 and Teredo IPv6, and IPv4's short, decimal, hex and octal forms", async () => {
+    const strict = strictApp();
+    try {
+      const refused: [url: string, embeds: string][] = [
+        ["http://[::127.0.0.1]/x", "127.0.0.1"],
+        ["http://[::169.254.169.254]/latest/meta-data", "169.254.169.254"],
+        ["http://[::10.0.0.1]/x", "10.0.0.1"],
+        ["http://[::ffff:10.0.0.1]/x", "10.0.0.1"],
+        ["http://[::ffff:0:127.0.0.1]/x", "127.0.0.1"],
+        ["http://[64:ff9b::169.254.169.254]/x", "169.254.169.254"],
+        ["http://[64:ff9b::127.0.0.1]/x", "127.0.0.1"],
+        ["http://[2002:7f00:1::1]/x", "127.0.0.1"],
+        ["http://[2002:a9fe:a9fe::]/x", "169.254.169.254"],
+        // Teredo: a private server (10.0.0.1), and a private client (192.168.0.1, its bits inverted).
+        ["http://[2001:0:a00:1::1]/x", "10.0.0.1"],
+        ["http://[2001:0:4136:e378:8000:63bf:3f57:fffe]/x", "192.168.0.1"],
+        // WHATWG URLs write these as 127.0.0.1: what is checked is what is connected to.
+        ["http://127.1/x", ""],
+        ["http://2130706433/x", ""],
+        ["http://0x7f.0.0.1/x", ""],
+        ["http://0177.0.0.1/x", ""],
+      ];
+      for (const [url, embeds] of refused) {
+        const named = new RegExp(
+          `^url: .*${embeds ? `embeds ${embeds.replaceAll(".", "\\.")}, ` : ""}an? (loopback|private|linkLocal) address.*refused`,
+        );
+        const res = await strict.fetch(`http://localhost${REST_BASE}/webhooks`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url }),
+        });
+        expect(res.status, url).toBe(400);
+        expect(((await res.json()) as { error: string }).error, url).toMatch(named);
+        const gql = await strict.fetch("http://localhost/graphql", {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify({
+            query: "mutation($url: String!) { createWebhook(url: $url) { id } }",
+            variables: { url },
+          }),
+        });
+        const answer = (await gql.json()) as { errors?: { message: string }[]; data?: unknown };
+        expect(answer.errors?.[0]?.message, url).toMatch(named);
+      }
+      // Transition forms no receiver needs are refused whatever they embed; NAT64's well-known
+      // prefix and IPv4-mapped addresses reach their IPv4 address, so a public one is a target.
+      for (const url of [
+        "http://[2002:808:808::1]/x",
+        "http://[2001:0:808:808::f7f7:fbfb]/x",
+        "http://[::8.8.8.8]/x",
+      ]) {
+        const res = await strict.fetch(`http://localhost${REST_BASE}/webhooks`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url }),
+        });
+        expect(res.status, url).toBe(400);
+        expect(((await res.json()) as { error: string }).error, url).toMatch(
+          /^url: .* is an? (6to4|Teredo|IPv4-compatible) address: private, loopback and link-local targets are refused/,
+        );
+      }
+      for (const url of ["http://[64:ff9b::8.8.8.8]/x", "http://[::ffff:8.8.8.8]/x"]) {
+        const res = await strict.fetch(`http://localhost${REST_BASE}/webhooks`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ url }),
+        });
+        expect(res.status, url).toBe(200);
+      }
+    } finally {
+      await strict.dispose();
+    }
+  });
+
+  it("at delivery, checks the address it connects to: an IPv4-compatible loopback, and a connection kept open by a gateway that allows private targets, are refused", async () => {
+    const port = new URL(receiver.url).port;
+    const before = receiver.received.length;
+    // A webhook made where private targets were allowed, delivered where they are not.
+    const made = await create({ url: `http://[::127.0.0.1]:${port}/hook` });
+    const strict = strictApp();
+    try {
+      const res = await strict.fetch(`http://localhost${REST_BASE}/webhooks/${made.id}/test`, {
+        method: "POST",
+      });
+      expect(res.status).toBe(200);
+      const delivery = ((await res.json()) as { delivery: Json }).delivery;
+      expect(delivery).toMatchObject({ status: "pending", attempts: 1 });
+      expect(delivery.error).toMatch(/embeds 127\.0\.0\.1, a loopback address, a private target/);
+    } finally {
+      await strict.dispose();
+    }
+    // A socket kept alive to a private address (opened where they are allowed) is not reused where they are not.
+    const byName = receiver.url.replace("127.0.0.1", "localhost");
+    await expect(post(byName, {}, "{}", { timeoutMs: 2000, allowPrivate: true })).resolves.toEqual({
+      status: 200,
+    });
+    await expect(post(byName, {}, "{}", { timeoutMs: 2000, allowPrivate: false })).rejects.toThrow(
+      /"localhost" resolves to .* a private target/,
+    );
+    expect(receiver.received.length).toBe(before + 1);
   });
 
   it("POST /webhooks/{id}/test sends a delivery signed as Standard Webhooks sign (verified by their library)", async () => {
@@ -406,6 +531,155 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
       await first.dispose();
       await second.dispose();
     }
+  });
+
+  /** Values of the list filters whose values the catalogue checks (the others take any text). */
+  const SAMPLES: Record<string, readonly string[]> = {
+    "f:an": ["shopify.klaviyo", "shopify.judge-me"],
+    "f:cc": ["US", "CA"],
+    "f:stc": ["US", "DE"],
+    "f:cratyyyymm": ["2024-01", "2024-02"],
+    "f:cratyyyymmdd": ["2024-01-05", "2024-01-12"],
+    "f:curr": ["USD", "EUR"],
+    "f:ds": ["Active", "Inactive"],
+    "f:lang": ["en", "de"],
+    "f:p": PLATFORM_LIST.slice(0, 2),
+    "f:features": FEATURES.slice(0, 2),
+    "f:tags": TAGS.slice(0, 2),
+    "f:it": CONTACT_TYPES.slice(0, 2),
+  };
+  /** Text with a comma and a backslash, which a list's option escapes. */
+  const ANY_TEXT = ["Home, Garden", "back\\slash"];
+  const valuesOf = (legacy: string) => [...(SAMPLES[legacy] ?? ANY_TEXT)];
+  /** Each time filter's min as an instant and max as a calendar day (the whole day). */
+  const TIMES = { min: "2020-01-01T00:00:00Z", max: "2024-12-31" };
+  const EVENT_TIMES = { min: "2023-01-01", max: "2024-06-30T12:30:00Z" };
+  const subjectOf = (subject: string) => (subject === "app" ? "shopify.klaviyo" : "Klaviyo");
+
+  it("REST: a webhook's filter reads back as its f: options, and what it reads back makes the same webhook (every filter option of the catalogue)", async () => {
+    const escaped = (v: string) => v.replace(/[\\,]/g, "\\$&");
+    const given: Json = {};
+    const ops = new Set<string>();
+    Object.values(DOMAIN_LIST_FILTERS).forEach((spec: ListSpec, i) => {
+      given[spec.legacy] = valuesOf(spec.legacy).map(escaped).join(",");
+      // A column holds one value: and (the default, not written) takes several on a relation only.
+      const op = spec.exclusive ? ["or", "not"][i % 2] : ["and", "or", "not"][i % 3];
+      ops.add(op);
+      if (op !== "and") given[`${spec.legacy}:op`] = op;
+    });
+    for (const spec of Object.values(DOMAIN_RANGE_FILTERS) as RangeSpec[]) {
+      const [min, max] = spec.kind === "intRange" ? [10, 100_000] : [TIMES.min, TIMES.max];
+      given[spec.bounds[0]] = min;
+      given[spec.bounds[1]] = max;
+    }
+    for (const spec of Object.values(DOMAIN_EVENT_FILTERS)) {
+      given[spec.legacy] = subjectOf(spec.subject);
+      given[`${spec.legacy}:min`] = EVENT_TIMES.min;
+      given[`${spec.legacy}:max`] = EVENT_TIMES.max;
+    }
+    // aq, List Domains' own way to give a filter twice: each operator, and bounds of both kinds.
+    given.aq = [
+      { field: "tech", value: "Klaviyo,Hotjar", operator: "nand" },
+      { field: "cc", value: "US,CA", operator: "nor" },
+      { field: "tags", value: TAGS[0], operator: "or" },
+      { field: "cat", value: "Toys\\, Games", operator: "and" },
+      { field: "rankmin", value: 5, operator: "and" },
+      { field: "cratmax", value: "2024-01-31", operator: "and" },
+    ];
+    // Every option of the catalogue is given (f:list is the webhook's own `list`), with each op.
+    const missing = filterOptionNames(DOMAIN_TABLES).filter(
+      (o) => o !== "f:list" && !o.endsWith(":op") && !(o in given),
+    );
+    expect(missing).toEqual([]);
+    expect([...ops].sort()).toEqual(["and", "not", "or"]);
+
+    const made = await create({ url: receiver.url, filter: given });
+    expect(made.webhook.filter).toEqual(given);
+    const listed = ((await call("GET", "/webhooks")).json.webhooks as Json[]).find((w) => w.id === made.id);
+    expect(listed?.filter).toEqual(given);
+    const again = await create({ url: receiver.url, filter: listed?.filter as Json });
+    expect(again.webhook.filter).toEqual(given);
+    // The same filter, as GraphQL reads both.
+    const both = await api.gql<{ webhooks: Json[] }>("{ webhooks { id filter } }");
+    const filterOf = (id: string) => both.data?.webhooks.find((w) => w.id === id)?.filter;
+    expect(filterOf(made.id)).toBeTruthy();
+    expect(filterOf(again.id)).toEqual(filterOf(made.id));
+
+    // Spelled otherwise, it reads back in one spelling, which makes the same webhook again.
+    const loose = await create({
+      url: receiver.url,
+      filter: { "f:cc": " US , CA ", "f:cc:op": "OR", "f:ds": "Active", "f:ds:op": "and", "f:rankmin": "5" },
+    });
+    const written = { "f:cc": "US,CA", "f:cc:op": "or", "f:ds": "Active", "f:rankmin": 5 };
+    expect(loose.webhook.filter).toEqual(written);
+    const tight = await create({ url: receiver.url, filter: written });
+    expect(tight.webhook.filter).toEqual(written);
+    const looseAndTight = await api.gql<{ webhooks: Json[] }>("{ webhooks { id filter } }");
+    const filters = looseAndTight.data?.webhooks ?? [];
+    expect(filters.find((w) => w.id === tight.id)?.filter).toEqual(
+      filters.find((w) => w.id === loose.id)?.filter,
+    );
+  });
+
+  it("GraphQL: a webhook's filter reads back as the DomainFilter it was given, which makes the same webhook; REST reads the same filter in its own options", async () => {
+    const [domain] = (await call("GET", "/domain?page_size=1&fields=name")).json.domains as {
+      name: string;
+    }[];
+    expect((await call("PUT", "/list/hooked/add-domains", { domains: [domain?.name] })).status).toBe(200);
+    const given: Json = {};
+    Object.entries(DOMAIN_LIST_FILTERS).forEach(([name, spec]: [string, ListSpec], i) => {
+      const op = spec.exclusive ? ["OR", "NOT"][i % 2] : ["AND", "OR", "NOT", "NAND"][i % 4];
+      given[name] = { values: valuesOf(spec.legacy), op };
+    });
+    for (const [name, spec] of Object.entries(DOMAIN_RANGE_FILTERS) as [string, RangeSpec][])
+      given[name] = spec.kind === "intRange" ? { min: 10, max: 100_000 } : { ...TIMES };
+    for (const [name, spec] of Object.entries(DOMAIN_EVENT_FILTERS))
+      given[name] = { [spec.subject]: subjectOf(spec.subject), ...EVENT_TIMES };
+    for (const name of Object.keys(DOMAIN_NAMED_FILTERS)) given[name] = "hooked";
+    given.and = [
+      { countryCode: { values: ["US"], op: "AND" } },
+      { rank: { min: 1, max: 1000 } },
+      { createdAt: { max: "2024-01-31" } },
+    ];
+    // Every field of DomainFilter is given.
+    const fields = Object.keys((schema.getType("DomainFilter") as GraphQLInputObjectType).getFields());
+    expect(fields.filter((f) => !(f in given))).toEqual([]);
+
+    const CREATE = `mutation($url: String!, $filter: DomainFilter) {
+      createWebhook(url: $url, filter: $filter) { webhook { id filter } } }`;
+    const made = await api.gql<{ createWebhook: { webhook: Json } }>(CREATE, {
+      url: receiver.url,
+      filter: given,
+    });
+    expect(made.errors).toBeUndefined();
+    expect(made.data?.createWebhook.webhook.filter).toEqual(given);
+    const listed = await api.gql<{ webhooks: Json[] }>("{ webhooks { id filter } }");
+    const read = listed.data?.webhooks.find((w) => w.id === made.data?.createWebhook.webhook.id)?.filter;
+    expect(read).toEqual(given);
+    const again = await api.gql<{ createWebhook: { webhook: Json } }>(CREATE, {
+      url: receiver.url,
+      filter: read,
+    });
+    expect(again.errors).toBeUndefined();
+    expect(again.data?.createWebhook.webhook.filter).toEqual(given);
+
+    // REST reads it in List Domains' options: f: options, and aq for what it gives twice or with
+    // nand. Without `list` (REST's is the webhook's own), REST makes the same webhook from them.
+    const { list: _, ...unlisted } = given;
+    const other = await api.gql<{ createWebhook: { webhook: Json } }>(CREATE, {
+      url: receiver.url,
+      filter: unlisted,
+    });
+    expect(other.errors).toBeUndefined();
+    const hooks = (await call("GET", "/webhooks")).json.webhooks as Json[];
+    const rest = hooks.find((w) => w.id === made.data?.createWebhook.webhook.id)?.filter as Json;
+    expect(rest["f:list"]).toBe("hooked");
+    expect(rest["f:cc"]).toBe(valuesOf("f:cc").join(","));
+    expect(rest.aq).toContainEqual({ field: "cc", value: "US", operator: "and" });
+    expect(Object.keys(rest).every((k) => k === "aq" || k.startsWith("f:"))).toBe(true);
+    const restOfOther = hooks.find((w) => w.id === other.data?.createWebhook.webhook.id)?.filter as Json;
+    const remade = await create({ url: receiver.url, filter: restOfOther });
+    expect(remade.webhook.filter).toEqual(restOfOther);
   });
 
   it("an account sees and changes only its own webhooks; GraphQL answers the same", async () => {

@@ -848,7 +848,7 @@ export interface components {
             kinds?: string[];
             /** @description One of the account's lists: only its Domains' changes. */
             list?: string;
-            /** @description The Domain filter its changes match (as DomainFilter), or null. */
+            /** @description The Domain filter its changes match, or null: the DomainFilter it was given (as createWebhook takes it); in REST, List Domains' f: options and aq (as POST /webhooks takes them). */
             filter?: string;
             /** @description The feed position up to which its changes were made into deliveries. */
             cursor: string;
@@ -6210,7 +6210,7 @@ export interface operations {
                     kinds?: ("app_added" | "app_removed" | "app_plans_changed" | "domain_added" | "state_changed" | "platform_changed" | "plan_changed" | "country_changed" | "theme_changed" | "rank_changed" | "app_uninstalled" | "app_installed" | "technology_removed" | "technology_added" | "domain_removed")[];
                     /** @description One of the account's lists (GET /list): only its Domains' changes. */
                     list?: string;
-                    /** @description Only changes of the Domains these List Domains f: options match, as a JSON object: {"f:cc": "US", "f:platform": "shopify"}. */
+                    /** @description Only changes of the Domains these List Domains options match, as a JSON object of f: options and aq: {"f:cc": "US", "f:p": "shopify"}. Answered in the same options. */
                     filter?: Record<string, never>;
                 };
             };
