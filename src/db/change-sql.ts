@@ -209,15 +209,17 @@ export function changeStatements(
       "app_installed",
       `${appEvent(appAfter("da"))} FROM (${installed("n")} EXCEPT ${installed("o")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("app")} a ON a.id = x.app_id JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = a.pk`,
     ),
-    // Named as the copy before knew the App: it may have left the dataset since.
+    // Named as the copy before knew the App: it may have left the dataset since. Its dates are
+    // the entry's in the new copy when it gained a removed_at there, else (the entry went: the
+    // Domain switched platform, or the App left the dataset) the entry's in the copy before.
     insert(
       "app_uninstalled",
       `${appEvent(
         obj([
-          ["installed_at", ms("da.installed_at")],
+          ["installed_at", ms("coalesce(da.installed_at, od.installed_at)")],
           ["removed_at", ms("da.removed_at")],
         ]),
-      )} FROM (${installed("o")} EXCEPT ${installed("n")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${o("app")} a ON a.id = x.app_id LEFT JOIN ${n("app")} na ON na.id = x.app_id LEFT JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = na.pk`,
+      )} FROM (${installed("o")} EXCEPT ${installed("n")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${o("app")} a ON a.id = x.app_id JOIN ${o("domain_app")} od ON od.domain_pk = p.opk AND od.app_pk = a.pk LEFT JOIN ${n("app")} na ON na.id = x.app_id LEFT JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = na.pk`,
     ),
     insert(
       "technology_added",

@@ -125,12 +125,14 @@ function diff(before: string, after: string): Event[] {
     }
     for (const app of had) {
       if (has.has(app)) continue;
-      const e = entry(d, app);
+      // The entry as it is now, with its removed_at; else (it went: the Domain switched platform,
+      // or the App left the dataset) as it was the week before.
+      const e = entry(d, app) ?? (entry(o, app) as AppEntry);
       events.push({
         kind: "app_uninstalled",
         domain: name,
         app,
-        after: { installed_at: e?.installed_at ?? null, removed_at: e?.removed_at ?? null },
+        after: { installed_at: e.installed_at, removed_at: e.removed_at ?? null },
       });
     }
     const techsBefore = new Set(a.technologies);

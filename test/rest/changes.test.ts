@@ -258,6 +258,25 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     }
   });
 
+  it("an App a platform switch uninstalled carries its entry's dates from the week before", async () => {
+    const switched = new Set((await all("kinds=platform_changed")).map((c) => c.domain));
+    const uninstalled = (await all("kinds=app_uninstalled")).filter((c) => switched.has(c.domain));
+    expect(uninstalled.length).toBeGreaterThan(0);
+    const before = new Map(
+      readJsonl<Record<string, unknown>>(join(weeks[0], "domains.jsonl")).map((d) => [d.name as string, d]),
+    );
+    for (const c of uninstalled) {
+      const { platform, token } = c.app as { platform: string; token: string };
+      const entry = ((before.get(c.domain as string)?.apps ?? []) as Record<string, string>[]).find(
+        (a) => a.platform === platform && a.token === token && a.removed_at === undefined,
+      );
+      // Its removed_at is null, left out as REST leaves nulls out.
+      expect(c.after, JSON.stringify(c)).toEqual({ installed_at: expect.any(String) });
+      const after = c.after as { installed_at: string };
+      expect(Date.parse(after.installed_at)).toBe(Date.parse(entry?.installed_at as string));
+    }
+  });
+
   it("goes on across a load: paging through it neither skips nor repeats a change", async () => {
     const seen: Change[] = [];
     let p = await page("page_size=9");
