@@ -202,6 +202,8 @@ function checkCursor({ lastId, prunedThrough }: FeedBounds, after: number): void
     throw apiError(
       "CURSOR_EXPIRED",
       `after: the events after this cursor were pruned (the feed keeps the events of the last loads, CHANGES_RETENTION; it has pruned up to ${prunedThrough}); start again without a cursor, or with since`,
+      // REST names its own option (cursor) in the message, as it does the 400s of `after`.
+      { argument: "after" },
     );
   if (after > lastId) throw new InputError("after", "is past the end of the change feed");
 }

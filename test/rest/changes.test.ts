@@ -344,9 +344,23 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     const after = await all("");
     expect(after.every((c) => Number(c.id) > Number(before[before.length - 1].id))).toBe(true);
     expect(new Set(after.map((c) => c.version)).size).toBe(1);
-    const r = await rest(`/changes?cursor=${old}`);
-    expect(r.status).toBe(410);
-    expect(JSON.parse(r.body).code).toBe("CURSOR_EXPIRED");
+    // The 410 names REST's option, or the header the stream resumed from; GraphQL's names `after`.
+    for (const [path, headers, name] of [
+      [`/changes?cursor=${old}`, {}, "cursor"],
+      [`/changes/export?cursor=${old}`, {}, "cursor"],
+      [`/changes/stream?cursor=${old}`, {}, "cursor"],
+      ["/changes/stream", { "last-event-id": old }, "Last-Event-ID"],
+    ] as const) {
+      const res = await api.app.fetch(`http://localhost/json/api/v1/all${path}`, { headers });
+      const body = (await res.json()) as { code: string; error: string };
+      expect(res.status, path).toBe(410);
+      expect(body.code, path).toBe("CURSOR_EXPIRED");
+      expect(body.error, path).toMatch(new RegExp(`^${name}: the events after this cursor were pruned`));
+      expect(body.error, path).not.toMatch(/\bafter:/);
+    }
+    const gql = await api.gql("query($a: String) { changes(after: $a) { nodes { id } } }", { a: old });
+    expect(gql.errors?.[0].message).toMatch(/^after: the events after this cursor were pruned/);
+    expect(gql.errors?.[0].extensions).toMatchObject({ code: "CURSOR_EXPIRED", argument: "after" });
     // An empty page asked without a cursor gives the end of the feed, which pruning left good.
     const empty = await page(`since=${after[0].version}`);
     expect(empty).toEqual({ changes: [], has_next_page: false, next_cursor: after[after.length - 1].id });
