@@ -45,23 +45,29 @@ export const RANK_SHARE = 0.1;
 /** The places a rank must move by to be an event, in a dataset of `domains`. */
 export const rankMove = (domains: number) => Math.min(RANK_MOVE, Math.ceil(domains * RANK_MOVE_SHARE));
 
-/** The kinds, in the order a Domain's (or an App's) events of one load are listed. */
+/**
+ * The kinds, in the order a Domain's (or an App's) events of one load are listed: the order
+ * docs/decisions.md ("Change feed", "Kinds") lists them in. No two events of a Domain in one load
+ * are about the same thing (an App installed or uninstalled is told apart by its id, a technology
+ * by its name, and a Domain added or removed has no other event), so the order is for reading:
+ * replaying a load's events in any order gives the same week.
+ */
 export const CHANGE_KINDS = [
   "app_added",
   "app_removed",
   "app_plans_changed",
   "domain_added",
+  "domain_removed",
   "state_changed",
   "platform_changed",
   "plan_changed",
   "country_changed",
   "theme_changed",
   "rank_changed",
-  "app_uninstalled",
   "app_installed",
-  "technology_removed",
+  "app_uninstalled",
   "technology_added",
-  "domain_removed",
+  "technology_removed",
 ] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
@@ -203,15 +209,17 @@ export function changeStatements(
       "app_installed",
       `${appEvent(appAfter("da"))} FROM (${installed("n")} EXCEPT ${installed("o")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${n("app")} a ON a.id = x.app_id JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = a.pk`,
     ),
-    // Named as the copy before knew the App: it may have left the dataset since.
+    // Named as the copy before knew the App: it may have left the dataset since. Its dates are
+    // the entry's in the new copy when it gained a removed_at there, else (the entry went: the
+    // Domain switched platform, or the App left the dataset) the entry's in the copy before.
     insert(
       "app_uninstalled",
       `${appEvent(
         obj([
-          ["installed_at", ms("da.installed_at")],
+          ["installed_at", ms("coalesce(da.installed_at, od.installed_at)")],
           ["removed_at", ms("da.removed_at")],
         ]),
-      )} FROM (${installed("o")} EXCEPT ${installed("n")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${o("app")} a ON a.id = x.app_id LEFT JOIN ${n("app")} na ON na.id = x.app_id LEFT JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = na.pk`,
+      )} FROM (${installed("o")} EXCEPT ${installed("n")}) x JOIN ${pair} p ON p.npk = x.npk JOIN ${o("app")} a ON a.id = x.app_id JOIN ${o("domain_app")} od ON od.domain_pk = p.opk AND od.app_pk = a.pk LEFT JOIN ${n("app")} na ON na.id = x.app_id LEFT JOIN ${n("domain_app")} da ON da.domain_pk = x.npk AND da.app_pk = na.pk`,
     ),
     insert(
       "technology_added",
@@ -227,12 +235,13 @@ export function changeStatements(
 
 /**
  * The staged events in feed order, as the publish reads them to number them: App events first
- * (by App), then each Domain's (by name, in CHANGE_KINDS order, then by App or technology).
- * Compared as bytes on both databases, so both give one order.
+ * (by App, each App's in CHANGE_KINDS order), then each Domain's (by name, in CHANGE_KINDS order,
+ * then by App or technology). Compared as bytes on both databases, so both give one order.
  */
 export function stagedInOrder(dialect: Dialect, staged: string): string {
   const c = dialect === "postgresql" ? ' COLLATE "C"' : "";
-  return `SELECT kind, domain, app, app_id, app_name, technology, before, after, row_number() OVER (ORDER BY domain IS NOT NULL, coalesce(domain, '')${c}, ord, coalesce(app, '')${c}, coalesce(technology, '')${c}) AS seq FROM ${staged}`;
+  // An App event has no Domain: its App is where a Domain's name would be.
+  return `SELECT kind, domain, app, app_id, app_name, technology, before, after, row_number() OVER (ORDER BY domain IS NOT NULL, coalesce(domain, app, '')${c}, ord, coalesce(app, '')${c}, coalesce(technology, '')${c}) AS seq FROM ${staged}`;
 }
 
 // ---------------------------------------------------------------------- Domains gone from the feed

@@ -55,33 +55,35 @@ export async function changesLive(deps: ExportDeps, request: Request, options: O
     documentOf(listChanges, sel, withPosition(toSelectionSet(sel))),
   );
   const write = legacyWriter(sel);
-  const read = async (after: string | null, first: number): Promise<SharedPage> => {
+  /** `cursor`: what an error of `after` names (the first page's of a resumed stream: Last-Event-ID). */
+  const read = async (after: string | null, first: number, cursor = "cursor"): Promise<SharedPage> => {
     // Streams of the same options woken by the same load read each page once, and send the same
     // bytes: a page is kept briefly by the snapshot it was read on (a later load may match a
     // Domain filter otherwise), whether it is still being read or not. A list's names are the
     // account's, so a stream with f:list shares only with its account's.
     const account = options.has("f:list") ? (apiKeyOf(request)?.account ?? "") : "";
     const version = (await live.current())?.snapshot.version ?? 0;
-    const key = `${selectionKey(sel)}\u0000${JSON.stringify(variables)}\u0000${after}\u0000${first}\u0000${account}\u0000${version}`;
+    const key = `${selectionKey(sel)}\u0000${JSON.stringify(variables)}\u0000${after}\u0000${first}\u0000${account}\u0000${version}\u0000${cursor}`;
     const shared = pagesOf(live);
     const kept = shared.get(key);
     if (kept) return kept;
-    const reading = readPage(after, first).then((r) => ({ ...r, bytes: encoder.encode(r.text) }));
+    const reading = readPage(after, first, cursor).then((r) => ({ ...r, bytes: encoder.encode(r.text) }));
     shared.set(key, reading);
     reading.catch(() => shared.delete(key));
     return reading;
   };
-  const readPage = (after: string | null, first: number) =>
+  const readPage = (after: string | null, first: number, cursor: string) =>
     readChanges(
       deps,
       request,
       query,
       { ...variables, first, after },
       (node, shared) => `id: ${node[POSITION]}\nevent: change\ndata: ${write(node, shared)}\n\n`,
+      cursor,
     );
   // Without a cursor: from the last change of the served snapshot on (the next load's).
   if (start === undefined) start = String(await live.end());
-  let pending: SharedPage | null = await read(start, FIRST_PAGE);
+  let pending: SharedPage | null = await read(start, FIRST_PAGE, resumed ? "Last-Event-ID" : "cursor");
   /** The size of the next page read: small after a wait, then the largest. */
   let size = PAGE;
   const budget = await drawOn(deps.limits, "listDomains", request);

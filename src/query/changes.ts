@@ -4,6 +4,7 @@ import {
   type FeedBounds,
   type FeedWhere,
   feedBounds,
+  feedEnd,
   type MetaStore,
   readFeed,
 } from "../db/change-feed.ts";
@@ -49,7 +50,10 @@ export interface ChangeArgs {
 export interface ChangePage {
   nodes: ChangeRow[];
   hasNextPage: boolean;
-  /** The position the next page goes on from: the last event read (where it began, when none was). */
+  /**
+   * The position the next page goes on from: the page's last event; where a scan stopped, when it
+   * stopped short; the end of the feed, when the page is empty and nothing follows.
+   */
   endCursor: string;
 }
 
@@ -89,6 +93,23 @@ export async function changePage(
   ctx: ReadContext,
   args: ChangeArgs,
   base: { domain?: string; app?: string } = {},
+): Promise<ChangePage> {
+  const page = await pageAfter(ctx, args, base);
+  if (page.nodes.length || page.hasNextPage) return page;
+  // Nothing matched up to the end of the feed: the next page goes on from that end, the last event
+  // of the served loads or where pruning has reached (never back from a cursor given by a gateway
+  // that serves a newer load). A client polling with it is given the later loads' events only,
+  // and it is no cursor into pruned events: it expires only once loads after it go unread past
+  // the retention.
+  const end = await feedEnd(metaOf(ctx), servedOf(ctx).snapshot.version);
+  return { ...page, endCursor: String(Math.max(Number(page.endCursor), end)) };
+}
+
+/** The page `args` asks for, its endCursor where it began when it is empty (changePage moves it). */
+async function pageAfter(
+  ctx: ReadContext,
+  args: ChangeArgs,
+  base: { domain?: string; app?: string },
 ): Promise<ChangePage> {
   const meta = metaOf(ctx);
   const served = servedOf(ctx);
@@ -181,11 +202,13 @@ function checkCursor({ lastId, prunedThrough }: FeedBounds, after: number): void
     throw apiError(
       "CURSOR_EXPIRED",
       `after: the events after this cursor were pruned (the feed keeps the events of the last loads, CHANGES_RETENTION; it has pruned up to ${prunedThrough}); start again without a cursor, or with since`,
+      // REST names its own option (cursor) in the message, as it does the 400s of `after`.
+      { argument: "after" },
     );
   if (after > lastId) throw new InputError("after", "is past the end of the change feed");
 }
 
-/** The page of the first `first` rows; with none, the cursor stays where it was (`after`). */
+/** The page of the first `first` rows; with none, where it began (`after`). */
 function pageOf(rows: ChangeRow[], first: number, after: number): ChangePage {
   const nodes = rows.slice(0, first);
   return {

@@ -15,13 +15,14 @@ export interface ChangesPage {
   pageInfo: { hasNextPage: boolean; endCursor: string };
 }
 
-/** An argument of `changes` as GET /changes names it in its errors. */
+/** An argument of `changes` as GET /changes names it in its errors (`after` is its `cursor`). */
 const rename = (argument: string) =>
   listChanges.option?.(argument) ?? optionOf(listChanges.filters ?? null, argument);
 
 /**
  * A page of `changes` read by `query` (a document of listChanges) as the request's client, drawing
  * on no budget, each change's text written by `line`; the page, its text and the snapshot it read.
+ * `cursor`: what the errors of `after` name (a stream resumed by its Last-Event-ID header names it).
  */
 export async function readChanges(
   deps: { execute: ExecuteGraphQL },
@@ -29,9 +30,11 @@ export async function readChanges(
   query: string,
   variables: Record<string, unknown>,
   line: (node: Record<string, unknown>, shared: SharedTexts) => string,
+  cursor = "cursor",
 ): Promise<{ page: ChangesPage; text: string; version: number }> {
   const result = await deps.execute(request, query, variables, null);
-  if (result.errors?.length) throw restErrorOf(result.errors, rename);
+  if (result.errors?.length)
+    throw restErrorOf(result.errors, (argument) => (argument === "after" ? cursor : rename(argument)));
   const page = result.data?.changes as ChangesPage | undefined;
   if (!page) throw new Error("the change feed answered without data");
   const text = await withSharedTexts(result.served ?? null, (shared) => {

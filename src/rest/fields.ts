@@ -44,8 +44,13 @@ export interface LegacyField {
   shared?: Shared;
   /** Legacy fields of the nested object, when the field is an object or a list of objects. */
   children?: Selection;
+  /** A JSON value (a change's before and after): written with its null members left out. */
+  json?: boolean;
 }
 export type Selection = Map<string, LegacyField>;
+
+/** The scalar of free-form JSON values, whose null members the legacy writer leaves out. */
+const JSON_SCALAR = "JSON";
 
 interface LegacyInfo {
   legacy: string;
@@ -214,7 +219,7 @@ function build(
       out.set(name, { field: info.gql.name, via: info.via, shared: info.shared, children });
     } else {
       if (sub.size) throw fieldsError(`${option}: "${prefix}${name}" has no sub-fields`);
-      out.set(name, { field: info.gql.name, via: info.via, shared: info.shared });
+      out.set(name, { field: info.gql.name, via: info.via, shared: info.shared, ...jsonOf(child) });
     }
   }
   return out;
@@ -235,10 +240,18 @@ export function defaults(
       via: info.via,
       shared: info.shared,
       children: isObjectType(child) ? defaults(child, info.defaultFields) : undefined,
+      ...jsonOf(child),
     });
   }
   return out;
 }
+
+const jsonOf = (type: { name: string }) => (type.name === JSON_SCALAR ? { json: true } : {});
+
+/** JSON.stringify's replacer that leaves out an object's null members (an array keeps its nulls). */
+const withoutNulls = function (this: unknown, _key: string, value: unknown) {
+  return value === null && !Array.isArray(this) ? undefined : value;
+};
 
 /** The GraphQL selection set (AST) that answers a legacy selection. */
 export function toSelectionSet(selection: Selection): SelectionSetNode {
@@ -290,7 +303,15 @@ export interface SharedTexts {
 export type LegacyWriter = (data: Record<string, unknown>, shared: SharedTexts) => string;
 
 export type Part =
-  | { kind: "field"; key: string; field: string; via?: string; children?: Selection; child?: LegacyWriter }
+  | {
+      kind: "field";
+      key: string;
+      field: string;
+      via?: string;
+      children?: Selection;
+      child?: LegacyWriter;
+      json?: boolean;
+    }
   | { kind: "run"; run: SharedRun; via: string; keyField: string };
 
 const writers = new WeakMap<Selection, LegacyWriter>();
@@ -320,6 +341,7 @@ export function partsOf(selection: Selection): Part[] {
       via: f.via,
       children: f.children,
       child: f.children && legacyWriter(f.children),
+      json: f.json,
     });
   }
   for (const p of parts)
@@ -329,7 +351,8 @@ export function partsOf(selection: Selection): Part[] {
 
 /**
  * The JSON text of GraphQL result objects in their legacy form (legacy names in the selection's
- * order, a flattened child's fields beside the object's own, null and absent values left out),
+ * order, a flattened child's fields beside the object's own, null and absent values left out,
+ * within a JSON value too),
  * written straight from the result: a writer per selection, made once (selections are parsed
  * once and never modified), with each field's key text ready. Leaves are written by
  * JSON.stringify, as the rest of the envelope; the result holds only serialized values. The
@@ -353,7 +376,7 @@ export function legacyWriter(selection: Selection): LegacyWriter {
       const value = source?.[p.field];
       if (value === null || value === undefined) continue;
       let text: string;
-      if (!p.child) text = JSON.stringify(value);
+      if (!p.child) text = p.json ? JSON.stringify(value, withoutNulls) : JSON.stringify(value);
       else if (!Array.isArray(value)) text = p.child(value as Record<string, unknown>, shared);
       else {
         text = "[";

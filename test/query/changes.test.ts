@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import fc from "fast-check";
@@ -124,12 +125,14 @@ function diff(before: string, after: string): Event[] {
     }
     for (const app of had) {
       if (has.has(app)) continue;
-      const e = entry(d, app);
+      // The entry as it is now, with its removed_at; else (it went: the Domain switched platform,
+      // or the App left the dataset) as it was the week before.
+      const e = entry(d, app) ?? (entry(o, app) as AppEntry);
       events.push({
         kind: "app_uninstalled",
         domain: name,
         app,
-        after: { installed_at: e?.installed_at ?? null, removed_at: e?.removed_at ?? null },
+        after: { installed_at: e.installed_at, removed_at: e.removed_at ?? null },
       });
     }
     const techsBefore = new Set(a.technologies);
@@ -199,6 +202,45 @@ const coveredOf = (dir: string) =>
 /** Rank is covered only past the threshold: compared apart. */
 const withoutRank = (m: Map<string, ReturnType<typeof covered>>) =>
   new Map([...m].map(([k, v]) => [k, { ...v, rank: 0 }]));
+
+/**
+ * The kinds in the order docs/decisions.md lists them ("Change feed", its "Kinds" item): the order
+ * of a Domain's events, and of an App's, in the feed.
+ */
+function documentedKinds(): string[] {
+  const doc = readFileSync(join(import.meta.dirname, "../../docs/decisions.md"), "utf8");
+  const item = /^- \*\*Kinds\.\*\*[\s\S]*?(?=^- )/m.exec(doc.slice(doc.indexOf("## Change feed")))?.[0] ?? "";
+  const known = new Set<string>(CHANGE_KINDS);
+  return [...new Set([...item.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).filter((k) => known.has(k)))];
+}
+
+/**
+ * Events in feed order as docs/decisions.md says it ("Feed order"): the App events (by App, each
+ * App's in the documented order of kinds), then each Domain's (by name, in that order of kinds,
+ * then by App or technology), names compared byte by byte.
+ */
+function inFeedOrder(events: Event[]): Event[] {
+  const kinds = documentedKinds();
+  const bytes = (s: string | undefined) => Buffer.from(s ?? "");
+  const key = (e: Event) =>
+    [
+      e.domain === undefined ? 0 : 1,
+      bytes(e.domain ?? e.app),
+      kinds.indexOf(e.kind),
+      bytes(e.app),
+      bytes(e.technology),
+    ] as const;
+  return [...events].sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    return (
+      x[0] - y[0] ||
+      Buffer.compare(x[1], y[1]) ||
+      x[2] - y[2] ||
+      Buffer.compare(x[3], y[3]) ||
+      Buffer.compare(x[4], y[4])
+    );
+  });
+}
 
 const canonical = (e: Event) =>
   JSON.stringify([
@@ -290,6 +332,13 @@ async function tablesOf(api: TestApi, location: string): Promise<[string, number
   }
 }
 
+it("lists the kinds in the order the docs give a Domain's events", () => {
+  const documented = documentedKinds();
+  expect(documented).toHaveLength(CHANGE_KINDS.length);
+  // The load numbers its events by CHANGE_KINDS; GET /changes' `kinds` lists them from it too.
+  expect([...CHANGE_KINDS]).toEqual(documented);
+});
+
 describe.each(databaseKinds())("the change feed on %s", (kind) => {
   let api: TestApi;
   let version = 1;
@@ -330,6 +379,8 @@ describe.each(databaseKinds())("the change feed on %s", (kind) => {
             const got = (await feed(api, { since: String(previous) })).map(asEvent);
             const want = diff(from, to);
             expect(got.map(canonical).sort()).toEqual(want.map(canonical).sort());
+            // In the documented order, the same on both databases.
+            expect(got.map(canonical)).toEqual(inFeedOrder(want).map(canonical));
             for (const e of got) seen.add(e.kind);
             expect(withoutRank(replay(coveredOf(from), got))).toEqual(withoutRank(coveredOf(to)));
           }

@@ -52,10 +52,10 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     expect(r.status, r.body).toBe(200);
     return JSON.parse(r.body) as Feed;
   };
-  /** Every change of `query`, paged by `size`. */
-  const all = async (query: string, size = 1000): Promise<Change[]> => {
+  /** Every change of `query` (after `from`), paged by `size`. */
+  const all = async (query: string, size = 1000, from = ""): Promise<Change[]> => {
     const out: Change[] = [];
-    let cursor = "";
+    let cursor = from;
     for (;;) {
       const p = await page(`${query}&page_size=${size}${cursor ? `&cursor=${cursor}` : ""}`);
       out.push(...p.changes);
@@ -258,7 +258,53 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     }
   });
 
+  it("an App a platform switch uninstalled carries its entry's dates from the week before", async () => {
+    const switched = new Set((await all("kinds=platform_changed")).map((c) => c.domain));
+    const uninstalled = (await all("kinds=app_uninstalled")).filter((c) => switched.has(c.domain));
+    expect(uninstalled.length).toBeGreaterThan(0);
+    const before = new Map(
+      readJsonl<Record<string, unknown>>(join(weeks[0], "domains.jsonl")).map((d) => [d.name as string, d]),
+    );
+    for (const c of uninstalled) {
+      const { platform, token } = c.app as { platform: string; token: string };
+      const entry = ((before.get(c.domain as string)?.apps ?? []) as Record<string, string>[]).find(
+        (a) => a.platform === platform && a.token === token && a.removed_at === undefined,
+      );
+      // Its removed_at is null, left out as REST leaves nulls out.
+      expect(c.after, JSON.stringify(c)).toEqual({ installed_at: expect.any(String) });
+      const after = c.after as { installed_at: string };
+      expect(Date.parse(after.installed_at)).toBe(Date.parse(entry?.installed_at as string));
+    }
+  });
+
+  it("an empty page's next_cursor is the end of the feed, asked with a cursor or without", async () => {
+    const whole = await all("");
+    const end = whole[whole.length - 1].id;
+    const version = whole[0].version;
+    // A Domain filter of few Domains reads by name, one of many scans the feed.
+    const [few, many] = ["f:cc=JP", "f:ds=Active"];
+    expect((await matching(few)).size).toBeLessThanOrEqual(20);
+    expect((await matching(many)).size).toBeGreaterThan(20);
+    // Nothing after: the whole feed, and either Domain filter.
+    for (const q of [`since=${version}`, `since=${version}&${few}`, `since=${version}&${many}`]) {
+      for (const cursor of ["", `&cursor=${whole[0].id}`, `&cursor=${end}`]) {
+        const p = await page(`${q}${cursor}`);
+        expect(p, `${q}${cursor}`).toEqual({ changes: [], has_next_page: false, next_cursor: end });
+        // The export and GraphQL read the same pages.
+        expect(await exported(`${q}${cursor}`)).toEqual([]);
+      }
+    }
+    const gql = await api.gql<{ changes: { pageInfo: { endCursor: string } } }>(
+      "query($s: String) { changes(filter: { since: $s }) { pageInfo { endCursor } } }",
+      { s: String(version) },
+    );
+    expect(gql.data?.changes.pageInfo.endCursor).toBe(end);
+  });
+
   it("goes on across a load: paging through it neither skips nor repeats a change", async () => {
+    // A client polling for what later loads add: its empty page's cursor gives it those only.
+    const before = await all("");
+    const polling = (await page(`since=${before[0].version}`)).next_cursor;
     const seen: Change[] = [];
     let p = await page("page_size=9");
     seen.push(...p.changes);
@@ -275,6 +321,9 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     const whole = await all("");
     expect(seen).toEqual(whole);
     expect(new Set(whole.map((c) => c.version)).size).toBe(2);
+    const added = whole.filter((c) => c.version > before[0].version);
+    expect(added.length).toBeGreaterThan(0);
+    expect(await all("", 1000, polling)).toEqual(added);
     // The Domains removed by the load before are still matched as they were (carried over).
     servedNames = await matching("");
     for (const q of ["f:p=shopify&f:ds=Active", "f:cc=US&f:cc:op=not"]) {
@@ -295,9 +344,27 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     const after = await all("");
     expect(after.every((c) => Number(c.id) > Number(before[before.length - 1].id))).toBe(true);
     expect(new Set(after.map((c) => c.version)).size).toBe(1);
-    const r = await rest(`/changes?cursor=${old}`);
-    expect(r.status).toBe(410);
-    expect(JSON.parse(r.body).code).toBe("CURSOR_EXPIRED");
+    // The 410 names REST's option, or the header the stream resumed from; GraphQL's names `after`.
+    for (const [path, headers, name] of [
+      [`/changes?cursor=${old}`, {}, "cursor"],
+      [`/changes/export?cursor=${old}`, {}, "cursor"],
+      [`/changes/stream?cursor=${old}`, {}, "cursor"],
+      ["/changes/stream", { "last-event-id": old }, "Last-Event-ID"],
+    ] as const) {
+      const res = await api.app.fetch(`http://localhost/json/api/v1/all${path}`, { headers });
+      const body = (await res.json()) as { code: string; error: string };
+      expect(res.status, path).toBe(410);
+      expect(body.code, path).toBe("CURSOR_EXPIRED");
+      expect(body.error, path).toMatch(new RegExp(`^${name}: the events after this cursor were pruned`));
+      expect(body.error, path).not.toMatch(/\bafter:/);
+    }
+    const gql = await api.gql("query($a: String) { changes(after: $a) { nodes { id } } }", { a: old });
+    expect(gql.errors?.[0].message).toMatch(/^after: the events after this cursor were pruned/);
+    expect(gql.errors?.[0].extensions).toMatchObject({ code: "CURSOR_EXPIRED", argument: "after" });
+    // An empty page asked without a cursor gives the end of the feed, which pruning left good.
+    const empty = await page(`since=${after[0].version}`);
+    expect(empty).toEqual({ changes: [], has_next_page: false, next_cursor: after[after.length - 1].id });
+    expect((await rest(`/changes?cursor=${empty.next_cursor}`)).status).toBe(200);
     // The cursor is answered for before the filter's own errors, and before a Domain filter's work.
     for (const q of ["since=last-week", "f:cc=US&since=last-week", "f:cc=US"]) {
       const e = await rest(`/changes?cursor=${old}&${q}`);
