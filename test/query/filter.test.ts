@@ -818,10 +818,7 @@ describe("toDomainWhere: or and not", () => {
       countryCode: "US",
     });
     expect(toDomainWhere({ not: [{ tags: { values: ["dropshipper", "print on demand"] } }] })).toEqual({
-      OR: [
-        { tags: { none: { tag: "Dropshipper" } } },
-        { tags: { none: { tag: "Print on Demand" } } },
-      ],
+      OR: [{ tags: { none: { tag: "Dropshipper" } } }, { tags: { none: { tag: "Print on Demand" } } }],
     });
     expect(toDomainWhere({ not: [{ tags: { values: ["dropshipper"], op: "nand" } }] })).toEqual({
       tags: { some: { tag: "Dropshipper" } },
