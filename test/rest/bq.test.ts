@@ -6,6 +6,7 @@ import { PLATFORM_IDS } from "../../src/dataset/platforms.ts";
 import type { DomainRecord } from "../../src/dataset/record.ts";
 import { DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../../src/query/domain-filter.ts";
 import { parseBq } from "../../src/rest/bq.ts";
+import { optionOfArgument } from "../../src/rest/filter-options.ts";
 import { DOMAIN_QUERY, DOMAIN_TABLES } from "../../src/rest/inputs.ts";
 import { Options } from "../../src/rest/options.ts";
 import { type DomainFilterInput, epochMs, type ListInput, type Oracle, oracleOf } from "../graphql/oracle.ts";
@@ -153,6 +154,16 @@ describe("parseBq", () => {
     expect(() => read({ aq, bq: { must: { conjuncts } } })).toThrow(
       "bq.must.conjuncts: takes at most 50 conditions together with aq's; got 21 and 30",
     );
+  });
+
+  it("names an or or not term that GraphQL refuses after bq's", () => {
+    expect(optionOfArgument(DOMAIN_TABLES, "filter.or[1].countryCode.values")).toBe(
+      "f:cc (bq.should.disjuncts[1])",
+    );
+    expect(optionOfArgument(DOMAIN_TABLES, "filter.not[0].estimatedSales.max")).toBe(
+      "f:ermax (bq.must_not.disjuncts[0])",
+    );
+    expect(optionOfArgument(DOMAIN_TABLES, "filter.and[2].platform")).toBe("f:p (aq[2])");
   });
 
   it.each([
