@@ -6,19 +6,7 @@ import { isCalendarDay } from "../query/instant.ts";
 import { MAX_SUGGESTIONS, meant, nearNames, unique } from "../query/suggest.ts";
 import { type FilterTables, instantOf, optionSuggester } from "./filter-options.ts";
 
-/**
- * `bq`, the dashboard's boolean query (docs/decisions.md "List Domains"), read into the terms of
- * DomainFilter: each condition of `must.conjuncts` is a term of `and`, of `should.disjuncts` one of
- * `or` (at least one matches), of `must_not.disjuncts` one of `not` (none matches); `q` in `must`
- * joins the search. A condition names one filter by its option without `f:` (`cc`, `er`): `match`
- * holds its values, space-separated (`...` a space inside one), combined by `operator` (`or`, the
- * default, or `and`), `term` one value; or `min`/`max`, with `inclusive_min` (default true) and
- * `inclusive_max` (default false), a range. The platform may be its numeric id (PLATFORM_IDS: `1`
- * is shopify). Every refusal names the part it could not read: `bq.must.conjuncts[2].field: …`.
- *
- * @example parseBq({ must: { conjuncts: [{ field: "p", match: "1" }, { field: "er", min: 5, max: 9 }] } }, DOMAIN_TABLES)
- * // → { and: [{ platform: { values: ["shopify"], op: "OR" } }, { estimatedSales: { min: 5, max: 8 } }], or: [], not: [], q: [] }
- */
+/** What a bq adds to List Domains' filter: DomainFilter terms per group, and search words. */
 export interface Bq {
   and: Term[];
   or: Term[];
@@ -77,7 +65,7 @@ export const BQ_OPTION = {
           additionalProperties: false,
           required: [list],
           properties: {
-            [list]: { type: "array", minItems: 1, maxItems: 50, items: conditionSchema() },
+            [list]: { type: "array", minItems: 1, maxItems: MAX_BQ_CONDITIONS, items: conditionSchema() },
             ...(list === "disjuncts" ? { min: { enum: [0, 1] } } : {}),
           },
         },
@@ -107,6 +95,19 @@ function conditionSchema() {
   };
 }
 
+/**
+ * `bq`, the dashboard's boolean query (docs/decisions.md "List Domains"), read into the terms of
+ * DomainFilter: each condition of `must.conjuncts` is a term of `and`, of `should.disjuncts` one of
+ * `or` (at least one matches), of `must_not.disjuncts` one of `not` (none matches); `q` in `must`
+ * joins the search. A condition names one filter by its option without `f:` (`cc`, `er`): `match`
+ * holds its values, space-separated (`...` a space inside one), combined by `operator` (`or`, the
+ * default, or `and`), `term` one value; or `min`/`max`, with `inclusive_min` (default true) and
+ * `inclusive_max` (default false), a range. The platform may be its numeric id (PLATFORM_IDS: `1`
+ * is shopify). Every refusal names the part it could not read: `bq.must.conjuncts[2].field: …`.
+ *
+ * @example parseBq({ must: { conjuncts: [{ field: "p", match: "1" }, { field: "er", min: 5, max: 9 }] } }, DOMAIN_TABLES)
+ * // → { and: [{ platform: { values: ["shopify"], op: "OR" } }, { estimatedSales: { min: 5, max: 8 } }], or: [], not: [], q: [] }
+ */
 export function parseBq(raw: unknown, tables: FilterTables): Bq {
   const bq = objectAt("bq", raw, Object.keys(CLAUSES), "{must, should, must_not}");
   const out: Bq = { and: [], or: [], not: [], q: [] };

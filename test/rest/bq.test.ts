@@ -682,7 +682,7 @@ describe.each(databaseKinds())("bq through the API (%s)", (kind) => {
     expect(((await res.json()) as { error: string }).error).toMatch(/cursor/);
   });
 
-  it("Export Domains and cursor-less POST take it too", async () => {
+  it("Export Domains, cursor=all and POST take it too", async () => {
     const r: RandomBq = {
       must: [{ field: "crat", min: domains[0].created_at.slice(0, 10), inclusive_min: false }],
       should: [
@@ -704,6 +704,18 @@ describe.each(databaseKinds())("bq through the API (%s)", (kind) => {
       body: JSON.stringify({ bq: bqOf(r), fields: "name", page_size: 1000 }),
     });
     expect(((await post.json()) as Page).domains.map((d) => d.name)).toEqual(expected);
+
+    // cursor=all: 202 with the total, polled to 200 with every Domain.
+    const job = () => get("", { bq: JSON.stringify(bqOf(r)), fields: "name", cursor: "all" });
+    let answer = await job();
+    expect(answer.status).toBe(202);
+    expect(((await answer.json()) as { total: number }).total).toBe(expected.length);
+    for (let polls = 0; answer.status === 202 && polls < 300; polls++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await job();
+    }
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as Page).domains.map((d) => d.name)).toEqual(expected);
   });
 
   it("the facets of a bq count its Domains, as those of the equivalent options", async () => {
