@@ -10,6 +10,7 @@ import {
   type ListFilter,
   type ListSpec,
   listWhere,
+  OPPOSITE_OP,
   pattern,
   type Range,
   type RangeSpec,
@@ -252,8 +253,19 @@ export type DomainFilter = { [K in keyof typeof DOMAIN_LIST_FILTERS]?: ListFilte
   list?: string | null;
   /** The names `list` holds, resolved beforehand (never a client's input: GraphQL has no such field). */
   listNames?: readonly string[] | null;
+  /** Terms that must all match too (the same filter twice: aq). */
   and?: readonly DomainFilter[] | null;
+  /** Terms of which at least one must match (bq's should). */
+  or?: readonly DomainFilter[] | null;
+  /** Terms none of which may match (bq's must_not). */
+  not?: readonly DomainFilter[] | null;
 };
+
+/** The groups of terms a DomainFilter may hold, each of DomainConditions that hold none. */
+export const TERM_GROUPS = ["and", "or", "not"] as const;
+
+/** Most terms of one group. */
+const MAX_TERMS = 50;
 
 /** Filters that only make sense together with another (docs/api.md 4.7). */
 const REQUIRES: [keyof DomainFilter, (keyof DomainFilter)[]][] = [
@@ -268,33 +280,75 @@ const REQUIRES: [keyof DomainFilter, (keyof DomainFilter)[]][] = [
 export function toDomainWhere(filter: DomainFilter | null | undefined, argument = "filter"): Where {
   if (!filter) return {};
   checkRequirements(filter, argument);
-  return translate(filter, argument, 0);
+  return translate(filter, argument);
 }
 
-function translate(filter: DomainFilter, argument: string, depth: number): Where {
-  const parts: Where[] = [];
+function translate(filter: DomainFilter, argument: string): Where {
+  const parts = partsOf(filter, argument).map((p) => p.where);
+  for (const group of TERM_GROUPS) {
+    const terms = filter[group];
+    if (!terms) continue;
+    if (terms.length > MAX_TERMS)
+      throw new InputError(`${argument}.${group}`, `takes at most ${MAX_TERMS} conditions`);
+    if (group === "or" && terms.length === 0)
+      throw new InputError(`${argument}.or`, "must name at least one condition");
+    const each = terms.map((term, i) => {
+      const at = `${argument}.${group}[${i}]`;
+      for (const inner of TERM_GROUPS) {
+        if (term[inner]) {
+          const outer = inner === group ? "another" : group === "not" ? "a" : "an";
+          throw new InputError(`${at}.${inner}`, `cannot be nested inside ${outer} ${group}`);
+        }
+      }
+      return partsOf(term, at);
+    });
+    const matched = each.map((own) => allOf(own.map((p) => p.where)));
+    if (group === "and") parts.push(...matched);
+    else if (group === "or") parts.push({ OR: matched });
+    // A term does not match when one of its parts does not; an empty term matches every record,
+    // so its negation none (OR of nothing).
+    else
+      parts.push(...each.map((own) => (own.length === 1 ? own[0].not() : { OR: own.map((p) => p.not()) })));
+  }
+  return allOf(parts);
+}
+
+/** One filter given in a DomainFilter: its condition, and (made when asked) its negation. */
+interface Part {
+  where: Where;
+  /** The records `where` does not match, those whose value is unknown included. */
+  not: () => Where;
+}
+
+/** The conditions of a filter's own fields (not of its terms), in catalogue order. */
+function partsOf(filter: DomainFilter, argument: string): Part[] {
+  const parts: Part[] = [];
   for (const [name, spec] of Object.entries(DOMAIN_LIST_FILTERS)) {
     const f = filter[name as keyof typeof DOMAIN_LIST_FILTERS];
-    if (f) parts.push(listWhere(spec, f, `${argument}.${name}`));
+    if (!f) continue;
+    const at = `${argument}.${name}`;
+    parts.push({
+      where: listWhere(spec, f, at),
+      not: () => listWhere(spec, { values: f.values, op: OPPOSITE_OP[f.op ?? "and"] }, at),
+    });
   }
   for (const [name, spec] of Object.entries(DOMAIN_RANGE_FILTERS)) {
     const r = filter[name as keyof typeof DOMAIN_RANGE_FILTERS];
-    if (r) parts.push({ [spec.column]: rangeWhere(r, `${argument}.${name}`, spec.int32) });
+    if (!r) continue;
+    const where = { [spec.column]: rangeWhere(r, `${argument}.${name}`, spec.int32) };
+    // NOT alone would leave out the unknown values, as a comparison with NULL does.
+    parts.push({ where, not: () => ({ OR: [{ NOT: where }, { [spec.column]: null }] }) });
   }
+  const negated = (where: Where): Part => ({ where, not: () => ({ NOT: where }) });
   for (const name of Object.keys(DOMAIN_EVENT_FILTERS) as (keyof typeof DOMAIN_EVENT_FILTERS)[]) {
     const e = filter[name];
-    if (e) parts.push(eventWhere(name, e, `${argument}.${name}`));
+    if (e) parts.push(negated(eventWhere(name, e, `${argument}.${name}`)));
   }
-  if (filter.listNames) parts.push({ name: { in: [...filter.listNames] } });
-  else if (filter.list != null) parts.push({ name: { in: new ListKey(filter.list, `${argument}.list`) } });
-  if (filter.and) {
-    if (depth > 0) throw new InputError(`${argument}.and`, "cannot be nested inside another and");
-    if (filter.and.length > 50) throw new InputError(`${argument}.and`, "takes at most 50 conditions");
-    filter.and.forEach((f, i) => {
-      parts.push(translate(f, `${argument}.and[${i}]`, depth + 1));
-    });
-  }
-  return allOf(parts);
+  // A name is never NULL, nor is an EXISTS: NOT alone is exact.
+  if (filter.listNames) parts.push(negated({ name: { in: [...filter.listNames] } }));
+  else if (filter.list != null)
+    parts.push(negated({ name: { in: new ListKey(filter.list, `${argument}.list`) } }));
+  return parts;
 }
 
 function eventWhere(name: keyof typeof DOMAIN_EVENT_FILTERS, e: EventFilter, argument: string): Where {
@@ -316,7 +370,7 @@ function eventWhere(name: keyof typeof DOMAIN_EVENT_FILTERS, e: EventFilter, arg
 
 function checkRequirements(filter: DomainFilter, argument: string): void {
   const present = new Set<string>();
-  for (const f of [filter, ...(filter.and ?? [])]) {
+  for (const f of [filter, ...TERM_GROUPS.flatMap((g) => filter[g] ?? [])]) {
     for (const [k, v] of Object.entries(f)) if (v != null) present.add(k);
   }
   for (const [name, needs] of REQUIRES) {

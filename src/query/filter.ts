@@ -133,6 +133,13 @@ export function pattern(
   };
 }
 
+/**
+ * The op whose filter matches exactly the records the op's does not, those without a value
+ * included (De Morgan: not every value is some value missing): how a list condition is negated
+ * (DomainFilter's `not`), with every check of its values unchanged.
+ */
+export const OPPOSITE_OP: Record<ListOp, ListOp> = { and: "nand", nand: "and", or: "not", not: "or" };
+
 /** Translates one list filter; `argument` names it in errors (e.g. `filter.countryCode`). */
 export function listWhere(spec: ListSpec, filter: ListFilter, argument: string): Where {
   const op = filter.op ?? "and";

@@ -46,8 +46,14 @@ function bound(o: Options, key: string, kind: RangeSpec["kind"]): number | strin
   if (kind === "intRange") return o.int(key);
   const v = o.string(key);
   if (blank(v)) return undefined;
+  instantOf(key, v as string);
+  return v?.trim();
+}
+
+/** A time bound as a client wrote it (a date, or an RFC 3339 timestamp), or a 400 naming `key`. */
+export function instantOf(key: string, v: string): Date {
   try {
-    parseInstant(v?.trim(), "value");
+    return parseInstant(v.trim(), "value");
   } catch (e) {
     const early = (e as Error).message.includes("or later");
     throw apiError(
@@ -57,7 +63,6 @@ function bound(o: Options, key: string, kind: RangeSpec["kind"]): number | strin
         : `${key}: must be a date YYYY-MM-DD or an RFC 3339 timestamp; got "${v}"`,
     );
   }
-  return v?.trim();
 }
 
 /** Reads the filter options of a table from `o` into a filter input object. */
@@ -155,12 +160,19 @@ export function writeFilter(
   return { options, nand };
 }
 
+const TERMS_OF: Record<string, string> = {
+  and: "aq",
+  or: "bq.should.disjuncts",
+  not: "bq.must_not.disjuncts",
+};
+
 /** GraphQL filter argument path (`filter.countryCode.values`) → the legacy option it came from. */
 export function optionOfArgument(t: FilterTables, argument: string): string {
-  const m = /^filter(?:\.and\[(\d+)\])?\.(\w+)(?:\.(\w+))?/.exec(argument);
+  const m = /^filter(?:\.(and|or|not)\[(\d+)\])?\.(\w+)(?:\.(\w+))?/.exec(argument);
   if (!m) return argument;
-  const [, aq, name, part] = m;
-  const where = aq === undefined ? "" : ` (aq[${aq}])`;
+  const [, group, i, name, part] = m;
+  // A REST filter's terms: aq's conditions are and's; or and not come only from bq.
+  const where = group === undefined ? "" : ` (${TERMS_OF[group]}[${i}])`;
   const list = t.lists[name];
   if (list) return `${list.legacy}${part === "op" ? ":op" : ""}${where}`;
   const range = t.ranges[name];

@@ -10,6 +10,7 @@ import {
 } from "../query/domain-filter.ts";
 import { MAX_OFFSET } from "../query/page.ts";
 import { APP_SORTS, DOMAIN_SORTS, REVIEW_SORTS, type SortField } from "../query/sort.ts";
+import { BQ_OPTION, joinBq, parseBq } from "./bq.ts";
 import { type FilterTables, filterOptionNames, optionOfArgument, readFilter } from "./filter-options.ts";
 import { parseAq, parseSort } from "./list-options.ts";
 import type { Options } from "./options.ts";
@@ -26,6 +27,8 @@ export interface OptionDoc {
   description: string;
   /** For arrays: the JSON Schema of an item. */
   items?: Record<string, unknown>;
+  /** For objects: the JSON Schema of the value. */
+  schema?: Record<string, unknown>;
   /** The only values it takes. */
   enum?: readonly string[];
 }
@@ -236,29 +239,38 @@ const DOMAIN_SEARCH: OptionDoc = {
   description: "Words that must all occur in the name, title, description or merchant name.",
 };
 
-/** List Domains' `aq`, `q` and `f:` options → `filter` and `search`. */
+/** List Domains' `aq`, `bq`, `q` and `f:` options → `filter` and `search`. */
 function readDomainMatch(o: Options): { filter: Record<string, unknown>; search: string | undefined } {
   const filter = readFilter(o, DOMAIN_TABLES);
-  let search = o.string("q");
+  const words: string[] = [];
   const aq = o.json("aq");
   if (aq !== undefined) {
     const parsed = parseAq(aq, DOMAIN_TABLES);
     if (parsed.and.length) filter.and = parsed.and;
-    if (parsed.q.length) search = [search ?? "", ...parsed.q].join(" ").trim();
+    words.push(...parsed.q);
   }
-  return { filter, search };
+  const bq = o.json("bq");
+  if (bq !== undefined) words.push(...joinBq(filter, parseBq(bq, DOMAIN_TABLES)));
+  const search = o.string("q");
+  return { filter, search: words.length ? [search ?? "", ...words].join(" ").trim() : search };
 }
 
 /** List Domains' `aq`, `sort`, `q` and `f:` options → `filter`, `orderBy` and `search`. */
 export const DOMAIN_QUERY: Input = {
-  options: [AQ_OPTION, sortOption(DOMAIN_SORTS, "rank"), DOMAIN_SEARCH, ...filterOptions(DOMAIN_TABLES)],
+  options: [
+    AQ_OPTION,
+    BQ_OPTION,
+    sortOption(DOMAIN_SORTS, "rank"),
+    DOMAIN_SEARCH,
+    ...filterOptions(DOMAIN_TABLES),
+  ],
   variables: { filter: "DomainFilter", orderBy: "[DomainOrder!]", search: "String" },
   read: (o) => ({ ...readDomainMatch(o), orderBy: parseSort(o.string("sort"), DOMAIN_SORTS) }),
 };
 
 /** List Domains' options without its sort (the facets of its matches): `filter` and `search`. */
 export const DOMAIN_MATCH: Input = {
-  options: [AQ_OPTION, DOMAIN_SEARCH, ...filterOptions(DOMAIN_TABLES)],
+  options: [AQ_OPTION, BQ_OPTION, DOMAIN_SEARCH, ...filterOptions(DOMAIN_TABLES)],
   variables: { filter: "DomainFilter", search: "String" },
   read: readDomainMatch,
 };

@@ -137,15 +137,15 @@ function operationOf(op: Operation, components: Json): Json {
   const optionSchema = (o: OptionDoc): Json =>
     o.type === "array"
       ? { type: "array", items: o.items ?? { type: "object" } }
-      : { type: o.type, ...(o.enum ? { enum: [...o.enum] } : {}) };
-  // An array in a query string is its JSON text, URL-encoded: OpenAPI says so with `content`.
+      : (o.schema ?? { type: o.type, ...(o.enum ? { enum: [...o.enum] } : {}) });
+  // An array or object in a query string is its JSON text, URL-encoded: OpenAPI says so with `content`.
   const query = op.body
     ? []
     : op.options.map((o) => ({
         name: o.name,
         in: "query",
         description: o.description,
-        ...(o.type === "array"
+        ...(o.type === "array" || o.type === "object"
           ? { content: { "application/json": { schema: optionSchema(o) } } }
           : { schema: optionSchema(o) }),
       }));

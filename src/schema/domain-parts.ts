@@ -6,6 +6,7 @@ import {
   DOMAIN_RANGE_FILTERS,
   type DomainFilter as DomainFilterShape,
   type EventFilter,
+  type TERM_GROUPS,
 } from "../query/domain-filter.ts";
 import { plannedApp } from "../query/domain-read/read.ts";
 import { appByPk, technologiesByName } from "../query/loaders.ts";
@@ -246,10 +247,13 @@ const domainFilterFields = (t: Parameters<Parameters<typeof builder.inputType>[1
  * distinct type rather than DomainFilter itself, so that the input types hold no cycle: a
  * variable of a recursive input type cannot run compiled (src/schema/execute.ts).
  */
-const DomainCondition = builder.inputRef<Omit<DomainFilterShape, "and">>("DomainCondition").implement({
-  description: "One term of DomainFilter's and: all its given filters must match (they do not nest).",
-  fields: (t) => domainFilterFields(t),
-});
+const DomainCondition = builder
+  .inputRef<Omit<DomainFilterShape, (typeof TERM_GROUPS)[number]>>("DomainCondition")
+  .implement({
+    description:
+      "One term of DomainFilter's and, or or not: it matches when all its given filters match (terms do not nest).",
+    fields: (t) => domainFilterFields(t),
+  });
 
 export const DomainFilter = builder.inputRef<DomainFilterShape>("DomainFilter").implement({
   description: "Domain filters (docs/api.md 4.7 and docs/decisions.md); all given filters must match.",
@@ -259,6 +263,18 @@ export const DomainFilter = builder.inputRef<DomainFilterShape>("DomainFilter").
       type: [DomainCondition],
       description: "More filters that must all match too, e.g. the same filter twice (aq). Not nested.",
       ...legacy("aq"),
+    }),
+    or: t.field({
+      type: [DomainCondition],
+      description:
+        "Terms of which at least one must match, beside the other filters (bq's should): conditions on different filters ORed. At least one term. Not nested.",
+      ...legacy("bq"),
+    }),
+    not: t.field({
+      type: [DomainCondition],
+      description:
+        "Terms none of which may match (bq's must_not). A Domain whose value a term tests is unknown does not match that term, so it matches its negation. Not nested.",
+      ...legacy("bq"),
     }),
   }),
 });

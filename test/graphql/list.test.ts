@@ -744,6 +744,54 @@ describe.each(databaseKinds())("Domain and App lists on %s", (kind) => {
       for (const [label, filter] of filters) await check(api, "domains", { filter }, label);
     });
 
+    it("or and not: any term of or, no term of not, unknown values outside every term", async () => {
+      const [a, b] = ranked(domains, DOMAIN_VALUES.features);
+      const country = ranked(domains, DOMAIN_VALUES.countryCode)[0];
+      const area = ranked(
+        domains.filter((d) => d.country_code === country),
+        DOMAIN_VALUES.administrativeAreaLevel1,
+      )[0];
+      const sales = domains.map((d) => d.estimated_sales).filter((v): v is number => v !== undefined);
+      const median = [...sales].sort((x, y) => x - y)[Math.floor(sales.length / 2)];
+      expect(sales.length, "some Domains without estimated sales").toBeLessThan(domains.length);
+      const filters: [string, DomainFilterInput][] = [
+        [
+          "or across filters",
+          { or: [{ countryCode: { values: [country] } }, { features: { values: [a, b] } }] },
+        ],
+        [
+          "a term of or with two filters",
+          {
+            platform: { values: ["shopify"] },
+            or: [{ estimatedSales: { min: median }, features: { values: [a] } }, { rank: { max: 50 } }],
+          },
+        ],
+        ["not a range keeps the unknown values", { not: [{ estimatedSales: { min: median } }] }],
+        ["not a country keeps the unknown ones", { not: [{ countryCode: { values: [country], op: "OR" } }] }],
+        [
+          "not each op",
+          { not: [{ features: { values: [a, b] } }, { tags: { values: ["Dropshipper"], op: "NAND" } }] },
+        ],
+        [
+          "not a term of two filters",
+          { not: [{ features: { values: [a], op: "NOT" }, estimatedSales: { max: median } }] },
+        ],
+        [
+          "requirements met across groups",
+          { countryCode: { values: [country] }, or: [{ administrativeAreaLevel1: { values: [area] } }] },
+        ],
+        ["an empty term", { not: [{}], or: [{}] }],
+        ["empty or", { or: [] }],
+        ["empty not", { not: [] }],
+        ["nested", { or: [{ not: [{ features: { values: [a] } }] }] }],
+        ["too many", { not: Array.from({ length: 51 }, () => ({ features: { values: [a] } })) }],
+        ["an invalid condition inside not", { not: [{ countryCode: { values: ["US", "CA"] } }] }],
+      ];
+      for (const [label, filter] of filters) await check(api, "domains", { filter }, label);
+      const negated = oracle.domainNames({ filter: { not: [{ estimatedSales: { min: median } }] } });
+      expect(negated.length).toBeGreaterThan(domains.length - sales.length);
+    });
+
     it("search: every word in the name, title, description or merchant name", async () => {
       const d = domains.find((x) => x.title && x.description && x.merchant_name) as DomainRecord;
       const words = (s: string | undefined) => (s ?? "").split(/\s+/).filter((w) => /^[A-Za-z]{4,}$/.test(w));
@@ -1099,18 +1147,23 @@ function domainArgsArbitrary(): fc.Arbitrary<ListArgs<DomainFilterInput, DomainS
     { weight: 2, arbitrary: fc.oneof(appEvent, techEvent) },
   );
   const filter = fc
-    .array(fc.tuple(entry, fc.integer({ min: 0, max: 3 })), { minLength: 1, maxLength: 3 })
+    .array(fc.tuple(entry, fc.integer({ min: 0, max: 5 })), { minLength: 1, maxLength: 3 })
     .map((entries) => {
       const f: Record<string, unknown> = {};
-      const and: Record<string, unknown>[] = [];
+      const groups: Record<"and" | "or" | "not", Record<string, unknown>[]> = { and: [], or: [], not: [] };
       for (const [parts, where] of entries) {
+        // An entry as one term of `or` or `not` (its parts together), or its parts at the top or
+        // in `and` (needed for the same filter twice).
+        if (where === 4 || where === 5) {
+          groups[where === 4 ? "or" : "not"].push(Object.fromEntries(parts));
+          continue;
+        }
         for (const [field, input] of parts) {
-          // Placed at the top or in `and` (needed for the same filter twice).
-          if (where === 0 || field in f) and.push({ [field]: input });
+          if (where === 0 || field in f) groups.and.push({ [field]: input });
           else f[field] = input;
         }
       }
-      if (and.length) f.and = and;
+      for (const [group, terms] of Object.entries(groups)) if (terms.length) f[group] = terms;
       return f as DomainFilterInput;
     });
   const order = fc.uniqueArray(

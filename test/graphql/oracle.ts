@@ -78,7 +78,13 @@ export type DomainFilterInput = { [K in DomainListField]?: ListInput } & {
   appUninstalledAt?: AppEventInput;
   technologyInstalledAt?: TechnologyEventInput;
   and?: DomainFilterInput[];
+  /** At least one term matches. */
+  or?: DomainFilterInput[];
+  /** No term matches (a term whose value is unknown does not match). */
+  not?: DomainFilterInput[];
 };
+
+const TERM_GROUPS = ["and", "or", "not"] as const;
 
 export const APP_LIST_FIELDS = [
   "categories",
@@ -499,12 +505,15 @@ export class Oracle {
       const p = timeRangeProblem(e) ?? (e.technology.trim() === "" ? "no technology" : null);
       if (p) return `technologyInstalledAt: ${p}`;
     }
-    if (f.and) {
-      if (depth > 0) return "nested and";
-      if (f.and.length > 50) return "more than 50 and conditions";
-      for (const g of f.and) {
+    for (const group of TERM_GROUPS) {
+      const terms = f[group];
+      if (!terms) continue;
+      if (depth > 0) return `nested ${group}`;
+      if (terms.length > 50) return `more than 50 ${group} conditions`;
+      if (group === "or" && terms.length === 0) return "empty or";
+      for (const g of terms) {
         const p = this.domainFilterProblem(g, depth + 1);
-        if (p) return `and: ${p}`;
+        if (p) return `${group}: ${p}`;
       }
     }
     return null;
@@ -566,6 +575,8 @@ export class Oracle {
       if (!(d.technologies ?? []).some((t) => t.name === name && inTime(t.installed_at, e))) return false;
     }
     for (const g of f.and ?? []) if (!this.domainMatches(d, g)) return false;
+    if (f.or && !f.or.some((g) => this.domainMatches(d, g))) return false;
+    for (const g of f.not ?? []) if (this.domainMatches(d, g)) return false;
     return true;
   }
 
@@ -632,10 +643,10 @@ export class Oracle {
   }
 }
 
-/** administrativeAreaLevel1 needs countryCode, city needs both, anywhere in the filter or its `and`. */
+/** administrativeAreaLevel1 needs countryCode, city needs both, anywhere in the filter or its terms. */
 function requirementsProblem(f: DomainFilterInput): string | null {
   const present = new Set<string>();
-  for (const g of [f, ...(f.and ?? [])]) {
+  for (const g of [f, ...TERM_GROUPS.flatMap((group) => f[group] ?? [])]) {
     for (const [k, v] of Object.entries(g)) if (v != null) present.add(k);
   }
   if (present.has("administrativeAreaLevel1") && !present.has("countryCode")) {

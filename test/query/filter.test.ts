@@ -790,6 +790,107 @@ describe("toDomainWhere: and", () => {
   });
 });
 
+describe("toDomainWhere: or and not", () => {
+  it("or: at least one term, each term all its filters", () => {
+    expect(
+      toDomainWhere({
+        platform: { values: ["shopify"] },
+        or: [{ countryCode: { values: ["us"] } }, { rank: { max: 100 }, tags: { values: ["dropshipper"] } }],
+      }),
+    ).toEqual({
+      AND: [
+        { platform: "shopify" },
+        {
+          OR: [
+            { countryCode: "US" },
+            { AND: [{ tags: { some: { tag: "Dropshipper" } } }, { rank: { lte: 100 } }] },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("not: each list term by the opposite op, unknown values included", () => {
+    expect(toDomainWhere({ not: [{ countryCode: { values: ["us", "ca"], op: "or" } }] })).toEqual({
+      OR: [{ countryCode: { notIn: ["US", "CA"] } }, { countryCode: null }],
+    });
+    expect(toDomainWhere({ not: [{ countryCode: { values: ["us"], op: "not" } }] })).toEqual({
+      countryCode: "US",
+    });
+    expect(toDomainWhere({ not: [{ tags: { values: ["dropshipper", "print on demand"] } }] })).toEqual({
+      OR: [{ tags: { none: { tag: "Dropshipper" } } }, { tags: { none: { tag: "Print on Demand" } } }],
+    });
+    expect(toDomainWhere({ not: [{ tags: { values: ["dropshipper"], op: "nand" } }] })).toEqual({
+      tags: { some: { tag: "Dropshipper" } },
+    });
+  });
+
+  it("not: a range's complement holds the unknown values, a term's is the OR of its parts'", () => {
+    const range = { estimatedSales: { lte: 10 } };
+    expect(toDomainWhere({ not: [{ estimatedSales: { max: 10 } }] })).toEqual({
+      OR: [{ NOT: range }, { estimatedSales: null }],
+    });
+    expect(
+      toDomainWhere({
+        not: [{ estimatedSales: { max: 10 }, platform: { values: ["wix"] } }, { rank: { min: 5 } }],
+      }),
+    ).toEqual({
+      AND: [
+        { OR: [{ platform: { notIn: ["wix"] } }, { OR: [{ NOT: range }, { estimatedSales: null }] }] },
+        { OR: [{ NOT: { rank: { gte: 5 } } }, { rank: null }] },
+      ],
+    });
+    // An empty term matches every Domain: its negation none, or at least one of them all.
+    expect(toDomainWhere({ not: [{}] })).toEqual({ OR: [] });
+    expect(toDomainWhere({ or: [{}, { rank: { min: 5 } }] })).toEqual({ OR: [{}, { rank: { gte: 5 } }] });
+  });
+
+  it("checks each term as and does, naming it", () => {
+    const v = inputError(() => toDomainWhere({ or: [{}, { countryCode: { values: ["x"] } }] }));
+    expect(v.argument).toBe("filter.or[1].countryCode.values");
+    const r = inputError(() => toDomainWhere({ not: [{ rank: { min: 9, max: 1 } }] }));
+    expect(r.argument).toBe("filter.not[0].rank");
+    const x = inputError(() => toDomainWhere({ not: [{ countryCode: { values: ["US", "CA"] } }] }));
+    expect(x.argument).toBe("filter.not[0].countryCode");
+    const e = inputError(() => toDomainWhere({ or: [] }));
+    expect([e.argument, e.problem]).toEqual(["filter.or", "must name at least one condition"]);
+    const n = inputError(() => toDomainWhere({ not: Array(51).fill({ rank: { min: 1 } }) }));
+    expect([n.argument, n.problem]).toEqual(["filter.not", "takes at most 50 conditions"]);
+  });
+
+  it("do not nest, in each other or in and", () => {
+    const plan = { plan: { values: ["basic"] } };
+    const cases: [DomainFilter, string, string][] = [
+      [{ or: [{ not: [plan] }] }, "filter.or[0].not", "cannot be nested inside an or"],
+      [{ not: [{ or: [plan] }] }, "filter.not[0].or", "cannot be nested inside a not"],
+      [{ and: [{ not: [plan] }] }, "filter.and[0].not", "cannot be nested inside an and"],
+      [{ or: [{ or: [plan] }] }, "filter.or[0].or", "cannot be nested inside another or"],
+    ];
+    for (const [filter, argument, problem] of cases) {
+      const e = inputError(() => toDomainWhere(filter));
+      expect([e.argument, e.problem]).toEqual([argument, problem]);
+    }
+  });
+
+  it("requirements are met by a filter anywhere in it", () => {
+    const city = { values: ["Berlin"] };
+    expect(
+      toDomainWhere({
+        countryCode: { values: ["DE"] },
+        or: [{ administrativeAreaLevel1: city }],
+        not: [{ city }],
+      }),
+    ).toEqual({
+      AND: [
+        { countryCode: "DE" },
+        { OR: [{ administrativeAreaLevel1: "Berlin" }] },
+        { OR: [{ city: { notIn: ["Berlin"] } }, { city: null }] },
+      ],
+    });
+    expect(inputError(() => toDomainWhere({ not: [{ city }] })).argument).toBe("filter.city");
+  });
+});
+
 describe("toDomainWhere: event filters", () => {
   const since = day("2024-01-01");
 
@@ -989,13 +1090,19 @@ describe("properties", () => {
   const flatArb = fc
     .array(entryArb, { maxLength: 4 })
     .map((entries) => Object.fromEntries(entries) as Record<string, unknown>);
+  const termsArb = fc.option(fc.array(flatArb, { maxLength: 3 }), { nil: undefined });
+  const groupArb = fc.constantFrom("and", "or", "not");
   const filterArb = fc
-    .tuple(flatArb, fc.option(fc.array(flatArb, { maxLength: 3 }), { nil: undefined }), fc.nat(9))
-    .map(([top, and, nest]) => {
-      if (!and) return top;
-      // Now and then an and nested inside an and, which must be rejected.
-      if (nest === 0 && and.length > 0) and[0] = { ...and[0], and: [{}] };
-      return { ...top, and };
+    .tuple(flatArb, fc.record({ and: termsArb, or: termsArb, not: termsArb }), fc.nat(9), groupArb)
+    .map(([top, groups, nest, inner]) => {
+      const f: Record<string, unknown> = { ...top };
+      for (const [group, terms] of Object.entries(groups)) {
+        if (!terms) continue;
+        // Now and then a group nested inside a term, which must be rejected.
+        if (nest === 0 && terms.length > 0) terms[0] = { ...terms[0], [inner]: [{}] };
+        f[group] = terms;
+      }
+      return f;
     }) as fc.Arbitrary<DomainFilter>;
 
   it("toDomainWhere returns an object or throws an InputError naming a filter argument", () => {

@@ -219,6 +219,7 @@ const JUNK_KEYS = [
   "f:x",
   "f:cc:op:op",
   "aq",
+  "bq",
   "cursor",
   "for",
   "FIELDS",
@@ -282,6 +283,16 @@ const PLAUSIBLE: Record<string, string[]> = {
     '[{"field":"ermin","value":1},{"field":"p","value":"shopify,woocommerce","operator":"or"}]',
     "[]",
     "[{",
+    "",
+  ],
+  bq: [
+    '{"must":{"conjuncts":[{"field":"p","operator":"or","analyzer":"advanced","match":"1"},{"field":"er","min":5000000,"max":10000000,"inclusive_min":true,"inclusive_max":true}]}}',
+    '{"should":{"disjuncts":[{"field":"cc","match":"US GB"},{"field":"rank","max":100}]},"must_not":{"disjuncts":[{"field":"tags","term":"Dropshipper"}]}}',
+    '{"must":{"conjuncts":[{"field":"cat","match":"/Apparel /Beauty...&...Fitness"},{"field":"q","match":"shop"}]}}',
+    '{"must_not":{"disjuncts":[{"field":"crat","min":"2024-01-01","inclusive_min":false}]}}',
+    '{"must":{"conjuncts":[{"field":"country","match":"US"}]}}',
+    "{}",
+    "{",
     "",
   ],
   "f:cc": ["US", "DE", "us", "US,DE"],
@@ -400,6 +411,40 @@ const aqValue = fc.oneof(
   },
   { weight: 1, arbitrary: jsonAny },
 );
+const bqCondition = fc.record(
+  {
+    field: fc.oneof(fc.constantFrom(...AQ_FIELDS, "p", "er", "crat", "q"), junk, jsonLeaf),
+    match: fc.oneof(value(), jsonAny),
+    term: jsonLeaf,
+    operator: fc.oneof(fc.constantFrom("or", "and", "nor"), jsonLeaf),
+    min: jsonLeaf,
+    max: jsonLeaf,
+    inclusive_min: jsonLeaf,
+    inclusive_max: jsonLeaf,
+    disjuncts: jsonAny,
+  },
+  { requiredKeys: ["field"] },
+);
+const bqClause = (list: string) =>
+  fc.record(
+    { [list]: fc.oneof(fc.array(bqCondition, { maxLength: 4 }), jsonAny), min: jsonLeaf },
+    { requiredKeys: [] },
+  );
+const bqValue = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record(
+      {
+        must: bqClause("conjuncts"),
+        should: bqClause("disjuncts"),
+        must_not: bqClause("disjuncts"),
+        extra: jsonLeaf,
+      },
+      { requiredKeys: [] },
+    ),
+  },
+  { weight: 1, arbitrary: jsonAny },
+);
 const domainsValue = fc.oneof(
   {
     weight: 4,
@@ -432,6 +477,7 @@ const bodyOf = (names: string[]) =>
       .record(
         {
           aq: aqValue,
+          bq: bqValue,
           domains: domainsValue,
           page: jsonLeaf,
           page_size: jsonLeaf,

@@ -2175,6 +2175,8 @@ export interface operations {
                 for?: "json" | "jsonl" | "csv";
                 /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
                 aq?: string;
+                /** @description The dashboard's boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must's conditions all match, at least one of should's, none of must_not's, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match's values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded. */
+                bq?: string;
                 /** @description Comma-separated, - for descending: rank, platform_rank, created_at, estimated_sales, er, estimated_visits, product_count, pc, employee_count, empc, monthly_app_spend, mas, last_plan_change_at, name (default rank). */
                 sort?: string;
                 /** @description Words that must all occur in the name, title, description or merchant name. */
@@ -2529,6 +2531,55 @@ export interface operations {
                         /** @enum {unknown} */
                         operator?: "and" | "or" | "nand" | "nor";
                     }[];
+                    /** @description The dashboard's boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must's conditions all match, at least one of should's, none of must_not's, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match's values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded. */
+                    bq?: {
+                        must?: {
+                            conjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                        };
+                        should?: {
+                            disjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                            /** @enum {unknown} */
+                            min?: 0 | 1;
+                        };
+                        must_not?: {
+                            disjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                            /** @enum {unknown} */
+                            min?: 0 | 1;
+                        };
+                    };
                     /** @description Comma-separated, - for descending: rank, platform_rank, created_at, estimated_sales, er, estimated_visits, product_count, pc, employee_count, empc, monthly_app_spend, mas, last_plan_change_at, name (default rank). */
                     sort?: string;
                     /** @description Words that must all occur in the name, title, description or merchant name. */
@@ -2841,6 +2892,8 @@ export interface operations {
                 fields?: string;
                 /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
                 aq?: string;
+                /** @description The dashboard's boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must's conditions all match, at least one of should's, none of must_not's, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match's values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded. */
+                bq?: string;
                 /** @description Comma-separated, - for descending: rank, platform_rank, created_at, estimated_sales, er, estimated_visits, product_count, pc, employee_count, empc, monthly_app_spend, mas, last_plan_change_at, name (default rank). */
                 sort?: string;
                 /** @description Words that must all occur in the name, title, description or merchant name. */
@@ -3135,6 +3188,8 @@ export interface operations {
             query?: {
                 /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
                 aq?: string;
+                /** @description The dashboard's boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must's conditions all match, at least one of should's, none of must_not's, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match's values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded. */
+                bq?: string;
                 /** @description Words that must all occur in the name, title, description or merchant name. */
                 q?: string;
                 /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
@@ -3485,6 +3540,55 @@ export interface operations {
                         /** @enum {unknown} */
                         operator?: "and" | "or" | "nand" | "nor";
                     }[];
+                    /** @description The dashboard's boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must's conditions all match, at least one of should's, none of must_not's, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match's values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded. */
+                    bq?: {
+                        must?: {
+                            conjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                        };
+                        should?: {
+                            disjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                            /** @enum {unknown} */
+                            min?: 0 | 1;
+                        };
+                        must_not?: {
+                            disjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                            /** @enum {unknown} */
+                            min?: 0 | 1;
+                        };
+                    };
                     /** @description Words that must all occur in the name, title, description or merchant name. */
                     q?: string;
                     /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
@@ -5304,6 +5408,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
                 aq?: string;
+                /** @description The dashboard's boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must's conditions all match, at least one of should's, none of must_not's, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match's values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded. */
+                bq?: string;
                 /** @description Comma-separated, - for descending: rank, platform_rank, created_at, estimated_sales, er, estimated_visits, product_count, pc, employee_count, empc, monthly_app_spend, mas, last_plan_change_at, name (default rank). */
                 sort?: string;
                 /** @description Words that must all occur in the name, title, description or merchant name. */

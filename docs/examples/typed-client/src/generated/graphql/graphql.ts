@@ -12,7 +12,7 @@ export type AppEventRange = {
   min?: string | null | undefined;
 };
 
-/** One term of DomainFilter's and: all its given filters must match (they do not nest). */
+/** One term of DomainFilter's and, or or not: it matches when all its given filters match (terms do not nest). */
 export type DomainCondition = {
   /** Administrative area (state or province); needs countryCode (f:administrative_area_level_1). */
   administrativeAreaLevel1?: StringListFilter | null | undefined;
@@ -134,6 +134,10 @@ export type DomainFilter = {
   list?: string | null | undefined;
   /** Monthly app spend, cents of USD (f:masmin, f:masmax). */
   monthlyAppSpend?: IntRange | null | undefined;
+  /** Terms none of which may match (bq's must_not). A Domain whose value a term tests is unknown does not match that term, so it matches its negation. Not nested. */
+  not?: Array<DomainCondition> | null | undefined;
+  /** Terms of which at least one must match, beside the other filters (bq's should): conditions on different filters ORed. At least one term. Not nested. */
+  or?: Array<DomainCondition> | null | undefined;
   /** Platform plan (f:plan). */
   plan?: StringListFilter | null | undefined;
   /** Platform (f:p). */
