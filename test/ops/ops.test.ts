@@ -265,7 +265,9 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
     expect(count(text, "listDomains", "200") - count(text0, "listDomains", "200")).toBe(3);
     expect(count(text, "listDomains", "400") - count(text0, "listDomains", "400")).toBe(1);
     expect(count(text, "healthz", "200") - count(text0, "healthz", "200")).toBe(1);
-    expect(sample(text, "graphql_envelop_phase_execute_count", { operationName: "Phases" })).toBeGreaterThan(0);
+    expect(sample(text, "graphql_envelop_phase_execute_count", { operationName: "Phases" })).toBeGreaterThan(
+      0,
+    );
     expect(sample(text, "storegraph_snapshot_version", {})).toBe(1);
     expect(text).toMatch(/storegraph_db_connections\{state="total"\} [1-9]/);
     // The row writer's fallbacks to the resolver path, counted from the export's thread: a field

@@ -127,7 +127,10 @@ describe.each(databaseKinds())("traces (%s)", (kind) => {
       // No phase but these: a REST document is never parsed, a Domain answer never executed.
       for (const phase of ["graphql.parse", "graphql.validate", "graphql.execute", "rest.read"])
         if (!phases.some((p) => p.startsWith(phase)))
-          expect(inTrace.filter((s) => s.name.startsWith(phase)), names).toEqual([]);
+          expect(
+            inTrace.filter((s) => s.name.startsWith(phase)),
+            names,
+          ).toEqual([]);
       const sql = inTrace.filter((s) => s.name.startsWith("db.query "));
       expect(sql.length).toBeGreaterThan(0);
       // Every statement is the request's; those that fill the page are the read's or execution's.
