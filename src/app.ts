@@ -1,3 +1,4 @@
+import type { RequestListener } from "node:http";
 import { type DocumentNode, type ExecutionResult, GraphQLError } from "graphql";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { ApiKeys } from "./auth/keys.ts";
@@ -8,10 +9,11 @@ import { usageSource } from "./auth/usage.ts";
 import { MonthlyCounts } from "./auth/usage-counts.ts";
 import type { Config } from "./config.ts";
 import {
+  accountOf,
   type Context,
   createContext,
   type LiveFeed,
-  type RecordHandoff,
+  readContext,
   type WebhookService,
 } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
@@ -50,14 +52,23 @@ import { schema } from "./schema/index.ts";
 import { useTextInput } from "./text-input.ts";
 import { type DelivererDeps, WebhookDeliverer } from "./webhooks/deliverer.ts";
 
-/** Set on the inner GraphQL request of a REST request (never by the network). */
+/**
+ * What yoga's context factory is given besides the request: a REST route's operation is run with
+ * the budget it draws on (executeInternally); a client's GraphQL request, by the network, with
+ * none, and draws on its fields' own budgets.
+ */
 export interface ServerContext {
-  internal?: boolean;
-  /** The REST endpoint whose budget the request draws on; null: none (the pages of an export). */
-  charge?: Endpoint | null;
+  charge?: Charge;
 }
 
-export type App = YogaServerInstance<ServerContext, Context> & {
+/**
+ * The whole HTTP application. `listener` is the Node request handler (server.ts listens with it),
+ * `fetch` answers a Fetch API Request (tests call it), `dispose` releases what it holds.
+ */
+export interface App {
+  listener: RequestListener;
+  fetch: YogaServerInstance<ServerContext, Context>["fetch"];
+  dispose(): Promise<void>;
   /** Graceful shutdown: this gateway's running cursor=all jobs, handed over (src/export/export.ts). */
   handOverJobs(): Promise<{ id: string; progress: number }[]>;
   /**
@@ -66,11 +77,6 @@ export type App = YogaServerInstance<ServerContext, Context> & {
    * at once either way.
    */
   deliverer: WebhookDeliverer | null;
-};
-
-function chargeOf(server: ServerContext): Charge {
-  if (!server.internal) return { kind: "fields" };
-  return server.charge ? { kind: "route", endpoint: server.charge } : { kind: "none" };
 }
 
 /** Builds the whole HTTP application; server.ts only listens. Tests call app.fetch(). */
@@ -104,8 +110,8 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
   const usage = usageSource(limits, counts);
   const metrics = options.metrics ?? null;
   if (metrics) limits.onRefusal = (plan, endpoint) => metrics.refused(plan, endpoint);
-  const execute: ExecuteGraphQL = (request, query, variables, charge, records) =>
-    executeInternally(yoga, limits, request, query, variables, charge, records);
+  const execute: ExecuteGraphQL = (request, document, variables, charge) =>
+    executeInternally(yoga, limits, request, document, variables, charge);
   const version = async () => (await snapshots.current())?.snapshot.version ?? null;
   const httpsAllows = createHttpsCheck(config);
   const exportReader = new ExportReader(
@@ -207,12 +213,12 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     maskedErrors: {
       maskError: createMaskError(logger),
     },
-    context: ({ request, ...server }) => {
+    context: ({ request, charge }) => {
       const key = apiKeyOf(request);
       return createContext(
         snapshots,
         key,
-        limits.usageFor(request, key, chargeOf(server)),
+        limits.usageFor(request, key, charge ?? { kind: "fields" }),
         usage,
         liveFeed,
         webhookService,
@@ -230,7 +236,19 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useAuth(verify, [OPENAPI_PATH], logger),
       limits.plugin(),
       useRest(
-        { execute, logger, limits, version, metrics, writer: options.restWriter },
+        {
+          execute,
+          readContext: async (request) =>
+            readContext(await snapshots.current(), {
+              meta: snapshots.store,
+              account: accountOf(apiKeyOf(request), snapshots.store),
+            }),
+          logger,
+          limits,
+          version,
+          metrics,
+          writer: options.restWriter,
+        },
         exportRoutes(exportDeps),
       ),
       useJsonNotFound(["/graphql"]),
@@ -251,48 +269,47 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useCompression(),
     ],
   });
-  return Object.assign(yoga, { handOverJobs: () => handOverJobs(exportDeps), deliverer });
+  return {
+    listener: yoga,
+    fetch: yoga.fetch,
+    dispose: async () => {
+      await yoga.dispose();
+    },
+    handOverJobs: () => handOverJobs(exportDeps),
+    deliverer,
+  };
 }
 
 /**
  * A REST request's GraphQL operation runs through the same envelop pipeline as a GraphQL request
- * (parser and validation caches, graphql-armor limits, the cost limit, rate limits, error
- * masking), as a request of the same client, so both faces are limited and masked alike. The
- * HTTP layer is not run again: the outer request already passed auth and the HTTPS check, and
- * the result object is used as it is instead of being serialized to JSON and parsed back. It
- * draws on the budget of `charge` (the REST endpoint), and its rate-limit headers are the REST
- * response's.
+ * (validation cache, graphql-armor limits, the cost limit, rate limits, error masking), as a
+ * request of the same client, so both faces are limited and masked alike. The document is the
+ * REST layer's own (built as AST, kept per route and selection: src/rest/document.ts), so nothing
+ * is printed or parsed. The HTTP layer is not run again: the outer request already passed auth
+ * and the HTTPS check, and the result object is used as it is instead of being serialized to JSON
+ * and parsed back. It draws on the budget of `charge` (the REST endpoint), and its rate-limit
+ * headers are the REST response's.
  */
 async function executeInternally(
   yoga: YogaServerInstance<ServerContext, Context>,
   limits: RateLimits,
   request: Request,
-  query: string,
+  document: DocumentNode,
   variables: Record<string, unknown>,
   charge: Endpoint | null,
-  records?: RecordHandoff,
 ) {
-  const { parse, validate, contextFactory, execute, schema } = yoga.getEnveloped({
+  const server: ServerContext & { request: Request; params: unknown } = {
     request,
-    params: { query, variables },
-    internal: true,
-    charge,
-  } as ServerContext & { request: Request; params: unknown });
+    params: { variables },
+    charge: charge ? { kind: "route", endpoint: charge } : { kind: "none" },
+  };
+  const { validate, contextFactory, execute, schema } = yoga.getEnveloped(server);
   let served: ServedSnapshot | null = null;
-  let context: Context | undefined;
   const outcome = async (): Promise<{ data?: Record<string, unknown> | null; errors?: GraphQLError[] }> => {
-    let document: DocumentNode;
-    try {
-      document = parse(query);
-    } catch (e) {
-      return { errors: [validationFailed(e as GraphQLError)] };
-    }
     const invalid = validate(schema, document);
     if (invalid.length) return { errors: invalid.map(validationFailed) };
     const contextValue = (await contextFactory()) as Context;
     served = contextValue.served;
-    if (records) contextValue.records = records;
-    context = contextValue;
     const result = (await execute({
       schema,
       document,
@@ -303,7 +320,7 @@ async function executeInternally(
     return { data: result.data, errors: result.errors ? withInputCodes([...result.errors]) : undefined };
   };
   const result = await outcome();
-  return { ...result, rateHeaders: limits.headersOf(request), served, context };
+  return { ...result, rateHeaders: limits.headersOf(request), served };
 }
 
 /** What yoga answers for a document that fails to parse or validate (HTTP 400). */

@@ -1,5 +1,4 @@
 import type DataLoader from "dataloader";
-import type { SelectionSetNode } from "graphql";
 import type { ApiKey } from "./auth/keys.ts";
 import type { RateUsage } from "./auth/rate-limit.ts";
 import type { UsageSource } from "./auth/usage.ts";
@@ -19,11 +18,21 @@ export interface ReadContext {
   served: ServedSnapshot | null;
   /** Per-operation DataLoaders by name (src/query/loaders.ts). */
   loaders: Map<string, DataLoader<unknown, unknown>>;
-  /** A REST request whose records the row writer writes (src/rest/route.ts). */
-  records?: RecordHandoff;
   /** Where the change feed is read (the meta database: src/db/change-feed.ts). */
   meta?: MetaStore;
+  /** The account the read is made for: whose lists `f:list` names (src/query/lists.ts). */
+  account?: AccountScope;
 }
+
+/** An account and where it keeps its lists (the meta database: src/db/lists.ts). */
+export interface AccountScope {
+  account: string;
+  lists: ListStore;
+}
+
+/** The scope of the account of `key` (none for a read the server makes for no one). */
+export const accountOf = (key: ApiKey | null, lists: ListStore): AccountScope | undefined =>
+  key ? { account: key.account, lists } : undefined;
 
 /** A client's request's GraphQL context: what its resolvers read, and who asked. */
 export interface Context extends ReadContext {
@@ -69,21 +78,11 @@ export interface LiveFeed {
   end(version?: number): Promise<number>;
 }
 
-/** The context of a read the server makes itself, of the snapshot `served`: fresh loaders, no client. */
-export const readContext = (served: ServedSnapshot | null): ReadContext => ({ served, loaders: new Map() });
-
-/**
- * The records of a REST request handed to the row writer instead of executed field by field: the
- * records' GraphQL document selects only their `name`, the planned reads read what `set` (the
- * route's `fields`) needs (src/query/domain-read/plan.ts), and every row they read is kept here
- * by name (src/query/domain-read/read.ts) for the writer. The other way round, an export batch
- * that the resolver path answers hands its rows, read as `set` plans, to the lookup by name here
- * (src/export/export-page.ts), which reads none of them again.
- */
-export interface RecordHandoff {
-  set: SelectionSetNode;
-  rows: Map<string, object>;
-}
+/** The context of a read of the snapshot `served`: fresh loaders, and what else it reads with. */
+export const readContext = (
+  served: ServedSnapshot | null,
+  more: Pick<ReadContext, "meta" | "account"> = {},
+): ReadContext => ({ served, loaders: new Map(), ...more });
 
 export async function createContext(
   snapshots: Snapshots,
@@ -100,6 +99,7 @@ export async function createContext(
     rateUsage,
     usage,
     meta: snapshots.store,
+    account: accountOf(apiKey, snapshots.store),
     lists: snapshots.store,
     live,
     webhooks,

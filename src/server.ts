@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     plugins: tracing?.plugins,
   });
   const server = createHttpServer(
-    app,
+    app.listener,
     config.tls
       ? { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) }
       : undefined,

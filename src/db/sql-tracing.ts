@@ -19,3 +19,22 @@ export function sqlTracer(): Tracer | null {
 export function spanName(sql: string): string {
   return `db.query ${sql.trim().replace(/\s+/g, " ").slice(0, 48)}`;
 }
+
+/**
+ * `work` in a span of its own named `name` when tracing is on, the active span while it runs (its
+ * statements' spans are its children), failed with its error; off, `work` as it is.
+ */
+export function inSpan<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!tracer) return work();
+  return tracer.startActiveSpan(name, async (span) => {
+    try {
+      return await work();
+    } catch (e) {
+      // SpanStatusCode.ERROR: the API's enum, without importing its module here.
+      span.setStatus({ code: 2, message: e instanceof Error ? e.message : String(e) });
+      throw e;
+    } finally {
+      span.end();
+    }
+  });
+}

@@ -4,7 +4,6 @@ import {
   getVariableValues,
   Kind,
   type OperationDefinitionNode,
-  type SelectionSetNode,
   type VariableDefinitionNode,
 } from "graphql";
 import { LRUCache } from "lru-cache";
@@ -12,16 +11,15 @@ import { type ReadContext, readContext } from "../context.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import type { DomainFilter } from "../query/domain-filter.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
-import { domainReadOfSets } from "../query/domain-read/plan.ts";
+import { type DomainRead, domainReadOfSets, withFields } from "../query/domain-read/plan.ts";
 import { streamPlannedDomains } from "../query/domain-read/read.ts";
 import { orderedReads } from "../query/keyset.ts";
 import type { DomainRow } from "../query/loaders.ts";
 import { field, operation, selection } from "../rest/document.ts";
 import { type LegacyWriter, legacyWriter, parseFields, toSelectionSet } from "../rest/fields.ts";
 import { domainNamesDocument } from "../rest/routes.ts";
-import { NOT_WRITTEN, type RowWriter, rowWriter } from "../rest/row-writer.ts";
+import { type RowWriter, rowWriter } from "../rest/row-writer.ts";
 import { withSharedTexts } from "../rest/shared-text.ts";
-import { DOMAIN_LOOKUP } from "../schema/domain.ts";
 import { execute } from "../schema/execute.ts";
 import { schema } from "../schema/index.ts";
 
@@ -33,10 +31,11 @@ import { schema } from "../schema/index.ts";
  * same `where` and sort keys as a page), read through one database cursor with the columns and
  * child rows the selection needs (streamPlannedDomains): each Domain is read once, in its order,
  * and a batch of rows is all the export holds. Each batch is then written from its rows by the
- * generated row writer (src/rest/row-writer.ts), or, where it stops, answered by the GraphQL
- * operation of a lookup by name (domainsByName, compiled by graphql-jit when first needed) that is
- * handed the batch's rows (as a REST request's records: RecordHandoff, src/context.ts), and
- * written by the REST envelope's legacy writer.
+ * generated row writer (src/rest/row-writer.ts). A selection it has no writer for (a field read on
+ * request) is answered by the GraphQL operation of a lookup by name (domainsByName, compiled by
+ * graphql-jit when first needed) and written by the REST envelope's legacy writer: its stream then
+ * reads only the Domains' names, and the lookup reads each Domain. A batch the writer cannot write
+ * (a value it cannot take: src/rest/row-writer.ts) is answered the same way.
  * test/rest/row-writer.test.ts holds the two to the same text, byte for byte.
  */
 const BATCH = 1000;
@@ -61,24 +60,23 @@ interface Compiled {
   /** The resolver path: the lookup's operation (compiled when a batch first runs it). */
   lookup: DocumentNode;
   write: LegacyWriter;
-  /** The same text straight from the rows (src/rest/row-writer.ts). */
-  rows: RowWriter;
-  /** The row writer stopped on this selection's structure (NOT_WRITTEN): batches skip it. */
-  resolversOnly?: boolean;
-  /** The selection under `domains`: the records the resolver path is handed (RecordHandoff). */
-  set: SelectionSetNode;
-  /** What a lookup by name of this selection reads: the rows of a batch are read so. */
-  read: ReturnType<typeof domainReadOfSets>;
+  /** The same text straight from the rows (src/rest/row-writer.ts); null: the selection has none. */
+  rows: RowWriter | null;
+  /** What the stream reads of each Domain: the selection's plan, or its name alone for the resolver path. */
+  read: DomainRead;
+  /** What it reads when every batch takes the resolver path (writer "resolvers"). */
+  names: DomainRead;
 }
 
 const compiled = new LRUCache<string, Compiled>({ max: 100 });
+const NAMES: DomainRead = { fields: ["name"], children: [] };
 
 function compiledLookup(fields: string): Compiled {
   let c = compiled.get(fields);
   if (!c) {
     const sel = parseFields(fields, DOMAIN);
     const set = toSelectionSet(sel);
-    // domainsByName reads its Domains as domainReadOf plans the selection under `domains`.
+    const rows = rowWriter(sel, DOMAIN);
     c = {
       lookup: operation(
         "ExportPage",
@@ -86,28 +84,24 @@ function compiledLookup(fields: string): Compiled {
         field("domainsByName", ["names"], selection(field("domains", [], set), field("notFound"))),
       ),
       write: legacyWriter(sel),
-      rows: rowWriter(sel, DOMAIN),
-      set,
-      read: domainReadOfSets(DOMAIN, [set], DOMAIN_LOOKUP),
+      rows,
+      read: rows ? domainReadOfSets(DOMAIN, [set], []) : NAMES,
+      names: NAMES,
     };
     compiled.set(fields, c);
   }
   return c;
 }
 
-/**
- * Batches the row writer left to the resolver path since the last call (the export thread sends
- * the count with each page; /metrics counts them: storegraph_writer_fallbacks_total).
- */
-let fallbacks = 0;
-export function takeFallbacks(): number {
-  const n = fallbacks;
-  fallbacks = 0;
-  return n;
-}
-
 /** `writer: "resolvers"` makes every batch take the resolver path (the parity test compares the two). */
 export type WriterChoice = "rows" | "resolvers";
+
+/** A batch's JSON text, a line per Domain, and whether the resolver path wrote it in the row writer's place. */
+export interface Batch {
+  lines: string[];
+  /** Counted in /metrics (storegraph_writer_fallbacks_total): the row writer did not write it. */
+  fallback: boolean;
+}
 
 /** List Domains' variable definitions (its filter, sort and search), taken from its document once. */
 let listVariables: readonly VariableDefinitionNode[] | null = null;
@@ -149,36 +143,25 @@ type Found = { domains: Record<string, unknown>[]; notFound: string[] };
 
 /**
  * The JSON text of `rows` (as read for `c`), in their order: written from the rows, or where the
- * row writer stops, through the lookup's operation.
+ * row writer cannot, through the lookup's operation.
  */
-async function linesOf(
+async function batchOf(
   ctx: ReadContext,
   c: Compiled,
   rows: DomainRow[],
   writer: WriterChoice,
-): Promise<string[]> {
-  if (writer === "rows") {
-    // Every batch the resolver path answers is counted, whether it tried the writer first or not.
-    if (c.resolversOnly) fallbacks++;
-    else {
-      try {
-        return await withSharedTexts(ctx.served, (shared) => rows.map((r) => c.rows(r, ctx, shared)));
-      } catch (e) {
-        // NOT_WRITTEN (the next batches of this selection go straight to the resolver path), or
-        // anything a resolver threw: the resolver path answers, or fails with its own error.
-        if (e === NOT_WRITTEN) c.resolversOnly = true;
-        fallbacks++;
-      }
-    }
+): Promise<Batch> {
+  const write = writer === "rows" ? c.rows : null;
+  if (write) {
+    const lines = await withSharedTexts(ctx.served, (shared) => rows.map((r) => write(r, ctx, shared)));
+    if (!lines.includes(undefined)) return { lines: lines as string[], fallback: false };
   }
-  return resolvedLinesOf(ctx, c, rows);
+  // Every batch the resolver path answers in the row writer's place is counted.
+  return { lines: await resolvedLinesOf(ctx, c, rows), fallback: writer === "rows" };
 }
 
-/** The JSON text of `rows` (as read for `c`), in their order, through the lookup's operation. */
+/** The JSON text of the Domains of `rows`, in their order, through the lookup's operation (it reads them). */
 async function resolvedLinesOf(ctx: ReadContext, c: Compiled, rows: DomainRow[]): Promise<string[]> {
-  // The batch's rows, read as the lookup plans its `domains` (c.read), are handed over as REST
-  // hands its records over (src/context.ts): the lookup reads none of them again.
-  ctx.records = { set: c.set, rows: new Map(rows.map((r) => [r.name, r])) };
   const chunks: Promise<string[]>[] = [];
   for (let i = 0; i < rows.length; i += CHUNK) {
     const names = rows.slice(i, i + CHUNK).map((r) => r.name);
@@ -205,22 +188,26 @@ export async function* domainStream(
   batch?: number,
   skip = 0,
   writer: WriterChoice = "rows",
-): AsyncGenerator<string[]> {
+): AsyncGenerator<Batch> {
   const c = compiledLookup(fields);
-  const size = batch ?? (c.read.children.length || c.read.fields === null ? WIDE_BATCH : BATCH);
+  const read = writer === "rows" ? c.read : c.names;
+  const wide = c.rows === null || read.children.length > 0 || read.fields === null;
+  const size = batch ?? (wide ? WIDE_BATCH : BATCH);
   const args = listArgs(query);
   const where = await domainListWhere(readContext(served), args, null);
+  // Its names: the resolver path looks a batch's Domains up by them.
+  const planned = withFields(read, ["name"]);
   const passOver = { left: skip };
   for (const find of orderedReads(domainSortKeys(args), where)) {
     for await (const { ctx, rows } of streamPlannedDomains(
       () => readContext(served),
       served.sql,
       find,
-      c.read,
+      planned,
       size,
       passOver,
     )) {
-      yield await linesOf(ctx, c, rows, writer);
+      yield await batchOf(ctx, c, rows, writer);
     }
   }
 }

@@ -4,7 +4,7 @@ import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
 import { TextBytes } from "../rest/text-bytes.ts";
 import { type CsvPlan, domainCsvPlan } from "./csv.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
-import { domainStream, takeFallbacks } from "./export-page.ts";
+import { type Batch, domainStream } from "./export-page.ts";
 import type { PageAnswer, PageFormat, ReaderData, StreamMessage } from "./export-reader.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
@@ -22,7 +22,7 @@ let latest = "";
 
 interface Stream {
   location: string;
-  pages: AsyncGenerator<string[]>;
+  pages: AsyncGenerator<Batch>;
   format: PageFormat;
   /** csv: the records of the stream's `fields`, written from each Domain's JSON line. */
   csv: CsvPlan | null;
@@ -96,6 +96,7 @@ async function next(id: number, stream: Stream): Promise<PageAnswer> {
     const page = new TextBytes(PAGE_BYTES + 64 * 1024);
     const jsonl = stream.format === "jsonl";
     let count = 0;
+    let fallbacks = 0;
     let done = false;
     while (page.size < PAGE_BYTES) {
       const batch = await stream.pages.next();
@@ -106,7 +107,8 @@ async function next(id: number, stream: Stream): Promise<PageAnswer> {
       // JSON Lines end each line; JSON pages join their lines with a comma, as a job joins its
       // pages; a CSV record ends with its own CRLF.
       const { csv } = stream;
-      for (const line of batch.value) {
+      if (batch.value.fallback) fallbacks++;
+      for (const line of batch.value.lines) {
         if (csv) page.write(csv.row(JSON.parse(line)), null);
         else if (jsonl) page.write(line, count ? NEWLINE : null);
         else page.write(line, count ? COMMA : null);
@@ -116,7 +118,7 @@ async function next(id: number, stream: Stream): Promise<PageAnswer> {
     if (done) end(id);
     if (!count) return over(id);
     if (jsonl) page.write("", NEWLINE);
-    return { id, count, bytes: page.done(), done: false, fallbacks: takeFallbacks() };
+    return { id, count, bytes: page.done(), done: false, fallbacks };
   } catch (e) {
     end(id);
     return failure(id, e);

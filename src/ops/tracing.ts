@@ -10,7 +10,8 @@ import type { Logger } from "../logger.ts";
  * standard OTEL_* variables itself). Spans:
  * - each HTTP request (@opentelemetry/instrumentation-http), continuing a caller's traceparent;
  * - GraphQL parse and validate (here), and execute (@envelop/opentelemetry, which makes only the
- *   execution's span), for GraphQL requests and for the operation of each REST request;
+ *   execution's span), for GraphQL requests and for the operation of a REST request (built, so
+ *   never parsed); a REST Domain answer's read, `rest.read <operation>` (src/db/sql-tracing.ts);
  * - each SQL statement, on either database (src/db/sql-tracing.ts, where the gateway reads).
  * Off, the SDK is never loaded (only @opentelemetry/api's no-op, which the reader imports), no
  * AsyncLocalStorage context is set up, and a SQL statement costs one check.

@@ -1,4 +1,4 @@
-import { type Context, type ReadContext, servedOf } from "../context.ts";
+import { type ReadContext, servedOf } from "../context.ts";
 import { DomainLists, LIST_LIMITS, ListError, ListNotFoundError } from "../db/lists.ts";
 import { apiError, InputError } from "../errors.ts";
 import { canonicalDomainName } from "./domain-name.ts";
@@ -12,9 +12,8 @@ const lists = new WeakMap<object, DomainLists>();
 
 export function listsOf(ctx: ReadContext): { lists: DomainLists; account: string } {
   // A client's request has its key's account; the server's own reads have none.
-  const { lists: store, apiKey } = ctx as Partial<Context>;
-  const account = apiKey?.account;
-  if (!store || !account) throw new Error("lists are read without an account (a request's API key)");
+  if (!ctx.account) throw new Error("lists are read without an account (a request's API key)");
+  const { lists: store, account } = ctx.account;
   let l = lists.get(store);
   if (!l) {
     l = new DomainLists(store);

@@ -1,4 +1,4 @@
-import { Kind, type SelectionSetNode } from "graphql";
+import { type DocumentNode, Kind, type SelectionSetNode } from "graphql";
 import { restErrorOf } from "./errors.ts";
 import type { SharedTexts } from "./fields.ts";
 import type { ExecuteGraphQL } from "./handler.ts";
@@ -27,7 +27,7 @@ const rename = (argument: string) =>
 export async function readChanges(
   deps: { execute: ExecuteGraphQL },
   request: Request,
-  query: string,
+  query: DocumentNode,
   variables: Record<string, unknown>,
   line: (node: Record<string, unknown>, shared: SharedTexts) => string,
   cursor = "cursor",

@@ -5,16 +5,16 @@ import {
   Kind,
   OperationTypeNode,
   parseType,
-  print,
   type SelectionSetNode,
   type VariableDefinitionNode,
 } from "graphql";
 import { LRUCache } from "lru-cache";
 
 /**
- * GraphQL documents of REST routes, built as graphql-js AST (never by string concatenation) and
- * printed once per distinct (route, fields) pair; yoga's parser and validation caches then see the
- * same text every time, so each distinct document is parsed and validated once.
+ * GraphQL documents of REST routes, built as graphql-js AST (never by string concatenation), once
+ * per distinct (route, fields) pair, and handed to execution as they are (as SOFA does): never
+ * printed to be parsed again. yoga's validation and graphql-jit's compilation are cached by the
+ * document object, so each distinct document is validated and compiled once.
  */
 const nameNode = (value: string) => ({ kind: Kind.NAME, value }) as const;
 
@@ -80,14 +80,14 @@ export function operation(
   };
 }
 
-const printed = new LRUCache<string, string>({ max: 5000 });
+const built = new LRUCache<string, DocumentNode>({ max: 5000 });
 
-/** The printed document for `key`, built by `build` the first time. */
-export function cachedDocument(key: string, build: () => DocumentNode): string {
-  let text = printed.get(key);
-  if (text === undefined) {
-    text = print(build());
-    printed.set(key, text);
+/** The document for `key`, built by `build` the first time (the same object every time after). */
+export function cachedDocument(key: string, build: () => DocumentNode): DocumentNode {
+  let document = built.get(key);
+  if (document === undefined) {
+    document = build();
+    built.set(key, document);
   }
-  return text;
+  return document;
 }

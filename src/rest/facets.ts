@@ -12,7 +12,7 @@ import {
 } from "../query/facets.ts";
 import { MAX_SUGGESTIONS, meant, nearNames, unique } from "../query/suggest.ts";
 import { enumName } from "../schema/facets.ts";
-import { call, field, operation, selection } from "./document.ts";
+import { cachedDocument, call, field, operation, selection } from "./document.ts";
 import { optionSuggester } from "./filter-options.ts";
 import { APP_TABLES, DOMAIN_TABLES, type Input, type OptionDoc, optionOf } from "./inputs.ts";
 import { type Options, splitList } from "./options.ts";
@@ -266,10 +266,10 @@ export function planFacets(
     selection(...fields),
   );
   const name = `${type}Facets`;
-  const document = () => operation(name, types, root);
+  const key = `${name}:${dimensions.length ? "f" : ""}:${histograms.length}`;
   return {
-    key: `${name}:${dimensions.length ? "f" : ""}:${histograms.length}`,
-    document,
+    key,
+    document: () => cachedDocument(key, () => operation(name, types, root)),
     variables,
     envelope: (data) => {
       const list = data[ROOTS[table]] as {

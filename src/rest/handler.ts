@@ -1,27 +1,26 @@
-import type { GraphQLError } from "graphql";
+import type { DocumentNode, GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { LRUCache } from "lru-cache";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { Endpoint } from "../auth/limits.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { type Budget, budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
-import type { Context, RecordHandoff } from "../context.ts";
+import type { ReadContext } from "../context.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
+import { inSpan } from "../db/sql-tracing.ts";
 import { apiError, errorResponse, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { noteRoute } from "../ops/access-log.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { readBody } from "../request-body.ts";
-import { cachedDocument } from "./document.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
 import { optionSuggester } from "./filter-options.ts";
 import { Options } from "./options.ts";
 import { planRequest } from "./plan.ts";
+import { errorJsonOf } from "./records.ts";
 import type { Operation } from "./route.ts";
 import { OPENAPI_PATH, OPERATIONS, REST_BASE } from "./routes.ts";
-import { NOT_WRITTEN } from "./row-writer.ts";
 import { withSharedTexts } from "./shared-text.ts";
 import { answerUsage, isUsagePath } from "./usage.ts";
 
@@ -30,28 +29,27 @@ export { OPENAPI_PATH, REST_BASE };
 let openapi: string | undefined;
 
 /**
- * Runs a GraphQL operation through the whole yoga pipeline, as the client's own request, drawing
- * on the rate-limit budget of `charge` (none when null); `rateHeaders` are its X-RateLimit-*.
+ * Runs a GraphQL operation (a document the REST layer built: src/rest/document.ts) through the
+ * whole yoga pipeline, as the client's own request, drawing on the rate-limit budget of `charge`
+ * (none when null); `rateHeaders` are its X-RateLimit-*.
  */
 export type ExecuteGraphQL = (
   request: Request,
-  query: string,
+  document: DocumentNode,
   variables: Record<string, unknown>,
   charge: Endpoint | null,
-  /** Records handed to the row writer: their rows are kept here as they are read. */
-  records?: RecordHandoff,
 ) => Promise<{
   data?: Record<string, unknown> | null;
   errors?: GraphQLErrorJson[];
   rateHeaders?: Record<string, string>;
   /** The snapshot the operation read (fixed for the whole operation: src/context.ts). */
   served?: ServedSnapshot | null;
-  /** The operation's context (the row writer resolves the records' rows in it). */
-  context?: Context;
 }>;
 
 export interface RestContext {
   execute: ExecuteGraphQL;
+  /** What a read through the query layer reads for `request` (its snapshot, its account): src/rest/records.ts. */
+  readContext: (request: Request) => Promise<ReadContext>;
   logger: Logger;
   limits: RateLimits;
   /** The version of the snapshot being served (null before the first load): the ETags' half. */
@@ -79,20 +77,6 @@ const largePagesOf = (ctx: RestContext) => {
     largePages.set(ctx, limit);
   }
   return limit;
-};
-
-/**
- * Plans whose records the row writer once left to the resolver path (a field whose resolver
- * answers later, such as a field read on request), per app: they take that path from the start.
- */
-const resolverOnly = new WeakMap<RestContext, LRUCache<string, true>>();
-const resolverOnlyOf = (ctx: RestContext) => {
-  let plans = resolverOnly.get(ctx);
-  if (!plans) {
-    plans = new LRUCache<string, true>({ max: 1000 });
-    resolverOnly.set(ctx, plans);
-  }
-  return plans;
 };
 
 /**
@@ -325,39 +309,20 @@ async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whol
     return size > LARGE_PAGE ? await largePagesOf(ctx)(respond) : await respond();
 
     async function respond(): Promise<Response> {
-      // The records written from their rows where the row writer can (src/rest/row-writer.ts).
-      const skipped = plan.records !== undefined && resolverOnlyOf(ctx).has(plan.key);
-      const records = plan.records && ctx.writer !== "resolvers" && !skipped ? plan.records : null;
-      // Every answer the resolver path gives in the writer's place is counted.
-      if (skipped && ctx.writer !== "resolvers") ctx.metrics?.writerFallback("rest");
       let charge: Endpoint | null = route.endpoint;
+      // A Domain route's records, read through the query layer and written from their rows
+      // (src/rest/records.ts), where the row writer can write the selection.
+      const records = ctx.writer === "resolvers" ? null : plan.records;
       if (records) {
-        const handoff: RecordHandoff = { set: records.set, rows: new Map() };
-        const query = cachedDocument(records.key, records.document);
-        const result = await ctx.execute(request, query, plan.variables, charge, handoff);
-        drawn = result.rateHeaders;
-        if (result.errors?.length) throw restErrorOf(result.errors, plan.option);
-        if (!result.data || !result.context)
-          throw new Error("a REST operation answered without data or errors");
-        if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
-        const data = result.data;
-        const context = result.context;
-        try {
-          return ok(
-            await withSharedTexts(result.served ?? null, (shared) =>
-              records.envelope(data, { rows: handoff.rows, ctx: context }, shared),
-            ),
-          );
-        } catch (e) {
-          // The resolver path answers, or fails with its own error; the budget is drawn once. A
-          // selection the writer cannot write takes that path from now on.
-          if (e === NOT_WRITTEN) resolverOnlyOf(ctx).set(plan.key, true);
-          ctx.metrics?.writerFallback("rest");
-          charge = null;
-        }
+        const answered = await fromRows(records);
+        if (answered) return answered;
+        // A record the writer could not write: the resolver path answers, or fails with its own
+        // error, on the budget already drawn.
+        charge = null;
       }
-      const query = cachedDocument(plan.key, plan.document);
-      const result = await ctx.execute(request, query, plan.variables, charge);
+      // Every answer the resolver path gives in the writer's place is counted.
+      if (plan.records !== undefined && ctx.writer !== "resolvers") ctx.metrics?.writerFallback("rest");
+      const result = await ctx.execute(request, plan.document(), plan.variables, charge);
       if (charge) drawn = result.rateHeaders;
       if (result.errors?.length) throw restErrorOf(result.errors, plan.option);
       if (!result.data) throw new Error("a REST operation answered without data or errors");
@@ -365,6 +330,31 @@ async function handle(ctx: RestContext, request: Request, url: URL, whole?: Whol
       if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
       const data = result.data;
       return ok(await withSharedTexts(result.served ?? null, (shared) => plan.envelope(data, shared)));
+    }
+
+    /** The answer from the records' rows; null where one cannot be written so. */
+    async function fromRows(records: NonNullable<typeof plan.records>): Promise<Response | null> {
+      let read: { value: unknown; readCtx: ReadContext };
+      try {
+        const args = records.plan.args(plan.variables);
+        drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
+        const readCtx = await ctx.readContext(request);
+        // Traced as a GraphQL operation's execution is: its statements are the span's children.
+        read = await inSpan(`rest.read ${op.id}`, async () => ({
+          value: await records.plan.answer(readCtx, args),
+          readCtx,
+        }));
+      } catch (e) {
+        // Named as GraphQL's errors are, by the option each argument came from.
+        const json = errorJsonOf(e);
+        throw json ? restErrorOf([json], plan.option) : e;
+      }
+      if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
+      const { value, readCtx } = read;
+      const body = await withSharedTexts(readCtx.served, (shared) =>
+        records.envelope(value, readCtx, shared),
+      );
+      return body ? ok(body) : null;
     }
   } catch (e) {
     if (isApiError(e)) return answer(errorResponse(e, id));

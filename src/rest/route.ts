@@ -1,8 +1,8 @@
 import type { DocumentNode, FieldNode, GraphQLObjectType, SelectionSetNode } from "graphql";
 import type { Endpoint } from "../auth/limits.ts";
-import type { Context } from "../context.ts";
+import type { ReadContext } from "../context.ts";
 import { schema } from "../schema/index.ts";
-import { field, operation, selection } from "./document.ts";
+import { cachedDocument, field, operation, selection } from "./document.ts";
 import {
   legacyWriter,
   parseFields,
@@ -14,7 +14,7 @@ import {
 import type { FilterTables } from "./filter-options.ts";
 import { FIELDS_OPTION, type Input, type OptionDoc, optionOf } from "./inputs.ts";
 import type { Options } from "./options.ts";
-import { NOT_WRITTEN, rowWriter } from "./row-writer.ts";
+import { type RecordsPlan, recordsPlanOf } from "./records.ts";
 import { TextBytes } from "./text-bytes.ts";
 
 /**
@@ -123,6 +123,7 @@ export function operationsOf(routes: readonly Route[]): Operation[] {
 export interface Plan {
   /** Identifies the document: the same key always builds the same document. */
   key: string;
+  /** The route's GraphQL operation, built once per key (cachedDocument). */
   document: () => DocumentNode;
   variables: Record<string, unknown>;
   /** The legacy envelope of a successful result, as JSON in UTF-8. */
@@ -130,28 +131,19 @@ export interface Plan {
   /** GraphQL argument path → the option it came from, for error messages. */
   option: (argument: string) => string;
   /**
-   * The same request with its records handed to the row writer (Domain routes): a document that
-   * selects only their names, the selection their planned reads read, and the envelope written
-   * from their rows (src/rest/row-writer.ts). Its envelope throws where the writer stops; the
-   * handler then answers by `document` and `envelope`.
+   * A Domain route's records, read through the query layer and written from their rows
+   * (src/rest/records.ts) rather than executed; null where the row writer cannot write the
+   * selection (it is answered by `document`, counted as the writer's fallback).
    */
-  records?: {
-    key: string;
-    document: () => DocumentNode;
-    set: SelectionSetNode;
-    envelope: (
-      data: Record<string, unknown>,
-      handoff: Handoff,
-      shared: SharedTexts,
-    ) => Uint8Array<ArrayBuffer>;
-  };
+  records?: { plan: RecordsPlan; envelope: RecordsEnvelope } | null;
 }
 
-/** The rows of a request's records by name, and the context the writer resolves them in. */
-export interface Handoff {
-  rows: Map<string, object>;
-  ctx: Context;
-}
+/** A records plan's envelope: the JSON of the root field's value, or undefined where a record cannot be written from its row. */
+export type RecordsEnvelope = (
+  value: unknown,
+  ctx: ReadContext,
+  shared: SharedTexts,
+) => Uint8Array<ArrayBuffer> | undefined;
 
 const objectType = (name: string) => schema.getType(name) as GraphQLObjectType;
 
@@ -187,48 +179,44 @@ export function planOf(route: Route, params: Record<string, string>, options: Op
   readInto(variables, others, options, params);
   const legacy = legacyWriter(sel);
   const { recordOf } = route;
+  const key = `${name}:${selectionKey(sel)}`;
+  const document = () => cachedDocument(key, () => documentOf(route, sel));
   return {
-    key: `${name}:${selectionKey(sel)}`,
-    document: () => documentOf(route, sel),
+    key,
+    document,
     variables,
     envelope: (data, shared) =>
       writeEnvelope(
         members,
         recordOf ? (r) => legacy(recordOf(r), shared) : (r) => legacy(r, shared),
         at(data, root),
-      ),
+      ) as Uint8Array<ArrayBuffer>,
     option,
-    records: route.type === "Domain" && route.query ? handedOver(route, sel) : undefined,
+    records: route.type === "Domain" && root.length === 1 ? recordsOf(route, sel, document) : undefined,
   };
 }
 
-const NAMES_ONLY = selection(field("name"));
-/** The records' selection sets, one per selection (documents and reads are cached by it). */
-const recordSets = new WeakMap<Selection, SelectionSetNode>();
+/** The records of a Domain route whose root field the query layer reads (src/rest/records.ts), once per selection. */
+const recordPlans = new WeakMap<Selection, Map<Route, Plan["records"]>>();
 
-function handedOver(route: Route, sel: Selection): NonNullable<Plan["records"]> {
-  const { name, root, members } = compiled(route);
-  let set = recordSets.get(sel);
-  if (!set) {
-    set = toSelectionSet(sel);
-    recordSets.set(sel, set);
+function recordsOf(route: Route, sel: Selection, document: () => DocumentNode): Plan["records"] {
+  let byRoute = recordPlans.get(sel);
+  if (byRoute?.has(route)) return byRoute.get(route);
+  const { root, members } = compiled(route);
+  const plan = recordsPlanOf(root[0], document, sel);
+  const records: Plan["records"] = plan
+    ? {
+        plan,
+        envelope: (value, ctx, shared) =>
+          writeEnvelope(members, (record) => plan.write(record, ctx, shared), value),
+      }
+    : plan;
+  if (!byRoute) {
+    byRoute = new Map();
+    recordPlans.set(sel, byRoute);
   }
-  const write = rowWriter(sel, objectType(route.type));
-  return {
-    key: `${name}:records`,
-    document: () => documentOf(route, sel, NAMES_ONLY),
-    set,
-    envelope: (data, { rows, ctx }, shared) =>
-      writeEnvelope(
-        members,
-        (record) => {
-          const row = rows.get(record.name as string);
-          if (!row) throw NOT_WRITTEN;
-          return write(row, ctx, shared);
-        },
-        at(data, root),
-      ),
-  };
+  byRoute.set(route, records);
+  return records;
 }
 
 /** What planOf needs of a route beyond the request, worked out once per route. */
@@ -339,25 +327,32 @@ function memberOf(key: string, part: Part): Member {
   return { prefix, kind: "value", path: steps(part.value), when: part.when ? steps(part.when) : null };
 }
 
-type RecordWrite = (record: Record<string, unknown>) => string;
+/** A record's JSON text; undefined: it cannot be written so (the envelope is then not written). */
+type RecordWrite = (record: Record<string, unknown>) => string | undefined;
 
 const COMMA = 0x2c;
 
-function list(out: TextBytes, records: readonly Record<string, unknown>[], write: RecordWrite): void {
+/** Writes the records as a JSON array; false where one cannot be written. */
+function list(out: TextBytes, records: readonly Record<string, unknown>[], write: RecordWrite): boolean {
   out.write("[");
-  for (let i = 0; i < records.length; i++) out.write(write(records[i]), i ? COMMA : null);
+  for (let i = 0; i < records.length; i++) {
+    const text = write(records[i]);
+    if (text === undefined) return false;
+    out.write(text, i ? COMMA : null);
+  }
   out.write("]");
+  return true;
 }
 
 /**
  * The envelope as JSON, in UTF-8 bytes (written piece by piece: src/rest/text-bytes.ts): the
- * records written by `write`, the rest as they are.
+ * records written by `write`, the rest as they are; undefined where a record cannot be written.
  */
 function writeEnvelope(
   members: readonly Member[],
   write: RecordWrite,
   data: unknown,
-): Uint8Array<ArrayBuffer> {
+): Uint8Array<ArrayBuffer> | undefined {
   const out = new TextBytes(16 * 1024);
   out.write("{");
   let first = true;
@@ -366,16 +361,22 @@ function writeEnvelope(
     const value = at(data, m.path);
     out.write(m.prefix, first ? null : COMMA);
     first = false;
+    let written = true;
     if (m.kind === "connection") {
       const edges = (value as { edges?: { node: Record<string, unknown> }[] } | null)?.edges ?? [];
-      list(
+      written = list(
         out,
         edges.map((e) => e.node),
         write,
       );
-    } else if (m.kind === "records") list(out, (value as Record<string, unknown>[] | null) ?? [], write);
-    else if (m.kind === "record") out.write(write(value as Record<string, unknown>));
-    else out.write(JSON.stringify(value ?? null));
+    } else if (m.kind === "records")
+      written = list(out, (value as Record<string, unknown>[] | null) ?? [], write);
+    else if (m.kind === "record") {
+      const text = write(value as Record<string, unknown>);
+      if (text === undefined) written = false;
+      else out.write(text);
+    } else out.write(JSON.stringify(value ?? null));
+    if (!written) return undefined;
   }
   out.write("}");
   return out.done();

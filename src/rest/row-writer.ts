@@ -2,7 +2,6 @@ import {
   type GraphQLField,
   type GraphQLObjectType,
   type GraphQLOutputType,
-  type GraphQLResolveInfo,
   getNamedType,
   getNullableType,
   isLeafType,
@@ -17,33 +16,35 @@ import { type Part, partsOf, type Selection, type SharedTexts } from "./fields.t
  * A selection's legacy JSON text written straight from the rows a planned read gives, without
  * executing the GraphQL operation and walking its result again (docs/decisions.md, "Generated
  * writers"). It is generated, never listed by hand: each legacy field of the selection is the
- * schema's own field, its value that field's own resolver gives (or the default resolver's
- * property), completed as its own type completes it (non-null checked, lists item by item, leaves
- * through the scalar's own serialize) and written as the REST writer writes it (legacyWriter in
+ * schema's own field, its value what that field itself gives from its parent (an exposed field's
+ * property, as Pothos names it, or the `rowValue` its resolver is made of: fromParent in
+ * src/schema/builder.ts),
+ * completed as its own type completes it (non-null checked, lists item by item, leaves through
+ * the scalar's own serialize) and written as the REST writer writes it (legacyWriter in
  * src/rest/fields.ts: legacy names in the selection's order, nulls left out, a flattened child's
  * fields beside the parent's own, shared objects from their text of the snapshot).
  *
- * Where it cannot answer as the resolver path would, it stops (NOT_WRITTEN) and the caller takes
- * the resolver path for the batch: a resolver that answers with a promise (a value its planned
- * read does not carry), a null where the type forbids one (GraphQL would fail the field), a leaf
- * its scalar does not serialize, anything a resolver throws. The resolver path then answers, or
- * fails, as it always has: the writer never answers differently, only faster.
- * test/rest/row-writer.test.ts holds it to the resolver path byte for byte.
+ * A selection with a field that is neither (its resolver reads more than its parent) has no row
+ * writer: rowWriter gives null, and it is answered through GraphQL (the resolver path). A record
+ * it cannot answer as the resolver path would gives undefined, and the caller takes the resolver
+ * path for it: a value its planned read does not carry (the field's value is a promise), a null
+ * where the type forbids one (GraphQL would fail the field), a leaf its scalar does not
+ * serialize, a value function that fails. The resolver path then answers, or fails, as it always
+ * has: the writer never answers differently, only faster. test/rest/row-writer.test.ts and
+ * test/rest/records-parity.test.ts hold it to the resolver path byte for byte.
  */
-export type RowWriter = (source: object, ctx: ReadContext, shared: SharedTexts) => string;
+export type RowWriter = (source: object, ctx: ReadContext, shared: SharedTexts) => string | undefined;
 
-/** The writer stopped: the resolver path answers this batch. */
-export const NOT_WRITTEN: unique symbol = Symbol("not written by the row writer");
+/** A value of a field from its parent; undefined: not one the writer can take. */
+type Value = (source: object, ctx: ReadContext) => unknown;
+/** A value's text; undefined: not written. */
+type ValueWriter = (value: unknown, ctx: ReadContext, shared: SharedTexts) => string | undefined;
 
-type Resolve = (source: object, ctx: ReadContext) => unknown;
-type ValueWriter = (value: unknown, ctx: ReadContext, shared: SharedTexts) => string;
+/** A field's value from its parent alone (fromParent, src/schema/builder.ts). */
+type RowValue = (parent: never, ctx: ReadContext) => unknown;
 
-const NO_ARGS = Object.freeze({});
-/**
- * Resolvers of object fields read their parent (and the context's loaders), never the resolve
- * info: a resolver that did would throw on this one, and the batch would take the resolver path.
- */
-const NO_INFO = Object.freeze({}) as GraphQLResolveInfo;
+/** The value the writer cannot take (undefined), as it stands for it. */
+const CANNOT = undefined;
 
 /** A value the writer cannot take synchronously: a promise is let go of (its rejection is the resolver path's). */
 function settled(value: unknown): unknown {
@@ -53,9 +54,10 @@ function settled(value: unknown): unknown {
     typeof (value as PromiseLike<unknown>).then === "function"
   ) {
     (value as Promise<unknown>).then(undefined, () => {});
-    throw NOT_WRITTEN;
+    return CANNOT;
   }
-  return value;
+  // A missing property is no value (null), as graphql-js completes it.
+  return value === undefined ? null : value;
 }
 
 function fieldOf(type: GraphQLObjectType, name: string): GraphQLField<unknown, unknown> {
@@ -76,123 +78,158 @@ function propertyOf(name: string): (source: object) => unknown {
   return new Function("source", `return source.${name};`) as (source: object) => unknown;
 }
 
-/** The field's own resolver, or the default resolver's property read. */
-function resolverOf(field: GraphQLField<unknown, unknown>): Resolve {
-  const { resolve, name } = field;
-  if (resolve) return (source, ctx) => settled(resolve(source, NO_ARGS, ctx, NO_INFO));
-  const read = propertyOf(name);
+/** The field's value from its parent, or null when the field's resolver reads more than its parent. */
+function fieldValue(field: GraphQLField<unknown, unknown>): Value | null {
+  const rowValue = (field.extensions as { rowValue?: RowValue }).rowValue;
+  if (rowValue) {
+    const value = rowValue as (parent: object, ctx: ReadContext) => unknown;
+    return (source, ctx) => {
+      try {
+        return settled(value(source, ctx));
+      } catch {
+        // The resolver path fails the field with this error (or answers otherwise): it answers.
+        return CANNOT;
+      }
+    };
+  }
+  // An exposed field (Pothos' t.expose…) reads its parent's property of that name.
+  const exposed = (field.extensions as { pothosExposedField?: string }).pothosExposedField;
+  if (field.resolve && exposed === undefined) return null;
+  const read = propertyOf(exposed ?? field.name);
   return (source) => {
     const value = read(source);
     // graphql-js' default resolver calls a method with the field's arguments: not a row's.
-    if (typeof value === "function") throw NOT_WRITTEN;
-    return settled(value);
+    return typeof value === "function" ? CANNOT : settled(value);
   };
 }
 
-/** The text of a non-null value of `type`, completed as GraphQL completes it. */
-function valueWriter(type: GraphQLOutputType, children: Selection | undefined): ValueWriter {
+/** The text of a non-null value of `type`, completed as GraphQL completes it; null: no writer. */
+function valueWriter(type: GraphQLOutputType, children: Selection | undefined): ValueWriter | null {
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
     const itemType = nullable.ofType as GraphQLOutputType;
     const itemNonNull = isNonNullType(itemType);
     const item = valueWriter(itemType, children);
+    if (!item) return null;
     return (value, ctx, shared) => {
-      if (!Array.isArray(value)) throw NOT_WRITTEN;
+      if (!Array.isArray(value)) return CANNOT;
       let out = "[";
       for (let i = 0; i < value.length; i++) {
         const v = value[i];
         if (i) out += ",";
         if (v === null || v === undefined) {
-          if (itemNonNull || children) throw NOT_WRITTEN;
+          if (itemNonNull || children) return CANNOT;
           out += "null";
-        } else out += item(v, ctx, shared);
+        } else {
+          const text = item(v, ctx, shared);
+          if (text === CANNOT) return CANNOT;
+          out += text;
+        }
       }
       return `${out}]`;
     };
   }
   if (isLeafType(nullable)) {
     return (value) => {
-      const serialized = nullable.serialize(value);
-      if (serialized === null || serialized === undefined) throw NOT_WRITTEN;
+      let serialized: unknown;
+      try {
+        serialized = nullable.serialize(value);
+      } catch {
+        return CANNOT;
+      }
+      if (serialized === null || serialized === undefined) return CANNOT;
       return JSON.stringify(serialized);
     };
   }
   if (isObjectType(nullable) && children) {
     const write = rowWriter(children, nullable);
+    if (!write) return null;
     return (value, ctx, shared) => write(value as object, ctx, shared);
   }
   throw new Error(`row writer: cannot write a ${String(type)}`);
 }
 
-/** One part of the text: `"key":value`, a shared run's text, or null when it writes nothing. */
-type Step = (source: object, ctx: ReadContext, shared: SharedTexts) => string | null;
+/** One part of the text: `"key":value`, a shared run's text, null when it writes nothing, undefined when it cannot. */
+type Step = (source: object, ctx: ReadContext, shared: SharedTexts) => string | null | undefined;
 
-function stepOf(type: GraphQLObjectType, part: Part): Step {
+function stepOf(type: GraphQLObjectType, part: Part): Step | null {
   const via = part.via === undefined ? null : fieldOf(type, part.via);
-  const viaResolve = via && resolverOf(via);
+  const viaValue = via && fieldValue(via);
+  if (via && !viaValue) return null;
   const viaNonNull = via !== null && isNonNullType(via.type);
   const owner = via ? getNamedType(via.type) : type;
   if (!isObjectType(owner)) throw new Error(`row writer: ${type.name}.${part.via} is not an object`);
   /** The object the part's field is read from: the source, or its child `via`; null: none. */
-  const sourceOf = (source: object, ctx: ReadContext): object | null => {
-    if (!viaResolve) return source;
-    const child = viaResolve(source, ctx);
-    if (child === null || child === undefined) {
-      if (viaNonNull) throw NOT_WRITTEN;
-      return null;
-    }
+  const sourceOf = (source: object, ctx: ReadContext): object | null | undefined => {
+    if (!viaValue) return source;
+    const child = viaValue(source, ctx);
+    if (child === CANNOT) return CANNOT;
+    if (child === null) return viaNonNull ? CANNOT : null;
     return child as object;
   };
   if (part.kind === "run") {
     const keyField = fieldOf(owner, part.keyField);
-    const keyResolve = resolverOf(keyField);
+    const keyValue = fieldValue(keyField);
     const keyType = getNullableType(keyField.type);
     if (!isLeafType(keyType)) throw new Error(`row writer: ${owner.name}.${part.keyField} is not a leaf`);
+    if (!keyValue) return null;
     const { run } = part;
     return (source, ctx, shared) => {
       const object = sourceOf(source, ctx);
-      if (object === null) return null;
-      const key = keyType.serialize(keyResolve(object, ctx));
-      if (typeof key !== "string") throw NOT_WRITTEN;
+      if (object === null || object === CANNOT) return object;
+      const value = keyValue(object, ctx);
+      if (value === CANNOT) return CANNOT;
+      let key: unknown;
+      try {
+        key = keyType.serialize(value);
+      } catch {
+        return CANNOT;
+      }
+      if (typeof key !== "string") return CANNOT;
       return shared.text(run, key) || null;
     };
   }
   const field = fieldOf(owner, part.field);
-  const resolve = resolverOf(field);
-  const nonNull = isNonNullType(field.type);
+  const value = fieldValue(field);
   const write = valueWriter(field.type, part.children);
+  if (!value || !write) return null;
+  const nonNull = isNonNullType(field.type);
   const { key } = part;
   return (source, ctx, shared) => {
     const object = sourceOf(source, ctx);
-    if (object === null) return null;
-    const value = resolve(object, ctx);
-    if (value === null || value === undefined) {
-      if (nonNull) throw NOT_WRITTEN;
-      return null;
-    }
-    return key + write(value, ctx, shared);
+    if (object === null || object === CANNOT) return object;
+    const v = value(object, ctx);
+    if (v === CANNOT) return CANNOT;
+    if (v === null) return nonNull ? CANNOT : null;
+    const text = write(v, ctx, shared);
+    return text === CANNOT ? CANNOT : key + text;
   };
 }
 
-const writers = new WeakMap<Selection, Map<GraphQLObjectType, RowWriter>>();
+const writers = new WeakMap<Selection, Map<GraphQLObjectType, RowWriter | null>>();
 
 /**
  * The writer of `selection` (legacy fields of `type`, as parseFields gives them), made once per
- * selection (selections are parsed once and never modified).
+ * selection (selections are parsed once and never modified); null when a field of it is answered
+ * only through GraphQL.
  */
-export function rowWriter(selection: Selection, type: GraphQLObjectType): RowWriter {
+export function rowWriter(selection: Selection, type: GraphQLObjectType): RowWriter | null {
   let byType = writers.get(selection);
-  let writer = byType?.get(type);
-  if (writer) return writer;
-  const steps = partsOf(selection).map((p) => stepOf(type, p));
-  writer = (source, ctx, shared) => {
-    let out = "";
-    for (let i = 0; i < steps.length; i++) {
-      const text = steps[i](source, ctx, shared);
-      if (text !== null) out += (out ? "," : "{") + text;
-    }
-    return out ? `${out}}` : "{}";
-  };
+  if (byType?.has(type)) return byType.get(type) ?? null;
+  const parts = partsOf(selection).map((p) => stepOf(type, p));
+  let writer: RowWriter | null = null;
+  if (parts.every((p) => p !== null)) {
+    const steps = parts as Step[];
+    writer = (source, ctx, shared) => {
+      let out = "";
+      for (let i = 0; i < steps.length; i++) {
+        const text = steps[i](source, ctx, shared);
+        if (text === CANNOT) return CANNOT;
+        if (text !== null) out += (out ? "," : "{") + text;
+      }
+      return out ? `${out}}` : "{}";
+    };
+  }
   if (!byType) {
     byType = new Map();
     writers.set(selection, byType);

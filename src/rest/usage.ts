@@ -1,4 +1,4 @@
-import type { GraphQLObjectType } from "graphql";
+import type { DocumentNode, GraphQLObjectType } from "graphql";
 import { apiError, errorResponse, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { noteRoute } from "../ops/access-log.ts";
@@ -29,7 +29,7 @@ export const isUsagePath = (path: string) => path === USAGE_PATH || /^\/json\/ap
 interface UsageContext {
   execute(
     request: Request,
-    query: string,
+    document: DocumentNode,
     variables: Record<string, unknown>,
     charge: null,
   ): Promise<{ data?: Record<string, unknown> | null; errors?: GraphQLErrorJson[] }>;

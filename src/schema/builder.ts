@@ -157,3 +157,21 @@ export const pagedComplexity =
     field: 1,
     multiplier: Math.max(0, args.first ?? defaultFirst),
   });
+
+/**
+ * A field whose value is a function of its parent alone (with the operation's loaders, for a
+ * value a planned read did not carry): `value` is its resolver, without arguments or resolve
+ * info, and also, in its extensions (`rowValue`), what the row writer (src/rest/row-writer.ts)
+ * writes REST answers with, from rows, without executing GraphQL. `options` are the field's other
+ * extensions (its legacy name: `legacy(...)`). A field with a resolver of any other kind is
+ * written through GraphQL.
+ */
+export function fromParent<P, T>(
+  value: (parent: P, ctx: ReadContext) => T,
+  options: { extensions?: Record<string, unknown> } = {},
+) {
+  return {
+    extensions: { ...options.extensions, rowValue: value },
+    resolve: (parent: P, _args: unknown, ctx: ReadContext) => value(parent, ctx),
+  };
+}

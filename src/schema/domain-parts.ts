@@ -12,7 +12,7 @@ import { plannedApp } from "../query/domain-read/read.ts";
 import { appByPk, technologiesByName } from "../query/loaders.ts";
 import { DOMAIN_SORTS, type Order } from "../query/sort.ts";
 import { App } from "./app.ts";
-import { builder, legacy, SortDirection } from "./builder.ts";
+import { builder, fromParent, legacy, SortDirection } from "./builder.ts";
 import { filterFields } from "./filter.ts";
 
 /** The nested objects of a Domain and the Domain list's input types. */
@@ -73,8 +73,9 @@ export const DomainTechnology = builder
       technology: t.field({
         type: TechnologyNode,
         description: "The technology itself (in REST its fields appear beside installed_at).",
-        extensions: { legacyShared: { key: "name" } },
-        resolve: (d) => d.technology,
+        ...fromParent((d: { technology: Technology }) => d.technology, {
+          extensions: { legacyShared: { key: "name" } },
+        }),
       }),
       name: t.string({ ...ofTechnology("name"), resolve: (d) => d.technology.name }),
       description: t.string({ ...ofTechnology("description"), resolve: (d) => d.technology.description }),
@@ -146,11 +147,13 @@ export const Product = builder.objectRef<ProductJson>("Product").implement({
   fields: (t) => ({
     title: t.exposeString("title", legacy("title")),
     handle: t.exposeString("handle", legacy("handle")),
-    productId: t.field({ type: "SafeInt", ...legacy("product_id"), resolve: (p) => p.product_id }),
+    productId: t.field({
+      type: "SafeInt",
+      ...fromParent((p: ProductJson) => p.product_id, legacy("product_id")),
+    }),
     publishedAt: t.field({
       type: "DateTime",
-      ...legacy("published_at"),
-      resolve: (p) => new Date(p.published_at),
+      ...fromParent((p: ProductJson) => new Date(p.published_at), legacy("published_at")),
     }),
   }),
 });
@@ -169,18 +172,20 @@ export const InstalledApp = builder.objectRef<DomainApp>("InstalledApp").impleme
       type: App,
       description: "The App (in REST its fields appear beside installed_at).",
       // Shared by every Domain that installed it: REST writes its text once per snapshot.
-      extensions: { legacyFlatten: true, legacyShared: { key: "appId" } },
-      resolve: (d, _args, ctx) => {
-        // A planned read attached the App (src/query/domain-read/read.ts); else its loader reads it.
-        const planned = plannedApp(d);
-        if (planned) return planned;
-        return appByPk(ctx)
-          .load(d.appPk)
-          .then((app) => {
-            if (!app) throw new Error(`Domain ${d.domainPk} refers to a missing App ${d.appPk}`);
-            return app;
-          });
-      },
+      ...fromParent(
+        (d: DomainApp, ctx) => {
+          // A planned read attached the App (src/query/domain-read/read.ts); else its loader reads it.
+          const planned = plannedApp(d);
+          if (planned) return planned;
+          return appByPk(ctx)
+            .load(d.appPk)
+            .then((app) => {
+              if (!app) throw new Error(`Domain ${d.domainPk} refers to a missing App ${d.appPk}`);
+              return app;
+            });
+        },
+        { extensions: { legacyFlatten: true, legacyShared: { key: "appId" } } },
+      ),
     }),
   }),
 });

@@ -2,7 +2,6 @@ import type DataLoader from "dataloader";
 import type { GraphQLResolveInfo } from "graphql";
 import type { ReadContext } from "../context.ts";
 import type { DomainChild } from "../db/domain-children.ts";
-import { InputError, notFound } from "../errors.ts";
 import type {
   DomainApp,
   DomainCategory,
@@ -14,15 +13,10 @@ import type {
   DomainTechnology as DomainTechnologyRow,
   Technology,
 } from "../generated/sqlite/client.ts";
-import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
-import { canonicalDomainName } from "../query/domain-name.ts";
+import type { DomainListArgs } from "../query/domain-list.ts";
+import { domainListPage, findDomain, findDomains, MAX_NAMES } from "../query/domain-read/lookup.ts";
 import { domainReadOf, reads } from "../query/domain-read/plan.ts";
-import {
-  plannedDomainByName,
-  plannedDomainByPk,
-  plannedRows,
-  plannedTechnology,
-} from "../query/domain-read/read.ts";
+import { plannedRows, plannedTechnology } from "../query/domain-read/read.ts";
 import type { Where } from "../query/keyset.ts";
 import {
   type DomainRow,
@@ -38,9 +32,9 @@ import {
   domainTechnologies,
   technologyByPk,
 } from "../query/loaders.ts";
-import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
+import { DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
 import { App } from "./app.ts";
-import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
+import { builder, fromParent, legacy, pagedComplexity, rateLimited } from "./builder.ts";
 import { connectionOf, pageArgs, selectsPage } from "./connection.ts";
 import {
   Contact,
@@ -74,7 +68,10 @@ function jsonLists(t: Fields, pairs: [Key, string][]) {
   return Object.fromEntries(
     pairs.map(([f, l]) => [
       f,
-      t.stringList({ nullable: true, ...legacy(l), resolve: (d) => (d[f] as string[] | null) ?? null }),
+      t.stringList({
+        nullable: true,
+        ...fromParent((d: DomainRow) => (d[f] as string[] | null) ?? null, legacy(l)),
+      }),
     ]),
   );
 }
@@ -118,13 +115,13 @@ function relation<R, T>(
   loaderOf: (ctx: ReadContext) => DataLoader<number, R[]>,
   shape: (rows: R[]) => T,
 ) {
-  return {
-    ...legacy(legacyName, reads([], child)),
-    resolve: (d: DomainRow, _args: unknown, ctx: ReadContext): T | Promise<T> => {
+  return fromParent(
+    (d: DomainRow, ctx): T | Promise<T> => {
       const planned = plannedRows<R>(d, child);
       return planned ? shape(planned) : loaderOf(ctx).load(d.pk).then(shape);
     },
-  };
+    legacy(legacyName, reads([], child)),
+  );
 }
 
 builder.node(Domain, {
@@ -148,8 +145,10 @@ builder.node(Domain, {
     clusterBestRanked: t.string({
       description: "The best-ranked Domain of its cluster (the Domain itself when alone).",
       // A snapshot loaded before every Domain had a cluster: the Domain's own name stands in.
-      ...legacy("cluster_best_ranked", reads(["clusterBestRanked", "name"])),
-      resolve: (d) => d.clusterBestRanked ?? d.name,
+      ...fromParent(
+        (d: DomainRow) => d.clusterBestRanked ?? d.name,
+        legacy("cluster_best_ranked", reads(["clusterBestRanked", "name"])),
+      ),
     }),
     ...columns(t, "String", [
       ["plan", "plan"],
@@ -230,8 +229,7 @@ builder.node(Domain, {
     ]),
     clusterDomains: t.stringList({
       description: "The Domains of its cluster, itself included: a cluster of one when no other shares it.",
-      ...legacy("cluster_domains", reads(["clusterDomains", "name"])),
-      resolve: clusterOf,
+      ...fromParent(clusterOf, legacy("cluster_domains", reads(["clusterDomains", "name"]))),
     }),
     ...jsonLists(t, [
       ["collections", "collections"],
@@ -241,14 +239,12 @@ builder.node(Domain, {
       type: "StringMap",
       nullable: true,
       description: "Locale → domain name of localized versions.",
-      ...legacy("alternates"),
-      resolve: (d) => d.alternates ?? null,
+      ...fromParent((d: DomainRow) => d.alternates ?? null, legacy("alternates")),
     }),
     keywords: t.field({
       type: "Keywords",
       nullable: true,
-      ...legacy("keywords"),
-      resolve: (d) => d.keywords ?? null,
+      ...fromParent((d: DomainRow) => d.keywords ?? null, legacy("keywords")),
     }),
     mostRecentlyPublishedProduct: t.field({
       type: Product,
@@ -264,35 +260,41 @@ builder.node(Domain, {
     theme: t.field({
       type: Theme,
       nullable: true,
-      ...legacy("theme", reads(["themeName", "themeStyle", "themeVendor", "themeVersion", "themeCost"])),
-      resolve: (d) =>
-        d.themeName === null
-          ? null
-          : {
-              name: d.themeName,
-              style: d.themeStyle,
-              vendor: d.themeVendor,
-              version: d.themeVersion,
-              cost: d.themeCost,
-            },
+      ...fromParent(
+        (d: DomainRow) =>
+          d.themeName === null
+            ? null
+            : {
+                name: d.themeName,
+                style: d.themeStyle,
+                vendor: d.themeVendor,
+                version: d.themeVersion,
+                cost: d.themeCost,
+              },
+        legacy("theme", reads(["themeName", "themeStyle", "themeVendor", "themeVersion", "themeCost"])),
+      ),
     }),
     trustpilot: t.field({
       type: ReviewSite,
       nullable: true,
-      ...legacy("trustpilot", reads(["trustpilotReviewCount", "trustpilotAvgRating"])),
-      resolve: (d) =>
-        d.trustpilotReviewCount === null
-          ? null
-          : { reviewCount: d.trustpilotReviewCount, avgRating: d.trustpilotAvgRating ?? 0 },
+      ...fromParent(
+        (d: DomainRow) =>
+          d.trustpilotReviewCount === null
+            ? null
+            : { reviewCount: d.trustpilotReviewCount, avgRating: d.trustpilotAvgRating ?? 0 },
+        legacy("trustpilot", reads(["trustpilotReviewCount", "trustpilotAvgRating"])),
+      ),
     }),
     yotpo: t.field({
       type: ReviewSite,
       nullable: true,
-      ...legacy("yotpo", reads(["yotpoReviewCount", "yotpoAvgRating"])),
-      resolve: (d) =>
-        d.yotpoReviewCount === null
-          ? null
-          : { reviewCount: d.yotpoReviewCount, avgRating: d.yotpoAvgRating ?? 0 },
+      ...fromParent(
+        (d: DomainRow) =>
+          d.yotpoReviewCount === null
+            ? null
+            : { reviewCount: d.yotpoReviewCount, avgRating: d.yotpoAvgRating ?? 0 },
+        legacy("yotpo", reads(["yotpoReviewCount", "yotpoAvgRating"])),
+      ),
     }),
     categories: t.stringList({
       nullable: true,
@@ -322,18 +324,20 @@ builder.node(Domain, {
     technologies: t.field({
       type: [DomainTechnology],
       nullable: true,
-      ...legacy("technologies", reads([], "technologies")),
-      resolve: (d, _a, ctx) => {
-        const planned = plannedRows<DomainTechnologyRow>(d, "technologies");
-        if (planned) return DOMAIN_RELATIONS.technologies(planned, plannedTechnology);
-        return (async () => {
-          const rows = await domainTechnologies(ctx).load(d.pk);
-          const pks = rows.map((r) => r.technologyPk);
-          const techs = await technologyByPk(ctx).loadMany(pks);
-          const byPk = new Map(pks.map((pk, i) => [pk, techs[i]]));
-          return DOMAIN_RELATIONS.technologies(rows, (r) => byPk.get(r.technologyPk));
-        })();
-      },
+      ...fromParent(
+        (d: DomainRow, ctx) => {
+          const planned = plannedRows<DomainTechnologyRow>(d, "technologies");
+          if (planned) return DOMAIN_RELATIONS.technologies(planned, plannedTechnology);
+          return (async () => {
+            const rows = await domainTechnologies(ctx).load(d.pk);
+            const pks = rows.map((r) => r.technologyPk);
+            const techs = await technologyByPk(ctx).loadMany(pks);
+            const byPk = new Map(pks.map((pk, i) => [pk, techs[i]]));
+            return DOMAIN_RELATIONS.technologies(rows, (r) => byPk.get(r.technologyPk));
+          })();
+        },
+        legacy("technologies", reads([], "technologies")),
+      ),
     }),
     apps: t.field({
       type: [InstalledApp],
@@ -371,41 +375,6 @@ async function knownDomains(ctx: ReadContext, names: string[]): Promise<DomainRo
 
 export const DomainConnection = connectionOf(Domain, "Domain");
 
-/** A name as clients write it: case-insensitive, without a trailing dot. */
-function normalizeName(name: string, argument: string): string {
-  const n = canonicalDomainName(name);
-  if (n === null) throw new InputError(argument, `"${name}" is not a domain name such as shop.example.com`);
-  return n;
-}
-
-const MAX_REDIRECT_HOPS = 5;
-
-/** The Domain fields a lookup by name reads besides the selection (redirects are followed by them). */
-export const DOMAIN_LOOKUP = ["pk", "name", "platformDomain", "state", "redirectsTo"];
-
-/** The loader of Domains by name for the Domains under `path` of the resolved field. */
-const lookupOf = (ctx: ReadContext, info: GraphQLResolveInfo, path: readonly string[]) =>
-  plannedDomainByName(ctx, domainReadOf(ctx, info, path, DOMAIN_LOOKUP));
-
-/** The Domain, or with followRedirects the end of its redirect chain within the dataset. */
-async function resolveDomain(
-  byName: ReturnType<typeof lookupOf>,
-  name: string,
-  follow: boolean,
-): Promise<DomainRow | null> {
-  let d = await byName.load(name);
-  const seen = new Set<string>();
-  for (let hop = 0; follow && d && d.state === "Redirect" && hop < MAX_REDIRECT_HOPS; hop++) {
-    seen.add(d.name);
-    const target = ((d.redirectsTo as string[] | null) ?? [])[0];
-    if (!target || seen.has(target)) break;
-    const next = await byName.load(target);
-    if (!next) break;
-    d = next;
-  }
-  return d;
-}
-
 builder.queryField("domain", (t) =>
   t.field({
     type: Domain,
@@ -420,15 +389,7 @@ builder.queryField("domain", (t) =>
         description: "For a Redirect Domain, return the Domain it redirects to (first target, up to 5 hops).",
       }),
     },
-    resolve: async (_root, args, ctx, info) => {
-      const d = await resolveDomain(
-        lookupOf(ctx, info, []),
-        normalizeName(args.name, "name"),
-        args.followRedirects ?? false,
-      );
-      if (!d) throw notFound(`Domain ${args.name}`, { argument: "name" });
-      return d;
-    },
+    resolve: (_root, args, ctx, info) => findDomain(ctx, domainReadOf(info, []), args),
   }),
 );
 
@@ -454,27 +415,14 @@ const DomainsByName = builder
 builder.queryField("domainsByName", (t) =>
   t.field({
     type: DomainsByName,
-    description: "Up to 100 Domains by name (POST /domain/bulk).",
+    description: `Up to ${MAX_NAMES} Domains by name (POST /domain/bulk).`,
     ...rateLimited("bulkRetrieveDomains"),
     complexity: (args) => ({ field: 1, multiplier: args.names.length }),
     args: {
       names: t.arg.stringList({ required: true }),
       followRedirects: t.arg.boolean({ defaultValue: false }),
     },
-    resolve: async (_root, args, ctx, info) => {
-      if (args.names.length === 0) throw new InputError("names", "must name at least one Domain");
-      if (args.names.length > 100)
-        throw new InputError("names", `takes at most 100 names; got ${args.names.length}`);
-      const names = args.names.map((n, i) => normalizeName(n, `names[${i}]`));
-      const byName = lookupOf(ctx, info, ["domains"]);
-      const found = await Promise.all(
-        names.map((n) => resolveDomain(byName, n, args.followRedirects ?? false)),
-      );
-      return {
-        domains: found.filter((d): d is DomainRow => d !== null),
-        notFound: args.names.filter((_n, i) => found[i] === null),
-      };
-    },
+    resolve: (_root, args, ctx, info) => findDomains(ctx, domainReadOf(info, ["domains"]), args),
   }),
 );
 
@@ -487,27 +435,14 @@ export const domainListArgs = builder.args((t) => ({
   ...pageArgs(1000),
 }));
 
-export async function domainPage(
+/** A page of Domains for a connection field: its selection's plan, within `base` (a parent's condition). */
+export const domainPage = (
   ctx: ReadContext,
   info: GraphQLResolveInfo,
   args: DomainListArgs & PageArgs,
   base: Where | null,
   scope: unknown,
-) {
-  const keys = domainSortKeys(args);
-  // Only the columns the page's selection reads, with the key and the sort keys for its cursors.
-  const read = domainReadOf(ctx, info, ["edges", "node"], ["pk", "name", ...keys.map((k) => k.field)]);
-  return connectionPage(ctx, {
-    args,
-    max: 1000,
-    keys,
-    where: await domainListWhere(ctx, args, base),
-    scope: [scope, args.filter, args.search],
-    table: "domain",
-    rows: plannedDomainByPk(ctx, read),
-    page: selectsPage(info),
-  });
-}
+) => domainListPage(ctx, domainReadOf(info, ["edges", "node"]), args, base, scope, selectsPage(info));
 
 builder.queryField("domains", (t) =>
   t.field({

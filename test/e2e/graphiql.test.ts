@@ -28,7 +28,7 @@ describe.skipIf(!existsSync(CHROMIUM))("GraphiQL in a browser", () => {
   beforeAll(async () => {
     api = await startApi("sqlite", writeSnapshotDir(join(tmp.dir, "s"), validFixture()));
     // The app as a browser meets it: no key added for it (api.app adds the test key to fetch).
-    server = createServer(createApp(api.db.config, api.snapshots));
+    server = createServer(createApp(api.db.config, api.snapshots).listener);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });

@@ -30,7 +30,7 @@ describe.each(databaseKinds())("an aborted request body on %s", (kind) => {
   const tmp = tempDir("storegraph-abort-");
   beforeAll(async () => {
     api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "a"), validFixture()));
-    server = createServer(api.app);
+    server = createServer(api.app.listener);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     port = (server.address() as { port: number }).port;
   });

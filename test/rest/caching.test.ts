@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { DocumentNode } from "graphql";
 import { createYoga } from "graphql-yoga";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiKey, Plan } from "../../src/auth/keys.ts";
@@ -102,9 +103,9 @@ describe("the REST handler's caching, with a stand-in for GraphQL", () => {
   // The handler alone, over an execute() that counts its calls: a 304 must not call it at all.
   function standIn(version: number | null) {
     const logger = createLogger({ logLevel: "silent" });
-    const calls: string[] = [];
-    const execute: ExecuteGraphQL = async (_request, query) => {
-      calls.push(query);
+    const calls: DocumentNode[] = [];
+    const execute: ExecuteGraphQL = async (_request, document) => {
+      calls.push(document);
       return version === null
         ? { errors: [{ message: "no dataset has been loaded yet", extensions: { code: "NOT_READY" } }] }
         : { data: { app: { name: "Klaviyo" } } };
@@ -124,7 +125,16 @@ describe("the REST handler's caching, with a stand-in for GraphQL", () => {
       schema,
       plugins: [
         useAuth(async (secret) => (secret === "sg_test" ? key : null), []),
-        useRest({ execute, logger, limits, version: async () => version }),
+        useRest({
+          execute,
+          // An App route reads nothing through the query layer.
+          readContext: async () => {
+            throw new Error("not read here");
+          },
+          logger,
+          limits,
+          version: async () => version,
+        }),
       ],
     });
     const get = (headers: Record<string, string> = {}) =>

@@ -77,7 +77,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
     const served = await api.snapshots.current();
     if (!served) throw new Error("no snapshot");
     const lines: string[] = [];
-    for await (const page of domainStream(served, fields, query, batch)) lines.push(...page);
+    for await (const page of domainStream(served, fields, query, batch)) lines.push(...page.lines);
     return lines;
   }
 
@@ -286,7 +286,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
         let count = 0;
         const query = { orderBy: [{ field: "ESTIMATED_SALES", direction: "DESC" }] };
         for await (const page of domainStream({ ...s, sql }, "name,rank,apps.name", query, 10))
-          count += page.length;
+          count += page.lines.length;
         expect(count).toBe(oracle.domainNames().length);
         const domainReads = seen.filter(
           (t) => /FROM "?[\w.]*"?\.?"domain" /.test(t) || t.includes('"domain" r'),

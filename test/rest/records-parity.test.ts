@@ -11,7 +11,7 @@ import { databaseKinds } from "../support/databases.ts";
 import { legacyPaths } from "../support/legacy-paths.ts";
 
 // REST Domain answers (one, bulk, list pages) written from their rows by the generated row writer
-// (src/rest/row-writer.ts, handed over as src/context.ts RecordHandoff describes) against the
+// (src/rest/row-writer.ts, read through the query layer as src/rest/records.ts describes) against the
 // same requests answered through the resolvers: status and body, byte for byte, on both
 // databases, for random `fields`, names (unknown ones, platform domains, any letter case,
 // redirects followed or not), filters, sorts, page sizes and the next page by cursor.

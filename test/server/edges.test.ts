@@ -243,7 +243,7 @@ describe.each(databaseKinds())("bad requests and edges on %s", (kind) => {
         createApp(api.db.config, api.snapshots, { beforeExportPage: () => pageHook() }),
         api.key,
       );
-      server = createHttpServer(app) as Server;
+      server = createHttpServer(app.listener) as Server;
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       port = (server.address() as { port: number }).port;
     });

@@ -144,7 +144,7 @@ describe.each(databaseKinds())("hostile HTTP on %s", (kind) => {
   beforeAll(async () => {
     api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "s"), validFixture()));
     app = createApp(api.db.config, api.snapshots);
-    server = createHttpServer(app);
+    server = createHttpServer(app.listener);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     at = (server.address() as AddressInfo).port;
   }, 60_000);

@@ -65,7 +65,7 @@ describe("HTTPS", () => {
     };
     const app = createApp(config, api.snapshots);
     const server = createHttpServer(
-      app,
+      app.listener,
       tls ? { cert: readFileSync(cert), key: readFileSync(key) } : undefined,
     );
     servers.push(server);

@@ -76,13 +76,13 @@ describe.each(databaseKinds())("status lines on %s", (kind) => {
   beforeAll(async () => {
     api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "s"), validFixture()));
     app = createApp({ ...api.db.config, rateLimits: { enabled: true, redisUrl: null } }, api.snapshots);
-    server = createHttpServer(app) as Server;
+    server = createHttpServer(app.listener) as Server;
     at = await listen(server);
     proKey = await api.createKey("pro");
     empty = await createTestDatabase(kind);
     emptySnapshots = await Snapshots.open(empty.config, { refreshMs: 0, graceMs: 0 });
     emptyApp = createApp(empty.config, emptySnapshots);
-    emptyServer = createHttpServer(emptyApp) as Server;
+    emptyServer = createHttpServer(emptyApp.listener) as Server;
     emptyAt = await listen(emptyServer);
   }, 60_000);
 

@@ -5,7 +5,6 @@ import type {
   SelectionSetNode,
 } from "graphql";
 import { getNamedType, isObjectType, Kind } from "graphql";
-import type { ReadContext } from "../../context.ts";
 import { DOMAIN_CHILDREN, type DomainChild } from "../../db/domain-children.ts";
 import { columnsOf } from "../../db/reader.ts";
 import { DOMAIN_OMITTED } from "../loaders.ts";
@@ -135,22 +134,14 @@ function fieldsIn(fragments: Fragments, sets: readonly SelectionSetNode[]) {
 const plans = new WeakMap<object, Map<string, DomainRead>>();
 
 /**
- * What the Domains under `path` of the resolved field need (a DomainRead): their columns (with
- * `always`: the key, the sort keys, what the resolver itself reads) and the child tables their
- * relation fields read. Looked ahead once per field of a document and kept: a repeated operation
- * plans nothing.
+ * What the Domains under `path` of the resolved field select (a DomainRead): their columns and
+ * the child tables their relation fields read. Looked ahead once per field of a document and
+ * kept: a repeated operation plans nothing. The readers add what they read themselves
+ * (withFields: the key, the sort keys, what a lookup follows redirects by).
  */
-export function domainReadOf(
-  ctx: ReadContext,
-  info: GraphQLResolveInfo,
-  path: readonly string[],
-  always: readonly string[],
-): DomainRead {
-  // A REST request's records: their document selects only their names, and what they read is
-  // what the route's `fields` selects (src/context.ts, RecordHandoff).
-  if (ctx.records) return handedOverRead(domainTypeOf(info, path), ctx.records.set, always);
+export function domainReadOf(info: GraphQLResolveInfo, path: readonly string[]): DomainRead {
   const node = info.fieldNodes[0];
-  const key = `${path.join(".")}|${always.join(",")}`;
+  const key = path.join(".");
   let byPath = plans.get(node);
   const known = byPath?.get(key);
   if (known && info.fieldNodes.length === 1) return known;
@@ -160,7 +151,7 @@ export function domainReadOf(
       f.name.value === step && f.selectionSet ? [f.selectionSet] : [],
     );
   }
-  const read = domainReadOfSets(domainTypeOf(info, path), sets, always, info.fragments);
+  const read = domainReadOfSets(domainTypeOf(info, path), sets, [], info.fragments);
   if (info.fieldNodes.length === 1) {
     if (!byPath) {
       byPath = new Map();
@@ -183,27 +174,27 @@ function domainTypeOf(info: GraphQLResolveInfo, path: readonly string[]): GraphQ
   return type;
 }
 
-/** Reads of handed-over records, by their selection set and `always`. */
-const handedOver = new WeakMap<SelectionSetNode, Map<string, DomainRead>>();
+/** Reads with the fields their readers add, by read and added fields (both are made once and kept). */
+const widened = new WeakMap<DomainRead, Map<string, DomainRead>>();
 
-function handedOverRead(
-  type: GraphQLObjectType,
-  set: SelectionSetNode,
-  always: readonly string[],
-): DomainRead {
-  let byAlways = handedOver.get(set);
+/**
+ * `read` with the model fields `always` too: what a reader reads besides the selection (the key,
+ * the sort keys of a page's cursors, what a lookup follows redirects by). Made once per pair.
+ */
+export function withFields(read: DomainRead, always: readonly string[]): DomainRead {
+  if (read.fields === null) return read;
+  const key = always.join(",");
+  let byAlways = widened.get(read);
+  const known = byAlways?.get(key);
+  if (known) return known;
+  const fields = [...new Set([...read.fields, ...always])].sort();
+  const wide = fields.length === read.fields.length ? read : { fields, children: read.children };
   if (!byAlways) {
     byAlways = new Map();
-    handedOver.set(set, byAlways);
+    widened.set(read, byAlways);
   }
-  const key = always.join(",");
-  let read = byAlways.get(key);
-  if (!read) {
-    // Their names too: the writer finds each record's row by it.
-    read = domainReadOfSets(type, [set], [...always, "name"]);
-    byAlways.set(key, read);
-  }
-  return read;
+  byAlways.set(key, wide);
+  return wide;
 }
 
 /**

@@ -251,9 +251,6 @@ async function domainRowsOf(
 ): Promise<DomainRow[]> {
   const rows = toModel<DomainRow & PlannedRow>(s.columns, raw);
   if (s.children.length) for (const r of rows) r[PLANNED] = {};
-  // Handed to the row writer of a REST request (src/context.ts, RecordHandoff).
-  const handoff = ctx.records?.rows;
-  if (handoff) for (const r of rows) handoff.set(r.name, r);
   const installed: DomainApp[] = [];
   const detected: DomainTechnology[] = [];
   s.children.forEach(({ child, columns }, k) => {
@@ -338,21 +335,13 @@ async function attach<R extends object, V>(
   }
 }
 
-/**
- * Domains by name or platform domain (as domainByName), read as `read` plans. A Domain whose row
- * was handed over with the operation under its name (ctx.records, src/context.ts: an export batch's
- * rows, read by the same plan) is not read again.
- */
+/** Domains by name or platform domain (as domainByName), read as `read` plans. */
 export const plannedDomainByName = (ctx: ReadContext, read: DomainRead) =>
   loader<string, DomainRow | null>(ctx, `domainByName:${readKey(read)}`, async (sql, names) => {
-    const handed = ctx.records?.rows as Map<string, DomainRow> | undefined;
-    const unread = handed ? names.filter((n) => !handed.has(n)) : names;
-    const rows = unread.length
-      ? await readPlannedDomains(ctx, sql, "nameOrPlatformDomain", unread, read)
-      : [];
+    const rows = await readPlannedDomains(ctx, sql, "nameOrPlatformDomain", names, read);
     const byName = new Map(rows.map((r) => [r.name, r]));
     const byPlatformDomain = new Map(rows.filter((r) => r.platformDomain).map((r) => [r.platformDomain, r]));
-    return names.map((n) => handed?.get(n) ?? byName.get(n) ?? byPlatformDomain.get(n) ?? null);
+    return names.map((n) => byName.get(n) ?? byPlatformDomain.get(n) ?? null);
   });
 
 /** Domains by key, read as `read` plans. */

@@ -1,0 +1,112 @@
+import {
+  type DocumentNode,
+  type FieldNode,
+  type GraphQLObjectType,
+  getArgumentValues,
+  getVariableValues,
+  Kind,
+  type OperationDefinitionNode,
+} from "graphql";
+import type { ReadContext } from "../context.ts";
+import { InputError, isApiError, withInputCodes } from "../errors.ts";
+import { domainListPage, findDomain, findDomains } from "../query/domain-read/lookup.ts";
+import { type DomainRead, domainReadOfSets } from "../query/domain-read/plan.ts";
+import { schema } from "../schema/index.ts";
+import { refusedText } from "../text-input.ts";
+import type { GraphQLErrorJson } from "./errors.ts";
+import { type Selection, toSelectionSet } from "./fields.ts";
+import { type RowWriter, rowWriter } from "./row-writer.ts";
+
+/**
+ * REST Domain answers (Retrieve, Bulk retrieve, a page of List Domains) read through the query
+ * layer's typed functions (src/query/domain-read/lookup.ts) and written from their rows by the
+ * generated row writer (src/rest/row-writer.ts), without executing their GraphQL operation: the
+ * operation adds nothing to them but its walk of every field (docs/decisions.md, "REST Domain
+ * answers"). What the operation did besides is done here by the same code: its arguments are the
+ * route's variables, checked and coerced by the schema as GraphQL checks them (refusedText, then
+ * the variables' types, then the root field's arguments), the budget is drawn on before the read
+ * (src/rest/handler.ts), and the readers are the resolvers' own.
+ *
+ * A plan is made once per route and selection: what the records read (`read`), the writer of one
+ * record (`write`), and the reader of the route's root field (`answer`). A selection the writer
+ * cannot write (a field read on request) has none: it is answered through GraphQL.
+ */
+export interface RecordsPlan {
+  read: DomainRead;
+  write: RowWriter;
+  /** The route's root field's value, as its resolver gives it (a Domain row, DomainsByName, a Connection). */
+  answer(ctx: ReadContext, args: Record<string, unknown>): Promise<unknown>;
+  /** The root field's arguments, from the route's variables (an error names the argument, as GraphQL's do). */
+  args(variables: Record<string, unknown>): Record<string, unknown>;
+}
+
+/** What a REST Domain route's root field reads, by the field's name: the query layer's readers. */
+const READERS: Record<string, (ctx: ReadContext, args: never, read: DomainRead) => Promise<unknown>> = {
+  domain: (ctx, args: { name: string; followRedirects?: boolean | null }, read) =>
+    findDomain(ctx, read, args),
+  domainsByName: (ctx, args: { names: string[]; followRedirects?: boolean | null }, read) =>
+    findDomains(ctx, read, args),
+  domains: (ctx, args: Parameters<typeof domainListPage>[2], read) =>
+    domainListPage(ctx, read, args, null, "domains"),
+};
+
+const DOMAIN = () => schema.getType("Domain") as GraphQLObjectType;
+
+/**
+ * The records plan of a route whose root field READERS reads, for `sel`; null when the row writer
+ * cannot write `sel` (answered through GraphQL); undefined for any other route.
+ */
+export function recordsPlanOf(
+  root: string,
+  document: () => DocumentNode,
+  sel: Selection,
+): RecordsPlan | null | undefined {
+  const reader = READERS[root];
+  if (!reader) return undefined;
+  const write = rowWriter(sel, DOMAIN());
+  if (!write) return null;
+  const read = domainReadOfSets(DOMAIN(), [toSelectionSet(sel)], []);
+  let shape: ReturnType<typeof shapeOf> | null = null;
+  return {
+    read,
+    write,
+    answer: (ctx, args) => reader(ctx, args as never, read),
+    args: (variables) => {
+      shape ??= shapeOf(document(), root);
+      return argumentsOf(shape, variables);
+    },
+  };
+}
+
+/** The operation's variable definitions and its root field, found once per plan. */
+function shapeOf(document: DocumentNode, root: string) {
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const node = operation?.selectionSet.selections[0] as FieldNode | undefined;
+  const field = schema.getQueryType()?.getFields()[root];
+  if (!operation || !node || node.name.value !== root || !field)
+    throw new Error(`the records of ${root} have no operation of that root field`);
+  return { document, operation, node, field };
+}
+
+/** The root field's arguments from `variables`, refused as GraphQL refuses them (its text check, then coercion). */
+function argumentsOf(shape: ReturnType<typeof shapeOf>, variables: Record<string, unknown>) {
+  const refused = refusedText(shape.document, variables);
+  if (refused) throw refused;
+  const { coerced, errors } = getVariableValues(schema, shape.operation.variableDefinitions ?? [], variables);
+  if (errors?.length) throw withInputCodes([...errors])[0];
+  return getArgumentValues(shape.field, shape.node, coerced) as Record<string, unknown>;
+}
+
+/**
+ * A thrown error as GraphQL reports it (the shape restErrorOf reads): an InputError names its
+ * argument as BAD_USER_INPUT, an error of the API keeps its extensions; null for a fault.
+ */
+export function errorJsonOf(e: unknown): GraphQLErrorJson | null {
+  if (e instanceof InputError)
+    return { message: e.message, extensions: { code: "BAD_USER_INPUT", argument: e.argument } };
+  if (isApiError(e))
+    return { message: e.message, extensions: e.extensions as GraphQLErrorJson["extensions"] };
+  return null;
+}
