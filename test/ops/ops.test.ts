@@ -398,7 +398,7 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
   });
 
   it("serves /metrics on the API's port to METRICS_TOKEN's bearer only", async () => {
-    const token = "t".repeat(12) + "-metrics-token";
+    const token = `${"t".repeat(12)}-metrics-token`;
     const other = await startGateway(db, { METRICS_TOKEN: token });
     try {
       const none = await fetch(`${other.base}/metrics`);
