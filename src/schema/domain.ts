@@ -2,7 +2,7 @@ import type DataLoader from "dataloader";
 import type { GraphQLResolveInfo } from "graphql";
 import type { ReadContext } from "../context.ts";
 import type { DomainChild } from "../db/domain-children.ts";
-import { InputError, notFound } from "../errors.ts";
+import { apiError, InputError } from "../errors.ts";
 import type {
   DomainApp,
   DomainCategory,
@@ -39,6 +39,7 @@ import {
   technologyByPk,
 } from "../query/loaders.ts";
 import { connectionPage, DEFAULT_PAGE_SIZE, type PageArgs } from "../query/page.ts";
+import { meant } from "../query/suggest.ts";
 import { App } from "./app.ts";
 import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
 import { connectionOf, pageArgs, selectsPage } from "./connection.ts";
@@ -406,6 +407,15 @@ async function resolveDomain(
   return d;
 }
 
+/**
+ * For a www. name the dataset lacks, the bare name when the dataset has it: the 404 names it
+ * (" (did you mean ...?)"). It is not answered in its place: the two may be different sites.
+ */
+async function bareNameMeant(byName: ReturnType<typeof lookupOf>, name: string): Promise<string> {
+  const bare = name.startsWith("www.") ? name.slice("www.".length) : null;
+  return bare && (await byName.load(bare)) ? meant([bare]) : "";
+}
+
 builder.queryField("domain", (t) =>
   t.field({
     type: Domain,
@@ -421,12 +431,13 @@ builder.queryField("domain", (t) =>
       }),
     },
     resolve: async (_root, args, ctx, info) => {
-      const d = await resolveDomain(
-        lookupOf(ctx, info, []),
-        normalizeName(args.name, "name"),
-        args.followRedirects ?? false,
-      );
-      if (!d) throw notFound(`Domain ${args.name}`, { argument: "name" });
+      const byName = lookupOf(ctx, info, []);
+      const name = normalizeName(args.name, "name");
+      const d = await resolveDomain(byName, name, args.followRedirects ?? false);
+      if (!d) {
+        const hint = await bareNameMeant(byName, name);
+        throw apiError("NOT_FOUND", `Domain ${args.name} not found${hint}`, { argument: "name" });
+      }
       return d;
     },
   }),
