@@ -2,7 +2,7 @@ import type DataLoader from "dataloader";
 import type { GraphQLResolveInfo } from "graphql";
 import type { ReadContext } from "../context.ts";
 import type { DomainChild } from "../db/domain-children.ts";
-import { apiError, InputError } from "../errors.ts";
+import { InputError, notFound } from "../errors.ts";
 import type {
   DomainApp,
   DomainCategory,
@@ -434,10 +434,7 @@ builder.queryField("domain", (t) =>
       const byName = lookupOf(ctx, info, []);
       const name = normalizeName(args.name, "name");
       const d = await resolveDomain(byName, name, args.followRedirects ?? false);
-      if (!d) {
-        const hint = await bareNameMeant(byName, name);
-        throw apiError("NOT_FOUND", `Domain ${args.name} not found${hint}`, { argument: "name" });
-      }
+      if (!d) throw notFound(`Domain ${args.name}`, { argument: "name" }, await bareNameMeant(byName, name));
       return d;
     },
   }),
