@@ -12,8 +12,9 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
-    // Builds dist/server.js, which the tests that start a server process run (test/support).
-    globalSetup: ["test/support/build.ts"],
+    // Builds dist/server.js, which the tests that start a server process run (test/support); gives
+    // the run a temporary directory of its own, and fails it on what a test leaves there.
+    globalSetup: ["test/support/build.ts", "test/support/temp-dirs.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Suites create their own databases; two cores, so keep parallelism modest.

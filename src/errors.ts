@@ -134,8 +134,9 @@ export class InputError extends Error {
   }
 }
 
-export function notFound(what: string, extensions: Record<string, unknown> = {}): GraphQLError {
-  return apiError("NOT_FOUND", `${what} not found`, extensions);
+/** `what` not found, and what was most likely meant (`hint`: src/query/suggest.ts's meant). */
+export function notFound(what: string, extensions: Record<string, unknown> = {}, hint = ""): GraphQLError {
+  return apiError("NOT_FOUND", `${what} not found${hint}`, extensions);
 }
 
 /** Where faults are reported: a pino logger, or anything with its warn and error. */

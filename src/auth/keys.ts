@@ -86,6 +86,19 @@ function normalizeSelector(selector: string): string {
   return wanted;
 }
 
+/** Whether a selector is a whole key (its secret), rather than a start of an id or prefix. */
+const isSecret = (selector: string) => KEY_SHAPE.test(selector.trim());
+
+/**
+ * A selector as a message may quote it: a whole key only by its shown prefix, so that a key that
+ * leaked is not printed once more (into a terminal's scrollback, a CI log).
+ *
+ * @example selectorText("sg_ab3k…") // → '"sg_ab3k…"'; selectorText(<a whole key>) // → 'the key sg_ab3k…'
+ */
+export function selectorText(selector: string): string {
+  return isSecret(selector) ? `the key ${selector.trim().slice(0, 7)}…` : `"${selector}"`;
+}
+
 /** One key as `keys list` prints it: id, shown prefix, plan, name, dates and state. */
 export function formatKey(k: ApiKey): string {
   const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
@@ -141,11 +154,19 @@ export class ApiKeys {
   }
 
   /**
-   * Every key, active or revoked, that `selector` names: its id, or its shown prefix (sg_ and four
-   * characters), starts with it. The selector is taken as `keys list` prints it (a trailing …,
-   * either case), and needs MIN_SELECTOR characters so that a slip cannot name a key by chance.
+   * Every key, active or revoked, that `selector` names: the key itself (its secret, compared by
+   * hash), or a start of its id or of its shown prefix (sg_ and four characters). A start is taken
+   * as `keys list` prints it (a trailing …, either case), and needs MIN_SELECTOR characters so that
+   * a slip cannot name a key by chance.
    */
   async match(selector: string): Promise<ApiKey[]> {
+    if (isSecret(selector)) {
+      // The key itself, as a person pastes one that leaked: found by its hash, as verify finds it.
+      const rows = await this.store.metaQuery("SELECT * FROM {meta}.api_key WHERE hash = ?", [
+        hashOf(selector.trim()),
+      ]);
+      return rows.map(toKey);
+    }
     const wanted = normalizeSelector(selector);
     return (await this.list()).filter((k) => k.id.startsWith(wanted) || k.prefix.startsWith(wanted));
   }
@@ -159,7 +180,7 @@ export class ApiKeys {
     const matches = (await this.match(selector)).filter((k) => k.revokedAt === null);
     if (matches.length > 1) {
       throw new KeySelectorError(
-        `"${selector}" matches ${matches.length} keys; give more of the id:\n${matches.map((k) => `  ${formatKey(k)}`).join("\n")}`,
+        `${selectorText(selector)} matches ${matches.length} keys; give more of the id:\n${matches.map((k) => `  ${formatKey(k)}`).join("\n")}`,
         matches,
       );
     }

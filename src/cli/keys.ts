@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { ApiKeys, formatKey, MIN_SELECTOR, PLANS, type Plan } from "../auth/keys.ts";
+import { ApiKeys, formatKey, MIN_SELECTOR, PLANS, type Plan, selectorText } from "../auth/keys.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
 
@@ -7,7 +7,8 @@ const USAGE = `usage:
   npm run keys -- create --plan ${PLANS.join("|")} --name "Acme"   prints a new key, once, of a new account
       [--account <account>]                                        or of an account some key has (its lists)
   npm run keys -- list                                             id, key prefix, plan, name, account, dates
-  npm run keys -- revoke <id or key prefix>                        ${MIN_SELECTOR} or more characters of either
+  npm run keys -- revoke <id or key prefix>                        ${MIN_SELECTOR} or more characters of either,
+                                                                   or the whole key (one that leaked)
   npm run keys -- -h, --help                                       this help`;
 
 const parse = () =>
@@ -69,7 +70,7 @@ async function main(): Promise<number> {
         const why = gone.length
           ? `: ${gone.map((k) => `${k.id} (${k.name}) was revoked ${k.revokedAt?.toISOString()}`).join("; ")}`
           : " (npm run keys -- list)";
-        console.error(`no active key with id or prefix "${rest[0]}"${why}`);
+        console.error(`no active key matches ${selectorText(rest[0])}${why}`);
         return 1;
       }
       console.log(`revoked ${revoked[0].id} (${revoked[0].name})`);

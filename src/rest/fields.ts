@@ -8,6 +8,7 @@ import {
 } from "graphql";
 import { LRUCache } from "lru-cache";
 import { apiError } from "../errors.ts";
+import { meant, nearNames } from "../query/suggest.ts";
 import { field, selection as selectionSet } from "./document.ts";
 
 /**
@@ -19,6 +20,7 @@ import { field, selection as selectionSet } from "./document.ts";
  * parseFields("", AppType)                      // → every default field
  * parseFields("*,description_long", AppType)    // → every default field and descriptionLong
  * parseFields("nope", AppType)                  // throws BAD_USER_INPUT: unknown field "nope"
+ * parseFields("name,nmae", AppType)             // throws: unknown field "nmae" (did you mean "name"?)
  */
 const fieldsError = (message: string) => apiError("BAD_USER_INPUT", message);
 
@@ -199,8 +201,12 @@ function build(
     }
     const info = known.get(name);
     if (!info) {
+      const near = nearNames(
+        name,
+        [...known.keys()].filter((k) => !exclude.includes(k)),
+      );
       throw fieldsError(
-        `${option}: unknown field "${prefix}${name}"; known fields${prefix ? ` of ${prefix.slice(0, -1)}` : ""}: ${[...known.keys()].join(", ")}`,
+        `${option}: unknown field "${prefix}${name}"${meant(near.map((k) => prefix + k))}; known fields${prefix ? ` of ${prefix.slice(0, -1)}` : ""}: ${[...known.keys()].join(", ")}`,
       );
     }
     if (exclude.includes(name)) {

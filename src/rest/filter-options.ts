@@ -264,6 +264,18 @@ function allAmong(words: readonly string[], among: readonly string[], prefix: bo
 }
 
 /**
+ * How other APIs page, and the options this one pages with (docs/api.md): a count per page is
+ * page_size, and where to go on from is a cursor (or a page number, on the routes that page by
+ * offset). No edit of `limit` or `offset` reaches either, so they are named here.
+ */
+const PAGING_ELSEWHERE = new Map<string, readonly string[]>([
+  ["limit", ["page_size"]],
+  ["per_page", ["page_size"]],
+  ["offset", ["cursor", "page"]],
+  ["skip", ["cursor", "page"]],
+]);
+
+/**
  * "Did you mean" for a route's unknown options: the options a client most likely meant by `name`,
  * best first, at most 5 (src/rest/options.ts puts them in the refusal). A filter's legacy name is
  * short (f:cc), so a client often writes what it filters on instead: each `f:` option is also
@@ -278,7 +290,8 @@ function allAmong(words: readonly string[], among: readonly string[], prefix: bo
  *   description (f:shipping: f:stc, "Ships-to country").
  *
  * A name without a bound may mean either bound of a range (f:sales: f:ermin, f:ermax); with one, or
- * with `:op`, only options of that kind are suggested.
+ * with `:op`, only options of that kind are suggested. Other APIs' paging options (limit, offset)
+ * suggest this one's (page_size, cursor).
  */
 export function optionSuggester(valid: readonly string[], t?: FilterTables): (name: string) => string[] {
   const known = t ? knownOptions(t, new Set(valid)) : [];
@@ -289,6 +302,8 @@ export function optionSuggester(valid: readonly string[], t?: FilterTables): (na
   for (const k of known) if (!filters.has(k.long.slice(2))) filters.set(k.long.slice(2), k.option);
   const others = new Map(valid.filter((v) => !v.startsWith("f:")).map((v) => [v, v]));
   return (name) => {
+    const paging = (PAGING_ELSEWHERE.get(name.toLowerCase()) ?? []).filter((o) => valid.includes(o));
+    if (paging.length) return [...paging];
     const { words, suffix } = partsOf(name);
     const fits = known.filter((k) => k.suffix === suffix || (suffix === "" && k.range));
     const named = fits.filter((k) => allAmong(words, k.words, false)).map((k) => k.option);

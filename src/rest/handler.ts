@@ -12,6 +12,7 @@ import type { Logger } from "../logger.ts";
 import { noteRoute } from "../ops/access-log.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "../ops/request-id.ts";
+import { meant, nearNames, unique } from "../query/suggest.ts";
 import { readBody } from "../request-body.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
@@ -22,7 +23,7 @@ import { errorJsonOf } from "./records.ts";
 import type { Operation } from "./route.ts";
 import { OPENAPI_PATH, OPERATIONS, REST_BASE } from "./routes.ts";
 import { withSharedTexts } from "./shared-text.ts";
-import { answerUsage, isUsagePath } from "./usage.ts";
+import { answerUsage, isUsagePath, USAGE_PATH } from "./usage.ts";
 
 export { OPENAPI_PATH, REST_BASE };
 
@@ -171,7 +172,28 @@ function match(path: string, method: string): { op: Operation; params: Record<st
       { headers: { allow: allowed.join(", ") } },
     );
   }
-  throw apiError("NOT_FOUND", `no such path: ${REST_BASE}${path} (see /json/api/v1/openapi.json)`);
+  throw apiError(
+    "NOT_FOUND",
+    `no such path: ${REST_BASE}${path}${meant(nearPaths(path))} (see ${OPENAPI_PATH})`,
+  );
+}
+
+/** The first segments of the routes' paths (domain, app, changes, list, webhooks). */
+const FIRST_SEGMENTS = unique(OPERATIONS.map((op) => op.route.path.split("/")[1]));
+
+/**
+ * The paths a client most likely meant by an unknown one under REST_BASE: the routes beside it
+ * rather than under it (/json/api/v1/all/usage: /json/api/v1/usage), or the same path with its
+ * first segment a route's near it (/domains/shop.example.com: /domain/shop.example.com).
+ */
+function nearPaths(path: string): string[] {
+  const beside = `${REST_BASE.slice(0, REST_BASE.lastIndexOf("/"))}${path}`;
+  if (beside === USAGE_PATH || beside === OPENAPI_PATH) return [beside];
+  const [, first = "", ...rest] = path.split("/");
+  return nearNames(first, FIRST_SEGMENTS)
+    .map((segment) => ["", segment, ...rest].join("/"))
+    .filter((near) => MATCHERS.some(({ re }) => re.test(near)))
+    .map((near) => `${REST_BASE}${near}`);
 }
 
 /**

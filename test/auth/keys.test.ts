@@ -197,6 +197,23 @@ describe.each(databaseKinds())("ApiKeys on %s", (kind) => {
     expect((await keys.verify(other.key))?.id).toBe(other.apiKey.id);
   });
 
+  it("revoke by the key itself (one that leaked): found by its hash, pasted with spaces too", async () => {
+    const { key, apiKey } = await keys.create("leaked", "pro");
+    const other = await keys.create("bystander of a leak", "pro");
+    expect((await keys.revoke(` ${key}\n`)).map((k) => k.id)).toEqual([apiKey.id]);
+    expect(await keys.verify(key)).toBeNull();
+    expect((await keys.verify(other.key))?.id).toBe(other.apiKey.id);
+    // Revoked already: nothing more to revoke, and match names it, revoked.
+    expect(await keys.revoke(key)).toEqual([]);
+    expect((await keys.match(key)).map((k) => [k.id, k.revokedAt instanceof Date])).toEqual([
+      [apiKey.id, true],
+    ]);
+    // A key of the right shape that was never made names nothing; nor does one of the same prefix.
+    expect(await keys.match(unknownKey())).toEqual([]);
+    expect(await keys.revoke(other.key.slice(0, 7) + unknownKey().slice(7))).toEqual([]);
+    expect((await keys.verify(other.key))?.id).toBe(other.apiKey.id);
+  });
+
   it("revoke of an unknown id or prefix revokes nothing", async () => {
     const { key } = await keys.create("untouched", "pro");
     expect(await keys.revoke(randomUUID())).toEqual([]);
@@ -434,6 +451,29 @@ describe("the keys command (npm run keys) on sqlite", () => {
     const again = await keysCli(dataDir, "revoke", created.key.slice(0, 7));
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/no active key/);
+  });
+
+  it("revoke <the whole key> revokes it, and never prints the key back", async () => {
+    const r = await keysCli(dataDir, "create", "--plan", "pro", "--name", "Leaked");
+    expect(r.code).toBe(0);
+    const key = String(r.stdout.match(KEY_ANYWHERE)?.[0]);
+    const id = String(/Created key (\S+)/.exec(r.stdout)?.[1]);
+    const revoked = await keysCli(dataDir, "revoke", key);
+    expect(revoked, revoked.stderr).toMatchObject({ code: 0 });
+    expect(revoked.stdout).toContain(`revoked ${id} (Leaked)`);
+    expect(await withKeys((k) => k.verify(key))).toBeNull();
+    // Again: it says which key was revoked and when, by its shown prefix only.
+    const again = await keysCli(dataDir, "revoke", key);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      new RegExp(
+        `^no active key matches the key ${key.slice(0, 7)}…: ${id} \\(Leaked\\) was revoked \\d{4}-`,
+      ),
+    );
+    for (const out of [revoked, again]) {
+      expect(out.stdout + out.stderr).not.toContain(key.slice(7));
+      expect((out.stdout + out.stderr).match(KEY_ANYWHERE)).toBeNull();
+    }
   });
 
   it("revoke <id> revokes the key", async () => {

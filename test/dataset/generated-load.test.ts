@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +7,7 @@ import { openSnapshotStore } from "../../src/db/open-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
 import { ensureDemoData } from "../../src/demo.ts";
 import { createLogger } from "../../src/logger.ts";
+import { tempDir } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { openSnapshotClient } from "../support/prisma.ts";
 
@@ -17,7 +16,8 @@ import { openSnapshotClient } from "../support/prisma.ts";
 describe.each(databaseKinds())("generated datasets load on %s", (kind) => {
   let db: TestDatabase;
   let store: SnapshotStore;
-  const scratch = mkdtempSync(join(tmpdir(), "storegraph-genload-"));
+  const tmp = tempDir("storegraph-genload-");
+  const scratch = tmp.dir;
 
   beforeAll(async () => {
     db = await createTestDatabase(kind);
@@ -26,6 +26,7 @@ describe.each(databaseKinds())("generated datasets load on %s", (kind) => {
   afterAll(async () => {
     await store?.close();
     await db?.drop();
+    tmp.remove();
   });
 
   it("loads datasets of any seed and size without a single problem", async () => {

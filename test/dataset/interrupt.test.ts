@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { openSnapshotStore } from "../../src/db/open-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
+import { tempDir } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -34,7 +33,8 @@ function bigFixture(n: number) {
 describe.each(databaseKinds())("a load process killed midway on %s", (kind) => {
   let db: TestDatabase;
   let store: SnapshotStore;
-  const scratch = mkdtempSync(join(tmpdir(), "storegraph-kill-"));
+  const tmp = tempDir("storegraph-kill-");
+  const scratch = tmp.dir;
 
   beforeAll(async () => {
     db = await createTestDatabase(kind);
@@ -43,6 +43,7 @@ describe.each(databaseKinds())("a load process killed midway on %s", (kind) => {
   afterAll(async () => {
     await store?.close();
     await db?.drop();
+    tmp.remove();
   });
 
   it("leaves the served snapshot intact, and the next load cleans up after it", async () => {

@@ -1,5 +1,4 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,11 +9,14 @@ import { LoadValidationError, MAX_LISTED, Problems } from "../../src/dataset/loa
 import { openSnapshotStore } from "../../src/db/open-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
 import { LoadInProgressError } from "../../src/db/store.ts";
+import { tempDir } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { type Fixture, type Json, validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { openSnapshotClient } from "../support/prisma.ts";
 
-const scratch = mkdtempSync(join(tmpdir(), "storegraph-load-"));
+const tmp = tempDir("storegraph-load-");
+const scratch = tmp.dir;
+afterAll(() => tmp.remove());
 let dirs = 0;
 const snapshotDir = (f: Fixture, gzip: (keyof Fixture)[] = []) =>
   writeSnapshotDir(join(scratch, `s${++dirs}`), f, gzip);

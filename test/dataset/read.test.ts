@@ -1,12 +1,15 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { type Line, readLines } from "../../src/dataset/load/read.ts";
+import { tempDir } from "../support/api.ts";
+
+const tmp = tempDir("storegraph-read-");
+afterAll(() => tmp.remove());
 
 async function lines(name: string, content: Buffer): Promise<Line[]> {
-  const dir = mkdtempSync(join(tmpdir(), "storegraph-read-"));
+  const dir = mkdtempSync(join(tmp.dir, "lines-"));
   writeFileSync(join(dir, name), content);
   const out: Line[] = [];
   for await (const l of readLines({ kind: "apps", path: join(dir, name), name, bytes: content.length }))

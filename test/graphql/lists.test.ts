@@ -49,6 +49,20 @@ describe.each(databaseKinds())("lists on %s", (kind) => {
   const LISTS = "{ lists { name count createdAt updatedAt } }";
   const LIST = `query($name: String!) { list(name: $name, orderBy: [{ field: NAME }]) { edges { node { name } } } }`;
 
+  it("a mutation is sent by POST: by GET it is refused (405, Allow: POST) and changes nothing", async () => {
+    const query =
+      'mutation { addDomainsToList(name: "by-get", domains: ["shop.example.com"]) { countDomainsAdded } }';
+    const res = await api.app.fetch(`http://localhost/graphql?query=${encodeURIComponent(query)}`, {
+      headers: { accept: "application/json" },
+    });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    const body = (await res.json()) as { errors?: { message: string }[] };
+    expect(body.errors?.[0]?.message).toMatch(/POST/);
+    const lists = await api.gql<{ lists: { name: string }[] }>("{ lists { name } }");
+    expect(lists.data?.lists.map((l) => l.name)).not.toContain("by-get");
+  });
+
   it("adds the names the snapshot has, each once, and reports the others as given", async () => {
     const res = await api.gql(ADD, {
       name: "prospects",

@@ -90,11 +90,101 @@ describe.each(databaseKinds())("did you mean, on %s", (kind) => {
       expect(long.length).toBeLessThan(alone.length + 1000);
     });
 
+    it.each([
+      ["/domain?limit=10", ["page_size"]],
+      ["/domain?offset=50", ["cursor"]],
+      ["/changes?limit=10", ["page_size"]],
+      ["/changes?offset=10", ["cursor"]],
+      // Reviews page by offset: a page number, and no cursor.
+      ["/app/shopify.klaviyo/reviews?offset=50", ["page"]],
+    ])("%s: other APIs' paging options name this one's (%s)", async (path, meant) => {
+      const message = await refusal(path);
+      expect(suggested(message), message).toEqual(meant);
+    });
+
     it("an aq field names the filter meant, without its f:", async () => {
       const aq = encodeURIComponent(JSON.stringify([{ field: "country", value: "US" }]));
       const message = await refusal(`/domain?aq=${aq}`);
       expect(message).toMatch(/^aq\[0\]\.field: unknown filter "country"/);
       expect(suggested(message)[0], message).toBe("cc");
+    });
+  });
+
+  describe("an unknown field of fields", () => {
+    it.each([
+      ["/domain?fields=name,nmae", "nmae", "name"],
+      ["/domain/shop.example.com?fields=name,contry_code", "contry_code", "country_code"],
+      ["/app?fields=name,review_cout", "review_cout", "review_count"],
+      ["/domain?fields=name,apps.nmae", "apps.nmae", "apps.name"],
+    ])("%s: did you mean", async (path, unknown, meant) => {
+      const message = await refusal(path);
+      expect(message, message).toMatch(new RegExp(`^fields: unknown field "${unknown}" \\(did you mean `));
+      // The nearest first (graphql-js's suggestionList, as for an unknown option).
+      expect(suggested(message)[0], message).toBe(meant);
+      // The known fields are still listed.
+      expect(message).toContain("; known fields");
+    });
+
+    it("nothing near: no guess", async () => {
+      expect(await refusal("/domain?fields=zzqx")).toMatch(/^fields: unknown field "zzqx"; known fields: /);
+    });
+  });
+
+  describe("a path that is not a route", () => {
+    /** The 404's message for a GET of `path` (absolute). */
+    async function notFound(path: string): Promise<string> {
+      const res = await api.app.fetch(`http://localhost${path}`);
+      const body = (await res.json()) as { error: string; code: string };
+      expect(res.status, `${path}: ${body.error}`).toBe(404);
+      expect(body.code).toBe("NOT_FOUND");
+      return body.error;
+    }
+
+    it.each([
+      ["/json/api/v1/all/domains", "/json/api/v1/all/domain"],
+      ["/json/api/v1/all/domains/shop.example.com", "/json/api/v1/all/domain/shop.example.com"],
+      ["/json/api/v1/all/apps", "/json/api/v1/all/app"],
+      ["/json/api/v1/all/change", "/json/api/v1/all/changes"],
+      ["/json/api/v1/all/webhook", "/json/api/v1/all/webhooks"],
+      // The usage and OpenAPI routes are beside /all, not under it.
+      ["/json/api/v1/all/usage", "/json/api/v1/usage"],
+      ["/json/api/v1/all/openapi.json", "/json/api/v1/openapi.json"],
+    ])("%s: did you mean %s", async (path, meant) => {
+      const message = await notFound(path);
+      expect(message).toMatch(new RegExp(`^no such path: ${path} \\(did you mean `));
+      expect(suggested(message), message).toEqual([meant]);
+      // What it names is a route.
+      const res = await api.app.fetch(`http://localhost${meant}`);
+      expect(res.status, meant).not.toBe(404);
+    });
+
+    it("nothing near: no guess", async () => {
+      const message = await notFound("/json/api/v1/all/zzqx");
+      expect(message).toBe("no such path: /json/api/v1/all/zzqx (see /json/api/v1/openapi.json)");
+    });
+  });
+
+  describe("a www. name the dataset lacks", () => {
+    it("when it has the bare name, the 404 names it, and does not answer it instead", async () => {
+      const res = await api.app.fetch(`${BASE}/domain/www.shop.example.com`);
+      const body = (await res.json()) as { error: string; code: string };
+      expect(res.status).toBe(404);
+      expect(body.code).toBe("NOT_FOUND");
+      expect(body.error).toMatch(/^Domain www\.shop\.example\.com not found/);
+      expect(suggested(body.error)).toEqual(["shop.example.com"]);
+      // The same in GraphQL: the one resolver answers both.
+      const gql = await api.gql('{ domain(name: "WWW.shop.example.com") { name } }');
+      expect(gql.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+      expect(suggested(gql.errors?.[0]?.message ?? "")).toEqual(["shop.example.com"]);
+    });
+
+    it("when it lacks the bare name too, or the name is no www. name: no guess", async () => {
+      for (const name of ["www.nowhere.example", "ww.shop.example.com", "wwwshop.example.com"]) {
+        const res = await api.app.fetch(`${BASE}/domain/${name}`);
+        const body = (await res.json()) as { error: string };
+        expect(res.status, name).toBe(404);
+        expect(body.error).toBe(`Domain ${name} not found`);
+      }
     });
   });
 });

@@ -1,11 +1,10 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { ApiKeys } from "../../src/auth/keys.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
+import { tempDir } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -13,6 +12,7 @@ describe.each(databaseKinds())("health endpoints on %s", (kind) => {
   let db: TestDatabase;
   let snapshots: Snapshots;
   let app: App;
+  const tmp = tempDir("storegraph-health-");
 
   beforeAll(async () => {
     db = await createTestDatabase(kind);
@@ -22,6 +22,7 @@ describe.each(databaseKinds())("health endpoints on %s", (kind) => {
   afterAll(async () => {
     await snapshots?.close();
     await db?.drop();
+    tmp.remove();
   });
 
   it("/healthz answers while nothing is loaded", async () => {
@@ -41,7 +42,7 @@ describe.each(databaseKinds())("health endpoints on %s", (kind) => {
   });
 
   it("/readyz reports the served snapshot's version, and follows a new load", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "storegraph-health-"));
+    const dir = tmp.dir;
     await loadSnapshot(snapshots.store, writeSnapshotDir(join(dir, "a"), validFixture()), { keep: 1 });
     let res = await app.fetch("http://localhost/readyz");
     expect(res.status).toBe(200);

@@ -218,7 +218,7 @@ describe.each(databaseKinds())("compressed request bodies on %s", (kind) => {
     let server: Server;
     let base = "";
     beforeAll(async () => {
-      server = createHttpServer(createApp(api.db.config, api.snapshots)) as Server;
+      server = createHttpServer(createApp(api.db.config, api.snapshots).listener) as Server;
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     });

@@ -89,10 +89,23 @@ export async function startApi(
   };
 }
 
-/** A temporary directory removed by the returned function. */
-export function tempDir(prefix: string): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+/**
+ * A temporary directory removed by the returned function. It is made when `dir` is first read: a
+ * suite skipped on this machine (describe.skipIf: no Redis, no browser) runs its body but not its
+ * hooks, and would leave a directory made at once behind.
+ */
+export function tempDir(prefix: string): { readonly dir: string; remove: () => void } {
+  let made: string | null = null;
+  return {
+    get dir() {
+      made ??= mkdtempSync(join(tmpdir(), prefix));
+      return made;
+    },
+    remove: () => {
+      if (made) rmSync(made, { recursive: true, force: true });
+      made = null;
+    },
+  };
 }
 
 /**

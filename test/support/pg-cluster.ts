@@ -39,6 +39,16 @@ function run(program: string, args: string[]): void {
   execFileSync(join(BIN, program), args, { stdio: "pipe", ...(owner ?? {}) });
 }
 
+/** run(), in a new cluster's directory: removed when the program fails (the test never gets it). */
+function runIn(dir: string, program: string, args: string[]): void {
+  try {
+    run(program, args);
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
 function ownDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   if (owner) chownSync(dir, owner.uid, owner.gid);
@@ -64,7 +74,17 @@ export class Cluster {
   static async primary(): Promise<Cluster> {
     const dir = ownDir("storegraph-pg-primary-");
     const data = join(dir, "data");
-    run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
+    runIn(dir, "initdb", [
+      "-D",
+      data,
+      "-U",
+      "postgres",
+      "--auth=trust",
+      "--no-sync",
+      "-E",
+      "UTF8",
+      "--locale=C",
+    ]);
     const cluster = new Cluster(dir, await freePort(), [
       "wal_level=replica",
       "max_wal_senders=5",
@@ -73,7 +93,7 @@ export class Cluster {
       "full_page_writes=off",
       "shared_buffers=32MB",
     ]);
-    await cluster.start();
+    await cluster.startOrDestroy();
     return cluster;
   }
 
@@ -83,7 +103,7 @@ export class Cluster {
    */
   static async standby(primary: Cluster, settings: string[] = []): Promise<Cluster> {
     const dir = ownDir("storegraph-pg-standby-");
-    run("pg_basebackup", [
+    runIn(dir, "pg_basebackup", [
       "-h",
       "127.0.0.1",
       "-p",
@@ -99,8 +119,18 @@ export class Cluster {
       "fast",
     ]);
     const cluster = new Cluster(dir, await freePort(), ["hot_standby=on", "fsync=off", ...settings]);
-    await cluster.start();
+    await cluster.startOrDestroy();
     return cluster;
+  }
+
+  /** start(), for a new cluster: one that does not start is stopped and its directory removed. */
+  private async startOrDestroy(): Promise<void> {
+    try {
+      await this.start();
+    } catch (e) {
+      await this.destroy();
+      throw e;
+    }
   }
 
   /** Starts its postmaster and waits until it accepts connections. */

@@ -5,6 +5,7 @@ import { canonicalDomainName } from "../domain-name.ts";
 import type { Where } from "../keyset.ts";
 import type { DomainRow } from "../loaders.ts";
 import { type Connection, connectionPage, type PageArgs } from "../page.ts";
+import { meant } from "../suggest.ts";
 import { type DomainRead, withFields } from "./plan.ts";
 import { plannedDomainByName, plannedDomainByPk } from "./read.ts";
 
@@ -54,9 +55,19 @@ export async function findDomain(
   args: { name: string; followRedirects?: boolean | null },
 ): Promise<DomainRow> {
   const byName = plannedDomainByName(ctx, withFields(read, DOMAIN_LOOKUP));
-  const d = await resolveDomain(byName, normalizeName(args.name, "name"), args.followRedirects ?? false);
-  if (!d) throw notFound(`Domain ${args.name}`, { argument: "name" });
+  const name = normalizeName(args.name, "name");
+  const d = await resolveDomain(byName, name, args.followRedirects ?? false);
+  if (!d) throw notFound(`Domain ${args.name}`, { argument: "name" }, await bareNameMeant(byName, name));
   return d;
+}
+
+/**
+ * For a www. name the dataset lacks, the bare name when the dataset has it: the 404 names it
+ * (" (did you mean ...?)"). It is not answered in its place: the two may be different sites.
+ */
+async function bareNameMeant(byName: ByName, name: string): Promise<string> {
+  const bare = name.startsWith("www.") ? name.slice("www.".length) : null;
+  return bare && (await byName.load(bare)) ? meant([bare]) : "";
 }
 
 /** Up to MAX_NAMES Domains by name (`domainsByName`, POST /domain/bulk), in request order, and the names not found. */
