@@ -33,6 +33,8 @@ import {
 } from "./errors.ts";
 import { type ExportDeps, exportRoutes, handOverJobs } from "./export/export.ts";
 import { ExportReader } from "./export/export-reader.ts";
+import type { FeedDeps } from "./feed/deps.ts";
+import { feedRoutes } from "./feed/feed.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createHttpsCheck, useHttpsOnly } from "./https.ts";
@@ -46,7 +48,11 @@ import { useMetricsEndpoint } from "./ops/metrics-server.ts";
 import { requestIdOf, useRequestIds } from "./ops/request-id.ts";
 import { usePersistedDocuments } from "./persisted-documents.ts";
 import { useGraphQLRequestLimits } from "./request-body.ts";
-import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest } from "./rest/handler.ts";
+import { changeWriter, webhookChangeFilter } from "./rest/change-reading.ts";
+import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest, type Whole } from "./rest/handler.ts";
+import { Options } from "./rest/options.ts";
+import { selectionOf } from "./rest/route.ts";
+import { listChanges } from "./rest/routes.ts";
 import { useCompiledExecution } from "./schema/execute.ts";
 import { schema } from "./schema/index.ts";
 import { useTextInput } from "./text-input.ts";
@@ -133,7 +139,16 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
   const deliverer = config.webhooks.deliver
     ? new WebhookDeliverer({
         webhooks: webhookStore,
-        execute,
+        // A webhook reads the feed as the change export does: as its account, no request made.
+        feed: {
+          source: (account) => ({
+            current: () => snapshots.current(),
+            meta: snapshots.store,
+            account: { account, lists: snapshots.store },
+          }),
+          filterOf: webhookChangeFilter,
+          write: changeWriter(selectionOf(listChanges, Options.fromQuery(new URLSearchParams()))),
+        },
         watch: feedWatch,
         served: async () => {
           const served = await snapshots.current();
@@ -166,8 +181,18 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     metrics,
     counts,
     lists: snapshots.store,
+  };
+  const feedDeps: FeedDeps = {
+    limits,
+    logger,
+    meta: snapshots.store,
+    lists: snapshots.store,
     live: { ...liveFeed, heartbeatMs: options.streamHeartbeatMs ?? 15_000 },
   };
+  const exported = exportRoutes(exportDeps);
+  const fed = feedRoutes(feedDeps);
+  /** The routes answered whole: the change feed's export and stream, the Domain exports and jobs. */
+  const whole: Whole = async (op, o, request) => (await fed(op, o, request)) ?? exported(op, o, request);
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
     graphqlEndpoint: "/graphql",
@@ -249,7 +274,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
           metrics,
           writer: options.restWriter,
         },
-        exportRoutes(exportDeps),
+        whole,
       ),
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),

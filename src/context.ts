@@ -50,6 +50,22 @@ export interface Context extends ReadContext {
   webhooks?: WebhookService;
 }
 
+/**
+ * A client's request's context with everything a request of a key has (createContext gives them
+ * all): what the fields of an account and of a gateway read, typed for their resolvers by the
+ * `client` scope (src/schema/builder.ts).
+ */
+export type ClientContext = Context &
+  Required<Pick<Context, "usage" | "lists" | "live" | "webhooks" | "account">> & {
+    apiKey: ApiKey;
+  };
+
+/** Whether a resolver's context is a client's request's (a read the server makes itself is not). */
+export function isClientContext(ctx: ReadContext): ctx is ClientContext {
+  const c = ctx as Partial<ClientContext>;
+  return !!(c.apiKey && c.usage && c.lists && c.live && c.webhooks && c.account);
+}
+
 /** What a request reads and changes webhooks with (GraphQL and REST alike: src/schema/webhooks.ts). */
 export interface WebhookService {
   webhooks: Webhooks;

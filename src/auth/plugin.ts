@@ -17,16 +17,6 @@ export function apiKeyOf(request: Request): ApiKey | null {
   return authenticated.get(request) ?? null;
 }
 
-/**
- * A request made by the gateway itself on behalf of an account (a webhook reading the feed after a
- * load): authenticated as `key`, as if its client had sent it.
- */
-export function requestAs(key: ApiKey, url = "http://gateway.internal/"): Request {
-  const request = new Request(url);
-  authenticated.set(request, key);
-  return request;
-}
-
 /** Verified keys are remembered briefly, so a busy client costs no lookup per request. */
 const CACHE_MS = 5_000;
 

@@ -2,15 +2,13 @@ import type { ApiKey } from "../auth/keys.ts";
 import { apiKeyOf } from "../auth/plugin.ts";
 import type { Budget, RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
-import type { LiveFeed } from "../context.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
 import { DomainLists, type ListStore, noList } from "../db/lists.ts";
 import { readAt } from "../db/snapshots.ts";
-import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
+import { apiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
-import { requestIdOf } from "../ops/request-id.ts";
 import { CURSOR_RETRY_AFTER_S } from "../query/cursor.ts";
 import type { DomainFilter } from "../query/domain-filter.ts";
 import { cachedDocument, field, operation, selection } from "../rest/document.ts";
@@ -51,11 +49,6 @@ export interface ExportDeps {
   counts?: MonthlyCounts | null;
   /** Where accounts keep their lists (`f:list`: src/db/lists.ts). */
   lists?: ListStore;
-  /** GET /changes/stream: when the gateway serves a newer snapshot, and where the feed stands. */
-  live?: LiveFeed & {
-    /** A comment line this often keeps a waiting stream open through proxies. */
-    heartbeatMs: number;
-  };
 }
 
 /** The key of a request that reached an export (useAuth let it through). */
@@ -200,20 +193,3 @@ export const notServedYet = (version: number, now: number) =>
     `the job reads snapshot ${version}, which this gateway does not serve yet (it serves ${now}); retry in ${CURSOR_RETRY_AFTER_S} s`,
     { retryAfter: CURSOR_RETRY_AFTER_S },
   );
-
-/**
- * Ends a streamed answer that failed midway: its status is sent, so a last line says what
- * happened (the error's body), and the stream is broken so that the client cannot take the
- * partial result for a whole one.
- */
-export function failMidStream(
-  controller: ReadableStreamDefaultController<Uint8Array>,
-  e: unknown,
-  request: Request,
-  logger: Logger,
-): void {
-  const id = requestIdOf(request);
-  const err = isApiError(e) ? e : maskFault(e, logger, id);
-  controller.enqueue(new TextEncoder().encode(`${JSON.stringify(errorBody(err, id))}\n`));
-  controller.error(err);
-}

@@ -1,9 +1,8 @@
 import { apiError } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
+import { failMidStream } from "../rest/errors.ts";
 import { drawOn, type Whole } from "../rest/handler.ts";
 import { readFormat } from "../rest/inputs.ts";
-import { changesStream } from "./changes-export.ts";
-import { changesLive } from "./changes-live.ts";
 import { domainCsvPlan } from "./csv.ts";
 import { cursorAll } from "./cursor-all.ts";
 import {
@@ -11,7 +10,6 @@ import {
   type DomainQuery,
   domainPages,
   type ExportDeps,
-  failMidStream,
   keyOf,
   readQuery,
   resultHeaders,
@@ -88,8 +86,6 @@ async function exportStream(
 export function exportRoutes(deps: ExportDeps): Whole {
   return async (op, options, request) => {
     const kind = op.route.whole?.kind;
-    if (op.id === "streamChanges") return changesLive(deps, request, options);
-    if (op.route.type === "Change") return changesStream(deps, request, options);
     if (kind === "stream") {
       const format = readFormat(options, "stream") as "jsonl" | "csv";
       return exportStream(deps, request, readQuery(op.route, options), format);

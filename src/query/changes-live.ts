@@ -1,6 +1,7 @@
-import { type Context, type ReadContext, servedOf } from "../context.ts";
+import { type LiveFeed, type ReadContext, servedOf } from "../context.ts";
 import type { ChangeRow } from "../db/change-feed.ts";
-import { type ChangeFilter, changePage } from "./changes.ts";
+import type { ChangeFilter } from "./changes.ts";
+import { readFeed, WAITED } from "./feed.ts";
 
 /** Changes read at a time while a subscription catches up. */
 const PAGE = 100;
@@ -9,13 +10,13 @@ const WAIT_MS = 60_000;
 
 /**
  * The `changes` subscription (docs/graphql.md, "Change feed"): the feed's changes after `after`
- * (else from the next load on), one event each, in feed order, as GET /changes/stream sends them.
- * When it has caught up it waits for the gateway to serve a newer snapshot (src/db/feed-watch.ts).
- * Each page is read on the snapshot served then: the context's snapshot and loaders move with it.
- * Ending it (the client goes) wakes it at once.
+ * (else from the next load on), one event each, in feed order, as GET /changes/stream sends them:
+ * the feed's live reading (./feed.ts), each page on the snapshot served when it is read, waiting
+ * for the gateway to serve a newer snapshot when it has caught up. Ending it (the client goes)
+ * wakes it at once.
  */
 export function liveChanges(
-  ctx: ReadContext,
+  ctx: ReadContext & { live: LiveFeed },
   args: { filter?: ChangeFilter | null; after?: string | null },
 ): AsyncIterableIterator<ChangeRow> {
   const closed = new AbortController();
@@ -37,29 +38,33 @@ export function liveChanges(
 }
 
 async function* run(
-  ctx: ReadContext,
+  ctx: ReadContext & { live: LiveFeed },
   args: { filter?: ChangeFilter | null; after?: string | null },
   signal: AbortSignal,
 ): AsyncGenerator<ChangeRow> {
-  const live = (ctx as Partial<Context>).live;
-  if (!live) throw new Error("the changes subscription runs without the live feed");
-  let after = args.after ?? String(await live.end(servedOf(ctx).snapshot.version));
-  for (;;) {
-    // Each page on the snapshot served now: one read earlier is closed after its grace period,
-    // however long a slow client takes to catch up. Its loaders go with it.
-    const now = await live.current();
-    if (now && now.snapshot.version !== ctx.served?.snapshot.version) {
-      ctx.served = now;
+  const { live } = ctx;
+  // Without `after`: from the end of the feed of the snapshot it started on (the next load's).
+  const after = args.after ?? String(await live.end(servedOf(ctx).snapshot.version));
+  if (!ctx.meta) throw new Error("the changes subscription runs without the feed's store");
+  const pages = readFeed(
+    { current: live.current, meta: ctx.meta, account: ctx.account },
+    {
+      filter: args.filter,
+      after,
+      pageSize: () => PAGE,
+      live: { watch: live.watch, signal, waitMs: WAIT_MS },
+      shared: true,
+    },
+  );
+  for await (const page of pages) {
+    if (page === WAITED) continue;
+    // Its changes' fields (a Change's Domain) are resolved on the snapshot the page was read on:
+    // one read earlier is closed after its grace period, however long a client stays. Its loaders
+    // go with it.
+    if (page.served && page.served !== ctx.served) {
+      ctx.served = page.served;
       ctx.loaders.clear();
     }
-    const page = await changePage(ctx, { filter: args.filter, first: PAGE, after });
-    for (const node of page.nodes) {
-      if (signal.aborted) return;
-      yield node;
-    }
-    after = page.endCursor;
-    if (page.hasNextPage) continue;
-    const how = await live.watch.next(servedOf(ctx).snapshot.version, WAIT_MS, signal);
-    if (how === "aborted" || signal.aborted) return;
+    yield* page.nodes;
   }
 }

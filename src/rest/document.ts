@@ -2,13 +2,20 @@ import {
   type ArgumentNode,
   type DocumentNode,
   type FieldNode,
+  type GraphQLField,
+  getArgumentValues,
+  getVariableValues,
   Kind,
+  type OperationDefinitionNode,
   OperationTypeNode,
   parseType,
   type SelectionSetNode,
   type VariableDefinitionNode,
 } from "graphql";
 import { LRUCache } from "lru-cache";
+import { withInputCodes } from "../errors.ts";
+import { schema } from "../schema/index.ts";
+import { refusedText } from "../text-input.ts";
 
 /**
  * GraphQL documents of REST routes, built as graphql-js AST (never by string concatenation), once
@@ -90,4 +97,47 @@ export function cachedDocument(key: string, build: () => DocumentNode): Document
     built.set(key, document);
   }
   return document;
+}
+
+/** A document's operation and its root field, found once per document (documents are built once and kept). */
+const shapes = new WeakMap<
+  DocumentNode,
+  { operation: OperationDefinitionNode; node: FieldNode; field: GraphQLField<unknown, unknown> }
+>();
+
+function shapeOf(document: DocumentNode) {
+  let shape = shapes.get(document);
+  if (!shape) {
+    const operation = document.definitions.find(
+      (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+    );
+    const node = operation?.selectionSet.selections[0];
+    const root =
+      operation?.operation === OperationTypeNode.MUTATION ? schema.getMutationType() : schema.getQueryType();
+    const field = node?.kind === Kind.FIELD ? root?.getFields()[node.name.value] : undefined;
+    if (!operation || node?.kind !== Kind.FIELD || !field)
+      throw new Error("a document without a root field of the schema");
+    shape = { operation, node, field };
+    shapes.set(document, shape);
+  }
+  return shape;
+}
+
+/**
+ * The arguments of a document's root field (a REST route's, read through the query layer rather
+ * than executed: src/rest/records.ts, src/rest/change-reading.ts), from its variables, refused as
+ * GraphQL refuses them, in the same order: text no value holds (refusedText), then a variable
+ * that does not fit its type, then the field's own arguments (coerced, their defaults applied).
+ * An error names the argument, as GraphQL's errors do.
+ */
+export function rootArguments(
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
+  const refused = refusedText(document, variables);
+  if (refused) throw refused;
+  const { operation, node, field } = shapeOf(document);
+  const { coerced, errors } = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
+  if (errors?.length) throw withInputCodes([...errors])[0];
+  return getArgumentValues(field, node, coerced) as Record<string, unknown>;
 }

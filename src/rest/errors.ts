@@ -1,5 +1,14 @@
 import type { GraphQLError } from "graphql";
-import { apiError, type ErrorCode, type ErrorExtensions } from "../errors.ts";
+import {
+  apiError,
+  type ErrorCode,
+  type ErrorExtensions,
+  errorBody,
+  isApiError,
+  maskFault,
+} from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import { requestIdOf } from "../ops/request-id.ts";
 
 export interface GraphQLErrorJson {
   message: string;
@@ -30,4 +39,21 @@ export function restErrorOf(errors: GraphQLErrorJson[], rename: (argument: strin
   const headers = (http as { headers?: Record<string, string> } | undefined)?.headers;
   if (headers) extensions.headers = headers;
   return apiError(code, message, extensions);
+}
+
+/**
+ * Ends a streamed answer that failed midway: its status is sent, so a last line says what
+ * happened (the error's body), and the stream is broken so that the client cannot take the
+ * partial result for a whole one.
+ */
+export function failMidStream(
+  controller: ReadableStreamDefaultController<Uint8Array>,
+  e: unknown,
+  request: Request,
+  logger: Logger,
+): void {
+  const id = requestIdOf(request);
+  const err = isApiError(e) ? e : maskFault(e, logger, id);
+  controller.enqueue(new TextEncoder().encode(`${JSON.stringify(errorBody(err, id))}\n`));
+  controller.error(err);
 }

@@ -1,18 +1,10 @@
-import {
-  type DocumentNode,
-  type FieldNode,
-  type GraphQLObjectType,
-  getArgumentValues,
-  getVariableValues,
-  Kind,
-  type OperationDefinitionNode,
-} from "graphql";
+import type { DocumentNode, GraphQLObjectType } from "graphql";
 import type { ReadContext } from "../context.ts";
-import { InputError, isApiError, withInputCodes } from "../errors.ts";
+import { InputError, isApiError } from "../errors.ts";
 import { domainListPage, findDomain, findDomains } from "../query/domain-read/lookup.ts";
 import { type DomainRead, domainReadOfSets } from "../query/domain-read/plan.ts";
 import { schema } from "../schema/index.ts";
-import { refusedText } from "../text-input.ts";
+import { rootArguments } from "./document.ts";
 import type { GraphQLErrorJson } from "./errors.ts";
 import { type Selection, toSelectionSet } from "./fields.ts";
 import { type RowWriter, rowWriter } from "./row-writer.ts";
@@ -66,37 +58,12 @@ export function recordsPlanOf(
   const write = rowWriter(sel, DOMAIN());
   if (!write) return null;
   const read = domainReadOfSets(DOMAIN(), [toSelectionSet(sel)], []);
-  let shape: ReturnType<typeof shapeOf> | null = null;
   return {
     read,
     write,
     answer: (ctx, args) => reader(ctx, args as never, read),
-    args: (variables) => {
-      shape ??= shapeOf(document(), root);
-      return argumentsOf(shape, variables);
-    },
+    args: (variables) => rootArguments(document(), variables),
   };
-}
-
-/** The operation's variable definitions and its root field, found once per plan. */
-function shapeOf(document: DocumentNode, root: string) {
-  const operation = document.definitions.find(
-    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
-  );
-  const node = operation?.selectionSet.selections[0] as FieldNode | undefined;
-  const field = schema.getQueryType()?.getFields()[root];
-  if (!operation || !node || node.name.value !== root || !field)
-    throw new Error(`the records of ${root} have no operation of that root field`);
-  return { document, operation, node, field };
-}
-
-/** The root field's arguments from `variables`, refused as GraphQL refuses them (its text check, then coercion). */
-function argumentsOf(shape: ReturnType<typeof shapeOf>, variables: Record<string, unknown>) {
-  const refused = refusedText(shape.document, variables);
-  if (refused) throw refused;
-  const { coerced, errors } = getVariableValues(schema, shape.operation.variableDefinitions ?? [], variables);
-  if (errors?.length) throw withInputCodes([...errors])[0];
-  return getArgumentValues(shape.field, shape.node, coerced) as Record<string, unknown>;
 }
 
 /**

@@ -3,16 +3,10 @@ import type { Endpoint } from "../auth/limits.ts";
 import type { ReadContext } from "../context.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
-import {
-  legacyWriter,
-  parseFields,
-  type Selection,
-  type SharedTexts,
-  selectionKey,
-  toSelectionSet,
-} from "./fields.ts";
+import { parseFields, type Selection, selectionKey, toSelectionSet } from "./fields.ts";
 import type { FilterTables } from "./filter-options.ts";
 import { FIELDS_OPTION, type Input, type OptionDoc, optionOf } from "./inputs.ts";
+import { legacyWriter, type SharedTexts } from "./legacy-writer.ts";
 import type { Options } from "./options.ts";
 import { type RecordsPlan, recordsPlanOf } from "./records.ts";
 import { TextBytes } from "./text-bytes.ts";

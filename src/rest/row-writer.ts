@@ -10,7 +10,8 @@ import {
   isObjectType,
 } from "graphql";
 import type { ReadContext } from "../context.ts";
-import { type Part, partsOf, type Selection, type SharedTexts } from "./fields.ts";
+import type { Selection } from "./fields.ts";
+import { type Part, partsOf, type SharedTexts, withoutNulls } from "./legacy-writer.ts";
 
 /**
  * A selection's legacy JSON text written straight from the rows a planned read gives, without
@@ -103,13 +104,20 @@ function fieldValue(field: GraphQLField<unknown, unknown>): Value | null {
   };
 }
 
-/** The text of a non-null value of `type`, completed as GraphQL completes it; null: no writer. */
-function valueWriter(type: GraphQLOutputType, children: Selection | undefined): ValueWriter | null {
+/**
+ * The text of a non-null value of `type`, completed as GraphQL completes it (`json`: a JSON
+ * value, written without its null members as the legacy writer writes it); null: no writer.
+ */
+function valueWriter(
+  type: GraphQLOutputType,
+  children: Selection | undefined,
+  json = false,
+): ValueWriter | null {
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
     const itemType = nullable.ofType as GraphQLOutputType;
     const itemNonNull = isNonNullType(itemType);
-    const item = valueWriter(itemType, children);
+    const item = valueWriter(itemType, children, json);
     if (!item) return null;
     return (value, ctx, shared) => {
       if (!Array.isArray(value)) return CANNOT;
@@ -138,7 +146,7 @@ function valueWriter(type: GraphQLOutputType, children: Selection | undefined): 
         return CANNOT;
       }
       if (serialized === null || serialized === undefined) return CANNOT;
-      return JSON.stringify(serialized);
+      return json ? JSON.stringify(serialized, withoutNulls) : JSON.stringify(serialized);
     };
   }
   if (isObjectType(nullable) && children) {
@@ -191,7 +199,7 @@ function stepOf(type: GraphQLObjectType, part: Part): Step | null {
   }
   const field = fieldOf(owner, part.field);
   const value = fieldValue(field);
-  const write = valueWriter(field.type, part.children);
+  const write = valueWriter(field.type, part.children, part.json);
   if (!value || !write) return null;
   const nonNull = isNonNullType(field.type);
   const { key } = part;

@@ -7,7 +7,8 @@ import type { ServedSnapshot } from "../db/snapshots.ts";
 import { execute } from "../schema/execute.ts";
 import { MAX_NODES } from "../schema/node.ts";
 import { field, operation } from "./document.ts";
-import { legacyWriter, type SharedRun, type SharedTexts, toSelectionSet } from "./fields.ts";
+import { toSelectionSet } from "./fields.ts";
+import { legacyWriter, type SharedRun, type SharedTexts } from "./legacy-writer.ts";
 
 /**
  * The text of objects that many parents share, written once per snapshot.

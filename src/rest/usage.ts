@@ -6,7 +6,8 @@ import { requestIdOf } from "../ops/request-id.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation } from "./document.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
-import { legacyWriter, parseFields, type SharedTexts, selectionKey, toSelectionSet } from "./fields.ts";
+import { parseFields, selectionKey, toSelectionSet } from "./fields.ts";
+import { legacyWriter, type SharedTexts } from "./legacy-writer.ts";
 import { Options } from "./options.ts";
 
 /**

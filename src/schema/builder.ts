@@ -2,16 +2,25 @@ import SchemaBuilder from "@pothos/core";
 import ComplexityPlugin from "@pothos/plugin-complexity";
 import DirectivesPlugin from "@pothos/plugin-directives";
 import RelayPlugin from "@pothos/plugin-relay";
+import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import { GraphQLError, Kind, type ValueNode } from "graphql";
 import { directiveArgs, type Endpoint } from "../auth/limits.ts";
-import type { ReadContext } from "../context.ts";
-import { InputError } from "../errors.ts";
+import { type ClientContext, isClientContext, type ReadContext } from "../context.ts";
+import { apiError, InputError } from "../errors.ts";
 import { dayText, instantText, parseInstant } from "../query/instant.ts";
 import { textProblem } from "../text.ts";
 
-/** Builder configuration only; types live in one file each beside this one. */
+/**
+ * Builder configuration only; types live in one file each beside this one. Resolvers are typed
+ * with ReadContext, so that a resolver cannot read who asked; the fields of an account and of a
+ * gateway (lists, webhooks, usage, the live feed) are scoped `client` (t.withAuth({ client: true })),
+ * and theirs read the request's ClientContext (src/context.ts): a read the server makes itself has
+ * no client, and is refused them.
+ */
 export const builder = new SchemaBuilder<{
   Context: ReadContext;
+  AuthScopes: { client: boolean };
+  AuthContexts: { client: ClientContext };
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     Date: { Input: Date; Output: Date };
@@ -29,8 +38,15 @@ export const builder = new SchemaBuilder<{
     rateLimit: { locations: "FIELD_DEFINITION"; args: { limit: number; duration: number } };
   };
 }>({
-  // Directives before Relay, so that fields Relay adds (node, nodes) can carry them too.
-  plugins: [DirectivesPlugin, ComplexityPlugin, RelayPlugin],
+  // Scope auth first, so that no other plugin's wrapper runs before its check; directives before
+  // Relay, so that fields Relay adds (node, nodes) can carry them too.
+  plugins: [ScopeAuthPlugin, DirectivesPlugin, ComplexityPlugin, RelayPlugin],
+  scopeAuth: {
+    authScopes: (ctx) => ({ client: isClientContext(ctx) }),
+    // A subscription is checked once, when it starts.
+    authorizeOnSubscribe: true,
+    unauthorizedError: () => apiError("UNAUTHENTICATED", "this field is answered to a client's request only"),
+  },
   // graphql-rate-limit-directive reads directives as graphql-tools does: keyed by name.
   directives: { useGraphQLToolsUnorderedDirectives: true },
   // The cost of an operation (src/cost.ts): 1 per field; a list's selection counts 10 times

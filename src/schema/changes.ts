@@ -6,7 +6,7 @@ import { reads } from "../query/domain-read/plan.ts";
 import { instantText } from "../query/instant.ts";
 import { appByIdentifier, domainByName } from "../query/loaders.ts";
 import { App } from "./app.ts";
-import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
+import { builder, fromParent, legacy, pagedComplexity, rateLimited } from "./builder.ts";
 import { Domain } from "./domain.ts";
 import { DomainFilter } from "./domain-parts.ts";
 
@@ -105,15 +105,13 @@ export const Change = builder.objectRef<ChangeRow>("Change").implement({
       type: "JSON",
       nullable: true,
       description: 'The value before, where the kind has one (docs/graphql.md, "Change feed").',
-      ...legacy("before"),
-      resolve: (r) => changeValue(r.before),
+      ...fromParent((r: ChangeRow) => changeValue(r.before), legacy("before")),
     }),
     after: t.field({
       type: "JSON",
       nullable: true,
       description: "The value after, where the kind has one.",
-      ...legacy("after"),
-      resolve: (r) => changeValue(r.after),
+      ...fromParent((r: ChangeRow) => changeValue(r.after), legacy("after")),
     }),
   }),
 });
@@ -235,7 +233,7 @@ builder.subscriptionType({
 });
 
 builder.subscriptionField("changes", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: Change,
     description:
       "The change feed, live: each change after `after` (else from the next load on), in feed order, as GET /changes/stream sends them. It draws once on the List Domains budget, with its first change.",

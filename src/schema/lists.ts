@@ -70,7 +70,7 @@ const ListRemoval = builder.objectRef<{ list: DomainListRow; removed: number }>(
 });
 
 builder.queryField("lists", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: [DomainList],
     description: "The lists of the API key's account, by name (GET /list).",
     ...rateLimited("listDomains"),
@@ -85,7 +85,7 @@ builder.queryField("lists", (t) =>
 );
 
 builder.queryField("list", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: DomainConnection,
     description:
       "The Domains of one of the account's lists that the served snapshot has, filterable and sorted as domains (GET /list/{name}).",
@@ -126,7 +126,7 @@ const namesChange = (t: Parameters<Parameters<typeof builder.mutationField>[1]>[
 });
 
 builder.mutationField("addDomainsToList", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: ListUpdate,
     description: "Adds Domains to a list, making the list when the account has none of that name.",
     ...namesChange(t),
@@ -142,7 +142,7 @@ builder.mutationField("addDomainsToList", (t) =>
 );
 
 builder.mutationField("removeDomainsFromList", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: ListRemoval,
     description: "Removes Domains from a list (names it does not hold are left alone).",
     ...namesChange(t),
@@ -158,7 +158,7 @@ builder.mutationField("removeDomainsFromList", (t) =>
 );
 
 builder.mutationField("deleteList", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: DomainList,
     description: "Deletes a list and its Domains; answers the list as it was.",
     ...rateLimited("listDomains"),

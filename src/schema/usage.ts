@@ -1,6 +1,4 @@
 import type { EndpointUsage as EndpointUsageRow, UsageReport } from "../auth/usage.ts";
-import type { Context } from "../context.ts";
-import { apiError } from "../errors.ts";
 import { builder, legacy } from "./builder.ts";
 
 /** GraphQL `usage` and REST GET /json/api/v1/usage (src/rest/usage.ts): src/auth/usage.ts. */
@@ -76,15 +74,10 @@ export const Usage = builder.objectRef<UsageReport>("Usage").implement({
 });
 
 builder.queryField("usage", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: Usage,
     description:
       "The calling API key's plan, budgets and month's exports (GET /json/api/v1/usage). Draws on no budget.",
-    resolve: (_root, _args, ctx) => {
-      const { apiKey, usage } = ctx as Partial<Context>;
-      if (!apiKey) throw apiError("UNAUTHENTICATED", "usage is the calling API key's: send one");
-      if (!usage) throw new Error("the context has no usage source");
-      return usage.report(apiKey);
-    },
+    resolve: (_root, _args, ctx) => ctx.usage.report(ctx.apiKey),
   }),
 );

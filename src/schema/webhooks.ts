@@ -1,5 +1,5 @@
 import { astFromValue, type GraphQLInputObjectType, valueFromASTUntyped } from "graphql";
-import type { Context, ReadContext, WebhookService } from "../context.ts";
+import type { ClientContext, WebhookService } from "../context.ts";
 import { CHANGE_KINDS } from "../db/change-sql.ts";
 import { noList } from "../db/lists.ts";
 import {
@@ -30,12 +30,10 @@ import { DomainFilter } from "./domain-parts.ts";
  */
 
 /** The request's account's webhooks. */
-function webhooksOf(ctx: ReadContext): { service: WebhookService; account: string } {
-  const { webhooks, apiKey } = ctx as Partial<Context>;
-  const account = apiKey?.account;
-  if (!webhooks || !account) throw new Error("webhooks are read without an account (a request's API key)");
-  return { service: webhooks, account };
-}
+const webhooksOf = (ctx: ClientContext): { service: WebhookService; account: string } => ({
+  service: ctx.webhooks,
+  account: ctx.apiKey.account,
+});
 
 /** Runs a webhook operation; its errors as the API answers them (400 naming the argument, 404). */
 async function hooking<T>(work: () => Promise<T>): Promise<T> {
@@ -205,7 +203,7 @@ async function withCounts(
 }
 
 builder.queryField("webhooks", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: [Webhook],
     description: "The webhooks of the API key's account, oldest first (GET /webhooks).",
     ...rateLimited("listDomains"),
@@ -219,7 +217,7 @@ builder.queryField("webhooks", (t) =>
 );
 
 builder.queryField("webhookDeliveries", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: WebhookDeliveryConnection,
     description: "A webhook's deliveries, newest first (GET /webhooks/{id}/deliveries).",
     ...rateLimited("listDomains"),
@@ -244,7 +242,7 @@ builder.queryField("webhookDeliveries", (t) =>
 );
 
 builder.mutationField("createWebhook", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: WebhookCreated,
     description:
       "Makes a webhook: the changes of each later load that match kinds, list and filter are POSTed to url, signed with the secret answered here once.",
@@ -280,7 +278,7 @@ builder.mutationField("createWebhook", (t) =>
         };
         // Read where the feed stands with its filter: a filter that does not read (an unknown App,
         // a bad range) is refused now, as GET /changes would refuse it, not at the next load.
-        const end = (await (ctx as Partial<Context>).live?.end()) ?? 0;
+        const end = await ctx.live.end();
         try {
           await changePage(ctx, { filter: changeFilterOf(spec) as never, first: 0, after: String(end) });
         } catch (e) {
@@ -321,7 +319,7 @@ function renamed(e: unknown): unknown {
 }
 
 builder.mutationField("deleteWebhook", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: Webhook,
     description: "Deletes a webhook and its deliveries (none is attempted after); answers it as it was.",
     ...CHANGE,
@@ -350,7 +348,7 @@ async function attemptNow(ctx: Parameters<typeof webhooksOf>[0], webhookId: stri
 }
 
 builder.mutationField("testWebhook", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: WebhookDelivery,
     description: `Sends the webhook a signed ${TEST_TYPE} delivery now and answers it after its first attempt (retried as any other when it fails).`,
     ...CHANGE,
@@ -371,7 +369,7 @@ builder.mutationField("testWebhook", (t) =>
 );
 
 builder.mutationField("retryWebhookDelivery", (t) =>
-  t.field({
+  t.withAuth({ client: true }).field({
     type: WebhookDelivery,
     description:
       "Attempts a delivery again now, its retries started over: a failed one is replayed, a received one sent again (same id). Answers it after that attempt.",

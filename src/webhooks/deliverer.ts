@@ -3,8 +3,7 @@ import type { FeedWatch } from "../db/feed-watch.ts";
 import type { ClaimedDelivery, Webhooks } from "../db/webhooks.ts";
 import { isApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { ExecuteGraphQL } from "../rest/handler.ts";
-import { enqueueWebhook } from "./enqueue.ts";
+import { enqueueWebhook, type WebhookFeed } from "./enqueue.ts";
 import { post, sign } from "./send.ts";
 
 /** How deliveries are retried (docs/decisions.md, "Webhooks"); tests make it fast. */
@@ -39,7 +38,8 @@ const KEEP_MS = 30 * 86_400_000;
 
 export interface DelivererDeps {
   webhooks: Webhooks;
-  execute: ExecuteGraphQL;
+  /** How it reads a webhook's events (src/app.ts gives it: src/webhooks/enqueue.ts). */
+  feed: WebhookFeed;
   watch: Pick<FeedWatch, "next">;
   /** The version of the snapshot this gateway serves, and the end of its feed. */
   served: () => Promise<{ version: number; end: number } | null>;
@@ -114,7 +114,7 @@ export class WebhookDeliverer {
       for (const hook of await this.deps.webhooks.behind(served.end)) {
         if (this.stopped.signal.aborted) return;
         try {
-          await enqueueWebhook(this.deps.execute, this.deps.webhooks, hook);
+          await enqueueWebhook(this.deps.feed, this.deps.webhooks, hook);
           if (hook.error) await this.deps.webhooks.setError(hook.id, null);
         } catch (e) {
           // Its filter no longer reads (its list was deleted): said on the webhook, and tried again

@@ -2,15 +2,8 @@ import fc from "fast-check";
 import type { GraphQLError } from "graphql";
 import { type GraphQLObjectType, print } from "graphql";
 import { describe, expect, it } from "vitest";
-import {
-  legacyWriter,
-  parseFields,
-  type Selection,
-  type SharedRun,
-  type SharedTexts,
-  selectionKey,
-  toSelectionSet,
-} from "../../src/rest/fields.ts";
+import { parseFields, type Selection, selectionKey, toSelectionSet } from "../../src/rest/fields.ts";
+import { legacyWriter, type SharedRun, type SharedTexts } from "../../src/rest/legacy-writer.ts";
 import { schema } from "../../src/schema/index.ts";
 
 // The legacy `fields` option (docs/api.md 4, "fields"): its grammar, the GraphQL selection it becomes,
