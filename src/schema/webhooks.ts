@@ -279,10 +279,12 @@ builder.mutationField("createWebhook", (t) =>
           filter,
         };
         // Read where the feed stands with its filter: a filter that does not read (an unknown App,
-        // a bad range) is refused now, as GET /changes would refuse it, not at the next load.
+        // a bad range) is refused now, as GET /changes would refuse it, not at the next load. It
+        // reads the filter as given (ops as their values, times as instants), not as kept.
         const end = (await (ctx as Partial<Context>).live?.end()) ?? 0;
+        const given = { ...spec, filter: args.filter as Record<string, unknown> | null };
         try {
-          await changePage(ctx, { filter: changeFilterOf(spec) as never, first: 0, after: String(end) });
+          await changePage(ctx, { filter: changeFilterOf(given) as never, first: 0, after: String(end) });
         } catch (e) {
           throw renamed(e);
         }

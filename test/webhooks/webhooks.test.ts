@@ -713,6 +713,19 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
       { url: receiver.url },
     );
     expect(bad.errors?.[0]?.message).toMatch(/^filter\.countryCode/);
+    // Its ops are read as given too: and of two countries never matches, in a term or not.
+    for (const filter of [
+      '{countryCode: {values: ["US", "CA"], op: AND}}',
+      '{not: [{countryCode: {values: ["US", "CA"], op: NAND}}]}',
+    ]) {
+      const never = await api.gql(
+        `mutation($url: String!) { createWebhook(url: $url, filter: ${filter}) { secret } }`,
+        { url: receiver.url },
+      );
+      expect(never.errors?.[0]?.message, filter).toMatch(
+        /^filter\.(not\[0\]\.)?countryCode: a record has only one country code/,
+      );
+    }
     const deleted = await api.gql<{ deleteWebhook: Json }>(
       "mutation($id: String!) { deleteWebhook(webhook: $id) { id } }",
       { id: made.id },
