@@ -71,7 +71,7 @@ export const Webhook = builder.objectRef<WebhookShape>("Webhook").implement({
       type: "JSON",
       nullable: true,
       description:
-        "The Domain filter its changes match, or null: the DomainFilter it was given (as createWebhook takes it); in REST, List Domains' f: options and aq (as POST /webhooks takes them).",
+        "The Domain filter its changes match, or null: the DomainFilter it was given (as createWebhook takes it); in REST, List Domains' f: options, aq and bq (as POST /webhooks takes them).",
       resolve: (w) => w.filter,
       ...legacy("filter"),
     }),
