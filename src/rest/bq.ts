@@ -20,7 +20,7 @@ type Term = Record<string, unknown>;
 type Json = Record<string, unknown>;
 
 /** Each clause: the key of its conditions, and the DomainFilter group they become. */
-const CLAUSES = {
+export const CLAUSES = {
   must: { list: "conjuncts", group: "and" },
   should: { list: "disjuncts", group: "or" },
   must_not: { list: "disjuncts", group: "not" },
@@ -168,6 +168,15 @@ function conditionOf(
   const c = objectAt(at, raw, CONDITION_KEYS, "{field, match} or {field, min, max}");
   if (typeof c.field !== "string" || c.field === "") throw bad(`${at}.field`, "must name a filter, e.g. cc");
   const field = c.field;
+  // An event filter, or a list of the account: an option of its own, which no condition names.
+  const own = [...Object.values(tables.events ?? {}), ...Object.values(tables.named ?? {})].find(
+    (s) => s.legacy === `f:${field}`,
+  );
+  if (own)
+    throw bad(
+      `${at}.field`,
+      `"${field}" is an option of its own (${own.legacy}), which bq does not hold; ${validFields(tables)}`,
+    );
   const ranged = RANGE_KEYS.some((k) => given(c[k]));
   const matched = MATCH_KEYS.some((k) => given(c[k]));
   if (ranged && matched) throw bad(at, "is a range (min, max) or a match (match, term), not both");
@@ -227,6 +236,14 @@ function nearFields(field: string, t: FilterTables): string[] {
   ]).slice(0, MAX_SUGGESTIONS);
 }
 
+/** The values of a `match`: separated by spaces (any whitespace), `...` a space inside one. */
+export function matchValues(text: string): string[] {
+  return text
+    .split(/\s+/)
+    .filter((x) => x !== "")
+    .map((x) => x.replaceAll("...", " "));
+}
+
 /** `match` (space-separated, `...` a space inside a value) or `term` (one value), and its key. */
 function listValues(at: string, c: Json): { key: string; values: string[] } {
   if (given(c.match) && given(c.term)) throw bad(at, "takes match or term, not both");
@@ -238,13 +255,7 @@ function listValues(at: string, c: Json): { key: string; values: string[] } {
       `must be a string${key === "match" ? " of space-separated values" : ""}; got ${JSON.stringify(v)}`,
     );
   const text = String(v);
-  const values =
-    key === "term"
-      ? [text]
-      : text
-          .split(/\s+/)
-          .filter((x) => x !== "")
-          .map((x) => x.replaceAll("...", " "));
+  const values = key === "term" ? [text] : matchValues(text);
   if (values.every((x) => x.trim() === "")) throw bad(`${at}.${key}`, "names no value");
   if (given(c.analyzer) && typeof c.analyzer !== "string") throw bad(`${at}.analyzer`, "must be a string");
   return { key, values };

@@ -1,5 +1,7 @@
 import { CHANGE_KINDS } from "../db/change-sql.ts";
 import { apiError, isApiError } from "../errors.ts";
+import { joinBq, parseBq } from "./bq.ts";
+import { writeBq } from "./bq-writer.ts";
 import { changeKind } from "./change-inputs.ts";
 import { optionOfArgument, optionSuggester, readFilter, writeFilter } from "./filter-options.ts";
 import { DOMAIN_TABLES, filterOptions, type Input } from "./inputs.ts";
@@ -10,21 +12,22 @@ import type { Route } from "./route.ts";
 /**
  * Beyond the legacy paths (docs/decisions.md, "Webhooks"): the webhooks of the key's account, each
  * path mapped onto its GraphQL operation (src/schema/webhooks.ts) as every route is. POST /webhooks
- * takes `{url, kinds, list, filter}`, `filter` being List Domains' `f:` options (and aq) as a JSON
- * object, and answers `{id, secret, webhook}`: the secret is shown that once. A webhook's filter
+ * takes `{url, kinds, list, filter}`, `filter` being List Domains' `f:` options (and aq and bq) as a
+ * JSON object, and answers `{id, secret, webhook}`: the secret is shown that once. A webhook's filter
  * is answered in the same options (filterOptionsOf), so what REST answers can be POSTed back.
  */
 
-/** The options a webhook's filter takes: List Domains' `f:` options but f:list (its own `list`), and aq. */
+/** The options a webhook's filter takes: List Domains' `f:` options but f:list (its own `list`), aq and bq. */
 const FILTER_OPTIONS = [
   ...filterOptions(DOMAIN_TABLES)
     .map((o) => o.name)
     .filter((n) => n !== "f:list"),
   "aq",
+  "bq",
 ];
 const suggestFilter = optionSuggester(FILTER_OPTIONS, DOMAIN_TABLES);
 
-/** A webhook's filter: a JSON object of List Domains' `f:` options and `aq` → DomainFilter. */
+/** A webhook's filter: a JSON object of List Domains' `f:` options, `aq` and `bq` → DomainFilter. */
 function readWebhookFilter(value: unknown): Record<string, unknown> | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== "object" || Array.isArray(value))
@@ -45,6 +48,9 @@ function readWebhookFilter(value: unknown): Record<string, unknown> | null {
         throw apiError("BAD_USER_INPUT", "aq: q searches Domains; a webhook's filter takes filters only");
       if (and.length) filter.and = and;
     }
+    const bq = o.json("bq");
+    if (bq !== undefined && bq !== null && joinBq(filter, parseBq(bq, DOMAIN_TABLES)).length)
+      throw apiError("BAD_USER_INPUT", "bq: q searches Domains; a webhook's filter takes filters only");
     return Object.keys(filter).length ? filter : null;
   } catch (e) {
     if (isApiError(e)) throw apiError("BAD_USER_INPUT", `filter: ${(e as Error).message}`);
@@ -54,16 +60,19 @@ function readWebhookFilter(value: unknown): Record<string, unknown> | null {
 
 /**
  * A webhook's filter as REST writes it, in the options POST /webhooks takes (and List Domains):
- * its `f:` options, and as aq what they cannot say (a filter given twice, op nand). GraphQL keeps
- * and answers it as DomainFilter; POSTed back, what REST answers makes the same filter.
+ * its `f:` options, as aq what they cannot say (a filter given twice, op nand), and its `or` and
+ * `not` terms as bq (writeBq: aq says those of them it says exactly). GraphQL keeps and answers
+ * it as DomainFilter; POSTed back, what REST answers makes the same filter.
  */
 function filterOptionsOf(filter: unknown): Record<string, unknown> | null {
   if (!filter || typeof filter !== "object") return null;
-  const { and, ...top } = filter as { and?: Record<string, unknown>[] | null };
+  type Terms = Record<string, unknown>[] | null;
+  const { and, or, not, ...top } = filter as { and?: Terms; or?: Terms; not?: Terms };
   const { options, nand } = writeFilter(top, DOMAIN_TABLES);
-  const terms = [...Object.entries(nand).map(([name, f]) => ({ [name]: f })), ...(and ?? [])];
+  const { bq, and: negated } = writeBq({ or, not }, DOMAIN_TABLES);
+  const terms = [...Object.entries(nand).map(([name, f]) => ({ [name]: f })), ...(and ?? []), ...negated];
   const aq = writeAq(terms, DOMAIN_TABLES);
-  return aq.length ? { ...options, aq } : options;
+  return { ...options, ...(aq.length ? { aq } : {}), ...(bq ? { bq } : {}) };
 }
 
 /** A webhook as REST writes it: its filter in REST's options. */
@@ -101,7 +110,7 @@ const WEBHOOK_SPEC: Input = {
       name: "filter",
       type: "object",
       description:
-        'Only changes of the Domains these List Domains options match, as a JSON object of f: options and aq: {"f:cc": "US", "f:p": "shopify"}. Answered in the same options.',
+        'Only changes of the Domains these List Domains options match, as a JSON object of f: options, aq and bq: {"f:cc": "US", "f:p": "shopify"}. Answered in the same options.',
     },
   ],
   variables: { url: "String!", kinds: "[ChangeKind!]", list: "String", filter: "DomainFilter" },

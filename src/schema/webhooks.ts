@@ -69,7 +69,7 @@ export const Webhook = builder.objectRef<WebhookShape>("Webhook").implement({
       type: "JSON",
       nullable: true,
       description:
-        "The Domain filter its changes match, or null: the DomainFilter it was given (as createWebhook takes it); in REST, List Domains' f: options and aq (as POST /webhooks takes them).",
+        "The Domain filter its changes match, or null: the DomainFilter it was given (as createWebhook takes it); in REST, List Domains' f: options, aq and bq (as POST /webhooks takes them).",
       resolve: (w) => w.filter,
       ...legacy("filter"),
     }),
@@ -277,10 +277,12 @@ builder.mutationField("createWebhook", (t) =>
           filter,
         };
         // Read where the feed stands with its filter: a filter that does not read (an unknown App,
-        // a bad range) is refused now, as GET /changes would refuse it, not at the next load.
+        // a bad range) is refused now, as GET /changes would refuse it, not at the next load. It
+        // reads the filter as given (ops as their values, times as instants), not as kept.
         const end = await ctx.live.end();
+        const given = { ...spec, filter: args.filter as Record<string, unknown> | null };
         try {
-          await changePage(ctx, { filter: changeFilterOf(spec) as never, first: 0, after: String(end) });
+          await changePage(ctx, { filter: changeFilterOf(given) as never, first: 0, after: String(end) });
         } catch (e) {
           throw renamed(e);
         }

@@ -6,6 +6,7 @@ import { PLATFORM_IDS } from "../../src/dataset/platforms.ts";
 import type { DomainRecord } from "../../src/dataset/record.ts";
 import { DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "../../src/query/domain-filter.ts";
 import { parseBq } from "../../src/rest/bq.ts";
+import { writeBq } from "../../src/rest/bq-writer.ts";
 import { optionOfArgument } from "../../src/rest/filter-options.ts";
 import { DOMAIN_QUERY, DOMAIN_TABLES } from "../../src/rest/inputs.ts";
 import { Options } from "../../src/rest/options.ts";
@@ -306,6 +307,16 @@ describe("parseBq", () => {
       must({ field: "q", match: "a b", operator: "or" }),
       /^bq\.must\.conjuncts\[0\]\.operator: q takes only and/,
     ],
+    [
+      "an event filter",
+      must({ field: "app_installed_at", term: "shopify.klaviyo", min: "2024-01-01" }),
+      /^bq\.must\.conjuncts\[0\]\.field: "app_installed_at" is an option of its own \(f:app_installed_at\), which bq does not hold; filters: q, an, /,
+    ],
+    [
+      "a list of the account",
+      { should: { disjuncts: [{ field: "list", match: "mine" }] } },
+      /^bq\.should\.disjuncts\[0\]\.field: "list" is an option of its own \(f:list\), which bq does not hold/,
+    ],
   ])("refuses %s, naming the part", (_label, bq, message) => {
     expect(refusal(bq)).toMatch(message);
   });
@@ -529,6 +540,53 @@ function bqArbitrary(): fc.Arbitrary<RandomBq> {
     .record({ must: conditions(3), should: conditions(3), mustNot: conditions(2) })
     .filter((r) => r.must.length + r.should.length + r.mustNot.length > 0);
 }
+
+describe("writeBq", () => {
+  it("is parseBq's inverse: a random bq's should and must_not, read, written and read again, are the same terms", () => {
+    let read = 0;
+    fc.assert(
+      fc.property(bqArbitrary(), (r) => {
+        if (r.should.length + r.mustNot.length === 0) return;
+        const given = {
+          ...(r.should.length ? { should: { disjuncts: r.should } } : {}),
+          ...(r.mustNot.length ? { must_not: { disjuncts: r.mustNot } } : {}),
+        };
+        let terms: ReturnType<typeof parseBq>;
+        try {
+          terms = parseBq(given, DOMAIN_TABLES);
+        } catch {
+          return; // a value the filter refuses
+        }
+        read++;
+        const written = writeBq(terms, DOMAIN_TABLES);
+        expect(written.and).toEqual([]);
+        expect(parseBq(written.bq, DOMAIN_TABLES)).toEqual({ ...terms, and: [] });
+        // Written once, it is written the same again.
+        expect(writeBq(parseBq(written.bq, DOMAIN_TABLES), DOMAIN_TABLES)).toEqual(written);
+      }),
+      { numRuns: 300 },
+    );
+    expect(read).toBeGreaterThan(100);
+  });
+
+  it("writes a value match cannot spell as term when it is alone, and leaves several such as a list parseBq refuses", () => {
+    const alone = { or: [{ categories: { values: ["St. Louis\tcafe"], op: "OR" } }] };
+    const { bq } = writeBq(alone, DOMAIN_TABLES);
+    expect(bq).toEqual({ should: { disjuncts: [{ field: "cat", term: "St. Louis\tcafe" }] } });
+    expect(parseBq(bq, DOMAIN_TABLES).or).toEqual(alone.or);
+    const values = ["St. Louis", "Home Garden"];
+    const several = writeBq({ not: [{ categories: { values, op: "AND" } }] }, DOMAIN_TABLES).bq;
+    expect(several).toEqual({
+      must_not: { disjuncts: [{ field: "cat", match: values, operator: "and" }] },
+    });
+    expect(refusal(several)).toMatch(/^bq\.must_not\.disjuncts\[0\]\.match: must be a string/);
+    // Spelled with ..., the same values read otherwise: a value beside dots loses its space.
+    const spelled = { must_not: { disjuncts: [{ field: "cat", match: "St....Louis Home...Garden" }] } };
+    expect(parseBq(spelled, DOMAIN_TABLES).not).toEqual([
+      { categories: { values: ["St .Louis", "Home Garden"], op: "OR" } },
+    ]);
+  });
+});
 
 interface Page {
   domains: { name: string }[];

@@ -139,6 +139,21 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
       [{ url: receiver.url, filter: "f:cc=US" }, /^filter: must be a JSON object/],
       [{ url: receiver.url, filter: { "f:list": "x" } }, /^filter: f:list is the webhook's own `list`/],
       [{ url: receiver.url, filter: { "f:cc": "Narnia" } }, /^filter\.f:cc: /],
+      [
+        { url: receiver.url, filter: { bq: { must: { conjuncts: [{ field: "q", match: "shoes" }] } } } },
+        /^filter: bq: q searches Domains; a webhook's filter takes filters only$/,
+      ],
+      [
+        { url: receiver.url, filter: { bq: { should: { disjuncts: [{ field: "country", match: "US" }] } } } },
+        /^filter: bq\.should\.disjuncts\[0\]\.field: unknown field "country" \(did you mean "cc"\?\)/,
+      ],
+      [
+        {
+          url: receiver.url,
+          filter: { bq: { must_not: { disjuncts: [{ field: "cc", match: "Narnia" }] } } },
+        },
+        /^filter: bq\.must_not\.disjuncts\[0\]\.match: /,
+      ],
       [{ url: receiver.url, bogus: 1 }, /^unknown option "bogus"/],
     ];
     for (const [spec, message] of cases) {
@@ -551,13 +566,16 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
   /** Text with a comma and a backslash, which a list's option escapes. */
   const ANY_TEXT = ["Home, Garden", "back\\slash"];
   const valuesOf = (legacy: string) => [...(SAMPLES[legacy] ?? ANY_TEXT)];
+  /** A value as a list's option writes it, a comma and a backslash escaped. */
+  const escaped = (v: string) => v.replace(/[\\,]/g, "\\$&");
+  /** The op of a term's (first) list filter. */
+  const opOf = (term: Json) => String((Object.values(term)[0] as { op?: string }).op ?? "");
   /** Each time filter's min as an instant and max as a calendar day (the whole day). */
   const TIMES = { min: "2020-01-01T00:00:00Z", max: "2024-12-31" };
   const EVENT_TIMES = { min: "2023-01-01", max: "2024-06-30T12:30:00Z" };
   const subjectOf = (subject: string) => (subject === "app" ? "shopify.klaviyo" : "Klaviyo");
 
   it("REST: a webhook's filter reads back as its f: options, and what it reads back makes the same webhook (every filter option of the catalogue)", async () => {
-    const escaped = (v: string) => v.replace(/[\\,]/g, "\\$&");
     const given: Json = {};
     const ops = new Set<string>();
     Object.values(DOMAIN_LIST_FILTERS).forEach((spec: ListSpec, i) => {
@@ -586,12 +604,35 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
       { field: "rankmin", value: 5, operator: "and" },
       { field: "cratmax", value: "2024-01-31", operator: "and" },
     ];
-    // Every option of the catalogue is given (f:list is the webhook's own `list`), with each op.
+    // bq, List Domains' own way to give terms of which one matches (should) or none (must_not):
+    // a condition of each list and range of the catalogue in each, with each operator.
+    const conditions = (shift: number) => [
+      ...Object.values(DOMAIN_LIST_FILTERS).map((spec: ListSpec, i) => {
+        const operator = spec.exclusive ? "or" : ["or", "and"][(i + shift) % 2];
+        const match = valuesOf(spec.legacy)
+          .map((v) => v.replaceAll(" ", "..."))
+          .join(" ");
+        return { field: spec.legacy.slice(2), match, ...(operator === "and" ? { operator } : {}) };
+      }),
+      ...(Object.values(DOMAIN_RANGE_FILTERS) as RangeSpec[]).map((spec) => {
+        const [min, max] = spec.kind === "intRange" ? [10, 100_000] : [TIMES.min, TIMES.max];
+        return { field: spec.legacy.slice(2), min, max, inclusive_max: true };
+      }),
+    ];
+    const bq = { should: { disjuncts: conditions(0) }, must_not: { disjuncts: conditions(1) } };
+    given.bq = bq;
+    // Every option of the catalogue is given (f:list is the webhook's own `list`), with each op;
+    // bq names every list and range in should and in must_not.
     const missing = filterOptionNames(DOMAIN_TABLES).filter(
       (o) => o !== "f:list" && !o.endsWith(":op") && !(o in given),
     );
     expect(missing).toEqual([]);
     expect([...ops].sort()).toEqual(["and", "not", "or"]);
+    const bqFields = [...Object.values(DOMAIN_LIST_FILTERS), ...Object.values(DOMAIN_RANGE_FILTERS)].map(
+      (s: { legacy: string }) => s.legacy.slice(2),
+    );
+    for (const clause of [bq.should.disjuncts, bq.must_not.disjuncts])
+      expect(clause.map((c) => c.field)).toEqual(bqFields);
 
     const made = await create({ url: receiver.url, filter: given });
     expect(made.webhook.filter).toEqual(given);
@@ -605,12 +646,36 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
     expect(filterOf(made.id)).toBeTruthy();
     expect(filterOf(again.id)).toEqual(filterOf(made.id));
 
-    // Spelled otherwise, it reads back in one spelling, which makes the same webhook again.
+    // Spelled otherwise, it reads back in one spelling, which makes the same webhook again: bq's
+    // must as aq, a platform's id as its name, one value as term, exclusive bounds as inclusive.
     const loose = await create({
       url: receiver.url,
-      filter: { "f:cc": " US , CA ", "f:cc:op": "OR", "f:ds": "Active", "f:ds:op": "and", "f:rankmin": "5" },
+      filter: {
+        "f:cc": " US , CA ",
+        "f:cc:op": "OR",
+        "f:ds": "Active",
+        "f:ds:op": "and",
+        "f:rankmin": "5",
+        bq: {
+          must: { conjuncts: [{ field: "tags", term: TAGS[0] }] },
+          should: { disjuncts: [{ field: "p", match: " 1 ", operator: "OR", analyzer: "keyword" }], min: 1 },
+          must_not: {
+            disjuncts: [{ field: "er", min: 4.5, max: 10, inclusive_min: false }],
+          },
+        },
+      },
     });
-    const written = { "f:cc": "US,CA", "f:cc:op": "or", "f:ds": "Active", "f:rankmin": 5 };
+    const written = {
+      "f:cc": "US,CA",
+      "f:cc:op": "or",
+      "f:ds": "Active",
+      "f:rankmin": 5,
+      aq: [{ field: "tags", value: TAGS[0], operator: "or" }],
+      bq: {
+        should: { disjuncts: [{ field: "p", term: "shopify" }] },
+        must_not: { disjuncts: [{ field: "er", min: 5, max: 9, inclusive_max: true }] },
+      },
+    };
     expect(loose.webhook.filter).toEqual(written);
     const tight = await create({ url: receiver.url, filter: written });
     expect(tight.webhook.filter).toEqual(written);
@@ -641,6 +706,36 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
       { rank: { min: 1, max: 1000 } },
       { createdAt: { max: "2024-01-31" } },
     ];
+    // or and not: a term of each list filter (each op), of each range, and of each filter that only
+    // GraphQL gives in a term (an event, a list, several filters in one term).
+    const OPS = ["AND", "OR", "NOT", "NAND"];
+    const listTerms = (shift: number) =>
+      Object.entries(DOMAIN_LIST_FILTERS).map(([name, spec]: [string, ListSpec], i) => ({
+        [name]: {
+          values: valuesOf(spec.legacy),
+          op: spec.exclusive ? ["OR", "NOT"][(i + shift) % 2] : OPS[(i + shift) % 4],
+        },
+      }));
+    const rangeTerms = (Object.entries(DOMAIN_RANGE_FILTERS) as [string, RangeSpec][]).map(
+      ([name, spec]) => ({
+        [name]: spec.kind === "intRange" ? { min: 10, max: 100_000 } : { ...TIMES },
+      }),
+    );
+    const graphqlOnly = [
+      ...Object.entries(DOMAIN_EVENT_FILTERS).map(([name, spec]) => ({
+        [name]: { [spec.subject]: subjectOf(spec.subject), ...EVENT_TIMES },
+      })),
+      ...Object.keys(DOMAIN_NAMED_FILTERS).map((name) => ({ [name]: "hooked" })),
+      { countryCode: { values: ["CA"], op: "OR" }, rank: { min: 1, max: 10 } },
+    ];
+    // bq says a list of op or or and, and a range, as a condition of should; one of must_not too,
+    // and a list of op not or nand there is a double negation, which aq says.
+    const sayable = {
+      or: [...listTerms(0).filter((t) => /^(AND|OR)$/.test(opOf(t))), ...rangeTerms],
+      not: [...listTerms(1), ...rangeTerms],
+    };
+    given.or = [...listTerms(0), ...rangeTerms, ...graphqlOnly];
+    given.not = [...sayable.not, ...graphqlOnly];
     // Every field of DomainFilter is given.
     const fields = Object.keys((schema.getType("DomainFilter") as GraphQLInputObjectType).getFields());
     expect(fields.filter((f) => !(f in given))).toEqual([]);
@@ -663,12 +758,13 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
     expect(again.errors).toBeUndefined();
     expect(again.data?.createWebhook.webhook.filter).toEqual(given);
 
-    // REST reads it in List Domains' options: f: options, and aq for what it gives twice or with
-    // nand. Without `list` (REST's is the webhook's own), REST makes the same webhook from them.
+    // REST reads it in List Domains' options: f: options, aq for what it gives twice or with nand,
+    // and bq for its or and not terms. Without `list` (REST's is the webhook's own), and with the
+    // terms bq says, REST makes the same webhook from them.
     const { list: _, ...unlisted } = given;
     const other = await api.gql<{ createWebhook: { webhook: Json } }>(CREATE, {
       url: receiver.url,
-      filter: unlisted,
+      filter: { ...unlisted, ...sayable },
     });
     expect(other.errors).toBeUndefined();
     const hooks = (await call("GET", "/webhooks")).json.webhooks as Json[];
@@ -676,10 +772,157 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
     expect(rest["f:list"]).toBe("hooked");
     expect(rest["f:cc"]).toBe(valuesOf("f:cc").join(","));
     expect(rest.aq).toContainEqual({ field: "cc", value: "US", operator: "and" });
-    expect(Object.keys(rest).every((k) => k === "aq" || k.startsWith("f:"))).toBe(true);
+    expect(Object.keys(rest).every((k) => k === "aq" || k === "bq" || k.startsWith("f:"))).toBe(true);
     const restOfOther = hooks.find((w) => w.id === other.data?.createWebhook.webhook.id)?.filter as Json;
+    const { should, must_not } = restOfOther.bq as Record<string, { disjuncts: Json[] }>;
+    // One condition for each term, but a not of op not or nand: aq's or and and (its opposite).
+    expect(should?.disjuncts.length).toBe(sayable.or.length);
+    const negated = sayable.not.filter((t) => /^N/.test(opOf(t)));
+    expect(negated.length).toBeGreaterThan(0);
+    expect(must_not?.disjuncts.length).toBe(sayable.not.length - negated.length);
+    for (const term of negated) {
+      const [name, f] = Object.entries(term)[0] as [string, { values: string[]; op: string }];
+      const field = (DOMAIN_LIST_FILTERS as Record<string, ListSpec>)[name]?.legacy.slice(2);
+      const operator = f.op === "NOT" ? "or" : "and";
+      expect(restOfOther.aq).toContainEqual({ field, value: f.values.map(escaped).join(","), operator });
+    }
     const remade = await create({ url: receiver.url, filter: restOfOther });
     expect(remade.webhook.filter).toEqual(restOfOther);
+  });
+
+  it("REST says an or or not term bq cannot hold in aq where aq means the same, and shows the others in Bleve's own form, which POST /webhooks refuses", async () => {
+    const [domain] = (await call("GET", "/domain?page_size=1&fields=name")).json.domains as {
+      name: string;
+    }[];
+    expect((await call("PUT", "/list/hooked/add-domains", { domains: [domain?.name] })).status).toBe(200);
+    const CREATE = `mutation($url: String!, $filter: DomainFilter) {
+      createWebhook(url: $url, filter: $filter) { webhook { id filter } } }`;
+    const restOf = async (filter: Json) => {
+      const made = await api.gql<{ createWebhook: { webhook: Json } }>(CREATE, { url: receiver.url, filter });
+      expect(made.errors, JSON.stringify(filter)).toBeUndefined();
+      const hooks = (await call("GET", "/webhooks")).json.webhooks as Json[];
+      return hooks.find((w) => w.id === made.data?.createWebhook.webhook.id)?.filter as Json;
+    };
+    const rank = { rank: { min: 1, max: 10 } };
+    const rankCondition = { field: "rank", min: 1, max: 10, inclusive_max: true };
+    const contacts = CONTACT_TYPES.slice(0, 2);
+    const features = FEATURES.slice(0, 2);
+
+    // A not of op not or nand is its opposite op, and an or of one term that term: aq says them.
+    const exact: [Json, Json, Json][] = [
+      [
+        { not: [{ countryCode: { values: ["US"], op: "NOT" } }] },
+        { aq: [{ field: "cc", value: "US", operator: "or" }] },
+        { and: [{ countryCode: { values: ["US"], op: "OR" } }] },
+      ],
+      [
+        { not: [{ contactTypes: { values: contacts, op: "NAND" } }, rank] },
+        {
+          aq: [{ field: "it", value: contacts.join(","), operator: "and" }],
+          bq: { must_not: { disjuncts: [rankCondition] } },
+        },
+        { and: [{ contactTypes: { values: contacts, op: "AND" } }], not: [rank] },
+      ],
+      [
+        { or: [{ countryCode: { values: ["US", "CA"], op: "NOT" }, ...rank }] },
+        {
+          aq: [
+            { field: "cc", value: "US,CA", operator: "nor" },
+            { field: "rankmin", value: 1, operator: "and" },
+            { field: "rankmax", value: 10, operator: "and" },
+          ],
+        },
+        {
+          and: [
+            { countryCode: { values: ["US", "CA"], op: "NOT" } },
+            { rank: { min: 1, max: null } },
+            { rank: { min: null, max: 10 } },
+          ],
+        },
+      ],
+    ];
+    const COUNT = `query($a: DomainFilter, $b: DomainFilter) {
+      a: domains(filter: $a) { totalCount } b: domains(filter: $b) { totalCount } all: domains { totalCount } }`;
+    for (const [filter, written, remade] of exact) {
+      const rest = await restOf(filter);
+      expect(rest, JSON.stringify(filter)).toEqual(written);
+      const again = await create({ url: receiver.url, filter: rest });
+      expect(again.webhook.filter).toEqual(written);
+      const read = await api.gql<{ webhooks: Json[] }>("{ webhooks { id filter } }");
+      expect(read.data?.webhooks.find((w) => w.id === again.id)?.filter).toEqual(remade);
+      // The same Domains, some but not all of them.
+      const counts = await api.gql<Record<string, { totalCount: number }>>(COUNT, { a: filter, b: remade });
+      expect(counts.errors).toBeUndefined();
+      const { a, b, all } = counts.data ?? {};
+      expect(b?.totalCount, JSON.stringify(filter)).toBe(a?.totalCount);
+      expect(a?.totalCount).toBeGreaterThan(0);
+      expect(a?.totalCount).toBeLessThan(all?.totalCount ?? 0);
+    }
+
+    // What neither says reads back as Bleve writes it, a nested query or a condition naming an
+    // option of its own, which bq refuses: such a webhook is made again through GraphQL.
+    const shown: [Json, Json, RegExp][] = [
+      [
+        { or: [{ tags: { values: [TAGS[0]], op: "NOT" } }, rank] },
+        {
+          should: {
+            disjuncts: [{ must_not: { disjuncts: [{ field: "tags", term: TAGS[0] }] } }, rankCondition],
+          },
+        },
+        /^filter: bq\.should\.disjuncts\[0\]: a nested query is not read/,
+      ],
+      [
+        { or: [{ features: { values: features, op: "NAND" } }, rank] },
+        {
+          should: {
+            disjuncts: [
+              {
+                must_not: {
+                  disjuncts: [
+                    {
+                      field: "features",
+                      match: features.map((f) => f.replaceAll(" ", "...")).join(" "),
+                      operator: "and",
+                    },
+                  ],
+                },
+              },
+              rankCondition,
+            ],
+          },
+        },
+        /^filter: bq\.should\.disjuncts\[0\]: a nested query is not read/,
+      ],
+      [
+        { not: [{ countryCode: { values: ["US"], op: "OR" }, ...rank }] },
+        { must_not: { disjuncts: [{ conjuncts: [{ field: "cc", term: "US" }, rankCondition] }] } },
+        /^filter: bq\.must_not\.disjuncts\[0\]: a nested query is not read/,
+      ],
+      [
+        { or: [{ appInstalledAt: { app: "shopify.klaviyo", ...EVENT_TIMES } }, rank] },
+        {
+          should: {
+            disjuncts: [
+              { field: "app_installed_at", term: "shopify.klaviyo", ...EVENT_TIMES },
+              rankCondition,
+            ],
+          },
+        },
+        /^filter: bq\.should\.disjuncts\[0\]\.field: "app_installed_at" is an option of its own \(f:app_installed_at\), which bq does not hold/,
+      ],
+      [
+        { not: [{ list: "hooked" }] },
+        { must_not: { disjuncts: [{ field: "list", term: "hooked" }] } },
+        /^filter: bq\.must_not\.disjuncts\[0\]\.field: "list" is an option of its own \(f:list\), which bq does not hold/,
+      ],
+    ];
+    for (const [filter, bq, refusal] of shown) {
+      const rest = await restOf(filter);
+      expect(rest, JSON.stringify(filter)).toEqual({ bq });
+      const res = await call("POST", "/webhooks", { url: receiver.url, filter: rest });
+      expect(res.status, JSON.stringify(rest)).toBe(400);
+      expect(res.json.error).toMatch(refusal);
+    }
   });
 
   it("an account sees and changes only its own webhooks; GraphQL answers the same", async () => {
@@ -713,6 +956,19 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
       { url: receiver.url },
     );
     expect(bad.errors?.[0]?.message).toMatch(/^filter\.countryCode/);
+    // Its ops are read as given too: and of two countries never matches, in a term or not.
+    for (const filter of [
+      '{countryCode: {values: ["US", "CA"], op: AND}}',
+      '{not: [{countryCode: {values: ["US", "CA"], op: NAND}}]}',
+    ]) {
+      const never = await api.gql(
+        `mutation($url: String!) { createWebhook(url: $url, filter: ${filter}) { secret } }`,
+        { url: receiver.url },
+      );
+      expect(never.errors?.[0]?.message, filter).toMatch(
+        /^filter\.(not\[0\]\.)?countryCode: a record has only one country code/,
+      );
+    }
     const deleted = await api.gql<{ deleteWebhook: Json }>(
       "mutation($id: String!) { deleteWebhook(webhook: $id) { id } }",
       { id: made.id },
