@@ -848,7 +848,7 @@ export interface components {
             kinds?: string[];
             /** @description One of the account's lists: only its Domains' changes. */
             list?: string;
-            /** @description The Domain filter its changes match, or null: the DomainFilter it was given (as createWebhook takes it); in REST, List Domains' f: options and aq (as POST /webhooks takes them). */
+            /** @description The Domain filter its changes match, or null: the DomainFilter it was given (as createWebhook takes it); in REST, List Domains' f: options, aq and bq (as POST /webhooks takes them). */
             filter?: string;
             /** @description The feed position up to which its changes were made into deliveries. */
             cursor: string;
@@ -1065,8 +1065,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1236,8 +1249,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1434,8 +1460,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1496,6 +1535,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
         requestBody?: {
             content: {
                 "application/json": {
@@ -1618,8 +1658,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1680,6 +1733,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
         requestBody?: {
             content: {
                 "application/json": {
@@ -1771,8 +1825,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1937,8 +2004,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2107,8 +2187,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2448,8 +2541,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2510,6 +2616,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
         requestBody?: {
             content: {
                 "application/json": {
@@ -2830,8 +2937,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3128,8 +3248,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3468,8 +3601,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3530,6 +3676,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
         requestBody?: {
             content: {
                 "application/json": {
@@ -3846,8 +3993,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4066,8 +4226,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4128,6 +4301,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
         requestBody?: {
             content: {
                 "application/json": {
@@ -4272,8 +4446,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4336,7 +4523,7 @@ export interface operations {
                 page_size?: number;
                 /** @description next_cursor of the previous page: it survives data refreshes (a later load's changes follow it); 410 once the changes after it were pruned. */
                 cursor?: string;
-                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_uninstalled, app_installed, technology_removed, technology_added, domain_removed (default: all). */
+                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, domain_removed, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_installed, app_uninstalled, technology_added, technology_removed (default: all). */
                 kinds?: string;
                 /** @description Changes after this point: a snapshot version (the changes of later loads), or an RFC 3339 time or a date (loads published then or later). */
                 since?: string;
@@ -4594,8 +4781,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4654,7 +4854,7 @@ export interface operations {
             query?: {
                 /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
                 fields?: string;
-                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_uninstalled, app_installed, technology_removed, technology_added, domain_removed (default: all). */
+                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, domain_removed, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_installed, app_uninstalled, technology_added, technology_removed (default: all). */
                 kinds?: string;
                 /** @description Changes after this point: a snapshot version (the changes of later loads), or an RFC 3339 time or a date (loads published then or later). */
                 since?: string;
@@ -4894,8 +5094,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4954,7 +5167,7 @@ export interface operations {
             query?: {
                 /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
                 fields?: string;
-                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_uninstalled, app_installed, technology_removed, technology_added, domain_removed (default: all). */
+                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, domain_removed, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_installed, app_uninstalled, technology_added, technology_removed (default: all). */
                 kinds?: string;
                 /** @description Changes after this point: a snapshot version (the changes of later loads), or an RFC 3339 time or a date (loads published then or later). */
                 since?: string;
@@ -5198,8 +5411,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5342,8 +5568,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5646,8 +5885,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5792,8 +6044,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5856,6 +6121,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
         requestBody?: {
             content: {
                 "application/json": {
@@ -5946,8 +6212,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6010,6 +6289,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
         requestBody?: {
             content: {
                 "application/json": {
@@ -6099,8 +6379,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6243,8 +6536,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6305,6 +6611,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
         requestBody?: {
             content: {
                 "application/json": {
@@ -6313,10 +6620,10 @@ export interface operations {
                     /** @description The https URL deliveries are POSTed to. */
                     url?: string;
                     /** @description The kinds of change it takes (default: every kind). */
-                    kinds?: ("app_added" | "app_removed" | "app_plans_changed" | "domain_added" | "state_changed" | "platform_changed" | "plan_changed" | "country_changed" | "theme_changed" | "rank_changed" | "app_uninstalled" | "app_installed" | "technology_removed" | "technology_added" | "domain_removed")[];
+                    kinds?: ("app_added" | "app_removed" | "app_plans_changed" | "domain_added" | "domain_removed" | "state_changed" | "platform_changed" | "plan_changed" | "country_changed" | "theme_changed" | "rank_changed" | "app_installed" | "app_uninstalled" | "technology_added" | "technology_removed")[];
                     /** @description One of the account's lists (GET /list): only its Domains' changes. */
                     list?: string;
-                    /** @description Only changes of the Domains these List Domains options match, as a JSON object of f: options and aq: {"f:cc": "US", "f:p": "shopify"}. Answered in the same options. */
+                    /** @description Only changes of the Domains these List Domains options match, as a JSON object of f: options, aq and bq: {"f:cc": "US", "f:p": "shopify"}. Answered in the same options. */
                     filter?: Record<string, never>;
                 };
             };
@@ -6401,8 +6708,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6547,8 +6867,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6611,6 +6944,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
         requestBody?: {
             content: {
                 "application/json": {
@@ -6697,8 +7031,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6851,8 +7198,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6916,6 +7276,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
         requestBody?: {
             content: {
                 "application/json": {
@@ -7002,8 +7363,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body too large. */
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
