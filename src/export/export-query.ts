@@ -25,9 +25,9 @@ import type { ExportReader, Page, PageFormat } from "./export-reader.ts";
  * What Export Domains and `cursor=all` jobs share (src/export/export.ts, src/export/cursor-all.ts):
  * their options, which are List Domains', checked by its GraphQL query on this thread (so filters,
  * sort, auth, limits and errors are List Domains'), and the pages of every matching Domain, read
- * through one database cursor and written by their GraphQL operation and legacy writer on a
- * worker thread (src/export/export-page.ts, through src/export/export-reader.ts), so that the server
- * answers other requests meanwhile.
+ * through one database cursor and written by the generated row writer (or, where it cannot, by
+ * their GraphQL operation) on a worker thread (src/export/export-page.ts, through
+ * src/export/export-reader.ts), so that the server answers other requests meanwhile.
  */
 export interface ExportDeps {
   execute: ExecuteGraphQL;

@@ -22,7 +22,7 @@ import { type Part, partsOf, type SharedTexts, withoutNulls } from "./legacy-wri
  * src/schema/builder.ts),
  * completed as its own type completes it (non-null checked, lists item by item, leaves through
  * the scalar's own serialize) and written as the REST writer writes it (legacyWriter in
- * src/rest/fields.ts: legacy names in the selection's order, nulls left out, a flattened child's
+ * src/rest/legacy-writer.ts: legacy names in the selection's order, nulls left out, a flattened child's
  * fields beside the parent's own, shared objects from their text of the snapshot).
  *
  * A selection with a field that is neither (its resolver reads more than its parent) has no row
