@@ -1,0 +1,3 @@
+SELECT (SELECT last_id FROM {meta}.change_feed WHERE id = 1) AS last_id, (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through, (SELECT '[' || string_agg(COALESCE(doc, json_build_array(id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before::json, after::json)::text), ',') || ']' FROM (SELECT id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc FROM {meta}.change_event WHERE id > ? AND version <= ? AND kind IN (?, ?) AND domain IS NOT NULL ORDER BY id LIMIT 1000) e) AS page;
+SELECT r."name" FROM "snapshot"."domain" r WHERE (r."country_code" = $1) AND (r."name" = ANY($2));
+SELECT r."name" FROM "snapshot"."gone_domain" r WHERE (r."country_code" = $1) AND (r."name" = ANY($2));
