@@ -54,7 +54,7 @@ async function main(): Promise<number> {
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
       `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s ` +
-        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events)`,
+        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events and ${r.timings.countIndex} s building the count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB)`,
     );
     return 0;
   } catch (e) {

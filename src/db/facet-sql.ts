@@ -29,6 +29,8 @@ export type FacetValues =
     }
   | {
       kind: "child";
+      /** The child table (a Domain dimension's: the count index reads its rows; src/db/count-index.ts). */
+      table?: TableKey;
       /** A FROM item aliased `c`: a child table, or a derived table of (key, value). */
       from: (kind: Kind, table: Quote) => string;
       /** c's column holding the record's key, and the one holding (the key of) the value. */
@@ -56,6 +58,7 @@ const child = (
 ): FacetValues =>
   ({
     kind: "child",
+    table,
     from: (_kind, t) => `${t(TABLES[table].name)} c`,
     key,
     id,

@@ -3,6 +3,7 @@ import type { Writable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { changeStatements, goneStatements } from "./change-sql.ts";
+import { pgIndexSource, storeCountIndex } from "./count-index.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applyPgMigrations } from "./migrate.ts";
@@ -18,6 +19,7 @@ export class PgSnapshotWriter implements SnapshotWriter {
   private readonly copies = new Map<string, { client: pg.Client; stream: Writable; done: Promise<void> }>();
 
   changesMs = 0;
+  countIndex: { bytes: number; ms: number } | null = null;
 
   private constructor(
     private readonly url: string,
@@ -81,6 +83,10 @@ export class PgSnapshotWriter implements SnapshotWriter {
       // The facet tables: narrow Domain values and the unfiltered counts (src/db/facet-sql.ts).
       for (const statement of facetStatements("postgresql", (name) => `"${this.schema}"."${name}"`))
         await client.query(statement);
+      // The count index, from the facet columns and the child tables (src/db/count-index.ts).
+      this.countIndex = await storeCountIndex(pgIndexSource(client, this.schema), (statement, params) =>
+        client.query(statement, params),
+      );
       // The load's change events, against the snapshot before (src/db/change-sql.ts).
       const started = performance.now();
       const from = this.changes;

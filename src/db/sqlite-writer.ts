@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
 import { changeStatements, goneStatements } from "./change-sql.ts";
+import { sqliteIndexSource, storeCountIndex } from "./count-index.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applySqliteMigrations } from "./migrate.ts";
@@ -22,6 +23,7 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
   private pending: [Table, Row[]][] = [];
   private pendingRows = 0;
   changesMs = 0;
+  countIndex: { bytes: number; ms: number } | null = null;
 
   /** `changes`: the snapshot served when the load began (its file), to compute changes from. */
   constructor(
@@ -99,6 +101,16 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
       // The facet tables: narrow Domain values and the unfiltered counts (src/db/facet-sql.ts).
       for (const statement of facetStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
     })();
+    // The count index, from the facet columns and the child tables (src/db/count-index.ts).
+    const insert = this.db.transaction((parts: [string, unknown[] | undefined][]) => {
+      for (const [statement, params] of parts)
+        this.db.prepare(statement.replace(/\$\d+/g, "?")).run(...(params ?? []));
+    });
+    const statements: [string, unknown[] | undefined][] = [];
+    this.countIndex = await storeCountIndex(sqliteIndexSource(this.db), (statement, params) => {
+      statements.push([statement, params]);
+    });
+    insert(statements);
     this.computeChanges();
     this.db.exec("ANALYZE");
     // Readers open the file read-only; a rollback journal (not WAL) keeps it a single file.

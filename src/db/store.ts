@@ -49,6 +49,8 @@ export interface SnapshotWriter {
   finish(): Promise<void>;
   /** Milliseconds finish() spent computing change events (0 with no snapshot before). */
   readonly changesMs: number;
+  /** The count index finish() built (src/db/count-index.ts): bytes stored and milliseconds taken. */
+  readonly countIndex: { bytes: number; ms: number } | null;
   /** Stops writing; the copy is discarded by the store. */
   abort(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import {
 } from "../db/change-feed.ts";
 import { GONE_TABLES } from "../db/change-sql.ts";
 import { holdsTables, type SqlReader } from "../db/reader.ts";
+import { countDomains } from "../db/segment.ts";
 import { countWhere, statementOver } from "../db/where-sql.ts";
 import { apiError, InputError } from "../errors.ts";
 import type { DomainFilter } from "./domain-filter.ts";
@@ -152,7 +153,7 @@ async function pageAfter(
   const named = Math.min(NAMED_DOMAINS, NAMED_SHARE * served.snapshot.domains);
   const gone = await goneOf(sql);
   const count = async () =>
-    (await countWhere(sql, "domain", match)) + (gone ? await countWhere(gone, "domain", match) : 0);
+    (await countDomains(sql, match)) + (gone ? await countWhere(gone, "domain", match) : 0);
   if (where.domains === undefined && (await count()) <= named) {
     const names = await matchingNames(ctx, match, null);
     return pageOf(

@@ -1,5 +1,6 @@
 import type DataLoader from "dataloader";
 import { type ReadContext, servedOf } from "../context.ts";
+import { countDomains } from "../db/segment.ts";
 import type { TableKey } from "../db/tables.ts";
 import { countWhere, pageKeys } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
@@ -115,7 +116,10 @@ export async function connectionPage<R extends Record<string, unknown>>(
       endCursor: edges.at(-1)?.cursor ?? null,
     },
     totalCount: () => {
-      total ??= countWhere(sql, options.table, options.where);
+      total ??=
+        options.table === "domain"
+          ? countDomains(sql, options.where)
+          : countWhere(sql, options.table, options.where);
       return total;
     },
     scope:

@@ -28,9 +28,11 @@ export interface LoadResult extends SnapshotCounts {
   version: number;
   /**
    * Seconds spent reading, validating and writing rows; building indexes and publishing; and,
-   * within finish, computing the change events.
+   * within finish, computing the change events and building the count index.
    */
-  timings: { ingest: number; finish: number; changes: number };
+  timings: { ingest: number; finish: number; changes: number; countIndex: number };
+  /** Bytes the snapshot's count index takes (src/db/count-index.ts). */
+  countIndexBytes: number;
 }
 
 /**
@@ -83,7 +85,9 @@ export async function loadSnapshot(
           ingest: seconds(started, ingested),
           finish: seconds(ingested, performance.now()),
           changes: Math.round(writer.changesMs) / 1000,
+          countIndex: Math.round(writer.countIndex?.ms ?? 0) / 1000,
         },
+        countIndexBytes: writer.countIndex?.bytes ?? 0,
       };
     } catch (e) {
       await writer.abort();

@@ -1,0 +1,467 @@
+import roaring from "roaring";
+import { DOMAIN_FACET_VALUES, FACET_COLUMNS, FACET_COLUMNS_TABLE, type FacetValues } from "./facet-sql.ts";
+import { holdsTables, type SqlReader } from "./reader.ts";
+import { TABLES, type TableKey } from "./tables.ts";
+import { RELATIONS } from "./where-sql.ts";
+
+const { RoaringBitmap32 } = roaring;
+export type Bitmap = InstanceType<typeof RoaringBitmap32>;
+export { RoaringBitmap32 };
+
+/**
+ * The count index of a snapshot: what every count of Domains asks (facets, histograms,
+ * totalCount), built once when the snapshot is loaded and kept in it, since a snapshot never
+ * changes (docs/decisions.md, "Counting").
+ *
+ * - Domains are numbered 0…n-1 in rank order (then key): an ordinal.
+ * - Each value of each Domain dimension, a column (country, platform, plan, state…) or a child
+ *   table (categories, technologies, installed Apps…), is a roaring bitmap of the ordinals having
+ *   it. A segment (the Domains a filter matches) is a bitmap too (src/db/segment.ts), and a facet
+ *   value's count is one intersection's cardinality.
+ * - Each number and time the filters test (rank, estimated sales, creation time…) is an array of
+ *   its values by ordinal (NaN for none): a range is one pass over it, a histogram one pass over a
+ *   segment.
+ *
+ * Every dimension and column comes from the catalogue the filters and facets already use
+ * (DOMAIN_FACET_VALUES, FACET_COLUMNS, RELATIONS): nothing is listed twice. The index is stored
+ * in the snapshot's table COUNT_INDEX_TABLE as named parts, and each gateway loads it once per
+ * snapshot; a snapshot loaded before it existed has no such table and is counted by SQL.
+ */
+export const COUNT_INDEX_TABLE = "count_index";
+/** Bumped when the stored parts change shape: a snapshot of another format is counted by SQL. */
+export const COUNT_INDEX_FORMAT = 1;
+
+/** A column dimension's values (a text column of FACET_COLUMNS_TABLE). */
+export interface TextColumn {
+  /** The model field the filters test, e.g. countryCode (createdMonth's is its own name). */
+  field: string;
+  keys: string[];
+  bitmaps: Bitmap[];
+  nulls: Bitmap;
+  nonNull: Bitmap;
+  /** Value indexes by bitmap size, largest first (ties in key order). */
+  order: number[];
+  byKey: Map<string, number>;
+}
+
+/** A child-table dimension's values: the Domains having a row with each value. */
+export interface ChildDimension {
+  /** The Domain relation the filters test (apps, technologies…), and its value's model field. */
+  relation: string;
+  idField: string;
+  /** A condition every indexed row meets (an App not uninstalled), as { field: null }. */
+  requiresNull: string | null;
+  keys: string[];
+  /** What a facet names each value by (a technology's name), when not the key itself. */
+  labels: string[] | null;
+  bitmaps: Bitmap[];
+  order: number[];
+  byKey: Map<string, number>;
+}
+
+export interface CountIndex {
+  format: number;
+  /** Domains. */
+  n: number;
+  ordToPk: Int32Array;
+  /** -1 for a key of no Domain. */
+  pkToOrd: Int32Array;
+  all: Bitmap;
+  /** By column name of FACET_COLUMNS_TABLE (created_month included). */
+  text: Map<string, TextColumn>;
+  /** By model field: numbers and times (epoch ms) by ordinal, NaN for none. */
+  numbers: Map<string, Float64Array>;
+  /** By dimension name (DOMAIN_FACET_VALUES). */
+  children: Map<string, ChildDimension>;
+  /** Bytes stored, and milliseconds the build took (from the stored meta). */
+  bytes: number;
+  buildMs: number;
+}
+
+// ---------------------------------------------------------------------- what is indexed
+
+const domain = TABLES.domain;
+const fieldOfColumn = (table: TableKey, column: string) => {
+  const i = TABLES[table].columns.indexOf(column);
+  if (i < 0) throw new Error(`count index: ${table} has no column ${column}`);
+  return TABLES[table].fields[i];
+};
+
+/** FACET_COLUMNS (and created_month), split by kind. */
+const TEXT_COLUMNS: { column: string; field: string }[] = [
+  ...FACET_COLUMNS.filter((c) => domain.kinds[domain.columns.indexOf(c)] === "text").map((c) => ({
+    column: c as string,
+    field: fieldOfColumn("domain", c),
+  })),
+  { column: "created_month", field: "createdMonth" },
+];
+const NUMBER_COLUMNS = FACET_COLUMNS.filter((c) => domain.kinds[domain.columns.indexOf(c)] !== "text").map(
+  (c) => ({
+    column: c as string,
+    field: fieldOfColumn("domain", c),
+    time: domain.kinds[domain.columns.indexOf(c)] === "time",
+  }),
+);
+
+type Child = Extract<FacetValues, { kind: "child" }>;
+interface ChildSpec {
+  name: string;
+  values: Child;
+  table: TableKey;
+  relation: string;
+}
+const CHILD_DIMENSIONS: ChildSpec[] = Object.entries(DOMAIN_FACET_VALUES as Record<string, FacetValues>)
+  .filter((e): e is [string, Child] => e[1].kind === "child")
+  .map(([name, values]) => {
+    const table = values.table;
+    if (!table) throw new Error(`count index: dimension ${name} names no child table`);
+    const relation = Object.entries(RELATIONS.domain ?? {}).find(([, r]) => r.table === table)?.[0];
+    if (!relation) throw new Error(`count index: no Domain relation reads ${table}`);
+    return { name, values, table, relation };
+  });
+
+/** The condition rows of a child dimension meet (`c."removed_at" IS NULL`) as its field, or null. */
+function requiredNull(values: Child, table: TableKey): string | null {
+  if (!values.where) return null;
+  const m = /^c\."(\w+)" IS NULL$/.exec(values.where);
+  if (!m) throw new Error(`count index: cannot read the condition ${values.where}`);
+  return fieldOfColumn(table, m[1]);
+}
+
+// ---------------------------------------------------------------------- building
+
+/** How a build reads the new snapshot: a statement's rows, batch by batch, as arrays. */
+export interface IndexSource {
+  kind: "sqlite" | "postgresql";
+  table(name: string): string;
+  batches(text: string): AsyncIterable<unknown[][]>;
+}
+
+/** A named part as stored. */
+export interface IndexPart {
+  name: string;
+  body: Buffer;
+}
+
+const num = (v: unknown) => (v === null || v === undefined ? Number.NaN : Number(v));
+
+function bitmapsOf(lists: Map<string, number[]>): { keys: string[]; bitmaps: Bitmap[] } {
+  const keys = [...lists.keys()].sort();
+  const bitmaps = keys.map((k) => {
+    const b = new RoaringBitmap32(Uint32Array.from((lists.get(k) as number[]).sort((a, b) => a - b)));
+    b.runOptimize();
+    b.shrinkToFit();
+    return b;
+  });
+  return { keys, bitmaps };
+}
+
+/** Builds the index of the snapshot `source` reads, as the parts to store. */
+export async function buildCountIndex(source: IndexSource): Promise<IndexPart[]> {
+  const started = performance.now();
+  const t = (name: string) => source.table(name);
+  const pg = source.kind === "postgresql";
+  const numberExpr = (c: { column: string; time: boolean }) =>
+    pg
+      ? c.time
+        ? `(extract(epoch from r."${c.column}") * 1000)::float8`
+        : `r."${c.column}"::float8`
+      : `r."${c.column}"`;
+  const select = [
+    `r."pk"`,
+    ...TEXT_COLUMNS.map((c) => `r."${c.column}"`),
+    ...NUMBER_COLUMNS.map(numberExpr),
+  ].join(", ");
+  // Rank order, the Domains without a rank last, then by key: on both databases alike.
+  const text = `SELECT ${select} FROM ${t(FACET_COLUMNS_TABLE)} r ORDER BY (CASE WHEN r."rank" IS NULL THEN 1 ELSE 0 END), r."rank", r."pk"`;
+  const pks: number[] = [];
+  const textLists = TEXT_COLUMNS.map(() => new Map<string, number[]>());
+  const textNulls = TEXT_COLUMNS.map(() => [] as number[]);
+  const numberLists = NUMBER_COLUMNS.map(() => [] as number[]);
+  for await (const batch of source.batches(text)) {
+    for (const row of batch) {
+      const ord = pks.length;
+      pks.push(Number(row[0]));
+      for (let i = 0; i < TEXT_COLUMNS.length; i++) {
+        const v = row[1 + i];
+        if (v === null || v === undefined) {
+          textNulls[i].push(ord);
+          continue;
+        }
+        const key = String(v);
+        const list = textLists[i].get(key);
+        if (list) list.push(ord);
+        else textLists[i].set(key, [ord]);
+      }
+      for (let i = 0; i < NUMBER_COLUMNS.length; i++)
+        numberLists[i].push(num(row[1 + TEXT_COLUMNS.length + i]));
+    }
+  }
+  const n = pks.length;
+  const maxPk = pks.reduce((m, p) => Math.max(m, p), -1);
+  const pkToOrd = new Int32Array(maxPk + 1).fill(-1);
+  pks.forEach((pk, ord) => {
+    pkToOrd[pk] = ord;
+  });
+  const parts: IndexPart[] = [{ name: "ords", body: Buffer.from(Int32Array.from(pks).buffer) }];
+  const meta: StoredMeta = { format: COUNT_INDEX_FORMAT, n, text: {}, numbers: [], children: {}, buildMs: 0 };
+  TEXT_COLUMNS.forEach((c, i) => {
+    const { keys, bitmaps } = bitmapsOf(textLists[i]);
+    const nulls = new RoaringBitmap32(Uint32Array.from(textNulls[i]));
+    const { body, offsets } = concatenated([nulls, ...bitmaps]);
+    meta.text[c.column] = { keys, offsets };
+    parts.push({ name: `text.${c.column}`, body });
+  });
+  NUMBER_COLUMNS.forEach((c, i) => {
+    meta.numbers.push(c.field);
+    parts.push({ name: `number.${c.field}`, body: Buffer.from(Float64Array.from(numberLists[i]).buffer) });
+  });
+  for (const spec of CHILD_DIMENSIONS) {
+    const { values } = spec;
+    const where = values.where ? ` WHERE ${values.where}` : "";
+    const lists = new Map<string, number[]>();
+    const rows = `SELECT c."${values.key}", c."${values.id}" FROM ${t(TABLES[spec.table].name)} c${where}`;
+    for await (const batch of source.batches(rows)) {
+      for (const [key, id] of batch) {
+        if (id === null || id === undefined) continue;
+        const ord = pkToOrd[Number(key)];
+        if (ord === undefined || ord < 0) continue;
+        const k = String(id);
+        const list = lists.get(k);
+        if (list) list.push(ord);
+        else lists.set(k, [ord]);
+      }
+    }
+    // A Domain with the same value twice (two e-mail contacts) is in its bitmap once.
+    const { keys, bitmaps } = bitmapsOf(lists);
+    let labels: string[] | null = null;
+    if (values.label) {
+      const named = new Map<string, string>();
+      const label = `SELECT x."pk", ${values.label.expr} FROM ${t(TABLES[values.label.table].name)} x`;
+      for await (const batch of source.batches(label))
+        for (const [pk, v] of batch) named.set(String(pk), String(v));
+      labels = keys.map((k) => named.get(k) ?? k);
+    }
+    const { body, offsets } = concatenated(bitmaps);
+    meta.children[spec.name] = { keys, labels, offsets };
+    parts.push({ name: `child.${spec.name}`, body });
+  }
+  meta.buildMs = Math.round(performance.now() - started);
+  parts.unshift({ name: "meta", body: Buffer.from(JSON.stringify(meta)) });
+  return parts;
+}
+
+interface StoredMeta {
+  format: number;
+  n: number;
+  text: Record<string, { keys: string[]; offsets: number[] }>;
+  numbers: string[];
+  children: Record<string, { keys: string[]; labels: string[] | null; offsets: number[] }>;
+  buildMs: number;
+}
+
+function concatenated(bitmaps: Bitmap[]): { body: Buffer; offsets: number[] } {
+  const pieces = bitmaps.map((b) => b.serialize(true));
+  const offsets = [0];
+  for (const p of pieces) offsets.push(offsets[offsets.length - 1] + p.length);
+  return { body: Buffer.concat(pieces), offsets };
+}
+
+function split(body: Uint8Array, offsets: number[]): Bitmap[] {
+  const out: Bitmap[] = [];
+  for (let i = 0; i + 1 < offsets.length; i++)
+    out.push(
+      RoaringBitmap32.deserialize(
+        Buffer.from(body.buffer, body.byteOffset + offsets[i], offsets[i + 1] - offsets[i]),
+        true,
+      ),
+    );
+  return out;
+}
+
+/** The statements that create COUNT_INDEX_TABLE (`table`: its quoted name). */
+export function countIndexTableStatement(kind: "sqlite" | "postgresql", table: string): string {
+  return kind === "postgresql"
+    ? `CREATE TABLE ${table} ("name" TEXT PRIMARY KEY, "body" BYTEA NOT NULL)`
+    : `CREATE TABLE ${table} ("name" TEXT PRIMARY KEY, "body" BLOB NOT NULL)`;
+}
+
+// ---------------------------------------------------------------------- loading
+
+const sizeOrder = (bitmaps: Bitmap[], keys: string[]) =>
+  bitmaps
+    .map((b, i) => ({ i, n: b.size }))
+    .sort((a, b) => b.n - a.n || (keys[a.i] < keys[b.i] ? -1 : keys[a.i] > keys[b.i] ? 1 : 0))
+    .map((x) => x.i);
+
+/** An index from its stored parts; null when they are of another format. */
+export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex | null {
+  const metaBody = parts.get("meta");
+  if (!metaBody) return null;
+  const meta = JSON.parse(Buffer.from(metaBody).toString("utf8")) as StoredMeta;
+  if (meta.format !== COUNT_INDEX_FORMAT) return null;
+  const part = (name: string) => {
+    const p = parts.get(name);
+    if (!p) throw new Error(`the snapshot's count index has no part ${name}`);
+    return p;
+  };
+  const aligned = (p: Uint8Array) => {
+    const copy = new Uint8Array(p.byteLength);
+    copy.set(p);
+    return copy.buffer;
+  };
+  const ordToPk = new Int32Array(aligned(part("ords")));
+  const n = meta.n;
+  const maxPk = ordToPk.reduce((m, p) => Math.max(m, p), -1);
+  const pkToOrd = new Int32Array(maxPk + 1).fill(-1);
+  for (let i = 0; i < n; i++) pkToOrd[ordToPk[i]] = i;
+  const all = new RoaringBitmap32();
+  if (n) all.addRange(0, n);
+  const text = new Map<string, TextColumn>();
+  for (const c of TEXT_COLUMNS) {
+    const stored = meta.text[c.column];
+    if (!stored) return null;
+    const [nulls, ...bitmaps] = split(part(`text.${c.column}`), stored.offsets);
+    text.set(c.column, {
+      field: c.field,
+      keys: stored.keys,
+      bitmaps,
+      nulls,
+      nonNull: RoaringBitmap32.andNot(all, nulls),
+      order: sizeOrder(bitmaps, stored.keys),
+      byKey: new Map(stored.keys.map((k, i) => [k, i])),
+    });
+  }
+  const numbers = new Map<string, Float64Array>();
+  for (const c of NUMBER_COLUMNS) {
+    if (!meta.numbers.includes(c.field)) return null;
+    numbers.set(c.field, new Float64Array(aligned(part(`number.${c.field}`))));
+  }
+  const children = new Map<string, ChildDimension>();
+  for (const spec of CHILD_DIMENSIONS) {
+    const stored = meta.children[spec.name];
+    if (!stored) return null;
+    const bitmaps = split(part(`child.${spec.name}`), stored.offsets);
+    const facetKeys = stored.labels ?? stored.keys;
+    children.set(spec.name, {
+      relation: spec.relation,
+      idField: fieldOfColumn(spec.table, spec.values.id),
+      requiresNull: requiredNull(spec.values, spec.table),
+      keys: stored.keys,
+      labels: stored.labels,
+      bitmaps,
+      order: sizeOrder(bitmaps, facetKeys),
+      byKey: new Map(stored.keys.map((k, i) => [k, i])),
+    });
+  }
+  const bytes = [...parts.values()].reduce((s, p) => s + p.byteLength, 0);
+  return {
+    format: meta.format,
+    n,
+    ordToPk,
+    pkToOrd,
+    all,
+    text,
+    numbers,
+    children,
+    bytes,
+    buildMs: meta.buildMs,
+  };
+}
+
+/**
+ * The count index of the snapshot `sql` reads, loaded once per reader (so per snapshot and
+ * gateway); null for a snapshot without one (loaded before it existed, or of another format),
+ * which is counted by SQL as before. A load that failed (a database that did not answer) is tried
+ * again by the next count.
+ */
+export function countIndexOf(sql: SqlReader): Promise<CountIndex | null> {
+  let index = loaded.get(sql);
+  if (!index) {
+    index = loadIndex(sql);
+    loaded.set(sql, index);
+    index.catch(() => loaded.delete(sql));
+  }
+  return index;
+}
+const loaded = new WeakMap<SqlReader, Promise<CountIndex | null>>();
+
+async function loadIndex(sql: SqlReader): Promise<CountIndex | null> {
+  if (!(await holdsTables(sql, [COUNT_INDEX_TABLE]))) return null;
+  const rows = await sql.all(`SELECT x."name", x."body" FROM ${sql.table(COUNT_INDEX_TABLE)} x`, []);
+  return countIndexFromParts(new Map(rows.map((r) => [String(r[0]), r[1] as Uint8Array])));
+}
+
+// ---------------------------------------------------------------------- the writers' side
+
+/** Rows per batch a build reads. */
+const BUILD_BATCH = 50_000;
+
+/** A build's source on a SQLite snapshot being written (its own connection). */
+export function sqliteIndexSource(db: {
+  prepare(text: string): { raw(on: boolean): { iterate(): IterableIterator<unknown> } };
+}): IndexSource {
+  return {
+    kind: "sqlite",
+    table: (name) => `"${name}"`,
+    async *batches(text) {
+      let batch: unknown[][] = [];
+      for (const row of db.prepare(text).raw(true).iterate()) {
+        batch.push(row as unknown[]);
+        if (batch.length === BUILD_BATCH) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length) yield batch;
+    },
+  };
+}
+
+interface PgClient {
+  query(
+    text: string | { text: string; rowMode: "array"; values?: unknown[] },
+    values?: unknown[],
+  ): Promise<{ rows: unknown[] }>;
+}
+
+/** A build's source on a PostgreSQL snapshot schema: each statement through a cursor. */
+export function pgIndexSource(client: PgClient, schema: string): IndexSource {
+  return {
+    kind: "postgresql",
+    table: (name) => `"${schema}"."${name}"`,
+    async *batches(text) {
+      await client.query("BEGIN");
+      try {
+        await client.query(`DECLARE count_index_rows NO SCROLL CURSOR FOR ${text}`);
+        for (;;) {
+          const { rows } = await client.query({
+            text: `FETCH ${BUILD_BATCH} FROM count_index_rows`,
+            rowMode: "array",
+          });
+          if (!rows.length) break;
+          yield rows as unknown[][];
+        }
+        await client.query("COMMIT");
+      } catch (e) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw e;
+      }
+    },
+  };
+}
+
+/** Builds the index and stores it in COUNT_INDEX_TABLE (replacing one stored before). */
+export async function storeCountIndex(
+  source: IndexSource,
+  write: (statement: string, params?: unknown[]) => Promise<unknown> | unknown,
+): Promise<{ bytes: number; ms: number }> {
+  const started = performance.now();
+  const parts = await buildCountIndex(source);
+  const table = source.table(COUNT_INDEX_TABLE);
+  await write(`DROP TABLE IF EXISTS ${table}`);
+  await write(countIndexTableStatement(source.kind, table));
+  for (const p of parts)
+    await write(`INSERT INTO ${table} ("name", "body") VALUES ($1, $2)`, [p.name, p.body]);
+  return { bytes: parts.reduce((s, p) => s + p.body.length, 0), ms: Math.round(performance.now() - started) };
+}
