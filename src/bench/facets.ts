@@ -3,7 +3,8 @@ import { join } from "node:path";
 import pg from "pg";
 import { loadConfig } from "../config.ts";
 import { Snapshots } from "../db/snapshots.ts";
-import type { FacetRow } from "./report.ts";
+import { DOMAIN_DIMENSIONS } from "../query/facets.ts";
+import type { FacetExtra, FacetRow } from "./report.ts";
 
 /**
  * The facets of `npm run bench` (issue 36): for the whole table and for each filter of the sort ×
@@ -16,6 +17,10 @@ import type { FacetRow } from "./report.ts";
  * same but for their LIMIT, so each is counted anew rather than found in the cache.
  */
 export const FACET_DIMENSIONS = "cc,p,plan,cat,tech";
+/** Every Domain dimension (20), by its REST option. */
+const EVERY_DIMENSION = Object.values(DOMAIN_DIMENSIONS)
+  .map((d) => d.option)
+  .join(",");
 /** Requests per measure: fewer at a million Domains, where one counted afresh takes seconds. */
 const samplesFor = (domains: number) => (domains >= 500_000 ? 7 : 15);
 
@@ -128,16 +133,88 @@ function request(url: string, key: string): Promise<number> {
   });
 }
 
+/** A seeded generator (mulberry32), so that every run draws the same combinations. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)] : Number.NaN;
+};
+
+/**
+ * `n` combinations of 1–4 distinct options drawn from `pool` (each an option and its query part),
+ * AND-ed; each combination is asked once, so it is counted afresh (nothing of it is cached).
+ */
+function combinations(pool: readonly (readonly [string, string])[], n: number, seed: number): string[] {
+  const next = random(seed);
+  const out: string[] = [];
+  while (out.length < n) {
+    const k = 1 + Math.floor(next() * 4);
+    const picked = new Map<string, string>();
+    for (let tries = 0; picked.size < k && tries < 50; tries++) {
+      const [option, part] = pool[Math.floor(next() * pool.length)];
+      if (!picked.has(option)) picked.set(option, part);
+    }
+    const query = [...picked.values()].join("&");
+    if (!out.includes(query)) out.push(query);
+  }
+  return out;
+}
+
+/** The count index's size and build time, as the snapshot keeps them (null: it has none). */
+async function indexOf(env: NodeJS.ProcessEnv): Promise<FacetExtra["index"]> {
+  const config = loadConfig(env);
+  const snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
+  try {
+    const served = await snapshots.current();
+    if (!served) return null;
+    const rows = await served.sql
+      .all(
+        `SELECT x."name", length(x."body"), CASE WHEN x."name" = 'meta' THEN x."body" END FROM ${served.sql.table("count_index")} x`,
+        [],
+      )
+      .catch(() => null);
+    if (!rows) return null;
+    const meta = rows.find((r) => r[0] === "meta")?.[2] as Uint8Array | undefined;
+    const buildMs = meta ? Number(JSON.parse(Buffer.from(meta).toString("utf8")).buildMs) : Number.NaN;
+    return { bytes: rows.reduce((s, r) => s + Number(r[1]), 0), buildMs };
+  } finally {
+    await snapshots.close();
+  }
+}
+
 export async function facetBench(
   base: string,
   key: string,
   filters: readonly (readonly [string, string])[],
   env: NodeJS.ProcessEnv,
   domains: number,
-): Promise<FacetRow[]> {
+): Promise<{ rows: FacetRow[]; extra: FacetExtra }> {
   const SAMPLES = samplesFor(domains);
   const alone = await databaseAlone(env);
   const rows: FacetRow[] = [];
+  const extra: FacetExtra = {
+    membership: { p50: 0, p99: 0, n: 0 },
+    any: { p50: 0, p99: 0, n: 0 },
+    allDimensions: 0,
+    histogram: 0,
+    totalCount: 0,
+    index: await indexOf(env),
+  };
+  let failed = 0;
+  const fetchOnce = async (path: string) => {
+    const started = process.hrtime.bigint();
+    if ((await request(`${base}/json/api/v1/all${path}`, key)) !== 200) failed++;
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  };
   try {
     for (const [filter, query] of [["none", ""] as const, ...filters]) {
       console.log(`facets: ${filter}`);
@@ -166,8 +243,50 @@ export async function facetBench(
         errors,
       });
     }
+    // Random combinations, each asked once (afresh): of set membership only (the matrix's
+    // options, and a second country and `not` of a platform), and of any option (ranges, `not`,
+    // a search) mixed in.
+    const membershipPool: (readonly [string, string])[] = [
+      ...filters.map(([, query]) => [query.split("=")[0], query] as const),
+      ["f:cc2", "f:cc=GB,DE&f:cc:op=or"],
+      ["f:p2", "f:p=wix&f:p:op=not"],
+      ["f:plan", "f:plan=Shopify%20Plus"],
+    ];
+    const anyPool: (readonly [string, string])[] = [
+      ...membershipPool,
+      ["f:ermin", "f:ermin=1000000"],
+      ["f:rankmax", "f:rankmax=200000"],
+      ["f:pcmin", "f:pcmin=50"],
+      ["q", "q=shop"],
+      ["f:cat:not", `${filters.find(([n]) => n === "category")?.[1] ?? "f:cat=x"}&f:cat:op=not`],
+    ];
+    const five = (query: string, i: number) =>
+      `/domain/facets?${query}&facets=${FACET_DIMENSIONS}&facet_size=${30 + i}`;
+    const membership = combinations(membershipPool, 20, 1);
+    const any = combinations(anyPool, 20, 2);
+    console.log("facets: random combinations");
+    const m = [];
+    for (const [i, query] of membership.entries()) m.push(await fetchOnce(five(query, i)));
+    const a = [];
+    for (const [i, query] of any.entries()) a.push(await fetchOnce(five(query, i)));
+    extra.membership = { p50: median(m), p99: percentile(m, 0.99), n: m.length };
+    extra.any = { p50: median(a), p99: percentile(a, 0.99), n: a.length };
+    // Every Domain dimension at once, a histogram, and a total, each of a combination not asked yet.
+    const more = combinations(membershipPool, 3 * SAMPLES, 3);
+    const all: number[] = [];
+    const histogram: number[] = [];
+    const total: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      all.push(await fetchOnce(`/domain/facets?${more[i]}&facets=${EVERY_DIMENSION}&facet_size=10`));
+      histogram.push(await fetchOnce(`/domain/facets?${more[SAMPLES + i]}&histogram=er:10`));
+      total.push(await fetchOnce(`/domain?${more[2 * SAMPLES + i]}&page_size=1&fields=name`));
+    }
+    extra.allDimensions = median(all);
+    extra.histogram = median(histogram);
+    extra.totalCount = median(total);
+    if (failed) throw new Error(`${failed} facet requests failed`);
   } finally {
     await alone.close();
   }
-  return rows;
+  return { rows, extra };
 }

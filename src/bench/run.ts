@@ -635,12 +635,19 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
   try {
     const d = await discover(base, key);
     if (values.only === "facets") {
-      const facets = await facetBench(base, key, d.matrixFilters, env, size.domains);
+      const { rows: facets, extra: facetExtra } = await facetBench(
+        base,
+        key,
+        d.matrixFilters,
+        env,
+        size.domains,
+      );
       return {
         ...measured(),
         rows: [],
         export: null,
         facets,
+        facetExtra,
         peakRssMb: server.peakRssMb(),
         notes: ["--only facets: the other scenarios were not run"],
       };
@@ -725,7 +732,13 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
       rows.push(row);
     }
     const matrix = await sortMatrix(base, key, d.matrixFilters);
-    const facets = await facetBench(base, key, d.matrixFilters, env, size.domains);
+    const { rows: facets, extra: facetExtra } = await facetBench(
+      base,
+      key,
+      d.matrixFilters,
+      env,
+      size.domains,
+    );
     const peakRssMb = server.peakRssMb();
     // After the peak RSS is read: this load is on GraphQL, and not storegraph's own scenarios.
     const peer =
@@ -778,6 +791,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
         databaseAlone: alone,
         matrix,
         facets,
+        facetExtra,
         peakRssMb: Math.max(peakRssMb, fresh.peakRssMb()),
         largePagesRssMb,
         notes,

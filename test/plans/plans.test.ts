@@ -120,7 +120,8 @@ describe.each(databaseKinds())("the plans of canonical operations on %s", (kind)
   });
 
   it("the facets of a filtered list", async () => {
-    // Counted once a snapshot, then kept: afresh, each time a new size.
+    // Counted from the snapshot's count index (src/db/count-index.ts), loaded by the warm-up: no
+    // statement at all, afresh each time a new size.
     let size = 3;
     await expect(
       await recorded(async () => rest(`/domain/facets?f:cc=US&facets=p,plan,tech&facet_size=${size++}`)()),
