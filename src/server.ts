@@ -16,6 +16,7 @@ async function main(): Promise<void> {
   const log = createLogger(config);
   const snapshots = await Snapshots.open(config, {
     logger: log,
+    warm: true,
     onReplicaChange: (state) =>
       state.reason
         ? log.warn({ replica: state.source.name, reason: state.reason }, "replica not used")

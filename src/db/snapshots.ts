@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import { createLogger, type Logger } from "../logger.ts";
 import { checkCatalogue, checkedReader, lacksAny } from "./catalogue-check.ts";
+import { countIndexOf } from "./count-index.ts";
 import { openSnapshotStore } from "./open-store.ts";
 import { openSnapshotReader, type QueryOptions, type ReaderOptions, type SqlReader } from "./reader.ts";
 import { type ReadSource, Replicas } from "./replicas.ts";
@@ -75,6 +76,7 @@ export class Snapshots {
     private readonly graceMs: number,
     private readonly readerOptions: ReaderOptions,
     private logger: Logger | null,
+    private readonly warm = false,
   ) {
     this.primary = PRIMARY(config);
   }
@@ -87,6 +89,11 @@ export class Snapshots {
       onReplicaChange?: Replicas["onChange"];
       /** Where a snapshot older than the code is warned of: the config's logger when not given. */
       logger?: Logger;
+      /**
+       * Load each new snapshot's count index as soon as it is served (a gateway's), so that the
+       * first count does not wait for it (src/db/count-index.ts).
+       */
+      warm?: boolean;
     } & ReaderOptions = {},
   ): Promise<Snapshots> {
     const store = await openSnapshotStore(config, config.timeouts);
@@ -107,6 +114,7 @@ export class Snapshots {
       options.graceMs ?? 30_000,
       { onQuery: options.onQuery },
       options.logger ?? null,
+      options.warm ?? false,
     );
   }
 
@@ -138,6 +146,8 @@ export class Snapshots {
         this.served = row
           ? { snapshot: row, source, sql: await this.checked(row, this.open(row, source)) }
           : null;
+        // A failed load is tried again by the first count that needs the index.
+        if (this.warm && this.served) countIndexOf(this.served.sql).catch(() => {});
       } catch (e) {
         this.checkedAt = 0; // the next request checks again
         throw e;
