@@ -4,17 +4,21 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { loadSnapshot } from "../dataset/load/load.ts";
 import { LoadValidationError } from "../dataset/load/problems.ts";
 import { SnapshotDirError } from "../dataset/load/read.ts";
+import { indexServedSnapshot } from "../db/count-index.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
 import { LoadInProgressError } from "../db/store.ts";
 
 const USAGE = `usage: npm run load -- <snapshot-dir>   (apps, domains and reviews .jsonl or .jsonl.gz)
+       npm run load -- --count-index    (build the served snapshot's count index)
 
 Checks the snapshot in <snapshot-dir> (docs/dataset.md) and loads it as a new version into the
 database that DATABASE_URL names (SQLite under DATA_DIR when it is unset), served once complete.
 If any record has a problem, every problem is listed as file:line: field: problem and the served
 snapshot stays.
 
-  -h, --help    show this help
+  --count-index  build the count index (docs/decisions.md, "Counting") into the served snapshot,
+                 for one loaded before it existed; gateways use it within a minute
+  -h, --help     show this help
 
 Exit status: 0 loaded, 1 not loaded (the reason is printed), 2 bad usage, 130 interrupted.`;
 
@@ -30,6 +34,13 @@ async function main(): Promise<number> {
   if (values.help) {
     console.log(USAGE);
     return 0;
+  }
+  if (values["count-index"]) {
+    if (positionals.length) {
+      console.error(`load: --count-index takes no snapshot directory\n\n${USAGE}`);
+      return 2;
+    }
+    return indexServed();
   }
   if (positionals.length !== 1) {
     console.error(`load: name one snapshot directory (got ${positionals.length})\n\n${USAGE}`);
@@ -78,7 +89,42 @@ async function main(): Promise<number> {
 }
 
 const parse = () =>
-  parseArgs({ allowPositionals: true, strict: true, options: { help: { type: "boolean", short: "h" } } });
+  parseArgs({
+    allowPositionals: true,
+    strict: true,
+    options: { help: { type: "boolean", short: "h" }, "count-index": { type: "boolean" } },
+  });
+
+/** --count-index: the served snapshot's count index, built under the load lock. */
+async function indexServed(): Promise<number> {
+  const config = loadConfig();
+  const store = await openSnapshotStore(config);
+  try {
+    const release = await store.lockForLoad();
+    try {
+      const served = await store.current();
+      if (!served) {
+        console.error("load: no snapshot is served: load one (its count index is built with it)");
+        return 1;
+      }
+      const built = await indexServedSnapshot(config, served.location);
+      console.log(
+        `built the count index of snapshot version ${served.version}: ${(built.bytes / 1e6).toFixed(1)} MB in ${(built.ms / 1000).toFixed(1)} s`,
+      );
+      return 0;
+    } finally {
+      await release();
+    }
+  } catch (e) {
+    if (e instanceof LoadInProgressError) {
+      console.error(e.message);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await store.close();
+  }
+}
 
 /** A bar on a terminal; otherwise a plain line every 5% (logs and CI). */
 function createProgress(): { update: (done: number, total: number) => void; stop: () => void } {

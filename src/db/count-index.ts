@@ -1,6 +1,6 @@
 import roaring from "roaring";
 import { DOMAIN_FACET_VALUES, FACET_COLUMNS, FACET_COLUMNS_TABLE, type FacetValues } from "./facet-sql.ts";
-import { holdsTables, type SqlReader } from "./reader.ts";
+import type { SqlReader } from "./reader.ts";
 import { TABLES, type TableKey } from "./tables.ts";
 import { RELATIONS } from "./where-sql.ts";
 
@@ -378,16 +378,30 @@ export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex 
 export function countIndexOf(sql: SqlReader): Promise<CountIndex | null> {
   let index = loaded.get(sql);
   if (!index) {
-    index = loadIndex(sql);
-    loaded.set(sql, index);
-    index.catch(() => loaded.delete(sql));
+    const loading = loadIndex(sql);
+    index = loading;
+    loaded.set(sql, loading);
+    const forget = () => {
+      if (loaded.get(sql) === loading) loaded.delete(sql);
+    };
+    // None yet: asked again in a minute (an index built into the served snapshot by the CLI).
+    loading.then((found) => {
+      if (!found) setTimeout(forget, ABSENT_MS).unref();
+    }, forget);
   }
   return index;
 }
+const ABSENT_MS = 60_000;
 const loaded = new WeakMap<SqlReader, Promise<CountIndex | null>>();
 
 async function loadIndex(sql: SqlReader): Promise<CountIndex | null> {
-  if (!(await holdsTables(sql, [COUNT_INDEX_TABLE]))) return null;
+  const [held] =
+    sql.kind === "postgresql"
+      ? await sql.all("SELECT to_regclass($1) IS NOT NULL", [sql.table(COUNT_INDEX_TABLE)])
+      : await sql.all("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = $1", [
+          COUNT_INDEX_TABLE,
+        ]);
+  if (!held?.[0]) return null;
   const rows = await sql.all(`SELECT x."name", x."body" FROM ${sql.table(COUNT_INDEX_TABLE)} x`, []);
   return countIndexFromParts(new Map(rows.map((r) => [String(r[0]), r[1] as Uint8Array])));
 }
@@ -464,4 +478,44 @@ export async function storeCountIndex(
   for (const p of parts)
     await write(`INSERT INTO ${table} ("name", "body") VALUES ($1, $2)`, [p.name, p.body]);
   return { bytes: parts.reduce((s, p) => s + p.body.length, 0), ms: Math.round(performance.now() - started) };
+}
+
+/**
+ * Builds the count index into the served snapshot (`npm run load -- --count-index`): for a
+ * snapshot loaded before the index existed, or by code of another index format. The table is
+ * added beside the others; gateways find it within a minute (countIndexOf asks again).
+ */
+export async function indexServedSnapshot(
+  config: { database: { kind: "sqlite"; dataDir: string } | { kind: "postgresql"; url: string } },
+  location: string,
+): Promise<{ bytes: number; ms: number }> {
+  const db = config.database;
+  if (db.kind === "sqlite") {
+    const { default: Database } = await import("better-sqlite3");
+    const { join } = await import("node:path");
+    const file = new Database(join(db.dataDir, location));
+    try {
+      const statements: [string, unknown[] | undefined][] = [];
+      const built = await storeCountIndex(sqliteIndexSource(file), (statement, params) => {
+        statements.push([statement, params]);
+      });
+      file.transaction(() => {
+        for (const [statement, params] of statements)
+          file.prepare(statement.replace(/\$\d+/g, "?")).run(...(params ?? []));
+      })();
+      return built;
+    } finally {
+      file.close();
+    }
+  }
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    return await storeCountIndex(pgIndexSource(client, location), (statement, params) =>
+      client.query(statement, params),
+    );
+  } finally {
+    await client.end();
+  }
 }

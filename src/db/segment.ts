@@ -208,23 +208,28 @@ class Evaluator {
     return this.and(parts);
   }
 
-  /** A comparison over a column: true where `test` holds, false where not, unknown where no value. */
+  /**
+   * A comparison over a column: true where `test` holds, false where not, unknown where there is no
+   * value. The false part is scanned only if a NOT asks for it.
+   */
   private compare(values: Float64Array, test: (x: number) => boolean): Leaf {
-    const t: number[] = [];
-    const f: number[] = [];
-    for (let i = 0; i < values.length; i++) {
-      const x = values[i];
-      if (Number.isNaN(x)) continue;
-      if (test(x)) t.push(i);
-      else f.push(i);
-    }
-    return { t: new RoaringBitmap32(t), f: now(new RoaringBitmap32(f)) };
+    const where = (want: boolean) => {
+      const out = new Uint32Array(values.length);
+      let k = 0;
+      for (let i = 0; i < values.length; i++) {
+        const x = values[i];
+        if (x === x && test(x) === want) out[k++] = i;
+      }
+      return new RoaringBitmap32(out.subarray(0, k));
+    };
+    return { t: where(true), f: lazy(async () => where(false)) };
   }
 
   private scan(values: Float64Array, test: (x: number) => boolean): Bitmap {
-    const out: number[] = [];
-    for (let i = 0; i < values.length; i++) if (test(values[i])) out.push(i);
-    return new RoaringBitmap32(out);
+    const out = new Uint32Array(values.length);
+    let k = 0;
+    for (let i = 0; i < values.length; i++) if (test(values[i])) out[k++] = i;
+    return new RoaringBitmap32(out.subarray(0, k));
   }
 
   /** `pk: { in: [...] }` (a search's keys on SQLite), or a key. */
