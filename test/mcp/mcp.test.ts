@@ -1,0 +1,308 @@
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TOOLS } from "../../src/mcp/catalogue.ts";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
+import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { connect, textOf } from "../support/mcp.ts";
+
+/**
+ * The MCP server at /mcp (docs/mcp.md), driven by the SDK's own Client over its Streamable HTTP
+ * transport, through the app's whole pipeline (app.fetch: auth, budgets, the JSON errors): every
+ * tool with good and bad input, answers equal to REST's for the same question, 401 and 429.
+ * stdio: test/mcp/stdio.test.ts; the documented examples: test/mcp/examples.test.ts.
+ */
+
+const BASE = "http://localhost/json/api/v1/all";
+type Json = Record<string, unknown>;
+
+describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
+  let api: TestApi;
+  let client: Client;
+  let key: string;
+  const tmp = tempDir("storegraph-mcp-");
+
+  beforeAll(async () => {
+    api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "s"), validFixture()), {
+      rateLimits: { enabled: true, redisUrl: null },
+    });
+  });
+  // A key of its own per test: budgets are on (the 429 test), and each test's calls stay within them.
+  beforeEach(async () => {
+    key = await api.createKey("enterprise", "mcp");
+    client = await connect(api, key);
+  });
+  afterEach(async () => {
+    await client?.close();
+  });
+  afterAll(async () => {
+    await api?.close();
+    tmp.remove();
+  });
+
+  /** A REST answer's JSON, asked with `key`. */
+  async function rest(
+    path: string,
+    init: RequestInit = {},
+    as = key,
+  ): Promise<{ status: number; body: Json }> {
+    const res = await api.app.fetch(`${BASE}${path}`, {
+      ...init,
+      headers: { "content-type": "application/json", authorization: `Bearer ${as}` },
+    });
+    return { status: res.status, body: (await res.json()) as Json };
+  }
+  const call = (name: string, args: Json = {}, c = client) =>
+    c.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+  it("initializes, and lists every tool of the catalogue with its input and output schemas", async () => {
+    expect(client.getServerVersion()?.name).toBe("storegraph");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe("object");
+      expect(t.outputSchema?.type).toBe("object");
+      expect(t.description?.length).toBeGreaterThan(40);
+    }
+    // Generated from List Domains' options: every filter, `:` written `.`.
+    const search = tools.find((t) => t.name === "search_domains");
+    const props = Object.keys(search?.inputSchema.properties ?? {});
+    expect(props).toEqual(
+      expect.arrayContaining(["f.cc", "f.plan", "f.an", "f.ermin", "aq", "bq", "sort", "fields", "cursor"]),
+    );
+    expect(props.every((p) => /^[a-zA-Z0-9_.-]{1,64}$/.test(p))).toBe(true);
+    expect(search?.description).toContain("Default fields: name,platform");
+  });
+
+  it("search_domains answers as List Domains does for the same options", async () => {
+    const args = { "f.p": "shopify", sort: "name", page_size: 1, fields: "name,plan,country_code" };
+    const r = await call("search_domains", args);
+    expect(r.isError).toBeFalsy();
+    const { body } = await rest("/domain?f:p=shopify&sort=name&page_size=1&fields=name,plan,country_code");
+    expect(r.structuredContent).toEqual(body);
+    expect(textOf(r)).toMatch(/^1 Domains.*more: cursor/);
+    // The next page, by its cursor.
+    const next = await call("search_domains", { ...args, cursor: body.next_cursor });
+    const { body: page2 } = await rest(
+      `/domain?f:p=shopify&sort=name&page_size=1&fields=name,plan,country_code&cursor=${encodeURIComponent(String(body.next_cursor))}`,
+    );
+    expect(next.structuredContent).toEqual(page2);
+    // The compact default: 10 records, the named fields.
+    const d = await call("search_domains", {});
+    const domains = (d.structuredContent as { domains: Json[] }).domains;
+    expect(Object.keys(domains[0])).toEqual(expect.arrayContaining(["name", "platform"]));
+    expect(Object.keys(domains[0])).not.toContain("technologies");
+  });
+
+  it("refuses bad input with the API's message and its suggestion", async () => {
+    const r = await call("search_domains", { "f.country": "US" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('unknown filter "f:country" (did you mean "f:cc"?)');
+    const p = await call("search_domains", { "f.p": "shopfy" });
+    expect(textOf(p)).toContain('f:p: unknown platform "shopfy" (did you mean "shopify"');
+    const all = await call("search_domains", { cursor: "all" });
+    expect(textOf(all)).toContain("export_segment");
+    // The schema's own bound: an SDK error, before the API.
+    const big = await call("search_domains", { page_size: 1000 });
+    expect(big.isError).toBe(true);
+  });
+
+  it("get_domain, get_domains, domain_app_reviews answer as their REST routes", async () => {
+    const one = await call("get_domain", { name: "shop.example.com", fields: "name,plan,apps.name" });
+    expect(one.structuredContent).toEqual(
+      (await rest("/domain/shop.example.com?fields=name,plan,apps.name")).body,
+    );
+    const missing = await call("get_domain", { name: "nope.example.com" });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toMatch(/^NOT_FOUND: /);
+    const bulk = await call("get_domains", {
+      domains: ["shop.example.com", "nope.example.com"],
+      fields: "name",
+    });
+    const restBulk = await rest("/domain/bulk", {
+      method: "POST",
+      body: JSON.stringify({ domains: ["shop.example.com", "nope.example.com"], fields: "name" }),
+    });
+    expect(bulk.structuredContent).toEqual(restBulk.body);
+    expect(textOf(bulk)).toContain("not found: nope.example.com");
+    const badBulk = await call("get_domains", { domains: [] });
+    expect(badBulk.isError).toBe(true);
+    const reviews = await call("domain_app_reviews", { name: "shop.example.com" });
+    expect(reviews.structuredContent).toEqual(
+      (await rest("/domain/shop.example.com/app_reviews?page_size=10")).body,
+    );
+  });
+
+  it("domain_facets answers as GET /domain/facets", async () => {
+    const r = await call("domain_facets", { "f.p": "shopify", facets: "plan,cc", histogram: "er" });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toEqual(
+      (await rest("/domain/facets?f:p=shopify&facets=plan,cc&histogram=er")).body,
+    );
+    const bad = await call("domain_facets", { facets: "country" });
+    expect(textOf(bad)).toContain("did you mean");
+  });
+
+  it("get_app, search_apps, app_reviews answer as their REST routes", async () => {
+    const app = await call("get_app", { app: "shopify.klaviyo", fields: "name,installs" });
+    expect(app.structuredContent).toEqual((await rest("/app/shopify.klaviyo?fields=name,installs")).body);
+    const typo = await call("get_app", { app: "shopfy.klaviyo" });
+    expect(typo.isError).toBe(true);
+    const apps = await call("search_apps", { "f.p": "shopify", fields: "id,name" });
+    expect(apps.structuredContent).toEqual((await rest("/app?f:p=shopify&fields=id,name&page_size=10")).body);
+    const reviews = await call("app_reviews", { app: "shopify.klaviyo", fields: "rating" });
+    expect(reviews.structuredContent).toEqual(
+      (await rest("/app/shopify.klaviyo/reviews?fields=rating&page_size=10")).body,
+    );
+    const badSort = await call("app_reviews", { app: "shopify.klaviyo", sort: "nope" });
+    expect(badSort.isError).toBe(true);
+  });
+
+  it("changes answers as GET /changes", async () => {
+    const r = await call("changes", { page_size: 5 });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toEqual((await rest("/changes?page_size=5")).body);
+    const bad = await call("changes", { kinds: "domain_addded" });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain("did you mean");
+  });
+
+  it("lists: add, show, a list's Domains, remove", async () => {
+    const added = await call("add_to_list", {
+      list: "leads",
+      domains: ["shop.example.com", "nope.example.com"],
+    });
+    expect(added.isError).toBeFalsy();
+    expect(added.structuredContent).toMatchObject({
+      count_domains_added: 1,
+      unrecognized_domains: ["nope.example.com"],
+    });
+    const lists = await call("lists");
+    expect(lists.structuredContent).toEqual((await rest("/list")).body);
+    const domains = await call("list_domains", { list: "leads", fields: "name" });
+    expect(domains.structuredContent).toEqual((await rest("/list/leads?fields=name&page_size=10")).body);
+    const removed = await call("remove_from_list", { list: "leads", domains: ["shop.example.com"] });
+    expect(removed.structuredContent).toMatchObject({ count_domains_removed: 1 });
+    const bad = await call("add_to_list", { list: "leads", domains: "shop.example.com" });
+    expect(bad.isError).toBe(true);
+  });
+
+  it("usage answers as GET /json/api/v1/usage", async () => {
+    const r = await call("usage", { fields: "plan,key_id" });
+    const res = await api.app.fetch("http://localhost/json/api/v1/usage?fields=plan,key_id", {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(r.structuredContent).toEqual(await res.json());
+    const bad = await call("usage", { fields: "nope" });
+    expect(bad.isError).toBe(true);
+  });
+
+  it("lookup_vocabulary finds the values near a free text; the vocabularies are resources", async () => {
+    const r = await call("lookup_vocabulary", { text: "klavio" });
+    expect(r.isError).toBeFalsy();
+    const m = (r.structuredContent as { matches: Record<string, { value: string }[]> }).matches;
+    expect(m.apps.map((e) => e.value)).toContain("shopify.klaviyo");
+    const plan = await call("lookup_vocabulary", { text: "shopify plus", kinds: ["plans"] });
+    expect(
+      (plan.structuredContent as { matches: { plans: { value: string }[] } }).matches.plans[0].value,
+    ).toBe("Shopify Plus");
+    const platform = await call("lookup_vocabulary", { text: "shopfy", kinds: ["platforms"] });
+    expect(textOf(platform)).toContain("shopify");
+    const bad = await call("lookup_vocabulary", { text: "x", kinds: ["colours"] });
+    expect(bad.isError).toBe(true);
+    const { resources } = await client.listResources();
+    expect(resources.map((x) => x.uri)).toContain("storegraph://vocabulary/apps");
+    const read = await client.readResource({ uri: "storegraph://vocabulary/plans" });
+    expect(JSON.parse((read.contents[0] as { text: string }).text).plans).toEqual(
+      expect.arrayContaining([{ value: "Shopify Plus" }]),
+    );
+  });
+
+  it("export_segment starts the cursor=all job and answers its status and URL, never the records", async () => {
+    const exportKey = await api.createKey("enterprise", "export");
+    const c = await connect(api, exportKey);
+    try {
+      const r = await c.callTool({ name: "export_segment", arguments: { "f.p": "shopify", fields: "name" } });
+      expect(r.isError).toBeFalsy();
+      const s = r.structuredContent as { status: string; url: string; total: number };
+      expect(s.status).toBe("running");
+      expect(s.url).toMatch(new RegExp(`^${BASE}/domain\\?.*cursor=all`));
+      // The URL is the same job's: asked at once, REST refuses the poll for its spacing.
+      const polled = await api.app.fetch(s.url, { headers: { authorization: `Bearer ${exportKey}` } });
+      expect(polled.status).toBe(429);
+      expect(((await polled.json()) as Json).error).toContain("poll a job at most once every 5 seconds");
+      // Polled again at once: the API's spacing, as a tool error that says when to retry.
+      const again = (await c.callTool({
+        name: "export_segment",
+        arguments: { "f.p": "shopify", fields: "name" },
+      })) as CallToolResult;
+      expect(again.isError).toBe(true);
+      expect(textOf(again)).toMatch(/^RATE_LIMITED: .*retry in \d+ s/);
+      const bad = (await c.callTool({ name: "export_segment", arguments: { for: "xml" } })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("429 past a budget: a tool error that says when to retry, on the REST endpoint's budget", async () => {
+    const pro = await api.createKey("pro", "pro");
+    const c = await connect(api, pro);
+    try {
+      // List Domains: 2 a second for pro, drawn on by REST and the tool alike.
+      const statuses = [(await rest("/domain?page_size=1", {}, pro)).status];
+      const results: CallToolResult[] = [];
+      for (let i = 0; i < 2; i++)
+        results.push(
+          (await c.callTool({ name: "search_domains", arguments: { page_size: 1 } })) as CallToolResult,
+        );
+      statuses.push((await rest("/domain?page_size=1", {}, pro)).status);
+      const refused = results.find((r) => r.isError);
+      expect(refused).toBeDefined();
+      expect(textOf(refused as CallToolResult)).toMatch(
+        /^RATE_LIMITED: rate limit of List Domains exceeded .*retry in \d+ s/,
+      );
+      expect(refused?._meta).toMatchObject({ code: "RATE_LIMITED", retry_after: expect.any(Number) });
+      expect(statuses).toEqual([200, 429]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("401 without a valid key, as the API answers it", async () => {
+    const mcp = await api.app.fetch("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        authorization: "Bearer nope",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: "{}",
+    });
+    const restAnswer = await api.app.fetch(`${BASE}/domain`, { headers: { authorization: "Bearer nope" } });
+    expect(mcp.status).toBe(401);
+    const { request_id: _a, ...mcpBody } = (await mcp.json()) as Json;
+    const { request_id: _b, ...restBody } = (await restAnswer.json()) as Json;
+    expect(mcpBody).toEqual(restBody);
+    await expect(connect(api, "nope")).rejects.toThrow();
+  });
+
+  it("refuses another Origin (DNS rebinding), and answers its own", async () => {
+    const init = (origin: string) => ({
+      method: "POST",
+      headers: {
+        origin,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    const evil = await api.app.fetch("http://localhost/mcp", init("http://evil.example"));
+    expect(evil.status).toBe(403);
+    expect(((await evil.json()) as Json).code).toBe("FORBIDDEN");
+    const own = await api.app.fetch("http://localhost/mcp", init("http://localhost"));
+    expect(own.status).toBe(200);
+  });
+});
