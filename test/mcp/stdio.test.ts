@@ -61,9 +61,12 @@ describe.each(databaseKinds())("MCP over stdio on %s", (kind) => {
         client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
       const one = await call("get_domain", { name: "shop.example.com", fields: "name,plan" });
-      const res = await api.app.fetch("http://localhost/json/api/v1/all/domain/shop.example.com?fields=name,plan", {
-        headers: { authorization: `Bearer ${key}` },
-      });
+      const res = await api.app.fetch(
+        "http://localhost/json/api/v1/all/domain/shop.example.com?fields=name,plan",
+        {
+          headers: { authorization: `Bearer ${key}` },
+        },
+      );
       expect(one.structuredContent).toEqual(await res.json());
 
       const bad = await call("search_domains", { "f.country": "US" });
