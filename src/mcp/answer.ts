@@ -98,7 +98,7 @@ const NOUNS: Record<string, string> = {
 };
 
 /** The REST answer as the tool's, cut to fit, with a short text saying what it holds and what is next. */
-function answered(spec: ToolSpec, body: Json): CallToolResult {
+export function answered(spec: ToolSpec, body: Json): CallToolResult {
   let text = JSON.stringify(body);
   const records = spec.records ? (body[spec.records] as unknown[] | undefined) : undefined;
   if (records && Buffer.byteLength(text) > MAX_ANSWER_BYTES) {

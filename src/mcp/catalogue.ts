@@ -255,7 +255,9 @@ function schemaOf(doc: OptionDoc, spec: ToolSpec): z.ZodType {
  * names. Other properties are let through to the API, which refuses them as it refuses an unknown
  * option, with its "did you mean" (f.country: f:cc).
  */
-export function inputSchemaOf(spec: ToolSpec): z.ZodType {
+export const inputSchemaOf = memo(inputSchema);
+
+function inputSchema(spec: ToolSpec): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const [arg, p] of Object.entries(spec.path ?? {}))
     shape[arg] = z.string().min(1).describe(p.description);
@@ -283,6 +285,19 @@ export function inputSchemaOf(spec: ToolSpec): z.ZodType {
   return z.looseObject(shape);
 }
 
+/** Made once per tool: a server is made per HTTP request, and its tools with it. */
+function memo<T>(make: (spec: ToolSpec) => T): (spec: ToolSpec) => T {
+  const made = new Map<ToolSpec, T>();
+  return (spec) => {
+    let value = made.get(spec);
+    if (value === undefined) {
+      value = make(spec);
+      made.set(spec, value);
+    }
+    return value;
+  };
+}
+
 const RECORD = z.record(z.string(), z.unknown());
 
 /** An envelope key's schema (src/rest/route.ts's Part). */
@@ -308,7 +323,9 @@ export const CUT = z
   );
 
 /** A tool's output schema: its REST answer's envelope (from its route), or its own for the others. */
-export function outputSchemaOf(spec: ToolSpec): z.ZodType {
+export const outputSchemaOf = memo(outputSchema);
+
+function outputSchema(spec: ToolSpec): z.ZodType {
   const op = operationOf(spec);
   if (spec.name === "export_segment")
     return z.object({

@@ -1,6 +1,7 @@
 import type { Plugin } from "graphql-yoga";
 import { apiKeyOf } from "../auth/plugin.ts";
 import { jsonError } from "../errors.ts";
+import { noteRoute } from "../ops/access-log.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import type { McpDeps } from "./answer.ts";
 
@@ -53,8 +54,16 @@ export function useMcp(deps: McpDeps, policy: McpHttpPolicy): Plugin {
     async onRequest({ request, url, endResponse }) {
       if (url.pathname !== MCP_PATH) return;
       const id = requestIdOf(request);
+      noteRoute(request, "mcp");
       const refused = refusal(request, policy);
       if (refused) return endResponse(jsonError("FORBIDDEN", refused, id));
+      // Stateless: no stream of the server's own (GET) and no session to end (DELETE).
+      if (request.method !== "POST")
+        return endResponse(
+          jsonError("METHOD_NOT_ALLOWED", `${request.method} is not allowed on ${MCP_PATH}; use POST`, id, {
+            headers: { allow: "POST" },
+          }),
+        );
       const key = apiKeyOf(request);
       if (!key) throw new Error("a request reached /mcp without an authenticated key");
       // The SDK is loaded with the first call, not at every start (docs/structure.md).

@@ -2,7 +2,8 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { TOOLS } from "../../src/mcp/catalogue.ts";
+import { answered } from "../../src/mcp/answer.ts";
+import { MAX_ANSWER_BYTES, TOOLS } from "../../src/mcp/catalogue.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
@@ -304,5 +305,40 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(((await evil.json()) as Json).code).toBe("FORBIDDEN");
     const own = await api.app.fetch("http://localhost/mcp", init("http://localhost"));
     expect(own.status).toBe(200);
+    // Stateless: no server stream (GET), no session (DELETE).
+    const get = await api.app.fetch("http://localhost/mcp", { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+  });
+});
+
+describe("bounded answers", () => {
+  const spec = TOOLS.find((t) => t.name === "search_domains") as (typeof TOOLS)[number];
+  const domain = (i: number) => ({ name: `shop${i}.example.com`, description: "x".repeat(1000) });
+
+  it("cuts records past MAX_ANSWER_BYTES from the end, and says so and how to get the rest", () => {
+    const body = {
+      domains: Array.from({ length: 100 }, (_, i) => domain(i)),
+      has_next_page: true,
+      next_cursor: "abc",
+    };
+    const r = answered(spec, body);
+    const s = r.structuredContent as {
+      domains: { name: string }[];
+      cut: { shown: number; of: number; rest: string };
+    };
+    expect(Buffer.byteLength(JSON.stringify(s))).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
+    expect(s.cut.of).toBe(100);
+    expect(s.cut.shown).toBe(s.domains.length);
+    expect(s.domains.length).toBeGreaterThan(50);
+    expect(s.domains[0].name).toBe("shop0.example.com");
+    expect(s.cut.rest).toContain(`page_size ${s.cut.shown}`);
+    expect(textOf(r)).toContain("cut from 100");
+  });
+
+  it("leaves an answer within the bound whole", () => {
+    const body = { domains: [domain(0)], has_next_page: false };
+    const r = answered(spec, { ...body });
+    expect(r.structuredContent).toEqual(body);
   });
 });
