@@ -23,7 +23,7 @@ export type VocabularyKind = (typeof VOCABULARY_KINDS)[number];
 export const VOCABULARY_TEXT: Record<VocabularyKind, { what: string; filter: string }> = {
   platforms: { what: "e-commerce platforms", filter: "f:p" },
   plans: { what: "platform plans", filter: "f:plan" },
-  countries: { what: "2-letter country codes of the Domains", filter: "f:cc" },
+  countries: { what: "2-letter country codes of the Domains, with their English names", filter: "f:cc" },
   categories: { what: "Domain categories", filter: "f:cat" },
   technologies: { what: "technology names", filter: "f:tech" },
   apps: { what: "Apps as <platform>.<token>", filter: "f:an" },
@@ -50,20 +50,30 @@ const kept = perReader<VocabularyKind, { entries: Promise<VocabularyEntry[]> | n
   entries: null,
 }));
 
+const REGIONS = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
+
+/** A country's English name (US: United States), so that a look-up finds its code by it. */
+function countryName(code: string): string | null {
+  try {
+    return REGIONS.of(code) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Every value of a vocabulary in the snapshot `sql` reads, sorted. */
 export function vocabularyOf(sql: SqlReader, kind: VocabularyKind): Promise<VocabularyEntry[]> {
   if (kind === "platforms") return Promise.resolve(PLATFORM_LIST.map((value) => ({ value })));
   const slot = kept(sql, kind);
   if (!slot.entries) {
-    const read = sql
-      .all(STATEMENTS[kind](sql), [])
-      .then((rows) =>
-        rows.map((r) =>
-          r.length > 1 && r[1] != null
-            ? { value: String(r[0]), name: String(r[1]) }
-            : { value: String(r[0]) },
-        ),
-      );
+    const read = sql.all(STATEMENTS[kind](sql), []).then((rows) =>
+      rows.map((r) => {
+        const value = String(r[0]);
+        const name =
+          r.length > 1 && r[1] != null ? String(r[1]) : kind === "countries" ? countryName(value) : null;
+        return name ? { value, name } : { value };
+      }),
+    );
     slot.entries = read;
     // A read that failed is asked again next time.
     read.catch(() => {
@@ -90,9 +100,10 @@ export function nearestEntries(
   };
   for (const e of entries) {
     add(e.value, e);
-    const dot = e.value.indexOf(".");
     if (e.name !== undefined) {
-      add(e.value.slice(dot + 1), e);
+      // An App by its token too (shopify.klaviyo: klaviyo), and anything named by its name.
+      const dot = e.value.indexOf(".");
+      if (dot > 0) add(e.value.slice(dot + 1), e);
       add(e.name, e);
     }
   }

@@ -209,6 +209,13 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(
       (plan.structuredContent as { matches: { plans: { value: string }[] } }).matches.plans[0].value,
     ).toBe("Shopify Plus");
+    const country = await call("lookup_vocabulary", { text: "united states", kinds: ["countries"] });
+    expect(
+      (country.structuredContent as { matches: { countries: { value: string }[] } }).matches.countries[0],
+    ).toEqual({
+      value: "US",
+      name: "United States",
+    });
     const platform = await call("lookup_vocabulary", { text: "shopfy", kinds: ["platforms"] });
     expect(textOf(platform)).toContain("shopify");
     const bad = await call("lookup_vocabulary", { text: "x", kinds: ["colours"] });
