@@ -16,12 +16,13 @@ import { textOf } from "../support/mcp.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 
-/** The stdio server's command, as docs/mcp.md gives it to a client (without npm's banner). */
+/** The stdio server's process, as npm run mcp starts it once built. */
 function stdioClient(api: TestApi, key: string, env: Record<string, string> = {}) {
   const database = api.db.config.database;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", "src/mcp-stdio.ts"],
+    // The bundle npm run mcp builds and runs (built by the tests' global setup, as npm run build).
+    args: ["dist/mcp-stdio.js"],
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
