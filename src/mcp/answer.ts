@@ -120,6 +120,13 @@ export function answered(spec: ToolSpec, body: Json): CallToolResult {
     body.cut = { shown, of, rest };
     text = JSON.stringify(body);
   }
+  // One record (or facets) over the bound: nothing to cut it to, so it is not answered.
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_ANSWER_BYTES)
+    return failed({
+      code: "ANSWER_TOO_LARGE",
+      error: `the answer is ${bytes} bytes, over the ${MAX_ANSWER_BYTES} a tool answers: ask for fewer fields${spec.records ? "" : " (or smaller facets)"}`,
+    });
   return { content: [{ type: "text", text: summary(spec, body) }], structuredContent: body };
 }
 

@@ -343,6 +343,13 @@ describe("bounded answers", () => {
     expect(textOf(r)).toContain("cut from 100");
   });
 
+  it("refuses one record over the bound, saying what to ask for instead", () => {
+    const one = TOOLS.find((t) => t.name === "get_domain") as (typeof TOOLS)[number];
+    const r = answered(one, { domain: { name: "big.example.com", description: "x".repeat(70_000) } });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^ANSWER_TOO_LARGE: .*ask for fewer fields/);
+  });
+
   it("leaves an answer within the bound whole", () => {
     const body = { domains: [domain(0)], has_next_page: false };
     const r = answered(spec, { ...body });
