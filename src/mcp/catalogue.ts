@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Endpoint } from "../auth/limits.ts";
 import { VOCABULARY_KINDS, VOCABULARY_TEXT } from "../query/vocabularies.ts";
+import { LIST_OPS } from "../rest/filter-options.ts";
 import type { OptionDoc } from "../rest/inputs.ts";
 import type { Operation, Part } from "../rest/route.ts";
 import { OPERATIONS } from "../rest/routes.ts";
@@ -239,8 +240,15 @@ function schemaOf(doc: OptionDoc, spec: ToolSpec): z.ZodType {
     );
   else if (doc.type === "object") s = z.record(z.string(), z.unknown());
   else if (doc.enum?.length) s = z.enum(doc.enum as [string, ...string[]]);
+  // A filter's :op takes and, or, not: said shortly, as it is repeated for every list filter.
+  else if (/^f:.+:op$/.test(doc.name))
+    return z
+      .enum(LIST_OPS)
+      .optional()
+      .describe(`How ${doc.name.slice(0, -3)}'s values combine (default ${LIST_OPS[0]}).`);
   // Ranges and lists are text in a query string; an agent may give a number.
-  else s = z.union([z.string(), z.number()]);
+  else if (doc.name.startsWith("f:")) s = z.union([z.string(), z.number()]);
+  else s = z.string();
   const fields =
     doc.name === "fields" && spec.defaults?.fields
       ? ` Default here: ${spec.defaults.fields} (* for the API's own defaults).`
