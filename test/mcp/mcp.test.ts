@@ -4,6 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { answered } from "../../src/mcp/answer.ts";
 import { MAX_ANSWER_BYTES, TOOLS } from "../../src/mcp/catalogue.ts";
+import { refusal } from "../../src/mcp/http.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
@@ -354,5 +355,31 @@ describe("bounded answers", () => {
     const body = { domains: [domain(0)], has_next_page: false };
     const r = answered(spec, { ...body });
     expect(r.structuredContent).toEqual(body);
+  });
+});
+
+describe("/mcp's Origin and Host checks (DNS rebinding)", () => {
+  const req = (host: string, origin?: string) =>
+    new Request("http://placeholder/mcp", {
+      method: "POST",
+      headers: { host, ...(origin ? { origin } : {}) },
+    });
+  const loopback = { allowedHosts: ["localhost", "127.0.0.1", "[::1]"], origins: [] };
+
+  it("answers the loopback names only, whatever the port, where so configured", () => {
+    expect(refusal(req("localhost:8080"), loopback)).toBeNull();
+    expect(refusal(req("[::1]:8080"), loopback)).toBeNull();
+    expect(refusal(req("attacker.example:8080"), loopback)).toContain('Host "attacker.example:8080"');
+    expect(refusal(req("attacker.example"), { allowedHosts: null, origins: [] })).toBeNull();
+  });
+
+  it("takes the gateway's own Origin and the CORS origins, and refuses any other", () => {
+    const policy = { allowedHosts: null, origins: ["https://app.example.com"] };
+    expect(refusal(req("api.example.com", "https://api.example.com"), policy)).toBeNull();
+    expect(refusal(req("api.example.com", "https://app.example.com"), policy)).toBeNull();
+    expect(refusal(req("api.example.com", "https://evil.example"), policy)).toContain(
+      'Origin "https://evil.example"',
+    );
+    expect(refusal(req("api.example.com", "null"), policy)).toContain('Origin "null"');
   });
 });
