@@ -313,6 +313,22 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(((await evil.json()) as Json).code).toBe("FORBIDDEN");
     const own = await api.app.fetch("http://localhost/mcp", init("http://localhost"));
     expect(own.status).toBe(200);
+    // A tool call as one POST, no session first (stateless), as the bench sends it.
+    const call = await api.app.fetch("http://localhost/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "get_domain", arguments: { name: "shop.example.com", fields: "name" } },
+      }),
+    });
+    expect(((await call.json()) as { result: { structuredContent: Json } }).result.structuredContent).toEqual(
+      {
+        domain: { name: "shop.example.com" },
+      },
+    );
     // Stateless: no server stream (GET), no session (DELETE).
     const get = await api.app.fetch("http://localhost/mcp", { headers: { accept: "text/event-stream" } });
     expect(get.status).toBe(405);
