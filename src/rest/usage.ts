@@ -27,7 +27,7 @@ const NO_SHARED: SharedTexts = { text: () => undefined };
 /** Whether a request is this route's: its path, or the path with a trailing slash (answered 308). */
 export const isUsagePath = (path: string) => path === USAGE_PATH || /^\/json\/api\/v1\/usage\/+$/.test(path);
 
-/** What it needs of the REST layer (src/rest/handler.ts's RestContext is one). */
+/** What it needs of the REST layer (src/rest/answer.ts's RestContext is one). */
 interface UsageContext {
   execute(
     request: Asker,
