@@ -111,6 +111,41 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(big.isError).toBe(true);
   });
 
+  it("every tool refuses bad input with a tool error carrying the API's code and message", async () => {
+    const bad: [string, Json, RegExp][] = [
+      ["search_domains", { sort: "-estimated_sale" }, /^BAD_USER_INPUT: sort: cannot sort by/],
+      ["get_domain", { name: "shop.example.com", fields: "nme" }, /^BAD_USER_INPUT: .*did you mean "name"/],
+      [
+        "get_domains",
+        { domains: Array.from({ length: 101 }, (_, i) => `d${i}.example.com`) },
+        /^BAD_USER_INPUT: domains/,
+      ],
+      ["domain_facets", { facet_size: 1000 }, /^BAD_USER_INPUT: facet_size/],
+      ["get_app", { app: "shopify.nope" }, /^NOT_FOUND: /],
+      ["search_apps", { "f.as": "Sleeping" }, /^BAD_USER_INPUT: f:as/],
+      ["app_reviews", { app: "shopify.klaviyo", page: -1 }, /^BAD_USER_INPUT: page/],
+      ["domain_app_reviews", { name: "nope.example.com" }, /^NOT_FOUND: /],
+      ["changes", { since: "yesterday" }, /^BAD_USER_INPUT: since/],
+      ["lists", { page: 2 }, /^BAD_USER_INPUT: unknown option "page"/],
+      ["list_domains", { list: "no-such-list" }, /^NOT_FOUND: |^BAD_USER_INPUT: /],
+      ["add_to_list", { list: "x", domains: [] }, /^BAD_USER_INPUT: domains/],
+      [
+        "remove_from_list",
+        { list: "no-such-list", domains: ["shop.example.com"] },
+        /^NOT_FOUND: |^BAD_USER_INPUT: /,
+      ],
+      ["usage", { page: 1 }, /^BAD_USER_INPUT: unknown option "page"/],
+      ["export_segment", { "f.cc": "USA" }, /^BAD_USER_INPUT: f:cc/],
+      ["lookup_vocabulary", { text: " " }, /^BAD_USER_INPUT: text/],
+    ];
+    expect(new Set(bad.map(([tool]) => tool))).toEqual(new Set(TOOLS.map((t) => t.name)));
+    for (const [tool, args, message] of bad) {
+      const r = await call(tool, args);
+      expect.soft(r.isError, tool).toBe(true);
+      expect.soft(textOf(r), tool).toMatch(message);
+    }
+  });
+
   it("get_domain, get_domains, domain_app_reviews answer as their REST routes", async () => {
     const one = await call("get_domain", { name: "shop.example.com", fields: "name,plan,apps.name" });
     expect(one.structuredContent).toEqual(
