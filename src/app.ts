@@ -3,7 +3,16 @@ import { type DocumentNode, type ExecutionResult, GraphQLError } from "graphql";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { ApiKeys } from "./auth/keys.ts";
 import type { Endpoint } from "./auth/limits.ts";
-import { apiKeyOf, createVerifier, graphiqlKey, useAuth } from "./auth/plugin.ts";
+import {
+  type Asker,
+  apiKeyOf,
+  type Caller,
+  createVerifier,
+  graphiqlKey,
+  isRequest,
+  useAuth,
+  type Verify,
+} from "./auth/plugin.ts";
 import { type Charge, RateLimits } from "./auth/rate-limit.ts";
 import { usageSource } from "./auth/usage.ts";
 import { MonthlyCounts } from "./auth/usage-counts.ts";
@@ -39,6 +48,8 @@ import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createHttpsCheck, useHttpsOnly } from "./https.ts";
 import { createLogger, type Logger, logArgs } from "./logger.ts";
+import type { McpDeps } from "./mcp/answer.ts";
+import { useMcp } from "./mcp/http.ts";
 import { useAccessLog } from "./ops/access-log.ts";
 import { useCompression } from "./ops/compression.ts";
 import { corsOf, useCorsVary } from "./ops/cors.ts";
@@ -49,7 +60,14 @@ import { requestIdOf, useRequestIds } from "./ops/request-id.ts";
 import { usePersistedDocuments } from "./persisted-documents.ts";
 import { useGraphQLRequestLimits } from "./request-body.ts";
 import { changeWriter, webhookChangeFilter } from "./rest/change-reading.ts";
-import { type ExecuteGraphQL, OPENAPI_PATH, useJsonNotFound, useRest, type Whole } from "./rest/handler.ts";
+import {
+  type ExecuteGraphQL,
+  OPENAPI_PATH,
+  type RestContext,
+  useJsonNotFound,
+  useRest,
+  type Whole,
+} from "./rest/handler.ts";
 import { Options } from "./rest/options.ts";
 import { selectionOf } from "./rest/route.ts";
 import { listChanges } from "./rest/routes.ts";
@@ -65,6 +83,8 @@ import { type DelivererDeps, WebhookDeliverer } from "./webhooks/deliverer.ts";
  */
 export interface ServerContext {
   charge?: Charge;
+  /** Who asks, when no HTTP request is answered (an MCP tool call: src/auth/plugin.ts's Caller). */
+  caller?: Caller;
 }
 
 /**
@@ -83,6 +103,10 @@ export interface App {
    * at once either way.
    */
   deliverer: WebhookDeliverer | null;
+  /** What the MCP tools answer with (src/mcp/): `npm run mcp` serves them over stdio. */
+  mcp: McpDeps;
+  /** Checks an API key (cached briefly): stdio's key is checked with it. */
+  verify: Verify;
 }
 
 /** Builds the whole HTTP application; server.ts only listens. Tests call app.fetch(). */
@@ -193,6 +217,20 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
   const fed = feedRoutes(feedDeps);
   /** The routes answered whole: the change feed's export and stream, the Domain exports and jobs. */
   const whole: Whole = async (op, o, request) => (await fed(op, o, request)) ?? exported(op, o, request);
+  const rest: RestContext = {
+    execute,
+    readContext: async (request) =>
+      readContext(await snapshots.current(), {
+        meta: snapshots.store,
+        account: accountOf(apiKeyOf(request), snapshots.store),
+      }),
+    logger,
+    limits,
+    version,
+    metrics,
+    writer: options.restWriter,
+  };
+  const mcp: McpDeps = { rest, whole };
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema: limits.apply(schema),
     graphqlEndpoint: "/graphql",
@@ -238,12 +276,13 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     maskedErrors: {
       maskError: createMaskError(logger),
     },
-    context: ({ request, charge }) => {
-      const key = apiKeyOf(request);
+    context: ({ request, charge, caller }) => {
+      const asker = caller ?? request;
+      const key = apiKeyOf(asker);
       return createContext(
         snapshots,
         key,
-        limits.usageFor(request, key, charge ?? { kind: "fields" }),
+        limits.usageFor(asker, key, charge ?? { kind: "fields" }),
         usage,
         liveFeed,
         webhookService,
@@ -260,22 +299,9 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useMetricsEndpoint(metrics, config.metrics.token),
       useAuth(verify, [OPENAPI_PATH], logger),
       limits.plugin(),
-      useRest(
-        {
-          execute,
-          readContext: async (request) =>
-            readContext(await snapshots.current(), {
-              meta: snapshots.store,
-              account: accountOf(apiKeyOf(request), snapshots.store),
-            }),
-          logger,
-          limits,
-          version,
-          metrics,
-          writer: options.restWriter,
-        },
-        whole,
-      ),
+      // The MCP server (src/mcp/): its tools answer through the REST layer's own answers.
+      useMcp(mcp, { allowedHosts: config.mcp.allowedHosts, origins: config.corsOrigins }),
+      useRest(rest, whole),
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),
       useJsonErrorBodies(),
@@ -302,6 +328,8 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     },
     handOverJobs: () => handOverJobs(exportDeps),
     deliverer,
+    mcp,
+    verify,
   };
 }
 
@@ -318,16 +346,18 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
 async function executeInternally(
   yoga: YogaServerInstance<ServerContext, Context>,
   limits: RateLimits,
-  request: Request,
+  request: Asker,
   document: DocumentNode,
   variables: Record<string, unknown>,
   charge: Endpoint | null,
 ) {
-  const server: ServerContext & { request: Request; params: unknown } = {
-    request,
+  // A caller without an HTTP request (an MCP tool call) is its own identity: the operation's
+  // context reads its key and budgets from it, and no request is made up for it.
+  const server = {
+    ...(isRequest(request) ? { request } : { caller: request }),
     params: { variables },
     charge: charge ? { kind: "route", endpoint: charge } : { kind: "none" },
-  };
+  } as ServerContext & { request: Request; params: unknown };
   const { validate, contextFactory, execute, schema } = yoga.getEnveloped(server);
   let served: ServedSnapshot | null = null;
   const outcome = async (): Promise<{ data?: Record<string, unknown> | null; errors?: GraphQLError[] }> => {

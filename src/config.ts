@@ -62,6 +62,13 @@ const Env = z.object({
   SQLITE_READ_THREADS: z.coerce.number().int().min(0).max(64).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().trim().min(1).default("0.0.0.0"),
+  /**
+   * The Host names /mcp answers (comma-separated, ports ignored): DNS-rebinding protection. Unset:
+   * any, unless HOST is a loopback address, when only localhost, 127.0.0.1 and [::1] are.
+   */
+  MCP_ALLOWED_HOSTS: z.string().default(""),
+  /** `npm run mcp` (stdio): the API key its tool calls are made with. */
+  STOREGRAPH_API_KEY: z.string().trim().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /**
    * `off`: an empty database stays empty until `npm run load` (a deployment); `on`: the first
@@ -160,6 +167,8 @@ export interface Config {
   timeouts: Timeouts;
   /** Origins allowed by CORS; empty: CORS is off. */
   corsOrigins: string[];
+  /** The MCP server (src/mcp/): the Host names /mcp answers (null: any), and stdio's key. */
+  mcp: { allowedHosts: string[] | null; apiKey: string | null };
   metrics: { port: number | null; host: string; token: string | null };
   tracing: { endpoint: string | null; serviceName: string };
   shutdownTimeoutMs: number;
@@ -304,6 +313,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsOrigins: e.CORS_ORIGINS.split(",")
       .map((o) => o.trim())
       .filter(Boolean),
+    mcp: { allowedHosts: mcpHosts(e.MCP_ALLOWED_HOSTS, e.HOST), apiKey: e.STOREGRAPH_API_KEY || null },
     metrics: { port: e.METRICS_PORT ?? null, host: e.METRICS_HOST, token: e.METRICS_TOKEN ?? null },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },
@@ -315,4 +325,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       deliver: e.WEBHOOK_DELIVERY === "on",
     },
   };
+}
+
+/** Loopback names: what a gateway bound to loopback is reached by, and all /mcp answers there. */
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+
+/** MCP_ALLOWED_HOSTS, lower-cased; by default loopback names where HOST is loopback, else null (any). */
+function mcpHosts(list: string, host: string): string[] | null {
+  const given = list
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  if (given.length) return given;
+  return ["127.0.0.1", "::1", "localhost"].includes(host) ? LOOPBACK_HOSTS : null;
 }

@@ -21,6 +21,8 @@ export const STATUS = {
   INVALID_HOST: 400,
   UNAUTHENTICATED: 401,
   HTTPS_REQUIRED: 403,
+  /** An MCP request from an Origin or to a Host not allowed (DNS rebinding: src/mcp/http.ts). */
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   NOT_ACCEPTABLE: 406,

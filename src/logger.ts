@@ -8,8 +8,9 @@ export type Logger = pino.Logger;
  * own cost each request about 13 µs of the server's thread. Lines written while one is under way
  * go out together after it, and pino writes what is left when the process exits.
  */
-export function createLogger(config: Pick<Config, "logLevel">): Logger {
-  return pino({ level: config.logLevel, base: undefined }, pino.destination({ dest: 1, sync: false }));
+export function createLogger(config: Pick<Config, "logLevel">, dest: 1 | 2 = 1): Logger {
+  // stderr (2) where stdout carries a protocol (npm run mcp: MCP over stdio).
+  return pino({ level: config.logLevel, base: undefined }, pino.destination({ dest, sync: false }));
 }
 
 type Level = "debug" | "info" | "warn" | "error";

@@ -69,6 +69,7 @@ async function main(): Promise<void> {
       `  readiness  ${base}/readyz`,
       `  GraphQL    ${base}/graphql`,
       `  REST       ${base}/json/api/v1/all  (OpenAPI: ${base}/json/api/v1/openapi.json)`,
+      `  MCP        ${base}/mcp  (agents: docs/mcp.md)`,
       ...(metricsServer ? [`  metrics    http://localhost:${config.metrics.port}/metrics`] : []),
       "",
       ...(demoKey

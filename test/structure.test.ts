@@ -30,6 +30,7 @@ const name = (f: string) => relative(SRC, f);
 /** Each layer, and the layers it may import. */
 const LAYERS: Record<string, readonly string[]> = {
   export: ["rest", "schema", "webhooks", "query", "db", "dataset"],
+  mcp: ["rest", "schema", "webhooks", "query", "db", "dataset"],
   feed: ["rest", "schema", "webhooks", "query", "db", "dataset"],
   rest: ["schema", "webhooks", "query", "db", "dataset"],
   schema: ["webhooks", "query", "db", "dataset"],

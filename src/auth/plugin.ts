@@ -12,8 +12,26 @@ import type { ApiKey, ApiKeys } from "./keys.ts";
  */
 const authenticated = new WeakMap<Request, ApiKey>();
 
-/** The key a request was authenticated with (set by useAuth). */
-export function apiKeyOf(request: Request): ApiKey | null {
+/**
+ * Who asks, where no HTTP request of theirs is answered (an MCP tool call: src/mcp/): the key
+ * they were authenticated with, and the id their faults are logged and reported under. It stands
+ * where a Request stands in the REST layer's answers (the budgets drawn, the account read), as an
+ * identity of its own (one per call), so nothing is forged.
+ */
+export interface Caller {
+  readonly apiKey: ApiKey;
+  readonly requestId: string;
+}
+
+/** A client's HTTP request, or a caller without one. */
+export type Asker = Request | Caller;
+
+/** Whether `asker` is an HTTP request (a caller carries its key itself). */
+export const isRequest = (asker: Asker): asker is Request => !("apiKey" in asker);
+
+/** The key a request was authenticated with (set by useAuth), or a caller's own. */
+export function apiKeyOf(request: Asker): ApiKey | null {
+  if (!isRequest(request)) return request.apiKey;
   return authenticated.get(request) ?? null;
 }
 

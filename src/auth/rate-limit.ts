@@ -180,7 +180,8 @@ export class RateLimits {
   /** The budgets' store, shared by every gateway (null: in memory); the month's counts use it too. */
   readonly redis: Redis | null;
   private readonly limiters = new Map<string, RateLimiterAbstract>();
-  private readonly usages = new WeakMap<Request, RateUsage>();
+  /** Per request (or caller without one: src/auth/plugin.ts's Caller). */
+  private readonly usages = new WeakMap<object, RateUsage>();
   readonly keyPrefix: string;
   /** Told of each refusal (src/ops/metrics.ts counts them by plan and endpoint). */
   onRefusal: ((plan: string, endpoint: string) => void) | null = null;
@@ -267,7 +268,7 @@ export class RateLimits {
   private readonly connectTimeoutMs: number;
 
   /** A GraphQL request's usage record: how it draws on budgets (see Charge). */
-  usageFor(request: Request, key: ApiKey | null, charge: Charge): RateUsage {
+  usageFor(request: object, key: ApiKey | null, charge: Charge): RateUsage {
     const usage = new RateUsage(this.enabled ? key : null, charge);
     this.usages.set(request, usage);
     return usage;
@@ -275,7 +276,7 @@ export class RateLimits {
 
   /** Writes each GraphQL response's X-RateLimit-* headers; closes Redis with the app. */
   /** The X-RateLimit-* headers of what `request` drew on (none when nothing). */
-  headersOf(request: Request): Record<string, string> {
+  headersOf(request: object): Record<string, string> {
     return this.usages.get(request)?.headers() ?? {};
   }
 

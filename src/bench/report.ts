@@ -17,6 +17,9 @@ export const SCENARIOS = {
   appsSearch: "list Apps with q",
   reviews: "an App's reviews",
   largePages: "list, pages of 1000, 32 at once (default fields)",
+  /** The same questions as oneRest and listFirst, as MCP tool calls (POST /mcp, issue 56). */
+  oneMcp: "one Domain (MCP get_domain, default fields)",
+  listMcp: "list, 3 filters, page 1 (MCP search_domains, default fields)",
 } as const;
 
 export const TARGETS = {
@@ -35,6 +38,8 @@ export const TARGETS = {
   /** storegraph's req/s over PostGraphile's, each GraphQL query; its CPU a request over PostGraphile's (issue 39). */
   peerRatio: 1.5,
   peerCpuRatio: 2 / 3,
+  /** An MCP tool call's server CPU over the same REST request's (issue 56). */
+  mcpCpuRatio: 1.2,
   /** Every request scenario of the bench: its p99 over its p50 (issue 39). */
   tail: 3,
   /** storegraph on SQLite over storegraph on PostgreSQL, req/s, each query of the peer comparison (issue 39). */
@@ -548,6 +553,20 @@ function sectionLines(r: DbResult): { lines: Line[]; notes: string[] } {
       case SCENARIOS.listFew:
         if (!row.baseline) line.beside = `${sql}: not measured in this run`;
         break;
+      case SCENARIOS.oneMcp:
+      case SCENARIOS.listMcp: {
+        const rest = r.rows.find(
+          (x) => x.scenario === (row.scenario === SCENARIOS.oneMcp ? SCENARIOS.oneRest : SCENARIOS.listFirst),
+        );
+        line.beside = rest ? `REST: ${rest.scenario}` : "REST: not measured in this run";
+        if (rest?.cpuMs && row.cpuMs) {
+          const x = row.cpuMs / rest.cpuMs;
+          line.targets.push(
+            verdict(x <= TARGETS.mcpCpuRatio, `CPU ≤ ${TARGETS.mcpCpuRatio}× REST's (${x.toFixed(2)}×)`),
+          );
+        }
+        break;
+      }
       case SCENARIOS.largePages:
         if (!row.baseline) line.beside = `${sql}: not measured in this run`;
         if (r.largePagesRssMb !== undefined) {

@@ -261,6 +261,22 @@ interface Load {
   headers?: Record<string, string>;
 }
 
+/** A tool call of the MCP server at /mcp, as a client sends it (JSON-RPC, JSON answers). */
+function mcpCall(tool: string, args: () => Record<string, unknown>): Load {
+  return {
+    method: "POST",
+    path: "/mcp",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: () =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: tool, arguments: args() },
+      }),
+  };
+}
+
 /**
  * Seconds of unmeasured load before each measured run: the server's JIT and the database's page
  * cache warm up on the scenario's own requests, so the first scenario is not penalized.
@@ -715,6 +731,17 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
         {
           path: `/json/api/v1/all/domain?${list}&page_size=50${deepPage ? `&cursor=${encodeURIComponent(deepPage)}` : ""}`,
         },
+        false,
+      ],
+      // The same questions through the MCP server (stateless: each call a POST of its own).
+      [SCENARIOS.oneMcp, mcpCall("get_domain", () => ({ name: nextName(), fields: "*" })), false],
+      [
+        SCENARIOS.listMcp,
+        mcpCall("search_domains", () => ({
+          ...Object.fromEntries(new URLSearchParams(list)),
+          page_size: 50,
+          fields: "*",
+        })),
         false,
       ],
       [SCENARIOS.appsSearch, { path: `/json/api/v1/all/app?q=${encodeURIComponent(d.word)}` }, false],

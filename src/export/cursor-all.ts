@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type Endpoint, POLL_INTERVAL_SECONDS, RATE_LIMITS } from "../auth/limits.ts";
+import type { Asker } from "../auth/plugin.ts";
 import type { ExportJob, ResultFormat } from "../db/export-jobs.ts";
 import type { ResultWriter } from "../db/export-results.ts";
 import {
@@ -38,7 +39,7 @@ const STALE_MS = 60_000;
 /** cursor=all: start the job, report its progress (202), or answer its result (200). */
 export async function cursorAll(
   deps: ExportDeps,
-  request: Request,
+  request: Asker,
   q: DomainQuery,
   format: ResultFormat,
 ): Promise<Answer> {
@@ -100,7 +101,7 @@ export async function cursorAll(
   return { response: await answer(deps, job, request) };
 }
 
-async function answer(deps: ExportDeps, job: ExportJob, request: Request): Promise<Response> {
+async function answer(deps: ExportDeps, job: ExportJob, request: Asker): Promise<Response> {
   if (job.status === "running" || job.status === "paused") {
     return Response.json(
       { progress: job.progress, total: job.total },
@@ -130,7 +131,7 @@ async function answer(deps: ExportDeps, job: ExportJob, request: Request): Promi
  */
 async function runJob(
   deps: ExportDeps,
-  request: Request,
+  request: Asker,
   q: DomainQuery,
   id: string,
   format: ResultFormat,

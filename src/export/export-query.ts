@@ -1,5 +1,5 @@
 import type { ApiKey } from "../auth/keys.ts";
-import { apiKeyOf } from "../auth/plugin.ts";
+import { type Asker, apiKeyOf } from "../auth/plugin.ts";
 import type { Budget, RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
@@ -52,7 +52,7 @@ export interface ExportDeps {
 }
 
 /** The key of a request that reached an export (useAuth let it through). */
-export function keyOf(request: Request): ApiKey {
+export function keyOf(request: Asker): ApiKey {
   const key = apiKeyOf(request);
   if (!key) throw new Error("an export request without an authenticated key");
   return key;
@@ -96,7 +96,7 @@ const rename = (argument: string) => optionOf(DOMAIN_TABLES, argument);
  */
 export async function* domainPages(
   deps: ExportDeps,
-  request: Request,
+  request: Asker,
   q: DomainQuery,
   format: PageFormat,
   kind: "export" | "job",
@@ -138,7 +138,7 @@ export async function* domainPages(
 /** `variables` with the filter's lists (`list`, in it or in its terms) as the names they hold. */
 async function withListNames(
   deps: ExportDeps,
-  request: Request,
+  request: Asker,
   variables: DomainQuery["variables"],
 ): Promise<DomainQuery["variables"]> {
   const filter = variables.filter as DomainFilter | null | undefined;
@@ -157,7 +157,7 @@ async function withListNames(
   return { ...variables, filter: { ...(await resolve(filter)), ...(and ? { and } : {}) } };
 }
 
-export async function countDomains(deps: ExportDeps, request: Request, q: DomainQuery): Promise<number> {
+export async function countDomains(deps: ExportDeps, request: Asker, q: DomainQuery): Promise<number> {
   const query = cachedDocument("export:count", () =>
     operation(
       "CountDomains",

@@ -1,3 +1,4 @@
+import { isRequest } from "../auth/plugin.ts";
 import { apiError } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { failMidStream } from "../rest/errors.ts";
@@ -87,6 +88,8 @@ export function exportRoutes(deps: ExportDeps): Whole {
   return async (op, options, request) => {
     const kind = op.route.whole?.kind;
     if (kind === "stream") {
+      // A stream is an HTTP request's (an MCP tool starts a cursor=all job instead).
+      if (!isRequest(request)) return null;
       const format = readFormat(options, "stream") as "jsonl" | "csv";
       return exportStream(deps, request, readQuery(op.route, options), format);
     }

@@ -23,8 +23,12 @@ export const newRequestId = (): string => randomUUID();
 
 const ids = new WeakMap<Request, string>();
 
-/** The request's id: the one it arrived with (the HTTP server sets it), or one given now. */
-export function requestIdOf(request: Request): string {
+/**
+ * The request's id: the one it arrived with (the HTTP server sets it), or one given now; a caller
+ * without an HTTP request of its own (src/auth/plugin.ts's Caller) carries its own.
+ */
+export function requestIdOf(request: Request | { readonly requestId: string }): string {
+  if (!("headers" in request)) return request.requestId;
   let id = ids.get(request);
   if (id === undefined) {
     id = requestIdFrom(request.headers.get(REQUEST_ID_HEADER)) ?? newRequestId();

@@ -30,6 +30,9 @@ export interface FilterTables {
 
 const REST_OPS: Record<string, ListOp> = { and: "and", or: "or", not: "not" };
 
+/** What a list filter's `:op` takes (its first, the default). */
+export const LIST_OPS = Object.keys(REST_OPS) as [string, ...string[]];
+
 const blank = (v: string | undefined) => v === undefined || v.trim() === "";
 
 /** Every option name a filter table accepts. */

@@ -17,7 +17,7 @@ import { type RowWriter, rowWriter } from "./row-writer.ts";
  * answers"). What the operation did besides is done here by the same code: its arguments are the
  * route's variables, checked and coerced by the schema as GraphQL checks them (refusedText, then
  * the variables' types, then the root field's arguments), the budget is drawn on before the read
- * (src/rest/handler.ts), and the readers are the resolvers' own.
+ * (src/rest/answer.ts), and the readers are the resolvers' own.
  *
  * A plan is made once per route and selection: what the records read (`read`), the writer of one
  * record (`write`), and the reader of the route's root field (`answer`). A selection the writer

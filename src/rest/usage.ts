@@ -1,4 +1,5 @@
 import type { DocumentNode, GraphQLObjectType } from "graphql";
+import type { Asker } from "../auth/plugin.ts";
 import { apiError, errorResponse, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { noteRoute } from "../ops/access-log.ts";
@@ -26,10 +27,10 @@ const NO_SHARED: SharedTexts = { text: () => undefined };
 /** Whether a request is this route's: its path, or the path with a trailing slash (answered 308). */
 export const isUsagePath = (path: string) => path === USAGE_PATH || /^\/json\/api\/v1\/usage\/+$/.test(path);
 
-/** What it needs of the REST layer (src/rest/handler.ts's RestContext is one). */
+/** What it needs of the REST layer (src/rest/answer.ts's RestContext is one). */
 interface UsageContext {
   execute(
-    request: Request,
+    request: Asker,
     document: DocumentNode,
     variables: Record<string, unknown>,
     charge: null,
@@ -52,7 +53,16 @@ export async function answerUsage(ctx: UsageContext, request: Request, url: URL)
         headers: { allow: "GET" },
       });
     noteRoute(request, "usage");
-    const options = Options.fromQuery(url.searchParams);
+    return await answerUsageOf(ctx, request, Options.fromQuery(url.searchParams));
+  } catch (e) {
+    return errorResponse(isApiError(e) ? e : maskFault(e, ctx.logger, id), id);
+  }
+}
+
+/** The usage answer to `options` (its `fields`), for a request or a caller without one (src/mcp/). */
+export async function answerUsageOf(ctx: UsageContext, request: Asker, options: Options): Promise<Response> {
+  const id = requestIdOf(request);
+  try {
     options.refuseUnknown(["fields"]);
     const sel = parseFields(options.string("fields"), USAGE());
     const key = `Usage:${selectionKey(sel)}`;

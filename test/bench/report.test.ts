@@ -219,6 +219,19 @@ describe("the benchmark report", () => {
     );
   });
 
+  it("puts the REST request beside each MCP tool call, with the CPU target (issue 56)", () => {
+    const r = result("sqlite", 20_000);
+    // cpuMs is 1000 / (2 × rps): 1400 against REST's 1600 is 1.14×, 60 against 80 is 1.33×.
+    r.rows.push(row(SCENARIOS.oneMcp, 1400, 22, 50), row(SCENARIOS.listMcp, 60, 400, 800));
+    const section = sections(writeReport([r], FROM_RUN)).get("SQLite, 20,000 Domains") as string;
+    const one = cellsOf(section, SCENARIOS.oneMcp);
+    expect(one[column("beside it")]).toBe(`REST: ${SCENARIOS.oneRest}`);
+    expect(one[column("targets")]).toBe("met: CPU ≤ 1.2× REST's (1.14×); met: p99 ≤ 3× p50");
+    expect(cellsOf(section, SCENARIOS.listMcp)[column("targets")]).toBe(
+      "MISSED: CPU ≤ 1.2× REST's (1.33×); met: p99 ≤ 3× p50",
+    );
+  });
+
   it("puts the database alone beside both exports, with their targets", () => {
     const pg20 = bySection.get("PostgreSQL, 20,000 Domains") as string;
     const all = cellsOf(pg20, "export: every Domain, default fields (20,000 in 4.0 s)");

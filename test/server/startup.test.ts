@@ -16,6 +16,8 @@ const PRELOAD = join(import.meta.dirname, "../support/loaded-packages.mjs");
 /** Needed only for a first start, another database, Redis or metrics. */
 const NOT_ON_RESTART = [
   "@faker-js/faker",
+  // The MCP SDK: loaded with the first /mcp request (src/mcp/http.ts).
+  "@modelcontextprotocol/sdk",
   "pure-rand",
   "pg",
   "pg-copy-streams",

@@ -1,0 +1,264 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ApiKey } from "../auth/keys.ts";
+import type { Caller } from "../auth/plugin.ts";
+import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
+import { newRequestId } from "../ops/request-id.ts";
+import {
+  nearestEntries,
+  VOCABULARY_KINDS,
+  type VocabularyEntry,
+  type VocabularyKind,
+  vocabularyOf,
+} from "../query/vocabularies.ts";
+import { answerOperation, drawOn, type RestContext, type Whole } from "../rest/answer.ts";
+import { Options } from "../rest/options.ts";
+import { REST_BASE } from "../rest/routes.ts";
+import { answerUsageOf } from "../rest/usage.ts";
+import { MAX_ANSWER_BYTES, operationOf, optionName, type ToolSpec } from "./catalogue.ts";
+
+/** What the tools answer with: the REST layer's own context and whole answers (src/app.ts gives them). */
+export interface McpDeps {
+  rest: RestContext;
+  whole: Whole;
+}
+
+/** Who calls, and where the gateway is reached (for the URL of an export's result). */
+export interface CallScope {
+  key: ApiKey;
+  /** The gateway's origin as the client reached it (HTTP), or null (stdio: the path alone). */
+  origin: string | null;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * A tool's call: its arguments become the REST operation's path and options, answered by the same
+ * function that answers REST (src/rest/answer.ts), for a caller of its own (no HTTP request is
+ * made or made up), drawing on the same budget. The answer is the REST answer's JSON, cut to
+ * MAX_ANSWER_BYTES; an error is a tool error with the API's message (and its "did you mean").
+ */
+export async function callTool(
+  deps: McpDeps,
+  scope: CallScope,
+  spec: ToolSpec,
+  args: Json,
+): Promise<CallToolResult> {
+  // One identity per call: its budgets' headers and faults are its own.
+  const caller: Caller = { apiKey: scope.key, requestId: newRequestId() };
+  try {
+    if (spec.name === "usage") return await usage(deps, caller, args);
+    if (spec.name === "lookup_vocabulary") return await lookup(deps, caller, args);
+    const op = operationOf(spec);
+    if (!op) throw new Error(`tool ${spec.name} has no operation`);
+    const params: Record<string, string> = {};
+    const options: Json = { ...(spec.defaults ?? {}) };
+    for (const [arg, value] of Object.entries(args)) {
+      const path = spec.path?.[arg];
+      if (path) params[path.param] = String(value);
+      else if (value !== undefined) options[optionName(arg)] = value;
+    }
+    if (spec.name === "export_segment") return await exportSegment(deps, scope, caller, options, params);
+    if (options.cursor === "all")
+      throw apiError("BAD_USER_INPUT", "cursor: all is the export_segment tool's (a job, not a page)");
+    const response = await answerOperation(
+      deps.rest,
+      caller,
+      op,
+      params,
+      Options.fromBody(options),
+      deps.whole,
+    );
+    const body = (await response.json()) as Json;
+    if (response.status >= 400) return failed(body);
+    return answered(spec, body);
+  } catch (e) {
+    const err = isApiError(e) ? e : maskFault(e, deps.rest.logger, caller.requestId);
+    return failed(errorBody(err, caller.requestId));
+  }
+}
+
+/** A tool error: the API's message (its suggestion in it), its code, and when to retry. */
+function failed(body: Json): CallToolResult {
+  const retry = typeof body.retry_after === "number" ? body.retry_after : null;
+  const message = String(body.error ?? "the request failed");
+  const when = retry !== null && !/retry in \d+/.test(message) ? ` Retry in ${retry} s.` : "";
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${body.code ?? "ERROR"}: ${message}${when}` }],
+    _meta: { code: body.code, ...(retry !== null ? { retry_after: retry } : {}) },
+  };
+}
+
+const NOUNS: Record<string, string> = {
+  domains: "Domains",
+  apps: "Apps",
+  reviews: "reviews",
+  changes: "changes",
+  lists: "lists",
+};
+
+/** The REST answer as the tool's, cut to fit, with a short text saying what it holds and what is next. */
+export function answered(spec: ToolSpec, body: Json): CallToolResult {
+  let text = JSON.stringify(body);
+  const records = spec.records ? (body[spec.records] as unknown[] | undefined) : undefined;
+  if (records && Buffer.byteLength(text) > MAX_ANSWER_BYTES) {
+    const of = records.length;
+    // Records are dropped from the end until the answer fits (each record's size counted once).
+    let size = Buffer.byteLength(text);
+    let shown = of;
+    while (shown > 0 && size > MAX_ANSWER_BYTES) {
+      shown--;
+      size -= Buffer.byteLength(JSON.stringify(records[shown])) + 1;
+    }
+    body[spec.records as string] = records.slice(0, shown);
+    const rest =
+      spec.paging === "cursor"
+        ? `ask again with page_size ${Math.max(1, shown)} or fewer fields (this page's next_cursor follows all ${of} records)`
+        : spec.paging === "page"
+          ? `ask again with page_size ${Math.max(1, shown)} or fewer fields, and page through`
+          : "ask for fewer names or fewer fields";
+    body.cut = { shown, of, rest };
+    text = JSON.stringify(body);
+  }
+  // One record (or facets) over the bound: nothing to cut it to, so it is not answered.
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_ANSWER_BYTES)
+    return failed({
+      code: "ANSWER_TOO_LARGE",
+      error: `the answer is ${bytes} bytes, over the ${MAX_ANSWER_BYTES} a tool answers: ask for fewer fields${spec.records ? "" : " (or smaller facets)"}`,
+    });
+  return { content: [{ type: "text", text: summary(spec, body) }], structuredContent: body };
+}
+
+function summary(spec: ToolSpec, body: Json): string {
+  const cut = body.cut as { shown: number; of: number; rest: string } | undefined;
+  if (spec.records && Array.isArray(body[spec.records])) {
+    const n = (body[spec.records] as unknown[]).length;
+    const parts = [`${n} ${NOUNS[spec.records] ?? "records"}`];
+    if (cut) parts.push(`cut from ${cut.of} to fit ${MAX_ANSWER_BYTES} bytes: ${cut.rest}`);
+    if (Array.isArray(body.not_found) && body.not_found.length)
+      parts.push(`not found: ${body.not_found.join(", ")}`);
+    if (body.has_next_page === true && typeof body.next_cursor === "string")
+      parts.push(`more: cursor "${body.next_cursor}"`);
+    if (spec.paging === "page" && n > 0) parts.push("more: the next page");
+    return `${parts.join("; ")}. The records are in the structured content.`;
+  }
+  if (typeof body.total === "number")
+    return `${body.total} Domains match; facets and histograms in the structured content.`;
+  const [key] = Object.keys(body);
+  const record = body[key] as Json | undefined;
+  const name = record && typeof record === "object" ? (record.name ?? record.id) : undefined;
+  return `${key}${name !== undefined ? ` ${String(name)}` : ""}: in the structured content.`;
+}
+
+async function usage(deps: McpDeps, caller: Caller, args: Json): Promise<CallToolResult> {
+  const response = await answerUsageOf(deps.rest, caller, Options.fromBody(args));
+  const body = (await response.json()) as Json;
+  if (response.status >= 400) return failed(body);
+  const u = body.usage as { plan?: string } | undefined;
+  return {
+    content: [
+      {
+        type: "text",
+        text: `Plan ${u?.plan ?? "?"}: budgets and the month's counts in the structured content.`,
+      },
+    ],
+    structuredContent: body,
+  };
+}
+
+/** The query string of a tool's options, as REST reads it (JSON values as their JSON text). */
+function queryOf(options: Json): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(options)) {
+    if (v === undefined || v === null) continue;
+    q.set(k, typeof v === "object" ? JSON.stringify(v) : String(v));
+  }
+  return q.toString();
+}
+
+/**
+ * export_segment: List Domains with cursor=all, answered by the export layer (src/export/cursor-all.ts)
+ * through the REST layer's `whole`, as the REST request with the same options: the first call
+ * starts the job (drawing on List Domains with cursor=all), each later one polls it. The result
+ * itself is never read into the answer: its URL is, the same question as a REST request.
+ */
+async function exportSegment(
+  deps: McpDeps,
+  scope: CallScope,
+  caller: Caller,
+  given: Json,
+  params: Record<string, string>,
+): Promise<CallToolResult> {
+  const options: Json = { ...given, cursor: "all" };
+  const op = operationOf({ name: "export_segment", title: "", summary: "", op: "listDomains" });
+  if (!op) throw new Error("no List Domains operation");
+  const response = await answerOperation(
+    deps.rest,
+    caller,
+    op,
+    params,
+    Options.fromBody(options),
+    deps.whole,
+  );
+  if (response.status >= 400) return failed((await response.json()) as Json);
+  const url = `${scope.origin ?? ""}${REST_BASE}/domain?${queryOf(options)}`;
+  const format = String(options.for ?? "json");
+  const fetch = `GET ${url} with Authorization: Bearer <API key>: 202 with the progress while the job runs, then the whole result (kept for a while).`;
+  if (response.status === 202) {
+    const { progress, total } = (await response.json()) as { progress: number; total: number };
+    return {
+      content: [{ type: "text", text: `Export running: ${progress} of ${total} Domains written. ${fetch}` }],
+      structuredContent: { status: "running", progress, total, url, format, fetch },
+    };
+  }
+  // Done: the result is the client's to fetch, not this answer's.
+  await response.body?.cancel();
+  return {
+    content: [{ type: "text", text: `Export done. ${fetch}` }],
+    structuredContent: { status: "done", url, format, fetch },
+  };
+}
+
+/**
+ * lookup_vocabulary: the values nearest to a free text in each vocabulary of the served snapshot
+ * (src/query/vocabularies.ts), drawing on Retrieve a Domain's budget as a look-up.
+ */
+async function lookup(deps: McpDeps, caller: Caller, args: Json): Promise<CallToolResult> {
+  const text = String(args.text ?? "").trim();
+  if (!text) throw apiError("BAD_USER_INPUT", "text: give the words to look up");
+  const kinds = (
+    Array.isArray(args.kinds) && args.kinds.length ? args.kinds : VOCABULARY_KINDS
+  ) as VocabularyKind[];
+  for (const k of kinds)
+    if (!VOCABULARY_KINDS.includes(k))
+      throw apiError(
+        "BAD_USER_INPUT",
+        `kinds: unknown vocabulary "${k}"; valid: ${VOCABULARY_KINDS.join(", ")}`,
+      );
+  const limit = Number(args.limit ?? 5);
+  await drawOn(deps.rest.limits, "retrieveDomain", caller);
+  const entries = await vocabularies(deps, caller, kinds);
+  const matches: Record<string, VocabularyEntry[]> = {};
+  for (const [kind, list] of Object.entries(entries)) matches[kind] = nearestEntries(list, text, limit);
+  const found = Object.entries(matches)
+    .filter(([, m]) => m.length)
+    .map(([kind, m]) => `${kind}: ${m.map((e) => e.value).join(", ")}`);
+  return {
+    content: [{ type: "text", text: found.length ? found.join("; ") : `nothing near "${text}"` }],
+    structuredContent: { text, matches },
+  };
+}
+
+/** The vocabularies `kinds` of the snapshot served now. */
+export async function vocabularies(
+  deps: McpDeps,
+  caller: Caller,
+  kinds: readonly VocabularyKind[],
+): Promise<Record<string, VocabularyEntry[]>> {
+  const ctx = await deps.rest.readContext(caller);
+  const sql = ctx.served?.sql;
+  if (!sql) throw apiError("NOT_READY", "no dataset has been loaded yet; try again shortly");
+  const lists = await Promise.all(kinds.map((k) => vocabularyOf(sql, k)));
+  return Object.fromEntries(kinds.map((k, i) => [k, lists[i]]));
+}

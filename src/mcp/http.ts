@@ -1,0 +1,74 @@
+import type { Plugin } from "graphql-yoga";
+import { apiKeyOf } from "../auth/plugin.ts";
+import { jsonError } from "../errors.ts";
+import { noteRoute } from "../ops/access-log.ts";
+import { requestIdOf } from "../ops/request-id.ts";
+import type { McpDeps } from "./answer.ts";
+
+/** Where the MCP server answers, on the gateway's own port. */
+export const MCP_PATH = "/mcp";
+
+export interface McpHttpPolicy {
+  /** The Host names answered (lower case, no port); null: any. */
+  allowedHosts: readonly string[] | null;
+  /** Origins allowed besides the gateway's own (CORS_ORIGINS). */
+  origins: readonly string[];
+}
+
+/** The host name of a Host header, without its port, lower-cased ("[::1]" stays bracketed). */
+function hostName(host: string): string {
+  const h = host.toLowerCase();
+  if (h.startsWith("[")) return h.slice(0, h.indexOf("]") + 1);
+  const colon = h.lastIndexOf(":");
+  return colon >= 0 ? h.slice(0, colon) : h;
+}
+
+/**
+ * DNS-rebinding protection (the MCP specification's Streamable HTTP transport, "Security
+ * Warning"): a request whose Origin is neither the gateway's own (as its Host names it) nor an
+ * allowed one, or whose Host is not allowed, is refused with 403 before any message is read.
+ */
+export function refusal(request: Request, policy: McpHttpPolicy): string | null {
+  const host = request.headers.get("host") ?? new URL(request.url).host;
+  if (policy.allowedHosts && !policy.allowedHosts.includes(hostName(host)))
+    return `the Host "${host}" is not one this MCP server answers (MCP_ALLOWED_HOSTS)`;
+  const origin = request.headers.get("origin");
+  if (origin !== null) {
+    let own = false;
+    try {
+      own = new URL(origin).host.toLowerCase() === host.toLowerCase();
+    } catch {}
+    if (!own && !policy.origins.includes(origin))
+      return `the Origin "${origin}" is not allowed to call this MCP server (CORS_ORIGINS)`;
+  }
+  return null;
+}
+
+/**
+ * The Streamable HTTP transport at /mcp, stateless: each POST is answered by a server of its own,
+ * made for the request's key (useAuth, before this plugin, answered 401 without one), with JSON
+ * answers (no stream is held open): src/mcp/serve-http.ts.
+ */
+export function useMcp(deps: McpDeps, policy: McpHttpPolicy): Plugin {
+  return {
+    async onRequest({ request, url, endResponse }) {
+      if (url.pathname !== MCP_PATH) return;
+      const id = requestIdOf(request);
+      noteRoute(request, "mcp");
+      const refused = refusal(request, policy);
+      if (refused) return endResponse(jsonError("FORBIDDEN", refused, id));
+      // Stateless: no stream of the server's own (GET) and no session to end (DELETE).
+      if (request.method !== "POST")
+        return endResponse(
+          jsonError("METHOD_NOT_ALLOWED", `${request.method} is not allowed on ${MCP_PATH}; use POST`, id, {
+            headers: { allow: "POST" },
+          }),
+        );
+      const key = apiKeyOf(request);
+      if (!key) throw new Error("a request reached /mcp without an authenticated key");
+      // The SDK is loaded with the first call, not at every start (docs/structure.md).
+      const { answerMcp } = await import("./serve-http.ts");
+      endResponse(await answerMcp(deps, request, { key, origin: url.origin }));
+    },
+  };
+}

@@ -1,0 +1,436 @@
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { answered } from "../../src/mcp/answer.ts";
+import { MAX_ANSWER_BYTES, TOOLS } from "../../src/mcp/catalogue.ts";
+import { refusal } from "../../src/mcp/http.ts";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
+import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { connect, textOf } from "../support/mcp.ts";
+
+/**
+ * The MCP server at /mcp (docs/mcp.md), driven by the SDK's own Client over its Streamable HTTP
+ * transport, through the app's whole pipeline (app.fetch: auth, budgets, the JSON errors): every
+ * tool with good and bad input, answers equal to REST's for the same question, 401 and 429.
+ * stdio: test/mcp/stdio.test.ts; the documented examples: test/mcp/examples.test.ts.
+ */
+
+const BASE = "http://localhost/json/api/v1/all";
+type Json = Record<string, unknown>;
+
+describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
+  let api: TestApi;
+  let client: Client;
+  let key: string;
+  const tmp = tempDir("storegraph-mcp-");
+
+  beforeAll(async () => {
+    api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "s"), validFixture()), {
+      rateLimits: { enabled: true, redisUrl: null },
+    });
+  });
+  // A key of its own per test: budgets are on (the 429 test), and each test's calls stay within them.
+  beforeEach(async () => {
+    key = await api.createKey("enterprise", "mcp");
+    client = await connect(api, key);
+  });
+  afterEach(async () => {
+    await client?.close();
+  });
+  afterAll(async () => {
+    await api?.close();
+    tmp.remove();
+  });
+
+  /** A REST answer's JSON, asked with `key`. */
+  async function rest(
+    path: string,
+    init: RequestInit = {},
+    as = key,
+  ): Promise<{ status: number; body: Json }> {
+    const res = await api.app.fetch(`${BASE}${path}`, {
+      ...init,
+      headers: { "content-type": "application/json", authorization: `Bearer ${as}` },
+    });
+    return { status: res.status, body: (await res.json()) as Json };
+  }
+  const call = (name: string, args: Json = {}, c = client) =>
+    c.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+
+  it("initializes, and lists every tool of the catalogue with its input and output schemas", async () => {
+    expect(client.getServerVersion()?.name).toBe("storegraph");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe("object");
+      expect(t.outputSchema?.type).toBe("object");
+      expect(t.description?.length).toBeGreaterThan(40);
+    }
+    // Generated from List Domains' options: every filter, `:` written `.`.
+    const search = tools.find((t) => t.name === "search_domains");
+    const props = Object.keys(search?.inputSchema.properties ?? {});
+    expect(props).toEqual(
+      expect.arrayContaining(["f.cc", "f.plan", "f.an", "f.ermin", "aq", "bq", "sort", "fields", "cursor"]),
+    );
+    expect(props.every((p) => /^[a-zA-Z0-9_.-]{1,64}$/.test(p))).toBe(true);
+    expect(search?.description).toContain("Default fields: name,platform");
+  });
+
+  it("search_domains answers as List Domains does for the same options", async () => {
+    const args = { "f.p": "shopify", sort: "name", page_size: 1, fields: "name,plan,country_code" };
+    const r = await call("search_domains", args);
+    expect(r.isError).toBeFalsy();
+    const { body } = await rest("/domain?f:p=shopify&sort=name&page_size=1&fields=name,plan,country_code");
+    expect(r.structuredContent).toEqual(body);
+    expect(textOf(r)).toMatch(/^1 Domains.*more: cursor/);
+    // The next page, by its cursor.
+    const next = await call("search_domains", { ...args, cursor: body.next_cursor });
+    const { body: page2 } = await rest(
+      `/domain?f:p=shopify&sort=name&page_size=1&fields=name,plan,country_code&cursor=${encodeURIComponent(String(body.next_cursor))}`,
+    );
+    expect(next.structuredContent).toEqual(page2);
+    // The compact default: 10 records, the named fields.
+    const d = await call("search_domains", {});
+    const domains = (d.structuredContent as { domains: Json[] }).domains;
+    expect(Object.keys(domains[0])).toEqual(expect.arrayContaining(["name", "platform"]));
+    expect(Object.keys(domains[0])).not.toContain("technologies");
+  });
+
+  it("refuses bad input with the API's message and its suggestion", async () => {
+    const r = await call("search_domains", { "f.country": "US" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain('unknown filter "f:country" (did you mean "f:cc"?)');
+    const p = await call("search_domains", { "f.p": "shopfy" });
+    expect(textOf(p)).toContain('f:p: unknown platform "shopfy" (did you mean "shopify"');
+    const all = await call("search_domains", { cursor: "all" });
+    expect(textOf(all)).toContain("export_segment");
+    // The schema's own bound: an SDK error, before the API.
+    const big = await call("search_domains", { page_size: 1000 });
+    expect(big.isError).toBe(true);
+  });
+
+  it("every tool refuses bad input with a tool error carrying the API's code and message", async () => {
+    const bad: [string, Json, RegExp][] = [
+      ["search_domains", { sort: "-estimated_sale" }, /^BAD_USER_INPUT: sort: cannot sort by/],
+      ["get_domain", { name: "shop.example.com", fields: "nme" }, /^BAD_USER_INPUT: .*did you mean "name"/],
+      [
+        "get_domains",
+        { domains: Array.from({ length: 101 }, (_, i) => `d${i}.example.com`) },
+        /^BAD_USER_INPUT: domains/,
+      ],
+      ["domain_facets", { facet_size: 1000 }, /^BAD_USER_INPUT: facet_size/],
+      ["get_app", { app: "shopify.nope" }, /^NOT_FOUND: /],
+      ["search_apps", { "f.as": "Sleeping" }, /^BAD_USER_INPUT: f:as/],
+      ["app_reviews", { app: "shopify.klaviyo", page: -1 }, /^BAD_USER_INPUT: page/],
+      ["domain_app_reviews", { name: "nope.example.com" }, /^NOT_FOUND: /],
+      ["changes", { since: "yesterday" }, /^BAD_USER_INPUT: since/],
+      ["lists", { page: 2 }, /^BAD_USER_INPUT: unknown option "page"/],
+      ["list_domains", { list: "no-such-list" }, /^NOT_FOUND: |^BAD_USER_INPUT: /],
+      ["add_to_list", { list: "x", domains: [] }, /^BAD_USER_INPUT: domains/],
+      [
+        "remove_from_list",
+        { list: "no-such-list", domains: ["shop.example.com"] },
+        /^NOT_FOUND: |^BAD_USER_INPUT: /,
+      ],
+      ["usage", { page: 1 }, /^BAD_USER_INPUT: unknown option "page"/],
+      ["export_segment", { "f.cc": "USA" }, /^BAD_USER_INPUT: f:cc/],
+      ["lookup_vocabulary", { text: " " }, /^BAD_USER_INPUT: text/],
+    ];
+    expect(new Set(bad.map(([tool]) => tool))).toEqual(new Set(TOOLS.map((t) => t.name)));
+    for (const [tool, args, message] of bad) {
+      const r = await call(tool, args);
+      expect.soft(r.isError, tool).toBe(true);
+      expect.soft(textOf(r), tool).toMatch(message);
+    }
+  });
+
+  it("get_domain, get_domains, domain_app_reviews answer as their REST routes", async () => {
+    const one = await call("get_domain", { name: "shop.example.com", fields: "name,plan,apps.name" });
+    expect(one.structuredContent).toEqual(
+      (await rest("/domain/shop.example.com?fields=name,plan,apps.name")).body,
+    );
+    const missing = await call("get_domain", { name: "nope.example.com" });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toMatch(/^NOT_FOUND: /);
+    const bulk = await call("get_domains", {
+      domains: ["shop.example.com", "nope.example.com"],
+      fields: "name",
+    });
+    const restBulk = await rest("/domain/bulk", {
+      method: "POST",
+      body: JSON.stringify({ domains: ["shop.example.com", "nope.example.com"], fields: "name" }),
+    });
+    expect(bulk.structuredContent).toEqual(restBulk.body);
+    expect(textOf(bulk)).toContain("not found: nope.example.com");
+    const badBulk = await call("get_domains", { domains: [] });
+    expect(badBulk.isError).toBe(true);
+    const reviews = await call("domain_app_reviews", { name: "shop.example.com" });
+    expect(reviews.structuredContent).toEqual(
+      (await rest("/domain/shop.example.com/app_reviews?page_size=10")).body,
+    );
+  });
+
+  it("domain_facets answers as GET /domain/facets", async () => {
+    const r = await call("domain_facets", { "f.p": "shopify", facets: "plan,cc", histogram: "er" });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toEqual(
+      (await rest("/domain/facets?f:p=shopify&facets=plan,cc&histogram=er")).body,
+    );
+    const bad = await call("domain_facets", { facets: "country" });
+    expect(textOf(bad)).toContain("did you mean");
+  });
+
+  it("get_app, search_apps, app_reviews answer as their REST routes", async () => {
+    const app = await call("get_app", { app: "shopify.klaviyo", fields: "name,installs" });
+    expect(app.structuredContent).toEqual((await rest("/app/shopify.klaviyo?fields=name,installs")).body);
+    const typo = await call("get_app", { app: "shopfy.klaviyo" });
+    expect(typo.isError).toBe(true);
+    const apps = await call("search_apps", { "f.p": "shopify", fields: "id,name" });
+    expect(apps.structuredContent).toEqual((await rest("/app?f:p=shopify&fields=id,name&page_size=10")).body);
+    const reviews = await call("app_reviews", { app: "shopify.klaviyo", fields: "rating" });
+    expect(reviews.structuredContent).toEqual(
+      (await rest("/app/shopify.klaviyo/reviews?fields=rating&page_size=10")).body,
+    );
+    const badSort = await call("app_reviews", { app: "shopify.klaviyo", sort: "nope" });
+    expect(badSort.isError).toBe(true);
+  });
+
+  it("changes answers as GET /changes", async () => {
+    const r = await call("changes", { page_size: 5 });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toEqual((await rest("/changes?page_size=5")).body);
+    const bad = await call("changes", { kinds: "domain_addded" });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain("did you mean");
+  });
+
+  it("lists: add, show, a list's Domains, remove", async () => {
+    const added = await call("add_to_list", {
+      list: "leads",
+      domains: ["shop.example.com", "nope.example.com"],
+    });
+    expect(added.isError).toBeFalsy();
+    expect(added.structuredContent).toMatchObject({
+      count_domains_added: 1,
+      unrecognized_domains: ["nope.example.com"],
+    });
+    const lists = await call("lists");
+    expect(lists.structuredContent).toEqual((await rest("/list")).body);
+    const domains = await call("list_domains", { list: "leads", fields: "name" });
+    expect(domains.structuredContent).toEqual((await rest("/list/leads?fields=name&page_size=10")).body);
+    const removed = await call("remove_from_list", { list: "leads", domains: ["shop.example.com"] });
+    expect(removed.structuredContent).toMatchObject({ count_domains_removed: 1 });
+    const bad = await call("add_to_list", { list: "leads", domains: "shop.example.com" });
+    expect(bad.isError).toBe(true);
+  });
+
+  it("usage answers as GET /json/api/v1/usage", async () => {
+    const r = await call("usage", { fields: "plan,key_id" });
+    const res = await api.app.fetch("http://localhost/json/api/v1/usage?fields=plan,key_id", {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(r.structuredContent).toEqual(await res.json());
+    const bad = await call("usage", { fields: "nope" });
+    expect(bad.isError).toBe(true);
+  });
+
+  it("lookup_vocabulary finds the values near a free text; the vocabularies are resources", async () => {
+    const r = await call("lookup_vocabulary", { text: "klavio" });
+    expect(r.isError).toBeFalsy();
+    const m = (r.structuredContent as { matches: Record<string, { value: string }[]> }).matches;
+    expect(m.apps.map((e) => e.value)).toContain("shopify.klaviyo");
+    const plan = await call("lookup_vocabulary", { text: "shopify plus", kinds: ["plans"] });
+    expect(
+      (plan.structuredContent as { matches: { plans: { value: string }[] } }).matches.plans[0].value,
+    ).toBe("Shopify Plus");
+    const country = await call("lookup_vocabulary", { text: "united states", kinds: ["countries"] });
+    expect(
+      (country.structuredContent as { matches: { countries: { value: string }[] } }).matches.countries[0],
+    ).toEqual({
+      value: "US",
+      name: "United States",
+    });
+    const platform = await call("lookup_vocabulary", { text: "shopfy", kinds: ["platforms"] });
+    expect(textOf(platform)).toContain("shopify");
+    const bad = await call("lookup_vocabulary", { text: "x", kinds: ["colours"] });
+    expect(bad.isError).toBe(true);
+    const { resources } = await client.listResources();
+    expect(resources.map((x) => x.uri)).toContain("storegraph://vocabulary/apps");
+    const read = await client.readResource({ uri: "storegraph://vocabulary/plans" });
+    expect(JSON.parse((read.contents[0] as { text: string }).text).plans).toEqual(
+      expect.arrayContaining([{ value: "Shopify Plus" }]),
+    );
+  });
+
+  it("export_segment starts the cursor=all job and answers its status and URL, never the records", async () => {
+    const exportKey = await api.createKey("enterprise", "export");
+    const c = await connect(api, exportKey);
+    try {
+      const r = await c.callTool({ name: "export_segment", arguments: { "f.p": "shopify", fields: "name" } });
+      expect(r.isError).toBeFalsy();
+      const s = r.structuredContent as { status: string; url: string; total: number };
+      expect(s.status).toBe("running");
+      expect(s.url).toMatch(new RegExp(`^${BASE}/domain\\?.*cursor=all`));
+      // The URL is the same job's: asked at once, REST refuses the poll for its spacing.
+      const polled = await api.app.fetch(s.url, { headers: { authorization: `Bearer ${exportKey}` } });
+      expect(polled.status).toBe(429);
+      expect(((await polled.json()) as Json).error).toContain("poll a job at most once every 5 seconds");
+      // Polled again at once: the API's spacing, as a tool error that says when to retry.
+      const again = (await c.callTool({
+        name: "export_segment",
+        arguments: { "f.p": "shopify", fields: "name" },
+      })) as CallToolResult;
+      expect(again.isError).toBe(true);
+      expect(textOf(again)).toMatch(/^RATE_LIMITED: .*retry in \d+ s/);
+      const bad = (await c.callTool({ name: "export_segment", arguments: { for: "xml" } })) as CallToolResult;
+      expect(bad.isError).toBe(true);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("429 past a budget: a tool error that says when to retry, on the REST endpoint's budget", async () => {
+    const pro = await api.createKey("pro", "pro");
+    const c = await connect(api, pro);
+    try {
+      // List Domains: 2 a second for pro, drawn on by REST and the tool alike.
+      const statuses = [(await rest("/domain?page_size=1", {}, pro)).status];
+      const results: CallToolResult[] = [];
+      for (let i = 0; i < 2; i++)
+        results.push(
+          (await c.callTool({ name: "search_domains", arguments: { page_size: 1 } })) as CallToolResult,
+        );
+      statuses.push((await rest("/domain?page_size=1", {}, pro)).status);
+      const refused = results.find((r) => r.isError);
+      expect(refused).toBeDefined();
+      expect(textOf(refused as CallToolResult)).toMatch(
+        /^RATE_LIMITED: rate limit of List Domains exceeded .*retry in \d+ s/,
+      );
+      expect(refused?._meta).toMatchObject({ code: "RATE_LIMITED", retry_after: expect.any(Number) });
+      expect(statuses).toEqual([200, 429]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("401 without a valid key, as the API answers it", async () => {
+    const mcp = await api.app.fetch("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        authorization: "Bearer nope",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: "{}",
+    });
+    const restAnswer = await api.app.fetch(`${BASE}/domain`, { headers: { authorization: "Bearer nope" } });
+    expect(mcp.status).toBe(401);
+    const { request_id: _a, ...mcpBody } = (await mcp.json()) as Json;
+    const { request_id: _b, ...restBody } = (await restAnswer.json()) as Json;
+    expect(mcpBody).toEqual(restBody);
+    await expect(connect(api, "nope")).rejects.toThrow();
+  });
+
+  it("refuses another Origin (DNS rebinding), and answers its own", async () => {
+    const init = (origin: string) => ({
+      method: "POST",
+      headers: {
+        origin,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    const evil = await api.app.fetch("http://localhost/mcp", init("http://evil.example"));
+    expect(evil.status).toBe(403);
+    expect(((await evil.json()) as Json).code).toBe("FORBIDDEN");
+    const own = await api.app.fetch("http://localhost/mcp", init("http://localhost"));
+    expect(own.status).toBe(200);
+    // A tool call as one POST, no session first (stateless), as the bench sends it.
+    const call = await api.app.fetch("http://localhost/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "get_domain", arguments: { name: "shop.example.com", fields: "name" } },
+      }),
+    });
+    expect(((await call.json()) as { result: { structuredContent: Json } }).result.structuredContent).toEqual(
+      {
+        domain: { name: "shop.example.com" },
+      },
+    );
+    // Stateless: no server stream (GET), no session (DELETE).
+    const get = await api.app.fetch("http://localhost/mcp", { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+  });
+});
+
+describe("bounded answers", () => {
+  const spec = TOOLS.find((t) => t.name === "search_domains") as (typeof TOOLS)[number];
+  const domain = (i: number) => ({ name: `shop${i}.example.com`, description: "x".repeat(1000) });
+
+  it("cuts records past MAX_ANSWER_BYTES from the end, and says so and how to get the rest", () => {
+    const body = {
+      domains: Array.from({ length: 100 }, (_, i) => domain(i)),
+      has_next_page: true,
+      next_cursor: "abc",
+    };
+    const r = answered(spec, body);
+    const s = r.structuredContent as {
+      domains: { name: string }[];
+      cut: { shown: number; of: number; rest: string };
+    };
+    expect(Buffer.byteLength(JSON.stringify(s))).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
+    expect(s.cut.of).toBe(100);
+    expect(s.cut.shown).toBe(s.domains.length);
+    expect(s.domains.length).toBeGreaterThan(50);
+    expect(s.domains[0].name).toBe("shop0.example.com");
+    expect(s.cut.rest).toContain(`page_size ${s.cut.shown}`);
+    expect(textOf(r)).toContain("cut from 100");
+  });
+
+  it("refuses one record over the bound, saying what to ask for instead", () => {
+    const one = TOOLS.find((t) => t.name === "get_domain") as (typeof TOOLS)[number];
+    const r = answered(one, { domain: { name: "big.example.com", description: "x".repeat(70_000) } });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^ANSWER_TOO_LARGE: .*ask for fewer fields/);
+  });
+
+  it("leaves an answer within the bound whole", () => {
+    const body = { domains: [domain(0)], has_next_page: false };
+    const r = answered(spec, { ...body });
+    expect(r.structuredContent).toEqual(body);
+  });
+});
+
+describe("/mcp's Origin and Host checks (DNS rebinding)", () => {
+  const req = (host: string, origin?: string) =>
+    new Request("http://placeholder/mcp", {
+      method: "POST",
+      headers: { host, ...(origin ? { origin } : {}) },
+    });
+  const loopback = { allowedHosts: ["localhost", "127.0.0.1", "[::1]"], origins: [] };
+
+  it("answers the loopback names only, whatever the port, where so configured", () => {
+    expect(refusal(req("localhost:8080"), loopback)).toBeNull();
+    expect(refusal(req("[::1]:8080"), loopback)).toBeNull();
+    expect(refusal(req("attacker.example:8080"), loopback)).toContain('Host "attacker.example:8080"');
+    expect(refusal(req("attacker.example"), { allowedHosts: null, origins: [] })).toBeNull();
+  });
+
+  it("takes the gateway's own Origin and the CORS origins, and refuses any other", () => {
+    const policy = { allowedHosts: null, origins: ["https://app.example.com"] };
+    expect(refusal(req("api.example.com", "https://api.example.com"), policy)).toBeNull();
+    expect(refusal(req("api.example.com", "https://app.example.com"), policy)).toBeNull();
+    expect(refusal(req("api.example.com", "https://evil.example"), policy)).toContain(
+      'Origin "https://evil.example"',
+    );
+    expect(refusal(req("api.example.com", "null"), policy)).toContain('Origin "null"');
+  });
+});
