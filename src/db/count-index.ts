@@ -395,10 +395,14 @@ const ABSENT_MS = 60_000;
 const loaded = new WeakMap<SqlReader, Promise<CountIndex | null>>();
 
 async function loadIndex(sql: SqlReader): Promise<CountIndex | null> {
+  // A snapshot older than the code reads what it lacks of the catalogue as absent (SQL does that,
+  // src/db/catalogue-check.ts): it is counted by SQL, with that meaning.
+  const lacks = sql.catalogue;
+  if (lacks && (lacks.missingColumns.length || lacks.missingTables.length)) return null;
   const [held] =
     sql.kind === "postgresql"
       ? await sql.all("SELECT to_regclass($1) IS NOT NULL", [sql.table(COUNT_INDEX_TABLE)])
-      : await sql.all("SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = $1", [
+      : await sql.all("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1)", [
           COUNT_INDEX_TABLE,
         ]);
   if (!held?.[0]) return null;

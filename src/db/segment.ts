@@ -218,7 +218,7 @@ class Evaluator {
       let k = 0;
       for (let i = 0; i < values.length; i++) {
         const x = values[i];
-        if (x === x && test(x) === want) out[k++] = i;
+        if (!Number.isNaN(x) && test(x) === want) out[k++] = i;
       }
       return new RoaringBitmap32(out.subarray(0, k));
     };
