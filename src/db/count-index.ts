@@ -1,3 +1,4 @@
+import type SqliteDatabase from "better-sqlite3";
 import roaring from "roaring";
 import { DOMAIN_FACET_VALUES, FACET_COLUMNS, FACET_COLUMNS_TABLE, type FacetValues } from "./facet-sql.ts";
 import type { SqlReader } from "./reader.ts";
@@ -416,9 +417,7 @@ async function loadIndex(sql: SqlReader): Promise<CountIndex | null> {
 const BUILD_BATCH = 50_000;
 
 /** A build's source on a SQLite snapshot being written (its own connection). */
-export function sqliteIndexSource(db: {
-  prepare(text: string): { raw(on: boolean): { iterate(): IterableIterator<unknown> } };
-}): IndexSource {
+export function sqliteIndexSource(db: SqliteDatabase.Database): IndexSource {
   return {
     kind: "sqlite",
     table: (name) => `"${name}"`,
@@ -469,6 +468,24 @@ export function pgIndexSource(client: PgClient, schema: string): IndexSource {
   };
 }
 
+/**
+ * Builds the index of a SQLite snapshot file open read-write (`db`, its own connection) and stores
+ * it in one transaction, once the build's reads are done.
+ */
+export async function storeSqliteCountIndex(
+  db: SqliteDatabase.Database,
+): Promise<{ bytes: number; ms: number }> {
+  const statements: [string, unknown[] | undefined][] = [];
+  const built = await storeCountIndex(sqliteIndexSource(db), (statement, params) => {
+    statements.push([statement, params]);
+  });
+  db.transaction(() => {
+    for (const [statement, params] of statements)
+      db.prepare(statement.replace(/\$\d+/g, "?")).run(...(params ?? []));
+  })();
+  return built;
+}
+
 /** Builds the index and stores it in COUNT_INDEX_TABLE (replacing one stored before). */
 export async function storeCountIndex(
   source: IndexSource,
@@ -499,15 +516,7 @@ export async function indexServedSnapshot(
     const { join } = await import("node:path");
     const file = new Database(join(db.dataDir, location));
     try {
-      const statements: [string, unknown[] | undefined][] = [];
-      const built = await storeCountIndex(sqliteIndexSource(file), (statement, params) => {
-        statements.push([statement, params]);
-      });
-      file.transaction(() => {
-        for (const [statement, params] of statements)
-          file.prepare(statement.replace(/\$\d+/g, "?")).run(...(params ?? []));
-      })();
-      return built;
+      return await storeSqliteCountIndex(file);
     } finally {
       file.close();
     }

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
 import { changeStatements, goneStatements } from "./change-sql.ts";
-import { sqliteIndexSource, storeCountIndex } from "./count-index.ts";
+import { storeSqliteCountIndex } from "./count-index.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applySqliteMigrations } from "./migrate.ts";
@@ -102,15 +102,7 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
       for (const statement of facetStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
     })();
     // The count index, from the facet columns and the child tables (src/db/count-index.ts).
-    const insert = this.db.transaction((parts: [string, unknown[] | undefined][]) => {
-      for (const [statement, params] of parts)
-        this.db.prepare(statement.replace(/\$\d+/g, "?")).run(...(params ?? []));
-    });
-    const statements: [string, unknown[] | undefined][] = [];
-    this.countIndex = await storeCountIndex(sqliteIndexSource(this.db), (statement, params) => {
-      statements.push([statement, params]);
-    });
-    insert(statements);
+    this.countIndex = await storeSqliteCountIndex(this.db);
     this.computeChanges();
     this.db.exec("ANALYZE");
     // Readers open the file read-only; a rollback journal (not WAL) keeps it a single file.
