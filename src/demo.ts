@@ -14,11 +14,13 @@ import type { Logger } from "./logger.ts";
  */
 export async function ensureDemoData(config: Config, store: SnapshotStore, log: Logger): Promise<void> {
   if (await store.current()) return;
-  const [{ GENERATOR_VERSION, generateDataset }, { evolveDataset }, { loadSnapshot }] = await Promise.all([
-    import("./dataset/generate.ts"),
-    import("./dataset/evolve.ts"),
-    import("./dataset/load/load.ts"),
-  ]);
+  const [{ GENERATOR_VERSION, generateDataset }, { evolveDataset }, { loadSnapshot }, { renderSnapshot }] =
+    await Promise.all([
+      import("./dataset/generate.ts"),
+      import("./dataset/evolve.ts"),
+      import("./dataset/load/load.ts"),
+      import("./render.ts"),
+    ]);
   const { domains, apps, seed } = config.demo;
   // Named by the generator's version too: an older version's files may break today's rules.
   const dir = join(config.dataDir, "demo", `v${GENERATOR_VERSION}-${domains}-${apps}-${seed}`);
@@ -32,7 +34,11 @@ export async function ensureDemoData(config: Config, store: SnapshotStore, log: 
     log.info({ dir: next }, "generating the demo dataset's next week");
     await evolveDataset({ from: dir, outDir: next, seed });
   }
-  const options = { keep: config.keepSnapshots, changesRetention: config.changesRetention };
+  const options = {
+    keep: config.keepSnapshots,
+    changesRetention: config.changesRetention,
+    render: (snapshot: Parameters<typeof renderSnapshot>[1]) => renderSnapshot(config, snapshot, log),
+  };
   for (const week of [dir, next]) {
     log.info({ dir: week }, "loading the demo dataset");
     const r = await loadSnapshot(store, week, options);

@@ -7,9 +7,12 @@ import { SnapshotDirError } from "../dataset/load/read.ts";
 import { indexServedSnapshot } from "../db/count-index.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
 import { LoadInProgressError } from "../db/store.ts";
+import { createLogger } from "../logger.ts";
+import { renderSnapshot } from "../render.ts";
 
 const USAGE = `usage: npm run load -- <snapshot-dir>   (apps, domains and reviews .jsonl or .jsonl.gz)
        npm run load -- --count-index    (build the served snapshot's count index)
+       npm run load -- --render         (render the served snapshot's records again)
 
 Checks the snapshot in <snapshot-dir> (docs/dataset.md) and loads it as a new version into the
 database that DATABASE_URL names (SQLite under DATA_DIR when it is unset), served once complete.
@@ -18,6 +21,9 @@ snapshot stays.
 
   --count-index  build the count index (docs/decisions.md, "Counting") into the served snapshot,
                  for one loaded before it existed; gateways use it within a minute
+  --render       render the served snapshot's records with the default fields again
+                 (docs/decisions.md, "Rendered records"): for one loaded before them, or
+                 rendered by another version (its answers are written per request meanwhile)
   -h, --help     show this help
 
 Exit status: 0 loaded, 1 not loaded (the reason is printed), 2 bad usage, 130 interrupted.`;
@@ -42,6 +48,13 @@ async function main(): Promise<number> {
     }
     return indexServed();
   }
+  if (values.render) {
+    if (positionals.length) {
+      console.error(`load: --render takes no snapshot directory\n\n${USAGE}`);
+      return 2;
+    }
+    return renderServed();
+  }
   if (positionals.length !== 1) {
     console.error(`load: name one snapshot directory (got ${positionals.length})\n\n${USAGE}`);
     return 2;
@@ -60,12 +73,13 @@ async function main(): Promise<number> {
       changesRetention: config.changesRetention,
       signal: controller.signal,
       onProgress: progress.update,
+      render: (snapshot, signal) => renderSnapshot(config, snapshot, createLogger(config), { signal }),
     });
     progress.stop();
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
       `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s ` +
-        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events and ${r.timings.countIndex} s building the count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB)`,
+        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events and ${r.timings.countIndex} s building the count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB; ${r.timings.render} s rendering ${r.domains} records with the default fields into ${(r.renderedBytes / 1e6).toFixed(1)} MB)`,
     );
     return 0;
   } catch (e) {
@@ -92,7 +106,11 @@ const parse = () =>
   parseArgs({
     allowPositionals: true,
     strict: true,
-    options: { help: { type: "boolean", short: "h" }, "count-index": { type: "boolean" } },
+    options: {
+      help: { type: "boolean", short: "h" },
+      "count-index": { type: "boolean" },
+      render: { type: "boolean" },
+    },
   });
 
 /** --count-index: the served snapshot's count index, built under the load lock. */
@@ -110,6 +128,37 @@ async function indexServed(): Promise<number> {
       const built = await indexServedSnapshot(config, served.location);
       console.log(
         `built the count index of snapshot version ${served.version}: ${(built.bytes / 1e6).toFixed(1)} MB in ${(built.ms / 1000).toFixed(1)} s`,
+      );
+      return 0;
+    } finally {
+      await release();
+    }
+  } catch (e) {
+    if (e instanceof LoadInProgressError) {
+      console.error(e.message);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await store.close();
+  }
+}
+
+/** --render: the served snapshot's rendered records, made again under the load lock. */
+async function renderServed(): Promise<number> {
+  const config = loadConfig();
+  const store = await openSnapshotStore(config);
+  try {
+    const release = await store.lockForLoad();
+    try {
+      const served = await store.current();
+      if (!served) {
+        console.error("load: no snapshot is served: load one (its records are rendered with it)");
+        return 1;
+      }
+      const r = await renderSnapshot(config, served, createLogger(config, 2));
+      console.log(
+        `rendered ${r.records} records of snapshot version ${served.version} into ${(r.bytes / 1e6).toFixed(1)} MB in ${(r.ms / 1000).toFixed(1)} s`,
       );
       return 0;
     } finally {

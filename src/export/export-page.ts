@@ -8,7 +8,9 @@ import {
 } from "graphql";
 import { LRUCache } from "lru-cache";
 import { type ReadContext, readContext } from "../context.ts";
+import { pieceOf, renderedJoin } from "../db/rendered.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
+import { findStatement, sqlitePlan } from "../db/where-sql.ts";
 import type { DomainFilter } from "../query/domain-filter.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
 import { type DomainRead, domainReadOfSets, withFields } from "../query/domain-read/plan.ts";
@@ -209,6 +211,108 @@ export async function* domainStream(
       passOver,
     )) {
       yield await batchOf(ctx, c, rows, writer);
+    }
+  }
+}
+
+/** A page of rendered pieces (src/db/rendered.ts): bodies joined, with each one's key, CRC-32, text length and end. */
+export interface Pieces {
+  count: number;
+  /** The pieces' bodies, one after another. */
+  bytes: Uint8Array;
+  pks: Float64Array;
+  crcs: Uint32Array;
+  lens: Uint32Array;
+  /** Where each piece's body ends in `bytes`. */
+  ends: Uint32Array;
+}
+
+/**
+ * The pieces of every Domain whose key is in [from, to), in key order, for the rendered records of
+ * a load (src/render.ts): each Domain's text with the default fields, as the export writes
+ * it (the row writer, or the resolver path where it cannot), one piece per Domain.
+ */
+export async function* renderStream(
+  served: ServedSnapshot,
+  from: number,
+  to: number,
+): AsyncGenerator<Pieces> {
+  const c = compiledLookup("");
+  const planned = withFields(c.read, ["name", "pk"]);
+  const find = { where: { pk: { gte: from, lt: to } }, orderBy: [{ pk: "asc" }] };
+  for await (const { ctx, rows } of streamPlannedDomains(
+    () => readContext(served),
+    served.sql,
+    find,
+    planned,
+    WIDE_BATCH,
+  )) {
+    const { lines } = await batchOf(ctx, c, rows, "rows");
+    const n = lines.length;
+    const pks = new Float64Array(n);
+    const crcs = new Uint32Array(n);
+    const lens = new Uint32Array(n);
+    const ends = new Uint32Array(n);
+    const bodies: Buffer[] = [];
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const piece = pieceOf(Buffer.from(`${lines[i]}\n`, "utf8"));
+      pks[i] = rows[i].pk;
+      crcs[i] = piece.crc;
+      lens[i] = piece.len;
+      at += piece.body.length;
+      ends[i] = at;
+      bodies.push(piece.body);
+    }
+    yield { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
+  }
+}
+
+/**
+ * The rendered pieces of every Domain that List Domains' `query` matches, in its order (the same
+ * statement as domainStream's, reading each Domain's piece instead of its columns), a batch of
+ * BATCH at a time; null when the snapshot has no rendered records of this code (renderedFor).
+ */
+export async function* renderedPieces(
+  served: ServedSnapshot,
+  query: ExportQuery,
+  skip = 0,
+): AsyncGenerator<Pieces> {
+  const args = listArgs(query);
+  const where = await domainListWhere(readContext(served), args, null);
+  const { sql } = served;
+  for (const find of orderedReads(domainSortKeys(args), where)) {
+    const { text, params } = findStatement(
+      sql,
+      "domain",
+      find,
+      'x."crc", x."len", x."body"',
+      await sqlitePlan(sql, "domain", find),
+      renderedJoin(sql, "r."),
+    );
+    for await (let raw of sql.stream(text, params, BATCH)) {
+      if (skip) {
+        const passed = Math.min(skip, raw.length);
+        skip -= passed;
+        raw = raw.slice(passed);
+        if (!raw.length) continue;
+      }
+      const n = raw.length;
+      const crcs = new Uint32Array(n);
+      const lens = new Uint32Array(n);
+      const ends = new Uint32Array(n);
+      const bodies: Buffer[] = new Array(n);
+      let at = 0;
+      for (let i = 0; i < n; i++) {
+        const row = raw[i];
+        crcs[i] = Number(row[0]);
+        lens[i] = Number(row[1]);
+        const body = row[2] as Buffer;
+        bodies[i] = body;
+        at += body.length;
+        ends[i] = at;
+      }
+      yield { count: n, bytes: Buffer.concat(bodies, at), pks: new Float64Array(0), crcs, lens, ends };
     }
   }
 }

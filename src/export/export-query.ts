@@ -103,6 +103,8 @@ export async function* domainPages(
   from = 0,
   /** The snapshot a job was started on: a resumed job reads it or none (410). */
   snapshotVersion?: number,
+  /** The client takes gzip: rendered records come compressed (each page's `gzip`). */
+  gzip = false,
 ): AsyncGenerator<Page> {
   // Draws on no budget: starting the export or the job did (once a minute).
   const result = await deps.execute(
@@ -123,11 +125,11 @@ export async function* domainPages(
   // found it (a job resumed on another gateway reads it again, as it is then).
   const variables = await withListNames(deps, request, q.variables);
   try {
-    for await (const page of deps.reader.stream(readAt(served), q.fields, variables, format, from)) {
+    for await (const page of deps.reader.stream(readAt(served), q.fields, variables, format, from, gzip)) {
       await deps.beforePage?.();
       const now = await deps.version();
       if (now !== version) throw expired(version, now);
-      counted?.page(page.count, page.bytes.byteLength, page.fallbacks ?? 0);
+      counted?.page(page.count, page.bytes.byteLength, page.fallbacks ?? 0, page.rendered);
       yield page;
     }
   } finally {

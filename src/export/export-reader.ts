@@ -38,7 +38,14 @@ export type StreamMessage =
       format: PageFormat;
       /** Domains to pass over first (a job resumed where another gateway left it). */
       skip?: number;
+      /**
+       * The client takes gzip: a stream of rendered records (src/db/rendered.ts) then hands on
+       * its pieces as they are (each page's `gzip`), for the caller to frame as one gzip member.
+       */
+      gzip?: boolean;
     }
+  /** The rendered pieces of the Domains whose key is in [from, to), for a load (src/export/render.ts). */
+  | { type: "render"; id: number; snapshot: SnapshotRow; url?: string; from: number; to: number }
   /** The stream's next page (answered in turn). */
   | { type: "next"; id: number }
   /** The stream is no longer wanted: its cursor closes. */
@@ -56,6 +63,12 @@ export interface Page {
   bytes: Uint8Array;
   /** Batches the row writer left to the resolver path (src/rest/row-writer.ts). */
   fallbacks?: number;
+  /** Whether the Domains came from rendered records, and whether those were another code's (then not used). */
+  rendered?: "fresh" | "stale";
+  /** The bytes are raw DEFLATE of a text of `len` bytes whose CRC-32 is `crc` (a stream asked with gzip). */
+  gzip?: { crc: number; len: number };
+  /** A render stream's page: each piece's key, CRC-32, text length and end in `bytes`. */
+  pieces?: { pks: Float64Array; crcs: Uint32Array; lens: Uint32Array; ends: Uint32Array };
 }
 
 /**
@@ -117,7 +130,29 @@ export class ExportReader {
     query: ExportQuery,
     format: PageFormat,
     skip = 0,
+    gzip = false,
   ): AsyncGenerator<Page> {
+    yield* this.pages({
+      type: "open",
+      id: 0,
+      snapshot: rowOf(snapshot),
+      url: snapshot.url,
+      readFrom: snapshot.readFrom,
+      catalogue: snapshot.catalogue,
+      fields,
+      query,
+      format,
+      skip,
+      gzip,
+    });
+  }
+
+  /** The rendered pieces of the Domains of `snapshot` whose key is in [from, to), in key order (a load's rendering). */
+  render(snapshot: SnapshotRow & { url?: string }, from: number, to: number): AsyncGenerator<Page> {
+    return this.pages({ type: "render", id: 0, snapshot: rowOf(snapshot), url: snapshot.url, from, to });
+  }
+
+  private async *pages(message: Extract<StreamMessage, { type: "open" | "render" }>): AsyncGenerator<Page> {
     if (this.closed) throw new Error("the export reader is closed");
     if (this.idle) clearTimeout(this.idle);
     this.idle = null;
@@ -127,18 +162,7 @@ export class ExportReader {
     this.waiting.set(id, queue);
     // A thread with nothing to do must not keep the process alive; one reading must.
     worker.ref();
-    worker.postMessage({
-      type: "open",
-      id,
-      snapshot: rowOf(snapshot),
-      url: snapshot.url,
-      readFrom: snapshot.readFrom,
-      catalogue: snapshot.catalogue,
-      fields,
-      query,
-      format,
-      skip,
-    } satisfies StreamMessage);
+    worker.postMessage({ ...message, id } satisfies StreamMessage);
     const ask = () =>
       handled(
         new Promise<Page | null>((resolve, reject) => {
@@ -175,10 +199,11 @@ export class ExportReader {
       const waiting = this.waiting.get(answer.id)?.shift();
       if (!waiting) return;
       if ("error" in answer) waiting.reject(Object.assign(new Error(answer.error.message), answer.error));
-      else
-        waiting.resolve(
-          answer.done ? null : { count: answer.count, bytes: answer.bytes, fallbacks: answer.fallbacks },
-        );
+      else if (answer.done) waiting.resolve(null);
+      else {
+        const { id: _id, done: _done, ...page } = answer;
+        waiting.resolve(page);
+      }
     });
     worker.on("error", (err) => {
       this.logger.error({ err }, "the export reader thread failed");
@@ -237,6 +262,6 @@ function rowOf({
   readFrom: _readFrom,
   catalogue: _catalogue,
   ...row
-}: SnapshotRow & { url?: string; readFrom?: ReadSource; catalogue?: CatalogueCheck }) {
+}: SnapshotRow & { url?: string; readFrom?: ReadSource; catalogue?: CatalogueCheck }): SnapshotRow {
   return row satisfies SnapshotRow;
 }

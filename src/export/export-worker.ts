@@ -1,10 +1,13 @@
 import { parentPort, workerData } from "node:worker_threads";
+import { constants, inflateRawSync } from "node:zlib";
 import { checkedReader } from "../db/catalogue-check.ts";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
+import { crc32Combine } from "../db/rendered.ts";
+import { renderedFor } from "../rest/rendered.ts";
 import { TextBytes } from "../rest/text-bytes.ts";
 import { type CsvPlan, domainCsvPlan } from "./csv.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
-import { type Batch, domainStream } from "./export-page.ts";
+import { type Batch, domainStream, type Pieces, renderedPieces, renderStream } from "./export-page.ts";
 import type { PageAnswer, PageFormat, ReaderData, StreamMessage } from "./export-reader.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
@@ -22,8 +25,15 @@ let latest = "";
 
 interface Stream {
   location: string;
-  pages: AsyncGenerator<Batch>;
+  /** Batches written here, or rendered pieces (src/db/rendered.ts) read as they are kept. */
+  pages: AsyncGenerator<Batch | Pieces>;
   format: PageFormat;
+  /** The client takes gzip: rendered pieces are handed on compressed. */
+  gzip: boolean;
+  /** A render stream (a load's): its pieces are handed on with their keys. */
+  render: boolean;
+  /** Whether the snapshot's rendered records served this stream ("stale": another code's, not used). */
+  rendered?: "fresh" | "stale";
   /** csv: the records of the stream's `fields`, written from each Domain's JSON line. */
   csv: CsvPlan | null;
   /** The stream's requests, in turn: a page is read only once the one before it is. */
@@ -48,8 +58,10 @@ function failure(id: number, e: unknown): PageAnswer {
   };
 }
 
-function open(message: Extract<StreamMessage, { type: "open" }>): void {
-  const { id, fields, query, format, skip, url, snapshot, readFrom, catalogue } = message;
+function open(message: Extract<StreamMessage, { type: "open" | "render" }>): void {
+  const { id, url, snapshot } = message;
+  const readFrom = message.type === "open" ? message.readFrom : undefined;
+  const catalogue = message.type === "open" ? message.catalogue : undefined;
   // A snapshot is read where the server's thread reads it: a replica, or the primary.
   const location = url ? `${url} ${snapshot.location}` : snapshot.location;
   latest = location;
@@ -61,20 +73,81 @@ function open(message: Extract<StreamMessage, { type: "open" }>): void {
     readers.set(location, reader);
   }
   reader.streams++;
-  streams.set(id, {
+  // The snapshot as this thread serves it: its row, and its reads here.
+  const served = {
+    snapshot,
+    sql: reader.sql,
+    source: readFrom ?? { name: "primary" as const, role: "primary" as const, url: url ?? "" },
+  };
+  if (message.type === "render") {
+    streams.set(id, {
+      location,
+      pages: renderStream(served, message.from, message.to),
+      format: "jsonl",
+      gzip: false,
+      render: true,
+      csv: null,
+      turn: Promise.resolve(),
+    });
+    return;
+  }
+  const { fields, query, format, skip } = message;
+  const stream: Stream = {
     location,
-    // The snapshot as this thread serves it: its row, and its reads here.
-    pages: domainStream(
-      { snapshot, sql: reader.sql, source: readFrom ?? { name: "primary", role: "primary", url: url ?? "" } },
-      fields,
-      query,
-      undefined,
-      skip,
-    ),
+    pages: undefined as unknown as Stream["pages"],
     format,
+    gzip: message.gzip === true,
+    render: false,
     csv: format === "csv" ? domainCsvPlan(fields) : null,
     turn: Promise.resolve(),
-  });
+  };
+  stream.pages = (async function* () {
+    // The default fields, written as JSON: copied from the snapshot's rendered records where
+    // this code rendered them (src/rest/rendered.ts); anything else is written here.
+    if (fields === "" && format !== "csv") {
+      const rendered = await renderedFor(served.sql);
+      stream.rendered = rendered?.state;
+      if (rendered?.state === "fresh") {
+        yield* renderedPieces(served, query, skip);
+        return;
+      }
+    }
+    yield* domainStream(served, fields, query, undefined, skip);
+  })();
+  streams.set(id, stream);
+}
+
+/** `bytes` in a buffer of its own (a page's buffer is moved to the server's thread: never a pooled one). */
+function own(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const out = Buffer.allocUnsafeSlow(bytes.byteLength);
+  out.set(bytes);
+  return out;
+}
+
+/** A page of rendered pieces: as they are (gzip, render), or inflated into the stream's format. */
+function piecesPage(id: number, stream: Stream, p: Pieces): PageAnswer {
+  const base = { id, count: p.count, done: false, rendered: stream.rendered };
+  if (stream.render) {
+    return { ...base, bytes: own(p.bytes), pieces: { pks: p.pks, crcs: p.crcs, lens: p.lens, ends: p.ends } };
+  }
+  if (stream.gzip) {
+    let crc = 0;
+    let len = 0;
+    for (let i = 0; i < p.count; i++) {
+      crc = crc32Combine(crc, p.crcs[i], p.lens[i]);
+      len += p.lens[i];
+    }
+    return { ...base, bytes: own(p.bytes), gzip: { crc, len } };
+  }
+  // One inflation for the whole page: its pieces are one DEFLATE stream (src/db/rendered.ts).
+  const text = inflateRawSync(p.bytes, { finishFlush: constants.Z_SYNC_FLUSH });
+  if (stream.format === "json") {
+    // JSON pages join their Domains with a comma: JSON text holds no raw newline but each piece's last.
+    for (let i = text.indexOf(NEWLINE); i !== -1; i = text.indexOf(NEWLINE, i + 1)) text[i] = COMMA;
+    return { ...base, bytes: own(text.subarray(0, text.length - 1)) };
+  }
+  return { ...base, bytes: own(text) };
 }
 
 /**
@@ -104,6 +177,11 @@ async function next(id: number, stream: Stream): Promise<PageAnswer> {
         done = true;
         break;
       }
+      if ("ends" in batch.value) {
+        // Rendered pieces come as pages of their own (a batch of them, never mixed with written ones).
+        if (!count) return piecesPage(id, stream, batch.value);
+        throw new Error("rendered pieces after written Domains in one stream");
+      }
       // JSON Lines end each line; JSON pages join their lines with a comma, as a job joins its
       // pages; a CSV record ends with its own CRLF.
       const { csv } = stream;
@@ -118,7 +196,7 @@ async function next(id: number, stream: Stream): Promise<PageAnswer> {
     if (done) end(id);
     if (!count) return over(id);
     if (jsonl) page.write("", NEWLINE);
-    return { id, count, bytes: page.done(), done: false, fallbacks };
+    return { id, count, bytes: page.done(), done: false, fallbacks, rendered: stream.rendered };
   } catch (e) {
     end(id);
     return failure(id, e);
@@ -141,7 +219,7 @@ function end(id: number): void {
 }
 
 parentPort?.on("message", (message: StreamMessage) => {
-  if (message.type === "open") {
+  if (message.type === "open" || message.type === "render") {
     try {
       open(message);
     } catch (e) {

@@ -1,5 +1,7 @@
 import { isRequest } from "../auth/plugin.ts";
+import { crc32Combine, GZIP_HEADER, gzipTrailer } from "../db/rendered.ts";
 import { apiError } from "../errors.ts";
+import { chooseEncoding } from "../ops/compression.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { failMidStream } from "../rest/errors.ts";
 import { drawOn, type Whole } from "../rest/handler.ts";
@@ -35,8 +37,15 @@ async function exportStream(
   q: DomainQuery,
   format: "jsonl" | "csv",
 ): Promise<Answer> {
-  const pages = domainPages(deps, request, q, format, "export");
+  // A client that takes gzip gets rendered records as they are kept (src/db/rendered.ts).
+  const gzip = format === "jsonl" && chooseEncoding(request.headers.get("accept-encoding")) === "gzip";
+  const pages = domainPages(deps, request, q, format, "export", 0, undefined, gzip);
   let pending: IteratorResult<Page> | null = await pages.next();
+  // The first page tells whether the pages are compressed: then the answer is one gzip member,
+  // its header before the first page, its trailer (CRC-32 and length, combined) after the last.
+  let member: { crc: number; len: number } | null =
+    !pending.done && pending.value.gzip ? { crc: 0, len: 0 } : null;
+  let opening: Uint8Array | null = member ? GZIP_HEADER : null;
   // Drawn once the options proved valid: a typo costs a 400, not the minute's only export.
   const budget = await drawOn(deps.limits, "exportDomains", request).catch(async (e) => {
     await pages.return(undefined);
@@ -53,6 +62,10 @@ async function exportStream(
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
+        if (opening) {
+          controller.enqueue(opening);
+          opening = null;
+        }
         if (header) {
           controller.enqueue(header);
           header = null;
@@ -61,7 +74,15 @@ async function exportStream(
         const next = pending ?? (await pages.next());
         pending = null;
         if (dropped) return;
-        if (next.done) return controller.close();
+        if (next.done) {
+          if (member) controller.enqueue(gzipTrailer(member.crc, member.len));
+          return controller.close();
+        }
+        const { gzip: piece } = next.value;
+        if (member) {
+          if (!piece) throw new Error("an export's pages came compressed and then not");
+          member = { crc: crc32Combine(member.crc, piece.crc, piece.len), len: member.len + piece.len };
+        }
         if (next.value.count) controller.enqueue(next.value.bytes);
       } catch (e) {
         if (!dropped) failMidStream(controller, e, request, deps.logger);
@@ -79,7 +100,14 @@ async function exportStream(
       await pages.return(undefined);
     },
   });
-  const response = new Response(body, { headers: { ...resultHeaders(format), "cache-control": "no-store" } });
+  const response = new Response(body, {
+    headers: {
+      ...resultHeaders(format),
+      "cache-control": "no-store",
+      vary: "Accept-Encoding",
+      ...(member ? { "content-encoding": "gzip" } : {}),
+    },
+  });
   return { response, budget };
 }
 

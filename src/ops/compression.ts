@@ -19,6 +19,8 @@ export function useCompression(): Plugin {
     onResponse(payload) {
       const encoding = chooseEncoding(payload.request.headers.get("accept-encoding"));
       if (!encoding || !payload.response.body) return;
+      // An answer compressed already (an export of rendered records: src/export/export.ts).
+      if (payload.response.headers.has("content-encoding")) return;
       // A live stream's events go out as they come: a compressor would hold them for its block.
       if (payload.response.headers.get("content-type")?.startsWith("text/event-stream")) return;
       const fetchAPI =

@@ -69,6 +69,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly renderedDomains = new Counter({
+    name: "storegraph_rendered_domains_total",
+    help: "Domains answered with the default fields, by where their text came from: the snapshot's rendered records (fresh), or the row writer because those were rendered by another code (stale) (src/db/rendered.ts).",
+    labelNames: ["path", "state"] as const,
+    registers: [this.registry],
+  });
+
   constructor(snapshots: Snapshots) {
     const registers = [this.registry];
     // The loads under way, read once per scrape for the two gauges that report them.
@@ -210,6 +217,11 @@ export class Metrics {
     );
   }
 
+  /** Domains of a REST answer with the default fields: from rendered records (fresh) or not, as they were another code's (stale). */
+  rendered(path: "rest", state: "fresh" | "stale", count: number): void {
+    this.renderedDomains.inc({ path, state }, count);
+  }
+
   /** A REST answer whose records the row writer left to the resolver path. */
   writerFallback(path: "rest"): void {
     this.writerFallbacks.inc({ path });
@@ -225,15 +237,16 @@ export class Metrics {
 
   /** An export (or job) began; returns what it calls per page, and once at its end. */
   export(kind: "export" | "job"): {
-    page(count: number, bytes: number, fallbacks?: number): void;
+    page(count: number, bytes: number, fallbacks?: number, rendered?: "fresh" | "stale"): void;
     end(): void;
   } {
     this.exportsRunning.inc({ kind });
     let ended = false;
     return {
-      page: (count, bytes, fallbacks = 0) => {
+      page: (count, bytes, fallbacks = 0, rendered) => {
         this.exportDomains.inc({ kind }, count);
         this.exportBytes.inc({ kind }, bytes);
+        if (rendered) this.renderedDomains.inc({ path: kind, state: rendered }, count);
         if (fallbacks) this.writerFallbacks.inc({ path: kind }, fallbacks);
       },
       end: () => {

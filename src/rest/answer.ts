@@ -15,8 +15,9 @@ import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } fro
 import { optionSuggester } from "./filter-options.ts";
 import type { Options } from "./options.ts";
 import { planRequest } from "./plan.ts";
-import { errorJsonOf } from "./records.ts";
-import type { Operation } from "./route.ts";
+import { errorJsonOf, type RecordsPlan } from "./records.ts";
+import { renderedFor } from "./rendered.ts";
+import type { Operation, RecordsEnvelope } from "./route.ts";
 import { OPERATIONS } from "./routes.ts";
 import { withSharedTexts } from "./shared-text.ts";
 
@@ -227,12 +228,20 @@ export async function answerOperation(
     }
 
     /** The answer from the records' rows; null where one cannot be written so. */
-    async function fromRows(records: NonNullable<typeof plan.records>): Promise<Response | null> {
+    async function fromRows(all: NonNullable<typeof plan.records>): Promise<Response | null> {
       let read: { value: unknown; readCtx: ReadContext };
+      let records: { plan: RecordsPlan; envelope: RecordsEnvelope } = all;
       try {
         const args = records.plan.args(plan.variables);
         drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
         const readCtx = await ctx.readContext(request);
+        // The default fields: copied from the snapshot's rendered records where it keeps this
+        // code's (src/db/rendered.ts); another code's are counted and left (the writer answers).
+        if (all.rendered && readCtx.served) {
+          const rendered = await renderedFor(readCtx.served.sql);
+          if (rendered?.state === "fresh") records = all.rendered;
+          else if (rendered?.state === "stale") ctx.metrics?.rendered("rest", "stale", 1);
+        }
         // Traced as a GraphQL operation's execution is: its statements are the span's children.
         read = await inSpan(`rest.read ${op.id}`, async () => ({
           value: await records.plan.answer(readCtx, args),

@@ -2,7 +2,8 @@ import type { DocumentNode, GraphQLObjectType } from "graphql";
 import type { ReadContext } from "../context.ts";
 import { InputError, isApiError } from "../errors.ts";
 import { domainListPage, findDomain, findDomains } from "../query/domain-read/lookup.ts";
-import { type DomainRead, domainReadOfSets } from "../query/domain-read/plan.ts";
+import { type DomainRead, domainReadOfSets, RENDERED_READ } from "../query/domain-read/plan.ts";
+import { renderedText } from "../query/domain-read/read.ts";
 import { schema } from "../schema/index.ts";
 import { rootArguments } from "./document.ts";
 import type { GraphQLErrorJson } from "./errors.ts";
@@ -62,6 +63,23 @@ export function recordsPlanOf(
     read,
     write,
     answer: (ctx, args) => reader(ctx, args as never, read),
+    args: (variables) => rootArguments(document(), variables),
+  };
+}
+
+/**
+ * The records plan of a route whose root field READERS reads, answering with the default fields
+ * from the snapshot's rendered records (src/db/rendered.ts): each Domain's key, name and text are
+ * read, and the text written as it is. Used only where the snapshot keeps this code's records
+ * (src/rest/answer.ts); undefined for any other route.
+ */
+export function renderedPlanOf(root: string, document: () => DocumentNode): RecordsPlan | undefined {
+  const reader = READERS[root];
+  if (!reader) return undefined;
+  return {
+    read: RENDERED_READ,
+    write: (record) => renderedText(record),
+    answer: (ctx, args) => reader(ctx, args as never, RENDERED_READ),
     args: (variables) => rootArguments(document(), variables),
   };
 }

@@ -8,7 +8,8 @@ import type { FilterTables } from "./filter-options.ts";
 import { FIELDS_OPTION, type Input, type OptionDoc, optionOf } from "./inputs.ts";
 import { legacyWriter, type SharedTexts } from "./legacy-writer.ts";
 import type { Options } from "./options.ts";
-import { type RecordsPlan, recordsPlanOf } from "./records.ts";
+import { type RecordsPlan, recordsPlanOf, renderedPlanOf } from "./records.ts";
+import { isRenderedSelection } from "./rendered.ts";
 import { TextBytes } from "./text-bytes.ts";
 
 /**
@@ -129,7 +130,15 @@ export interface Plan {
    * (src/rest/records.ts) rather than executed; null where the row writer cannot write the
    * selection (it is answered by `document`, counted as the writer's fallback).
    */
-  records?: { plan: RecordsPlan; envelope: RecordsEnvelope } | null;
+  records?: {
+    plan: RecordsPlan;
+    envelope: RecordsEnvelope;
+    /**
+     * The default fields: the same records copied from the snapshot's rendered records
+     * (src/db/rendered.ts), where it keeps this code's (src/rest/answer.ts chooses).
+     */
+    rendered?: { plan: RecordsPlan; envelope: RecordsEnvelope };
+  } | null;
 }
 
 /** A records plan's envelope: the JSON of the root field's value, or undefined where a record cannot be written from its row. */
@@ -198,11 +207,21 @@ function recordsOf(route: Route, sel: Selection, document: () => DocumentNode): 
   if (byRoute?.has(route)) return byRoute.get(route);
   const { root, members } = compiled(route);
   const plan = recordsPlanOf(root[0], document, sel);
+  const rendered = isRenderedSelection(sel) ? renderedPlanOf(root[0], document) : null;
   const records: Plan["records"] = plan
     ? {
         plan,
         envelope: (value, ctx, shared) =>
           writeEnvelope(members, (record) => plan.write(record, ctx, shared), value),
+        ...(rendered
+          ? {
+              rendered: {
+                plan: rendered,
+                envelope: (value, ctx, shared) =>
+                  writeEnvelope(members, (record) => rendered.write(record, ctx, shared), value),
+              },
+            }
+          : {}),
       }
     : plan;
   if (!byRoute) {

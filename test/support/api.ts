@@ -6,6 +6,8 @@ import { ApiKeys, type Plan } from "../../src/auth/keys.ts";
 import type { Config } from "../../src/config.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
+import { createLogger } from "../../src/logger.ts";
+import { renderSnapshot } from "../../src/render.ts";
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from "./databases.ts";
 
 /** A GraphQL response as the tests read it. */
@@ -42,6 +44,8 @@ export async function startApi(
   snapshotDir: string,
   overrides: Partial<Config> = {},
   appOptions: AppOptions = {},
+  /** render: each load renders the snapshot's records with the default fields (src/render.ts), as npm run load does. */
+  harness: { render?: boolean } = {},
 ): Promise<TestApi> {
   const db = await createTestDatabase(kind);
   const queries: string[] = [];
@@ -51,7 +55,12 @@ export async function startApi(
     onQuery: (s) => queries.push(s),
   });
   const load = async (dir: string) => {
-    await loadSnapshot(snapshots.store, dir, { keep: 1 });
+    await loadSnapshot(snapshots.store, dir, {
+      keep: 1,
+      ...(harness.render
+        ? { render: (snapshot) => renderSnapshot(db.config, snapshot, createLogger({ logLevel: "warn" })) }
+        : {}),
+    });
   };
   await load(snapshotDir);
   const keys = new ApiKeys(snapshots.store);

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { SnapshotCounts, SnapshotStore } from "../../db/store.ts";
+import type { SnapshotCounts, SnapshotRow, SnapshotStore } from "../../db/store.ts";
 import { TABLES } from "../../db/tables.ts";
 import { Ingest } from "./ingest.ts";
 import { LoadValidationError, Problems } from "./problems.ts";
@@ -22,6 +22,15 @@ export interface LoadOptions {
    * more, where they pay for their ~0.5 s start; none below). 0 does it in the loading thread.
    */
   workers?: number;
+  /**
+   * Renders the new copy's records with the default fields before it is published
+   * (src/render.ts, given by the caller: the loader does not write answers itself). Without
+   * it the snapshot has none, and answers are written per request, as before.
+   */
+  render?: (
+    snapshot: SnapshotRow,
+    signal?: AbortSignal,
+  ) => Promise<{ records: number; bytes: number; ms: number }>;
 }
 
 export interface LoadResult extends SnapshotCounts {
@@ -30,9 +39,11 @@ export interface LoadResult extends SnapshotCounts {
    * Seconds spent reading, validating and writing rows; building indexes and publishing; and,
    * within finish, computing the change events and building the count index.
    */
-  timings: { ingest: number; finish: number; changes: number; countIndex: number };
+  timings: { ingest: number; finish: number; changes: number; countIndex: number; render: number };
   /** Bytes the snapshot's count index takes (src/db/count-index.ts). */
   countIndexBytes: number;
+  /** Bytes its rendered records take (src/db/rendered.ts); 0 when not rendered. */
+  renderedBytes: number;
 }
 
 /**
@@ -73,6 +84,13 @@ export async function loadSnapshot(
       const ingested = performance.now();
       await writer.finish();
       options.signal?.throwIfAborted();
+      let rendered: { bytes: number; ms: number } | null = null;
+      if (options.render) {
+        const row = (await store.list()).find((r) => r.version === version);
+        if (!row) throw new Error(`snapshot ${version} is not in the registry`);
+        rendered = await options.render(row, options.signal);
+        options.signal?.throwIfAborted();
+      }
       await store.publish(version, counts, {
         keep: options.keep,
         changesRetention: options.changesRetention ?? 52,
@@ -86,8 +104,10 @@ export async function loadSnapshot(
           finish: seconds(ingested, performance.now()),
           changes: Math.round(writer.changesMs) / 1000,
           countIndex: Math.round(writer.countIndex?.ms ?? 0) / 1000,
+          render: Math.round(rendered?.ms ?? 0) / 1000,
         },
         countIndexBytes: writer.countIndex?.bytes ?? 0,
+        renderedBytes: rendered?.bytes ?? 0,
       };
     } catch (e) {
       await writer.abort();

@@ -20,14 +20,23 @@ export interface DomainRead {
   fields: readonly string[] | null;
   /** Child tables whose rows the selection reads. */
   children: readonly DomainChild[];
+  /**
+   * Each Domain's rendered record (its text with the default fields, kept by the snapshot:
+   * src/db/rendered.ts), read instead of the columns and child rows that text is written from
+   * (renderedText gives it).
+   */
+  rendered?: boolean;
 }
+
+/** The read of Domains' rendered records: their key and name (what pages and lookups need), and the text. */
+export const RENDERED_READ: DomainRead = { fields: ["name", "pk"], children: [], rendered: true };
 
 const readKeys = new WeakMap<DomainRead, string>();
 /** A string that identifies what `read` plans (reads are made once per selection and kept). */
 export function readKey(read: DomainRead): string {
   let key = readKeys.get(read);
   if (key === undefined) {
-    key = `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}`;
+    key = `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}${read.rendered ? "|rendered" : ""}`;
     readKeys.set(read, key);
   }
   return key;
@@ -188,7 +197,10 @@ export function withFields(read: DomainRead, always: readonly string[]): DomainR
   const known = byAlways?.get(key);
   if (known) return known;
   const fields = [...new Set([...read.fields, ...always])].sort();
-  const wide = fields.length === read.fields.length ? read : { fields, children: read.children };
+  const wide =
+    fields.length === read.fields.length
+      ? read
+      : { fields, children: read.children, ...(read.rendered ? { rendered: true } : {}) };
   if (!byAlways) {
     byAlways = new Map();
     widened.set(read, byAlways);

@@ -1,3 +1,4 @@
+import { constants, inflateRawSync } from "node:zlib";
 import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import type { ReadContext } from "../../context.ts";
@@ -10,6 +11,7 @@ import {
   keepsChildRows,
 } from "../../db/domain-children.ts";
 import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../../db/reader.ts";
+import { renderedJoin } from "../../db/rendered.ts";
 import { findStatement, sqlitePlan, type Where } from "../../db/where-sql.ts";
 import type { DomainApp, DomainTechnology, Technology } from "../../generated/sqlite/client.ts";
 import {
@@ -42,6 +44,8 @@ interface PlannedSelect {
   columns: ReturnType<typeof columnsOf>;
   /** Per child in read.children: its columns. */
   children: { child: DomainChild; columns: ReturnType<typeof columnsOf> }[];
+  /** Whether the list ends with the rendered record's length and piece (read.rendered). */
+  rendered: boolean;
 }
 interface PlannedStatement extends PlannedSelect {
   text: string;
@@ -65,8 +69,17 @@ function plannedSelect(sql: SqlReader, read: DomainRead, alias: string, kept: bo
   const arrays = children.map(({ child }) =>
     kept ? `, k."${child}"` : `, ${childArraySql(sql.kind, sql.table.bind(sql), child, alias)}`,
   );
-  const join = kept ? ` LEFT JOIN ${sql.table(CHILD_ROWS_TABLE)} k ON k."domain_pk" = ${alias}"pk"` : "";
-  return { list: `${selectList(columns, alias)}${arrays.join("")}`, join, columns, children };
+  let join = kept ? ` LEFT JOIN ${sql.table(CHILD_ROWS_TABLE)} k ON k."domain_pk" = ${alias}"pk"` : "";
+  const rendered = read.rendered === true;
+  if (rendered) join += renderedJoin(sql, alias);
+  const piece = rendered ? ', x."len", x."body"' : "";
+  return {
+    list: `${selectList(columns, alias)}${arrays.join("")}${piece}`,
+    join,
+    columns,
+    children,
+    rendered,
+  };
 }
 
 const statements = new LRUCache<string, PlannedStatement>({ max: 500 });
@@ -270,6 +283,7 @@ async function domainRowsOf(
       attach(detected, (r) => r.technologyPk, technologyByPk(ctx), TECHNOLOGY_OF),
     ]);
   }
+  if (s.rendered) renderedTexts(rows, raw, s.columns.length + s.children.length);
   if (read.fields?.includes("mostRecentlyPublishedProduct")) {
     const product = domainProduct(ctx);
     for (const r of rows)
@@ -315,6 +329,28 @@ export async function* streamPlannedDomains(
     const ctx = ctxOf();
     yield { ctx, rows: await domainRowsOf(ctx, select, read, raw) };
   }
+}
+
+const RENDERED = Symbol("the rendered record's text");
+
+/** A Domain row's rendered record (read with read.rendered), without its newline. */
+export const renderedText = (row: object): string | undefined => (row as { [RENDERED]?: string })[RENDERED];
+
+/**
+ * Gives each row its rendered record's text, from the length and piece at `at` in its raw row:
+ * the pieces of a read, joined, are one DEFLATE stream (src/db/rendered.ts), inflated at once.
+ */
+function renderedTexts(rows: object[], raw: readonly RawRow[], at: number): void {
+  if (!rows.length) return;
+  const bodies = raw.map((r) => r[at + 1] as Uint8Array);
+  const text = inflateRawSync(Buffer.concat(bodies), { finishFlush: constants.Z_SYNC_FLUSH });
+  let start = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const end = start + Number(raw[i][at]);
+    (rows[i] as { [RENDERED]?: string })[RENDERED] = text.toString("utf8", start, end - 1);
+    start = end;
+  }
+  if (start !== text.length) throw new Error("rendered records inflated to another length than kept");
 }
 
 /** Gives each row (under `as`) the row its key names, read through `loader` in one batch. */

@@ -1,0 +1,315 @@
+import { once } from "node:events";
+import { constants, crc32, deflateRawSync } from "node:zlib";
+import type { SqlReader } from "./reader.ts";
+
+/**
+ * Rendered records: each Domain's answer with the default fields, written once per snapshot at
+ * load (src/rest/rendered.ts renders them with the generated row writer) and kept in the snapshot,
+ * so that every later answer with the default fields copies bytes (docs/decisions.md, "Rendered
+ * records").
+ *
+ * A record is kept as a piece of raw DEFLATE: the record's JSON text and a newline, compressed
+ * alone and ended by a sync flush, so it ends on a byte boundary without a final block. Any run of
+ * such pieces, in any order, is itself one DEFLATE stream: an export inflates a page's pieces in one
+ * call, and a client that takes gzip gets them as they are, between a gzip header and a trailer
+ * whose CRC-32 is combined from the pieces' own (crc32Combine) without inflating anything. Each
+ * piece keeps the CRC-32 and length of its text for that.
+ *
+ * RENDERED_TABLE holds one row per Domain: (domain_pk, crc, len, body). RENDERED_STAMP holds one
+ * row: the fingerprint of the code that rendered them (src/rest/rendered.ts: renderStamp). A
+ * snapshot without the table, or with another stamp, is answered by the row writer as before.
+ */
+export const RENDERED_TABLE = "domain_rendered";
+export const RENDERED_STAMP = "domain_rendered_stamp";
+
+/** The statements that make the (empty) tables. */
+export function renderedTableStatements(kind: SqlReader["kind"], table: (name: string) => string): string[] {
+  const blob = kind === "postgresql" ? "bytea" : "BLOB";
+  const int = kind === "postgresql" ? "bigint" : "INTEGER";
+  return [
+    `DROP TABLE IF EXISTS ${table(RENDERED_TABLE)}`,
+    `DROP TABLE IF EXISTS ${table(RENDERED_STAMP)}`,
+    // The pieces are compressed already: PostgreSQL is told not to compress them again (EXTERNAL).
+    `CREATE TABLE ${table(RENDERED_TABLE)} ("domain_pk" ${int} PRIMARY KEY, "crc" ${int} NOT NULL, "len" ${int} NOT NULL, "body" ${blob} NOT NULL)`,
+    ...(kind === "postgresql"
+      ? [`ALTER TABLE ${table(RENDERED_TABLE)} ALTER COLUMN "body" SET STORAGE EXTERNAL`]
+      : []),
+    `CREATE TABLE ${table(RENDERED_STAMP)} ("stamp" TEXT NOT NULL, "records" ${int} NOT NULL, "bytes" ${int} NOT NULL, "ms" ${int} NOT NULL)`,
+  ];
+}
+
+/** A record's piece: its text and newline as raw DEFLATE ending on a byte boundary, with the text's CRC-32 and length. */
+export interface Piece {
+  body: Buffer;
+  crc: number;
+  len: number;
+}
+
+/** DEFLATE level 6 (zlib's default): measured against 1 and 9 in docs/decisions.md. */
+const LEVEL = 6;
+
+/** The piece of one record's text (`line` ends with its newline). */
+export function pieceOf(line: Buffer): Piece {
+  return {
+    body: deflateRawSync(line, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH }),
+    crc: crc32(line),
+    len: line.length,
+  };
+}
+
+/* CRC-32 of two texts joined, from each one's CRC-32 and the second's length: zlib's crc32_combine
+ * (multiplication modulo the CRC polynomial, x^(8·len) by repeated squaring), which Node does not
+ * expose. Checked against crc32 of the joined text in test/db/rendered.test.ts. */
+const POLY = 0xedb88320;
+
+/** a·b modulo the polynomial (both reflected, as CRC-32 keeps them). */
+function multModP(a: number, b: number): number {
+  let m = 0x80000000;
+  let p = 0;
+  for (;;) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1)) === 0) break;
+    }
+    m >>>= 1;
+    b = b & 1 ? (b >>> 1) ^ POLY : b >>> 1;
+  }
+  return p >>> 0;
+}
+
+/** x^(2^n) modulo the polynomial, for n = 0…31. */
+const X2N: number[] = (() => {
+  const table: number[] = [];
+  let p = 0x40000000; // x^1
+  for (let n = 0; n < 32; n++) {
+    table.push(p);
+    p = multModP(p, p);
+  }
+  return table;
+})();
+
+/** x^(8·len) modulo the polynomial. */
+function x8n(len: number): number {
+  let p = 0x80000000; // x^0
+  let k = 3; // 8 = 2^3
+  let n = len;
+  while (n) {
+    if (n & 1) p = multModP(X2N[k & 31], p);
+    n = Math.floor(n / 2);
+    k++;
+  }
+  return p;
+}
+
+/** The CRC-32 of A then B, from crc(A), crc(B) and B's length. */
+export function crc32Combine(crcA: number, crcB: number, lenB: number): number {
+  return (multModP(x8n(lenB), crcA) ^ crcB) >>> 0;
+}
+
+/** The 10 bytes that start a gzip member (RFC 1952): DEFLATE, no name, no time, unknown OS. */
+export const GZIP_HEADER = Uint8Array.of(0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff);
+
+/** The end of a gzip member after its pieces: an empty final block, then CRC-32 and length (mod 2^32). */
+export function gzipTrailer(crc: number, len: number): Uint8Array {
+  const out = Buffer.alloc(10);
+  out[0] = 0x03; // a final block of fixed codes, holding only its end code
+  out[1] = 0x00;
+  out.writeUInt32LE(crc >>> 0, 2);
+  out.writeUInt32LE(len % 2 ** 32, 6);
+  return out;
+}
+
+/** What a snapshot keeps of its rendered records, as its reader finds it: null when none. */
+export interface RenderedInfo {
+  stamp: string;
+  records: number;
+  bytes: number;
+  ms: number;
+}
+
+/** How long a reader trusts "no rendered records" before asking again (npm run load -- --render adds them). */
+const ASK_AGAIN_MS = 60_000;
+const asked = new WeakMap<SqlReader, { at: number; info: Promise<RenderedInfo | null> }>();
+
+/** The snapshot's rendered records' stamp and size, asked once per reader (again after a minute while none). */
+export function renderedInfo(sql: SqlReader): Promise<RenderedInfo | null> {
+  const known = asked.get(sql);
+  if (known) return known.info;
+  const info = readInfo(sql);
+  const entry = { at: Date.now(), info };
+  asked.set(sql, entry);
+  // A failed question, or none yet, is asked again later.
+  info.then(
+    (i) => {
+      if (i === null) setStale(sql, entry);
+    },
+    () => asked.delete(sql),
+  );
+  return info;
+}
+
+/** Marks "none" as to be asked again once ASK_AGAIN_MS has passed. */
+function setStale(sql: SqlReader, entry: { at: number; info: Promise<RenderedInfo | null> }): void {
+  const timer = setTimeout(() => {
+    if (asked.get(sql) === entry) asked.delete(sql);
+  }, ASK_AGAIN_MS);
+  timer.unref?.();
+}
+
+async function readInfo(sql: SqlReader): Promise<RenderedInfo | null> {
+  if (sql.catalogue) return null; // an older snapshot, read through what it lacks: never rendered by this code
+  const exists =
+    sql.kind === "postgresql"
+      ? await sql.all("SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL", [
+          sql.table(RENDERED_TABLE),
+          sql.table(RENDERED_STAMP),
+        ])
+      : await sql.all("SELECT count(*) = 2 FROM sqlite_master WHERE type = 'table' AND name IN ($1, $2)", [
+          RENDERED_TABLE,
+          RENDERED_STAMP,
+        ]);
+  if (!exists[0]?.[0]) return null;
+  const rows = await sql.all(
+    `SELECT "stamp", "records", "bytes", "ms" FROM ${sql.table(RENDERED_STAMP)}`,
+    [],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return { stamp: String(row[0]), records: Number(row[1]), bytes: Number(row[2]), ms: Number(row[3]) };
+}
+
+/** The join that gives the Domain aliased `alias` its piece (aliased x). */
+export const renderedJoin = (sql: SqlReader, alias: string) =>
+  ` JOIN ${sql.table(RENDERED_TABLE)} x ON x."domain_pk" = ${alias}"pk"`;
+
+/** Where a load's rendering writes the pieces: the new snapshot's RENDERED_TABLE. */
+export interface RenderedSink {
+  /** Writes a page of pieces (bodies joined in `bytes`, each ending at `ends[i]`). */
+  write(page: {
+    bytes: Uint8Array;
+    pks: Float64Array;
+    crcs: Uint32Array;
+    lens: Uint32Array;
+    ends: Uint32Array;
+  }): Promise<void>;
+  /** Records the stamp and the totals; the table is complete. Returns the bytes the pieces take. */
+  finish(stamp: string, ms: number): Promise<{ records: number; bytes: number }>;
+  /** Drops what was written. */
+  abort(): Promise<void>;
+}
+
+/** SQLite: the snapshot's file, written in WAL mode meanwhile (the render's readers read it at once). */
+export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
+  const { default: Database } = await import("better-sqlite3");
+  const db = new Database(file);
+  // A served snapshot (npm run load -- --render) is read meanwhile: its readers' statements are short.
+  db.pragma("busy_timeout = 30000");
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = OFF");
+  db.pragma("cache_size = -65536");
+  for (const statement of renderedTableStatements("sqlite", (n) => `"${n}"`)) db.exec(statement);
+  const insert = db.prepare(`INSERT INTO "${RENDERED_TABLE}" VALUES (?, ?, ?, ?)`);
+  let records = 0;
+  let bytes = 0;
+  const writePage = db.transaction((page: Parameters<RenderedSink["write"]>[0]) => {
+    const all = Buffer.from(page.bytes.buffer, page.bytes.byteOffset, page.bytes.byteLength);
+    let start = 0;
+    for (let i = 0; i < page.pks.length; i++) {
+      insert.run(page.pks[i], page.crcs[i], page.lens[i], all.subarray(start, page.ends[i]));
+      start = page.ends[i];
+    }
+    records += page.pks.length;
+    bytes += page.bytes.byteLength;
+  });
+  const close = () => {
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    // Readers open the file read-only: back to a rollback journal, one file (as the writer leaves it).
+    db.pragma("journal_mode = DELETE");
+    db.close();
+  };
+  return {
+    async write(page) {
+      writePage(page);
+    },
+    async finish(stamp, ms) {
+      db.prepare(`INSERT INTO "${RENDERED_STAMP}" VALUES (?, ?, ?, ?)`).run(
+        stamp,
+        records,
+        bytes,
+        Math.round(ms),
+      );
+      close();
+      return { records, bytes };
+    },
+    async abort() {
+      for (const statement of renderedTableStatements("sqlite", (n) => `"${n}"`).slice(0, 2))
+        db.exec(statement);
+      close();
+    },
+  };
+}
+
+/** PostgreSQL: the snapshot's schema, through one COPY in binary (the pieces go as they are, not as hex). */
+export async function pgRenderedSink(url: string, schema: string): Promise<RenderedSink> {
+  const { default: pg } = await import("pg");
+  const { from: copyFrom } = await import("pg-copy-streams");
+  const table = (n: string) => `"${schema}"."${n}"`;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  for (const statement of renderedTableStatements("postgresql", table)) await client.query(statement);
+  const copy = client.query(copyFrom(`COPY ${table(RENDERED_TABLE)} FROM STDIN (FORMAT binary)`));
+  const done = new Promise<void>((resolve, reject) => {
+    copy.on("finish", resolve);
+    copy.on("error", reject);
+  });
+  done.catch(() => {});
+  // The binary COPY header: signature, flags, no extension.
+  copy.write(Buffer.from("PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0", "latin1"));
+  let records = 0;
+  let bytes = 0;
+  const end = async () => {
+    await client.end().catch(() => {});
+  };
+  return {
+    async write(page) {
+      const n = page.pks.length;
+      const out = Buffer.allocUnsafe(n * (2 + 3 * (4 + 8) + 4) + page.bytes.byteLength);
+      let at = 0;
+      let start = 0;
+      for (let i = 0; i < n; i++) {
+        at = out.writeInt16BE(4, at);
+        for (const v of [page.pks[i], page.crcs[i], page.lens[i]]) {
+          at = out.writeInt32BE(8, at);
+          at = out.writeBigInt64BE(BigInt(v), at);
+        }
+        const length = page.ends[i] - start;
+        at = out.writeInt32BE(length, at);
+        out.set(page.bytes.subarray(start, page.ends[i]), at);
+        at += length;
+        start = page.ends[i];
+      }
+      records += n;
+      bytes += page.bytes.byteLength;
+      if (!copy.write(out.subarray(0, at))) await Promise.race([once(copy, "drain"), done]);
+    },
+    async finish(stamp, ms) {
+      const trailer = Buffer.alloc(2);
+      trailer.writeInt16BE(-1);
+      copy.end(trailer);
+      await done;
+      await client.query(`INSERT INTO ${table(RENDERED_STAMP)} VALUES ($1, $2, $3, $4)`, [
+        stamp,
+        records,
+        bytes,
+        Math.round(ms),
+      ]);
+      await client.query(`VACUUM ANALYZE ${table(RENDERED_TABLE)}`);
+      await end();
+      return { records, bytes };
+    },
+    async abort() {
+      copy.destroy();
+      await end();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import type { Config } from "./config.ts";
+import { openSnapshotReader } from "./db/reader.ts";
+import { pgRenderedSink, type RenderedSink, sqliteRenderedSink } from "./db/rendered.ts";
+import type { SnapshotRow } from "./db/store.ts";
+import { ExportReader } from "./export/export-reader.ts";
+import type { Logger } from "./logger.ts";
+import { renderStamp } from "./rest/rendered.ts";
+
+/**
+ * A load's rendered records (src/db/rendered.ts): every Domain of the new snapshot written with
+ * the default fields by the export's own writer (src/export/export-page.ts: renderStream), on
+ * worker threads (one per core, each a range of keys), and kept in the snapshot before it is
+ * published, so the first request for it already copies bytes.
+ */
+export interface Rendered {
+  records: number;
+  /** Bytes the pieces take (before the database's own overhead). */
+  bytes: number;
+  ms: number;
+}
+
+export async function renderSnapshot(
+  config: Pick<Config, "database" | "timeouts">,
+  snapshot: SnapshotRow,
+  logger: Logger,
+  options: { threads?: number; signal?: AbortSignal } = {},
+): Promise<Rendered> {
+  const started = performance.now();
+  const db = config.database;
+  const sink: RenderedSink =
+    db.kind === "sqlite"
+      ? await sqliteRenderedSink(join(db.dataDir, snapshot.location))
+      : await pgRenderedSink(db.url, snapshot.location);
+  const readers: ExportReader[] = [];
+  try {
+    const range = await keyRange(config, snapshot);
+    const threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
+    const step = Math.ceil((range.to - range.from) / threads) || 1;
+    const parts: Promise<void>[] = [];
+    for (let from = range.from; from < range.to; from += step) {
+      const reader = new ExportReader({ database: config.database, timeouts: config.timeouts }, logger, 1000);
+      readers.push(reader);
+      const to = Math.min(range.to, from + step);
+      parts.push(
+        (async () => {
+          for await (const page of reader.render(snapshot, from, to)) {
+            options.signal?.throwIfAborted();
+            if (!page.pieces) throw new Error("a render page came without its pieces");
+            await sink.write({ bytes: page.bytes, ...page.pieces });
+          }
+        })(),
+      );
+    }
+    await Promise.all(parts);
+    // The readers go first: SQLite leaves WAL only once no other connection has the file open.
+    await Promise.all(readers.splice(0).map((r) => r.close()));
+    const { records, bytes } = await sink.finish(renderStamp(), performance.now() - started);
+    if (records !== range.count)
+      throw new Error(`rendered ${records} Domains of the snapshot's ${range.count}`);
+    return { records, bytes, ms: performance.now() - started };
+  } catch (e) {
+    await sink.abort().catch(() => {});
+    throw e;
+  } finally {
+    await Promise.all(readers.map((r) => r.close()));
+  }
+}
+
+/** The snapshot's Domain keys: [from, to) and how many. */
+async function keyRange(
+  config: Pick<Config, "database" | "timeouts">,
+  snapshot: SnapshotRow,
+): Promise<{ from: number; to: number; count: number }> {
+  const sql = openSnapshotReader(config, snapshot);
+  try {
+    const [row] = await sql.all(`SELECT min("pk"), max("pk"), count(*) FROM ${sql.table("domain")}`, []);
+    const count = Number(row?.[2] ?? 0);
+    if (!count) return { from: 0, to: 0, count };
+    return { from: Number(row[0]), to: Number(row[1]) + 1, count };
+  } finally {
+    await sql.close();
+  }
+}
