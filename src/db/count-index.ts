@@ -2,6 +2,7 @@ import type SqliteDatabase from "better-sqlite3";
 import roaring from "roaring";
 import { DOMAIN_FACET_VALUES, FACET_COLUMNS, FACET_COLUMNS_TABLE, type FacetValues } from "./facet-sql.ts";
 import type { SqlReader } from "./reader.ts";
+import { DOMAIN_SORTS, type KeyKind } from "./sort-fields.ts";
 import { TABLES, type TableKey } from "./tables.ts";
 import { RELATIONS } from "./where-sql.ts";
 
@@ -22,6 +23,11 @@ export { RoaringBitmap32 };
  * - Each number and time the filters test (rank, estimated sales, creation time…) is an array of
  *   its values by ordinal (NaN for none): a range is one pass over it, a histogram one pass over a
  *   segment.
+ * - Each Domain sort key (DOMAIN_SORTS) is an array by ordinal too, so that a page of a segment in
+ *   any sort is a selection over its members (src/query/index-page.ts): the number's array above
+ *   when the filters have one, else its own part (`sort.<field>`): an Int32Array where every value
+ *   is a 32-bit integer (platform_rank), and for a text (name) each Domain's position in the
+ *   database's own order of it, equal texts at equal positions.
  *
  * Every dimension and column comes from the catalogue the filters and facets already use
  * (DOMAIN_FACET_VALUES, FACET_COLUMNS, RELATIONS): nothing is listed twice. The index is stored
@@ -74,10 +80,43 @@ export interface CountIndex {
   numbers: Map<string, Float64Array>;
   /** By dimension name (DOMAIN_FACET_VALUES). */
   children: Map<string, ChildDimension>;
+  /**
+   * By model field, each Domain sort key the index can order by (a snapshot indexed before the
+   * sort parts existed lacks those of its own part): values (or positions) by ordinal.
+   */
+  sorts: Map<string, SortValues>;
   /** Bytes stored, and milliseconds the build took (from the stored meta). */
   bytes: number;
   buildMs: number;
 }
+
+/** A sort key's values by ordinal: NaN for none (never in an Int32Array). */
+export interface SortValues {
+  values: Float64Array | Int32Array;
+  /** Positions in the database's order of a text, not its values: a cursor's text cannot be placed. */
+  positions: boolean;
+  /** Every value compares as the database compares it (an integer beyond 2^53 would not). */
+  exact: boolean;
+  /** The Domains in this key's order, in slices (absent from an index built before them). */
+  buckets: SortBuckets | null;
+}
+
+/**
+ * A sort key's order (values ascending, NULLs last, then pk ascending) cut into slices of
+ * ORDER_BUCKET Domains, each a bitmap, the known values' slices before the unknown ones': a page
+ * of a large segment intersects the slices in turn (backwards for a descending sort: the known
+ * values' slices from the last, then the unknown ones' from the last) and orders only what each
+ * holds of the segment, instead of every member.
+ */
+export interface SortBuckets {
+  bitmaps: Bitmap[];
+  /** The first slice of Domains without a value (bitmaps.length when none). */
+  nullStart: number;
+  /** Each slice's first and last Domain in the ascending order (ordinals). */
+  firsts: number[];
+  lasts: number[];
+}
+export const ORDER_BUCKET = 16_384;
 
 // ---------------------------------------------------------------------- what is indexed
 
@@ -103,6 +142,19 @@ const NUMBER_COLUMNS = FACET_COLUMNS.filter((c) => domain.kinds[domain.columns.i
     time: domain.kinds[domain.columns.indexOf(c)] === "time",
   }),
 );
+
+/**
+ * The Domain sort keys without an array of NUMBER_COLUMNS (platform_rank, name): each gets its own
+ * part, read from the domain table.
+ */
+const SORT_COLUMNS: { column: string; field: string; kind: KeyKind }[] = Object.values(DOMAIN_SORTS)
+  .filter((s) => !NUMBER_COLUMNS.some((c) => c.field === s.field))
+  .map((s) => {
+    const i = domain.fields.indexOf(s.field);
+    if (i < 0) throw new Error(`count index: the domain table has no field ${s.field}`);
+    return { column: domain.columns[i], field: s.field, kind: s.kind };
+  });
+const SORT_KINDS = new Map<string, KeyKind>(Object.values(DOMAIN_SORTS).map((s) => [s.field, s.kind]));
 
 type Child = Extract<FacetValues, { kind: "child" }>;
 interface ChildSpec {
@@ -171,7 +223,7 @@ export async function buildCountIndex(source: IndexSource): Promise<IndexPart[]>
   const select = [
     `r."pk"`,
     ...TEXT_COLUMNS.map((c) => `r."${c.column}"`),
-    ...NUMBER_COLUMNS.map(numberExpr),
+    ...NUMBER_COLUMNS.map((c) => numberExpr(c)),
   ].join(", ");
   // Rank order, the Domains without a rank last, then by key: on both databases alike.
   const text = `SELECT ${select} FROM ${t(FACET_COLUMNS_TABLE)} r ORDER BY (CASE WHEN r."rank" IS NULL THEN 1 ELSE 0 END), r."rank", r."pk"`;
@@ -205,7 +257,16 @@ export async function buildCountIndex(source: IndexSource): Promise<IndexPart[]>
     pkToOrd[pk] = ord;
   });
   const parts: IndexPart[] = [{ name: "ords", body: Buffer.from(Int32Array.from(pks).buffer) }];
-  const meta: StoredMeta = { format: COUNT_INDEX_FORMAT, n, text: {}, numbers: [], children: {}, buildMs: 0 };
+  const meta: StoredMeta = {
+    format: COUNT_INDEX_FORMAT,
+    n,
+    text: {},
+    numbers: [],
+    children: {},
+    buildMs: 0,
+  };
+  const sorts: Record<string, "i32" | "f64"> = {};
+  meta.sorts = sorts;
   TEXT_COLUMNS.forEach((c, i) => {
     const { keys, bitmaps } = bitmapsOf(textLists[i]);
     const nulls = new RoaringBitmap32(Uint32Array.from(textNulls[i]));
@@ -217,6 +278,24 @@ export async function buildCountIndex(source: IndexSource): Promise<IndexPart[]>
     meta.numbers.push(c.field);
     parts.push({ name: `number.${c.field}`, body: Buffer.from(Float64Array.from(numberLists[i]).buffer) });
   });
+  const sortArrays = new Map<string, Float64Array | Int32Array>();
+  NUMBER_COLUMNS.forEach((c, i) => {
+    if (SORT_KINDS.has(c.field)) sortArrays.set(c.field, Float64Array.from(numberLists[i]));
+  });
+  for (const c of SORT_COLUMNS) {
+    const sort = await sortPart(source, c, pkToOrd, n, numberExpr);
+    sorts[c.field] = sort.type;
+    sortArrays.set(c.field, sort.values);
+    parts.push({ name: `sort.${c.field}`, body: Buffer.from(sort.values.buffer) });
+  }
+  const orders: NonNullable<StoredMeta["orders"]> = {};
+  meta.orders = orders;
+  for (const [field, values] of sortArrays) {
+    const { bitmaps, nullStart, firsts, lasts } = sortBuckets(values, Int32Array.from(pks));
+    const { body, offsets } = concatenated(bitmaps);
+    orders[field] = { offsets, nullStart, firsts, lasts };
+    parts.push({ name: `order.${field}`, body });
+  }
   for (const spec of CHILD_DIMENSIONS) {
     const { values } = spec;
     const where = values.where ? ` WHERE ${values.where}` : "";
@@ -252,12 +331,94 @@ export async function buildCountIndex(source: IndexSource): Promise<IndexPart[]>
   return parts;
 }
 
+/**
+ * A sort key's part: its values by ordinal, or for a text each Domain's position in the order the
+ * database sorts it in (the page's own ORDER BY, so its collation), equal texts at one position.
+ * An Int32Array when every one is a 32-bit integer, else a Float64Array with NaN for none.
+ */
+async function sortPart(
+  source: IndexSource,
+  c: { column: string; kind: KeyKind },
+  pkToOrd: Int32Array,
+  n: number,
+  numberExpr: (c: { column: string; time: boolean }) => string,
+): Promise<{ type: "i32" | "f64"; values: Int32Array | Float64Array }> {
+  const values = new Float64Array(n).fill(Number.NaN);
+  const table = source.table(TABLES.domain.name);
+  const text = c.kind === "string";
+  const statement = text
+    ? `SELECT r."pk", r."${c.column}" FROM ${table} r WHERE r."${c.column}" IS NOT NULL ORDER BY r."${c.column}"`
+    : `SELECT r."pk", ${numberExpr({ column: c.column, time: c.kind === "time" })} FROM ${table} r`;
+  let position = -1;
+  let previous: unknown;
+  for await (const batch of source.batches(statement)) {
+    for (const [pk, v] of batch) {
+      const ord = pkToOrd[Number(pk)];
+      if (ord === undefined || ord < 0) continue;
+      if (text) {
+        if (position < 0 || v !== previous) position++;
+        previous = v;
+        values[ord] = position;
+      } else values[ord] = num(v);
+    }
+  }
+  const int32 = values.every((v) => Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31);
+  return int32 ? { type: "i32", values: Int32Array.from(values) } : { type: "f64", values };
+}
+
+/** A key's slices (SortBuckets) from its values and keys by ordinal. */
+export function sortBuckets(
+  values: Float64Array | Int32Array,
+  pks: Int32Array,
+  size = ORDER_BUCKET,
+): SortBuckets {
+  const n = values.length;
+  const unknown = (v: number) => Number.isNaN(v);
+  const before = (a: number, b: number) => {
+    const x = values[a];
+    const y = values[b];
+    const xu = unknown(x);
+    if (xu !== unknown(y)) return xu ? 1 : -1;
+    if (!xu && x !== y) return x < y ? -1 : 1;
+    return pks[a] - pks[b];
+  };
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) sorted = before(i - 1, i) < 0;
+  if (!sorted) order.sort(before);
+  let known = 0;
+  while (known < n && !unknown(values[order[known]])) known++;
+  const bitmaps: Bitmap[] = [];
+  const firsts: number[] = [];
+  const lasts: number[] = [];
+  const slice = (from: number, to: number) => {
+    for (let i = from; i < to; i += size) {
+      const end = Math.min(to, i + size);
+      const b = new RoaringBitmap32(order.subarray(i, end));
+      b.runOptimize();
+      b.shrinkToFit();
+      bitmaps.push(b);
+      firsts.push(order[i]);
+      lasts.push(order[end - 1]);
+    }
+  };
+  slice(0, known);
+  const nullStart = bitmaps.length;
+  slice(known, n);
+  return { bitmaps, nullStart, firsts, lasts };
+}
+
 interface StoredMeta {
   format: number;
   n: number;
   text: Record<string, { keys: string[]; offsets: number[] }>;
   numbers: string[];
   children: Record<string, { keys: string[]; labels: string[] | null; offsets: number[] }>;
+  /** Absent in an index built before the sort parts (format 1 still): those sorts are read by SQL. */
+  sorts?: Record<string, "i32" | "f64">;
+  /** Each sort key's slices (SortBuckets; absent then too). */
+  orders?: Record<string, { offsets: number[]; nullStart: number; firsts: number[]; lasts: number[] }>;
   buildMs: number;
 }
 
@@ -355,6 +516,26 @@ export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex 
       byKey: new Map(stored.keys.map((k, i) => [k, i])),
     });
   }
+  const sorts = new Map<string, SortValues>();
+  for (const [field, kind] of SORT_KINDS) {
+    const shared = numbers.get(field);
+    const type = meta.sorts?.[field];
+    const own = type && parts.get(`sort.${field}`);
+    const values =
+      shared ?? (own && (type === "i32" ? new Int32Array(aligned(own)) : new Float64Array(aligned(own))));
+    if (!values) continue;
+    const order = meta.orders?.[field];
+    const held = order && parts.get(`order.${field}`);
+    const buckets = held
+      ? {
+          bitmaps: split(held, order.offsets),
+          nullStart: order.nullStart,
+          firsts: order.firsts,
+          lasts: order.lasts,
+        }
+      : null;
+    sorts.set(field, { values, positions: kind === "string", exact: exactFor(values, kind), buckets });
+  }
   const bytes = [...parts.values()].reduce((s, p) => s + p.byteLength, 0);
   return {
     format: meta.format,
@@ -365,9 +546,20 @@ export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex 
     text,
     numbers,
     children,
+    sorts,
     bytes,
     buildMs: meta.buildMs,
   };
+}
+
+/** Whether a double holds every value of a key exactly as the database compares them. */
+function exactFor(values: Float64Array | Int32Array, kind: KeyKind): boolean {
+  if (values instanceof Int32Array || kind === "float" || kind === "string") return true;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (!Number.isNaN(v) && !Number.isSafeInteger(v)) return false;
+  }
+  return true;
 }
 
 /**

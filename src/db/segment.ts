@@ -43,10 +43,15 @@ function lazy(make: () => Promise<Bitmap>): () => Promise<Bitmap> {
 const isPlain = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !(v instanceof Date) && !Array.isArray(v);
 
+/** Thrown by an evaluation that may not ask the database (localSegmentOf) when a part needs it. */
+class NeedsDatabase extends Error {}
+
 class Evaluator {
   constructor(
     private readonly index: CountIndex,
     private readonly sql: SqlReader,
+    /** Whether a part the index cannot evaluate may be asked of the database. */
+    private readonly database = true,
   ) {}
 
   private constant(value: boolean): Leaf {
@@ -284,6 +289,7 @@ class Evaluator {
 
   /** A part the index cannot evaluate: its keys, and (when asked) its non-matching keys, by SQL. */
   private async fromDatabase(where: Where): Promise<Leaf> {
+    if (!this.database) throw new NeedsDatabase();
     const keysOf = async (w: Where) => {
       const s = statementOver(
         this.sql,
@@ -368,12 +374,49 @@ export async function segmentOf(
   const key = whereKey(where);
   let segment = cache.get(key);
   if (!segment) {
-    segment = new Evaluator(index, sql).segment(where);
-    cache.set(key, segment);
-    segment.catch(() => cache.delete(key));
+    const evaluating = new Evaluator(index, sql).segment(where);
+    segment = evaluating;
+    cache.set(key, evaluating);
+    evaluating.then(
+      () => settled.add(evaluating),
+      () => cache.delete(key),
+    );
   }
   return { index, segment: await segment };
 }
+
+/**
+ * The segment of `where` when it costs no statement: cached and settled, or evaluated from the index
+ * alone (then cached); null when it would ask the database (a search's text, a list's names…) or
+ * the snapshot has no index. A page in another order than rank is read from it
+ * (src/query/index-page.ts), where gathering a search's every key to read 50 would cost more than
+ * the page's own statement.
+ */
+export async function localSegmentOf(
+  sql: SqlReader,
+  where: Where,
+): Promise<{ index: CountIndex; segment: Bitmap } | null> {
+  const index = await countIndexOf(sql);
+  if (!index) return null;
+  const cache = segments(sql, "segments");
+  const key = whereKey(where);
+  const cached = cache.get(key);
+  if (cached && settled.has(cached)) return { index, segment: await cached };
+  try {
+    const segment = await new Evaluator(index, sql, false).segment(where);
+    if (!cache.has(key)) {
+      const done = Promise.resolve(segment);
+      settled.add(done);
+      cache.set(key, done);
+    }
+    return { index, segment };
+  } catch (e) {
+    if (e instanceof NeedsDatabase) return null;
+    throw e;
+  }
+}
+/** The cached segments whose evaluation is done. */
+const settled = new WeakSet<Promise<Bitmap>>();
 
 /** How many Domains match `where`: from the count index, or counted by SQL on a snapshot without one. */
 export async function countDomains(sql: SqlReader, where: Where): Promise<number> {

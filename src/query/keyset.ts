@@ -1,3 +1,4 @@
+import type { KeyKind } from "../db/sort-fields.ts";
 import type { FindArgs, Where } from "../db/where-sql.ts";
 
 /**
@@ -10,7 +11,7 @@ import type { FindArgs, Where } from "../db/where-sql.ts";
  * SQLite (which stores NULLs first) and in PostgreSQL alike.
  */
 
-export type KeyKind = "int" | "float" | "string" | "time" | "bigint";
+export type { KeyKind };
 export type Direction = "asc" | "desc";
 export type KeyValue = number | string | bigint | Date | null;
 

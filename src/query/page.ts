@@ -6,6 +6,7 @@ import { countWhere, pageKeys } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
 import { decodeCursor, encodeCursor, fingerprint } from "./cursor.ts";
 import type { FacetScope } from "./facets.ts";
+import { indexPageKeys } from "./index-page.ts";
 import {
   type FindArgs,
   type KeyValue,
@@ -98,8 +99,15 @@ export async function connectionPage<R extends Record<string, unknown>>(
       take: size + 1,
     });
   } else {
-    // first: 0 still reads one row, so that hasNextPage tells whether there is anything.
-    rows = await readPage(options.keys, options.where, after, size + 1, find);
+    // first: 0 still reads one row, so that hasNextPage tells whether there is anything. A page of
+    // Domains is read from the snapshot's count index when it can be (src/query/index-page.ts).
+    const keys =
+      options.table === "domain"
+        ? await indexPageKeys(sql, options.keys, options.where, after, size + 1)
+        : null;
+    rows = keys
+      ? await rowsOfKeys(options.rows, keys)
+      : await readPage(options.keys, options.where, after, size + 1, find);
   }
   const page = rows.slice(0, size);
   const edges = page.map((node) => ({
