@@ -25,13 +25,18 @@ export async function renderSnapshot(
   config: Pick<Config, "database" | "timeouts">,
   snapshot: SnapshotRow,
   logger: Logger,
-  options: { threads?: number; signal?: AbortSignal } = {},
+  options: {
+    threads?: number;
+    signal?: AbortSignal;
+    /** The snapshot is served (npm run load -- --render): gateways read it meanwhile. */
+    served?: boolean;
+  } = {},
 ): Promise<Rendered> {
   const started = performance.now();
   const db = config.database;
   const sink: RenderedSink =
     db.kind === "sqlite"
-      ? await sqliteRenderedSink(join(db.dataDir, snapshot.location))
+      ? await sqliteRenderedSink(join(db.dataDir, snapshot.location), options.served === true)
       : await pgRenderedSink(db.url, snapshot.location);
   const readers: ExportReader[] = [];
   try {

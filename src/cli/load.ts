@@ -156,7 +156,7 @@ async function renderServed(): Promise<number> {
         console.error("load: no snapshot is served: load one (its records are rendered with it)");
         return 1;
       }
-      const r = await renderSnapshot(config, served, createLogger(config, 2));
+      const r = await renderSnapshot(config, served, createLogger(config, 2), { served: true });
       console.log(
         `rendered ${r.records} records of snapshot version ${served.version} into ${(r.bytes / 1e6).toFixed(1)} MB in ${(r.ms / 1000).toFixed(1)} s`,
       );

@@ -1,5 +1,7 @@
 import { once } from "node:events";
+import { rmSync } from "node:fs";
 import { constants, crc32, deflateRawSync } from "node:zlib";
+import { lacksAny } from "./catalogue-check.ts";
 import type { SqlReader } from "./reader.ts";
 
 /**
@@ -131,33 +133,33 @@ export interface RenderedInfo {
 const ASK_AGAIN_MS = 60_000;
 const asked = new WeakMap<SqlReader, { at: number; info: Promise<RenderedInfo | null> }>();
 
-/** The snapshot's rendered records' stamp and size, asked once per reader (again after a minute while none). */
-export function renderedInfo(sql: SqlReader): Promise<RenderedInfo | null> {
+/**
+ * The snapshot's rendered records' stamp and size, asked once per reader while they carry
+ * `current` (the running code's stamp); none, or another stamp, is asked again after a minute
+ * (npm run load -- --render makes them again).
+ */
+export function renderedInfo(sql: SqlReader, current: string): Promise<RenderedInfo | null> {
   const known = asked.get(sql);
   if (known) return known.info;
   const info = readInfo(sql);
   const entry = { at: Date.now(), info };
   asked.set(sql, entry);
-  // A failed question, or none yet, is asked again later.
   info.then(
     (i) => {
-      if (i === null) setStale(sql, entry);
+      if (i?.stamp === current) return;
+      const timer = setTimeout(() => {
+        if (asked.get(sql) === entry) asked.delete(sql);
+      }, ASK_AGAIN_MS);
+      timer.unref?.();
     },
     () => asked.delete(sql),
   );
   return info;
 }
 
-/** Marks "none" as to be asked again once ASK_AGAIN_MS has passed. */
-function setStale(sql: SqlReader, entry: { at: number; info: Promise<RenderedInfo | null> }): void {
-  const timer = setTimeout(() => {
-    if (asked.get(sql) === entry) asked.delete(sql);
-  }, ASK_AGAIN_MS);
-  timer.unref?.();
-}
-
 async function readInfo(sql: SqlReader): Promise<RenderedInfo | null> {
-  if (sql.catalogue) return null; // an older snapshot, read through what it lacks: never rendered by this code
+  // A snapshot older than the code's catalogue, read through what it lacks: its text would not be this code's.
+  if (lacksAny(sql.catalogue)) return null;
   const exists =
     sql.kind === "postgresql"
       ? await sql.all("SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL", [
@@ -198,16 +200,29 @@ export interface RenderedSink {
   abort(): Promise<void>;
 }
 
-/** SQLite: the snapshot's file, written in WAL mode meanwhile (the render's readers read it at once). */
-export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
+/**
+ * SQLite: a new snapshot's file (before it is published: nothing else has it open) is written in
+ * WAL mode meanwhile, so the render's readers read it as pieces are written. A served one (npm run
+ * load -- --render) cannot leave its rollback journal while gateways read it: the pieces are then
+ * written to a file beside it, and copied in at the end in one transaction (the gateways' reads
+ * are short, and wait at most for its commit).
+ */
+export async function sqliteRenderedSink(file: string, served: boolean): Promise<RenderedSink> {
   const { default: Database } = await import("better-sqlite3");
-  const db = new Database(file);
-  // A served snapshot (npm run load -- --render) is read meanwhile: its readers' statements are short.
-  db.pragma("busy_timeout = 30000");
-  db.pragma("journal_mode = WAL");
+  const main = new Database(file, { timeout: 30_000 });
+  let side: string | null = null;
+  let db = main;
+  if (served) {
+    // A gateway reading in WAL mode would keep the file from leaving it: the file is not switched.
+    side = `${file}.rendering`;
+    rmSync(side, { force: true });
+    db = new Database(side);
+    db.pragma("journal_mode = OFF");
+  } else main.pragma("journal_mode = WAL");
   db.pragma("synchronous = OFF");
   db.pragma("cache_size = -65536");
-  for (const statement of renderedTableStatements("sqlite", (n) => `"${n}"`)) db.exec(statement);
+  const tables = renderedTableStatements("sqlite", (n) => `"${n}"`);
+  for (const statement of tables) db.exec(statement);
   const insert = db.prepare(`INSERT INTO "${RENDERED_TABLE}" VALUES (?, ?, ?, ?)`);
   let records = 0;
   let bytes = 0;
@@ -222,10 +237,15 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
     bytes += page.bytes.byteLength;
   });
   const close = () => {
-    db.pragma("wal_checkpoint(TRUNCATE)");
-    // Readers open the file read-only: back to a rollback journal, one file (as the writer leaves it).
-    db.pragma("journal_mode = DELETE");
-    db.close();
+    if (side) {
+      db.close();
+      rmSync(side, { force: true });
+    } else {
+      main.pragma("wal_checkpoint(TRUNCATE)");
+      // Readers open the file read-only: back to a rollback journal, one file (as the writer leaves it).
+      main.pragma("journal_mode = DELETE");
+    }
+    main.close();
   };
   return {
     async write(page) {
@@ -238,12 +258,26 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
         bytes,
         Math.round(ms),
       );
-      close();
+      if (side) {
+        db.close();
+        main.prepare("ATTACH DATABASE ? AS rendering").run(side);
+        main
+          .transaction(() => {
+            for (const statement of tables) main.exec(statement);
+            for (const table of [RENDERED_TABLE, RENDERED_STAMP])
+              main.exec(`INSERT INTO main."${table}" SELECT * FROM rendering."${table}"`);
+          })
+          .immediate();
+        main.exec("DETACH DATABASE rendering");
+        db = main;
+        rmSync(side, { force: true });
+        side = null;
+        main.close();
+      } else close();
       return { records, bytes };
     },
     async abort() {
-      for (const statement of renderedTableStatements("sqlite", (n) => `"${n}"`).slice(0, 2))
-        db.exec(statement);
+      if (!side) for (const statement of tables.slice(0, 2)) main.exec(statement);
       close();
     },
   };

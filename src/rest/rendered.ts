@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { type GraphQLObjectType, isScalarType, printSchema } from "graphql";
+import {
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  getNamedType,
+  isInterfaceType,
+  isObjectType,
+  isScalarType,
+  isUnionType,
+  printType,
+} from "graphql";
 import type { SqlReader } from "../db/reader.ts";
 import { type RenderedInfo, renderedInfo } from "../db/rendered.ts";
 import { schema } from "../schema/index.ts";
@@ -38,12 +47,31 @@ const PROBES: unknown[] = [
   null,
 ];
 
-function serializerProbe(): string {
+/**
+ * The Domain type and every type its fields reach, by name: what its text is written from. (Not
+ * the whole schema: which other types it holds depends on what the process imported before it,
+ * and an export thread imports less than the server.)
+ */
+function reachedTypes(): GraphQLNamedType[] {
+  const seen = new Map<string, GraphQLNamedType>();
+  const visit = (type: GraphQLNamedType) => {
+    if (seen.has(type.name)) return;
+    seen.set(type.name, type);
+    if (isObjectType(type) || isInterfaceType(type))
+      for (const field of Object.values(type.getFields())) {
+        visit(getNamedType(field.type));
+        for (const arg of field.args) visit(getNamedType(arg.type));
+      }
+    if (isUnionType(type)) for (const t of type.getTypes()) visit(t);
+  };
+  visit(schema.getType("Domain") as GraphQLObjectType);
+  return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function serializerProbe(types: GraphQLNamedType[]): string {
   const out: unknown[] = [];
-  const types = Object.values(schema.getTypeMap())
-    .filter(isScalarType)
-    .sort((a, b) => a.name.localeCompare(b.name));
   for (const type of types) {
+    if (!isScalarType(type)) continue;
     for (const probe of PROBES) {
       try {
         const v = type.serialize(probe);
@@ -77,16 +105,17 @@ export function renderStamp(): string {
         : ["field", p.key, p.field, p.via ?? null, p.json ?? false],
     ),
   );
+  const types = reachedTypes();
   stamp = createHash("sha256")
     .update(FORMAT)
     .update("\0")
-    .update(printSchema(schema))
+    .update(types.map((t) => printType(t)).join("\n"))
     .update("\0")
     .update(selectionKey(sel))
     .update("\0")
     .update(plan)
     .update("\0")
-    .update(serializerProbe())
+    .update(serializerProbe(types))
     .digest("hex")
     .slice(0, 32);
   return stamp;
@@ -100,7 +129,7 @@ export function renderStamp(): string {
 export async function renderedFor(
   sql: SqlReader,
 ): Promise<{ state: "fresh" | "stale"; info: RenderedInfo } | null> {
-  const info = await renderedInfo(sql);
+  const info = await renderedInfo(sql, renderStamp());
   if (!info) return null;
   return { state: info.stamp === renderStamp() ? "fresh" : "stale", info };
 }

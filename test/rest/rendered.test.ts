@@ -1,0 +1,234 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { crc32, gunzipSync } from "node:zlib";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type App, createApp } from "../../src/app.ts";
+import { generateDataset } from "../../src/dataset/generate.ts";
+import { crc32Combine, RENDERED_STAMP } from "../../src/db/rendered.ts";
+import { Snapshots } from "../../src/db/snapshots.ts";
+import { createLogger } from "../../src/logger.ts";
+import { Metrics } from "../../src/ops/metrics.ts";
+import { renderSnapshot } from "../../src/render.ts";
+import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
+
+// Rendered records (src/db/rendered.ts, docs/decisions.md "Rendered records"): every answer with
+// the default fields copied from the text rendered at load, held byte for byte to the resolver
+// path on both databases (exports, gzip exports, cursor=all, one Domain, bulk, list pages and
+// their next pages), a stale stamp falling back to the writer, and the CRC-32 combination the
+// gzip answers rest on.
+
+const BASE = "http://localhost/json/api/v1/all";
+
+describe("crc32Combine", () => {
+  it("gives the CRC-32 of two texts joined, from each one's", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.uint8Array({ maxLength: 3000 }), (a, b) => {
+        const joined = Buffer.concat([a, b]);
+        expect(crc32Combine(crc32(a), crc32(b), b.length)).toBe(crc32(joined));
+      }),
+      { numRuns: 200 },
+    );
+    const big = randomBytes(1 << 20);
+    expect(crc32Combine(crc32(big.subarray(0, 7)), crc32(big.subarray(7)), big.length - 7)).toBe(crc32(big));
+  });
+});
+
+describe.each(databaseKinds())("rendered records on %s", (kind) => {
+  let api: TestApi;
+  let resolvers: App;
+  let metrics: Metrics;
+  let names: string[] = [];
+  const tmp = tempDir("storegraph-rendered-");
+  beforeAll(async () => {
+    const dir = join(tmp.dir, "a");
+    await generateDataset({ domains: 300, apps: 30, seed: 55, outDir: dir });
+    metrics = null as unknown as Metrics;
+    api = await startApi(kind, dir, {}, {}, { render: true });
+    metrics = new Metrics(api.snapshots);
+    await api.app.dispose();
+    api.app = withKey(createApp(api.db.config, api.snapshots, { metrics }), api.key);
+    resolvers = withKey(createApp(api.db.config, api.snapshots, { restWriter: "resolvers" }), api.key);
+    const res = await resolvers.fetch(`${BASE}/domain?page_size=1000&fields=name,platform_domain`);
+    const body = (await res.json()) as { domains: { name: string; platform_domain?: string }[] };
+    names = body.domains.flatMap((d) => [d.name, ...(d.platform_domain ? [d.platform_domain] : [])]);
+  }, 180_000);
+  afterAll(async () => {
+    await resolvers?.dispose();
+    await api?.close();
+    tmp.remove();
+  });
+
+  /** Sets the stamp the snapshot's rendered records carry, as another code would have left it. */
+  async function setStamp(location: string, stamp: string): Promise<void> {
+    const db = api.db.config.database;
+    if (db.kind === "sqlite") {
+      const { default: Database } = await import("better-sqlite3");
+      const file = new Database(join(db.dataDir, location), { timeout: 10_000 });
+      file.prepare(`UPDATE "${RENDERED_STAMP}" SET "stamp" = ?`).run(stamp);
+      file.close();
+      return;
+    }
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    await client.query(`UPDATE "${location}"."${RENDERED_STAMP}" SET "stamp" = $1`, [stamp]);
+    await client.end();
+  }
+
+  const counted = async (path: string, state: "fresh" | "stale") =>
+    (await metrics.registry.getSingleMetric("storegraph_rendered_domains_total")?.get())?.values.find(
+      (v) => v.labels.path === path && v.labels.state === state,
+    )?.value ?? 0;
+
+  /** The same request to the gateway and to the resolver path: the same status and body. */
+  async function same(path: string, init?: RequestInit): Promise<string> {
+    const a = await api.app.fetch(`${BASE}${path}`, init as never);
+    const b = await resolvers.fetch(`${BASE}${path}`, init as never);
+    const id = /"request_id":"[^"]*"/;
+    const [ta, tb] = [(await a.text()).replace(id, ""), (await b.text()).replace(id, "")];
+    expect({ status: a.status, body: ta }, path).toEqual({ status: b.status, body: tb });
+    return ta;
+  }
+
+  const filterArb = fc.record(
+    {
+      "f:cc": fc.constantFrom("US", "DE", "GB", "FR"),
+      "f:p": fc.constantFrom("shopify", "woocommerce", "bigcommerce"),
+      "f:ds": fc.constantFrom("Active", "Inactive"),
+      sort: fc.constantFrom("rank", "-er", "platform_rank", "-last_plan_change_at", "name", "-created_at"),
+    },
+    { requiredKeys: [] },
+  );
+  const query = (o: Record<string, string | undefined>) =>
+    new URLSearchParams(
+      Object.entries(o).filter((e): e is [string, string] => e[1] !== undefined),
+    ).toString();
+
+  it("exports: the default fields are the resolver path's, byte for byte, and read from the rendered records", async () => {
+    const before = await counted("export", "fresh");
+    await fc.assert(
+      fc.asyncProperty(filterArb, async (f) => {
+        await same(`/domain/export?${query(f)}`);
+      }),
+      { numRuns: 12 },
+    );
+    const whole = await same("/domain/export");
+    expect(whole.split("\n").length).toBe(301);
+    expect(await counted("export", "fresh")).toBeGreaterThan(before + 299);
+  });
+
+  it("an export asked with gzip is the rendered pieces in one gzip member, the same text inflated", async () => {
+    for (const q of ["", "f:cc=US&sort=-er", "f:cc=ZZ"]) {
+      const plain = await (await api.app.fetch(`${BASE}/domain/export?${q}`)).text();
+      const res = await api.app.fetch(`${BASE}/domain/export?${q}`, {
+        headers: { "accept-encoding": "gzip" },
+      });
+      expect(res.status).toBe(200);
+      const body = Buffer.from(await res.arrayBuffer());
+      if (plain.length) {
+        expect(res.headers.get("content-encoding")).toBe("gzip");
+        // One member: gunzip checks its CRC-32 and length.
+        expect(gunzipSync(body).toString("utf8")).toBe(plain);
+      }
+    }
+  });
+
+  it("cursor=all with the default fields gives the resolver path's records", async () => {
+    const target = "/domain?f:cc=US&cursor=all";
+    const poll = async (app: App) => {
+      for (let i = 0; i < 600; i++) {
+        const res = await app.fetch(`${BASE}${target}`);
+        if (res.status !== 202) return res.text();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error("cursor=all still running");
+    };
+    const a = JSON.parse(await poll(api.app)) as { domains: unknown[] };
+    const b = JSON.parse(await poll(resolvers)) as { domains: unknown[] };
+    expect(a.domains.length).toBeGreaterThan(0);
+    expect(a).toEqual(b);
+  });
+
+  it("REST one Domain, bulk and list pages with the default fields, and their next pages", async () => {
+    api.resetQueries();
+    for (const name of names.slice(0, 20)) await same(`/domain/${encodeURIComponent(name)}`);
+    await same(`/domain/${encodeURIComponent(names[3].toUpperCase())}`);
+    await same("/domain/unknown-shop.example");
+    await same("/domain/bulk", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ domains: names.slice(0, 100) }),
+    });
+    await fc.assert(
+      fc.asyncProperty(filterArb, fc.constantFrom(1, 7, 50, 1000), async (f, size) => {
+        const first = JSON.parse(await same(`/domain?${query({ ...f, page_size: String(size) })}`)) as {
+          next_cursor?: string;
+        };
+        if (first.next_cursor)
+          await same(`/domain?${query({ ...f, page_size: String(size), cursor: first.next_cursor })}`);
+      }),
+      { numRuns: 15 },
+    );
+    // The texts came from the rendered records: their table was read.
+    expect(api.queries.some((q) => q.includes("domain_rendered"))).toBe(true);
+    // Any other selection is written per request, as before.
+    api.resetQueries();
+    await same(`/domain/${encodeURIComponent(names[0])}?fields=name,rank`);
+    expect(api.queries.some((q) => q.includes("domain_rendered"))).toBe(false);
+  });
+
+  it("records of another code's stamp are not used: answers are written, and counted stale, until rendered again", async () => {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("nothing served");
+    await setStamp(served.snapshot.location, "another code");
+    // A gateway that opens the snapshot now reads the new stamp.
+    const snapshots = await Snapshots.open(api.db.config, { refreshMs: 0, graceMs: 0 });
+    const fresh = new Metrics(snapshots);
+    const gateway = withKey(createApp(api.db.config, snapshots, { metrics: fresh }), api.key);
+    try {
+      const name = names[5];
+      const a = await gateway.fetch(`${BASE}/domain/${encodeURIComponent(name)}`);
+      const b = await resolvers.fetch(`${BASE}/domain/${encodeURIComponent(name)}`);
+      expect(await a.text()).toBe(await b.text());
+      const exp = await gateway.fetch(`${BASE}/domain/export?f:cc=US`);
+      const expB = await resolvers.fetch(`${BASE}/domain/export?f:cc=US`);
+      expect(await exp.text()).toBe(await expB.text());
+      const stale = (await fresh.registry.getSingleMetric("storegraph_rendered_domains_total")?.get())
+        ?.values;
+      expect(
+        stale?.find((v) => v.labels.path === "rest" && v.labels.state === "stale")?.value,
+      ).toBeGreaterThan(0);
+      expect(
+        stale?.find((v) => v.labels.path === "export" && v.labels.state === "stale")?.value,
+      ).toBeGreaterThan(0);
+      expect(stale?.find((v) => v.labels.state === "fresh")).toBeUndefined();
+      // npm run load -- --render: rendered again, with this code's stamp.
+      const r = await renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }), {
+        served: true,
+      });
+      expect(r.records).toBe(300);
+    } finally {
+      await gateway.dispose();
+      await snapshots.close();
+    }
+    // A gateway that opens the snapshot now reads this code's records again.
+    const again = await Snapshots.open(api.db.config, { refreshMs: 0, graceMs: 0 });
+    const againMetrics = new Metrics(again);
+    const gateway2 = withKey(createApp(api.db.config, again, { metrics: againMetrics }), api.key);
+    try {
+      const exp = await gateway2.fetch(`${BASE}/domain/export?f:cc=US`);
+      const expB = await resolvers.fetch(`${BASE}/domain/export?f:cc=US`);
+      expect(await exp.text()).toBe(await expB.text());
+      const values = (await againMetrics.registry.getSingleMetric("storegraph_rendered_domains_total")?.get())
+        ?.values;
+      expect(
+        values?.find((v) => v.labels.path === "export" && v.labels.state === "fresh")?.value,
+      ).toBeGreaterThan(0);
+    } finally {
+      await gateway2.dispose();
+      await again.close();
+    }
+  });
+});
