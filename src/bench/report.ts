@@ -601,7 +601,12 @@ function sectionLines(r: DbResult): { lines: Line[]; notes: string[] } {
     lines.push(...peerLines(r.peer), ...sqliteLines(r.peer));
   // The exports, each beside the same read by the database alone.
   const exports: [string, Export | null | undefined, number | undefined, string][] = [
-    ["every Domain, default fields", r.export, r.databaseAlone?.all, "every column as JSON"],
+    [
+      "every Domain, default fields",
+      r.export,
+      r.databaseAlone?.all,
+      "every column and the kept child rows as JSON",
+    ],
     ["every Domain, fields=name,rank", r.exportFew, r.databaseAlone?.few, "name and rank"],
   ];
   for (const [what, e, alone, read] of exports) {

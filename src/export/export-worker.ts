@@ -141,7 +141,13 @@ function piecesPage(id: number, stream: Stream, p: Pieces): PageAnswer {
     return { ...base, bytes: own(p.bytes), gzip: { crc, len } };
   }
   // One inflation for the whole page: its pieces are one DEFLATE stream (src/db/rendered.ts).
-  const text = inflateRawSync(p.bytes, { finishFlush: constants.Z_SYNC_FLUSH });
+  // Its length is known (the pieces' own): one output chunk, not chunks joined by a copy.
+  let size = 0;
+  for (let i = 0; i < p.count; i++) size += p.lens[i];
+  const text = inflateRawSync(p.bytes, {
+    finishFlush: constants.Z_SYNC_FLUSH,
+    chunkSize: Math.max(constants.Z_MIN_CHUNK, size),
+  });
   if (stream.format === "json") {
     // JSON pages join their Domains with a comma: JSON text holds no raw newline but each piece's last.
     for (let i = text.indexOf(NEWLINE); i !== -1; i = text.indexOf(NEWLINE, i + 1)) text[i] = COMMA;

@@ -343,7 +343,13 @@ export const renderedText = (row: object): string | undefined => (row as { [REND
 function renderedTexts(rows: object[], raw: readonly RawRow[], at: number): void {
   if (!rows.length) return;
   const bodies = raw.map((r) => r[at + 1] as Uint8Array);
-  const text = inflateRawSync(Buffer.concat(bodies), { finishFlush: constants.Z_SYNC_FLUSH });
+  let size = 0;
+  for (const r of raw) size += Number(r[at]);
+  // Its length is known: one output chunk, not chunks joined by a copy.
+  const text = inflateRawSync(Buffer.concat(bodies), {
+    finishFlush: constants.Z_SYNC_FLUSH,
+    chunkSize: Math.max(constants.Z_MIN_CHUNK, size),
+  });
   let start = 0;
   for (let i = 0; i < rows.length; i++) {
     const end = start + Number(raw[i][at]);

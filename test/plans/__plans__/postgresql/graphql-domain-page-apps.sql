@@ -1,2 +1,1 @@
-SELECT r."pk" FROM "snapshot"."domain" r WHERE r."country_code" = $1 ORDER BY r."rank" ASC, r."pk" ASC LIMIT $2;
 SELECT d."pk", d."name", d."rank", (SELECT json_agg(json_build_array(c."domain_pk", c."app_pk", (extract(epoch from c."installed_at") * 1000)::bigint, (extract(epoch from c."removed_at") * 1000)::bigint) ORDER BY c."installed_at", c."app_pk") FROM "snapshot"."domain_app" c WHERE c."domain_pk" = d."pk") FROM "snapshot"."domain" d WHERE d."pk" = ANY($1);
