@@ -135,7 +135,7 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     // The schema listed still states the bounds.
     const { tools } = await client.listTools();
     const search = tools.find((t) => t.name === "search_domains");
-    const pageSize = (search?.inputSchema.properties as Record<string, Json>).page_size;
+    const pageSize = (search?.inputSchema.properties as Record<string, Json> | undefined)?.page_size;
     expect(pageSize).toMatchObject({ type: "integer", minimum: 1, maximum: 100 });
     expect(pageSize).not.toHaveProperty("default");
     expect(tools.find((t) => t.name === "get_domain")?.inputSchema.required).toEqual(["name"]);
