@@ -13,6 +13,19 @@ export interface McpHttpPolicy {
   allowedHosts: readonly string[] | null;
   /** Origins allowed besides the gateway's own (CORS_ORIGINS). */
   origins: readonly string[];
+  /**
+   * Did the request reach the gateway over HTTPS (TLS, or a TRUSTED_PROXIES proxy's
+   * X-Forwarded-Proto: src/https.ts)? The URLs a tool answers (export_segment's) say https then.
+   */
+  overHttps?: (request: Request, serverContext: unknown) => boolean;
+}
+
+/**
+ * The gateway's origin as the client reached it: the request's, with https when it reached the
+ * gateway over HTTPS, as a TLS-terminating proxy of TRUSTED_PROXIES says (X-Forwarded-Proto).
+ */
+export function originOf(url: URL, https: boolean): string {
+  return https && url.protocol === "http:" ? `https://${url.host}` : url.origin;
 }
 
 /** The host name of a Host header, without its port, lower-cased ("[::1]" stays bracketed). */
@@ -51,7 +64,7 @@ export function refusal(request: Request, policy: McpHttpPolicy): string | null 
  */
 export function useMcp(deps: McpDeps, policy: McpHttpPolicy): Plugin {
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, serverContext, endResponse }) {
       if (url.pathname !== MCP_PATH) return;
       const id = requestIdOf(request);
       noteRoute(request, "mcp");
@@ -68,7 +81,8 @@ export function useMcp(deps: McpDeps, policy: McpHttpPolicy): Plugin {
       if (!key) throw new Error("a request reached /mcp without an authenticated key");
       // The SDK is loaded with the first call, not at every start (docs/structure.md).
       const { answerMcp } = await import("./serve-http.ts");
-      endResponse(await answerMcp(deps, request, { key, origin: url.origin }));
+      const origin = originOf(url, policy.overHttps?.(request, serverContext) ?? false);
+      endResponse(await answerMcp(deps, request, { key, origin }));
     },
   };
 }
