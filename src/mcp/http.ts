@@ -63,6 +63,7 @@ export function refusal(request: Request, policy: McpHttpPolicy): string | null 
  * answers (no stream is held open): src/mcp/serve-http.ts.
  */
 export function useMcp(deps: McpDeps, policy: McpHttpPolicy): Plugin {
+  let serving: Promise<typeof import("./serve-http.ts")> | undefined;
   return {
     async onRequest({ request, url, serverContext, endResponse }) {
       if (url.pathname !== MCP_PATH) return;
@@ -80,7 +81,8 @@ export function useMcp(deps: McpDeps, policy: McpHttpPolicy): Plugin {
       const key = apiKeyOf(request);
       if (!key) throw new Error("a request reached /mcp without an authenticated key");
       // The SDK is loaded with the first call, not at every start (docs/structure.md).
-      const { answerMcp } = await import("./serve-http.ts");
+      serving ??= import("./serve-http.ts");
+      const { answerMcp } = await serving;
       const origin = originOf(url, policy.overHttps?.(request, serverContext) ?? false);
       endResponse(await answerMcp(deps, request, { key, origin }));
     },

@@ -35,7 +35,13 @@ export async function answerMcp(deps: McpDeps, request: Request, scope: CallScop
   try {
     return await transport.handleRequest(request, { authInfo: scopeInfo(scope) });
   } finally {
-    await server.close();
-    if (servers.length < MAX_IDLE) servers.push(server);
+    // Closed once the SDK has let go of the request (its handler's bookkeeping ends a turn after
+    // the answer is sent): closing at once aborted the finished handler's signal every time.
+    setImmediate(() => void release(servers, server));
   }
+}
+
+async function release(servers: McpServer[], server: McpServer): Promise<void> {
+  await server.close();
+  if (servers.length < MAX_IDLE) servers.push(server);
 }
