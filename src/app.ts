@@ -46,7 +46,7 @@ import type { FeedDeps } from "./feed/deps.ts";
 import { feedRoutes } from "./feed/feed.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
-import { createHttpsCheck, useHttpsOnly } from "./https.ts";
+import { createHttpsCheck, createHttpsTest, useHttpsOnly } from "./https.ts";
 import { createLogger, type Logger, logArgs } from "./logger.ts";
 import type { McpDeps } from "./mcp/answer.ts";
 import { useMcp } from "./mcp/http.ts";
@@ -300,7 +300,11 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useAuth(verify, [OPENAPI_PATH], logger),
       limits.plugin(),
       // The MCP server (src/mcp/): its tools answer through the REST layer's own answers.
-      useMcp(mcp, { allowedHosts: config.mcp.allowedHosts, origins: config.corsOrigins }),
+      useMcp(mcp, {
+        allowedHosts: config.mcp.allowedHosts,
+        origins: config.corsOrigins,
+        overHttps: createHttpsTest(config),
+      }),
       useRest(rest, whole),
       useJsonNotFound(["/graphql"]),
       useErrorCodes(),

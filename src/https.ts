@@ -7,12 +7,12 @@ import { jsonError } from "./errors.ts";
 import { requestIdOf } from "./ops/request-id.ts";
 
 /**
- * REQUIRE_HTTPS: whether a request may be served. It may when HTTPS is not required, when it
- * arrived over TLS, or when it came through a proxy of TRUSTED_PROXIES that says
- * (X-Forwarded-Proto) the client used https.
+ * Whether a request reached the gateway over HTTPS: it arrived over TLS, or through a proxy of
+ * TRUSTED_PROXIES that says (X-Forwarded-Proto) the client used https. A request's own GraphQL
+ * operation (src/app.ts executeInternally) has no socket: its URL says.
  */
-export function createHttpsCheck(
-  config: Pick<Config, "requireHttps" | "trustedProxies">,
+export function createHttpsTest(
+  config: Pick<Config, "trustedProxies">,
 ): (request: Request, serverContext: unknown) => boolean {
   const trusted = new BlockList();
   for (const p of config.trustedProxies) {
@@ -20,14 +20,28 @@ export function createHttpsCheck(
     if (proxy) trusted.addSubnet(proxy.address, proxy.prefix, proxy.family);
   }
   return (request, serverContext) => {
-    if (!config.requireHttps) return true;
-    // A REST request's own GraphQL operation (src/app.ts executeInternally) is not from the network.
-    if ((serverContext as { internal?: boolean }).internal === true) return true;
-    const req = (serverContext as { req?: IncomingMessage }).req;
+    const req = (serverContext as { req?: IncomingMessage } | undefined)?.req;
     if (req ? (req.socket as TLSSocket).encrypted === true : request.url.startsWith("https:")) return true;
     const peer = req?.socket.remoteAddress?.replace(/^::ffff:/, "");
     const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
     return !!peer && proto === "https" && trusted.check(peer, peer.includes(":") ? "ipv6" : "ipv4");
+  };
+}
+
+/**
+ * REQUIRE_HTTPS: whether a request may be served. It may when HTTPS is not required, when it
+ * reached the gateway over HTTPS (createHttpsTest), or when it is a REST request's own GraphQL
+ * operation (not from the network).
+ */
+export function createHttpsCheck(
+  config: Pick<Config, "requireHttps" | "trustedProxies">,
+): (request: Request, serverContext: unknown) => boolean {
+  const overHttps = createHttpsTest(config);
+  return (request, serverContext) => {
+    if (!config.requireHttps) return true;
+    // A REST request's own GraphQL operation (src/app.ts executeInternally) is not from the network.
+    if ((serverContext as { internal?: boolean }).internal === true) return true;
+    return overHttps(request, serverContext);
   };
 }
 

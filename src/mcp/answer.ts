@@ -14,7 +14,7 @@ import { answerOperation, drawOn, type RestContext, type Whole } from "../rest/a
 import { Options } from "../rest/options.ts";
 import { REST_BASE } from "../rest/routes.ts";
 import { answerUsageOf } from "../rest/usage.ts";
-import { MAX_ANSWER_BYTES, operationOf, optionName, type ToolSpec } from "./catalogue.ts";
+import { MAX_ANSWER_BYTES, operationOf, optionName, Refused, type ToolSpec } from "./catalogue.ts";
 
 /** What the tools answer with: the REST layer's own context and whole answers (src/app.ts gives them). */
 export interface McpDeps {
@@ -46,6 +46,8 @@ export async function callTool(
   // One identity per call: its budgets' headers and faults are its own.
   const caller: Caller = { apiKey: scope.key, requestId: newRequestId() };
   try {
+    const refused = refusalIn(args);
+    if (refused) throw apiError("BAD_USER_INPUT", refused.message);
     if (spec.name === "usage") return await usage(deps, caller, args);
     if (spec.name === "lookup_vocabulary") return await lookup(deps, caller, args);
     const op = operationOf(spec);
@@ -68,13 +70,21 @@ export async function callTool(
       Options.fromBody(options),
       deps.whole,
     );
-    const body = (await response.json()) as Json;
+    // Parsed from its bytes, whose count is the answer's size (not measured again by writing it).
+    const bytes = await response.bytes();
+    const body = JSON.parse(UTF8.decode(bytes)) as Json;
     if (response.status >= 400) return failed(body);
-    return answered(spec, body);
+    return answered(spec, body, bytes.byteLength);
   } catch (e) {
     const err = isApiError(e) ? e : maskFault(e, deps.rest.logger, caller.requestId);
     return failed(errorBody(err, caller.requestId));
   }
+}
+
+/** The first argument its schema refused (src/mcp/catalogue.ts Refused), if any. */
+function refusalIn(args: Json): Refused | null {
+  for (const value of Object.values(args)) if (value instanceof Refused) return value;
+  return null;
 }
 
 /** A tool error: the API's message (its suggestion in it), its code, and when to retry. */
@@ -97,18 +107,34 @@ const NOUNS: Record<string, string> = {
   lists: "lists",
 };
 
-/** The REST answer as the tool's, cut to fit, with a short text saying what it holds and what is next. */
-export function answered(spec: ToolSpec, body: Json): CallToolResult {
-  let text = JSON.stringify(body);
+const UTF8 = new TextDecoder();
+
+/** The bytes kept for a cut answer's `cut` (its longest is about 200). */
+const CUT_ROOM = 320;
+
+/**
+ * The REST answer as the tool's, cut to fit, with a short text saying what it holds and what is
+ * next. `size` is its JSON's byte count when known (the REST answer's bytes).
+ */
+export function answered(
+  spec: ToolSpec,
+  body: Json,
+  size = Buffer.byteLength(JSON.stringify(body)),
+): CallToolResult {
+  let bytes = size;
   const records = spec.records ? (body[spec.records] as unknown[] | undefined) : undefined;
-  if (records && Buffer.byteLength(text) > MAX_ANSWER_BYTES) {
+  if (records && bytes > MAX_ANSWER_BYTES) {
     const of = records.length;
-    // Records are dropped from the end until the answer fits (each record's size counted once).
-    let size = Buffer.byteLength(text);
-    let shown = of;
-    while (shown > 0 && size > MAX_ANSWER_BYTES) {
-      shown--;
-      size -= Buffer.byteLength(JSON.stringify(records[shown])) + 1;
+    // Records are kept from the first while they fit beside the rest of the answer and room for
+    // its `cut` (each kept record written once to count it, the others not at all: a page of 50
+    // Domains with the API's default fields keeps about 4).
+    body[spec.records as string] = [];
+    let used = Buffer.byteLength(JSON.stringify(body)) + CUT_ROOM;
+    let shown = 0;
+    for (; shown < of; shown++) {
+      const next = Buffer.byteLength(JSON.stringify(records[shown])) + (shown ? 1 : 0);
+      if (used + next > MAX_ANSWER_BYTES) break;
+      used += next;
     }
     body[spec.records as string] = records.slice(0, shown);
     const rest =
@@ -118,10 +144,9 @@ export function answered(spec: ToolSpec, body: Json): CallToolResult {
           ? `ask again with page_size ${Math.max(1, shown)} or fewer fields, and page through`
           : "ask for fewer names or fewer fields";
     body.cut = { shown, of, rest };
-    text = JSON.stringify(body);
+    bytes = Buffer.byteLength(JSON.stringify(body));
   }
   // One record (or facets) over the bound: nothing to cut it to, so it is not answered.
-  const bytes = Buffer.byteLength(text);
   if (bytes > MAX_ANSWER_BYTES)
     return failed({
       code: "ANSWER_TOO_LARGE",

@@ -13,6 +13,19 @@ export interface McpHttpPolicy {
   allowedHosts: readonly string[] | null;
   /** Origins allowed besides the gateway's own (CORS_ORIGINS). */
   origins: readonly string[];
+  /**
+   * Did the request reach the gateway over HTTPS (TLS, or a TRUSTED_PROXIES proxy's
+   * X-Forwarded-Proto: src/https.ts)? The URLs a tool answers (export_segment's) say https then.
+   */
+  overHttps?: (request: Request, serverContext: unknown) => boolean;
+}
+
+/**
+ * The gateway's origin as the client reached it: the request's, with https when it reached the
+ * gateway over HTTPS, as a TLS-terminating proxy of TRUSTED_PROXIES says (X-Forwarded-Proto).
+ */
+export function originOf(url: URL, https: boolean): string {
+  return https && url.protocol === "http:" ? `https://${url.host}` : url.origin;
 }
 
 /** The host name of a Host header, without its port, lower-cased ("[::1]" stays bracketed). */
@@ -50,8 +63,9 @@ export function refusal(request: Request, policy: McpHttpPolicy): string | null 
  * answers (no stream is held open): src/mcp/serve-http.ts.
  */
 export function useMcp(deps: McpDeps, policy: McpHttpPolicy): Plugin {
+  let serving: Promise<typeof import("./serve-http.ts")> | undefined;
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, serverContext, endResponse }) {
       if (url.pathname !== MCP_PATH) return;
       const id = requestIdOf(request);
       noteRoute(request, "mcp");
@@ -67,8 +81,10 @@ export function useMcp(deps: McpDeps, policy: McpHttpPolicy): Plugin {
       const key = apiKeyOf(request);
       if (!key) throw new Error("a request reached /mcp without an authenticated key");
       // The SDK is loaded with the first call, not at every start (docs/structure.md).
-      const { answerMcp } = await import("./serve-http.ts");
-      endResponse(await answerMcp(deps, request, { key, origin: url.origin }));
+      serving ??= import("./serve-http.ts");
+      const { answerMcp } = await serving;
+      const origin = originOf(url, policy.overHttps?.(request, serverContext) ?? false);
+      endResponse(await answerMcp(deps, request, { key, origin }));
     },
   };
 }

@@ -1,4 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { RATE_LIMITS } from "../auth/limits.ts";
 import { VOCABULARY_KINDS, VOCABULARY_TEXT } from "../query/vocabularies.ts";
 import { REST_BASE } from "../rest/routes.ts";
@@ -7,6 +8,7 @@ import {
   endpointOf,
   inputSchemaOf,
   MAX_ANSWER_BYTES,
+  memo,
   operationOf,
   outputSchemaOf,
   TOOLS,
@@ -20,7 +22,9 @@ export const SERVER_INFO = { name: "storegraph", version: "0.1.0" };
 export const vocabularyUri = (kind: string) => `storegraph://vocabulary/${kind}`;
 
 /** A tool's description: what it does, what it stands for, its defaults and caps, its budget. */
-export function descriptionOf(spec: ToolSpec): string {
+export const descriptionOf = memo(description);
+
+function description(spec: ToolSpec): string {
   const op = operationOf(spec);
   const endpoint = endpointOf(spec);
   const parts = [spec.summary];
@@ -40,14 +44,45 @@ export function descriptionOf(spec: ToolSpec): string {
 }
 
 /**
- * The MCP server of one client: every tool of the catalogue (src/mcp/catalogue.ts), answering for
- * `scope`'s key, and the vocabularies as resources. Made per HTTP request (stateless) or once
- * for a stdio session.
+ * Who a call is for: the scope of a stdio session (one key), or, on HTTP, the scope each request's
+ * transport hands its messages (src/mcp/serve-http.ts: the request's key, in `authInfo`), so that
+ * one server answers the requests of many keys, one at a time.
  */
-export function createMcpServer(deps: McpDeps, scope: CallScope): McpServer {
+export type ScopeOf = (extra: { authInfo?: { extra?: Record<string, unknown> } }) => CallScope;
+
+/** The scope an HTTP request's transport carries (scopeInfo). */
+export const scopeOfRequest: ScopeOf = (extra) => {
+  const scope = extra.authInfo?.extra?.scope as CallScope | undefined;
+  if (!scope) throw new Error("an MCP message arrived without its request's scope");
+  return scope;
+};
+
+/** What an HTTP request's transport is given as `authInfo`, so that its messages carry `scope`. */
+export const scopeInfo = (scope: CallScope) => ({
+  token: "",
+  clientId: scope.key.id,
+  scopes: [],
+  extra: { scope },
+});
+
+/**
+ * The SDK's validator of JSON Schemas (elicitation answers; unused by these tools), made once: the
+ * SDK makes an Ajv instance per server otherwise, which cost more than the rest of a tool call.
+ */
+let validator: AjvJsonSchemaValidator | undefined;
+
+/**
+ * An MCP server: every tool of the catalogue (src/mcp/catalogue.ts), answering for the scope
+ * `scope` gives each call, and the vocabularies as resources. Made once for a stdio session; on
+ * HTTP, kept and reused by one request after another (src/mcp/serve-http.ts).
+ */
+export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpServer {
+  const scopeOf: ScopeOf = typeof scope === "function" ? scope : () => scope;
+  validator ??= new AjvJsonSchemaValidator();
   const server = new McpServer(SERVER_INFO, {
     instructions:
       "storegraph: online stores (Domains), their platforms, plans, Apps and technologies, App reviews and the change feed. Look exact values up with lookup_vocabulary before filtering (plans, categories, App tokens); search_domains and domain_facets take the same filters.",
+    jsonSchemaValidator: validator,
   });
   for (const spec of TOOLS) {
     server.registerTool(
@@ -64,7 +99,8 @@ export function createMcpServer(deps: McpDeps, scope: CallScope): McpServer {
           openWorldHint: false,
         },
       },
-      ((args: Record<string, unknown>) => callTool(deps, scope, spec, args)) as never,
+      ((args: Record<string, unknown>, extra: Parameters<ScopeOf>[0]) =>
+        callTool(deps, scopeOf(extra), spec, args)) as never,
     );
   }
   for (const kind of VOCABULARY_KINDS) {
@@ -76,8 +112,8 @@ export function createMcpServer(deps: McpDeps, scope: CallScope): McpServer {
         description: `Every value of ${VOCABULARY_TEXT[kind].what} in the served dataset (the values ${VOCABULARY_TEXT[kind].filter} takes), as JSON.`,
         mimeType: "application/json",
       },
-      async (uri) => {
-        const caller = { apiKey: scope.key, requestId: crypto.randomUUID() };
+      async (uri, extra) => {
+        const caller = { apiKey: scopeOf(extra).key, requestId: crypto.randomUUID() };
         const entries = (await vocabularies(deps, caller, [kind]))[kind];
         return {
           contents: [

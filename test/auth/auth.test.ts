@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { ApiKeys } from "../../src/auth/keys.ts";
+import { TOOLS } from "../../src/mcp/catalogue.ts";
 import { OPENAPI_PATH, REST_BASE } from "../../src/rest/handler.ts";
 import { OPERATIONS } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
@@ -14,6 +15,7 @@ import {
   type TestDatabase,
 } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
+import { documentedExamples, MCP_POST_HEADERS, toolCallBody } from "../support/mcp.ts";
 import { type Endpoint, prepare, restEndpoint } from "../support/routes.ts";
 import { freePort, type Server, startServer } from "../support/server.ts";
 
@@ -45,7 +47,37 @@ const GRAPHIQL: Endpoint = {
   path: "/graphql",
   headers: { accept: "text/html" },
 };
-const ENDPOINTS: Endpoint[] = [...OPERATIONS.map(restEndpoint), GRAPHQL, GRAPHIQL];
+/**
+ * Every MCP tool, called at /mcp with its first documented example (docs/mcp.md): a tool call is
+ * authenticated as any request is, before the MCP server reads it.
+ */
+const EXAMPLES = documentedExamples();
+const MCP_TOOLS: Endpoint[] = TOOLS.map((tool) => ({
+  name: `POST /mcp (tools/call ${tool.name})`,
+  method: "POST",
+  path: "/mcp",
+  headers: MCP_POST_HEADERS,
+  body: toolCallBody(tool.name, EXAMPLES.find((e) => e.tool === tool.name)?.arguments ?? {}),
+}));
+const MCP_INITIALIZE: Endpoint = {
+  name: "POST /mcp (initialize)",
+  method: "POST",
+  path: "/mcp",
+  headers: MCP_POST_HEADERS,
+  body: JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "auth", version: "1" } },
+  }),
+};
+const ENDPOINTS: Endpoint[] = [
+  ...OPERATIONS.map(restEndpoint),
+  GRAPHQL,
+  GRAPHIQL,
+  MCP_INITIALIZE,
+  ...MCP_TOOLS,
+];
 
 /** Not `Bearer <one token>`, or a token that is not a key; "Bearer " arrives trimmed, as "Bearer". */
 const MALFORMED = ["Basic x", "Bearer", "Bearer ", "Bearer a b", "Bearer not-a-key", "Token sg_x"];
@@ -148,6 +180,15 @@ describe.each(databaseKinds())("Bearer authentication on %s", (kind) => {
       await res.body?.cancel();
       expect(res.status).toBeLessThan(300);
     });
+  });
+
+  it("every MCP tool is covered, each with a documented example", () => {
+    expect(MCP_TOOLS).toHaveLength(TOOLS.length);
+    for (const tool of TOOLS)
+      expect(
+        EXAMPLES.some((e) => e.tool === tool.name),
+        tool.name,
+      ).toBe(true);
   });
 
   it("every route of OPERATIONS is covered", () => {

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,17 +5,14 @@ import { TOOLS } from "../../src/mcp/catalogue.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
-import { connect, textOf } from "../support/mcp.ts";
+import { connect, documentedExamples, textOf } from "../support/mcp.ts";
 
 /**
  * docs/mcp.md's examples run: each ```json example block is called, in the document's order,
  * through the SDK's own Client, and answers without a tool error. Every tool has one.
  */
 
-const DOC = readFileSync(join(import.meta.dirname, "../../docs/mcp.md"), "utf8");
-const EXAMPLES = [...DOC.matchAll(/```json example\n([\s\S]*?)```/g)].map(
-  (m) => JSON.parse(m[1]) as { tool: string; arguments: Record<string, unknown> },
-);
+const EXAMPLES = documentedExamples();
 
 describe("docs/mcp.md", () => {
   it("has an example of every tool", () => {

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { answered } from "../../src/mcp/answer.ts";
 import { MAX_ANSWER_BYTES, TOOLS } from "../../src/mcp/catalogue.ts";
 import { refusal } from "../../src/mcp/http.ts";
+import { VOCABULARY_KINDS } from "../../src/query/vocabularies.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
@@ -106,9 +107,38 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(textOf(p)).toContain('f:p: unknown platform "shopfy" (did you mean "shopify"');
     const all = await call("search_domains", { cursor: "all" });
     expect(textOf(all)).toContain("export_segment");
-    // The schema's own bound: an SDK error, before the API.
-    const big = await call("search_domains", { page_size: 1000 });
-    expect(big.isError).toBe(true);
+  });
+
+  it("refuses arguments its schema refuses as the API refuses them, naming the argument", async () => {
+    // The SDK checks a call's arguments against the tool's schema first: its refusals are the API's.
+    const cases: [string, Json, string][] = [
+      ["search_domains", { page_size: 1000 }, "page_size: must be at most 100; got 1000"],
+      ["search_domains", { page_size: 0 }, "page_size: must be at least 1; got 0"],
+      ["search_domains", { page_size: 2.5 }, "page_size: must be an integer; got 2.5"],
+      ["search_domains", { fields: 3 }, "fields: must be a string; got 3"],
+      ["get_domain", {}, "name: required"],
+      ["get_domain", { name: "" }, "name: must not be empty"],
+      ["get_domains", { domains: "a.example.com" }, 'domains: must be a list; got "a.example.com"'],
+      [
+        "lookup_vocabulary",
+        { text: "klavio", kinds: ["apps", "plns"] },
+        `kinds[1]: must be one of ${VOCABULARY_KINDS.join(", ")}; got "plns" (did you mean "plans"?)`,
+      ],
+      ["lookup_vocabulary", { text: "klavio", limit: 9 }, "limit: must be at most 5; got 9"],
+    ];
+    for (const [tool, args, message] of cases) {
+      const r = await call(tool, args);
+      expect.soft(r.isError, tool).toBe(true);
+      expect.soft(textOf(r), tool).toBe(`BAD_USER_INPUT: ${message}`);
+      expect.soft(r._meta?.code, tool).toBe("BAD_USER_INPUT");
+    }
+    // The schema listed still states the bounds.
+    const { tools } = await client.listTools();
+    const search = tools.find((t) => t.name === "search_domains");
+    const pageSize = (search?.inputSchema.properties as Record<string, Json> | undefined)?.page_size;
+    expect(pageSize).toMatchObject({ type: "integer", minimum: 1, maximum: 100 });
+    expect(pageSize).not.toHaveProperty("default");
+    expect(tools.find((t) => t.name === "get_domain")?.inputSchema.required).toEqual(["name"]);
   });
 
   it("every tool refuses bad input with a tool error carrying the API's code and message", async () => {

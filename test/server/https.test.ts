@@ -48,6 +48,27 @@ function getText(
   });
 }
 
+function postText(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
+  const url = new URL(path, base);
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(url, { method: "POST", headers, rejectUnauthorized: false }, (res) => {
+      let text = "";
+      res.on("data", (c) => {
+        text += c;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 describe("HTTPS", () => {
   const tmp = tempDir("storegraph-https-");
   let api: TestApi;
@@ -153,6 +174,43 @@ describe("HTTPS", () => {
 
     const distrusting = await serve({ REQUIRE_HTTPS: "true", TRUSTED_PROXIES: "10.0.0.1" }, false);
     expect((await get(distrusting, DOMAIN, { ...auth(), "x-forwarded-proto": "https" })).status).toBe(403);
+  });
+
+  it("answers export_segment's URL with https behind a trusted TLS-terminating proxy", async () => {
+    // A URL of its own per call (a job each): the fields differ.
+    let n = 0;
+    const urlOf = async (base: string, headers: Record<string, string> = {}) => {
+      const fields = ["name", "name,plan", "name,rank", "name,state", "name,platform"][n++];
+      const { status, text } = await postText(
+        base,
+        "/mcp",
+        {
+          ...auth(),
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json",
+          ...headers,
+        },
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "export_segment", arguments: { "f.p": "shopify", fields } },
+        }),
+      );
+      expect(status, text).toBe(200);
+      const result = JSON.parse(text).result;
+      expect(result.isError, text).toBeFalsy();
+      return String(result.structuredContent.url);
+    };
+    const trusting = await serve({ TRUSTED_PROXIES: "127.0.0.1" }, false);
+    const host = new URL(trusting).host;
+    expect(await urlOf(trusting, { "x-forwarded-proto": "https" })).toMatch(
+      new RegExp(`^https://${host}/json/api/v1/all/domain\\?`),
+    );
+    expect(await urlOf(trusting)).toMatch(new RegExp(`^http://${host}/`));
+    const distrusting = await serve({ TRUSTED_PROXIES: "10.0.0.1" }, false);
+    expect(await urlOf(distrusting, { "x-forwarded-proto": "https" })).toMatch(/^http:\/\//);
+    expect(await urlOf(await serve({}, true))).toMatch(/^https:\/\//);
   });
 
   it("accepts plain HTTP when HTTPS is not required (the development default)", async () => {
