@@ -6,7 +6,7 @@ import { LoadValidationError } from "../dataset/load/problems.ts";
 import { SnapshotDirError } from "../dataset/load/read.ts";
 import { indexServedSnapshot } from "../db/count-index.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
-import { LoadInProgressError } from "../db/store.ts";
+import { LoadInProgressError, type SnapshotRow } from "../db/store.ts";
 import { createLogger } from "../logger.ts";
 import { renderSnapshot } from "../render.ts";
 
@@ -114,38 +114,24 @@ const parse = () =>
   });
 
 /** --count-index: the served snapshot's count index, built under the load lock. */
-async function indexServed(): Promise<number> {
-  const config = loadConfig();
-  const store = await openSnapshotStore(config);
-  try {
-    const release = await store.lockForLoad();
-    try {
-      const served = await store.current();
-      if (!served) {
-        console.error("load: no snapshot is served: load one (its count index is built with it)");
-        return 1;
-      }
-      const built = await indexServedSnapshot(config, served.location);
-      console.log(
-        `built the count index of snapshot version ${served.version}: ${(built.bytes / 1e6).toFixed(1)} MB in ${(built.ms / 1000).toFixed(1)} s`,
-      );
-      return 0;
-    } finally {
-      await release();
-    }
-  } catch (e) {
-    if (e instanceof LoadInProgressError) {
-      console.error(e.message);
-      return 1;
-    }
-    throw e;
-  } finally {
-    await store.close();
-  }
-}
+const indexServed = () =>
+  onServed("its count index is built with it", async (config, served) => {
+    const built = await indexServedSnapshot(config, served.location);
+    return `built the count index of snapshot version ${served.version}: ${(built.bytes / 1e6).toFixed(1)} MB in ${(built.ms / 1000).toFixed(1)} s`;
+  });
 
 /** --render: the served snapshot's rendered records, made again under the load lock. */
-async function renderServed(): Promise<number> {
+const renderServed = () =>
+  onServed("its records are rendered with it", async (config, served) => {
+    const r = await renderSnapshot(config, served, createLogger(config, 2), { served: true });
+    return `rendered ${r.records} records of snapshot version ${served.version} into ${(r.bytes / 1e6).toFixed(1)} MB in ${(r.ms / 1000).toFixed(1)} s`;
+  });
+
+/** Runs `work` on the served snapshot under the load lock, and prints what it says. */
+async function onServed(
+  withLoad: string,
+  work: (config: ReturnType<typeof loadConfig>, served: SnapshotRow) => Promise<string>,
+): Promise<number> {
   const config = loadConfig();
   const store = await openSnapshotStore(config);
   try {
@@ -153,13 +139,10 @@ async function renderServed(): Promise<number> {
     try {
       const served = await store.current();
       if (!served) {
-        console.error("load: no snapshot is served: load one (its records are rendered with it)");
+        console.error(`load: no snapshot is served: load one (${withLoad})`);
         return 1;
       }
-      const r = await renderSnapshot(config, served, createLogger(config, 2), { served: true });
-      console.log(
-        `rendered ${r.records} records of snapshot version ${served.version} into ${(r.bytes / 1e6).toFixed(1)} MB in ${(r.ms / 1000).toFixed(1)} s`,
-      );
+      console.log(await work(config, served));
       return 0;
     } finally {
       await release();
