@@ -131,7 +131,7 @@ export interface RenderedInfo {
 
 /** How long a reader trusts "no rendered records" before asking again (npm run load -- --render adds them). */
 const ASK_AGAIN_MS = 60_000;
-const asked = new WeakMap<SqlReader, { at: number; info: Promise<RenderedInfo | null> }>();
+const asked = new WeakMap<SqlReader, { info: Promise<RenderedInfo | null> }>();
 
 /**
  * The snapshot's rendered records' stamp and size, asked once per reader while they carry
@@ -142,7 +142,7 @@ export function renderedInfo(sql: SqlReader, current: string): Promise<RenderedI
   const known = asked.get(sql);
   if (known) return known.info;
   const info = readInfo(sql);
-  const entry = { at: Date.now(), info };
+  const entry = { info };
   asked.set(sql, entry);
   info.then(
     (i) => {
@@ -269,9 +269,7 @@ export async function sqliteRenderedSink(file: string, served: boolean): Promise
           })
           .immediate();
         main.exec("DETACH DATABASE rendering");
-        db = main;
         rmSync(side, { force: true });
-        side = null;
         main.close();
       } else close();
       return { records, bytes };

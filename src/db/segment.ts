@@ -368,11 +368,10 @@ export async function segmentOf(
   sql: SqlReader,
   where: Where,
 ): Promise<{ index: CountIndex; segment: Bitmap } | null> {
-  const index = await countIndexOf(sql);
-  if (!index) return null;
-  const cache = segments(sql, "segments");
-  const key = whereKey(where);
-  let segment = cache.get(key);
+  const found = await cachedSegment(sql, where);
+  if (!found) return null;
+  const { index, cache, key } = found;
+  let segment = found.cached;
   if (!segment) {
     const evaluating = new Evaluator(index, sql).segment(where);
     segment = evaluating;
@@ -396,11 +395,9 @@ export async function localSegmentOf(
   sql: SqlReader,
   where: Where,
 ): Promise<{ index: CountIndex; segment: Bitmap } | null> {
-  const index = await countIndexOf(sql);
-  if (!index) return null;
-  const cache = segments(sql, "segments");
-  const key = whereKey(where);
-  const cached = cache.get(key);
+  const found = await cachedSegment(sql, where);
+  if (!found) return null;
+  const { index, cache, key, cached } = found;
   if (cached && settled.has(cached)) return { index, segment: await cached };
   try {
     const segment = await new Evaluator(index, sql, false).segment(where);
@@ -415,6 +412,15 @@ export async function localSegmentOf(
     throw e;
   }
 }
+/** The snapshot's index, its segment cache, `where`'s key in it and what it holds there; null without an index. */
+async function cachedSegment(sql: SqlReader, where: Where) {
+  const index = await countIndexOf(sql);
+  if (!index) return null;
+  const cache = segments(sql, "segments");
+  const key = whereKey(where);
+  return { index, cache, key, cached: cache.get(key) };
+}
+
 /** The cached segments whose evaluation is done. */
 const settled = new WeakSet<Promise<Bitmap>>();
 
