@@ -2,6 +2,7 @@ import type SqliteDatabase from "better-sqlite3";
 import roaring from "roaring";
 import { DOMAIN_FACET_VALUES, FACET_COLUMNS, FACET_COLUMNS_TABLE, type FacetValues } from "./facet-sql.ts";
 import type { SqlReader } from "./reader.ts";
+import { SearchBuilder, type SearchIndex, type StoredSearch, searchIndexFromParts } from "./search-index.ts";
 import { DOMAIN_SORTS, type KeyKind } from "./sort-fields.ts";
 import { TABLES, type TableKey } from "./tables.ts";
 import { RELATIONS } from "./where-sql.ts";
@@ -85,6 +86,11 @@ export interface CountIndex {
    * sort parts existed lacks those of its own part): values (or positions) by ordinal.
    */
   sorts: Map<string, SortValues>;
+  /**
+   * The searched text's words and the Domains having each (src/db/search-index.ts): `q` from the
+   * index; null in an index built before it (a search then asks the database).
+   */
+  search: SearchIndex | null;
   /** Bytes stored, and milliseconds the build took (from the stored meta). */
   bytes: number;
   buildMs: number;
@@ -127,6 +133,12 @@ const fieldOfColumn = (table: TableKey, column: string) => {
   return TABLES[table].fields[i];
 };
 
+const fieldColumn = (table: TableKey, field: string) => {
+  const i = TABLES[table].fields.indexOf(field);
+  if (i < 0) throw new Error(`count index: ${table} has no field ${field}`);
+  return TABLES[table].columns[i];
+};
+
 /** FACET_COLUMNS (and created_month), split by kind. */
 const TEXT_COLUMNS: { column: string; field: string }[] = [
   ...FACET_COLUMNS.filter((c) => domain.kinds[domain.columns.indexOf(c)] === "text").map((c) => ({
@@ -154,6 +166,8 @@ const SORT_COLUMNS: { column: string; field: string; kind: KeyKind }[] = Object.
     if (i < 0) throw new Error(`count index: the domain table has no field ${s.field}`);
     return { column: domain.columns[i], field: s.field, kind: s.kind };
   });
+/** The column `q` searches (src/dataset/load/rows.ts searchText). */
+const SEARCH_COLUMN = fieldColumn("domain", "searchText");
 const SORT_KINDS = new Map<string, KeyKind>(Object.values(DOMAIN_SORTS).map((s) => [s.field, s.kind]));
 
 type Child = Extract<FacetValues, { kind: "child" }>;
@@ -326,6 +340,16 @@ export async function buildCountIndex(source: IndexSource): Promise<IndexPart[]>
     meta.children[spec.name] = { keys, labels, offsets };
     parts.push({ name: `child.${spec.name}`, body });
   }
+  const search = new SearchBuilder();
+  const searched = `SELECT r."pk", r."${SEARCH_COLUMN}" FROM ${t(domain.name)} r`;
+  for await (const batch of source.batches(searched))
+    for (const [pk, text] of batch) {
+      const ord = pkToOrd[Number(pk)];
+      if (ord !== undefined && ord >= 0) search.add(ord, text);
+    }
+  const words = search.parts();
+  meta.search = words.meta;
+  parts.push(...words.parts);
   meta.buildMs = Math.round(performance.now() - started);
   parts.unshift({ name: "meta", body: Buffer.from(JSON.stringify(meta)) });
   return parts;
@@ -419,6 +443,8 @@ interface StoredMeta {
   sorts?: Record<string, "i32" | "f64">;
   /** Each sort key's slices (SortBuckets; absent then too). */
   orders?: Record<string, { offsets: number[]; nullStart: number; firsts: number[]; lasts: number[] }>;
+  /** The searched text's words (absent in an index built before them: a search asks the database). */
+  search?: StoredSearch;
   buildMs: number;
 }
 
@@ -547,6 +573,7 @@ export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex 
     numbers,
     children,
     sorts,
+    search: searchIndexFromParts(meta.search, (name) => parts.get(name), aligned),
     bytes,
     buildMs: meta.buildMs,
   };

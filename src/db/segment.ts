@@ -7,6 +7,7 @@ import {
   type TextColumn,
 } from "./count-index.ts";
 import { perReader, type SqlReader } from "./reader.ts";
+import { searchSegment } from "./search-index.ts";
 import { TABLES } from "./tables.ts";
 import { countWhere, RELATIONS, statementOver, type Where } from "./where-sql.ts";
 
@@ -111,6 +112,7 @@ class Evaluator {
   /** One key of a `where` from the index, or null when the index cannot answer it. */
   private term(key: string, value: unknown): Leaf | null {
     if (key === "pk") return this.keys(value);
+    if (key === "searchText") return this.searched(value);
     const relation = RELATIONS.domain?.[key];
     if (relation) return relation.list ? this.related(key, value) : null;
     const text = this.textColumn(key);
@@ -235,6 +237,15 @@ class Evaluator {
     let k = 0;
     for (let i = 0; i < values.length; i++) if (test(values[i])) out[k++] = i;
     return new RoaringBitmap32(out.subarray(0, k));
+  }
+
+  /** `searchText: { contains: word }` (a search's word) from the index's words, when it has them. */
+  private searched(value: unknown): Leaf | null {
+    const words = this.index.search;
+    if (!words || !isPlain(value) || Object.keys(value).length !== 1) return null;
+    const t = searchSegment(words, value.contains);
+    // The searched text is never NULL: a Domain not containing the word is false.
+    return t && { t, f: lazy(async () => RoaringBitmap32.andNot(this.index.all, t)) };
   }
 
   /** `pk: { in: [...] }` (a search's keys on SQLite), or a key. */

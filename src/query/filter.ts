@@ -1,3 +1,4 @@
+import { WORD } from "../db/search-index.ts";
 import { InputError } from "../errors.ts";
 import { isCalendarDay } from "./instant.ts";
 import type { Where } from "./keyset.ts";
@@ -238,7 +239,7 @@ const show = (v: unknown) => (v instanceof Date ? v.toISOString() : String(v));
  * @example searchWhere("Blue-tooth 50%") // → every one of "blue", "tooth", "50" must occur
  */
 export function searchWords(search: string): string[] {
-  return search.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return search.toLowerCase().match(WORD) ?? [];
 }
 
 export function searchWhere(search: string | null | undefined, argument = "search"): Where | null {

@@ -14,6 +14,7 @@ import type { SqlReader } from "../../src/db/reader.ts";
 import { localSegmentOf } from "../../src/db/segment.ts";
 import { TABLES } from "../../src/db/tables.ts";
 import { pageKeys } from "../../src/db/where-sql.ts";
+import { searchWords } from "../../src/query/filter.ts";
 import { indexPageKeys, selectPage } from "../../src/query/index-page.ts";
 import { type KeyValue, readPage, type SortKey, type Where } from "../../src/query/keyset.ts";
 import { DOMAIN_SORTS, toSortKeys } from "../../src/query/sort.ts";
@@ -109,6 +110,10 @@ describe.each(databaseKinds())("Domain pages from the count index on %s", (kind)
     const platforms = distinct(domains.map((d) => d.platform));
     const categories = distinct(domains.flatMap((d) => d.categories ?? []));
     const sales = distinct(domains.map((d) => d.estimated_sales));
+    // Search words (q): common and rare words of the Domains' own texts, parts of them, and none.
+    const words = distinct(
+      domains.slice(0, 20).flatMap((d) => searchWords(`${d.name} ${d.title ?? ""}`).slice(0, 3)),
+    );
     const index = (w: Where) => ({ where: w, database: false });
     const term = fc.oneof(
       fc
@@ -122,6 +127,7 @@ describe.each(databaseKinds())("Domain pages from the count index on %s", (kind)
       fc.integer({ min: 1, max: 300 }).map((n) => index({ rank: { lte: n } })),
       pick(countries).map((c) => index({ NOT: { countryCode: c } })),
       pick(["a", "e", "shop"]).map((s) => ({ where: { name: { contains: s } }, database: true })),
+      pick([...words, "a", "e", "shop", "zzqx"]).map((w) => index({ searchText: { contains: w } })),
     );
     return fc.array(term, { minLength: 0, maxLength: 3 }).map((terms) => ({
       where: terms.length ? { AND: terms.map((t) => t.where) } : {},

@@ -1,0 +1,84 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  BITMAP_FROM,
+  SearchBuilder,
+  searchIndexFromParts,
+  searchSegment,
+  WORD,
+} from "../../src/db/search-index.ts";
+import { searchWords } from "../../src/query/filter.ts";
+
+// The count index's words (src/db/search-index.ts) answer a search word exactly as `LIKE '%word%'`
+// over the lower-cased searched text does: for random texts (unicode, separators, repeated words,
+// words common enough to keep a bitmap) and random words (substrings of the texts' words, words of
+// no text), the Domains found are those whose text contains the word.
+
+function indexOf(texts: string[]) {
+  const builder = new SearchBuilder();
+  texts.forEach((t, ord) => builder.add(ord, t));
+  const { meta, parts } = builder.parts();
+  // Through the stored bytes, as a gateway loads them.
+  const byName = new Map(parts.map((p) => [p.name, new Uint8Array(p.body)]));
+  const index = searchIndexFromParts(
+    meta,
+    (n) => byName.get(n),
+    (p) => p.slice().buffer,
+  );
+  if (!index) throw new Error("no search index");
+  return index;
+}
+
+const bruteForce = (texts: string[], word: string) =>
+  texts.flatMap((t, ord) => (t.includes(word) ? [ord] : []));
+
+const piece = fc.oneof(
+  fc.constantFrom("shop", "store", "blue", "tooth", "café", "straße", "日本", "ストア", "42", "x"),
+  fc.string({ unit: "grapheme", maxLength: 6 }),
+  fc.constantFrom(" ", " \u001f ", "-", ".", "_", "%", "\n"),
+);
+const text = fc.array(piece, { maxLength: 12 }).map((ps) => ps.join("").toLowerCase());
+
+describe("the searched text's words in the count index", () => {
+  it("finds exactly the Domains whose text contains a word", () => {
+    fc.assert(
+      fc.property(
+        fc.array(text, { minLength: 1, maxLength: 80 }),
+        fc.array(fc.string({ unit: "grapheme", minLength: 1, maxLength: 4 }), { maxLength: 4 }),
+        (texts, extra) => {
+          const index = indexOf(texts);
+          const words = new Set<string>(extra.flatMap((e) => searchWords(e)));
+          // Substrings of the texts' own words: the searches that find something.
+          for (const t of texts)
+            for (const w of t.match(WORD) ?? []) {
+              words.add(w);
+              // By characters: a search word never holds half of a surrogate pair.
+              const chars = [...w];
+              if (chars.length > 2) words.add(chars.slice(1, -1).join(""));
+            }
+          for (const w of words)
+            expect(searchSegment(index, w)?.toArray() ?? null, w).toEqual(bruteForce(texts, w));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("keeps a common word's Domains as a bitmap and a rare one's in the shared array, with the same answers", () => {
+    const texts = Array.from({ length: 200 }, (_, i) =>
+      i % 3 === 0 ? `common shop ${i}` : `rare-${i} store${i % 50}`,
+    );
+    const index = indexOf(texts);
+    const common = index.words.split("\n").indexOf("common");
+    expect(index.bitmaps.has(common)).toBe(true);
+    expect(bruteForce(texts, "common").length).toBeGreaterThanOrEqual(BITMAP_FROM);
+    for (const w of ["common", "shop", "rare", "store", "store4", "1", "99", "nothing"])
+      expect(searchSegment(index, w)?.toArray(), w).toEqual(bruteForce(texts, w));
+  });
+
+  it("leaves to the database what is not one lower-cased search word", () => {
+    const index = indexOf(["shop one", "Shop two"]);
+    for (const w of ["", "Shop", "shop one", "a%", 3, null, undefined])
+      expect(searchSegment(index, w), String(w)).toBeNull();
+  });
+});
