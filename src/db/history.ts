@@ -107,7 +107,10 @@ export async function valueCounts(
   for (const r of rows) {
     const version = Number(r.version);
     let counts = out.get(version);
-    if (!counts) out.set(version, (counts = new Map()));
+    if (!counts) {
+      counts = new Map();
+      out.set(version, counts);
+    }
     counts.set(r.value as string, Number(r.count));
   }
   return out;
