@@ -28,7 +28,16 @@ export interface Route {
   /** The rate limit it draws on (docs/api.md section 8). */
   endpoint: Endpoint;
   /** The GraphQL type of its records, whose fields `fields` selects. */
-  type: "App" | "AppReview" | "Domain" | "Change" | "DomainList" | "Webhook" | "WebhookDelivery";
+  type:
+    | "App"
+    | "AppReview"
+    | "Domain"
+    | "Change"
+    | "DomainList"
+    | "Webhook"
+    | "WebhookDelivery"
+    | "TrendLoad"
+    | "DomainAsOf";
   /**
    * Its operation is a mutation (an account's lists): never cached (no ETag, no 304), and run on
    * the method's own operation id.
@@ -63,6 +72,12 @@ export interface Route {
    * `fields`, and its document and answer are made by planFacets.
    */
   facets?: "domain" | "app";
+  /**
+   * Answered by another route (of the same path, not in the table) when the request gives this
+   * option: Retrieve a Domain with `as_of` is the Domain as it was. The route's inputs declare the
+   * option; the variant's read it.
+   */
+  variant?: { option: string; route: Route };
   /** The option a GraphQL argument came from, where the route's own naming differs (else optionOf). */
   option?: (argument: string) => string | undefined;
   /**

@@ -23,6 +23,7 @@ import {
   REVIEW_SORT,
 } from "./inputs.ts";
 import { documentOf, operationsOf, type Route } from "./route.ts";
+import { AS_OF_OPTION, HISTORY_ROUTES, retrieveDomainAsOf } from "./history-routes.ts";
 import { WEBHOOK_ROUTES } from "./webhook-routes.ts";
 
 /** Where the legacy REST API is served, and its OpenAPI document. */
@@ -89,9 +90,11 @@ const retrieveDomain: Route = {
   summary: "Retrieve a Domain by name",
   endpoint: "retrieveDomain",
   type: "Domain",
-  inputs: [DOMAIN_PATH, followRedirects("Return the Domain a Redirect Domain redirects to.")],
+  inputs: [DOMAIN_PATH, followRedirects("Return the Domain a Redirect Domain redirects to."), AS_OF_OPTION],
   query: [["domain", ["name", "followRedirects"]]],
   envelope: { domain: { record: "" } },
+  // With as_of, the Domain as it was (docs/decisions.md, "History").
+  variant: { option: "as_of", route: retrieveDomainAsOf },
 };
 
 const listDomainAppReviews: Route = {
@@ -317,6 +320,7 @@ export const ROUTES: readonly Route[] = [
   deleteList,
   addToList,
   removeFromList,
+  ...HISTORY_ROUTES,
   ...WEBHOOK_ROUTES,
 ];
 

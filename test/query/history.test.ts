@@ -219,6 +219,74 @@ describe.each(databaseKinds())("history on %s", (kind) => {
     }
   });
 
+  const rest = async (path: string) => {
+    const res = await api.app.fetch(`http://localhost/json/api/v1/all${path}`);
+    return { status: res.status, body: (await res.json()) as Rec };
+  };
+
+  it("REST: trends, a Domain's history and a Domain as of a load answer as GraphQL does", async () => {
+    const t = await rest("/trends?dimension=tech&top=2");
+    expect(t.status).toBe(200);
+    const g = await trend("trends", "technologies", null, ", top: 2");
+    expect(t.body.dimension).toBe(g.dimension);
+    expect(t.body.values).toEqual(g.values);
+    expect((t.body.loads as Rec[]).map((l) => [l.version, l.counts, l.total])).toEqual(
+      g.loads.map((l) => [l.version, l.counts, l.total]),
+    );
+    const v = await rest(`/trends?dimension=cc&values=US,DE&since=${versions[1]}`);
+    expect(v.body.values).toEqual(["US", "DE"]);
+    expect((v.body.loads as Rec[]).map((l) => l.version)).toEqual(versions.slice(1));
+    const a = await rest("/app/trends?dimension=p");
+    expect(a.status, JSON.stringify(a.body)).toBe(200);
+
+    const name = domains[2][0].name as string;
+    const h = await rest(`/domain/${name}/history?page_size=1`);
+    expect(h.status).toBe(200);
+    const all = await api.gql<{ domain: { history: { nodes: Rec[] } } }>(
+      `query ($n: String!) { domain(name: $n) { history { nodes { id } } } }`,
+      { n: name },
+    );
+    expect((h.body.changes as Rec[]).map((c) => c.id)).toEqual(
+      all.data?.domain.history.nodes.slice(0, 1).map((c) => c.id),
+    );
+
+    const o = await rest(`/domain/${name}?as_of=${versions[2]}`);
+    expect(o.status).toBe(200);
+    const d = o.body.domain as Rec;
+    expect(d).toMatchObject({ name, as_of_version: versions[2], ...{ platform: domains[2][0].platform } });
+    expect(d.covers).toEqual([
+      "state",
+      "platform",
+      "plan",
+      "country_code",
+      "theme",
+      "rank",
+      "apps",
+      "technologies",
+    ]);
+  });
+
+  it("REST: bad options are refused with JSON errors naming them", async () => {
+    const name = domains[2][0].name as string;
+    for (const [path, status, named] of [
+      ["/trends", 400, "dimension"],
+      ["/trends?dimension=tehc", 400, "dimension"],
+      ["/trends?dimension=tech&since=yesterday", 400, "since"],
+      ["/trends?dimension=tech&until=2026-13-40", 400, "until"],
+      ["/trends?dimension=tech&values=,", 400, "values"],
+      ["/trends?dimension=tech&top=0", 400, "top"],
+      [`/domain/${name}?as_of=soon`, 400, "as_of"],
+      [`/domain/${name}?as_of=999999`, 400, "as_of"],
+      [`/domain/${name}?as_of=1&follow_redirects=true`, 400, "follow_redirects"],
+      [`/domain/${name}/history?cursor=x`, 400, "cursor"],
+      ["/domain/no-such-domain.example/history", 404, ""],
+    ] as const) {
+      const r = await rest(path);
+      expect(r.status, path).toBe(status);
+      expect(r.body.error, path).toMatch(new RegExp(`^${named}`));
+    }
+  });
+
   it("Domain.history: its events, newest first, paged by cursor", async () => {
     let checked = 0;
     for (const d of domains[2]) {
