@@ -48,10 +48,22 @@ export interface TrendLoadRow {
 function rangeTerms(range: TrendRange): { sql: string; params: unknown[] } {
   const terms = [`"version" <= ?`];
   const params: unknown[] = [range.served];
-  if (range.sinceVersion !== undefined) terms.push(`"version" >= ?`), params.push(range.sinceVersion);
-  if (range.untilVersion !== undefined) terms.push(`"version" <= ?`), params.push(range.untilVersion);
-  if (range.sinceMs !== undefined) terms.push(`"published_at" >= ?`), params.push(range.sinceMs);
-  if (range.untilMs !== undefined) terms.push(`"published_at" < ?`), params.push(range.untilMs);
+  if (range.sinceVersion !== undefined) {
+    terms.push(`"version" >= ?`);
+    params.push(range.sinceVersion);
+  }
+  if (range.untilVersion !== undefined) {
+    terms.push(`"version" <= ?`);
+    params.push(range.untilVersion);
+  }
+  if (range.sinceMs !== undefined) {
+    terms.push(`"published_at" >= ?`);
+    params.push(range.sinceMs);
+  }
+  if (range.untilMs !== undefined) {
+    terms.push(`"published_at" < ?`);
+    params.push(range.untilMs);
+  }
   return { sql: terms.join(" AND "), params };
 }
 
@@ -135,8 +147,14 @@ export async function domainEvents(
     throw new Error(`domainEvents: limit ${limit} is not a count`);
   const terms = ["domain = ?", "version <= ?"];
   const params: unknown[] = [name, served];
-  if (before !== undefined) terms.push("id < ?"), params.push(before);
-  if (afterVersion !== undefined) terms.push("version > ?"), params.push(afterVersion);
+  if (before !== undefined) {
+    terms.push("id < ?");
+    params.push(before);
+  }
+  if (afterVersion !== undefined) {
+    terms.push("version > ?");
+    params.push(afterVersion);
+  }
   const rows = await meta.metaQuery(
     `SELECT COALESCE(doc, ${EVENT_DOC[meta.kind]}) AS doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id DESC LIMIT ${limit}`,
     params,

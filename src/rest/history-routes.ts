@@ -114,7 +114,8 @@ const domainHistory: Route = {
   methods: { GET: "domainHistory" },
   path: "/domain/{name}/history",
   summary: "A Domain's changes across the change feed, newest first, paged by cursor",
-  endpoint: "listDomains",
+  // Its operation's root field is the Domain's (and its history draws on List Domains).
+  endpoint: "retrieveDomain",
   type: "Change",
   inputs: [DOMAIN_PATH, HISTORY_PAGE],
   query: [

@@ -3,6 +3,7 @@ import { schema } from "../schema/index.ts";
 import { CHANGE_PAGE, CHANGE_QUERY, changeOption, STREAM_OPTIONS } from "./change-inputs.ts";
 import { facetInput } from "./facets.ts";
 import { parseFields } from "./fields.ts";
+import { AS_OF_OPTION, HISTORY_ROUTES, retrieveDomainAsOf } from "./history-routes.ts";
 import {
   APP_MATCH,
   APP_PATH,
@@ -23,7 +24,6 @@ import {
   REVIEW_SORT,
 } from "./inputs.ts";
 import { documentOf, operationsOf, type Route } from "./route.ts";
-import { AS_OF_OPTION, HISTORY_ROUTES, retrieveDomainAsOf } from "./history-routes.ts";
 import { WEBHOOK_ROUTES } from "./webhook-routes.ts";
 
 /** Where the legacy REST API is served, and its OpenAPI document. */

@@ -10,10 +10,10 @@ CREATE TABLE "facet_trend" (
   "dimension" TEXT NOT NULL,
   "version" INTEGER NOT NULL,
   "position" INTEGER NOT NULL,
-  "published_at" BIGINT NOT NULL,
+  "published_at" INTEGER NOT NULL,
   "value" TEXT,
-  "count" BIGINT NOT NULL,
-  "covered" BIGINT NOT NULL,
+  "count" INTEGER NOT NULL,
+  "covered" INTEGER NOT NULL,
   CONSTRAINT "facet_trend_pkey" PRIMARY KEY ("dimension", "version", "position")
 );
 
