@@ -19,7 +19,7 @@ import { Domain } from "./domain.ts";
 import { AppFacetDimension, DomainFacetDimension } from "./facets.ts";
 
 /**
- * History (docs/graphql.md, "History"; src/query/history.ts reads it): a facet dimension's trend
+ * History (docs/decisions.md, "History"; src/query/history.ts reads it): a facet dimension's trend
  * across the loads kept, a Domain's events newest first, and a Domain as it was at a load.
  */
 
