@@ -116,7 +116,7 @@ const PAGE_TEXT: Record<MetaStore["kind"], (page: string) => string> = {
     `SELECT '[' || string_agg(COALESCE(doc, ${EVENT_DOC.postgresql}), ',') || ']' FROM (${page}) e`,
 };
 
-type RowArray = [
+export type RowArray = [
   number,
   number,
   number,
@@ -178,7 +178,7 @@ function inOrder(page: RowArray[]): RowArray[] {
   return page;
 }
 
-function rowOf(a: RowArray, dates: Map<number, Date>): ChangeRow {
+export function rowOf(a: RowArray, dates: Map<number, Date>): ChangeRow {
   let loadedAt = dates.get(a[2]);
   if (!loadedAt) {
     loadedAt = new Date(a[2]);

@@ -2,6 +2,8 @@ import pg from "pg";
 import type { Timeouts } from "../config.ts";
 import { EVENT_DOC } from "./change-feed.ts";
 import { STAGED, stagedInOrder } from "./change-sql.ts";
+import { FACET_SUMMARY_TABLE } from "./facet-sql.ts";
+import { keepTrendStatement, pruneTrendsStatement } from "./history.ts";
 import { applyPgMigrations } from "./migrate.ts";
 import { poolTimeouts } from "./pg-pool.ts";
 import { PgSnapshotWriter } from "./pg-writer.ts";
@@ -220,6 +222,17 @@ export class PgSnapshotStore implements SnapshotStore {
           );
           last += inserted.rowCount ?? 0;
         }
+        // The load's unfiltered facet counts join the trends (src/db/history.ts).
+        const [{ summary }] = (
+          await client.query<{ summary: string | null }>("SELECT to_regclass($1)::text AS summary", [
+            `"${location}"."${FACET_SUMMARY_TABLE}"`,
+          ])
+        ).rows;
+        if (summary)
+          await client.query(
+            keepTrendStatement(`"${location}"."${FACET_SUMMARY_TABLE}"`, `${meta}.`, "postgresql"),
+            [version, at],
+          );
         // Retention: the events of the newest `changesRetention` published loads.
         const floor = (
           await client.query<{ version: number }>(
@@ -239,6 +252,7 @@ export class PgSnapshotStore implements SnapshotStore {
             await client.query(`DELETE FROM ${meta}.change_event WHERE version < $1`, [floor.version]);
             pruned = Math.max(pruned, Number(top));
           }
+          await client.query(pruneTrendsStatement(`${meta}.`, "postgresql"), [floor.version]);
         }
         await client.query(`UPDATE ${meta}.change_feed SET last_id = $1, pruned_through = $2 WHERE id = 1`, [
           last,

@@ -15,6 +15,8 @@ import Database from "better-sqlite3";
 import { LRUCache } from "lru-cache";
 import { EVENT_DOC } from "./change-feed.ts";
 import { STAGED, stagedInOrder } from "./change-sql.ts";
+import { FACET_SUMMARY_TABLE } from "./facet-sql.ts";
+import { keepTrendStatement, pruneTrendsStatement } from "./history.ts";
 import { applySqliteMigrations } from "./migrate.ts";
 import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
 import type {
@@ -203,6 +205,11 @@ export class SqliteSnapshotStore implements SnapshotStore {
             .run(last, version, now);
           last += changes;
         }
+        // The load's unfiltered facet counts join the trends (src/db/history.ts).
+        if (this.db.prepare("SELECT 1 FROM snap.sqlite_master WHERE name = ?").get(FACET_SUMMARY_TABLE))
+          this.db
+            .prepare(keepTrendStatement(`snap."${FACET_SUMMARY_TABLE}"`, "", "sqlite"))
+            .run(version, now);
         // Retention: the events of the newest `changesRetention` published loads.
         const floor = this.db
           .prepare(
@@ -218,6 +225,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
             this.db.prepare("DELETE FROM change_event WHERE version < ?").run(floor.version);
             pruned = Math.max(pruned, top);
           }
+          this.db.prepare(pruneTrendsStatement("", "sqlite")).run(floor.version);
         }
         this.db
           .prepare(

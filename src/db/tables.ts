@@ -32,7 +32,8 @@ type MetaModel =
   | "DomainList"
   | "DomainListItem"
   | "Webhook"
-  | "WebhookDelivery";
+  | "WebhookDelivery"
+  | "FacetTrend";
 export type TableKey = Uncapitalize<Exclude<keyof typeof MODEL, MetaModel>>;
 
 export interface Table {
@@ -54,6 +55,7 @@ const META: readonly string[] = [
   "DomainListItem",
   "Webhook",
   "WebhookDelivery",
+  "FacetTrend",
 ] satisfies MetaModel[];
 
 function tableOf(model: keyof typeof MODEL): Table {

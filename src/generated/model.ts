@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "fc9cfd79e776b89b2155e82eb3d306dbfebf0b405f281480ad306dd5278b8061";
+export const SCHEMA_SHA256 = "477801698adbfcfb9b877e82d37ce48f584694e84ffb3553b875065fe78ee69f";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -627,6 +627,60 @@ export const MODEL = {
       {
         "field": "prunedThrough",
         "column": "pruned_through",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      }
+    ]
+  },
+  "FacetTrend": {
+    "table": "facet_trend",
+    "fields": [
+      {
+        "field": "dimension",
+        "column": "dimension",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "version",
+        "column": "version",
+        "type": "Int",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "position",
+        "column": "position",
+        "type": "Int",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "publishedAt",
+        "column": "published_at",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "value",
+        "column": "value",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "count",
+        "column": "count",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "covered",
+        "column": "covered",
         "type": "BigInt",
         "optional": false,
         "internal": false
@@ -2729,6 +2783,66 @@ export const DATAMODEL = {
       ]
     },
     {
+      "name": "FacetTrend",
+      "dbName": "facet_trend",
+      "fields": [
+        {
+          "name": "dimension",
+          "dbName": null,
+          "documentation": "`domain.<dimension>` or `app.<dimension>`, as facet_summary names it.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "version",
+          "dbName": null,
+          "documentation": "The snapshot version of the load.",
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": true
+        },
+        {
+          "name": "position",
+          "dbName": null,
+          "documentation": "1, 2, … in facet order (count descending, then value); 0: the records without a value.",
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": true
+        },
+        {
+          "name": "publishedAt",
+          "dbName": "published_at",
+          "documentation": "Unix milliseconds: when that load was published.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "value",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "count",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "covered",
+          "dbName": null,
+          "documentation": "The records having one of the values up to this position (position 0: those with any).",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        }
+      ]
+    },
+    {
       "name": "SnapshotInfo",
       "dbName": "snapshot_info",
       "fields": [
@@ -4803,6 +4917,45 @@ export const DATAMODEL = {
       "fields": [
         {
           "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "FacetTrend",
+      "type": "id",
+      "fields": [
+        {
+          "name": "dimension"
+        },
+        {
+          "name": "version"
+        },
+        {
+          "name": "position"
+        }
+      ]
+    },
+    {
+      "model": "FacetTrend",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "dimension"
+        },
+        {
+          "name": "value"
+        },
+        {
+          "name": "version"
+        }
+      ]
+    },
+    {
+      "model": "FacetTrend",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "version"
         }
       ]
     },

@@ -74,7 +74,7 @@ function metaOf(ctx: ReadContext): MetaStore {
 }
 
 /** A point of `since` / `until`: a snapshot version (digits) or an RFC 3339 instant or date. */
-function point(value: string, argument: string): { version: number } | { ms: number } {
+export function point(value: string, argument: string): { version: number } | { ms: number } {
   if (/^\d{1,9}$/.test(value)) return { version: Number(value) };
   try {
     return { ms: parseInstant(value, "a snapshot version or a date").getTime() };

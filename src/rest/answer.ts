@@ -159,7 +159,7 @@ export async function answerOperation(
   whole?: Whole,
   http?: Conditional,
 ): Promise<Response> {
-  const { route } = op;
+  let { route } = op;
   let endpoint: Endpoint | null = route.endpoint;
   let drawn: Record<string, string> | undefined;
   const answer = (r: Response) => withRateHeaders(ctx, request, endpoint, r, drawn);
@@ -176,6 +176,7 @@ export async function answerOperation(
       }
       endpoint = route.endpoint;
     }
+    if (route.variant && options.has(route.variant.option)) route = route.variant.route;
     if (!route.query) throw new Error(`route ${op.id} has no query and nothing answered it whole`);
     const plan = planRequest(route, params, options);
     // Validated: the tag is known before executing (the body depends on the snapshot and the URL).

@@ -28,7 +28,7 @@ export interface Route {
   /** The rate limit it draws on (docs/api.md section 8). */
   endpoint: Endpoint;
   /** The GraphQL type of its records, whose fields `fields` selects. */
-  type: "App" | "AppReview" | "Domain" | "Change" | "DomainList" | "Webhook" | "WebhookDelivery";
+  type: "App" | "AppReview" | "Domain" | HistoryType | AccountType;
   /**
    * Its operation is a mutation (an account's lists): never cached (no ETag, no 304), and run on
    * the method's own operation id.
@@ -58,11 +58,10 @@ export interface Route {
    * match, or a `job` (cursor=all: 202 while it runs, then the result).
    */
   whole?: { kind: "stream" | "job"; endpoint: Endpoint };
-  /**
-   * Answers the facets of the list it names (src/rest/facets.ts), not records: it takes no
-   * `fields`, and its document and answer are made by planFacets.
-   */
+  /** Answers the facets of the list it names (src/rest/facets.ts, planFacets), not records: no `fields`. */
   facets?: "domain" | "app";
+  /** Answered by another route of its path (not in the table) when this option is given (as_of). */
+  variant?: { option: string; route: Route };
   /** The option a GraphQL argument came from, where the route's own naming differs (else optionOf). */
   option?: (argument: string) => string | undefined;
   /**
@@ -71,6 +70,9 @@ export interface Route {
    */
   recordOf?: (record: Record<string, unknown>) => Record<string, unknown>;
 }
+
+type HistoryType = "Change" | "TrendLoad" | "DomainAsOf";
+type AccountType = "DomainList" | "Webhook" | "WebhookDelivery";
 
 /** One key of an envelope. Paths are dotted; "" is the last field of the query itself. */
 export type Part =

@@ -3,6 +3,7 @@ import { schema } from "../schema/index.ts";
 import { CHANGE_PAGE, CHANGE_QUERY, changeOption, STREAM_OPTIONS } from "./change-inputs.ts";
 import { facetInput } from "./facets.ts";
 import { parseFields } from "./fields.ts";
+import { AS_OF_OPTION, HISTORY_ROUTES, retrieveDomainAsOf } from "./history-routes.ts";
 import {
   APP_MATCH,
   APP_PATH,
@@ -89,9 +90,11 @@ const retrieveDomain: Route = {
   summary: "Retrieve a Domain by name",
   endpoint: "retrieveDomain",
   type: "Domain",
-  inputs: [DOMAIN_PATH, followRedirects("Return the Domain a Redirect Domain redirects to.")],
+  inputs: [DOMAIN_PATH, followRedirects("Return the Domain a Redirect Domain redirects to."), AS_OF_OPTION],
   query: [["domain", ["name", "followRedirects"]]],
   envelope: { domain: { record: "" } },
+  // With as_of, the Domain as it was (docs/decisions.md, "History").
+  variant: { option: "as_of", route: retrieveDomainAsOf },
 };
 
 const listDomainAppReviews: Route = {
@@ -317,6 +320,7 @@ export const ROUTES: readonly Route[] = [
   deleteList,
   addToList,
   removeFromList,
+  ...HISTORY_ROUTES,
   ...WEBHOOK_ROUTES,
 ];
 

@@ -5,6 +5,7 @@ import "./app.ts";
 import "./domain.ts";
 import "./facets.ts";
 import "./changes.ts";
+import "./history.ts";
 import "./review.ts";
 import "./node.ts";
 import "./usage.ts";

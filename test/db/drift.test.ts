@@ -46,6 +46,7 @@ const META_MODELS = [
   "DomainListItem",
   "Webhook",
   "WebhookDelivery",
+  "FacetTrend",
 ];
 
 /** A database of one set: "meta", or the snapshot copy of that version. */

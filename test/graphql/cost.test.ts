@@ -211,6 +211,19 @@ describe("operation cost", () => {
     searchDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
     listChanges: { type: "Change", single: false, params: {}, options: { page_size: "1000" } },
     listLists: { type: "DomainList", single: false, params: {}, options: {} },
+    domainTrends: {
+      type: "TrendLoad",
+      single: false,
+      params: {},
+      options: { dimension: "tech", values: Array.from({ length: 100 }, (_, i) => `v${i}`).join(",") },
+    },
+    appTrends: { type: "TrendLoad", single: false, params: {}, options: { dimension: "p", top: "100" } },
+    domainHistory: {
+      type: "Change",
+      single: false,
+      params: { name: "x.com" },
+      options: { page_size: "1000" },
+    },
     listListDomains: { type: "Domain", single: false, params: { list: "x" }, options: { page_size: "1000" } },
     deleteList: { type: "DomainList", single: true, params: { list: "x" }, options: {} },
     addDomainsToList: {
@@ -294,7 +307,9 @@ describe("operation cost", () => {
         route.route,
         { app: "shopify.x", name: "x.com", list: "x", webhook: "wh_x", delivery: "msg_x" },
         Options.fromBody(
-          route.id === "createWebhook" ? { url: "https://example.com/hook" } : { domains: ["x.com"] },
+          route.id === "createWebhook"
+            ? { url: "https://example.com/hook" }
+            : { domains: ["x.com"], dimension: route.id === "appTrends" ? "p" : "tech" },
         ),
       );
       const doc = plan.document();

@@ -852,6 +852,8 @@ function companions(option: string): Record<string, string> {
 /** Options a route needs to be read at all (a webhook's url). */
 const REQUIRED: Record<string, Record<string, string>> = {
   createWebhook: { url: "http://127.0.0.1:9/hook" },
+  domainTrends: { dimension: "tech" },
+  appTrends: { dimension: "p" },
 };
 
 interface Fuzzed {
@@ -889,6 +891,8 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
   let names = new RegExp(`^${option.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `);
   if (option === "domains") names = /^domains\[1\]: /;
   if (option === "aq") names = /^f:tech \(aq\[0\]\): /;
+  // A trend's values, a comma-separated list: the value refused is named by its place.
+  if (option === "values") names = /^values(\[\d+\])?: /;
   if (option === "(path)")
     names = route.path.includes("{name}")
       ? /^domain name: /

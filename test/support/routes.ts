@@ -61,7 +61,11 @@ const MADE: Record<
   "{webhook}": { by: "createWebhook", value: (a) => (a?.id as unknown as string) ?? a?.delivery?.webhook },
 };
 /** A query string some routes need to answer at all (by route id): a live stream that ends. */
-const QUERIES: Record<string, string> = { streamChanges: "?max_seconds=1" };
+const QUERIES: Record<string, string> = {
+  streamChanges: "?max_seconds=1",
+  domainTrends: "?dimension=tech",
+  appTrends: "?dimension=p",
+};
 
 /** A valid JSON body for every route that reads one (by route id). */
 const BODIES: Record<string, unknown> = {

@@ -77,6 +77,13 @@ export type ChangeEvent = Prisma.ChangeEventModel
  */
 export type ChangeFeed = Prisma.ChangeFeedModel
 /**
+ * Model FacetTrend
+ * meta: the trends of the facet dimensions (docs/decisions.md, "History"): each published
+ * load's unfiltered counts of every dimension (its snapshot's facet_summary), kept as long as the
+ * feed keeps the load's events.
+ */
+export type FacetTrend = Prisma.FacetTrendModel
+/**
  * Model SnapshotInfo
  * snapshot: facts about the copy itself (one row), so a copy knows its own version.
  */

@@ -407,6 +407,7 @@ export const ModelName = {
   WebhookDelivery: 'WebhookDelivery',
   ChangeEvent: 'ChangeEvent',
   ChangeFeed: 'ChangeFeed',
+  FacetTrend: 'FacetTrend',
   SnapshotInfo: 'SnapshotInfo',
   App: 'App',
   AppCategory: 'AppCategory',
@@ -440,7 +441,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "snapshot" | "exportJob" | "exportChunk" | "apiKey" | "domainList" | "domainListItem" | "webhook" | "webhookDelivery" | "changeEvent" | "changeFeed" | "snapshotInfo" | "app" | "appCategory" | "appPlan" | "appIntegration" | "appInstallsPoint" | "appReview" | "appReviewDomain" | "domain" | "domainCategory" | "domainFeature" | "domainTag" | "domainSalesChannel" | "domainShipsTo" | "domainContact" | "technology" | "domainTechnology" | "domainApp"
+    modelProps: "snapshot" | "exportJob" | "exportChunk" | "apiKey" | "domainList" | "domainListItem" | "webhook" | "webhookDelivery" | "changeEvent" | "changeFeed" | "facetTrend" | "snapshotInfo" | "app" | "appCategory" | "appPlan" | "appIntegration" | "appInstallsPoint" | "appReview" | "appReviewDomain" | "domain" | "domainCategory" | "domainFeature" | "domainTag" | "domainSalesChannel" | "domainShipsTo" | "domainContact" | "technology" | "domainTechnology" | "domainApp"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1181,6 +1182,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ChangeFeedCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ChangeFeedCountAggregateOutputType> | number
+        }
+      }
+    }
+    FacetTrend: {
+      payload: Prisma.$FacetTrendPayload<ExtArgs>
+      fields: Prisma.FacetTrendFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.FacetTrendFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.FacetTrendFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload>
+        }
+        findFirst: {
+          args: Prisma.FacetTrendFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.FacetTrendFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload>
+        }
+        findMany: {
+          args: Prisma.FacetTrendFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload>[]
+        }
+        create: {
+          args: Prisma.FacetTrendCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload>
+        }
+        createMany: {
+          args: Prisma.FacetTrendCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.FacetTrendCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload>[]
+        }
+        delete: {
+          args: Prisma.FacetTrendDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload>
+        }
+        update: {
+          args: Prisma.FacetTrendUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload>
+        }
+        deleteMany: {
+          args: Prisma.FacetTrendDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.FacetTrendUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.FacetTrendUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload>[]
+        }
+        upsert: {
+          args: Prisma.FacetTrendUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FacetTrendPayload>
+        }
+        aggregate: {
+          args: Prisma.FacetTrendAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateFacetTrend>
+        }
+        groupBy: {
+          args: Prisma.FacetTrendGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FacetTrendGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.FacetTrendCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FacetTrendCountAggregateOutputType> | number
         }
       }
     }
@@ -2698,6 +2773,19 @@ export const ChangeFeedScalarFieldEnum = {
 export type ChangeFeedScalarFieldEnum = (typeof ChangeFeedScalarFieldEnum)[keyof typeof ChangeFeedScalarFieldEnum]
 
 
+export const FacetTrendScalarFieldEnum = {
+  dimension: 'dimension',
+  version: 'version',
+  position: 'position',
+  publishedAt: 'publishedAt',
+  value: 'value',
+  count: 'count',
+  covered: 'covered'
+} as const
+
+export type FacetTrendScalarFieldEnum = (typeof FacetTrendScalarFieldEnum)[keyof typeof FacetTrendScalarFieldEnum]
+
+
 export const SnapshotInfoScalarFieldEnum = {
   version: 'version',
   loadedAt: 'loadedAt',
@@ -3297,6 +3385,7 @@ export type GlobalOmitConfig = {
   webhookDelivery?: Prisma.WebhookDeliveryOmit
   changeEvent?: Prisma.ChangeEventOmit
   changeFeed?: Prisma.ChangeFeedOmit
+  facetTrend?: Prisma.FacetTrendOmit
   snapshotInfo?: Prisma.SnapshotInfoOmit
   app?: Prisma.AppOmit
   appCategory?: Prisma.AppCategoryOmit

@@ -61,6 +61,7 @@ export const ModelName = {
   WebhookDelivery: 'WebhookDelivery',
   ChangeEvent: 'ChangeEvent',
   ChangeFeed: 'ChangeFeed',
+  FacetTrend: 'FacetTrend',
   SnapshotInfo: 'SnapshotInfo',
   App: 'App',
   AppCategory: 'AppCategory',
@@ -238,6 +239,19 @@ export const ChangeFeedScalarFieldEnum = {
 } as const
 
 export type ChangeFeedScalarFieldEnum = (typeof ChangeFeedScalarFieldEnum)[keyof typeof ChangeFeedScalarFieldEnum]
+
+
+export const FacetTrendScalarFieldEnum = {
+  dimension: 'dimension',
+  version: 'version',
+  position: 'position',
+  publishedAt: 'publishedAt',
+  value: 'value',
+  count: 'count',
+  covered: 'covered'
+} as const
+
+export type FacetTrendScalarFieldEnum = (typeof FacetTrendScalarFieldEnum)[keyof typeof FacetTrendScalarFieldEnum]
 
 
 export const SnapshotInfoScalarFieldEnum = {
