@@ -2,6 +2,7 @@ import pg from "pg";
 import type { Timeouts } from "../config.ts";
 import { EVENT_DOC } from "./change-feed.ts";
 import { STAGED, stagedInOrder } from "./change-sql.ts";
+import { publishSegmentsPg } from "./segment-publish.ts";
 import { applyPgMigrations } from "./migrate.ts";
 import { poolTimeouts } from "./pg-pool.ts";
 import { PgSnapshotWriter } from "./pg-writer.ts";
@@ -220,6 +221,8 @@ export class PgSnapshotStore implements SnapshotStore {
           );
           last += inserted.rowCount ?? 0;
         }
+        if (options.segments)
+          last = await publishSegmentsPg(client, meta, options.segments, version, Number(at), last);
         // Retention: the events of the newest `changesRetention` published loads.
         const floor = (
           await client.query<{ version: number }>(

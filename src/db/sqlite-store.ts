@@ -15,6 +15,7 @@ import Database from "better-sqlite3";
 import { LRUCache } from "lru-cache";
 import { EVENT_DOC } from "./change-feed.ts";
 import { STAGED, stagedInOrder } from "./change-sql.ts";
+import { publishSegmentsSqlite } from "./segment-publish.ts";
 import { applySqliteMigrations } from "./migrate.ts";
 import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
 import type {
@@ -203,6 +204,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
             .run(last, version, now);
           last += changes;
         }
+        if (options.segments) last = publishSegmentsSqlite(this.db, options.segments, version, now, last);
         // Retention: the events of the newest `changesRetention` published loads.
         const floor = this.db
           .prepare(

@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "cb7da7f56c3997c20e0034db7495bf6c033a164238fd65496af93ebfb835c8cf";
+export const SCHEMA_SHA256 = "4089f17756004d23967688db8ba1c06807e7faa70b80514b04970d4d17263e17";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -496,6 +496,13 @@ export const MODEL = {
       {
         "field": "filter",
         "column": "filter",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "segment",
+        "column": "segment",
         "type": "String",
         "optional": true,
         "internal": false
@@ -2712,6 +2719,14 @@ export const DATAMODEL = {
           "name": "filter",
           "dbName": null,
           "documentation": "JSON of GraphQL's DomainFilter.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "segment",
+          "dbName": null,
+          "documentation": "The name of one of the account's segments: only its events (segment_entered, segment_left).",
           "kind": "scalar",
           "type": "String",
           "isRequired": false

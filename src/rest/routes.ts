@@ -23,6 +23,7 @@ import {
   REVIEW_SORT,
 } from "./inputs.ts";
 import { documentOf, operationsOf, type Route } from "./route.ts";
+import { SEGMENT_ROUTES } from "./segment-routes.ts";
 import { WEBHOOK_ROUTES } from "./webhook-routes.ts";
 
 /** Where the legacy REST API is served, and its OpenAPI document. */
@@ -317,6 +318,7 @@ export const ROUTES: readonly Route[] = [
   deleteList,
   addToList,
   removeFromList,
+  ...SEGMENT_ROUTES,
   ...WEBHOOK_ROUTES,
 ];
 

@@ -32,3 +32,6 @@ CREATE TABLE "segment_load" (
 ALTER TABLE "change_event" ADD COLUMN "account" TEXT;
 ALTER TABLE "change_event" ADD COLUMN "segment" TEXT;
 CREATE INDEX "change_event_account_segment_id_idx" ON "change_event" ("account", "segment", "id");
+
+-- A webhook may take one segment's events (segment_entered, segment_left of the account's segment).
+ALTER TABLE "webhook" ADD COLUMN "segment" TEXT;

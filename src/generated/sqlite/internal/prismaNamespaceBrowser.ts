@@ -210,6 +210,7 @@ export const WebhookScalarFieldEnum = {
   kinds: 'kinds',
   list: 'list',
   filter: 'filter',
+  segment: 'segment',
   secret: 'secret',
   cursor: 'cursor',
   error: 'error',
