@@ -215,7 +215,7 @@ export class PgSnapshotStore implements SnapshotStore {
           const inserted = await client.query(
             `INSERT INTO ${meta}.change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc)
              SELECT id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, ${EVENT_DOC.postgresql}
-             FROM (SELECT $1::bigint + seq AS id, $2::integer AS version, $3::bigint AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after
+             FROM (SELECT $1::bigint + seq AS id, $2::integer AS version, $3::bigint AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after, NULL::text AS segment
                    FROM (${stagedInOrder("postgresql", `"${location}"."${STAGED}"`)}) s) e`,
             [last, version, at],
           );

@@ -198,7 +198,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
             .prepare(
               `INSERT INTO change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc)
                SELECT id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, ${EVENT_DOC.sqlite}
-               FROM (SELECT CAST(? AS INTEGER) + seq AS id, CAST(? AS INTEGER) AS version, CAST(? AS INTEGER) AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after
+               FROM (SELECT CAST(? AS INTEGER) + seq AS id, CAST(? AS INTEGER) AS version, CAST(? AS INTEGER) AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after, NULL AS segment
                      FROM (${stagedInOrder("sqlite", `snap."${STAGED}"`)})) ORDER BY id`,
             )
             .run(last, version, now);

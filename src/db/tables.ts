@@ -31,6 +31,8 @@ type MetaModel =
   | "ChangeFeed"
   | "DomainList"
   | "DomainListItem"
+  | "Segment"
+  | "SegmentLoad"
   | "Webhook"
   | "WebhookDelivery";
 export type TableKey = Uncapitalize<Exclude<keyof typeof MODEL, MetaModel>>;
@@ -52,6 +54,8 @@ const META: readonly string[] = [
   "ChangeFeed",
   "DomainList",
   "DomainListItem",
+  "Segment",
+  "SegmentLoad",
   "Webhook",
   "WebhookDelivery",
 ] satisfies MetaModel[];
