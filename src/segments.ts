@@ -5,7 +5,13 @@ import { type Bitmap, RoaringBitmap32 } from "./db/count-index.ts";
 import { openSnapshotReader, type SqlReader } from "./db/reader.ts";
 import { Segments, type StoredSegment } from "./db/segments.ts";
 import type { ServedSnapshot } from "./db/snapshots.ts";
-import type { SegmentEvent, SegmentLoadOutcome, SegmentOutcome, SnapshotRow, SnapshotStore } from "./db/store.ts";
+import type {
+  SegmentEvent,
+  SegmentLoadOutcome,
+  SegmentOutcome,
+  SnapshotRow,
+  SnapshotStore,
+} from "./db/store.ts";
 import type { Where } from "./query/keyset.ts";
 import { membersOf, segmentArgsOf, segmentWhere } from "./query/segments.ts";
 import "./schema/index.ts";

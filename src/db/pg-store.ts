@@ -2,11 +2,11 @@ import pg from "pg";
 import type { Timeouts } from "../config.ts";
 import { EVENT_DOC } from "./change-feed.ts";
 import { STAGED, stagedInOrder } from "./change-sql.ts";
-import { publishSegmentsPg } from "./segment-publish.ts";
 import { applyPgMigrations } from "./migrate.ts";
 import { poolTimeouts } from "./pg-pool.ts";
 import { PgSnapshotWriter } from "./pg-writer.ts";
 import { utc } from "./reader.ts";
+import { publishSegmentsPg } from "./segment-publish.ts";
 import type {
   PublishOptions,
   RawSnapshotRow,

@@ -98,8 +98,11 @@ const rowOf = (r: Record<string, unknown>): SegmentRow & { id: string; account: 
   updatedAt: new Date(Number(r.updated_at)),
 });
 
-const segmentOnly = ({ id: _id, account: _a, ...s }: SegmentRow & { id: string; account: string }): SegmentRow =>
-  s;
+const segmentOnly = ({
+  id: _id,
+  account: _a,
+  ...s
+}: SegmentRow & { id: string; account: string }): SegmentRow => s;
 
 export const loadRowOf = (r: Record<string, unknown>): SegmentLoadRow => ({
   version: Number(r.version),
@@ -149,7 +152,11 @@ export class Segments {
    * Saves the segment: made when the account has none of that name (within SEGMENT_LIMITS), its
    * filter replaced otherwise (its history stays: the next load compares under the new filter).
    */
-  async save(account: string, name: string, query: SegmentQuery): Promise<{ segment: SegmentRow; created: boolean }> {
+  async save(
+    account: string,
+    name: string,
+    query: SegmentQuery,
+  ): Promise<{ segment: SegmentRow; created: boolean }> {
     checkSegmentName(name);
     return this.store.metaTransaction(
       async (q) => {

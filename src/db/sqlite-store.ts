@@ -15,8 +15,8 @@ import Database from "better-sqlite3";
 import { LRUCache } from "lru-cache";
 import { EVENT_DOC } from "./change-feed.ts";
 import { STAGED, stagedInOrder } from "./change-sql.ts";
-import { publishSegmentsSqlite } from "./segment-publish.ts";
 import { applySqliteMigrations } from "./migrate.ts";
+import { publishSegmentsSqlite } from "./segment-publish.ts";
 import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
 import type {
   PublishOptions,

@@ -1,8 +1,8 @@
 import type { ApiKey } from "../auth/keys.ts";
-import { readContext } from "../context.ts";
 import { type Asker, apiKeyOf } from "../auth/plugin.ts";
 import type { Budget, RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
+import { readContext } from "../context.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
 import { DomainLists, type ListStore, noList } from "../db/lists.ts";

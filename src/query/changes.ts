@@ -121,7 +121,11 @@ async function pageAfter(
   const first = args.first == null ? DEFAULT_CHANGES : pageSize(args.first, MAX_CHANGES);
   const filter = args.filter ?? {};
   // A segment's events are its account's alone (docs/decisions.md, "Segments").
-  const where: FeedWhere = { after: 0, served: served.snapshot.version, account: ctx.account?.account ?? null };
+  const where: FeedWhere = {
+    after: 0,
+    served: served.snapshot.version,
+    account: ctx.account?.account ?? null,
+  };
   if (args.after != null) {
     if (!/^\d{1,15}$/.test(args.after)) throw new InputError("after", "is not a cursor of the change feed");
     where.after = Number(args.after);

@@ -233,7 +233,8 @@ export const DOMAIN_NAMED_FILTERS = {
   list: { legacy: "f:list", description: "In this list of the API key's account (GET /list)" },
   segment: {
     legacy: "f:segment",
-    description: "In this segment of the API key's account (GET /segment): its members in the served snapshot",
+    description:
+      "In this segment of the API key's account (GET /segment): its members in the served snapshot",
   },
 } as const;
 

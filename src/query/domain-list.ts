@@ -4,9 +4,9 @@ import { type DomainFilter, resolveKeys, toDomainWhere } from "./domain-filter.t
 import { allOf } from "./filter.ts";
 import type { SortKey, Where } from "./keyset.ts";
 import { listsOf } from "./lists.ts";
-import { membersOf, segmentArgsOf } from "./segment-members.ts";
 import { appByIdentifier, technologyKeys } from "./loaders.ts";
 import { searchCondition } from "./search.ts";
+import { membersOf, segmentArgsOf } from "./segment-members.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "./sort.ts";
 
 /**

@@ -77,4 +77,3 @@ export async function membersOf(sql: SqlReader, where: Where): Promise<Members> 
   }
   return { pks: new RoaringBitmap32(pks), counts };
 }
-

@@ -32,7 +32,10 @@ const segmentOption = (argument: string) => (argument === "name" ? "segment" : u
 const restSegment = (s: Record<string, unknown>) => {
   if (!("filter" in s) && !("search" in s)) return s;
   const { filter, search, ...rest } = s;
-  const options = { ...(filterOptionsOf(filter) ?? {}), ...(typeof search === "string" ? { q: search } : {}) };
+  const options = {
+    ...(filterOptionsOf(filter) ?? {}),
+    ...(typeof search === "string" ? { q: search } : {}),
+  };
   return { ...rest, filter: options };
 };
 

@@ -24,7 +24,6 @@ import { asWritten } from "./webhooks.ts";
 /** The schema's DomainFilter input type. */
 export const filterType = (schema: GraphQLSchema) => schema.getType("DomainFilter") as GraphQLInputObjectType;
 
-
 const SegmentLoad = builder.objectRef<SegmentLoadRow>("SegmentLoad").implement({
   description: "A segment at one load it lived through: its size, who entered and left, and its spread.",
   fields: (t) => ({
@@ -35,7 +34,10 @@ const SegmentLoad = builder.objectRef<SegmentLoadRow>("SegmentLoad").implement({
       description: "Its members in that load's snapshot (null when its filter could not be read then).",
       ...legacy("size"),
     }),
-    entered: t.exposeInt("entered", { description: "Domains that entered it at that load.", ...legacy("entered") }),
+    entered: t.exposeInt("entered", {
+      description: "Domains that entered it at that load.",
+      ...legacy("entered"),
+    }),
     left: t.exposeInt("left", { description: "Domains that left it at that load.", ...legacy("left") }),
     counts: t.expose("counts", {
       type: "JSON",
@@ -74,7 +76,7 @@ export const Segment = builder.objectRef<SegmentRow>("Segment").implement({
       description:
         "Its members in the served snapshot now (null when its filter cannot be read: a list it names was deleted).",
       ...legacy("size"),
-      resolve: async (s, _args, ctx, info) => {
+      resolve: async (s, _args, ctx) => {
         try {
           return await segmentSize(ctx, segmentArgsOf(s));
         } catch (e) {
@@ -101,7 +103,6 @@ export const Segment = builder.objectRef<SegmentRow>("Segment").implement({
     }),
   }),
 });
-
 
 builder.queryField("segments", (t) =>
   t.withAuth({ client: true }).field({

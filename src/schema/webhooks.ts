@@ -16,8 +16,8 @@ import { changePage } from "../query/changes.ts";
 import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
 import { dayText, isCalendarDay } from "../query/instant.ts";
 import { listsOf } from "../query/lists.ts";
-import { segmentsOf } from "../query/segments.ts";
 import { pageSize } from "../query/page.ts";
+import { segmentsOf } from "../query/segments.ts";
 import { CHANGES_TYPE, changeFilterOf, TEST_TYPE, testBody } from "../webhooks/payload.ts";
 import { checkTarget } from "../webhooks/send.ts";
 import { builder, legacy, rateLimited } from "./builder.ts";
@@ -317,7 +317,10 @@ builder.mutationField("createWebhook", (t) =>
  * as a variable, it is the same filter. A time given as a calendar day stays one, since as a
  * maximum it covers that whole day (its midnight as an instant would not).
  */
-export function asWritten(filter: DomainFilterShape, type: GraphQLInputObjectType): Record<string, unknown> | null {
+export function asWritten(
+  filter: DomainFilterShape,
+  type: GraphQLInputObjectType,
+): Record<string, unknown> | null {
   const ast = astFromValue(filter, type);
   if (!ast) return null;
   const keepDays = (given: unknown, written: unknown): unknown => {

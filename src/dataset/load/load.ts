@@ -36,7 +36,10 @@ export interface LoadOptions {
    * (src/segments.ts, given by the caller), before it is published: their events and sizes are
    * published with it. Without it no segment is compared at this load.
    */
-  segments?: (snapshot: SnapshotRow, previous: SnapshotRow | null) => Promise<SegmentOutcome & { ms: number }>;
+  segments?: (
+    snapshot: SnapshotRow,
+    previous: SnapshotRow | null,
+  ) => Promise<SegmentOutcome & { ms: number }>;
 }
 
 export interface LoadResult extends SnapshotCounts {
@@ -100,7 +103,8 @@ export async function loadSnapshot(
       await writer.finish();
       options.signal?.throwIfAborted();
       let rendered: { bytes: number; ms: number } | null = null;
-      const row = options.render || options.segments ? (await store.list()).find((r) => r.version === version) : null;
+      const row =
+        options.render || options.segments ? (await store.list()).find((r) => r.version === version) : null;
       if ((options.render || options.segments) && !row)
         throw new Error(`snapshot ${version} is not in the registry`);
       if (options.render && row) {
