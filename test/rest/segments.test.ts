@@ -255,6 +255,83 @@ describe.each(databaseKinds())("segments on %s", (kind) => {
     expect(moves).toBeGreaterThan(0);
   }, 600_000);
 
+  it("a segment's events are seen by its account alone: GET /changes, GraphQL changes, the export, the stream and the subscription", async () => {
+    const other = await api.createKey("enterprise", "visibility");
+    const kinds = "segment_entered,segment_left";
+    const mine = await feed({ kinds });
+    expect(mine.length).toBeGreaterThan(0);
+    expect(await feed({ kinds }, other)).toEqual([]);
+    const gql = async (key: string, query: string) => {
+      const res = await api.app.fetch("http://localhost/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query }),
+      });
+      return (await res.json()) as { data: { changes: { nodes: { id: string; segment: string }[] } } };
+    };
+    const q =
+      "{ changes(filter: { kinds: [segment_entered, segment_left] }, first: 1000) { nodes { id segment } } }";
+    expect((await gql(api.key, q)).data.changes.nodes.map((n) => n.id)).toEqual(mine.map((c) => c.id));
+    expect((await gql(other, q)).data.changes.nodes).toEqual([]);
+    // The export, the stream (from the start of the feed) and the subscription.
+    const exported = async (key: string) =>
+      (await call("GET", `/changes/export?kinds=${kinds}&fields=id`, undefined, key)).text
+        .split("\n")
+        .filter(Boolean);
+    expect((await exported(api.key)).length).toBe(mine.length);
+    expect(await exported(other)).toEqual([]);
+    const streamed = async (url: string, init: RequestInit) => {
+      const controller = new AbortController();
+      const res = await api.app.fetch(url, { ...init, signal: controller.signal });
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      let text = "";
+      const stop = setTimeout(() => {
+        controller.abort();
+        reader.cancel().catch(() => {});
+      }, 1500);
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text += new TextDecoder().decode(value);
+        }
+      } catch {
+        // aborted: what came is what was sent
+      } finally {
+        clearTimeout(stop);
+      }
+      return text;
+    };
+    const stream = (key: string) =>
+      streamed(`http://localhost${REST_BASE}/changes/stream?kinds=${kinds}&cursor=0&max_seconds=1`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+    // The ids of the stream's events that carry a change of a segment (not its opening event).
+    const ids = (text: string) =>
+      text
+        .split("\n\n")
+        .filter((block) => block.includes("segment_"))
+        .map((block) => /^id: ?(\d+)$/m.exec(block)?.[1]);
+    expect(ids(await stream(api.key))).toEqual(mine.map((c) => String(c.id)));
+    expect(ids(await stream(other))).toEqual([]);
+    const subscription = (key: string) =>
+      streamed("http://localhost/graphql", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "text/event-stream",
+          authorization: `Bearer ${key}`,
+        },
+        body: JSON.stringify({
+          query:
+            'subscription { changes(after: "0", filter: { kinds: [segment_entered, segment_left] }) { id } }',
+        }),
+      });
+    const sent = (text: string) => [...text.matchAll(/"id":"(\d+)"/g)].map((m) => m[1]);
+    expect(sent(await subscription(api.key))).toEqual(mine.map((c) => String(c.id)));
+    expect(sent(await subscription(other))).toEqual([]);
+  });
+
   it("a segment saved between loads sends only its entries and exits; replacing its filter emits nothing until the next load", async () => {
     const name = `between-${run}`;
     expect((await call("PUT", `/segment/${name}`, { "f:p": "shopify" })).status).toBe(200);
