@@ -167,6 +167,25 @@ describe.each(databaseKinds())("segments on %s", (kind) => {
     // f:segment reads the segment's members wherever f:list is accepted.
     const members = await exported({ "f:p": "shopify", "f:cc": "US" });
     expect(await exported({ "f:segment": "us-shopify" })).toEqual(members);
+    const same = async (path: string) => {
+      const a = await call("GET", `${path}${path.includes("?") ? "&" : "?"}f:segment=us-shopify`);
+      const b = await call("GET", `${path}${path.includes("?") ? "&" : "?"}f:p=shopify&f:cc=US`);
+      expect(a.status, a.text).toBe(200);
+      // The same answer (a cursor names its own query).
+      const { next_cursor: _a, ...x } = a.json;
+      const { next_cursor: _b, ...y } = b.json;
+      expect(x).toEqual(y);
+    };
+    await same("/domain?fields=name&page_size=50");
+    await same("/domain/facets?facets=plan,p");
+    await same("/changes?page_size=1000");
+    expect((await call("GET", "/domain?f:segment=nothing")).json.error).toMatch(
+      /^f:segment: no segment named/,
+    );
+    // A segment names no other segment.
+    const nested = await call("PUT", "/segment/nested", { "f:segment": "us-shopify" });
+    expect(nested.status).toBe(400);
+    expect(nested.json.error).toMatch(/f:segment/);
     const del = await call("DELETE", "/segment/us-shopify");
     expect(del.status).toBe(200);
     expect((await call("GET", "/segment")).json.segments).toEqual([]);
@@ -331,6 +350,32 @@ describe.each(databaseKinds())("segments on %s", (kind) => {
     expect(sent(await subscription(api.key))).toEqual(mine.map((c) => String(c.id)));
     expect(sent(await subscription(other))).toEqual([]);
   });
+
+  it("each event names the Domain's changes of the load that moved it, of the kinds its filter tests", async () => {
+    const name = `platform-${run}`;
+    expect((await call("PUT", `/segment/${name}`, { "f:p": "shopify" })).status).toBe(200);
+    const previous = await version();
+    const week = await nextWeek(25, 3);
+    await api.load(week);
+    served = week;
+    const events = await feed({ segment: name, since: String(previous) });
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) {
+      const kinds = ((e.after as Rec).changes as Rec[]).map((c) => c.kind);
+      const moved =
+        e.kind === "segment_entered"
+          ? ["domain_added", "platform_changed"]
+          : ["domain_removed", "platform_changed"];
+      expect(
+        kinds.some((k) => moved.includes(k as string)),
+        JSON.stringify(e),
+      ).toBe(true);
+      expect(
+        kinds.every((k) => ["domain_added", "domain_removed", "platform_changed"].includes(k as string)),
+      ).toBe(true);
+    }
+    await call("DELETE", `/segment/${name}`);
+  }, 120_000);
 
   it("a segment saved between loads sends only its entries and exits; replacing its filter emits nothing until the next load", async () => {
     const name = `between-${run}`;
