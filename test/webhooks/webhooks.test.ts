@@ -993,25 +993,35 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
     const theirs = await create({ url: `${receiver.url}?theirs` }, other);
     const start = String(mine.webhook.cursor);
     const before = receiver.accepted().length;
-    api.app.deliverer?.start();
-    await loadNext();
-    const expected = await changesAfter(start, "&segment=hooked&kinds=segment_entered");
-    expect(expected.length).toBeGreaterThan(0);
-    expect(expected.every((c) => c.kind === "segment_entered" && c.segment === "hooked")).toBe(true);
-    // The other account's feed holds everything but this account's segment events.
-    const everyone = (await changesAfter(start)).filter((c) => !String(c.kind).startsWith("segment_"));
-    const total = Math.ceil(expected.length / 100) + Math.ceil(everyone.length / 100);
-    await receiver.until((r) => r.accepted().length >= before + total);
-    const got: Record<string, Json[]> = {};
-    for (const r of receiver.accepted().slice(before)) {
-      const body = JSON.parse(r.body) as { data: { webhook: string; changes: Json[] } };
-      got[body.data.webhook] = [...(got[body.data.webhook] ?? []), ...body.data.changes];
+    // The test's own gateway's deliverer was stopped by an earlier test: another gateway delivers.
+    const gateway = createApp(
+      { ...api.db.config, webhooks: { ...api.db.config.webhooks, allowPrivateTargets: true, deliver: true } },
+      api.snapshots,
+      { webhooks: FAST },
+    );
+    gateway.deliverer?.start();
+    try {
+      await loadNext();
+      const expected = await changesAfter(start, "&segment=hooked&kinds=segment_entered");
+      expect(expected.length).toBeGreaterThan(0);
+      expect(expected.every((c) => c.kind === "segment_entered" && c.segment === "hooked")).toBe(true);
+      // The other account's feed holds everything but this account's segment events.
+      const everyone = (await changesAfter(start)).filter((c) => !String(c.kind).startsWith("segment_"));
+      const total = Math.ceil(expected.length / 100) + Math.ceil(everyone.length / 100);
+      await receiver.until((r) => r.accepted().length >= before + total);
+      const got: Record<string, Json[]> = {};
+      for (const r of receiver.accepted().slice(before)) {
+        const body = JSON.parse(r.body) as { data: { webhook: string; changes: Json[] } };
+        got[body.data.webhook] = [...(got[body.data.webhook] ?? []), ...body.data.changes];
+      }
+      const byId = (a: Json, b: Json) => Number(a.id) - Number(b.id);
+      expect((got[mine.id] ?? []).sort(byId)).toEqual(expected);
+      expect((got[theirs.id] ?? []).sort(byId)).toEqual(everyone);
+      expect((got[theirs.id] ?? []).some((c) => String(c.kind).startsWith("segment_"))).toBe(false);
+    } finally {
+      await gateway.dispose();
     }
-    const byId = (a: Json, b: Json) => Number(a.id) - Number(b.id);
-    expect((got[mine.id] ?? []).sort(byId)).toEqual(expected);
-    expect((got[theirs.id] ?? []).sort(byId)).toEqual(everyone);
-    expect((got[theirs.id] ?? []).some((c) => String(c.kind).startsWith("segment_"))).toBe(false);
-    await call("DELETE", "/webhooks/" + theirs.id, undefined, other);
+    await call("DELETE", `/webhooks/${theirs.id}`, undefined, other);
     await call("DELETE", "/segment/hooked");
   });
 });
