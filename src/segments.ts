@@ -1,7 +1,7 @@
 import type { Config } from "./config.ts";
 import { readContext } from "./context.ts";
 import { STAGED } from "./db/change-sql.ts";
-import { type Bitmap, RoaringBitmap32 } from "./db/count-index.ts";
+import { type Bitmap, type CountIndex, countIndexOf, RoaringBitmap32 } from "./db/count-index.ts";
 import { openSnapshotReader, type SqlReader } from "./db/reader.ts";
 import { Segments, type StoredSegment } from "./db/segments.ts";
 import type { ServedSnapshot } from "./db/snapshots.ts";
@@ -13,6 +13,7 @@ import type {
   SnapshotStore,
 } from "./db/store.ts";
 import type { Where } from "./query/keyset.ts";
+import { indexedMembersOf } from "./query/segment-members.ts";
 import { membersOf, segmentArgsOf, segmentWhere } from "./query/segments.ts";
 import "./schema/index.ts";
 
@@ -51,7 +52,36 @@ export async function evaluateSegments(
     });
     const now = served(snapshot, after);
     const then = previous && before ? served(previous, before) : null;
-    // Segments of one account and filter are evaluated once (the same `where` on each snapshot).
+    // Both snapshots indexed: members are compared as ordinals, the old ones mapped to the new
+    // (one array for the load); else as keys, from SQL where a snapshot has no index.
+    const [indexAfter, indexBefore] = await Promise.all([
+      countIndexOf(after),
+      before ? countIndexOf(before) : null,
+    ]);
+    const ordAfter = indexAfter && indexBefore ? ordinalMap(indexBefore, indexAfter, names) : null;
+    const moved = async (where: Where, whereThen: Where | null) => {
+      if (ordAfter && indexAfter && before && whereThen) {
+        const now = await indexedMembersOf(after, where);
+        const was = await indexedMembersOf(before, whereThen);
+        if (now && was) {
+          const nameOf = (ord: number) => names.after[indexAfter.ordToPk[ord]];
+          const wasName = (ord: number) => names.before[was.index.ordToPk[ord]];
+          return {
+            size: now.ords.size,
+            counts: now.counts,
+            ...compare(now.ords, was.ords, ordAfter, nameOf, wasName),
+          };
+        }
+      }
+      const now = await membersOf(after, where);
+      const was = whereThen && before ? (await membersOf(before, whereThen)).pks : null;
+      const nameOf = (pk: number) => names.after[pk];
+      const wasName = (pk: number) => names.before[pk];
+      const changes = was
+        ? compare(now.pks, was, names.keyAfter, nameOf, wasName)
+        : { entered: [], left: [] };
+      return { size: now.pks.size, counts: now.counts, ...changes };
+    };
     const loads: SegmentLoadOutcome[] = [];
     const moves: { segment: StoredSegment; entered: string[]; left: string[]; where: Where }[] = [];
     for (const segment of segments) {
@@ -74,15 +104,13 @@ export async function evaluateSegments(
         });
         continue;
       }
-      const members = await membersOf(after, where);
-      const was = whereThen && before ? (await membersOf(before, whereThen)).pks : null;
-      const { entered, left } = was ? compare(members.pks, was, names) : { entered: [], left: [] };
+      const { size, counts, entered, left } = await moved(where, whereThen);
       loads.push({
         segmentId: segment.id,
-        size: members.pks.size,
+        size,
         entered: entered.length,
         left: left.length,
-        counts: members.counts ? JSON.stringify(members.counts) : null,
+        counts: counts ? JSON.stringify(counts) : null,
         error: null,
       });
       if (entered.length || left.length) moves.push({ segment, entered, left, where });
@@ -147,21 +175,40 @@ async function namesOf(after: SqlReader, before: SqlReader | null): Promise<Name
   return { after: a, before: b, keyAfter };
 }
 
+/** By ordinal of the index before: the Domain's ordinal in the index after, -1 for one it lacks. */
+function ordinalMap(before: CountIndex, after: CountIndex, names: Names): Int32Array {
+  const map = new Int32Array(before.n);
+  for (let ord = 0; ord < before.n; ord++) {
+    const key = names.keyAfter[before.ordToPk[ord]] ?? -1;
+    map[ord] = key < 0 ? -1 : (after.pkToOrd[key] ?? -1);
+  }
+  return map;
+}
+
 /**
  * The Domains that entered (members now, not before) and left (members before, not now: those
- * the new snapshot no longer has among them), each list by name.
+ * the new snapshot no longer has among them), each list by name. `now` and `was` are members as
+ * numbers of their own snapshot (ordinals or keys), `map` the number after of each number before.
  */
-function compare(now: Bitmap, was: Bitmap, names: Names): { entered: string[]; left: string[] } {
-  const moved: number[] = [];
+function compare(
+  now: Bitmap,
+  was: Bitmap,
+  map: Int32Array,
+  nameOf: (n: number) => string,
+  wasName: (n: number) => string,
+): { entered: string[]; left: string[] } {
+  const members = was.toUint32Array();
+  const mapped = new Uint32Array(members.length);
+  let m = 0;
   const gone: string[] = [];
-  for (const pk of was) {
-    const k = names.keyAfter[pk] ?? -1;
-    if (k < 0) gone.push(names.before[pk]);
-    else moved.push(k);
+  for (const n of members) {
+    const k = map[n] ?? -1;
+    if (k < 0) gone.push(wasName(n));
+    else mapped[m++] = k;
   }
-  const wasNow = new RoaringBitmap32(moved);
-  const entered = [...RoaringBitmap32.andNot(now, wasNow)].map((pk) => names.after[pk]);
-  const left = [...[...RoaringBitmap32.andNot(wasNow, now)].map((pk) => names.after[pk]), ...gone];
+  const wasNow = new RoaringBitmap32(mapped.subarray(0, m));
+  const entered = RoaringBitmap32.andNot(now, wasNow).toArray().map(nameOf);
+  const left = [...RoaringBitmap32.andNot(wasNow, now).toArray().map(nameOf), ...gone];
   const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   return { entered: entered.sort(order), left: left.sort(order) };
 }

@@ -1,5 +1,5 @@
 import { coerceInputValue, type GraphQLInputObjectType } from "graphql";
-import { type Bitmap, RoaringBitmap32 } from "../db/count-index.ts";
+import { type Bitmap, type CountIndex, RoaringBitmap32 } from "../db/count-index.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { segmentOf } from "../db/segment.ts";
 import type { SegmentRow } from "../db/segments.ts";
@@ -43,27 +43,18 @@ export interface Members {
   counts: Record<string, Record<string, number>> | null;
 }
 
-/**
- * The Domains `where` matches in the snapshot `sql` reads, by key: from its count index (a bitmap
- * of ordinals, then their keys) and their spread from its value bitmaps; by SQL's keys on a
- * snapshot without one (no spread then).
- */
-export async function membersOf(sql: SqlReader, where: Where): Promise<Members> {
+/** A segment's members as ordinals of its snapshot's count index, and their spread. */
+export interface IndexedMembers {
+  index: CountIndex;
+  ords: Bitmap;
+  counts: Record<string, Record<string, number>>;
+}
+
+/** The Domains `where` matches, from the snapshot's count index; null for a snapshot without one. */
+export async function indexedMembersOf(sql: SqlReader, where: Where): Promise<IndexedMembers | null> {
   const found = await segmentOf(sql, where);
-  if (!found) {
-    const { text, params } = statementOver(
-      sql,
-      "domain",
-      where,
-      (cond) => `SELECT r."pk" FROM ${sql.table("domain")} r WHERE ${cond}`,
-    );
-    const rows = await sql.all(text, params);
-    return { pks: new RoaringBitmap32(rows.map((r) => Number(r[0]))), counts: null };
-  }
+  if (!found) return null;
   const { index, segment } = found;
-  const ords = segment.toUint32Array();
-  const pks = new Uint32Array(ords.length);
-  for (let i = 0; i < ords.length; i++) pks[i] = index.ordToPk[ords[i]];
   const counts: Record<string, Record<string, number>> = {};
   for (const dimension of SEGMENT_DIMENSIONS) {
     const column = index.text.get(dimension);
@@ -75,5 +66,29 @@ export async function membersOf(sql: SqlReader, where: Where): Promise<Members> 
     });
     counts[dimension] = of;
   }
+  return { index, ords: segment, counts };
+}
+
+/**
+ * The Domains `where` matches in the snapshot `sql` reads, by key: from its count index (a bitmap
+ * of ordinals, then their keys) and their spread from its value bitmaps; by SQL's keys on a
+ * snapshot without one (no spread then).
+ */
+export async function membersOf(sql: SqlReader, where: Where): Promise<Members> {
+  const found = await indexedMembersOf(sql, where);
+  if (!found) {
+    const { text, params } = statementOver(
+      sql,
+      "domain",
+      where,
+      (cond) => `SELECT r."pk" FROM ${sql.table("domain")} r WHERE ${cond}`,
+    );
+    const rows = await sql.all(text, params);
+    return { pks: new RoaringBitmap32(rows.map((r) => Number(r[0]))), counts: null };
+  }
+  const { index, ords, counts } = found;
+  const members = ords.toUint32Array();
+  const pks = new Uint32Array(members.length);
+  for (let i = 0; i < members.length; i++) pks[i] = index.ordToPk[members[i]];
   return { pks: new RoaringBitmap32(pks), counts };
 }
