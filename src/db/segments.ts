@@ -29,7 +29,7 @@ export interface SegmentQuery {
 export interface SegmentRow extends SegmentQuery {
   name: string;
   createdAt: Date;
-  /** When its filter was last saved. */
+  /** When its filter was last changed. */
   updatedAt: Date;
 }
 
@@ -163,14 +163,18 @@ export class Segments {
         const now = Date.now();
         const filter = query.filter ? JSON.stringify(query.filter) : null;
         const found = await find(q, account, name);
-        if (found) {
+        const unchanged =
+          found &&
+          JSON.stringify(found.filter) === JSON.stringify(query.filter) &&
+          found.search === query.search;
+        if (found && !unchanged) {
           await q("UPDATE {meta}.segment SET filter = ?, search = ?, updated_at = ? WHERE id = ?", [
             filter,
             query.search,
             now,
             found.id,
           ]);
-        } else {
+        } else if (!found) {
           const [held] = await q("SELECT count(*) AS n FROM {meta}.segment WHERE account = ?", [account]);
           if (Number(held?.n ?? 0) >= SEGMENT_LIMITS.segments) {
             throw new SegmentError(

@@ -88,7 +88,7 @@ export const Segment = builder.objectRef<SegmentRow>("Segment").implement({
     createdAt: t.expose("createdAt", { type: "DateTime", ...legacy("created_at") }),
     updatedAt: t.expose("updatedAt", {
       type: "DateTime",
-      description: "When its filter was last saved.",
+      description: "When its filter was last changed (saving the same filter again changes nothing).",
       ...legacy("updated_at"),
     }),
     history: t.withAuth({ client: true }).field({
