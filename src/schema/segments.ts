@@ -176,7 +176,8 @@ builder.mutationField("deleteSegment", (t) =>
     type: Segment,
     description: "Deletes a segment and its history; answers it as it was. Its events stay in the feed.",
     ...rateLimited("listDomains"),
-    complexity: { field: 1, multiplier: 1 },
+    // A row a load of its history deleted too: weighed as a list's delete.
+    complexity: { field: 10, multiplier: 1 },
     args: { name: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) => {
       return segmenting(async () => {
