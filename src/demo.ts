@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ApiKeys } from "./auth/keys.ts";
 import type { Config } from "./config.ts";
-import type { SnapshotStore } from "./db/store.ts";
+import type { SnapshotRow, SnapshotStore } from "./db/store.ts";
 import type { Logger } from "./logger.ts";
 
 /**
@@ -14,13 +14,19 @@ import type { Logger } from "./logger.ts";
  */
 export async function ensureDemoData(config: Config, store: SnapshotStore, log: Logger): Promise<void> {
   if (await store.current()) return;
-  const [{ GENERATOR_VERSION, generateDataset }, { evolveDataset }, { loadSnapshot }, { renderSnapshot }] =
-    await Promise.all([
-      import("./dataset/generate.ts"),
-      import("./dataset/evolve.ts"),
-      import("./dataset/load/load.ts"),
-      import("./render.ts"),
-    ]);
+  const [
+    { GENERATOR_VERSION, generateDataset },
+    { evolveDataset },
+    { loadSnapshot },
+    { renderSnapshot },
+    { evaluateSegments },
+  ] = await Promise.all([
+    import("./dataset/generate.ts"),
+    import("./dataset/evolve.ts"),
+    import("./dataset/load/load.ts"),
+    import("./render.ts"),
+    import("./segments.ts"),
+  ]);
   const { domains, apps, seed } = config.demo;
   // Named by the generator's version too: an older version's files may break today's rules.
   const dir = join(config.dataDir, "demo", `v${GENERATOR_VERSION}-${domains}-${apps}-${seed}`);
@@ -38,6 +44,8 @@ export async function ensureDemoData(config: Config, store: SnapshotStore, log: 
     keep: config.keepSnapshots,
     changesRetention: config.changesRetention,
     render: (snapshot: Parameters<typeof renderSnapshot>[1]) => renderSnapshot(config, snapshot, log),
+    segments: (snapshot: SnapshotRow, previous: SnapshotRow | null) =>
+      evaluateSegments(config, store, snapshot, previous),
   };
   for (const week of [dir, next]) {
     log.info({ dir: week }, "loading the demo dataset");

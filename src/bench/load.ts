@@ -15,6 +15,8 @@ const { values } = parseArgs({
     domains: { type: "string", default: "1000000" },
     apps: { type: "string", default: "20000" },
     seed: { type: "string", default: "1" },
+    /** Segments saved after a first load; a second load (the week after) then compares them. */
+    segments: { type: "string" },
     db: { type: "string", default: "both" },
     "pg-url": {
       type: "string",
@@ -73,6 +75,29 @@ for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]
     const l = await runMeasured(join(root, "src/cli/load.ts"), [dataDir], env, ["--max-semi-space-size=64"]);
     if (l.code !== 0) throw new Error(`load on ${kind} failed with exit code ${l.code}`);
     results.push(`| load (${kind}) | ${l.seconds.toFixed(1)} s | ${mb(l.peakRssMb)} |`);
+    if (values.segments !== undefined) {
+      // The week after, loaded with the segments saved: the load prints its "comparing segments" time.
+      const next = `${dataDir}-week-1`;
+      if (!existsSync(join(next, "reviews.jsonl"))) {
+        const g = await runMeasured(
+          join(root, "src/cli/generate-data.ts"),
+          ["--from", dataDir, "--seed", values.seed, "--out", next],
+          process.env,
+        );
+        if (g.code !== 0) throw new Error(`generate-data --from failed with exit code ${g.code}`);
+      }
+      const s = await runMeasured(
+        join(root, "src/bench/seed-segments.ts"),
+        ["--count", values.segments],
+        env,
+      );
+      if (s.code !== 0) throw new Error(`seeding segments failed with exit code ${s.code}`);
+      const w = await runMeasured(join(root, "src/cli/load.ts"), [next], env, ["--max-semi-space-size=64"]);
+      if (w.code !== 0) throw new Error(`the second load on ${kind} failed with exit code ${w.code}`);
+      results.push(
+        `| load of the week after, ${values.segments} segments (${kind}) | ${w.seconds.toFixed(1)} s | ${mb(w.peakRssMb)} |`,
+      );
+    }
   } finally {
     await dropDb?.();
     rmSync(scratch, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { openSnapshotStore } from "../db/open-store.ts";
 import { LoadInProgressError, type SnapshotRow } from "../db/store.ts";
 import { createLogger } from "../logger.ts";
 import { renderSnapshot } from "../render.ts";
+import { evaluateSegments } from "../segments.ts";
 
 const USAGE = `usage: npm run load -- <snapshot-dir>   (apps, domains and reviews .jsonl or .jsonl.gz)
        npm run load -- --count-index    (build the served snapshot's count index)
@@ -74,12 +75,13 @@ async function main(): Promise<number> {
       signal: controller.signal,
       onProgress: progress.update,
       render: (snapshot, signal) => renderSnapshot(config, snapshot, createLogger(config), { signal }),
+      segments: (snapshot, previous) => evaluateSegments(config, store, snapshot, previous),
     });
     progress.stop();
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
       `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s ` +
-        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events and ${r.timings.countIndex} s building the count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB; ${r.timings.render} s rendering ${r.domains} records with the default fields into ${(r.renderedBytes / 1e6).toFixed(1)} MB)`,
+        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events and ${r.timings.countIndex} s building the count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB; ${r.timings.render} s rendering ${r.domains} records with the default fields into ${(r.renderedBytes / 1e6).toFixed(1)} MB; ${r.timings.segments} s comparing segments)`,
     );
     return 0;
   } catch (e) {

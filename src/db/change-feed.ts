@@ -25,6 +25,8 @@ export interface ChangeRow {
   /** The value before, where the kind has one: a JSON value (null for none). */
   before: unknown;
   after: unknown;
+  /** The segment a segment_entered or segment_left is about (its account alone sees it), or null. */
+  segment: string | null;
 }
 
 /** The App an event is about, as it was named when the event was found. */
@@ -53,6 +55,13 @@ export interface FeedWhere {
   domains?: readonly string[];
   /** Events of Domains only (an App's own events have none). */
   domainEvents?: boolean;
+  /**
+   * Whose events besides everyone's: a segment's events are seen by its account alone
+   * (docs/decisions.md, "Segments"); null or absent, everyone's only.
+   */
+  account?: string | null;
+  /** The events of this segment of `account` only. */
+  segment?: string;
 }
 
 /** The feed's ends: the last id ever given, and the last one pruned (0 for none). */
@@ -97,8 +106,8 @@ const COLUMNS = "id, version, loaded_at, kind, domain, app, app_id, app_name, te
  * published (the stores' publish), and made at read time for an event published without one.
  */
 export const EVENT_DOC: Record<MetaStore["kind"], string> = {
-  sqlite: `json_array(${COLUMNS}, json(before), json(after))`,
-  postgresql: `json_build_array(${COLUMNS}, before::json, after::json)::text`,
+  sqlite: `json_array(${COLUMNS}, json(before), json(after), segment)`,
+  postgresql: `json_build_array(${COLUMNS}, before::json, after::json, segment)::text`,
 };
 
 /**
@@ -128,6 +137,8 @@ export type RowArray = [
   string | null,
   unknown,
   unknown,
+  // Absent from the docs of events published before segments.
+  (string | null)?,
 ];
 
 /**
@@ -146,6 +157,11 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
   if (where.untilVersion !== undefined) term("version <= ?", where.untilVersion);
   if (where.sinceMs !== undefined) term("loaded_at >= ?", where.sinceMs);
   if (where.untilMs !== undefined) term("loaded_at < ?", where.untilMs);
+  if (where.segment !== undefined) {
+    if (where.account == null) terms.push("1 = 0");
+    else term("account = ? AND segment = ?", where.account, where.segment);
+  } else if (where.account != null) term("(account IS NULL OR account = ?)", where.account);
+  else terms.push("account IS NULL");
   if (where.app !== undefined) term("app = ?", where.app);
   if (where.technology !== undefined) term("technology = ?", where.technology);
   const none = where.domains?.length === 0;
@@ -155,13 +171,13 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
   // batch): PostgreSQL plans a `LIMIT $n` as if it kept a tenth of the table, so a prepared
   // statement with one was planned again at every run (its generic plan never looked cheaper).
   if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`readFeed: limit ${limit} is not a count`);
-  const page = `SELECT ${COLUMNS}, before, after, doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id LIMIT ${none ? 0 : limit}`;
+  const page = `SELECT ${COLUMNS}, before, after, segment, doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id LIMIT ${none ? 0 : limit}`;
   const [r] = await meta.metaQuery(
     `SELECT ${BOUNDS}, (${PAGE_TEXT[meta.kind](page)}) AS page`,
     params,
     // Kept prepared for the pages of the whole feed (a text for each page size): planned once a
     // connection. Filtered pages (a text for each combination) are planned at each run.
-    { prepare: terms.length === 2 },
+    { prepare: terms.length === 3 },
   );
   const text = r?.page as string | null | undefined;
   // The events of a load share its time: one Date for them all.
@@ -206,5 +222,6 @@ export function rowOf(a: RowArray, dates: Map<number, Date>): ChangeRow {
     technology: a[8],
     before: a[9],
     after: a[10],
+    segment: a[11] ?? null,
   };
 }

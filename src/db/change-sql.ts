@@ -69,9 +69,16 @@ export const CHANGE_KINDS = [
   "technology_added",
   "technology_removed",
 ] as const;
-export type ChangeKind = (typeof CHANGE_KINDS)[number];
+/**
+ * The kinds of a segment's events (docs/decisions.md, "Segments"): computed after the load's own
+ * (src/segments.ts), seen by the segment's account only, and numbered after the load's other events.
+ */
+export const SEGMENT_KINDS = ["segment_entered", "segment_left"] as const;
+/** Every kind the feed holds: the load's own, then the segments'. */
+export const FEED_KINDS = [...CHANGE_KINDS, ...SEGMENT_KINDS] as const;
+export type ChangeKind = (typeof FEED_KINDS)[number];
 
-const ord = (kind: ChangeKind) => CHANGE_KINDS.indexOf(kind);
+const ord = (kind: (typeof CHANGE_KINDS)[number]) => CHANGE_KINDS.indexOf(kind);
 
 /** The staged events' table, in the new copy. */
 export const STAGED = "change_staged";
@@ -135,10 +142,10 @@ export function changeStatements(
     sq
       ? `(SELECT json_group_array(json_object('name', name, 'monthly_cost', monthly_cost, 'monthly_cost_cents', monthly_cost_cents)) FROM (SELECT * FROM ${t("app_plan")} WHERE app_pk = ${a}.pk ORDER BY position))`
       : `(SELECT coalesce(json_agg(json_build_object('name', name, 'monthly_cost', monthly_cost, 'monthly_cost_cents', monthly_cost_cents) ORDER BY position), '[]'::json)::text FROM ${t("app_plan")} WHERE app_pk = ${a}.pk)`;
-  const insert = (kind: ChangeKind, select: string) =>
+  const insert = (kind: (typeof CHANGE_KINDS)[number], select: string) =>
     `INSERT INTO ${n(STAGED)} (${STAGED_COLUMNS}) SELECT ${ord(kind)}, '${kind}', ${select}`;
   const pair = n("change_pair");
-  const scalar = (kind: ChangeKind, column: string) =>
+  const scalar = (kind: (typeof CHANGE_KINDS)[number], column: string) =>
     insert(
       kind,
       `p.name, NULL, NULL, NULL, NULL, ${str(`p.o_${column}`)}, ${str(`p.n_${column}`)} FROM ${pair} p WHERE ${distinct(`p.o_${column}`, `p.n_${column}`)}`,

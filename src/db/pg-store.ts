@@ -8,6 +8,7 @@ import { applyPgMigrations } from "./migrate.ts";
 import { poolTimeouts } from "./pg-pool.ts";
 import { PgSnapshotWriter } from "./pg-writer.ts";
 import { utc } from "./reader.ts";
+import { publishSegmentsPg } from "./segment-publish.ts";
 import type {
   PublishOptions,
   RawSnapshotRow,
@@ -216,7 +217,7 @@ export class PgSnapshotStore implements SnapshotStore {
           const inserted = await client.query(
             `INSERT INTO ${meta}.change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc)
              SELECT id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, ${EVENT_DOC.postgresql}
-             FROM (SELECT $1::bigint + seq AS id, $2::integer AS version, $3::bigint AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after
+             FROM (SELECT $1::bigint + seq AS id, $2::integer AS version, $3::bigint AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after, NULL::text AS segment
                    FROM (${stagedInOrder("postgresql", `"${location}"."${STAGED}"`)}) s) e`,
             [last, version, at],
           );
@@ -233,6 +234,8 @@ export class PgSnapshotStore implements SnapshotStore {
             keepTrendStatement(`"${location}"."${FACET_SUMMARY_TABLE}"`, `${meta}.`, "postgresql"),
             [version, at],
           );
+        if (options.segments)
+          last = await publishSegmentsPg(client, meta, options.segments, version, Number(at), last);
         // Retention: the events of the newest `changesRetention` published loads.
         const floor = (
           await client.query<{ version: number }>(

@@ -18,6 +18,7 @@ import { STAGED, stagedInOrder } from "./change-sql.ts";
 import { FACET_SUMMARY_TABLE } from "./facet-sql.ts";
 import { keepTrendStatement, pruneTrendsStatement } from "./history.ts";
 import { applySqliteMigrations } from "./migrate.ts";
+import { publishSegmentsSqlite } from "./segment-publish.ts";
 import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
 import type {
   PublishOptions,
@@ -199,7 +200,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
             .prepare(
               `INSERT INTO change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc)
                SELECT id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, ${EVENT_DOC.sqlite}
-               FROM (SELECT CAST(? AS INTEGER) + seq AS id, CAST(? AS INTEGER) AS version, CAST(? AS INTEGER) AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after
+               FROM (SELECT CAST(? AS INTEGER) + seq AS id, CAST(? AS INTEGER) AS version, CAST(? AS INTEGER) AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after, NULL AS segment
                      FROM (${stagedInOrder("sqlite", `snap."${STAGED}"`)})) ORDER BY id`,
             )
             .run(last, version, now);
@@ -210,6 +211,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
           this.db
             .prepare(keepTrendStatement(`snap."${FACET_SUMMARY_TABLE}"`, "", "sqlite"))
             .run(version, now);
+        if (options.segments) last = publishSegmentsSqlite(this.db, options.segments, version, now, last);
         // Retention: the events of the newest `changesRetention` published loads.
         const floor = this.db
           .prepare(

@@ -126,6 +126,39 @@ export interface PublishOptions {
   keep: number;
   /** Loads whose change events the feed keeps (the new one included). */
   changesRetention: number;
+  /**
+   * The segments' outcome of the load (src/segments.ts), published with it: their events join
+   * the feed after the load's own, and each segment's row of this load is kept (segment_load).
+   */
+  segments?: SegmentOutcome;
+}
+
+/** A segment's event, as the load found it (docs/decisions.md, "Segments"). */
+export interface SegmentEvent {
+  kind: "segment_entered" | "segment_left";
+  domain: string;
+  /** The account that alone sees it, and the segment's name. */
+  account: string;
+  segment: string;
+  /** JSON text: {"segment", "changes": the Domain's events of the load that moved it}. */
+  after: string;
+}
+
+/** A segment at the load: its row of segment_load (loaded_at is the publish's). */
+export interface SegmentLoadOutcome {
+  segmentId: string;
+  size: number | null;
+  entered: number;
+  left: number;
+  /** JSON text of its counts over platform, plan and country, or null. */
+  counts: string | null;
+  error: string | null;
+}
+
+export interface SegmentOutcome {
+  /** In feed order. */
+  events: SegmentEvent[];
+  loads: SegmentLoadOutcome[];
 }
 
 export class LoadInProgressError extends Error {

@@ -31,6 +31,8 @@ type MetaModel =
   | "ChangeFeed"
   | "DomainList"
   | "DomainListItem"
+  | "Segment"
+  | "SegmentLoad"
   | "Webhook"
   | "WebhookDelivery"
   | "FacetTrend";
@@ -53,6 +55,8 @@ const META: readonly string[] = [
   "ChangeFeed",
   "DomainList",
   "DomainListItem",
+  "Segment",
+  "SegmentLoad",
   "Webhook",
   "WebhookDelivery",
   "FacetTrend",

@@ -44,6 +44,8 @@ export interface WebhookRow {
   list: string | null;
   /** GraphQL's DomainFilter, as given. */
   filter: Record<string, unknown> | null;
+  /** One of the account's segments: only its events (segment_entered, segment_left). */
+  segment: string | null;
   /** The feed position up to which its events were made into deliveries. */
   cursor: number;
   /** Why its events could not be read at the last load (its list was deleted), or null. */
@@ -132,6 +134,7 @@ const webhookOf = (r: Record<string, unknown>): WebhookRow => ({
   kinds: json<string[]>(r.kinds),
   list: r.list === null ? null : String(r.list),
   filter: json<Record<string, unknown>>(r.filter),
+  segment: r.segment == null ? null : String(r.segment),
   cursor: Number(r.cursor),
   error: r.error === null ? null : String(r.error),
   createdAt: new Date(Number(r.created_at)),
@@ -171,6 +174,7 @@ export class Webhooks {
       kinds: string[] | null;
       list: string | null;
       filter: Record<string, unknown> | null;
+      segment?: string | null;
     },
     cursor: number,
   ): Promise<{ webhook: WebhookRow; secret: string }> {
@@ -185,8 +189,8 @@ export class Webhooks {
         }
         const row = { id: id("wh"), secret: newSecret(), now: Date.now() };
         await q(
-          `INSERT INTO {meta}.webhook (id, account, url, kinds, list, filter, secret, cursor, error, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
+          `INSERT INTO {meta}.webhook (id, account, url, kinds, list, filter, segment, secret, cursor, error, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
           [
             row.id,
             account,
@@ -194,6 +198,7 @@ export class Webhooks {
             spec.kinds ? JSON.stringify(spec.kinds) : null,
             spec.list,
             spec.filter ? JSON.stringify(spec.filter) : null,
+            spec.segment ?? null,
             row.secret,
             cursor,
             row.now,

@@ -119,7 +119,7 @@ function listArgs(query: ExportQuery): DomainListArgs {
   // input: coerced without them, then put back where they were.
   const filter = query.filter as DomainFilter | null | undefined;
   const own = (f: DomainFilter) => {
-    const { listNames: _names, ...rest } = f;
+    const { listNames: _names, segmentKeys: _keys, ...rest } = f;
     return rest;
   };
   const { coerced, errors } = getVariableValues(schema, listVariables, {
@@ -130,8 +130,11 @@ function listArgs(query: ExportQuery): DomainListArgs {
   if (errors?.length) throw errors[0];
   const args = coerced as DomainListArgs;
   if (filter && args.filter) {
-    const back = (to: DomainFilter, from: DomainFilter): DomainFilter =>
-      from.listNames ? { ...to, listNames: from.listNames } : to;
+    const back = (to: DomainFilter, from: DomainFilter): DomainFilter => ({
+      ...to,
+      ...(from.listNames ? { listNames: from.listNames } : {}),
+      ...(from.segmentKeys ? { segmentKeys: from.segmentKeys } : {}),
+    });
     args.filter = {
       ...back(args.filter, filter),
       ...(args.filter.and && filter.and

@@ -2,15 +2,19 @@ import type { ApiKey } from "../auth/keys.ts";
 import { type Asker, apiKeyOf } from "../auth/plugin.ts";
 import type { Budget, RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
+import { readContext } from "../context.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
 import { DomainLists, type ListStore, noList } from "../db/lists.ts";
-import { readAt } from "../db/snapshots.ts";
+import { noSegment, Segments } from "../db/segments.ts";
+import { readAt, type ServedSnapshot } from "../db/snapshots.ts";
 import { apiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { CURSOR_RETRY_AFTER_S } from "../query/cursor.ts";
 import type { DomainFilter } from "../query/domain-filter.ts";
+import { domainListWhere } from "../query/domain-list.ts";
+import { membersOf, segmentArgsOf } from "../query/segment-members.ts";
 import { cachedDocument, field, operation, selection } from "../rest/document.ts";
 import { restErrorOf } from "../rest/errors.ts";
 import { selectionKey } from "../rest/fields.ts";
@@ -123,7 +127,7 @@ export async function* domainPages(
   const counted = deps.metrics?.export(kind);
   // The reader runs without the account: a list the filter names is read now, as the check above
   // found it (a job resumed on another gateway reads it again, as it is then).
-  const variables = await withListNames(deps, request, q.variables);
+  const variables = await withListNames(deps, request, q.variables, served);
   try {
     for await (const page of deps.reader.stream(readAt(served), q.fields, variables, format, from, gzip)) {
       await deps.beforePage?.();
@@ -137,23 +141,42 @@ export async function* domainPages(
   }
 }
 
-/** `variables` with the filter's lists (`list`, in it or in its terms) as the names they hold. */
+/**
+ * `variables` with the filter's lists (`list`, in it or in its terms) as the names they hold, and
+ * its segments (`segment`) as their members' keys in the snapshot read (`served`).
+ */
 async function withListNames(
   deps: ExportDeps,
   request: Asker,
   variables: DomainQuery["variables"],
+  served: ServedSnapshot,
 ): Promise<DomainQuery["variables"]> {
   const filter = variables.filter as DomainFilter | null | undefined;
-  if (!filter || ![filter, ...(filter.and ?? [])].some((f) => f.list != null)) return variables;
+  if (!filter || ![filter, ...(filter.and ?? [])].some((f) => f.list != null || f.segment != null))
+    return variables;
   if (!deps.lists) throw new Error("an export names a list, and nothing reads lists");
-  const lists = new DomainLists(deps.lists);
+  const store = deps.lists;
+  const lists = new DomainLists(store);
+  const segments = new Segments(store);
   const account = keyOf(request).account;
+  const ctx = readContext(served, { account: { account, lists: store } });
   const resolve = async (f: DomainFilter): Promise<DomainFilter> => {
-    if (f.list == null) return f;
-    const names = await lists.domains(account, f.list);
-    if (names === null) throw apiError("BAD_USER_INPUT", `f:list: ${noList(f.list)}`);
-    const { list: _list, ...rest } = f;
-    return { ...rest, listNames: names };
+    let out = f;
+    if (out.list != null) {
+      const names = await lists.domains(account, out.list);
+      if (names === null) throw apiError("BAD_USER_INPUT", `f:list: ${noList(out.list)}`);
+      const { list: _list, ...rest } = out;
+      out = { ...rest, listNames: names };
+    }
+    if (out.segment != null) {
+      const row = await segments.get(account, out.segment);
+      if (!row) throw apiError("BAD_USER_INPUT", `f:segment: ${noSegment(out.segment)}`);
+      const where = await domainListWhere(ctx, segmentArgsOf(row), null);
+      const keys = [...(await membersOf(served.sql, where)).pks];
+      const { segment: _segment, ...rest } = out;
+      out = { ...rest, segmentKeys: keys };
+    }
+    return out;
   };
   const and = filter.and ? await Promise.all(filter.and.map(resolve)) : filter.and;
   return { ...variables, filter: { ...(await resolve(filter)), ...(and ? { and } : {}) } };

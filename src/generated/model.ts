@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "477801698adbfcfb9b877e82d37ce48f584694e84ffb3553b875065fe78ee69f";
+export const SCHEMA_SHA256 = "738d71f8449621c8544d8436e62c8682ebc180f168370ddc23bdfcb6e6cd3322";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -340,6 +340,121 @@ export const MODEL = {
       }
     ]
   },
+  "Segment": {
+    "table": "segment",
+    "fields": [
+      {
+        "field": "id",
+        "column": "id",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "account",
+        "column": "account",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "name",
+        "column": "name",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "filter",
+        "column": "filter",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "search",
+        "column": "search",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "createdAt",
+        "column": "created_at",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "updatedAt",
+        "column": "updated_at",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      }
+    ]
+  },
+  "SegmentLoad": {
+    "table": "segment_load",
+    "fields": [
+      {
+        "field": "segmentId",
+        "column": "segment_id",
+        "type": "String",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "version",
+        "column": "version",
+        "type": "Int",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "loadedAt",
+        "column": "loaded_at",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "size",
+        "column": "size",
+        "type": "Int",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "entered",
+        "column": "entered",
+        "type": "Int",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "left",
+        "column": "left",
+        "type": "Int",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "counts",
+        "column": "counts",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "error",
+        "column": "error",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      }
+    ]
+  },
   "Webhook": {
     "table": "webhook",
     "fields": [
@@ -381,6 +496,13 @@ export const MODEL = {
       {
         "field": "filter",
         "column": "filter",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "segment",
+        "column": "segment",
         "type": "String",
         "optional": true,
         "internal": false
@@ -601,6 +723,20 @@ export const MODEL = {
       {
         "field": "doc",
         "column": "doc",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "account",
+        "column": "account",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "segment",
+        "column": "segment",
         "type": "String",
         "optional": true,
         "internal": false
@@ -2470,6 +2606,129 @@ export const DATAMODEL = {
       ]
     },
     {
+      "name": "Segment",
+      "dbName": "segment",
+      "fields": [
+        {
+          "name": "id",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "account",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "name",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "filter",
+          "dbName": null,
+          "documentation": "JSON of GraphQL's DomainFilter, as written (saveSegment's `filter`); null for none.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "search",
+          "dbName": null,
+          "documentation": "List Domains' search (q), or null.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "createdAt",
+          "dbName": "created_at",
+          "documentation": "Unix milliseconds.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "updatedAt",
+          "dbName": "updated_at",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        }
+      ]
+    },
+    {
+      "name": "SegmentLoad",
+      "dbName": "segment_load",
+      "fields": [
+        {
+          "name": "segmentId",
+          "dbName": "segment_id",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": true
+        },
+        {
+          "name": "version",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": true
+        },
+        {
+          "name": "loadedAt",
+          "dbName": "loaded_at",
+          "documentation": "Unix milliseconds: when that load was published.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "size",
+          "dbName": null,
+          "documentation": "Null when its filter could not be read at that load (error says why).",
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": false
+        },
+        {
+          "name": "entered",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": true
+        },
+        {
+          "name": "left",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": true
+        },
+        {
+          "name": "counts",
+          "dbName": null,
+          "documentation": "JSON: {\"platform\": {value: count}, \"plan\": {…}, \"country_code\": {…}}.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "error",
+          "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        }
+      ]
+    },
+    {
       "name": "Webhook",
       "dbName": "webhook",
       "fields": [
@@ -2514,6 +2773,14 @@ export const DATAMODEL = {
           "name": "filter",
           "dbName": null,
           "documentation": "JSON of GraphQL's DomainFilter.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "segment",
+          "dbName": null,
+          "documentation": "The name of one of the account's segments: only its events (segment_entered, segment_left).",
           "kind": "scalar",
           "type": "String",
           "isRequired": false
@@ -2749,6 +3016,22 @@ export const DATAMODEL = {
           "name": "doc",
           "dbName": null,
           "documentation": "The event as the feed reads it (a JSON array of the columns above, before and after as\nJSON), written when its load is published; null for events published before it was kept.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "account",
+          "dbName": null,
+          "documentation": "The account that alone sees the event (segment events), or null: every account sees it.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "segment",
+          "dbName": null,
+          "documentation": "The segment a segment_entered or segment_left is about (by name), or null.",
           "kind": "scalar",
           "type": "String",
           "isRequired": false
@@ -4789,6 +5072,39 @@ export const DATAMODEL = {
       ]
     },
     {
+      "model": "Segment",
+      "type": "id",
+      "fields": [
+        {
+          "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "Segment",
+      "type": "unique",
+      "fields": [
+        {
+          "name": "account"
+        },
+        {
+          "name": "name"
+        }
+      ]
+    },
+    {
+      "model": "SegmentLoad",
+      "type": "id",
+      "fields": [
+        {
+          "name": "segmentId"
+        },
+        {
+          "name": "version"
+        }
+      ]
+    },
+    {
       "model": "Webhook",
       "type": "id",
       "fields": [
@@ -4905,6 +5221,21 @@ export const DATAMODEL = {
       "fields": [
         {
           "name": "technology"
+        },
+        {
+          "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "ChangeEvent",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "account"
+        },
+        {
+          "name": "segment"
         },
         {
           "name": "id"

@@ -11,6 +11,7 @@ import {
 import { GONE_TABLES } from "../db/change-sql.ts";
 import { holdsTables, type SqlReader } from "../db/reader.ts";
 import { countDomains } from "../db/segment.ts";
+import { checkSegmentName } from "../db/segments.ts";
 import { countWhere, statementOver } from "../db/where-sql.ts";
 import { apiError, InputError } from "../errors.ts";
 import type { DomainFilter } from "./domain-filter.ts";
@@ -40,6 +41,8 @@ export interface ChangeFilter {
   domain?: DomainFilter | null;
   app?: string | null;
   technology?: string | null;
+  /** The events of this segment of the reader's account (segment_entered, segment_left). */
+  segment?: string | null;
 }
 
 export interface ChangeArgs {
@@ -117,7 +120,12 @@ async function pageAfter(
   // Checked as every connection's `first` is (0: no page, only where it stands).
   const first = args.first == null ? DEFAULT_CHANGES : pageSize(args.first, MAX_CHANGES);
   const filter = args.filter ?? {};
-  const where: FeedWhere = { after: 0, served: served.snapshot.version };
+  // A segment's events are its account's alone (docs/decisions.md, "Segments").
+  const where: FeedWhere = {
+    after: 0,
+    served: served.snapshot.version,
+    account: ctx.account?.account ?? null,
+  };
   if (args.after != null) {
     if (!/^\d{1,15}$/.test(args.after)) throw new InputError("after", "is not a cursor of the change feed");
     where.after = Number(args.after);
@@ -126,6 +134,13 @@ async function pageAfter(
   let match: Where | null = null;
   try {
     if (filter.kinds?.length) where.kinds = filter.kinds;
+    if (filter.segment != null) {
+      try {
+        where.segment = checkSegmentName(filter.segment);
+      } catch (e) {
+        throw new InputError("filter.segment", (e as Error).message);
+      }
+    }
     for (const [key, value] of [
       ["since", filter.since],
       ["until", filter.until],

@@ -1,6 +1,7 @@
 import { COMMON_PLATFORMS, PLATFORM_LIST, PLATFORMS } from "../dataset/platforms.ts";
 import { CONTACT_TYPES, FEATURES, TAGS } from "../dataset/vocabulary.ts";
 import { noList } from "../db/lists.ts";
+import { noSegment } from "../db/segments.ts";
 import { InputError } from "../errors.ts";
 import {
   allOf,
@@ -72,6 +73,16 @@ export class ListKey extends NamedKey {
   constructor(
     identifier: string,
     /** The argument that named it, for the error of a list the account lacks. */
+    readonly argument: string,
+  ) {
+    super(identifier);
+  }
+}
+
+/** A segment of the account, by its name: resolveKeys puts its members' keys in its place. */
+export class SegmentKey extends NamedKey {
+  constructor(
+    identifier: string,
     readonly argument: string,
   ) {
     super(identifier);
@@ -220,6 +231,11 @@ export const DOMAIN_RANGE_FILTERS = {
  */
 export const DOMAIN_NAMED_FILTERS = {
   list: { legacy: "f:list", description: "In this list of the API key's account (GET /list)" },
+  segment: {
+    legacy: "f:segment",
+    description:
+      "In this segment of the API key's account (GET /segment): its members in the served snapshot",
+  },
 } as const;
 
 /** Filters on when one App or technology was installed or uninstalled. */
@@ -253,6 +269,10 @@ export type DomainFilter = { [K in keyof typeof DOMAIN_LIST_FILTERS]?: ListFilte
   list?: string | null;
   /** The names `list` holds, resolved beforehand (never a client's input: GraphQL has no such field). */
   listNames?: readonly string[] | null;
+  /** One of the account's segments, by name (DOMAIN_NAMED_FILTERS). */
+  segment?: string | null;
+  /** The keys of `segment`'s members, resolved beforehand (never a client's input). */
+  segmentKeys?: readonly number[] | null;
   /** Terms that must all match too (the same filter twice: aq). */
   and?: readonly DomainFilter[] | null;
   /** Terms of which at least one must match (bq's should). */
@@ -348,6 +368,10 @@ function partsOf(filter: DomainFilter, argument: string): Part[] {
   if (filter.listNames) parts.push(negated({ name: { in: [...filter.listNames] } }));
   else if (filter.list != null)
     parts.push(negated({ name: { in: new ListKey(filter.list, `${argument}.list`) } }));
+  // A segment's members by key in the snapshot read: NOT is exact (a key is never NULL).
+  if (filter.segmentKeys) parts.push(negated({ pk: { in: [...filter.segmentKeys] } }));
+  else if (filter.segment != null)
+    parts.push(negated({ pk: { in: new SegmentKey(filter.segment, `${argument}.segment`) } }));
   return parts;
 }
 
@@ -391,6 +415,8 @@ export interface KeyLookups {
   technology?: (identifiers: string[]) => Promise<(number | null)[]>;
   /** The names each list holds, null for a list the account does not have. */
   list?: (names: string[]) => Promise<(readonly string[] | null)[]>;
+  /** The keys of each segment's members, null for a segment the account does not have. */
+  segment?: (names: string[]) => Promise<(readonly number[] | null)[]>;
 }
 
 /**
@@ -401,15 +427,17 @@ export interface KeyLookups {
 export async function resolveKeys(where: Where, lookups: KeyLookups): Promise<Where> {
   const found = { app: new Set<string>(), technology: new Set<string>() };
   const lists = new Map<string, ListKey>();
+  const segments = new Map<string, SegmentKey>();
   const kindOf = (k: NamedKey) => (k instanceof AppKey ? "app" : "technology");
   const collect = (v: unknown): void => {
     if (v instanceof ListKey) lists.set(v.identifier, v);
+    else if (v instanceof SegmentKey) segments.set(v.identifier, v);
     else if (v instanceof NamedKey) found[kindOf(v)].add(v.identifier);
     else if (Array.isArray(v)) v.forEach(collect);
     else if (v && typeof v === "object" && !(v instanceof Date)) Object.values(v).forEach(collect);
   };
   collect(where);
-  if (!found.app.size && !found.technology.size && !lists.size) return where;
+  if (!found.app.size && !found.technology.size && !lists.size && !segments.size) return where;
   const keyOf = { app: new Map<string, number>(), technology: new Map<string, number>() };
   for (const kind of ["app", "technology"] as const) {
     const identifiers = [...found[kind]];
@@ -434,8 +462,20 @@ export async function resolveKeys(where: Where, lookups: KeyLookups): Promise<Wh
       namesOf.set(name, listed);
     });
   }
+  const keysOf = new Map<string, readonly number[]>();
+  if (segments.size) {
+    if (!lookups.segment) throw new Error("a filter names a segment, and nothing looks it up");
+    const names = [...segments.keys()];
+    const held = await lookups.segment(names);
+    names.forEach((name, i) => {
+      const keys = held[i];
+      if (!keys) throw new InputError((segments.get(name) as SegmentKey).argument, noSegment(name));
+      keysOf.set(name, keys);
+    });
+  }
   const replace = (v: unknown): unknown => {
     if (v instanceof ListKey) return [...(namesOf.get(v.identifier) ?? [])];
+    if (v instanceof SegmentKey) return [...(keysOf.get(v.identifier) ?? [])];
     if (v instanceof NamedKey) return keyOf[kindOf(v)].get(v.identifier);
     if (Array.isArray(v)) return v.map(replace);
     if (!v || typeof v !== "object" || v instanceof Date) return v;

@@ -1,10 +1,12 @@
 import { type ReadContext, servedOf } from "../context.ts";
+import { Segments } from "../db/segments.ts";
 import { type DomainFilter, resolveKeys, toDomainWhere } from "./domain-filter.ts";
 import { allOf } from "./filter.ts";
 import type { SortKey, Where } from "./keyset.ts";
 import { listsOf } from "./lists.ts";
 import { appByIdentifier, technologyKeys } from "./loaders.ts";
 import { searchCondition } from "./search.ts";
+import { membersOf, segmentArgsOf } from "./segment-members.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "./sort.ts";
 
 /**
@@ -46,6 +48,20 @@ export async function domainListWhere(
       list: async (names) => {
         const { lists, account } = listsOf(ctx);
         return Promise.all(names.map((n) => lists.domains(account, n)));
+      },
+      // A segment's members in the snapshot read, under its filter (which names no segment).
+      segment: async (names) => {
+        if (!ctx.account) throw new Error("segments are read without an account (a request's API key)");
+        const { account, lists: store } = ctx.account;
+        const segments = new Segments(store);
+        return Promise.all(
+          names.map(async (n) => {
+            const row = await segments.get(account, n);
+            if (!row) return null;
+            const where = await domainListWhere(ctx, segmentArgsOf(row), null);
+            return [...(await membersOf(servedOf(ctx).sql, where)).pks];
+          }),
+        );
       },
     },
   );

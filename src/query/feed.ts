@@ -97,10 +97,9 @@ async function pageOf(
   const args: ChangeArgs = { filter: reading.filter, first, after };
   const read = async () => ({ ...(await changePage(ctx, args)), version, served: ctx.served });
   if (!reading.shared) return read();
-  // A list's names are its account's: a filter that names one is shared within the account only.
-  const account = JSON.stringify(reading.filter ?? {}).includes('"list')
-    ? (source.account?.account ?? "")
-    : "";
+  // A page holds the account's own segment events (and a list's or segment's names are its
+  // account's): pages are shared within an account only.
+  const account = source.account?.account ?? "";
   const key = `${version}\u0000${account}\u0000${fingerprint([reading.filter ?? null, after, first])}`;
   const pages = sharedPages(source.meta);
   const kept = pages.get(key);

@@ -180,9 +180,12 @@ export async function answerOperation(
     if (!route.query) throw new Error(`route ${op.id} has no query and nothing answered it whole`);
     const plan = planRequest(route, params, options);
     // Validated: the tag is known before executing (the body depends on the snapshot and the URL).
-    // A list's Domains change between loads, and its name is the account's: with f:list an answer
-    // is no longer the snapshot's alone, so it has no ETag.
-    const version = http && cacheable(op) && !options.has("f:list") ? await ctx.version() : null;
+    // A list's Domains (a segment's filter) change between loads, and its name is the account's:
+    // with f:list or f:segment an answer is no longer the snapshot's alone, so it has no ETag.
+    const version =
+      http && cacheable(op) && !options.has("f:list") && !options.has("f:segment")
+        ? await ctx.version()
+        : null;
     const etag = version === null || !http ? null : restEtag(version, op.id, params, http.url.searchParams);
     const wanted = etag ? parseIfNoneMatch(http?.ifNoneMatch ?? null) : null;
     const cache: Record<string, string> = etag ? { etag, "cache-control": CACHE_CONTROL } : {};

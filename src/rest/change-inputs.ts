@@ -1,4 +1,4 @@
-import { CHANGE_KINDS } from "../db/change-sql.ts";
+import { FEED_KINDS } from "../db/change-sql.ts";
 import { apiError } from "../errors.ts";
 import { meant, nearNames } from "../query/suggest.ts";
 import { optionOfArgument, readFilter } from "./filter-options.ts";
@@ -14,7 +14,7 @@ export const CHANGE_QUERY: Input = {
     {
       name: "kinds",
       type: "string",
-      description: `Comma-separated kinds of change: ${CHANGE_KINDS.join(", ")} (default: all).`,
+      description: `Comma-separated kinds of change: ${FEED_KINDS.join(", ")} (default: all).`,
     },
     {
       name: "since",
@@ -34,6 +34,12 @@ export const CHANGE_QUERY: Input = {
       type: "string",
       description: "Changes of this technology (technology_added, technology_removed).",
     },
+    {
+      name: "segment",
+      type: "string",
+      description:
+        "The events of this segment of the API key's account (segment_entered, segment_left); a segment's events are seen by its account alone.",
+    },
     ...filterOptions(DOMAIN_TABLES),
   ],
   variables: { filter: "ChangeFilter" },
@@ -43,7 +49,7 @@ export const CHANGE_QUERY: Input = {
     if (kinds) {
       filter.kinds = kinds.split(",").map(changeKind);
     }
-    for (const key of ["since", "until", "app", "technology"]) {
+    for (const key of ["since", "until", "app", "technology", "segment"]) {
       const value = o.string(key);
       if (value) filter[key] = value;
     }
@@ -56,10 +62,10 @@ export const CHANGE_QUERY: Input = {
 /** One of `kinds`: a change kind, trimmed; a 400 naming `kinds` (and the kind meant) otherwise. */
 export function changeKind(text: string): string {
   const kind = text.trim();
-  if (!(CHANGE_KINDS as readonly string[]).includes(kind))
+  if (!(FEED_KINDS as readonly string[]).includes(kind))
     throw apiError(
       "BAD_USER_INPUT",
-      `kinds: unknown kind "${kind}"${meant(nearNames(kind, CHANGE_KINDS))}; valid: ${CHANGE_KINDS.join(", ")}`,
+      `kinds: unknown kind "${kind}"${meant(nearNames(kind, FEED_KINDS))}; valid: ${FEED_KINDS.join(", ")}`,
     );
   return kind;
 }
@@ -113,7 +119,7 @@ export const STREAM_OPTIONS: Input = {
 
 /** A GraphQL argument of the change feed → the option it came from (undefined: as other routes). */
 export function changeOption(argument: string): string | undefined {
-  const own = /^filter\.(since|until|kinds|app|technology)\b/.exec(argument);
+  const own = /^filter\.(since|until|kinds|app|technology|segment)\b/.exec(argument);
   if (own) return own[1];
   if (argument.startsWith("filter.domain"))
     return optionOfArgument(DOMAIN_TABLES, `filter${argument.slice("filter.domain".length)}`);

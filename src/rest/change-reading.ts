@@ -96,7 +96,9 @@ export function changeWriter(sel: Selection): ChangeWrite {
  * would be (src/webhooks/enqueue.ts reads the webhook's events with it). Kept filters were checked
  * when the webhook was made; one that no longer coerces is a fault.
  */
-export function webhookChangeFilter(hook: Pick<WebhookRow, "kinds" | "list" | "filter">): ChangeFilter {
+export function webhookChangeFilter(
+  hook: Pick<WebhookRow, "kinds" | "list" | "filter" | "segment">,
+): ChangeFilter {
   const type = schema.getType("ChangeFilter") as GraphQLInputObjectType;
   return coerceInputValue(webhookFilter(hook), type) as ChangeFilter;
 }

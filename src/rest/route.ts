@@ -72,7 +72,7 @@ export interface Route {
 }
 
 type HistoryType = "Change" | "TrendLoad" | "DomainAsOf";
-type AccountType = "DomainList" | "Webhook" | "WebhookDelivery";
+type AccountType = "DomainList" | "Segment" | "Webhook" | "WebhookDelivery";
 
 /** One key of an envelope. Paths are dotted; "" is the last field of the query itself. */
 export type Part =

@@ -24,6 +24,7 @@ import {
   REVIEW_SORT,
 } from "./inputs.ts";
 import { documentOf, operationsOf, type Route } from "./route.ts";
+import { SEGMENT_ROUTES } from "./segment-routes.ts";
 import { WEBHOOK_ROUTES } from "./webhook-routes.ts";
 
 /** Where the legacy REST API is served, and its OpenAPI document. */
@@ -321,6 +322,7 @@ export const ROUTES: readonly Route[] = [
   addToList,
   removeFromList,
   ...HISTORY_ROUTES,
+  ...SEGMENT_ROUTES,
   ...WEBHOOK_ROUTES,
 ];
 

@@ -1,4 +1,4 @@
-import { CHANGE_KINDS } from "../db/change-sql.ts";
+import { FEED_KINDS } from "../db/change-sql.ts";
 import { apiError, isApiError } from "../errors.ts";
 import { joinBq, parseBq } from "./bq.ts";
 import { writeBq } from "./bq-writer.ts";
@@ -64,7 +64,7 @@ function readWebhookFilter(value: unknown): Record<string, unknown> | null {
  * `not` terms as bq (writeBq: aq says those of them it says exactly). GraphQL keeps and answers
  * it as DomainFilter; POSTed back, what REST answers makes the same filter.
  */
-function filterOptionsOf(filter: unknown): Record<string, unknown> | null {
+export function filterOptionsOf(filter: unknown): Record<string, unknown> | null {
   if (!filter || typeof filter !== "object") return null;
   type Terms = Record<string, unknown>[] | null;
   const { and, or, not, ...top } = filter as { and?: Terms; or?: Terms; not?: Terms };
@@ -98,7 +98,7 @@ const WEBHOOK_SPEC: Input = {
     {
       name: "kinds",
       type: "array",
-      items: { type: "string", enum: [...CHANGE_KINDS] },
+      items: { type: "string", enum: [...FEED_KINDS] },
       description: "The kinds of change it takes (default: every kind).",
     },
     {
@@ -107,13 +107,25 @@ const WEBHOOK_SPEC: Input = {
       description: "One of the account's lists (GET /list): only its Domains' changes.",
     },
     {
+      name: "segment",
+      type: "string",
+      description:
+        "One of the account's segments (GET /segment): only its events, segment_entered and segment_left (kinds narrows them).",
+    },
+    {
       name: "filter",
       type: "object",
       description:
         'Only changes of the Domains these List Domains options match, as a JSON object of f: options, aq and bq: {"f:cc": "US", "f:p": "shopify"}. Answered in the same options.',
     },
   ],
-  variables: { url: "String!", kinds: "[ChangeKind!]", list: "String", filter: "DomainFilter" },
+  variables: {
+    url: "String!",
+    kinds: "[ChangeKind!]",
+    list: "String",
+    segment: "String",
+    filter: "DomainFilter",
+  },
   read(o) {
     const url = o.string("url");
     if (!url?.trim())
@@ -122,6 +134,7 @@ const WEBHOOK_SPEC: Input = {
       url: url.trim(),
       kinds: readKinds(o),
       list: o.string("list") ?? null,
+      segment: o.string("segment") ?? null,
       filter: readWebhookFilter(o.raw("filter")),
     };
   },
@@ -201,7 +214,7 @@ const createWebhook: Route = {
   mutation: true,
   inputs: [WEBHOOK_SPEC],
   option: webhookOption,
-  query: [["createWebhook", ["url", "kinds", "list", "filter"]]],
+  query: [["createWebhook", ["url", "kinds", "list", "segment", "filter"]]],
   envelope: {
     id: { value: "id", type: "string" },
     secret: { value: "secret", type: "string" },

@@ -1,5 +1,5 @@
 import type { ChangeAppRow, ChangeRow } from "../db/change-feed.ts";
-import { CHANGE_KINDS } from "../db/change-sql.ts";
+import { FEED_KINDS } from "../db/change-sql.ts";
 import { type ChangeArgs, changeCursor, changePage, DEFAULT_CHANGES, MAX_CHANGES } from "../query/changes.ts";
 import { liveChanges } from "../query/changes-live.ts";
 import { reads } from "../query/domain-read/plan.ts";
@@ -24,7 +24,7 @@ builder.scalarType("JSON", {
 export const ChangeKind = builder.enumType("ChangeKind", {
   description: 'What a change event says happened (docs/graphql.md, "Change feed").',
   // Named as the REST API, the export and the stream name them (docs/decisions.md, "Change feed").
-  values: Object.fromEntries(CHANGE_KINDS.map((k) => [k, { value: k }])),
+  values: Object.fromEntries(FEED_KINDS.map((k) => [k, { value: k }])),
 });
 
 /**
@@ -113,6 +113,12 @@ export const Change = builder.objectRef<ChangeRow>("Change").implement({
       description: "The value after, where the kind has one.",
       ...fromParent((r: ChangeRow) => changeValue(r.after), legacy("after")),
     }),
+    segment: t.exposeString("segment", {
+      nullable: true,
+      description:
+        "The segment of the account that a segment_entered or segment_left is about (its `after` names the Domain's events of the load that moved it).",
+      ...legacy("segment"),
+    }),
   }),
 });
 
@@ -139,6 +145,10 @@ const ChangeFilter = builder.inputType("ChangeFilter", {
     }),
     technology: t.string({
       description: "Changes of this technology (technology_added, technology_removed).",
+    }),
+    segment: t.string({
+      description:
+        "The events of this segment of the API key's account (segment_entered, segment_left): a segment's events are seen by its account alone.",
     }),
   }),
 });

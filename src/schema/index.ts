@@ -1,4 +1,5 @@
-import { buildSchema, specifiedDirectives } from "graphql";
+import { buildSchema, type GraphQLInputObjectType, specifiedDirectives } from "graphql";
+import { useSegmentFilterType } from "../query/segment-members.ts";
 import { builder } from "./builder.ts";
 import "./snapshot.ts";
 import "./app.ts";
@@ -11,6 +12,7 @@ import "./node.ts";
 import "./usage.ts";
 import "./lists.ts";
 import "./webhooks.ts";
+import "./segments.ts";
 
 builder.queryType({});
 
@@ -34,3 +36,6 @@ export const schema = builder.toSchema({
   sortSchema: false,
   directives: [...specifiedDirectives, rateLimit],
 });
+
+// Kept segment filters are coerced by this schema's DomainFilter (src/query/segment-members.ts).
+useSegmentFilterType(schema.getType("DomainFilter") as GraphQLInputObjectType);

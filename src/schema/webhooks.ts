@@ -1,7 +1,8 @@
 import { astFromValue, type GraphQLInputObjectType, valueFromASTUntyped } from "graphql";
 import type { ClientContext, WebhookService } from "../context.ts";
-import { CHANGE_KINDS } from "../db/change-sql.ts";
+import { FEED_KINDS } from "../db/change-sql.ts";
 import { noList } from "../db/lists.ts";
+import { checkSegmentName, noSegment } from "../db/segments.ts";
 import {
   type DeliveryRow,
   type DeliveryStatus,
@@ -16,6 +17,7 @@ import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.t
 import { dayText, isCalendarDay } from "../query/instant.ts";
 import { listsOf } from "../query/lists.ts";
 import { pageSize } from "../query/page.ts";
+import { segmentsOf } from "../query/segments.ts";
 import { CHANGES_TYPE, changeFilterOf, TEST_TYPE, testBody } from "../webhooks/payload.ts";
 import { checkTarget } from "../webhooks/send.ts";
 import { builder, legacy, rateLimited } from "./builder.ts";
@@ -64,6 +66,11 @@ export const Webhook = builder.objectRef<WebhookShape>("Webhook").implement({
       nullable: true,
       description: "One of the account's lists: only its Domains' changes.",
       ...legacy("list"),
+    }),
+    segment: t.exposeString("segment", {
+      nullable: true,
+      description: "One of the account's segments: only its events (segment_entered, segment_left).",
+      ...legacy("segment"),
     }),
     filter: t.field({
       type: "JSON",
@@ -254,6 +261,10 @@ builder.mutationField("createWebhook", (t) =>
         description: "The kinds of change it takes (default: every kind).",
       }),
       list: t.arg.string({ description: "One of the account's lists: only its Domains' changes." }),
+      segment: t.arg.string({
+        description:
+          "One of the account's segments: only its events (segment_entered, segment_left; give kinds to narrow them).",
+      }),
       filter: t.arg({
         type: DomainFilter,
         description: "Only changes of the Domains it matches (as List Domains').",
@@ -264,10 +275,19 @@ builder.mutationField("createWebhook", (t) =>
         const { service, account } = webhooksOf(ctx);
         const url = await checkTarget(args.url, service.policy);
         const kinds = args.kinds?.length ? [...new Set(args.kinds as string[])] : null;
-        if (kinds?.some((k) => !(CHANGE_KINDS as readonly string[]).includes(k)))
+        if (kinds?.some((k) => !(FEED_KINDS as readonly string[]).includes(k)))
           throw new InputError("kinds", "names a kind that is no change kind");
         if (args.list != null && !(await listsOf(ctx).lists.get(account, args.list)))
           throw new InputError("list", noList(args.list));
+        if (args.segment != null) {
+          try {
+            checkSegmentName(args.segment);
+          } catch (e) {
+            throw new InputError("segment", (e as Error).message);
+          }
+          if (!(await segmentsOf(ctx).segments.get(account, args.segment)))
+            throw new InputError("segment", noSegment(args.segment));
+        }
         const type = info.schema.getType("DomainFilter") as GraphQLInputObjectType;
         const filter = args.filter ? asWritten(args.filter, type) : null;
         const spec = {
@@ -275,6 +295,7 @@ builder.mutationField("createWebhook", (t) =>
           kinds,
           list: args.list ?? null,
           filter,
+          segment: args.segment ?? null,
         };
         // Read where the feed stands with its filter: a filter that does not read (an unknown App,
         // a bad range) is refused now, as GET /changes would refuse it, not at the next load. It
@@ -296,7 +317,10 @@ builder.mutationField("createWebhook", (t) =>
  * as a variable, it is the same filter. A time given as a calendar day stays one, since as a
  * maximum it covers that whole day (its midnight as an instant would not).
  */
-function asWritten(filter: DomainFilterShape, type: GraphQLInputObjectType): Record<string, unknown> | null {
+export function asWritten(
+  filter: DomainFilterShape,
+  type: GraphQLInputObjectType,
+): Record<string, unknown> | null {
   const ast = astFromValue(filter, type);
   if (!ast) return null;
   const keepDays = (given: unknown, written: unknown): unknown => {

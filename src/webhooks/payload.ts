@@ -9,11 +9,14 @@ import type { WebhookRow } from "../db/webhooks.ts";
 export const CHANGES_TYPE = "changes.published";
 export const TEST_TYPE = "webhook.test";
 
-/** The change feed's filter of a webhook: its kinds, and its Domain filter with its list. */
-export function changeFilterOf(hook: Pick<WebhookRow, "kinds" | "list" | "filter">): Record<string, unknown> {
+/** The change feed's filter of a webhook: its kinds, its segment, and its Domain filter with its list. */
+export function changeFilterOf(
+  hook: Pick<WebhookRow, "kinds" | "list" | "filter"> & { segment?: string | null },
+): Record<string, unknown> {
   const domain = { ...(hook.filter ?? {}), ...(hook.list ? { list: hook.list } : {}) };
   return {
     ...(hook.kinds ? { kinds: hook.kinds } : {}),
+    ...(hook.segment ? { segment: hook.segment } : {}),
     ...(Object.keys(domain).length ? { domain } : {}),
   };
 }

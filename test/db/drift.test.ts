@@ -44,6 +44,8 @@ const META_MODELS = [
   "ChangeFeed",
   "DomainList",
   "DomainListItem",
+  "Segment",
+  "SegmentLoad",
   "Webhook",
   "WebhookDelivery",
   "FacetTrend",

@@ -8,6 +8,7 @@ import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { createLogger } from "../../src/logger.ts";
 import { renderSnapshot } from "../../src/render.ts";
+import { evaluateSegments } from "../../src/segments.ts";
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from "./databases.ts";
 
 /** A GraphQL response as the tests read it. */
@@ -57,6 +58,8 @@ export async function startApi(
   const load = async (dir: string) => {
     await loadSnapshot(snapshots.store, dir, {
       keep: 1,
+      // As npm run load does: the accounts' segments compared at each load.
+      segments: (snapshot, previous) => evaluateSegments(db.config, snapshots.store, snapshot, previous),
       ...(harness.render
         ? { render: (snapshot) => renderSnapshot(db.config, snapshot, createLogger({ logLevel: "warn" })) }
         : {}),

@@ -48,6 +48,8 @@ const PARAMS: Record<string, string> = {
   "{name}": "shop.example.com",
   // A list of the request's key's account: its `setup` makes it first.
   "{list}": "prospects",
+  // A segment of the request's key's account: its `setup` saves it first.
+  "{segment}": "us-stores",
 };
 /**
  * Path parameters a setup makes (a webhook, a delivery of it): named by its answer, bound by
@@ -76,6 +78,7 @@ const BODIES: Record<string, unknown> = {
   searchAppFacets: { facets: "p,pricing" },
   addDomainsToList: { domains: ["shop.example.com", "nowhere.example"] },
   removeDomainsFromList: { domains: ["woo.example.org"] },
+  saveSegment: { "f:cc": "US" },
   createWebhook: { url: "http://127.0.0.1:9/hook", kinds: ["domain_added"] },
   testWebhook: {},
   retryWebhookDelivery: {},
@@ -107,8 +110,11 @@ export function restEndpoint(route: Operation): Endpoint {
   if (route.body && !(route.id in BODIES)) throw new Error(`no body for route ${route.id}`);
   const needsList = route.path.startsWith("/list/") && route.method !== "PUT";
   const addToList = OPERATIONS.find((op) => op.id === "addDomainsToList");
+  const needsSegment = route.path.startsWith("/segment/") && route.method !== "PUT";
+  const saveSegment = OPERATIONS.find((op) => op.id === "saveSegment");
   return {
     ...(needsList && addToList ? { setup: restEndpoint(addToList) } : {}),
+    ...(needsSegment && saveSegment ? { setup: restEndpoint(saveSegment) } : {}),
     name: `${route.method} ${REST_BASE}${route.path} (${route.id})`,
     method: route.method,
     path: `${REST_BASE}${path}${QUERIES[route.id] ?? ""}`,

@@ -621,6 +621,9 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
     ];
     const bq = { should: { disjuncts: conditions(0) }, must_not: { disjuncts: conditions(1) } };
     given.bq = bq;
+    // f:segment names one of the account's segments.
+    expect((await call("PUT", "/segment/catalogue", { "f:p": "shopify" })).status).toBe(200);
+    given["f:segment"] = "catalogue";
     // Every option of the catalogue is given (f:list is the webhook's own `list`), with each op;
     // bq names every list and range in should and in must_not.
     const missing = filterOptionNames(DOMAIN_TABLES).filter(
@@ -691,6 +694,8 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
       name: string;
     }[];
     expect((await call("PUT", "/list/hooked/add-domains", { domains: [domain?.name] })).status).toBe(200);
+    // f:segment names one of the account's segments.
+    expect((await call("PUT", "/segment/hooked", { "f:p": "shopify" })).status).toBe(200);
     const given: Json = {};
     Object.entries(DOMAIN_LIST_FILTERS).forEach(([name, spec]: [string, ListSpec], i) => {
       const op = spec.exclusive ? ["OR", "NOT"][i % 2] : ["AND", "OR", "NOT", "NAND"][i % 4];
@@ -975,5 +980,48 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
     );
     expect(deleted.data?.deleteWebhook).toEqual({ id: made.id });
     expect((await call("GET", `/webhooks/${made.id}/deliveries`)).status).toBe(404);
+  });
+
+  it("a segment's events go to its account's webhooks (segment=, kinds=) and never to another account's", async () => {
+    const other = await api.createKey("enterprise", "segments-other");
+    expect((await call("PUT", "/segment/hooked", { "f:ds": "Active" })).status).toBe(200);
+    expect((await call("POST", "/webhooks", { url: receiver.url, segment: "nope" })).json.error).toMatch(
+      /^segment: no segment named "nope"/,
+    );
+    const mine = await create({ url: `${receiver.url}?mine`, segment: "hooked", kinds: ["segment_entered"] });
+    expect(mine.webhook).toMatchObject({ segment: "hooked", kinds: ["segment_entered"] });
+    const theirs = await create({ url: `${receiver.url}?theirs` }, other);
+    const start = String(mine.webhook.cursor);
+    const before = receiver.accepted().length;
+    // The test's own gateway's deliverer was stopped by an earlier test: another gateway delivers.
+    const gateway = createApp(
+      { ...api.db.config, webhooks: { ...api.db.config.webhooks, allowPrivateTargets: true, deliver: true } },
+      api.snapshots,
+      { webhooks: FAST },
+    );
+    gateway.deliverer?.start();
+    try {
+      await loadNext();
+      const expected = await changesAfter(start, "&segment=hooked&kinds=segment_entered");
+      expect(expected.length).toBeGreaterThan(0);
+      expect(expected.every((c) => c.kind === "segment_entered" && c.segment === "hooked")).toBe(true);
+      // The other account's feed holds everything but this account's segment events.
+      const everyone = (await changesAfter(start)).filter((c) => !String(c.kind).startsWith("segment_"));
+      const total = Math.ceil(expected.length / 100) + Math.ceil(everyone.length / 100);
+      await receiver.until((r) => r.accepted().length >= before + total);
+      const got: Record<string, Json[]> = {};
+      for (const r of receiver.accepted().slice(before)) {
+        const body = JSON.parse(r.body) as { data: { webhook: string; changes: Json[] } };
+        got[body.data.webhook] = [...(got[body.data.webhook] ?? []), ...body.data.changes];
+      }
+      const byId = (a: Json, b: Json) => Number(a.id) - Number(b.id);
+      expect((got[mine.id] ?? []).sort(byId)).toEqual(expected);
+      expect((got[theirs.id] ?? []).sort(byId)).toEqual(everyone);
+      expect((got[theirs.id] ?? []).some((c) => String(c.kind).startsWith("segment_"))).toBe(false);
+    } finally {
+      await gateway.dispose();
+    }
+    await call("DELETE", `/webhooks/${theirs.id}`, undefined, other);
+    await call("DELETE", "/segment/hooked");
   });
 });

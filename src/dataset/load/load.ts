@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { SnapshotCounts, SnapshotRow, SnapshotStore } from "../../db/store.ts";
+import type { SegmentOutcome, SnapshotCounts, SnapshotRow, SnapshotStore } from "../../db/store.ts";
 import { TABLES } from "../../db/tables.ts";
 import { Ingest } from "./ingest.ts";
 import { LoadValidationError, Problems } from "./problems.ts";
@@ -31,6 +31,15 @@ export interface LoadOptions {
     snapshot: SnapshotRow,
     signal?: AbortSignal,
   ) => Promise<{ records: number; bytes: number; ms: number }>;
+  /**
+   * Evaluates the accounts' segments on the new copy and on the snapshot served before it
+   * (src/segments.ts, given by the caller), before it is published: their events and sizes are
+   * published with it. Without it no segment is compared at this load.
+   */
+  segments?: (
+    snapshot: SnapshotRow,
+    previous: SnapshotRow | null,
+  ) => Promise<SegmentOutcome & { ms: number }>;
 }
 
 export interface LoadResult extends SnapshotCounts {
@@ -39,7 +48,15 @@ export interface LoadResult extends SnapshotCounts {
    * Seconds spent reading, validating and writing rows; building indexes and publishing; and,
    * within finish, computing the change events and building the count index.
    */
-  timings: { ingest: number; finish: number; changes: number; countIndex: number; render: number };
+  timings: {
+    ingest: number;
+    finish: number;
+    changes: number;
+    countIndex: number;
+    render: number;
+    /** Evaluating the segments (0 without them). */
+    segments: number;
+  };
   /** Bytes the snapshot's count index takes (src/db/count-index.ts). */
   countIndexBytes: number;
   /** Bytes its rendered records take (src/db/rendered.ts); 0 when not rendered. */
@@ -67,6 +84,7 @@ export async function loadSnapshot(
     : undefined;
   const release = await store.lockForLoad();
   try {
+    const previous = await store.current();
     const { version, writer } = await store.begin(resolve(dir), options.changesRetention ?? 52);
     try {
       const started = performance.now();
@@ -85,15 +103,20 @@ export async function loadSnapshot(
       await writer.finish();
       options.signal?.throwIfAborted();
       let rendered: { bytes: number; ms: number } | null = null;
-      if (options.render) {
-        const row = (await store.list()).find((r) => r.version === version);
-        if (!row) throw new Error(`snapshot ${version} is not in the registry`);
+      const row =
+        options.render || options.segments ? (await store.list()).find((r) => r.version === version) : null;
+      if ((options.render || options.segments) && !row)
+        throw new Error(`snapshot ${version} is not in the registry`);
+      if (options.render && row) {
         rendered = await options.render(row, options.signal);
         options.signal?.throwIfAborted();
       }
+      const segments = options.segments && row ? await options.segments(row, previous) : undefined;
+      options.signal?.throwIfAborted();
       await store.publish(version, counts, {
         keep: options.keep,
         changesRetention: options.changesRetention ?? 52,
+        ...(segments ? { segments } : {}),
       });
       const seconds = (a: number, b: number) => Math.round(b - a) / 1000;
       return {
@@ -105,6 +128,7 @@ export async function loadSnapshot(
           changes: Math.round(writer.changesMs) / 1000,
           countIndex: Math.round(writer.countIndex?.ms ?? 0) / 1000,
           render: Math.round(rendered?.ms ?? 0) / 1000,
+          segments: Math.round(segments?.ms ?? 0) / 1000,
         },
         countIndexBytes: writer.countIndex?.bytes ?? 0,
         renderedBytes: rendered?.bytes ?? 0,

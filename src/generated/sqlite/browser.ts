@@ -52,6 +52,18 @@ export type DomainList = Prisma.DomainListModel
  */
 export type DomainListItem = Prisma.DomainListItemModel
 /**
+ * Model Segment
+ * meta: an account's segments (docs/decisions.md, "Segments"): a saved List Domains filter whose
+ * members are compared at every load, named uniquely within the account.
+ */
+export type Segment = Prisma.SegmentModel
+/**
+ * Model SegmentLoad
+ * meta: a segment at each load it lived through: its size, the Domains that entered and left
+ * it, and its counts over platform, plan and country (JSON), published with the load.
+ */
+export type SegmentLoad = Prisma.SegmentLoadModel
+/**
  * Model Webhook
  * meta: an account's webhooks (docs/decisions.md, "Webhooks"): the feed's events that match its
  * kinds, list and Domain filter, delivered signed to its url. `cursor` is the feed position up to

@@ -403,6 +403,8 @@ export const ModelName = {
   ApiKey: 'ApiKey',
   DomainList: 'DomainList',
   DomainListItem: 'DomainListItem',
+  Segment: 'Segment',
+  SegmentLoad: 'SegmentLoad',
   Webhook: 'Webhook',
   WebhookDelivery: 'WebhookDelivery',
   ChangeEvent: 'ChangeEvent',
@@ -441,7 +443,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "snapshot" | "exportJob" | "exportChunk" | "apiKey" | "domainList" | "domainListItem" | "webhook" | "webhookDelivery" | "changeEvent" | "changeFeed" | "facetTrend" | "snapshotInfo" | "app" | "appCategory" | "appPlan" | "appIntegration" | "appInstallsPoint" | "appReview" | "appReviewDomain" | "domain" | "domainCategory" | "domainFeature" | "domainTag" | "domainSalesChannel" | "domainShipsTo" | "domainContact" | "technology" | "domainTechnology" | "domainApp"
+    modelProps: "snapshot" | "exportJob" | "exportChunk" | "apiKey" | "domainList" | "domainListItem" | "segment" | "segmentLoad" | "webhook" | "webhookDelivery" | "changeEvent" | "changeFeed" | "facetTrend" | "snapshotInfo" | "app" | "appCategory" | "appPlan" | "appIntegration" | "appInstallsPoint" | "appReview" | "appReviewDomain" | "domain" | "domainCategory" | "domainFeature" | "domainTag" | "domainSalesChannel" | "domainShipsTo" | "domainContact" | "technology" | "domainTechnology" | "domainApp"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -886,6 +888,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.DomainListItemCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.DomainListItemCountAggregateOutputType> | number
+        }
+      }
+    }
+    Segment: {
+      payload: Prisma.$SegmentPayload<ExtArgs>
+      fields: Prisma.SegmentFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SegmentFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SegmentFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload>
+        }
+        findFirst: {
+          args: Prisma.SegmentFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SegmentFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload>
+        }
+        findMany: {
+          args: Prisma.SegmentFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload>[]
+        }
+        create: {
+          args: Prisma.SegmentCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload>
+        }
+        createMany: {
+          args: Prisma.SegmentCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SegmentCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload>[]
+        }
+        delete: {
+          args: Prisma.SegmentDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload>
+        }
+        update: {
+          args: Prisma.SegmentUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload>
+        }
+        deleteMany: {
+          args: Prisma.SegmentDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SegmentUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SegmentUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload>[]
+        }
+        upsert: {
+          args: Prisma.SegmentUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentPayload>
+        }
+        aggregate: {
+          args: Prisma.SegmentAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSegment>
+        }
+        groupBy: {
+          args: Prisma.SegmentGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SegmentGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SegmentCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SegmentCountAggregateOutputType> | number
+        }
+      }
+    }
+    SegmentLoad: {
+      payload: Prisma.$SegmentLoadPayload<ExtArgs>
+      fields: Prisma.SegmentLoadFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SegmentLoadFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SegmentLoadFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload>
+        }
+        findFirst: {
+          args: Prisma.SegmentLoadFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SegmentLoadFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload>
+        }
+        findMany: {
+          args: Prisma.SegmentLoadFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload>[]
+        }
+        create: {
+          args: Prisma.SegmentLoadCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload>
+        }
+        createMany: {
+          args: Prisma.SegmentLoadCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SegmentLoadCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload>[]
+        }
+        delete: {
+          args: Prisma.SegmentLoadDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload>
+        }
+        update: {
+          args: Prisma.SegmentLoadUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload>
+        }
+        deleteMany: {
+          args: Prisma.SegmentLoadDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SegmentLoadUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SegmentLoadUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload>[]
+        }
+        upsert: {
+          args: Prisma.SegmentLoadUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SegmentLoadPayload>
+        }
+        aggregate: {
+          args: Prisma.SegmentLoadAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSegmentLoad>
+        }
+        groupBy: {
+          args: Prisma.SegmentLoadGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SegmentLoadGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SegmentLoadCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SegmentLoadCountAggregateOutputType> | number
         }
       }
     }
@@ -2710,6 +2860,33 @@ export const DomainListItemScalarFieldEnum = {
 export type DomainListItemScalarFieldEnum = (typeof DomainListItemScalarFieldEnum)[keyof typeof DomainListItemScalarFieldEnum]
 
 
+export const SegmentScalarFieldEnum = {
+  id: 'id',
+  account: 'account',
+  name: 'name',
+  filter: 'filter',
+  search: 'search',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SegmentScalarFieldEnum = (typeof SegmentScalarFieldEnum)[keyof typeof SegmentScalarFieldEnum]
+
+
+export const SegmentLoadScalarFieldEnum = {
+  segmentId: 'segmentId',
+  version: 'version',
+  loadedAt: 'loadedAt',
+  size: 'size',
+  entered: 'entered',
+  left: 'left',
+  counts: 'counts',
+  error: 'error'
+} as const
+
+export type SegmentLoadScalarFieldEnum = (typeof SegmentLoadScalarFieldEnum)[keyof typeof SegmentLoadScalarFieldEnum]
+
+
 export const WebhookScalarFieldEnum = {
   id: 'id',
   account: 'account',
@@ -2717,6 +2894,7 @@ export const WebhookScalarFieldEnum = {
   kinds: 'kinds',
   list: 'list',
   filter: 'filter',
+  segment: 'segment',
   secret: 'secret',
   cursor: 'cursor',
   error: 'error',
@@ -2758,7 +2936,9 @@ export const ChangeEventScalarFieldEnum = {
   technology: 'technology',
   before: 'before',
   after: 'after',
-  doc: 'doc'
+  doc: 'doc',
+  account: 'account',
+  segment: 'segment'
 } as const
 
 export type ChangeEventScalarFieldEnum = (typeof ChangeEventScalarFieldEnum)[keyof typeof ChangeEventScalarFieldEnum]
@@ -3381,6 +3561,8 @@ export type GlobalOmitConfig = {
   apiKey?: Prisma.ApiKeyOmit
   domainList?: Prisma.DomainListOmit
   domainListItem?: Prisma.DomainListItemOmit
+  segment?: Prisma.SegmentOmit
+  segmentLoad?: Prisma.SegmentLoadOmit
   webhook?: Prisma.WebhookOmit
   webhookDelivery?: Prisma.WebhookDeliveryOmit
   changeEvent?: Prisma.ChangeEventOmit

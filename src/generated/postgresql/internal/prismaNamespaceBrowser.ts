@@ -57,6 +57,8 @@ export const ModelName = {
   ApiKey: 'ApiKey',
   DomainList: 'DomainList',
   DomainListItem: 'DomainListItem',
+  Segment: 'Segment',
+  SegmentLoad: 'SegmentLoad',
   Webhook: 'Webhook',
   WebhookDelivery: 'WebhookDelivery',
   ChangeEvent: 'ChangeEvent',
@@ -178,6 +180,33 @@ export const DomainListItemScalarFieldEnum = {
 export type DomainListItemScalarFieldEnum = (typeof DomainListItemScalarFieldEnum)[keyof typeof DomainListItemScalarFieldEnum]
 
 
+export const SegmentScalarFieldEnum = {
+  id: 'id',
+  account: 'account',
+  name: 'name',
+  filter: 'filter',
+  search: 'search',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SegmentScalarFieldEnum = (typeof SegmentScalarFieldEnum)[keyof typeof SegmentScalarFieldEnum]
+
+
+export const SegmentLoadScalarFieldEnum = {
+  segmentId: 'segmentId',
+  version: 'version',
+  loadedAt: 'loadedAt',
+  size: 'size',
+  entered: 'entered',
+  left: 'left',
+  counts: 'counts',
+  error: 'error'
+} as const
+
+export type SegmentLoadScalarFieldEnum = (typeof SegmentLoadScalarFieldEnum)[keyof typeof SegmentLoadScalarFieldEnum]
+
+
 export const WebhookScalarFieldEnum = {
   id: 'id',
   account: 'account',
@@ -185,6 +214,7 @@ export const WebhookScalarFieldEnum = {
   kinds: 'kinds',
   list: 'list',
   filter: 'filter',
+  segment: 'segment',
   secret: 'secret',
   cursor: 'cursor',
   error: 'error',
@@ -226,7 +256,9 @@ export const ChangeEventScalarFieldEnum = {
   technology: 'technology',
   before: 'before',
   after: 'after',
-  doc: 'doc'
+  doc: 'doc',
+  account: 'account',
+  segment: 'segment'
 } as const
 
 export type ChangeEventScalarFieldEnum = (typeof ChangeEventScalarFieldEnum)[keyof typeof ChangeEventScalarFieldEnum]

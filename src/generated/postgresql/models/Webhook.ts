@@ -45,6 +45,7 @@ export type WebhookMinAggregateOutputType = {
   kinds: string | null
   list: string | null
   filter: string | null
+  segment: string | null
   secret: string | null
   cursor: bigint | null
   error: string | null
@@ -58,6 +59,7 @@ export type WebhookMaxAggregateOutputType = {
   kinds: string | null
   list: string | null
   filter: string | null
+  segment: string | null
   secret: string | null
   cursor: bigint | null
   error: string | null
@@ -71,6 +73,7 @@ export type WebhookCountAggregateOutputType = {
   kinds: number
   list: number
   filter: number
+  segment: number
   secret: number
   cursor: number
   error: number
@@ -96,6 +99,7 @@ export type WebhookMinAggregateInputType = {
   kinds?: true
   list?: true
   filter?: true
+  segment?: true
   secret?: true
   cursor?: true
   error?: true
@@ -109,6 +113,7 @@ export type WebhookMaxAggregateInputType = {
   kinds?: true
   list?: true
   filter?: true
+  segment?: true
   secret?: true
   cursor?: true
   error?: true
@@ -122,6 +127,7 @@ export type WebhookCountAggregateInputType = {
   kinds?: true
   list?: true
   filter?: true
+  segment?: true
   secret?: true
   cursor?: true
   error?: true
@@ -222,6 +228,7 @@ export type WebhookGroupByOutputType = {
   kinds: string | null
   list: string | null
   filter: string | null
+  segment: string | null
   secret: string
   cursor: bigint
   error: string | null
@@ -258,6 +265,7 @@ export type WebhookWhereInput = {
   kinds?: Prisma.StringNullableFilter<"Webhook"> | string | null
   list?: Prisma.StringNullableFilter<"Webhook"> | string | null
   filter?: Prisma.StringNullableFilter<"Webhook"> | string | null
+  segment?: Prisma.StringNullableFilter<"Webhook"> | string | null
   secret?: Prisma.StringFilter<"Webhook"> | string
   cursor?: Prisma.BigIntFilter<"Webhook"> | bigint | number
   error?: Prisma.StringNullableFilter<"Webhook"> | string | null
@@ -271,6 +279,7 @@ export type WebhookOrderByWithRelationInput = {
   kinds?: Prisma.SortOrderInput | Prisma.SortOrder
   list?: Prisma.SortOrderInput | Prisma.SortOrder
   filter?: Prisma.SortOrderInput | Prisma.SortOrder
+  segment?: Prisma.SortOrderInput | Prisma.SortOrder
   secret?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -287,6 +296,7 @@ export type WebhookWhereUniqueInput = Prisma.AtLeast<{
   kinds?: Prisma.StringNullableFilter<"Webhook"> | string | null
   list?: Prisma.StringNullableFilter<"Webhook"> | string | null
   filter?: Prisma.StringNullableFilter<"Webhook"> | string | null
+  segment?: Prisma.StringNullableFilter<"Webhook"> | string | null
   secret?: Prisma.StringFilter<"Webhook"> | string
   cursor?: Prisma.BigIntFilter<"Webhook"> | bigint | number
   error?: Prisma.StringNullableFilter<"Webhook"> | string | null
@@ -300,6 +310,7 @@ export type WebhookOrderByWithAggregationInput = {
   kinds?: Prisma.SortOrderInput | Prisma.SortOrder
   list?: Prisma.SortOrderInput | Prisma.SortOrder
   filter?: Prisma.SortOrderInput | Prisma.SortOrder
+  segment?: Prisma.SortOrderInput | Prisma.SortOrder
   secret?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -321,6 +332,7 @@ export type WebhookScalarWhereWithAggregatesInput = {
   kinds?: Prisma.StringNullableWithAggregatesFilter<"Webhook"> | string | null
   list?: Prisma.StringNullableWithAggregatesFilter<"Webhook"> | string | null
   filter?: Prisma.StringNullableWithAggregatesFilter<"Webhook"> | string | null
+  segment?: Prisma.StringNullableWithAggregatesFilter<"Webhook"> | string | null
   secret?: Prisma.StringWithAggregatesFilter<"Webhook"> | string
   cursor?: Prisma.BigIntWithAggregatesFilter<"Webhook"> | bigint | number
   error?: Prisma.StringNullableWithAggregatesFilter<"Webhook"> | string | null
@@ -334,6 +346,7 @@ export type WebhookCreateInput = {
   kinds?: string | null
   list?: string | null
   filter?: string | null
+  segment?: string | null
   secret: string
   cursor: bigint | number
   error?: string | null
@@ -347,6 +360,7 @@ export type WebhookUncheckedCreateInput = {
   kinds?: string | null
   list?: string | null
   filter?: string | null
+  segment?: string | null
   secret: string
   cursor: bigint | number
   error?: string | null
@@ -360,6 +374,7 @@ export type WebhookUpdateInput = {
   kinds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   list?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   filter?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   secret?: Prisma.StringFieldUpdateOperationsInput | string
   cursor?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -373,6 +388,7 @@ export type WebhookUncheckedUpdateInput = {
   kinds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   list?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   filter?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   secret?: Prisma.StringFieldUpdateOperationsInput | string
   cursor?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -386,6 +402,7 @@ export type WebhookCreateManyInput = {
   kinds?: string | null
   list?: string | null
   filter?: string | null
+  segment?: string | null
   secret: string
   cursor: bigint | number
   error?: string | null
@@ -399,6 +416,7 @@ export type WebhookUpdateManyMutationInput = {
   kinds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   list?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   filter?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   secret?: Prisma.StringFieldUpdateOperationsInput | string
   cursor?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -412,6 +430,7 @@ export type WebhookUncheckedUpdateManyInput = {
   kinds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   list?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   filter?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   secret?: Prisma.StringFieldUpdateOperationsInput | string
   cursor?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -425,6 +444,7 @@ export type WebhookCountOrderByAggregateInput = {
   kinds?: Prisma.SortOrder
   list?: Prisma.SortOrder
   filter?: Prisma.SortOrder
+  segment?: Prisma.SortOrder
   secret?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
   error?: Prisma.SortOrder
@@ -443,6 +463,7 @@ export type WebhookMaxOrderByAggregateInput = {
   kinds?: Prisma.SortOrder
   list?: Prisma.SortOrder
   filter?: Prisma.SortOrder
+  segment?: Prisma.SortOrder
   secret?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
   error?: Prisma.SortOrder
@@ -456,6 +477,7 @@ export type WebhookMinOrderByAggregateInput = {
   kinds?: Prisma.SortOrder
   list?: Prisma.SortOrder
   filter?: Prisma.SortOrder
+  segment?: Prisma.SortOrder
   secret?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
   error?: Prisma.SortOrder
@@ -476,6 +498,7 @@ export type WebhookSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   kinds?: boolean
   list?: boolean
   filter?: boolean
+  segment?: boolean
   secret?: boolean
   cursor?: boolean
   error?: boolean
@@ -489,6 +512,7 @@ export type WebhookSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   kinds?: boolean
   list?: boolean
   filter?: boolean
+  segment?: boolean
   secret?: boolean
   cursor?: boolean
   error?: boolean
@@ -502,6 +526,7 @@ export type WebhookSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   kinds?: boolean
   list?: boolean
   filter?: boolean
+  segment?: boolean
   secret?: boolean
   cursor?: boolean
   error?: boolean
@@ -515,13 +540,14 @@ export type WebhookSelectScalar = {
   kinds?: boolean
   list?: boolean
   filter?: boolean
+  segment?: boolean
   secret?: boolean
   cursor?: boolean
   error?: boolean
   createdAt?: boolean
 }
 
-export type WebhookOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "account" | "url" | "kinds" | "list" | "filter" | "secret" | "cursor" | "error" | "createdAt", ExtArgs["result"]["webhook"]>
+export type WebhookOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "account" | "url" | "kinds" | "list" | "filter" | "segment" | "secret" | "cursor" | "error" | "createdAt", ExtArgs["result"]["webhook"]>
 
 export type $WebhookPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Webhook"
@@ -542,6 +568,10 @@ export type $WebhookPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      * JSON of GraphQL's DomainFilter.
      */
     filter: string | null
+    /**
+     * The name of one of the account's segments: only its events (segment_entered, segment_left).
+     */
+    segment: string | null
     /**
      * Standard Webhooks secret (whsec_…), shown once.
      */
@@ -984,6 +1014,7 @@ export interface WebhookFieldRefs {
   readonly kinds: Prisma.FieldRef<"Webhook", 'String'>
   readonly list: Prisma.FieldRef<"Webhook", 'String'>
   readonly filter: Prisma.FieldRef<"Webhook", 'String'>
+  readonly segment: Prisma.FieldRef<"Webhook", 'String'>
   readonly secret: Prisma.FieldRef<"Webhook", 'String'>
   readonly cursor: Prisma.FieldRef<"Webhook", 'BigInt'>
   readonly error: Prisma.FieldRef<"Webhook", 'String'>

@@ -53,6 +53,8 @@ export type ChangeEventMinAggregateOutputType = {
   before: string | null
   after: string | null
   doc: string | null
+  account: string | null
+  segment: string | null
 }
 
 export type ChangeEventMaxAggregateOutputType = {
@@ -68,6 +70,8 @@ export type ChangeEventMaxAggregateOutputType = {
   before: string | null
   after: string | null
   doc: string | null
+  account: string | null
+  segment: string | null
 }
 
 export type ChangeEventCountAggregateOutputType = {
@@ -83,6 +87,8 @@ export type ChangeEventCountAggregateOutputType = {
   before: number
   after: number
   doc: number
+  account: number
+  segment: number
   _all: number
 }
 
@@ -112,6 +118,8 @@ export type ChangeEventMinAggregateInputType = {
   before?: true
   after?: true
   doc?: true
+  account?: true
+  segment?: true
 }
 
 export type ChangeEventMaxAggregateInputType = {
@@ -127,6 +135,8 @@ export type ChangeEventMaxAggregateInputType = {
   before?: true
   after?: true
   doc?: true
+  account?: true
+  segment?: true
 }
 
 export type ChangeEventCountAggregateInputType = {
@@ -142,6 +152,8 @@ export type ChangeEventCountAggregateInputType = {
   before?: true
   after?: true
   doc?: true
+  account?: true
+  segment?: true
   _all?: true
 }
 
@@ -244,6 +256,8 @@ export type ChangeEventGroupByOutputType = {
   before: string | null
   after: string | null
   doc: string | null
+  account: string | null
+  segment: string | null
   _count: ChangeEventCountAggregateOutputType | null
   _avg: ChangeEventAvgAggregateOutputType | null
   _sum: ChangeEventSumAggregateOutputType | null
@@ -282,6 +296,8 @@ export type ChangeEventWhereInput = {
   before?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   after?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   doc?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
+  account?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
+  segment?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
 }
 
 export type ChangeEventOrderByWithRelationInput = {
@@ -297,6 +313,8 @@ export type ChangeEventOrderByWithRelationInput = {
   before?: Prisma.SortOrderInput | Prisma.SortOrder
   after?: Prisma.SortOrderInput | Prisma.SortOrder
   doc?: Prisma.SortOrderInput | Prisma.SortOrder
+  account?: Prisma.SortOrderInput | Prisma.SortOrder
+  segment?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type ChangeEventWhereUniqueInput = Prisma.AtLeast<{
@@ -315,6 +333,8 @@ export type ChangeEventWhereUniqueInput = Prisma.AtLeast<{
   before?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   after?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   doc?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
+  account?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
+  segment?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
 }, "id">
 
 export type ChangeEventOrderByWithAggregationInput = {
@@ -330,6 +350,8 @@ export type ChangeEventOrderByWithAggregationInput = {
   before?: Prisma.SortOrderInput | Prisma.SortOrder
   after?: Prisma.SortOrderInput | Prisma.SortOrder
   doc?: Prisma.SortOrderInput | Prisma.SortOrder
+  account?: Prisma.SortOrderInput | Prisma.SortOrder
+  segment?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.ChangeEventCountOrderByAggregateInput
   _avg?: Prisma.ChangeEventAvgOrderByAggregateInput
   _max?: Prisma.ChangeEventMaxOrderByAggregateInput
@@ -353,6 +375,8 @@ export type ChangeEventScalarWhereWithAggregatesInput = {
   before?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
   after?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
   doc?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
+  account?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
+  segment?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
 }
 
 export type ChangeEventCreateInput = {
@@ -368,6 +392,8 @@ export type ChangeEventCreateInput = {
   before?: string | null
   after?: string | null
   doc?: string | null
+  account?: string | null
+  segment?: string | null
 }
 
 export type ChangeEventUncheckedCreateInput = {
@@ -383,6 +409,8 @@ export type ChangeEventUncheckedCreateInput = {
   before?: string | null
   after?: string | null
   doc?: string | null
+  account?: string | null
+  segment?: string | null
 }
 
 export type ChangeEventUpdateInput = {
@@ -398,6 +426,8 @@ export type ChangeEventUpdateInput = {
   before?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   after?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ChangeEventUncheckedUpdateInput = {
@@ -413,6 +443,8 @@ export type ChangeEventUncheckedUpdateInput = {
   before?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   after?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ChangeEventCreateManyInput = {
@@ -428,6 +460,8 @@ export type ChangeEventCreateManyInput = {
   before?: string | null
   after?: string | null
   doc?: string | null
+  account?: string | null
+  segment?: string | null
 }
 
 export type ChangeEventUpdateManyMutationInput = {
@@ -443,6 +477,8 @@ export type ChangeEventUpdateManyMutationInput = {
   before?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   after?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ChangeEventUncheckedUpdateManyInput = {
@@ -458,6 +494,8 @@ export type ChangeEventUncheckedUpdateManyInput = {
   before?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   after?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type ChangeEventCountOrderByAggregateInput = {
@@ -473,6 +511,8 @@ export type ChangeEventCountOrderByAggregateInput = {
   before?: Prisma.SortOrder
   after?: Prisma.SortOrder
   doc?: Prisma.SortOrder
+  account?: Prisma.SortOrder
+  segment?: Prisma.SortOrder
 }
 
 export type ChangeEventAvgOrderByAggregateInput = {
@@ -494,6 +534,8 @@ export type ChangeEventMaxOrderByAggregateInput = {
   before?: Prisma.SortOrder
   after?: Prisma.SortOrder
   doc?: Prisma.SortOrder
+  account?: Prisma.SortOrder
+  segment?: Prisma.SortOrder
 }
 
 export type ChangeEventMinOrderByAggregateInput = {
@@ -509,6 +551,8 @@ export type ChangeEventMinOrderByAggregateInput = {
   before?: Prisma.SortOrder
   after?: Prisma.SortOrder
   doc?: Prisma.SortOrder
+  account?: Prisma.SortOrder
+  segment?: Prisma.SortOrder
 }
 
 export type ChangeEventSumOrderByAggregateInput = {
@@ -532,6 +576,8 @@ export type ChangeEventSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   before?: boolean
   after?: boolean
   doc?: boolean
+  account?: boolean
+  segment?: boolean
 }, ExtArgs["result"]["changeEvent"]>
 
 export type ChangeEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -547,6 +593,8 @@ export type ChangeEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   before?: boolean
   after?: boolean
   doc?: boolean
+  account?: boolean
+  segment?: boolean
 }, ExtArgs["result"]["changeEvent"]>
 
 export type ChangeEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -562,6 +610,8 @@ export type ChangeEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   before?: boolean
   after?: boolean
   doc?: boolean
+  account?: boolean
+  segment?: boolean
 }, ExtArgs["result"]["changeEvent"]>
 
 export type ChangeEventSelectScalar = {
@@ -577,9 +627,11 @@ export type ChangeEventSelectScalar = {
   before?: boolean
   after?: boolean
   doc?: boolean
+  account?: boolean
+  segment?: boolean
 }
 
-export type ChangeEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "version" | "loadedAt" | "kind" | "domain" | "app" | "appId" | "appName" | "technology" | "before" | "after" | "doc", ExtArgs["result"]["changeEvent"]>
+export type ChangeEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "version" | "loadedAt" | "kind" | "domain" | "app" | "appId" | "appName" | "technology" | "before" | "after" | "doc" | "account" | "segment", ExtArgs["result"]["changeEvent"]>
 
 export type $ChangeEventPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "ChangeEvent"
@@ -619,6 +671,14 @@ export type $ChangeEventPayload<ExtArgs extends runtime.Types.Extensions.Interna
      * JSON), written when its load is published; null for events published before it was kept.
      */
     doc: string | null
+    /**
+     * The account that alone sees the event (segment events), or null: every account sees it.
+     */
+    account: string | null
+    /**
+     * The segment a segment_entered or segment_left is about (by name), or null.
+     */
+    segment: string | null
   }, ExtArgs["result"]["changeEvent"]>
   composites: {}
 }
@@ -1054,6 +1114,8 @@ export interface ChangeEventFieldRefs {
   readonly before: Prisma.FieldRef<"ChangeEvent", 'String'>
   readonly after: Prisma.FieldRef<"ChangeEvent", 'String'>
   readonly doc: Prisma.FieldRef<"ChangeEvent", 'String'>
+  readonly account: Prisma.FieldRef<"ChangeEvent", 'String'>
+  readonly segment: Prisma.FieldRef<"ChangeEvent", 'String'>
 }
     
 
