@@ -218,10 +218,10 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/^BAD_USER_INPUT: as_of: /);
     const { tools } = await client.listTools();
-    const fields = (
-      tools.find((t) => t.name === "get_domain")?.inputSchema.properties as Record<string, Json>
-    ).fields;
-    expect(fields.description).toContain("with as_of, every field it answers");
+    const properties = tools.find((t) => t.name === "get_domain")?.inputSchema.properties;
+    expect((properties as Record<string, Json> | undefined)?.fields?.description).toContain(
+      "with as_of, every field it answers",
+    );
   });
 
   it("domain_facets answers as GET /domain/facets", async () => {
