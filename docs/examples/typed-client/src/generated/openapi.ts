@@ -413,7 +413,7 @@ export interface paths {
         };
         /**
          * A Domain's changes across the change feed, newest first, paged by cursor
-         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
+         * @description Rate limit: 20 per second on the enterprise plan, 5 on pro and elite (Retrieve a Domain, `retrieveDomain`).
          */
         get: operations["domainHistory"];
         put?: never;
