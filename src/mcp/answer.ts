@@ -14,7 +14,14 @@ import { answerOperation, drawOn, type RestContext, type Whole } from "../rest/a
 import { Options } from "../rest/options.ts";
 import { REST_BASE } from "../rest/routes.ts";
 import { answerUsageOf } from "../rest/usage.ts";
-import { MAX_ANSWER_BYTES, operationOf, optionName, Refused, type ToolSpec } from "./catalogue.ts";
+import {
+  argumentName,
+  MAX_ANSWER_BYTES,
+  operationOf,
+  optionName,
+  Refused,
+  type ToolSpec,
+} from "./catalogue.ts";
 
 /** What the tools answer with: the REST layer's own context and whole answers (src/app.ts gives them). */
 export interface McpDeps {
@@ -53,7 +60,10 @@ export async function callTool(
     const op = operationOf(spec);
     if (!op) throw new Error(`tool ${spec.name} has no operation`);
     const params: Record<string, string> = {};
-    const options: Json = { ...(spec.defaults ?? {}) };
+    // A variant of the operation (get_domain's as_of: the Domain as it was) has fields of its own:
+    // the compact defaults are the operation's, not the variant's.
+    const variant = op.route.variant && args[argumentName(op.route.variant.option)] !== undefined;
+    const options: Json = variant ? {} : { ...(spec.defaults ?? {}) };
     for (const [arg, value] of Object.entries(args)) {
       const path = spec.path?.[arg];
       if (path) params[path.param] = String(value);

@@ -250,9 +250,10 @@ function schemaOf(doc: OptionDoc, spec: ToolSpec): z.ZodType {
   // Ranges and lists are text in a query string; an agent may give a number.
   else if (doc.name.startsWith("f:")) s = z.union([z.string(), z.number()]);
   else s = z.string();
+  const variant = operationOf(spec)?.route.variant?.option;
   const fields =
     doc.name === "fields" && spec.defaults?.fields
-      ? ` Default here: ${spec.defaults.fields} (* for the API's own defaults).`
+      ? ` Default here: ${spec.defaults.fields} (* for the API's own defaults)${variant ? `; with ${variant}, every field it answers` : ""}.`
       : "";
   return (
     doc.name === "page_size" && spec.maxPage ? s : s.describe(`${doc.description}${fields}`)

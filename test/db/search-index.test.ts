@@ -16,7 +16,7 @@ import { searchWords } from "../../src/query/filter.ts";
 
 function indexOf(texts: string[]) {
   const builder = new SearchBuilder();
-  texts.forEach((t, ord) => builder.add(ord, t));
+  for (const [ord, t] of texts.entries()) builder.add(ord, t);
   const { meta, parts } = builder.parts();
   // Through the stored bytes, as a gateway loads them.
   const byName = new Map(parts.map((p) => [p.name, new Uint8Array(p.body)]));

@@ -202,6 +202,28 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     );
   });
 
+  it("get_domain with as_of answers the Domain as it was, as GET /domain/{name}?as_of= does", async () => {
+    // Without fields: every field the as-of answer has, not the Domain's compact defaults.
+    const { body } = await rest("/domain/shop.example.com?as_of=1");
+    expect((body.domain as Json).covers).toEqual(expect.arrayContaining(["platform", "apps"]));
+    const asOf = await call("get_domain", { name: "shop.example.com", as_of: "1" });
+    expect(asOf.isError, textOf(asOf)).toBeFalsy();
+    expect(asOf.structuredContent).toEqual(body);
+    const some = await call("get_domain", { name: "shop.example.com", as_of: "1", fields: "name,plan" });
+    expect(some.structuredContent).toEqual(
+      (await rest("/domain/shop.example.com?as_of=1&fields=name,plan")).body,
+    );
+    // A bad as_of is refused naming it.
+    const bad = await call("get_domain", { name: "shop.example.com", as_of: "last week" });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^BAD_USER_INPUT: as_of: /);
+    const { tools } = await client.listTools();
+    const properties = tools.find((t) => t.name === "get_domain")?.inputSchema.properties;
+    expect((properties as Record<string, Json> | undefined)?.fields?.description).toContain(
+      "with as_of, every field it answers",
+    );
+  });
+
   it("domain_facets answers as GET /domain/facets", async () => {
     const r = await call("domain_facets", { "f.p": "shopify", facets: "plan,cc", histogram: "er" });
     expect(r.isError).toBeFalsy();

@@ -963,11 +963,14 @@ describe("control characters in every option and path segment, every database al
         expect(error.error, what).toMatch(f.names);
       }
       // Each answer has a request id of its own.
-      // …and a list its own times.
+      // …and a list its own times, and a load (a trend's, an as-of Domain's, a change's) its own.
       answers.push(
         `${res.status} ${text
           .replace(/"request_id":"[^"]+"/, '"request_id":"…"')
-          .replace(/"(created|updated|last_attempt|next_attempt)_at":"[^"]+"/g, '"$1_at":"…"')
+          .replace(
+            /"(created|updated|last_attempt|next_attempt|published|as_of_published|loaded)_at":"[^"]+"/g,
+            '"$1_at":"…"',
+          )
           // …and a webhook its own id and secret.
           .replace(/"(wh|whsec|msg)_[^"]+"/g, '"$1_…"')}`,
       );

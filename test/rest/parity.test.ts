@@ -1380,6 +1380,134 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
     });
   });
 
+  // After the change feed's: three loads, the second without five clones, the third with them again.
+  describe("History (GET /trends, /app/trends, /domain/<name>/history and ?as_of=, beyond the legacy paths)", () => {
+    const TREND = "dimension values loads { version publishedAt counts total }";
+    /** A Trend as REST writes it: legacy names; counts' keys are values, not names. */
+    const legacyTrend = (t: Json) => ({
+      dimension: t.dimension,
+      values: t.values,
+      loads: (t.loads as Json[]).map((l) => ({
+        version: l.version,
+        published_at: l.publishedAt,
+        counts: l.counts,
+        total: l.total,
+      })),
+    });
+    /** The loads' versions, oldest first, as GraphQL answers them. */
+    const versions = async () =>
+      (
+        (await gql(`{ trends(dimension: PLATFORM) { loads { version } } }`)).trends as {
+          loads: { version: number }[];
+        }
+      ).loads.map((l) => l.version);
+
+    it("GET /trends", async () => {
+      covered.add("domainTrends");
+      const v = await versions();
+      expect(v).toHaveLength(3);
+      const named = await gql(
+        `query($s: String) { trends(dimension: COUNTRY_CODE, values: ["US", "DE", "XX"], since: $s) { ${TREND} } }`,
+        { s: String(v[1]) },
+      );
+      const body = await ok(`/trends?dimension=cc&values=US,DE,XX&since=${v[1]}`);
+      expect(body).toEqual(legacyTrend(named.trends as Json));
+      expect((body.loads as Json[]).map((l) => l.version)).toEqual(v.slice(1));
+      // The second load lacks five clones: its total is five fewer than the third's.
+      const [second, third] = body.loads as { total: number }[];
+      expect(third.total - second.total).toBe(5);
+      const top = await gql(`{ trends(dimension: APPS, top: 2, until: "${v[1]}") { ${TREND} } }`);
+      expect(await ok(`/trends?dimension=an&top=2&until=${v[1]}`)).toEqual(legacyTrend(top.trends as Json));
+    });
+
+    it("GET /app/trends", async () => {
+      covered.add("appTrends");
+      const data = await gql(`{ appTrends(dimension: PRICING) { ${TREND} } }`);
+      const body = await ok("/app/trends?dimension=pricing");
+      expect(body).toEqual(legacyTrend(data.appTrends as Json));
+      expect(body.loads).toHaveLength(3);
+    });
+
+    it("GET /domain/<name>/history, page by page", async () => {
+      covered.add("domainHistory");
+      const CHANGE =
+        "id version loadedAt kind domainName app { id platform token name } technology before after";
+      const page = `query($n: String!, $after: String) { domain(name: $n) { history(first: 1, after: $after) {
+        nodes { ${CHANGE} } pageInfo { hasNextPage endCursor } } } }`;
+      const name = `shop-${CLONES - 1}.example.com`;
+      const kinds: unknown[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const data = await gql(page, { n: name, after });
+        const h = (data.domain as Json).history as {
+          nodes: Json[];
+          pageInfo: { hasNextPage: boolean; endCursor: string };
+        };
+        const body = await ok(`/domain/${name}/history?page_size=1${after ? `&cursor=${after}` : ""}`);
+        expect(body).toEqual({
+          changes: h.nodes.map((n) =>
+            Object.fromEntries(
+              Object.entries({
+                id: n.id,
+                version: n.version,
+                loaded_at: n.loadedAt,
+                kind: n.kind,
+                domain: n.domainName,
+                app: n.app,
+                technology: n.technology,
+                before: n.before,
+                after: n.after,
+              }).filter(([, v]) => v !== null && v !== undefined),
+            ),
+          ),
+          has_next_page: h.pageInfo.hasNextPage,
+          ...(h.pageInfo.hasNextPage ? { next_cursor: h.pageInfo.endCursor } : {}),
+        });
+        kinds.push(...h.nodes.map((n) => n.kind));
+        if (!h.pageInfo.hasNextPage) break;
+        after = h.pageInfo.endCursor;
+      }
+      // Newest first: back in the third load, removed in the second.
+      expect(kinds).toEqual(["domain_added", "domain_removed"]);
+    });
+
+    it("GET /domain/<name>?as_of=", async () => {
+      const v = await versions();
+      const AS_OF =
+        "name version publishedAt covers state platform plan countryCode theme rank rankVersion apps technologies";
+      const names: Record<string, string> = {
+        version: "as_of_version",
+        publishedAt: "as_of_published_at",
+        countryCode: "country_code",
+        rankVersion: "rank_version",
+      };
+      for (const name of ["shop.example.com", `shop-${CLONES - 1}.example.com`]) {
+        const data = await gql(
+          `query($n: String!, $a: String!) { domainAsOf(name: $n, asOf: $a) { ${AS_OF} } }`,
+          {
+            n: name,
+            a: String(v[0]),
+          },
+        );
+        const want = Object.fromEntries(
+          Object.entries(data.domainAsOf as Json)
+            .filter(([, x]) => x !== null)
+            .map(([k, x]) => [names[k] ?? k, x]),
+        );
+        expect(want.as_of_version).toBe(v[0]);
+        expect(await ok(`/domain/${name}?as_of=${v[0]}`), name).toEqual({ domain: want });
+      }
+      // Absent from the second load: 404 on both, naming the load it left in.
+      const name = `shop-${CLONES - 1}.example.com`;
+      const gone = await api.gql(`{ domainAsOf(name: "${name}", asOf: "${v[1]}") { name } }`);
+      expect(gone.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+      const res = await rest(`/domain/${name}?as_of=${v[1]}`);
+      expect(res.status).toBe(404);
+      expect((res.body as Json).error).toBe(gone.errors?.[0]?.message);
+      expect((res.body as Json).error).toContain(`left in version ${v[1]}`);
+    });
+  });
+
   it("covers every route of the route table", () => {
     expect([...covered].sort()).toEqual(OPERATIONS.map((r) => r.id).sort());
   });

@@ -25,7 +25,7 @@ import { freePort, type Server, startServer } from "../support/server.ts";
 /** The files whose examples run, each with the fewest `curl` lines it must hold (a lost block fails). */
 const DOCS = [
   { path: "README.md", curls: 3 },
-  { path: "docs/rest.md", curls: 19, alias: true },
+  { path: "docs/rest.md", curls: 24, alias: true },
 ] as const;
 
 interface Example {
@@ -236,6 +236,14 @@ describe.each(databaseKinds())("the examples of the README and docs/rest.md on %
           }
         }
         const expected = Number(/\s#\s*(\d{3})\b/.exec(example.text)?.[1] ?? 200);
+        // A reader running a page's examples back to back may outpace a budget (List Domains: 6 a
+        // second, for the lists, the feed, the facets and the trends alike): as the 429 says, they
+        // wait its retry_after and run the example again, once.
+        if (answer.status === 429 && expected !== 429) {
+          const { retry_after } = JSON.parse(answer.body) as { retry_after: number };
+          await new Promise((r) => setTimeout(r, retry_after * 1000 + 100));
+          answer = await run();
+        }
         expect(answer.status, `${where}\n${answer.body}`).toBe(expected);
         if (expected === 304) {
           expect(answer.body, where).toBe("");
