@@ -424,6 +424,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/segment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The segments of the API key's account, with their sizes in the served snapshot
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
+         */
+        get: operations["listSegments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/segment/{segment}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A segment: its filter, its size now, and its size, entries, exits and spread at each load
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
+         */
+        get: operations["retrieveSegment"];
+        /**
+         * Save a segment: List Domains' options as the JSON body; made, or its filter replaced (compared from the next load on)
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
+         */
+        put: operations["saveSegment"];
+        post?: never;
+        /**
+         * Delete a segment and its history; answers it as it was (its events stay in the feed)
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
+         */
+        delete: operations["deleteSegment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -879,6 +927,8 @@ export interface components {
             before?: string;
             /** @description The value after, where the kind has one. */
             after?: string;
+            /** @description The segment of the account that a segment_entered or segment_left is about (its `after` names the Domain's events of the load that moved it). */
+            segment?: string;
         };
         /** @description The App a change is about, as it was named when the change was found. Optional values are left out when unknown. */
         ChangeApp: {
@@ -914,6 +964,42 @@ export interface components {
             /** @description The records the load held. */
             total: number;
         };
+        /** @description A saved search of the account (at most 100 an account): its members are compared at every load. Optional values are left out when unknown. */
+        Segment: {
+            name: string;
+            /** @description Its DomainFilter, as saveSegment took it; in REST, List Domains' f: options, aq and bq (as PUT /segment/{name} takes them). */
+            filter?: string;
+            /** @description Its search (List Domains' q). */
+            search?: string;
+            /** @description Its members in the served snapshot now (null when its filter cannot be read: a list it names was deleted). */
+            size?: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its filter was last changed (saving the same filter again changes nothing).
+             */
+            updated_at: string;
+            /** @description The segment at each load it lived through, newest first (at most 52): its size, entries, exits and spread. */
+            history: components["schemas"]["SegmentLoad"][];
+        };
+        /** @description A segment at one load it lived through: its size, who entered and left, and its spread. Optional values are left out when unknown. */
+        SegmentLoad: {
+            /** @description The load's snapshot version. */
+            version: number;
+            /** Format: date-time */
+            loaded_at: string;
+            /** @description Its members in that load's snapshot (null when its filter could not be read then). */
+            size?: number;
+            /** @description Domains that entered it at that load. */
+            entered: number;
+            /** @description Domains that left it at that load. */
+            left: number;
+            /** @description Its members by platform, plan and country code: {"platform": {"shopify": 120, …}, "plan": {…}, "country_code": {…}} (null for a snapshot without a count index). */
+            counts?: string;
+            /** @description Why its filter could not be read at that load (a list it names was deleted). */
+            error?: string;
+        };
         /** @description A subscription of the account to the change feed: its events that match, POSTed to url after each load in signed batches of at most 100 (at most 25 webhooks an account). Optional values are left out when unknown. */
         Webhook: {
             id: string;
@@ -922,6 +1008,8 @@ export interface components {
             kinds?: string[];
             /** @description One of the account's lists: only its Domains' changes. */
             list?: string;
+            /** @description One of the account's segments: only its events (segment_entered, segment_left). */
+            segment?: string;
             /** @description The Domain filter its changes match, or null: the DomainFilter it was given (as createWebhook takes it); in REST, List Domains' f: options, aq and bq (as POST /webhooks takes them). */
             filter?: string;
             /** @description The feed position up to which its changes were made into deliveries. */
@@ -2494,6 +2582,8 @@ export interface operations {
                 "f:tech_installed_at:max"?: string;
                 /** @description In this list of the API key's account (GET /list). */
                 "f:list"?: string;
+                /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                "f:segment"?: string;
             };
             header?: {
                 /** @description ETags of responses already held (comma-separated), or *. When one matches the current ETag (weak comparison), the answer is 304 without a body and nothing is read; * gets 304 whenever the answer would be 200 (that is read). Either way the request draws on the rate limit. */
@@ -2911,6 +3001,8 @@ export interface operations {
                     "f:tech_installed_at:max"?: string;
                     /** @description In this list of the API key's account (GET /list). */
                     "f:list"?: string;
+                    /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                    "f:segment"?: string;
                 };
             };
         };
@@ -3238,6 +3330,8 @@ export interface operations {
                 "f:tech_installed_at:max"?: string;
                 /** @description In this list of the API key's account (GET /list). */
                 "f:list"?: string;
+                /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                "f:segment"?: string;
                 /** @description The format: jsonl (the default) for JSON Lines, or csv (a header record, then one per Domain; RFC 4180). */
                 for?: "jsonl" | "csv";
             };
@@ -3545,6 +3639,8 @@ export interface operations {
                 "f:tech_installed_at:max"?: string;
                 /** @description In this list of the API key's account (GET /list). */
                 "f:list"?: string;
+                /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                "f:segment"?: string;
                 /** @description Comma-separated dimensions to count the matching records by (at most 20), each named as its filter: cc, reg, sreg, administrative_area_level_1, city, curr, lang, p, plan, ds, tn, cratyyyymm, cat, features, tags, sc, stc, it, tech, an. Without facets and histogram: cc,p,plan,cat,tech. */
                 facets?: string;
                 /** @description How many values of each dimension, the commonest first: 1 to 100 (default 10). */
@@ -3958,6 +4054,8 @@ export interface operations {
                     "f:tech_installed_at:max"?: string;
                     /** @description In this list of the API key's account (GET /list). */
                     "f:list"?: string;
+                    /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                    "f:segment"?: string;
                     /** @description Comma-separated dimensions to count the matching records by (at most 20), each named as its filter: cc, reg, sreg, administrative_area_level_1, city, curr, lang, p, plan, ds, tn, cratyyyymm, cat, features, tags, sc, stc, it, tech, an. Without facets and histogram: cc,p,plan,cat,tech. */
                     facets?: string;
                     /** @description How many values of each dimension, the commonest first: 1 to 100 (default 10). */
@@ -4599,7 +4697,7 @@ export interface operations {
                 page_size?: number;
                 /** @description next_cursor of the previous page: it survives data refreshes (a later load's changes follow it); 410 once the changes after it were pruned. */
                 cursor?: string;
-                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, domain_removed, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_installed, app_uninstalled, technology_added, technology_removed (default: all). */
+                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, domain_removed, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_installed, app_uninstalled, technology_added, technology_removed, segment_entered, segment_left (default: all). */
                 kinds?: string;
                 /** @description Changes after this point: a snapshot version (the changes of later loads), or an RFC 3339 time or a date (loads published then or later). */
                 since?: string;
@@ -4609,6 +4707,8 @@ export interface operations {
                 app?: string;
                 /** @description Changes of this technology (technology_added, technology_removed). */
                 technology?: string;
+                /** @description The events of this segment of the API key's account (segment_entered, segment_left); a segment's events are seen by its account alone. */
+                segment?: string;
                 /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
                 "f:an"?: string;
                 /** @description How the values of f:an combine: and (default), or, not. */
@@ -4753,6 +4853,8 @@ export interface operations {
                 "f:tech_installed_at:max"?: string;
                 /** @description In this list of the API key's account (GET /list). */
                 "f:list"?: string;
+                /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                "f:segment"?: string;
             };
             header?: {
                 /** @description ETags of responses already held (comma-separated), or *. When one matches the current ETag (weak comparison), the answer is 304 without a body and nothing is read; * gets 304 whenever the answer would be 200 (that is read). Either way the request draws on the rate limit. */
@@ -4930,7 +5032,7 @@ export interface operations {
             query?: {
                 /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
                 fields?: string;
-                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, domain_removed, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_installed, app_uninstalled, technology_added, technology_removed (default: all). */
+                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, domain_removed, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_installed, app_uninstalled, technology_added, technology_removed, segment_entered, segment_left (default: all). */
                 kinds?: string;
                 /** @description Changes after this point: a snapshot version (the changes of later loads), or an RFC 3339 time or a date (loads published then or later). */
                 since?: string;
@@ -4940,6 +5042,8 @@ export interface operations {
                 app?: string;
                 /** @description Changes of this technology (technology_added, technology_removed). */
                 technology?: string;
+                /** @description The events of this segment of the API key's account (segment_entered, segment_left); a segment's events are seen by its account alone. */
+                segment?: string;
                 /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
                 "f:an"?: string;
                 /** @description How the values of f:an combine: and (default), or, not. */
@@ -5084,6 +5188,8 @@ export interface operations {
                 "f:tech_installed_at:max"?: string;
                 /** @description In this list of the API key's account (GET /list). */
                 "f:list"?: string;
+                /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                "f:segment"?: string;
                 /** @description next_cursor of the previous page: it survives data refreshes (a later load's changes follow it); 410 once the changes after it were pruned. */
                 cursor?: string;
             };
@@ -5243,7 +5349,7 @@ export interface operations {
             query?: {
                 /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
                 fields?: string;
-                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, domain_removed, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_installed, app_uninstalled, technology_added, technology_removed (default: all). */
+                /** @description Comma-separated kinds of change: app_added, app_removed, app_plans_changed, domain_added, domain_removed, state_changed, platform_changed, plan_changed, country_changed, theme_changed, rank_changed, app_installed, app_uninstalled, technology_added, technology_removed, segment_entered, segment_left (default: all). */
                 kinds?: string;
                 /** @description Changes after this point: a snapshot version (the changes of later loads), or an RFC 3339 time or a date (loads published then or later). */
                 since?: string;
@@ -5253,6 +5359,8 @@ export interface operations {
                 app?: string;
                 /** @description Changes of this technology (technology_added, technology_removed). */
                 technology?: string;
+                /** @description The events of this segment of the API key's account (segment_entered, segment_left); a segment's events are seen by its account alone. */
+                segment?: string;
                 /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
                 "f:an"?: string;
                 /** @description How the values of f:an combine: and (default), or, not. */
@@ -5397,6 +5505,8 @@ export interface operations {
                 "f:tech_installed_at:max"?: string;
                 /** @description In this list of the API key's account (GET /list). */
                 "f:list"?: string;
+                /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                "f:segment"?: string;
                 /** @description Stream the changes after this one (an event's id, a next_cursor); without it, nor a Last-Event-ID header, the changes from now on. */
                 cursor?: string;
                 /** @description Close the stream after this many seconds, 1 to 86400 (default: open until the client closes it). */
@@ -5873,6 +5983,8 @@ export interface operations {
                 "f:tech_installed_at:max"?: string;
                 /** @description In this list of the API key's account (GET /list). */
                 "f:list"?: string;
+                /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                "f:segment"?: string;
             };
             header?: never;
             path: {
@@ -7080,6 +7192,849 @@ export interface operations {
             };
         };
     };
+    listSegments: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
+                fields?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        segments?: components["schemas"]["Segment"][];
+                    };
+                };
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retrieveSegment: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
+                fields?: string;
+            };
+            header?: never;
+            path: {
+                segment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        segment?: components["schemas"]["Segment"];
+                    };
+                };
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    saveSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                segment: string;
+            };
+            cookie?: never;
+        };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
+                    fields?: string;
+                    /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
+                    aq?: {
+                        field: string;
+                        value: string | number;
+                        /** @enum {unknown} */
+                        operator?: "and" | "or" | "nand" | "nor";
+                    }[];
+                    /** @description The dashboard's boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must's conditions all match, at least one of should's, none of must_not's, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match's values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded. */
+                    bq?: {
+                        must?: {
+                            conjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                        };
+                        should?: {
+                            disjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                            /** @enum {unknown} */
+                            min?: 0 | 1;
+                        };
+                        must_not?: {
+                            disjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                            /** @enum {unknown} */
+                            min?: 0 | 1;
+                        };
+                    };
+                    /** @description Words that must all occur in the name, title, description or merchant name. */
+                    q?: string;
+                    /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
+                    "f:an"?: string;
+                    /** @description How the values of f:an combine: and (default), or, not. */
+                    "f:an:op"?: string;
+                    /** @description Administrative area (state or province); needs countryCode: comma-separated values (\, for a literal comma). */
+                    "f:administrative_area_level_1"?: string;
+                    /** @description How the values of f:administrative_area_level_1 combine: and (default), or, not. */
+                    "f:administrative_area_level_1:op"?: string;
+                    /** @description Category: comma-separated values (\, for a literal comma). */
+                    "f:cat"?: string;
+                    /** @description How the values of f:cat combine: and (default), or, not. */
+                    "f:cat:op"?: string;
+                    /** @description Country code: comma-separated values (\, for a literal comma). */
+                    "f:cc"?: string;
+                    /** @description How the values of f:cc combine: and (default), or, not. */
+                    "f:cc:op"?: string;
+                    /** @description City; needs countryCode and administrativeAreaLevel1: comma-separated values (\, for a literal comma). */
+                    "f:city"?: string;
+                    /** @description How the values of f:city combine: and (default), or, not. */
+                    "f:city:op"?: string;
+                    /** @description Month of creation, YYYY-MM: comma-separated values (\, for a literal comma). */
+                    "f:cratyyyymm"?: string;
+                    /** @description How the values of f:cratyyyymm combine: and (default), or, not. */
+                    "f:cratyyyymm:op"?: string;
+                    /** @description Week of creation, YYYY-MM-DD; weeks start on Fridays, other days map to the Friday before: comma-separated values (\, for a literal comma). */
+                    "f:cratyyyymmdd"?: string;
+                    /** @description How the values of f:cratyyyymmdd combine: and (default), or, not. */
+                    "f:cratyyyymmdd:op"?: string;
+                    /** @description Currency code: comma-separated values (\, for a literal comma). */
+                    "f:curr"?: string;
+                    /** @description How the values of f:curr combine: and (default), or, not. */
+                    "f:curr:op"?: string;
+                    /** @description State: Active, Inactive or Password Protected: comma-separated values (\, for a literal comma). */
+                    "f:ds"?: string;
+                    /** @description How the values of f:ds combine: and (default), or, not. */
+                    "f:ds:op"?: string;
+                    /** @description Feature: comma-separated values (\, for a literal comma). */
+                    "f:features"?: string;
+                    /** @description How the values of f:features combine: and (default), or, not. */
+                    "f:features:op"?: string;
+                    /** @description Region: comma-separated values (\, for a literal comma). */
+                    "f:reg"?: string;
+                    /** @description How the values of f:reg combine: and (default), or, not. */
+                    "f:reg:op"?: string;
+                    /** @description Subregion: comma-separated values (\, for a literal comma). */
+                    "f:sreg"?: string;
+                    /** @description How the values of f:sreg combine: and (default), or, not. */
+                    "f:sreg:op"?: string;
+                    /** @description Language code: comma-separated values (\, for a literal comma). */
+                    "f:lang"?: string;
+                    /** @description How the values of f:lang combine: and (default), or, not. */
+                    "f:lang:op"?: string;
+                    /** @description Platform: comma-separated values (\, for a literal comma). */
+                    "f:p"?: string;
+                    /** @description How the values of f:p combine: and (default), or, not. */
+                    "f:p:op"?: string;
+                    /** @description Platform plan: comma-separated values (\, for a literal comma). */
+                    "f:plan"?: string;
+                    /** @description How the values of f:plan combine: and (default), or, not. */
+                    "f:plan:op"?: string;
+                    /** @description Technology name: comma-separated values (\, for a literal comma). */
+                    "f:tech"?: string;
+                    /** @description How the values of f:tech combine: and (default), or, not. */
+                    "f:tech:op"?: string;
+                    /** @description Theme name: comma-separated values (\, for a literal comma). */
+                    "f:tn"?: string;
+                    /** @description How the values of f:tn combine: and (default), or, not. */
+                    "f:tn:op"?: string;
+                    /** @description Tag: comma-separated values (\, for a literal comma). */
+                    "f:tags"?: string;
+                    /** @description How the values of f:tags combine: and (default), or, not. */
+                    "f:tags:op"?: string;
+                    /** @description Contact info type present: comma-separated values (\, for a literal comma). */
+                    "f:it"?: string;
+                    /** @description How the values of f:it combine: and (default), or, not. */
+                    "f:it:op"?: string;
+                    /** @description Ships-to country: comma-separated values (\, for a literal comma). */
+                    "f:stc"?: string;
+                    /** @description How the values of f:stc combine: and (default), or, not. */
+                    "f:stc:op"?: string;
+                    /** @description Sales channel: comma-separated values (\, for a literal comma). */
+                    "f:sc"?: string;
+                    /** @description How the values of f:sc combine: and (default), or, not. */
+                    "f:sc:op"?: string;
+                    /** @description Average product price, minor unit of the store currency: at least (inclusive). */
+                    "f:avgppmin"?: string;
+                    /** @description Average product price, minor unit of the store currency: at most (inclusive). */
+                    "f:avgppmax"?: string;
+                    /** @description Employee count: at least (inclusive). */
+                    "f:empcmin"?: string;
+                    /** @description Employee count: at most (inclusive). */
+                    "f:empcmax"?: string;
+                    /** @description Estimated monthly sales, cents of USD: at least (inclusive). */
+                    "f:ermin"?: string;
+                    /** @description Estimated monthly sales, cents of USD: at most (inclusive). */
+                    "f:ermax"?: string;
+                    /** @description Product count: at least (inclusive). */
+                    "f:pcmin"?: string;
+                    /** @description Product count: at most (inclusive). */
+                    "f:pcmax"?: string;
+                    /** @description World-wide rank: at least (inclusive). */
+                    "f:rankmin"?: string;
+                    /** @description World-wide rank: at most (inclusive). */
+                    "f:rankmax"?: string;
+                    /** @description Monthly app spend, cents of USD: at least (inclusive). */
+                    "f:masmin"?: string;
+                    /** @description Monthly app spend, cents of USD: at most (inclusive). */
+                    "f:masmax"?: string;
+                    /** @description Estimated monthly visits: at least (inclusive). */
+                    "f:evmin"?: string;
+                    /** @description Estimated monthly visits: at most (inclusive). */
+                    "f:evmax"?: string;
+                    /** @description Created on/after min and on/before max: at least (inclusive). */
+                    "f:cratmin"?: string;
+                    /** @description Created on/after min and on/before max: at most (inclusive). */
+                    "f:cratmax"?: string;
+                    /** @description Last plan change: at least (inclusive). */
+                    "f:last_plan_change_at:min"?: string;
+                    /** @description Last plan change: at most (inclusive). */
+                    "f:last_plan_change_at:max"?: string;
+                    /** @description Last platform change: at least (inclusive). */
+                    "f:last_platform_change_at:min"?: string;
+                    /** @description Last platform change: at most (inclusive). */
+                    "f:last_platform_change_at:max"?: string;
+                    /** @description The app of f:app_installed_at:min / :max (exactly one). */
+                    "f:app_installed_at"?: string;
+                    /** @description From this time (inclusive); blank for open. */
+                    "f:app_installed_at:min"?: string;
+                    /** @description Until this time (inclusive); blank for open. */
+                    "f:app_installed_at:max"?: string;
+                    /** @description The app of f:app_uninstalled_at:min / :max (exactly one). */
+                    "f:app_uninstalled_at"?: string;
+                    /** @description From this time (inclusive); blank for open. */
+                    "f:app_uninstalled_at:min"?: string;
+                    /** @description Until this time (inclusive); blank for open. */
+                    "f:app_uninstalled_at:max"?: string;
+                    /** @description The technology of f:tech_installed_at:min / :max (exactly one). */
+                    "f:tech_installed_at"?: string;
+                    /** @description From this time (inclusive); blank for open. */
+                    "f:tech_installed_at:min"?: string;
+                    /** @description Until this time (inclusive); blank for open. */
+                    "f:tech_installed_at:max"?: string;
+                    /** @description In this list of the API key's account (GET /list). */
+                    "f:list"?: string;
+                    /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                    "f:segment"?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        segment?: components["schemas"]["Segment"];
+                    };
+                };
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSegment: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
+                fields?: string;
+            };
+            header?: never;
+            path: {
+                segment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        segment?: components["schemas"]["Segment"];
+                    };
+                };
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -7253,9 +8208,11 @@ export interface operations {
                     /** @description The https URL deliveries are POSTed to. */
                     url?: string;
                     /** @description The kinds of change it takes (default: every kind). */
-                    kinds?: ("app_added" | "app_removed" | "app_plans_changed" | "domain_added" | "domain_removed" | "state_changed" | "platform_changed" | "plan_changed" | "country_changed" | "theme_changed" | "rank_changed" | "app_installed" | "app_uninstalled" | "technology_added" | "technology_removed")[];
+                    kinds?: ("app_added" | "app_removed" | "app_plans_changed" | "domain_added" | "domain_removed" | "state_changed" | "platform_changed" | "plan_changed" | "country_changed" | "theme_changed" | "rank_changed" | "app_installed" | "app_uninstalled" | "technology_added" | "technology_removed" | "segment_entered" | "segment_left")[];
                     /** @description One of the account's lists (GET /list): only its Domains' changes. */
                     list?: string;
+                    /** @description One of the account's segments (GET /segment): only its events, segment_entered and segment_left (kinds narrows them). */
+                    segment?: string;
                     /** @description Only changes of the Domains these List Domains options match, as a JSON object of f: options, aq and bq: {"f:cc": "US", "f:p": "shopify"}. Answered in the same options. */
                     filter?: Record<string, never>;
                 };

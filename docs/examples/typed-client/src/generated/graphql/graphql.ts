@@ -70,6 +70,8 @@ export type DomainCondition = {
   region?: StringListFilter | null | undefined;
   /** Sales channel (f:sc). */
   salesChannels?: StringListFilter | null | undefined;
+  /** In this segment of the API key's account (GET /segment): its members in the served snapshot (f:segment). */
+  segment?: string | null | undefined;
   /** Ships-to country (f:stc). */
   shipsTo?: StringListFilter | null | undefined;
   /** State: Active, Inactive or Password Protected (f:ds). */
@@ -150,6 +152,8 @@ export type DomainFilter = {
   region?: StringListFilter | null | undefined;
   /** Sales channel (f:sc). */
   salesChannels?: StringListFilter | null | undefined;
+  /** In this segment of the API key's account (GET /segment): its members in the served snapshot (f:segment). */
+  segment?: string | null | undefined;
   /** Ships-to country (f:stc). */
   shipsTo?: StringListFilter | null | undefined;
   /** State: Active, Inactive or Password Protected (f:ds). */
