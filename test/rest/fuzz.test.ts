@@ -872,11 +872,13 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
   const appPath = option === "(path)" && route.path.includes("{platform}") ? text : "shopify.klaviyo";
   const domainPath = option === "(path)" && route.path.includes("{name}") ? text : "shop.example.com";
   const listPath = option === "(path)" && route.path.includes("{list}") ? text : "prospects";
+  const segmentPath = option === "(path)" && route.path.includes("{segment}") ? text : "us-plus";
   const webhookPath = option === "(path)" && route.path.includes("{webhook}") ? text : "wh_none";
   const path = route.path
     .replace("{platform}.{token}", enc(appPath))
     .replace("{name}", enc(domainPath))
     .replace("{list}", enc(listPath))
+    .replace("{segment}", enc(segmentPath))
     .replace("{webhook}", enc(webhookPath))
     .replace("{delivery}", "msg_none");
   const options: Record<string, unknown> =
@@ -898,9 +900,11 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
       ? /^domain name: /
       : route.path.includes("{list}")
         ? /^list: /
-        : route.path.includes("{webhook}")
-          ? /^webhook: /
-          : /^App: /;
+        : route.path.includes("{segment}")
+          ? /^segment: /
+          : route.path.includes("{webhook}")
+            ? /^webhook: /
+            : /^App: /;
   if (route.body)
     return { names, method: route.method, path, query: "", body: JSON.stringify(options), sent: text };
   // A query string cannot carry an unpaired surrogate (it arrives as U+FFFD); enc() sends a path
@@ -925,9 +929,11 @@ function sampleOf(route: (typeof OPERATIONS)[number], option: string): string {
       ? "shop.example.com"
       : route.path.includes("{list}")
         ? "prospects"
-        : route.path.includes("{webhook}")
-          ? "wh_none"
-          : "shopify.klaviyo";
+        : route.path.includes("{segment}")
+          ? "us-plus"
+          : route.path.includes("{webhook}")
+            ? "wh_none"
+            : "shopify.klaviyo";
   if (option === "domains") return "shop.example.com";
   if (option === "aq") return "Google Analytics";
   return PLAUSIBLE[option]?.[0] ?? "x";
