@@ -28,7 +28,11 @@ function selectionOf(field: GraphQLField<unknown, unknown>, depth = 0): string |
   const type = getNamedType(field.type);
   if (isLeafType(type)) return field.name;
   if (!isObjectType(type)) return null;
-  if (type.name.endsWith("Connection")) return `${field.name}(first: 3) { edges { node { id } } }`;
+  // A Relay connection (edges), or one of nodes alone (a Domain's history).
+  if (type.name.endsWith("Connection"))
+    return "edges" in type.getFields()
+      ? `${field.name}(first: 3) { edges { node { id } } }`
+      : `${field.name}(first: 3) { nodes { id } }`;
   if (depth > 1) return null;
   const inner = Object.values(type.getFields())
     .map((f) => selectionOf(f, depth + 1))

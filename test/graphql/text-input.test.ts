@@ -5,6 +5,7 @@ import {
   type GraphQLInputType,
   type GraphQLNamedType,
   getNamedType,
+  isEnumType,
   isInputObjectType,
   isListType,
   isNonNullType,
@@ -280,7 +281,12 @@ function positions(): Position[] {
           // The other required arguments get plausible values.
           const others = field.args
             .filter((a) => a !== arg && isNonNullType(a.type) && a.defaultValue === undefined)
-            .map((a) => `${a.name}: ${a.name === "platform" ? '"shopify"' : '"klaviyo"'}`);
+            .map((a) => {
+              // An enum (a trend's dimension) takes its first value, unquoted.
+              const named = getNamedType(a.type);
+              if (isEnumType(named)) return `${a.name}: ${named.getValues()[0].name}`;
+              return `${a.name}: ${a.name === "platform" ? '"shopify"' : '"klaviyo"'}`;
+            });
           const args = [`${arg.name}: ${l.text}`, ...others].join(", ");
           const sel = selectionOf(getNamedType(field.type));
           out.push({
