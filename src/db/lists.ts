@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { nameRefusal, notFound } from "./account-names.ts";
 import type { MetaQuery, SnapshotStore } from "./store.ts";
 
 /**
@@ -18,9 +19,6 @@ export const LIST_LIMITS = {
   /** Domain names one request adds or removes. */
   perRequest: 1_000,
 } as const;
-
-/** A list's name: a path segment of its own (/list/{name}), as a person would type it. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export interface DomainListRow {
   name: string;
@@ -42,8 +40,7 @@ export class ListError extends Error {
 }
 
 /** What a request naming a list the account does not have is told. */
-export const noList = (name: string) =>
-  `no list named "${name}" (GET /list shows this key's account's lists)`;
+export const noList = (name: string) => notFound("list", name);
 
 /** The list does not exist (for this account). */
 export class ListNotFoundError extends Error {
@@ -54,12 +51,8 @@ export class ListNotFoundError extends Error {
 }
 
 export function checkListName(name: string): string {
-  if (!NAME.test(name)) {
-    throw new ListError(
-      "name",
-      `"${name.length > 80 ? `${name.slice(0, 80)}…` : name}" is not a list name: 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit`,
-    );
-  }
+  const refused = nameRefusal("list", name);
+  if (refused) throw new ListError("name", refused);
   return name;
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { nameRefusal, notFound } from "./account-names.ts";
 import type { MetaQuery, SnapshotStore } from "./store.ts";
 
 /**
@@ -15,9 +16,6 @@ export const SEGMENT_LIMITS = {
   /** Segments an account holds. */
   segments: 100,
 } as const;
-
-/** A segment's name: a path segment of its own (/segment/{name}), as a list's. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** What a segment saves: List Domains' filter and search. */
 export interface SegmentQuery {
@@ -66,8 +64,7 @@ export class SegmentError extends Error {
 }
 
 /** What a request naming a segment the account does not have is told. */
-export const noSegment = (name: string) =>
-  `no segment named "${name}" (GET /segment shows this key's account's segments)`;
+export const noSegment = (name: string) => notFound("segment", name);
 
 export class SegmentNotFoundError extends Error {
   override name = "SegmentNotFoundError";
@@ -77,12 +74,8 @@ export class SegmentNotFoundError extends Error {
 }
 
 export function checkSegmentName(name: string): string {
-  if (!NAME.test(name)) {
-    throw new SegmentError(
-      "name",
-      `"${name.length > 80 ? `${name.slice(0, 80)}…` : name}" is not a segment name: 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit`,
-    );
-  }
+  const refused = nameRefusal("segment", name);
+  if (refused) throw new SegmentError("name", refused);
   return name;
 }
 
