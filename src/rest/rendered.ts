@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import {
+  type GraphQLField,
   type GraphQLNamedType,
   type GraphQLObjectType,
+  type GraphQLSchema,
   getNamedType,
   isInterfaceType,
   isObjectType,
   isScalarType,
-  isUnionType,
   printType,
 } from "graphql";
 import type { SqlReader } from "../db/reader.ts";
@@ -17,8 +18,8 @@ import { partsOf } from "./legacy-writer.ts";
 
 /**
  * The fingerprint of what renders a Domain's default answer (src/db/rendered.ts): the pieces'
- * format, the schema, the default fields' plan (their legacy names, order, runs) and what each
- * scalar makes of a set of probe values (its serializer, as it behaves: a bundle and its sources
+ * format, the schema's fields the default selection reads (selectedShape), the default fields'
+ * plan (their legacy names, order, runs) and what each scalar makes of a set of probe values (its serializer, as it behaves: a bundle and its sources
  * give the same stamp, a changed serializer another). A snapshot whose rendered records carry
  * another stamp is answered by the row writer, and counted (storegraph_rendered_stale_total).
  */
@@ -48,24 +49,49 @@ const PROBES: unknown[] = [
 ];
 
 /**
- * The Domain type and every type its fields reach, by name: what its text is written from. (Not
- * the whole schema: which other types it holds depends on what the process imported before it,
- * and an export thread imports less than the server.)
+ * What the default selection reads of the schema, one line a field: the GraphQL field behind each
+ * legacy field (through a flattened child's field), its type and arguments as declared, and the
+ * leaf types it ends in. Only what the answer is written from: a field or a filter added to the
+ * Domain beside the default fields, or another argument's input type, leaves the stamp as it was
+ * (rendered records stay fresh across such a release), while a selected field's type, an enum's
+ * values or a scalar's serializer changes it.
  */
-function reachedTypes(): GraphQLNamedType[] {
-  const seen = new Map<string, GraphQLNamedType>();
-  const visit = (type: GraphQLNamedType) => {
-    if (seen.has(type.name)) return;
-    seen.set(type.name, type);
-    if (isObjectType(type) || isInterfaceType(type))
-      for (const field of Object.values(type.getFields())) {
-        visit(getNamedType(field.type));
-        for (const arg of field.args) visit(getNamedType(arg.type));
-      }
-    if (isUnionType(type)) for (const t of type.getTypes()) visit(t);
+function selectedShape(
+  schema: GraphQLSchema,
+  sel: Selection,
+): { lines: string[]; leaves: GraphQLNamedType[] } {
+  const lines: string[] = [];
+  const leaves = new Map<string, GraphQLNamedType>();
+  const describe = (field: GraphQLField<unknown, unknown>, owner: string) =>
+    `${owner}.${field.name}: ${String(field.type)}(${field.args
+      .map(
+        (a) =>
+          `${a.name}: ${String(a.type)}${a.defaultValue === undefined ? "" : ` = ${JSON.stringify(a.defaultValue)}`}`,
+      )
+      .join(", ")})`;
+  const fieldOf = (type: GraphQLNamedType, name: string): GraphQLField<unknown, unknown> => {
+    const field = isObjectType(type) || isInterfaceType(type) ? type.getFields()[name] : undefined;
+    if (!field)
+      throw new Error(`the default selection reads ${type.name}.${name}, which the schema does not have`);
+    return field;
   };
-  visit(schema.getType("Domain") as GraphQLObjectType);
-  return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const walk = (type: GraphQLNamedType, s: Selection, depth: string) => {
+    for (const [legacy, f] of s) {
+      let owner = type;
+      if (f.via) {
+        const via = fieldOf(owner, f.via);
+        lines.push(`${depth}${legacy} via ${describe(via, owner.name)}`);
+        owner = getNamedType(via.type);
+      }
+      const field = fieldOf(owner, f.field);
+      lines.push(`${depth}${legacy} = ${describe(field, owner.name)}${f.json ? " json" : ""}`);
+      const named = getNamedType(field.type);
+      if (f.children) walk(named, f.children, `${depth}  `);
+      else leaves.set(named.name, named);
+    }
+  };
+  walk(schema.getType("Domain") as GraphQLObjectType, sel, "");
+  return { lines, leaves: [...leaves.values()].sort((a, b) => a.name.localeCompare(b.name)) };
 }
 
 function serializerProbe(types: GraphQLNamedType[]): string {
@@ -93,9 +119,11 @@ export function isRenderedSelection(sel: Selection): boolean {
   return selectionKey(sel) === defaultKey;
 }
 
-/** The running code's stamp (made once). */
-export function renderStamp(): string {
-  if (stamp) return stamp;
+/**
+ * The stamp `schema` gives rendered records (exported for tests: the running code's is
+ * renderStamp()).
+ */
+export function stampOf(schema: GraphQLSchema): string {
   const DOMAIN = schema.getType("Domain") as GraphQLObjectType;
   const sel = parseFields("", DOMAIN);
   const plan = JSON.stringify(
@@ -105,19 +133,26 @@ export function renderStamp(): string {
         : ["field", p.key, p.field, p.via ?? null, p.json ?? false],
     ),
   );
-  const types = reachedTypes();
-  stamp = createHash("sha256")
+  const { lines, leaves } = selectedShape(schema, sel);
+  return createHash("sha256")
     .update(FORMAT)
     .update("\0")
-    .update(types.map((t) => printType(t)).join("\n"))
+    .update(lines.join("\n"))
+    .update("\0")
+    .update(leaves.map((t) => (isScalarType(t) ? `scalar ${t.name}` : printType(t))).join("\n"))
     .update("\0")
     .update(selectionKey(sel))
     .update("\0")
     .update(plan)
     .update("\0")
-    .update(serializerProbe(types))
+    .update(serializerProbe(leaves))
     .digest("hex")
     .slice(0, 32);
+}
+
+/** The running code's stamp (made once). */
+export function renderStamp(): string {
+  stamp ??= stampOf(schema);
   return stamp;
 }
 
