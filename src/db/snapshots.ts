@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import { createLogger, type Logger } from "../logger.ts";
+import { appCountIndexOf, appIndexable } from "./app-count-index.ts";
 import { checkCatalogue, checkedReader, lacksAny } from "./catalogue-check.ts";
 import { countIndexOf } from "./count-index.ts";
 import { openSnapshotStore } from "./open-store.ts";
@@ -147,7 +148,10 @@ export class Snapshots {
           ? { snapshot: row, source, sql: await this.checked(row, this.open(row, source)) }
           : null;
         // A failed load is tried again by the first count that needs the index.
-        if (this.warm && this.served) countIndexOf(this.served.sql).catch(() => {});
+        if (this.warm && this.served) {
+          countIndexOf(this.served.sql).catch(() => {});
+          if (appIndexable(this.served.sql)) appCountIndexOf(this.served.sql).catch(() => {});
+        }
       } catch (e) {
         this.checkedAt = 0; // the next request checks again
         throw e;

@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import { appCountIndexOf, appIndexable, appSegmentOf } from "../db/app-count-index.ts";
 import { type Bitmap, type CountIndex, countIndexOf, RoaringBitmap32 } from "../db/count-index.ts";
 import {
   APP_FACET_VALUES,
@@ -196,6 +197,13 @@ async function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, siz
     return cached(sql, `summary|${scope.table}.${dimension}|${size}`, size, () =>
       summaryFacet(sql, scope.table, dimension, size),
     );
+  if (scope.table === "app" && appIndexable(sql))
+    return cached(sql, `app-index|${dimension}|${size}|${whereKey(scope.where)}`, size, async () => {
+      const [index, segment] = await Promise.all([appCountIndexOf(sql), appSegmentOf(sql, scope.where)]);
+      const values = index.dimensions.get(dimension);
+      if (!values) throw new Error(`the App count index has no dimension ${dimension}`);
+      return bitmapFacet(values, values.kind, segment, dimension, size);
+    });
   const statement = facetStatement(
     sql,
     scope,
@@ -348,9 +356,29 @@ function indexFacet(index: CountIndex, segment: Bitmap, dimension: string, size:
   const source =
     values.kind === "column" ? index.text.get(values.narrow ?? "") : index.children.get(dimension);
   if (!source) throw new Error(`the count index has no dimension ${dimension}`);
-  const names = "labels" in source && source.labels ? source.labels : source.keys;
+  return bitmapFacet(source, values.kind, segment, dimension, size);
+}
+
+/** The values of a dimension as bitmaps of records (Domain ordinals, or App keys). */
+interface ValueBitmaps {
+  keys: string[];
+  labels?: string[] | null;
+  bitmaps: Bitmap[];
+  order: number[];
+  byKey: Map<string, number>;
+}
+
+/** A facet of `segment` over a dimension's value bitmaps (of the same records' numbering). */
+function bitmapFacet(
+  source: ValueBitmaps,
+  kind: "column" | "child",
+  segment: Bitmap,
+  dimension: string,
+  size: number,
+): Facet {
+  const names = source.labels ? source.labels : source.keys;
   // A blank text is no value (as nullif(…, '') and childValues count), unless a label names it.
-  const blank = "labels" in source && source.labels ? -1 : (source.byKey.get("") ?? -1);
+  const blank = source.labels ? -1 : (source.byKey.get("") ?? -1);
   const top: (FacetValue & { i: number })[] = [];
   for (const i of source.order) {
     if (i === blank) continue;
@@ -368,7 +396,7 @@ function indexFacet(index: CountIndex, segment: Bitmap, dimension: string, size:
   const total = segment.size;
   const valued = segment.andCardinality(valuedOf(source, blank));
   const covered =
-    values.kind === "column"
+    kind === "column"
       ? top.reduce((s, v) => s + v.count, 0)
       : segment.andCardinality(RoaringBitmap32.orMany(top.map((v) => source.bitmaps[v.i])));
   return {
@@ -506,6 +534,15 @@ export async function histogramOf(
   const given = givenBounds(request);
   const scale = given ? "given" : (request.scale ?? spec.scale);
   const n = request.buckets ?? DEFAULT_BUCKETS;
+  if (scope.table === "app" && appIndexable(sql)) {
+    const key = `app-histogram|${field}|${scale}|${n}|${JSON.stringify(given)}|${whereKey(scope.where)}`;
+    return cached(sql, key, given?.length ?? n, async () => {
+      const [index, segment] = await Promise.all([appCountIndexOf(sql), appSegmentOf(sql, scope.where)]);
+      const values = index.numbers.get(spec.column);
+      if (!values) throw new Error(`the App count index has no values of ${field}`);
+      return indexHistogram(values, segment, field, scale, given, n);
+    });
+  }
   const index = scope.table === "domain" ? await countIndexOf(sql) : null;
   const values = index?.numbers.get(spec.column);
   if (values) {
@@ -548,7 +585,10 @@ export async function histogramOf(
   return { field, scale, buckets, missingCount: counts.get(-2) ?? 0, outsideCount: outside };
 }
 
-/** A histogram of a segment from the count index's values of the field (one pass, or two to choose bounds). */
+/**
+ * A histogram of a segment from the values of the field by record (the count index's, by Domain
+ * ordinal, or the App index's, by key): one pass, or two to choose bounds.
+ */
 function indexHistogram(
   values: Float64Array,
   segment: Bitmap,

@@ -368,11 +368,25 @@ describe.each(databaseKinds())("facets on %s", (kind) => {
     };
     const platforms = [...new Set(apps.map((a) => a.platform))];
     const categories = [...new Set(apps.flatMap((a) => a.categories ?? []))];
-    const appFilter = fc.oneof(
-      fc.constant(""),
+    const countries = [...new Set(apps.map((a) => a.vendor_country_code).filter((c): c is string => !!c))];
+    const words = [...new Set(apps.flatMap((a) => a.name.toLowerCase().match(/[a-z]{3,}/g) ?? []))];
+    const term = fc.oneof(
       pick(platforms).map((p) => `f:p=${q(p)}`),
       pick(categories).map((c) => `f:categories=${q(c.replaceAll(",", "\\,"))}&f:categories:op=not`),
       fc.integer({ min: 0, max: 100 }).map((n) => `f:icmin=${n}`),
+      fc.constantFrom("Active", "Inactive").map((st) => `f:as=${st}`),
+      fc
+        .uniqueArray(pick(countries), { minLength: 1, maxLength: 3 })
+        .map((cs) => `f:vcc=${cs.map(q).join(",")}&f:vcc:op=or`),
+      pick(words).map((w) => `q=${q(w)}`),
+    );
+    // Terms of different options (one option given twice would be refused).
+    const appFilter = fc.oneof(
+      fc.constant(""),
+      term,
+      fc
+        .uniqueArray(term, { minLength: 2, maxLength: 3, selector: (t) => t.split("=")[0] })
+        .map((ts) => ts.join("&")),
     );
     await fc.assert(
       fc.asyncProperty(appFilter, fc.integer({ min: 1, max: 5 }), async (filter, size) => {
@@ -394,6 +408,22 @@ describe.each(databaseKinds())("facets on %s", (kind) => {
       { numRuns: 12 },
     );
   }, 120_000);
+
+  it("counts the Apps of a filter from the App index: one statement, the filter's keys, for every dimension and histogram", async () => {
+    const platform = apps[0].platform;
+    const path = (filter: string) =>
+      `/app/facets?${filter}&facets=${Object.keys(APP_VALUES).join(",")}&facet_size=3&histogram=ic:3,rc:2`;
+    await get(path("f:as=Active")); // the index is built once per snapshot and gateway
+    api.resetQueries();
+    const r = await get(path(`f:p=${q(platform)}&f:icmin=1`));
+    expect(r.status, r.text).toBe(200);
+    expect(api.queries, "statements of a filtered App facets request").toHaveLength(1);
+    expect(api.queries[0]).toMatch(/\bapp\b/);
+    // The same filter asked again with other dimensions reuses its keys: no statement.
+    api.resetQueries();
+    expect((await get(`/app/facets?f:p=${q(platform)}&f:icmin=1&facets=as&facet_size=1`)).status).toBe(200);
+    expect(api.queries).toEqual([]);
+  });
 
   it("answers GraphQL's facets on domains and App.installedOn with the REST counts", async () => {
     const r = await api.gql<{

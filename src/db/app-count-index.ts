@@ -1,0 +1,158 @@
+import { LRUCache } from "lru-cache";
+import { APP_RANGE_FILTERS } from "../query/app-filter.ts";
+import type { Where } from "../query/keyset.ts";
+import { type Bitmap, RoaringBitmap32 } from "./count-index.ts";
+import { APP_FACET_VALUES, childValues, type FacetValues } from "./facet-sql.ts";
+import { perReader, type SqlReader } from "./reader.ts";
+import { whereKey } from "./segment.ts";
+import { TABLES } from "./tables.ts";
+import { statementOver } from "./where-sql.ts";
+
+/**
+ * The Apps' count index: each App facet dimension's values as bitmaps of App keys, and each App
+ * histogram field's values by key. The Domains' index (src/db/count-index.ts) is built at load and
+ * kept in the snapshot because reading a million Domains' values takes minutes; a snapshot's Apps
+ * are tens of thousands (20,000 in the bench), whose values a gateway reads in well under a second,
+ * so each gateway builds this one from the snapshot's own App tables the first time it counts Apps
+ * of a filter, and keeps it with the snapshot's reader (docs/decisions.md, "Counting").
+ *
+ * A filter's Apps are the keys its own statement reads (through the filter's indexes, at most every
+ * App), then every value's count is one intersection count, as for Domains: one statement for any
+ * number of dimensions, where SQL asked one grouped statement per dimension.
+ */
+
+/** A dimension's values: the Apps having each, by key. */
+export interface AppValues {
+  kind: FacetValues["kind"];
+  keys: string[];
+  /** What a facet names each value by, when not the key itself. */
+  labels: string[] | null;
+  bitmaps: Bitmap[];
+  /** Value indexes by bitmap size, largest first (ties in key order). */
+  order: number[];
+  byKey: Map<string, number>;
+}
+
+export interface AppCountIndex {
+  /** By dimension name (APP_FACET_VALUES). */
+  dimensions: Map<string, AppValues>;
+  /** By model field of an App histogram: values by App key, NaN for none. */
+  numbers: Map<string, Float64Array>;
+  /** Apps. */
+  n: number;
+  buildMs: number;
+}
+
+/** The App index of the snapshot `sql` reads (built once per reader; a failed build is tried again). */
+export function appCountIndexOf(sql: SqlReader): Promise<AppCountIndex> {
+  let index = built.get(sql);
+  if (!index) {
+    const building = buildAppIndex(sql);
+    index = building;
+    built.set(sql, building);
+    building.catch(() => {
+      if (built.get(sql) === building) built.delete(sql);
+    });
+  }
+  return index;
+}
+const built = new WeakMap<SqlReader, Promise<AppCountIndex>>();
+
+/** Whether the snapshot holds every App column and table the index reads (an older one is counted by SQL). */
+export function appIndexable(sql: SqlReader): boolean {
+  const lacks = sql.catalogue;
+  return !lacks || (!lacks.missingColumns.length && !lacks.missingTables.length);
+}
+
+async function buildAppIndex(sql: SqlReader): Promise<AppCountIndex> {
+  const started = performance.now();
+  const t = (name: string) => sql.table(name);
+  const app = TABLES.app;
+  const keys = (await sql.all(`SELECT r."pk" FROM ${t(app.name)} r`, [])).map((r) => Number(r[0]));
+  const maxPk = keys.reduce((m, k) => Math.max(m, k), -1);
+  const dimensions = new Map<string, AppValues>();
+  for (const [name, values] of Object.entries(APP_FACET_VALUES as Record<string, FacetValues>)) {
+    const text =
+      values.kind === "column"
+        ? `SELECT r."pk", ${values.expr(sql.kind)} FROM ${t(app.name)} r`
+        : `SELECT c."${values.key}", c."${values.id}" FROM ${values.from(sql.kind, t)} WHERE ${childValues(values)}`;
+    const lists = new Map<string, number[]>();
+    for (const [key, value] of await sql.all(text, [])) {
+      if (value === null || value === undefined) continue;
+      const k = String(value);
+      const list = lists.get(k);
+      if (list) list.push(Number(key));
+      else lists.set(k, [Number(key)]);
+    }
+    const sorted = [...lists.keys()].sort();
+    // An App with the same value in several rows (a free plan and a trial) is in its bitmap once.
+    const bitmaps = sorted.map((k) => {
+      const b = new RoaringBitmap32(lists.get(k) as number[]);
+      b.runOptimize();
+      b.shrinkToFit();
+      return b;
+    });
+    let labels: string[] | null = null;
+    if (values.kind === "child" && values.label) {
+      const named = new Map<string, string>();
+      for (const [pk, v] of await sql.all(
+        `SELECT x."pk", ${values.label.expr} FROM ${t(TABLES[values.label.table].name)} x`,
+        [],
+      ))
+        named.set(String(pk), String(v));
+      labels = sorted.map((k) => named.get(k) ?? k);
+    }
+    const order = sorted.map((_k, i) => i).sort((a, b) => bitmaps[b].size - bitmaps[a].size || a - b);
+    dimensions.set(name, {
+      kind: values.kind,
+      keys: sorted,
+      labels,
+      bitmaps,
+      order,
+      byKey: new Map(sorted.map((k, i) => [k, i])),
+    });
+  }
+  const numbers = new Map<string, Float64Array>();
+  for (const spec of Object.values(APP_RANGE_FILTERS)) {
+    const column = app.columns[app.fields.indexOf(spec.column)];
+    if (!column) throw new Error(`app count index: the app table has no field ${spec.column}`);
+    const values = new Float64Array(maxPk + 1).fill(Number.NaN);
+    for (const [pk, v] of await sql.all(`SELECT r."pk", r."${column}" FROM ${t(app.name)} r`, []))
+      if (v !== null && v !== undefined) values[Number(pk)] = Number(v);
+    numbers.set(spec.column, values);
+  }
+  return { dimensions, numbers, n: keys.length, buildMs: performance.now() - started };
+}
+
+/**
+ * The Apps `where` matches, by key: read by the filter's own statement once per snapshot, filter
+ * and gateway (all the dimensions of one request share it), kept in a bounded cache.
+ */
+export function appSegmentOf(sql: SqlReader, where: Where): Promise<Bitmap> {
+  const cache = segments(sql, "apps");
+  const key = whereKey(where);
+  let segment = cache.get(key);
+  if (!segment) {
+    const { text, params } = statementOver(
+      sql,
+      "app",
+      where,
+      (cond) => `SELECT r."pk" FROM ${sql.table(TABLES.app.name)} r WHERE ${cond}`,
+    );
+    const reading = sql.all(text, params).then((rows) => {
+      const b = new RoaringBitmap32(rows.map((r) => Number(r[0])));
+      b.runOptimize();
+      return b;
+    });
+    segment = reading;
+    cache.set(key, reading);
+    reading.catch(() => cache.delete(key));
+  }
+  return segment;
+}
+
+/** At most this many App segments a snapshot and gateway (a segment of 20,000 Apps takes about 3 KB). */
+const SEGMENTS = 1000;
+const segments = perReader<"apps", LRUCache<string, Promise<Bitmap>>>(
+  () => new LRUCache<string, Promise<Bitmap>>({ max: SEGMENTS }),
+);
