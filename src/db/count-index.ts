@@ -482,14 +482,30 @@ const sizeOrder = (bitmaps: Bitmap[], keys: string[]) =>
     .sort((a, b) => b.n - a.n || (keys[a.i] < keys[b.i] ? -1 : keys[a.i] > keys[b.i] ? 1 : 0))
     .map((x) => x.i);
 
-/** An index from its stored parts; null when they are of another format. */
-export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex | null {
-  const metaBody = parts.get("meta");
+/** How a gateway reads a stored part of an index by name (undefined: the index has none). */
+export type PartReader = (name: string) => Promise<Uint8Array | undefined>;
+
+/**
+ * An index from its stored parts, each read when it is needed (a gateway's reads one at a time from
+ * the database: a million Domains' index is about 200 MB of parts, and asked all at once they were
+ * held together with what is made of them, adding 512 MB to the gateway's RSS); null when they are
+ * of another format.
+ */
+export async function countIndexFromParts(
+  parts: Map<string, Uint8Array> | PartReader,
+): Promise<CountIndex | null> {
+  let bytes = 0;
+  const read: PartReader = async (name) => {
+    const p = typeof parts === "function" ? await parts(name) : parts.get(name);
+    bytes += p?.byteLength ?? 0;
+    return p;
+  };
+  const metaBody = await read("meta");
   if (!metaBody) return null;
   const meta = JSON.parse(Buffer.from(metaBody).toString("utf8")) as StoredMeta;
   if (meta.format !== COUNT_INDEX_FORMAT) return null;
-  const part = (name: string) => {
-    const p = parts.get(name);
+  const part = async (name: string) => {
+    const p = await read(name);
     if (!p) throw new Error(`the snapshot's count index has no part ${name}`);
     return p;
   };
@@ -498,7 +514,7 @@ export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex 
     copy.set(p);
     return copy.buffer;
   };
-  const ordToPk = new Int32Array(aligned(part("ords")));
+  const ordToPk = new Int32Array(aligned(await part("ords")));
   const n = meta.n;
   const maxPk = ordToPk.reduce((m, p) => Math.max(m, p), -1);
   const pkToOrd = new Int32Array(maxPk + 1).fill(-1);
@@ -509,7 +525,7 @@ export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex 
   for (const c of TEXT_COLUMNS) {
     const stored = meta.text[c.column];
     if (!stored) return null;
-    const [nulls, ...bitmaps] = split(part(`text.${c.column}`), stored.offsets);
+    const [nulls, ...bitmaps] = split(await part(`text.${c.column}`), stored.offsets);
     text.set(c.column, {
       field: c.field,
       keys: stored.keys,
@@ -523,13 +539,13 @@ export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex 
   const numbers = new Map<string, Float64Array>();
   for (const c of NUMBER_COLUMNS) {
     if (!meta.numbers.includes(c.field)) return null;
-    numbers.set(c.field, new Float64Array(aligned(part(`number.${c.field}`))));
+    numbers.set(c.field, new Float64Array(aligned(await part(`number.${c.field}`))));
   }
   const children = new Map<string, ChildDimension>();
   for (const spec of CHILD_DIMENSIONS) {
     const stored = meta.children[spec.name];
     if (!stored) return null;
-    const bitmaps = split(part(`child.${spec.name}`), stored.offsets);
+    const bitmaps = split(await part(`child.${spec.name}`), stored.offsets);
     const facetKeys = stored.labels ?? stored.keys;
     children.set(spec.name, {
       relation: spec.relation,
@@ -546,23 +562,24 @@ export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex 
   for (const [field, kind] of SORT_KINDS) {
     const shared = numbers.get(field);
     const type = meta.sorts?.[field];
-    const own = type && parts.get(`sort.${field}`);
+    const own = !shared && type ? await read(`sort.${field}`) : undefined;
     const values =
       shared ?? (own && (type === "i32" ? new Int32Array(aligned(own)) : new Float64Array(aligned(own))));
     if (!values) continue;
     const order = meta.orders?.[field];
-    const held = order && parts.get(`order.${field}`);
-    const buckets = held
-      ? {
-          bitmaps: split(held, order.offsets),
-          nullStart: order.nullStart,
-          firsts: order.firsts,
-          lasts: order.lasts,
-        }
-      : null;
+    const held = order ? await read(`order.${field}`) : undefined;
+    const buckets =
+      order && held
+        ? {
+            bitmaps: split(held, order.offsets),
+            nullStart: order.nullStart,
+            firsts: order.firsts,
+            lasts: order.lasts,
+          }
+        : null;
     sorts.set(field, { values, positions: kind === "string", exact: exactFor(values, kind), buckets });
   }
-  const bytes = [...parts.values()].reduce((s, p) => s + p.byteLength, 0);
+  const search = await searchIndexFromParts(meta.search, read, aligned);
   return {
     format: meta.format,
     n,
@@ -573,7 +590,7 @@ export function countIndexFromParts(parts: Map<string, Uint8Array>): CountIndex 
     numbers,
     children,
     sorts,
-    search: searchIndexFromParts(meta.search, (name) => parts.get(name), aligned),
+    search,
     bytes,
     buildMs: meta.buildMs,
   };
@@ -626,8 +643,11 @@ async function loadIndex(sql: SqlReader): Promise<CountIndex | null> {
           COUNT_INDEX_TABLE,
         ]);
   if (!held?.[0]) return null;
-  const rows = await sql.all(`SELECT x."name", x."body" FROM ${sql.table(COUNT_INDEX_TABLE)} x`, []);
-  return countIndexFromParts(new Map(rows.map((r) => [String(r[0]), r[1] as Uint8Array])));
+  const table = sql.table(COUNT_INDEX_TABLE);
+  return countIndexFromParts(async (name) => {
+    const [row] = await sql.all(`SELECT x."body" FROM ${table} x WHERE x."name" = $1`, [name]);
+    return row ? (row[0] as Uint8Array) : undefined;
+  });
 }
 
 // ---------------------------------------------------------------------- the writers' side

@@ -105,22 +105,24 @@ export class SearchBuilder {
 }
 
 /** The search part of an index from its stored parts, or null when the index has none. */
-export function searchIndexFromParts(
+export async function searchIndexFromParts(
   stored: StoredSearch | undefined,
-  part: (name: string) => Uint8Array | undefined,
+  part: (name: string) => Uint8Array | undefined | Promise<Uint8Array | undefined>,
   aligned: (p: Uint8Array) => ArrayBuffer,
-): SearchIndex | null {
-  const text = part("search.words");
-  const from = part("search.from");
-  const smallPart = part("search.small");
-  const held = part("search.bitmaps");
-  if (!stored || !text || !from || !smallPart || !held) return null;
+): Promise<SearchIndex | null> {
+  if (!stored) return null;
+  // One part at a time (a gateway reads each from the database as it is asked for): what is held
+  // at once is the parts made so far and the one being read.
+  const text = await part("search.words");
+  if (!text) return null;
   const words = Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString("utf8");
   const starts = new Int32Array(stored.words + 1);
   let w = 0;
   for (let i = 0; i < words.length; i++) if (words.charCodeAt(i) === 10) starts[++w] = i + 1;
   if (w !== stored.words)
     throw new Error(`the count index's search part holds ${w} words of ${stored.words}`);
+  const held = await part("search.bitmaps");
+  if (!held) return null;
   const bitmaps = new Map<number, Bitmap>();
   stored.common.forEach((id, i) => {
     const start = stored.offsets[i];
@@ -132,13 +134,12 @@ export function searchIndexFromParts(
       ),
     );
   });
-  return {
-    words,
-    starts,
-    smallFrom: new Int32Array(aligned(from)),
-    small: new Int32Array(aligned(smallPart)),
-    bitmaps,
-  };
+  const from = await part("search.from");
+  if (!from) return null;
+  const smallFrom = new Int32Array(aligned(from));
+  const smallPart = await part("search.small");
+  if (!smallPart) return null;
+  return { words, starts, smallFrom, small: new Int32Array(aligned(smallPart)), bitmaps };
 }
 
 /**

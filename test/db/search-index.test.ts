@@ -14,13 +14,13 @@ import { searchWords } from "../../src/query/filter.ts";
 // words common enough to keep a bitmap) and random words (substrings of the texts' words, words of
 // no text), the Domains found are those whose text contains the word.
 
-function indexOf(texts: string[]) {
+async function indexOf(texts: string[]) {
   const builder = new SearchBuilder();
   for (const [ord, t] of texts.entries()) builder.add(ord, t);
   const { meta, parts } = builder.parts();
   // Through the stored bytes, as a gateway loads them.
   const byName = new Map(parts.map((p) => [p.name, new Uint8Array(p.body)]));
-  const index = searchIndexFromParts(
+  const index = await searchIndexFromParts(
     meta,
     (n) => byName.get(n),
     (p) => p.slice().buffer,
@@ -40,13 +40,13 @@ const piece = fc.oneof(
 const text = fc.array(piece, { maxLength: 12 }).map((ps) => ps.join("").toLowerCase());
 
 describe("the searched text's words in the count index", () => {
-  it("finds exactly the Domains whose text contains a word", () => {
-    fc.assert(
-      fc.property(
+  it("finds exactly the Domains whose text contains a word", async () => {
+    await fc.assert(
+      fc.asyncProperty(
         fc.array(text, { minLength: 1, maxLength: 80 }),
         fc.array(fc.string({ unit: "grapheme", minLength: 1, maxLength: 4 }), { maxLength: 4 }),
-        (texts, extra) => {
-          const index = indexOf(texts);
+        async (texts, extra) => {
+          const index = await indexOf(texts);
           const words = new Set<string>(extra.flatMap((e) => searchWords(e)));
           // Substrings of the texts' own words: the searches that find something.
           for (const t of texts)
@@ -64,11 +64,11 @@ describe("the searched text's words in the count index", () => {
     );
   });
 
-  it("keeps a common word's Domains as a bitmap and a rare one's in the shared array, with the same answers", () => {
+  it("keeps a common word's Domains as a bitmap and a rare one's in the shared array, with the same answers", async () => {
     const texts = Array.from({ length: 200 }, (_, i) =>
       i % 3 === 0 ? `common shop ${i}` : `rare-${i} store${i % 50}`,
     );
-    const index = indexOf(texts);
+    const index = await indexOf(texts);
     const common = index.words.split("\n").indexOf("common");
     expect(index.bitmaps.has(common)).toBe(true);
     expect(bruteForce(texts, "common").length).toBeGreaterThanOrEqual(BITMAP_FROM);
@@ -76,8 +76,8 @@ describe("the searched text's words in the count index", () => {
       expect(searchSegment(index, w)?.toArray(), w).toEqual(bruteForce(texts, w));
   });
 
-  it("leaves to the database what is not one lower-cased search word", () => {
-    const index = indexOf(["shop one", "Shop two"]);
+  it("leaves to the database what is not one lower-cased search word", async () => {
+    const index = await indexOf(["shop one", "Shop two"]);
     for (const w of ["", "Shop", "shop one", "a%", 3, null, undefined])
       expect(searchSegment(index, w), String(w)).toBeNull();
   });
