@@ -60,6 +60,7 @@ export async function changesBench(
     for (let i = 0; i < 3; i++) exports.push(await exportAll(base, key, server));
     exports.sort((a, b) => a.seconds - b.seconds);
     const exported = exports[1];
+    const history = await historyLatencies(base, key, exported.names);
     const cursors = spread(exported.ids, 200);
     let c = 0;
     const body = () =>
@@ -97,6 +98,7 @@ export async function changesBench(
         cpuMs: exported.cpuMs,
         rssMb: exported.rssMb,
       },
+      history,
       pages: {
         rps: pages.requests.average,
         p50: pages.latency.p50,
@@ -125,15 +127,75 @@ export async function changesBench(
     clearInterval(timer);
     rss = Math.max(rss, proc.rssMb());
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const ids = text
+    const events = text
       .split("\n")
       .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { id: string }).id);
-    return { lines: ids.length, ids, seconds, cpuMs: cpuMs(pid) - cpuBefore, rssMb: rss };
+      .map((l) => JSON.parse(l) as { id: string; domain?: string | null });
+    const ids = events.map((e) => e.id);
+    const names = [...new Set(events.flatMap((e) => (e.domain ? [e.domain] : [])))];
+    return { lines: ids.length, ids, names, seconds, cpuMs: cpuMs(pid) - cpuBefore, rssMb: rss };
   }
 }
 
-/** `n` cursors spread evenly over the feed (its ids), the start included. */
+/** Requests of each history scenario, one at a time (each asked once: nothing is cached). */
+export const HISTORY_REQUESTS = 100;
+
+/**
+ * History (issue 58) over the loads the database holds, one request at a time, each asked once:
+ * - **trends**: GET /trends of a dimension and 3 of its values, the dimension and values varied;
+ * - **a Domain's history**: GET /domain/<name>/history of Domains the feed names;
+ * - **as of**: GET /domain/<name>?as_of=<the load before the served one> of the same Domains.
+ * Latencies in ms (p50, p99) and how many answered 200 (a Domain absent from the older load
+ * answers 404, which is its answer, timed too).
+ */
+export async function historyLatencies(
+  base: string,
+  key: string,
+  names: string[],
+): Promise<NonNullable<ChangesResult["history"]>> {
+  const headers = { authorization: `Bearer ${key}` };
+  const get = async (path: string) => {
+    const started = performance.now();
+    const res = await fetch(`${base}/json/api/v1/all${path}`, { headers });
+    const text = await res.text();
+    if (res.status >= 500) throw new Error(`${path} answered ${res.status}: ${text.slice(0, 300)}`);
+    return { ms: performance.now() - started, status: res.status, text };
+  };
+  const stats = (runs: { ms: number; status: number }[]) => {
+    const ms = runs.map((r) => r.ms).sort((a, b) => a - b);
+    const at = (q: number) => ms[Math.min(ms.length - 1, Math.floor(q * ms.length))] ?? 0;
+    return { n: runs.length, ok: runs.filter((r) => r.status === 200).length, p50: at(0.5), p99: at(0.99) };
+  };
+  const dimensions = ["p", "cc", "plan", "ds", "tech", "cat", "an", "lang", "curr"];
+  const tops = new Map<string, string[]>();
+  let loads: { version: number }[] = [];
+  for (const d of dimensions) {
+    const r = await get(`/trends?dimension=${d}&top=20`);
+    if (r.status !== 200) continue;
+    const answer = JSON.parse(r.text) as { values: string[]; loads: { version: number }[] };
+    tops.set(d, answer.values);
+    loads = answer.loads;
+  }
+  const trends: { ms: number; status: number }[] = [];
+  const usable = [...tops].filter(([, values]) => values.length >= 3);
+  for (let i = 0; i < HISTORY_REQUESTS && usable.length; i++) {
+    const [d, values] = usable[i % usable.length];
+    const k = Math.floor(i / usable.length);
+    const chosen = [0, 1, 2].map((j) => values[(k + j * 7) % values.length]);
+    trends.push(await get(`/trends?dimension=${d}&values=${chosen.map(encodeURIComponent).join(",")}`));
+  }
+  const picked = spread(names, HISTORY_REQUESTS).filter((n): n is string => n !== null);
+  const history = [];
+  for (const name of picked)
+    history.push(await get(`/domain/${encodeURIComponent(name)}/history?page_size=100`));
+  const before = loads.length >= 2 ? loads[loads.length - 2].version : null;
+  const asOf = [];
+  if (before !== null)
+    for (const name of picked) asOf.push(await get(`/domain/${encodeURIComponent(name)}?as_of=${before}`));
+  return { loads: loads.length, trends: stats(trends), history: stats(history), asOf: stats(asOf) };
+}
+
+/** `n` values spread evenly over `ids`, the start (null) included. */
 function spread(ids: string[], n: number): (string | null)[] {
   const out: (string | null)[] = [null];
   for (let i = 1; i < n && ids.length; i++) out.push(ids[Math.floor((i * ids.length) / n)]);

@@ -65,6 +65,8 @@ export const TARGETS = {
   changesLoadShare: 0.25,
   changesExportRate: 20_000,
   changesPages: 1000,
+  /** History (issue 58): a trend, a Domain's history and an as-of lookup, p50 ms. */
+  historyMs: 20,
   /** Pushed changes (issue 38): events/s to a receiver; streams' RSS (MB) and first change (ms). */
   pushEventsPerSecond: 1000,
   pushStreamsRssMb: 500,
@@ -143,6 +145,24 @@ export interface ChangesResult {
   export: { events: number; seconds: number; cpuMs: number; rssMb: number };
   /** GraphQL pages of 100 at 32 connections to one gateway. */
   pages: { rps: number; p50: number; p99: number; errors: number; cpuMs: number };
+  /**
+   * History (issue 58), one request at a time, each asked once: trends of a dimension's values,
+   * a Domain's history, a Domain as of the load before (absent from older kept results).
+   */
+  history?: {
+    loads: number;
+    trends: HistoryLatency;
+    history: HistoryLatency;
+    asOf: HistoryLatency;
+  };
+}
+
+/** Latencies of one history scenario (ms), of `n` requests, `ok` of them answered 200. */
+export interface HistoryLatency {
+  n: number;
+  ok: number;
+  p50: number;
+  p99: number;
 }
 
 /** Pushed changes (src/bench/push.ts), on a dataset of their own. */
@@ -784,6 +804,27 @@ function changesSection(r: DbResult): string[] {
     `Change feed: the load of a week (${count(c.load.events)} events; ${(100 * c.load.churn).toFixed(1)}% of the Domains changed) took ${c.load.seconds.toFixed(1)} s, of which its events ${c.load.changes.toFixed(1)} s (${(100 * share).toFixed(1)}% of the rest). GET /changes/export of the whole feed (${count(c.export.events)} events): ${Math.round(rate).toLocaleString("en-US")} events/s, ${((c.export.cpuMs / Math.max(1, c.export.events)) * 1000).toFixed(1)} µs of server CPU an event, peak RSS ${c.export.rssMb} MB. GraphQL changes(first: 100) from cursors spread over the feed, one gateway (the median of ${PAGE_ROUNDS} runs): ${Math.round(c.pages.rps)} pages/s, p50 ${c.pages.p50} ms, p99 ${c.pages.p99} ms, ${c.pages.cpuMs.toFixed(2)} ms of server CPU a page.`,
     "",
     `Targets: ${verdict(share <= TARGETS.changesLoadShare, `events ≤ ${100 * TARGETS.changesLoadShare}% of the load`)}; ${verdict(rate >= TARGETS.changesExportRate, `export ≥ ${count(TARGETS.changesExportRate)} events/s`)}; ${verdict(c.pages.rps >= TARGETS.changesPages, `≥ ${count(TARGETS.changesPages)} pages of 100 a second`)}`,
+    ...historySection(c.history),
+  ];
+}
+
+/** History over the change feed's database (its two loads): trends, a Domain's history, as of. */
+function historySection(h: ChangesResult["history"]): string[] {
+  if (!h) return [];
+  const line = (name: string, l: HistoryLatency) =>
+    `${name}: p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms (${l.n} requests, ${l.ok} answered 200)`;
+  const slow = (
+    [
+      ["trends", h.trends],
+      ["history", h.history],
+      ["as of", h.asOf],
+    ] as const
+  ).filter(([, l]) => !l.n || l.p50 > TARGETS.historyMs);
+  return [
+    "",
+    `History over the ${h.loads} loads the feed's database keeps, one request at a time, each asked once: ${line("GET /trends of 3 values", h.trends)}; ${line("GET /domain/<name>/history", h.history)}; ${line("GET /domain/<name>?as_of=<the load before>", h.asOf)}.`,
+    "",
+    `Targets: ${verdict(!slow.length, `each ≤ ${TARGETS.historyMs} ms (p50)${slow.length ? ` (missed: ${slow.map(([n]) => n).join(", ")})` : ""}`)}`,
   ];
 }
 
@@ -892,6 +933,11 @@ export function failuresOf(results: DbResult[]): string[] {
         .map((f) => `${at}: ${f.errors} failed requests in the facets of ${f.filter}`),
       ...(r.changes?.pages.errors
         ? [`${at}: ${r.changes.pages.errors} failed requests in the change feed's pages`]
+        : []),
+      ...(r.changes?.history && r.changes.history.trends.ok < r.changes.history.trends.n
+        ? [
+            `${at}: ${r.changes.history.trends.n - r.changes.history.trends.ok} of ${r.changes.history.trends.n} trends were not answered 200`,
+          ]
         : []),
       ...(r.changes && r.changes.export.events === 0
         ? [`${at}: the change feed's export wrote nothing`]

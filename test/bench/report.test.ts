@@ -462,3 +462,53 @@ describe("the bench's options and failures", () => {
     ]);
   });
 });
+
+describe("the change feed's history lines (issue 58)", () => {
+  const changes = (
+    history: NonNullable<DbResult["changes"]>["history"],
+  ): NonNullable<DbResult["changes"]> => ({
+    load: { seconds: 100, changes: 5, events: 7000, churn: 0.06 },
+    export: { events: 7000, seconds: 0.2, cpuMs: 150, rssMb: 120 },
+    pages: { rps: 1500, p50: 20, p99: 45, errors: 0, cpuMs: 0.6 },
+    history,
+  });
+  const l = (p50: number, ok = 100) => ({ n: 100, ok, p50, p99: p50 * 2 });
+
+  it("reports trends, a Domain's history and as-of lookups with their target, missed ones named", () => {
+    const met = writeReport(
+      [
+        result("sqlite", 20_000, {
+          changes: changes({ loads: 2, trends: l(4), history: l(3), asOf: l(5, 97) }),
+        }),
+      ],
+      FROM_RUN,
+    );
+    expect(met).toMatch(
+      /History over the 2 loads .*GET \/trends of 3 values: p50 4\.0 ms, p99 8\.0 ms \(100 requests, 100 answered 200\).*as_of=<the load before>: p50 5\.0 ms, p99 10\.0 ms \(100 requests, 97 answered 200\)/,
+    );
+    expect(met).toMatch(/met: each ≤ 20 ms \(p50\)\n/);
+    const missed = writeReport(
+      [
+        result("sqlite", 20_000, {
+          changes: changes({ loads: 2, trends: l(4), history: l(30), asOf: l(5) }),
+        }),
+      ],
+      FROM_RUN,
+    );
+    expect(missed).toMatch(/MISSED: each ≤ 20 ms \(p50\) \(missed: history\)/);
+    // Kept results from before history was measured say nothing of it.
+    expect(writeReport([result("sqlite", 20_000, { changes: changes(undefined) })], FROM_RUN)).not.toMatch(
+      /History over/,
+    );
+  });
+
+  it("fails a run whose trends were not all answered", () => {
+    expect(
+      failuresOf([
+        result("sqlite", 20_000, {
+          changes: changes({ loads: 2, trends: l(4, 98), history: l(3), asOf: l(5) }),
+        }),
+      ]),
+    ).toEqual(["sqlite, 20,000 Domains: 2 of 100 trends were not answered 200"]);
+  });
+});
