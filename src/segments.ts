@@ -21,7 +21,8 @@ import "./schema/index.ts";
  * A load's segments (docs/decisions.md, "Segments"): every account's segment evaluated on the new
  * snapshot and on the one served before it, under its filter as saved now, and the Domains that
  * entered and left it made into the feed's segment_entered and segment_left (seen by the segment's
- * account alone), with its size and its spread at the load over the dimensions it names now. Given to the loader by its caller (as the
+ * account alone), with its size and its spread at the load (over the dimensions it names as the
+ * load starts: src/query/segment-members.ts spreadOf). Given to the loader by its caller (as the
  * rendered records are: src/cli/load.ts, src/demo.ts), and published with the load.
  *
  * Members come from each snapshot's count index (src/db/segment.ts: set-membership filters are
