@@ -13,7 +13,7 @@ import type {
   SnapshotStore,
 } from "./db/store.ts";
 import type { Where } from "./query/keyset.ts";
-import { indexedMembersOf } from "./query/segment-members.ts";
+import { DEFAULT_SPREAD, indexedMembersOf, pksOf, type Spread, spreadOf } from "./query/segment-members.ts";
 import { membersOf, segmentArgsOf, segmentWhere } from "./query/segments.ts";
 import "./schema/index.ts";
 
@@ -21,7 +21,8 @@ import "./schema/index.ts";
  * A load's segments (docs/decisions.md, "Segments"): every account's segment evaluated on the new
  * snapshot and on the one served before it, under its filter as saved now, and the Domains that
  * entered and left it made into the feed's segment_entered and segment_left (seen by the segment's
- * account alone), with its size and spread at the load. Given to the loader by its caller (as the
+ * account alone), with its size and its spread at the load (over the dimensions it names as the
+ * load starts: src/query/segment-members.ts spreadOf). Given to the loader by its caller (as the
  * rendered records are: src/cli/load.ts, src/demo.ts), and published with the load.
  *
  * Members come from each snapshot's count index (src/db/segment.ts: set-membership filters are
@@ -59,28 +60,28 @@ export async function evaluateSegments(
       before ? countIndexOf(before) : null,
     ]);
     const ordAfter = indexAfter && indexBefore ? ordinalMap(indexBefore, indexAfter, names) : null;
-    const moved = async (where: Where, whereThen: Where | null) => {
-      if (ordAfter && indexAfter && before && whereThen) {
-        const now = await indexedMembersOf(after, where);
+    // The spread is counted on the new snapshot only, from its index (none without one).
+    const moved = async (where: Where, whereThen: Where | null, dimensions: readonly string[]) => {
+      const indexed = indexAfter ? await indexedMembersOf(after, where) : null;
+      const spread = indexed ? spreadOf(indexed.index, indexed.ords, dimensions) : null;
+      if (indexed && ordAfter && indexAfter && before && whereThen) {
         const was = await indexedMembersOf(before, whereThen);
-        if (now && was) {
+        if (was) {
           const nameOf = (ord: number) => names.after[indexAfter.ordToPk[ord]];
           const wasName = (ord: number) => names.before[was.index.ordToPk[ord]];
           return {
-            size: now.ords.size,
-            counts: now.counts,
-            ...compare(now.ords, was.ords, ordAfter, nameOf, wasName),
+            size: indexed.ords.size,
+            spread,
+            ...compare(indexed.ords, was.ords, ordAfter, nameOf, wasName),
           };
         }
       }
-      const now = await membersOf(after, where);
+      const now = indexed ? pksOf(indexed) : (await membersOf(after, where)).pks;
       const was = whereThen && before ? (await membersOf(before, whereThen)).pks : null;
       const nameOf = (pk: number) => names.after[pk];
       const wasName = (pk: number) => names.before[pk];
-      const changes = was
-        ? compare(now.pks, was, names.keyAfter, nameOf, wasName)
-        : { entered: [], left: [] };
-      return { size: now.pks.size, counts: now.counts, ...changes };
+      const changes = was ? compare(now, was, names.keyAfter, nameOf, wasName) : { entered: [], left: [] };
+      return { size: now.size, spread, ...changes };
     };
     const loads: SegmentLoadOutcome[] = [];
     const moves: { segment: StoredSegment; entered: string[]; left: string[]; where: Where }[] = [];
@@ -100,17 +101,18 @@ export async function evaluateSegments(
           entered: 0,
           left: 0,
           counts: null,
+          other: null,
           error: (e as Error).message,
         });
         continue;
       }
-      const { size, counts, entered, left } = await moved(where, whereThen);
+      const { size, spread, entered, left } = await moved(where, whereThen, segment.spread ?? DEFAULT_SPREAD);
       loads.push({
         segmentId: segment.id,
         size,
         entered: entered.length,
         left: left.length,
-        counts: counts ? JSON.stringify(counts) : null,
+        ...spreadColumns(spread),
         error: null,
       });
       if (entered.length || left.length) moves.push({ segment, entered, left, where });
@@ -143,6 +145,13 @@ export async function evaluateSegments(
     await after.close();
     await before?.close();
   }
+}
+
+/** A spread as segment_load keeps it: JSON text, `other` null when no dimension was cut. */
+function spreadColumns(spread: Spread | null): { counts: string | null; other: string | null } {
+  if (!spread) return { counts: null, other: null };
+  const cut = Object.keys(spread.other).length > 0;
+  return { counts: JSON.stringify(spread.counts), other: cut ? JSON.stringify(spread.other) : null };
 }
 
 /** Each snapshot's Domain names by key, and the key in the new snapshot of each key of the one before. */

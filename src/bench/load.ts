@@ -17,6 +17,8 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     /** Segments saved after a first load; a second load (the week after) then compares them. */
     segments: { type: "string" },
+    /** Their spread (seed-segments' --spread: facet dimensions' GraphQL names, comma-separated). */
+    "segment-spread": { type: "string" },
     db: { type: "string", default: "both" },
     "pg-url": {
       type: "string",
@@ -88,14 +90,18 @@ for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]
       }
       const s = await runMeasured(
         join(root, "src/bench/seed-segments.ts"),
-        ["--count", values.segments],
+        [
+          "--count",
+          values.segments,
+          ...(values["segment-spread"] ? ["--spread", values["segment-spread"]] : []),
+        ],
         env,
       );
       if (s.code !== 0) throw new Error(`seeding segments failed with exit code ${s.code}`);
       const w = await runMeasured(join(root, "src/cli/load.ts"), [next], env, ["--max-semi-space-size=64"]);
       if (w.code !== 0) throw new Error(`the second load on ${kind} failed with exit code ${w.code}`);
       results.push(
-        `| load of the week after, ${values.segments} segments (${kind}) | ${w.seconds.toFixed(1)} s | ${mb(w.peakRssMb)} |`,
+        `| load of the week after, ${values.segments} segments${values["segment-spread"] ? ` spread over ${values["segment-spread"]}` : ""} (${kind}) | ${w.seconds.toFixed(1)} s | ${mb(w.peakRssMb)} |`,
       );
     }
   } finally {

@@ -3,15 +3,25 @@ import { loadConfig } from "../config.ts";
 import { PLATFORM_LIST } from "../dataset/platforms.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
 import { SEGMENT_LIMITS, Segments } from "../db/segments.ts";
+import { spreadProblem } from "../query/segment-members.ts";
 
 /**
  * Saves `--count` segments of random List Domains filters (seeded), spread over accounts of at
  * most SEGMENT_LIMITS.segments each, in the database the environment names: `npm run bench:load
  * -- --segments N` runs it between two loads, so that the second compares them (docs/performance.md).
+ * `--spread technologies,apps` gives each the dimensions its members are counted over at each load
+ * (GraphQL names of the facet dimensions; the default spread without it).
  */
 const { values } = parseArgs({
-  options: { count: { type: "string", default: "1000" }, seed: { type: "string", default: "1" } },
+  options: {
+    count: { type: "string", default: "1000" },
+    seed: { type: "string", default: "1" },
+    spread: { type: "string" },
+  },
 });
+const spread = values.spread ? values.spread.split(",").map((d) => d.trim()) : null;
+const refused = spread && spreadProblem(spread);
+if (refused) throw new Error(`--spread ${refused}`);
 const count = Number(values.count);
 if (!Number.isInteger(count) || count < 0) throw new Error("--count must be a count");
 
@@ -51,7 +61,7 @@ try {
       {},
       ...Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick(TERMS)()),
     );
-    await segments.save(`bench-${i % accounts}`, `s${i}`, { filter, search: null });
+    await segments.save(`bench-${i % accounts}`, `s${i}`, { filter, search: null, spread });
   }
   console.log(`saved ${count} segments over ${accounts} accounts`);
 } finally {

@@ -10,7 +10,7 @@ import type { SegmentOutcome } from "./store.ts";
  */
 
 const EVENT_COLUMNS = "id, version, loaded_at, kind, domain, account, segment, after";
-const LOAD_COLUMNS = 'segment_id, version, loaded_at, size, entered, "left", counts, error';
+const LOAD_COLUMNS = 'segment_id, version, loaded_at, size, entered, "left", counts, other, error';
 
 export function publishSegmentsSqlite(
   db: SqliteDatabase.Database,
@@ -29,10 +29,21 @@ export function publishSegmentsSqlite(
   if (id > last)
     db.prepare(`UPDATE change_event SET doc = ${EVENT_DOC.sqlite} WHERE id > ? AND id <= ?`).run(last, id);
   const load = db.prepare(
-    `INSERT INTO segment_load (${LOAD_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM segment WHERE id = ?)`,
+    `INSERT INTO segment_load (${LOAD_COLUMNS}) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM segment WHERE id = ?)`,
   );
   for (const l of outcome.loads) {
-    load.run(l.segmentId, version, loadedAt, l.size, l.entered, l.left, l.counts, l.error, l.segmentId);
+    load.run(
+      l.segmentId,
+      version,
+      loadedAt,
+      l.size,
+      l.entered,
+      l.left,
+      l.counts,
+      l.other,
+      l.error,
+      l.segmentId,
+    );
   }
   return id;
 }
@@ -76,9 +87,9 @@ export async function publishSegmentsPg(
     const l = outcome.loads;
     await client.query(
       `INSERT INTO ${meta}.segment_load (${LOAD_COLUMNS})
-       SELECT u.segment_id, $1::integer, $2::bigint, u.size, u.entered, u."left", u.counts, u.error
-       FROM unnest($3::text[], $4::integer[], $5::integer[], $6::integer[], $7::text[], $8::text[])
-         AS u(segment_id, size, entered, "left", counts, error)
+       SELECT u.segment_id, $1::integer, $2::bigint, u.size, u.entered, u."left", u.counts, u.other, u.error
+       FROM unnest($3::text[], $4::integer[], $5::integer[], $6::integer[], $7::text[], $8::text[], $9::text[])
+         AS u(segment_id, size, entered, "left", counts, other, error)
        WHERE EXISTS (SELECT 1 FROM ${meta}.segment s WHERE s.id = u.segment_id)`,
       [
         version,
@@ -88,6 +99,7 @@ export async function publishSegmentsPg(
         l.map((x) => x.entered),
         l.map((x) => x.left),
         l.map((x) => x.counts),
+        l.map((x) => x.other),
         l.map((x) => x.error),
       ],
     );

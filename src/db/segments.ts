@@ -17,17 +17,19 @@ export const SEGMENT_LIMITS = {
   segments: 100,
 } as const;
 
-/** What a segment saves: List Domains' filter and search. */
+/** What a segment saves: List Domains' filter and search, and the dimensions of its spread. */
 export interface SegmentQuery {
   /** GraphQL's DomainFilter as a client writes it (enum names, times as text); null for none. */
   filter: Record<string, unknown> | null;
   search: string | null;
+  /** Domain facet dimensions (GraphQL names) counted at each load; null for the default. */
+  spread: string[] | null;
 }
 
 export interface SegmentRow extends SegmentQuery {
   name: string;
   createdAt: Date;
-  /** When its filter was last changed. */
+  /** When its filter, search or spread was last changed. */
   updatedAt: Date;
 }
 
@@ -40,8 +42,13 @@ export interface SegmentLoadRow {
   /** Domains that entered it and left it at that load. */
   entered: number;
   left: number;
-  /** Its members by platform, plan and country code ({"platform": {"shopify": 3, …}, …}). */
+  /**
+   * Its members by each dimension of its spread at that load, the commonest values of each
+   * ({"platform": {"shopify": 3, …}, "country_code": {…}}); null on a snapshot without a count index.
+   */
   counts: Record<string, Record<string, number>> | null;
+  /** Per dimension whose values were cut: the members with a value but none of those counted. */
+  other: Record<string, number> | null;
   error: string | null;
 }
 
@@ -79,7 +86,7 @@ export function checkSegmentName(name: string): string {
   return name;
 }
 
-const SELECT = "SELECT id, account, name, filter, search, created_at, updated_at FROM {meta}.segment";
+const SELECT = "SELECT id, account, name, filter, search, spread, created_at, updated_at FROM {meta}.segment";
 
 const rowOf = (r: Record<string, unknown>): SegmentRow & { id: string; account: string } => ({
   id: String(r.id),
@@ -87,6 +94,7 @@ const rowOf = (r: Record<string, unknown>): SegmentRow & { id: string; account: 
   name: String(r.name),
   filter: r.filter == null ? null : (JSON.parse(String(r.filter)) as Record<string, unknown>),
   search: r.search == null ? null : String(r.search),
+  spread: r.spread == null ? null : (JSON.parse(String(r.spread)) as string[]),
   createdAt: new Date(Number(r.created_at)),
   updatedAt: new Date(Number(r.updated_at)),
 });
@@ -104,6 +112,7 @@ export const loadRowOf = (r: Record<string, unknown>): SegmentLoadRow => ({
   entered: Number(r.entered),
   left: Number(r.left),
   counts: r.counts == null ? null : (JSON.parse(String(r.counts)) as SegmentLoadRow["counts"]),
+  other: r.other == null ? null : (JSON.parse(String(r.other)) as SegmentLoadRow["other"]),
   error: r.error == null ? null : String(r.error),
 });
 
@@ -133,7 +142,7 @@ export class Segments {
   /** The segment at each load it lived through, newest first (its own rows: the feed is not read). */
   async history(account: string, name: string, limit = 52): Promise<SegmentLoadRow[]> {
     const rows = await this.store.metaQuery(
-      `SELECT l.version, l.loaded_at, l.size, l.entered, l."left", l.counts, l.error
+      `SELECT l.version, l.loaded_at, l.size, l.entered, l."left", l.counts, l.other, l.error
        FROM {meta}.segment_load l JOIN {meta}.segment s ON s.id = l.segment_id
        WHERE s.account = ? AND s.name = ? ORDER BY l.version DESC LIMIT ${Math.max(0, Math.floor(limit))}`,
       [account, name],
@@ -143,7 +152,8 @@ export class Segments {
 
   /**
    * Saves the segment: made when the account has none of that name (within SEGMENT_LIMITS), its
-   * filter replaced otherwise (its history stays: the next load compares under the new filter).
+   * filter, search and spread replaced otherwise (its history stays: the next load compares under
+   * the new filter and counts the new spread).
    */
   async save(
     account: string,
@@ -155,18 +165,18 @@ export class Segments {
       async (q) => {
         const now = Date.now();
         const filter = query.filter ? JSON.stringify(query.filter) : null;
+        const spread = query.spread ? JSON.stringify(query.spread) : null;
         const found = await find(q, account, name);
         const unchanged =
           found &&
           JSON.stringify(found.filter) === JSON.stringify(query.filter) &&
-          found.search === query.search;
+          found.search === query.search &&
+          JSON.stringify(found.spread) === JSON.stringify(query.spread);
         if (found && !unchanged) {
-          await q("UPDATE {meta}.segment SET filter = ?, search = ?, updated_at = ? WHERE id = ?", [
-            filter,
-            query.search,
-            now,
-            found.id,
-          ]);
+          await q(
+            "UPDATE {meta}.segment SET filter = ?, search = ?, spread = ?, updated_at = ? WHERE id = ?",
+            [filter, query.search, spread, now, found.id],
+          );
         } else if (!found) {
           const [held] = await q("SELECT count(*) AS n FROM {meta}.segment WHERE account = ?", [account]);
           if (Number(held?.n ?? 0) >= SEGMENT_LIMITS.segments) {
@@ -176,8 +186,8 @@ export class Segments {
             );
           }
           await q(
-            "INSERT INTO {meta}.segment (id, account, name, filter, search, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [randomUUID(), account, name, filter, query.search, now, now],
+            "INSERT INTO {meta}.segment (id, account, name, filter, search, spread, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [randomUUID(), account, name, filter, query.search, spread, now, now],
           );
         }
         const after = (await find(q, account, name)) as SegmentRow & { id: string; account: string };

@@ -150,8 +150,10 @@ export interface SegmentLoadOutcome {
   size: number | null;
   entered: number;
   left: number;
-  /** JSON text of its counts over platform, plan and country, or null. */
+  /** JSON text of its counts over its spread's dimensions, or null (no count index). */
   counts: string | null;
+  /** JSON text of the members outside the counted values of each cut dimension, or null (none). */
+  other: string | null;
   error: string | null;
 }
 

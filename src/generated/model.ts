@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "738d71f8449621c8544d8436e62c8682ebc180f168370ddc23bdfcb6e6cd3322";
+export const SCHEMA_SHA256 = "5587bdc79bc770c72a6b1b231c79572f22b01dd57f0ac965b7b3c12fc7aa8e21";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -379,6 +379,13 @@ export const MODEL = {
         "internal": false
       },
       {
+        "field": "spread",
+        "column": "spread",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
         "field": "createdAt",
         "column": "created_at",
         "type": "BigInt",
@@ -449,6 +456,13 @@ export const MODEL = {
       {
         "field": "error",
         "column": "error",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "other",
+        "column": "other",
         "type": "String",
         "optional": true,
         "internal": false
@@ -2647,6 +2661,14 @@ export const DATAMODEL = {
           "isRequired": false
         },
         {
+          "name": "spread",
+          "dbName": null,
+          "documentation": "JSON array of the Domain facet dimensions (GraphQL names) its members are counted over at\neach load; null for the default: platform, plan, countryCode.",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
           "name": "createdAt",
           "dbName": "created_at",
           "documentation": "Unix milliseconds.",
@@ -2714,7 +2736,7 @@ export const DATAMODEL = {
         {
           "name": "counts",
           "dbName": null,
-          "documentation": "JSON: {\"platform\": {value: count}, \"plan\": {…}, \"country_code\": {…}}.",
+          "documentation": "JSON: {\"platform\": {value: count}, \"plan\": {…}, \"country_code\": {…}}, a dimension by its\nGraphQL name in snake case, its commonest values only (SPREAD_LIMITS.values).",
           "kind": "scalar",
           "type": "String",
           "isRequired": false
@@ -2722,6 +2744,14 @@ export const DATAMODEL = {
         {
           "name": "error",
           "dbName": null,
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
+        },
+        {
+          "name": "other",
+          "dbName": null,
+          "documentation": "JSON: {\"technologies\": n}: per dimension, the members with a value but none of those counted.",
           "kind": "scalar",
           "type": "String",
           "isRequired": false

@@ -55,6 +55,16 @@ export interface HistogramField {
   scale: "log" | "linear";
 }
 
+/**
+ * A dimension's (or field's) name in snake case, as GraphQL's enum names it in capitals.
+ * @example snakeName("administrativeAreaLevel1") // → "administrative_area_level_1"
+ */
+export const snakeName = (key: string) =>
+  key
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([a-zA-Z])([0-9])/g, "$1_$2")
+    .toLowerCase();
+
 const optionOfFilter = (legacy: string) => legacy.replace(/^f:/, "");
 
 function dimensionsOf<K extends string>(
@@ -351,7 +361,7 @@ function facetStatement(
  * once a value holds fewer Domains in all than the last of the top ones holds in the segment, no
  * later one can enter the top: a facet of a few Domains over 20,000 Apps asks only what it must.
  */
-function indexFacet(index: CountIndex, segment: Bitmap, dimension: string, size: number): Facet {
+export function indexFacet(index: CountIndex, segment: Bitmap, dimension: string, size: number): Facet {
   const values = FACETS.domain.dimensions[dimension].values;
   const source =
     values.kind === "column" ? index.text.get(values.narrow ?? "") : index.children.get(dimension);

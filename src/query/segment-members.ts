@@ -5,11 +5,13 @@ import { segmentOf } from "../db/segment.ts";
 import type { SegmentRow } from "../db/segments.ts";
 import { statementOver } from "../db/where-sql.ts";
 import type { DomainFilter } from "./domain-filter.ts";
+import { DOMAIN_DIMENSIONS, indexFacet, MAX_FACET_SIZE, snakeName } from "./facets.ts";
 import type { Where } from "./keyset.ts";
 
 /**
  * A saved segment's filter as List Domains' arguments (coerced by the schema's DomainFilter, which
- * src/schema/index.ts hands here once built), and its members in a snapshot.
+ * src/schema/index.ts hands here once built), its members in a snapshot, and their spread over
+ * the dimensions it names.
  */
 
 /** A segment's filter and search, coerced as List Domains' arguments are. */
@@ -34,61 +36,115 @@ export function segmentArgsOf(row: Pick<SegmentRow, "filter" | "search">): Segme
   };
 }
 
-/** The dimensions a segment's spread is counted over at each load (count index columns). */
-export const SEGMENT_DIMENSIONS = ["platform", "plan", "country_code"] as const;
+/**
+ * The dimensions a segment's spread is counted over unless it names its own (names of
+ * DOMAIN_DIMENSIONS, the facets' catalogue): those every segment was counted over before a segment
+ * could name them, so a segment saved then counts as it did.
+ */
+export const DEFAULT_SPREAD: readonly string[] = ["platform", "plan", "countryCode"];
 
-/** A segment's members in a snapshot: their keys (pk), and their counts over SEGMENT_DIMENSIONS. */
-export interface Members {
-  pks: Bitmap;
-  counts: Record<string, Record<string, number>> | null;
+/** Limits of a segment's spread. */
+export const SPREAD_LIMITS = {
+  /** Dimensions a segment names. */
+  dimensions: 8,
+  /** Values kept of a dimension at a load: its commonest among the members, as a facet lists them. */
+  values: MAX_FACET_SIZE,
+} as const;
+
+/**
+ * Why `dimensions` cannot be a segment's spread (without the argument's name), or null: none, too
+ * many, or one named twice. `shown` writes a dimension as the request named it (REST: cc).
+ */
+export function spreadProblem(
+  dimensions: readonly string[],
+  shown: (dimension: string) => string = (d) => d,
+): string | null {
+  if (!dimensions.length)
+    return `names no dimension; leave it out for the default (${DEFAULT_SPREAD.map(shown).join(", ")})`;
+  if (dimensions.length > SPREAD_LIMITS.dimensions)
+    return `takes at most ${SPREAD_LIMITS.dimensions} dimensions; got ${dimensions.length}`;
+  const twice = dimensions.find((d, i) => dimensions.indexOf(d) !== i);
+  if (twice !== undefined) return `names ${shown(twice)} twice`;
+  const unknown = dimensions.find((d) => !Object.hasOwn(DOMAIN_DIMENSIONS, d));
+  if (unknown !== undefined) return `unknown dimension "${shown(unknown)}"`;
+  return null;
 }
 
-/** A segment's members as ordinals of its snapshot's count index, and their spread. */
+/**
+ * A segment's spread at a load: by dimension (its GraphQL name in snake case: country_code,
+ * technologies), the members having each of its commonest values (at most SPREAD_LIMITS.values);
+ * and, per dimension whose values were cut, the members having a value but none of those listed.
+ */
+export interface Spread {
+  counts: Record<string, Record<string, number>>;
+  other: Record<string, number>;
+}
+
+/**
+ * The spread of a segment (`ords`, ordinals of `index`) over `dimensions`: each a facet of the
+ * segment from the count index (indexFacet, as GET /domain/facets with facet_size=100 answers it
+ * on that snapshot). A dimension the index lacks is left out, not made up.
+ */
+export function spreadOf(
+  index: CountIndex,
+  ords: Bitmap,
+  dimensions: readonly string[],
+  size: number = SPREAD_LIMITS.values,
+): Spread {
+  const counts: Spread["counts"] = {};
+  const other: Spread["other"] = {};
+  for (const dimension of dimensions) {
+    const values = DOMAIN_DIMENSIONS[dimension as keyof typeof DOMAIN_DIMENSIONS]?.values;
+    const held =
+      values &&
+      (values.kind === "column" ? index.text.has(values.narrow ?? "") : index.children.has(dimension));
+    if (!held) continue;
+    const facet = indexFacet(index, ords, dimension, size);
+    const key = snakeName(dimension);
+    counts[key] = Object.fromEntries(facet.values.map((v) => [v.value, v.count]));
+    if (facet.otherCount) other[key] = facet.otherCount;
+  }
+  return { counts, other };
+}
+
+/** A segment's members in a snapshot: their keys (pk). */
+export interface Members {
+  pks: Bitmap;
+}
+
+/** A segment's members as ordinals of its snapshot's count index. */
 export interface IndexedMembers {
   index: CountIndex;
   ords: Bitmap;
-  counts: Record<string, Record<string, number>>;
 }
 
 /** The Domains `where` matches, from the snapshot's count index; null for a snapshot without one. */
 export async function indexedMembersOf(sql: SqlReader, where: Where): Promise<IndexedMembers | null> {
   const found = await segmentOf(sql, where);
-  if (!found) return null;
-  const { index, segment } = found;
-  const counts: Record<string, Record<string, number>> = {};
-  for (const dimension of SEGMENT_DIMENSIONS) {
-    const column = index.text.get(dimension);
-    if (!column) continue;
-    const of: Record<string, number> = {};
-    column.keys.forEach((key, i) => {
-      const n = segment.andCardinality(column.bitmaps[i]);
-      if (n) of[key] = n;
-    });
-    counts[dimension] = of;
-  }
-  return { index, ords: segment, counts };
+  return found ? { index: found.index, ords: found.segment } : null;
+}
+
+/** Indexed members by key. */
+export function pksOf({ index, ords }: IndexedMembers): Bitmap {
+  const members = ords.toUint32Array();
+  const pks = new Uint32Array(members.length);
+  for (let i = 0; i < members.length; i++) pks[i] = index.ordToPk[members[i]];
+  return new RoaringBitmap32(pks);
 }
 
 /**
  * The Domains `where` matches in the snapshot `sql` reads, by key: from its count index (a bitmap
- * of ordinals, then their keys) and their spread from its value bitmaps; by SQL's keys on a
- * snapshot without one (no spread then).
+ * of ordinals, then their keys), and by SQL's keys on a snapshot without one.
  */
 export async function membersOf(sql: SqlReader, where: Where): Promise<Members> {
   const found = await indexedMembersOf(sql, where);
-  if (!found) {
-    const { text, params } = statementOver(
-      sql,
-      "domain",
-      where,
-      (cond) => `SELECT r."pk" FROM ${sql.table("domain")} r WHERE ${cond}`,
-    );
-    const rows = await sql.all(text, params);
-    return { pks: new RoaringBitmap32(rows.map((r) => Number(r[0]))), counts: null };
-  }
-  const { index, ords, counts } = found;
-  const members = ords.toUint32Array();
-  const pks = new Uint32Array(members.length);
-  for (let i = 0; i < members.length; i++) pks[i] = index.ordToPk[members[i]];
-  return { pks: new RoaringBitmap32(pks), counts };
+  if (found) return { pks: pksOf(found) };
+  const { text, params } = statementOver(
+    sql,
+    "domain",
+    where,
+    (cond) => `SELECT r."pk" FROM ${sql.table("domain")} r WHERE ${cond}`,
+  );
+  const rows = await sql.all(text, params);
+  return { pks: new RoaringBitmap32(rows.map((r) => Number(r[0]))) };
 }

@@ -10,7 +10,8 @@ import type { SegmentArgs } from "./segment-members.ts";
  * The segments of the request's account (docs/decisions.md, "Segments"; src/db/segments.ts keeps
  * them), and what a segment's filter matches in a snapshot: its `where` (List Domains' own, on the
  * snapshot and account of the context), its members (keys, from the count index where the snapshot
- * has one: src/db/segment.ts) and its spread over platform, plan and country.
+ * has one: src/db/segment.ts) and its spread over the dimensions it names (platform, plan and
+ * country by default).
  */
 const stores = new WeakMap<object, Segments>();
 
@@ -25,7 +26,14 @@ export function segmentsOf(ctx: ReadContext): { segments: Segments; account: str
   return { segments: s, account };
 }
 
-export { membersOf, SEGMENT_DIMENSIONS, type SegmentArgs, segmentArgsOf } from "./segment-members.ts";
+export {
+  DEFAULT_SPREAD,
+  membersOf,
+  type SegmentArgs,
+  SPREAD_LIMITS,
+  segmentArgsOf,
+  spreadProblem,
+} from "./segment-members.ts";
 
 /** The `where` of a segment's filter on the context's snapshot and account (its errors name `filter.…`, `search`). */
 export function segmentWhere(ctx: ReadContext, args: SegmentArgs): Promise<Where> {

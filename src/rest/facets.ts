@@ -66,7 +66,7 @@ const OPTION_NAMES = Object.fromEntries(
 const optionNames = (table: Table) => OPTION_NAMES[table];
 
 /** A list option given as comma-separated text, or (in a JSON body) as an array of strings. */
-function listOption(o: Options, key: string): string[] {
+export function listOption(o: Options, key: string): string[] {
   const raw = o.raw(key);
   if (raw === undefined || raw === null || raw === "") return [];
   if (Array.isArray(raw)) {
@@ -81,7 +81,7 @@ function listOption(o: Options, key: string): string[] {
  * Names near an unknown one: a dimension or field is named as its filter is (cc for f:cc), so the
  * filters' own "did you mean" (country: f:cc) answers, and spelling (ccc: cc) where it does not.
  */
-function unknownName(key: string, what: string, name: string, valid: string[], table: Table): never {
+export function unknownName(key: string, what: string, name: string, valid: string[], table: Table): never {
   const tables = table === "domain" ? DOMAIN_TABLES : APP_TABLES;
   const filters = valid.map((v) => `f:${v}`);
   const near = unique([

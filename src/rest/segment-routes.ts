@@ -1,5 +1,9 @@
 import { checkSegmentName } from "../db/segments.ts";
 import { apiError } from "../errors.ts";
+import { DOMAIN_DIMENSIONS } from "../query/facets.ts";
+import { DEFAULT_SPREAD, SPREAD_LIMITS, spreadProblem } from "../query/segments.ts";
+import { enumName } from "../schema/facets.ts";
+import { listOption, unknownName } from "./facets.ts";
 import { DOMAIN_MATCH, DOMAIN_TABLES, type Input } from "./inputs.ts";
 import type { Route } from "./route.ts";
 import { filterOptionsOf } from "./webhook-routes.ts";
@@ -7,8 +11,9 @@ import { filterOptionsOf } from "./webhook-routes.ts";
 /**
  * Beyond the legacy paths (docs/decisions.md, "Segments"): the segments of the key's account, each
  * path mapped onto its GraphQL operation (src/schema/segments.ts). PUT /segment/{name} takes List
- * Domains' options as its JSON body (f: options, q, aq, bq, as POST /domain takes them); a
- * segment's filter is answered in the same options, so what GET answers can be PUT back.
+ * Domains' options as its JSON body (f: options, q, aq, bq, as POST /domain takes them) and
+ * `spread`, the dimensions counted at each load named as `facets=` names them; a segment's filter
+ * and spread are answered in the same options, so what GET answers can be PUT back.
  */
 
 /** The segment the path names. */
@@ -28,15 +33,52 @@ const SEGMENT_PATH: Input = {
 /** The path's segment is `segment` in error messages; the body's options name themselves. */
 const segmentOption = (argument: string) => (argument === "name" ? "segment" : undefined);
 
-/** A segment as REST writes it: its filter and search in List Domains' options. */
+/** A dimension's `facets=` name (cc) by its GraphQL enum name (COUNTRY_CODE), and by its own. */
+const OPTION_OF_ENUM = new Map(Object.entries(DOMAIN_DIMENSIONS).map(([k, d]) => [enumName(k), d.option]));
+const DIMENSION_OF_OPTION = new Map(Object.entries(DOMAIN_DIMENSIONS).map(([k, d]) => [d.option, k]));
+const optionOf = (dimension: string) =>
+  DOMAIN_DIMENSIONS[dimension as keyof typeof DOMAIN_DIMENSIONS]?.option ?? dimension;
+
+/** `spread`: dimensions named as `facets=` names them, a JSON array or one comma-separated string. */
+const SEGMENT_SPREAD: Input = {
+  options: [
+    {
+      name: "spread",
+      type: "array",
+      items: { type: "string", enum: [...DIMENSION_OF_OPTION.keys()] },
+      description: `The dimensions its members are counted over at each load, named as facets= names them (1 to ${SPREAD_LIMITS.dimensions}, each once; a JSON array, or one comma-separated string); default ${DEFAULT_SPREAD.map(optionOf).join(", ")}. Each keeps its ${SPREAD_LIMITS.values} commonest values; the next load counts it.`,
+    },
+  ],
+  variables: { spread: "[DomainFacetDimension!]" },
+  read(o) {
+    const raw = o.raw("spread");
+    if (raw === undefined || raw === null) return { spread: null };
+    if (typeof raw !== "string" && !Array.isArray(raw))
+      throw apiError(
+        "BAD_USER_INPUT",
+        `spread: must be a list of dimensions (a JSON array of strings, or one comma-separated string); got ${JSON.stringify(raw)}`,
+      );
+    const valid = [...DIMENSION_OF_OPTION.keys()];
+    const dimensions = listOption(o, "spread").map(
+      (name) => DIMENSION_OF_OPTION.get(name) ?? unknownName("spread", "dimension", name, valid, "domain"),
+    );
+    const refused = spreadProblem(dimensions, optionOf);
+    if (refused) throw apiError("BAD_USER_INPUT", `spread: ${refused}`);
+    return { spread: dimensions.map(enumName) };
+  },
+};
+
+/** A segment as REST writes it: its filter and search in List Domains' options, its spread as facets= names it. */
 const restSegment = (s: Record<string, unknown>) => {
-  if (!("filter" in s) && !("search" in s)) return s;
-  const { filter, search, ...rest } = s;
-  const options = {
-    ...(filterOptionsOf(filter) ?? {}),
-    ...(typeof search === "string" ? { q: search } : {}),
-  };
-  return { ...rest, filter: options };
+  const { filter, search, spread, ...rest } = s;
+  const out: Record<string, unknown> = { ...rest };
+  if ("filter" in s || "search" in s)
+    out.filter = {
+      ...(filterOptionsOf(filter) ?? {}),
+      ...(typeof search === "string" ? { q: search } : {}),
+    };
+  if (Array.isArray(spread)) out.spread = spread.map((d) => OPTION_OF_ENUM.get(d as string) ?? d);
+  return out;
 };
 
 const listSegments: Route = {
@@ -72,16 +114,16 @@ const saveSegment: Route = {
   methods: { PUT: "saveSegment" },
   path: "/segment/{segment}",
   summary:
-    "Save a segment: List Domains' options as the JSON body; made, or its filter replaced (compared from the next load on)",
+    "Save a segment: List Domains' options and its spread as the JSON body; made, or its filter and spread replaced (compared and counted from the next load on)",
   endpoint: "listDomains",
   type: "Segment",
   recordOf: restSegment,
   single: true,
   mutation: true,
   exclude: ["history"],
-  inputs: [SEGMENT_PATH, DOMAIN_MATCH],
+  inputs: [SEGMENT_PATH, DOMAIN_MATCH, SEGMENT_SPREAD],
   option: segmentOption,
-  query: [["saveSegment", ["name", "filter", "search"]]],
+  query: [["saveSegment", ["name", "filter", "search", "spread"]]],
   envelope: { segment: { record: "" } },
   filters: DOMAIN_TABLES,
 };

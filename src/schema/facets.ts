@@ -19,6 +19,7 @@ import {
   MAX_BUCKETS,
   MAX_DIMENSIONS,
   MAX_FACET_SIZE,
+  snakeName,
 } from "../query/facets.ts";
 import type { Connection } from "../query/page.ts";
 import { AppConnection } from "./app.ts";
@@ -32,11 +33,7 @@ import { DomainConnection } from "./domain.ts";
  */
 
 /** countryCode → COUNTRY_CODE, administrativeAreaLevel1 → ADMINISTRATIVE_AREA_LEVEL_1. */
-export const enumName = (key: string) =>
-  key
-    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-    .replace(/([a-zA-Z])([0-9])/g, "$1_$2")
-    .toUpperCase();
+export const enumName = (key: string) => snakeName(key).toUpperCase();
 
 function dimensionEnum(name: string, dimensions: Record<string, FacetDimension>) {
   return builder.enumType(name, {

@@ -9,9 +9,19 @@ import {
 } from "../db/segments.ts";
 import { InputError } from "../errors.ts";
 import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
-import { segmentArgsOf, segmenting, segmentSize, segmentsOf, segmentWhere } from "../query/segments.ts";
+import {
+  DEFAULT_SPREAD,
+  SPREAD_LIMITS,
+  segmentArgsOf,
+  segmenting,
+  segmentSize,
+  segmentsOf,
+  segmentWhere,
+  spreadProblem,
+} from "../query/segments.ts";
 import { builder, legacy, rateLimited } from "./builder.ts";
 import { DomainFilter } from "./domain-parts.ts";
+import { DomainFacetDimension, enumName } from "./facets.ts";
 import { asWritten } from "./webhooks.ts";
 
 /**
@@ -42,9 +52,14 @@ const SegmentLoad = builder.objectRef<SegmentLoadRow>("SegmentLoad").implement({
     counts: t.expose("counts", {
       type: "JSON",
       nullable: true,
-      description:
-        'Its members by platform, plan and country code: {"platform": {"shopify": 120, …}, "plan": {…}, "country_code": {…}} (null for a snapshot without a count index).',
+      description: `Its members by each dimension of its spread at that load, a dimension by its name in snake case (COUNTRY_CODE: country_code) and its ${SPREAD_LIMITS.values} commonest values at most: {"platform": {"shopify": 120, …}, "plan": {…}, "country_code": {…}} (null for a snapshot without a count index; a dimension that snapshot's index lacks is left out).`,
       ...legacy("counts"),
+    }),
+    other: t.expose("other", {
+      type: "JSON",
+      nullable: true,
+      description: `Per dimension whose values were cut to the ${SPREAD_LIMITS.values} commonest: the members with a value but none of those in counts ({"technologies": 31}); null when none was.`,
+      ...legacy("other"),
     }),
     error: t.exposeString("error", {
       nullable: true,
@@ -70,6 +85,12 @@ export const Segment = builder.objectRef<SegmentRow>("Segment").implement({
       description: "Its search (List Domains' q).",
       ...legacy("search"),
     }),
+    spread: t.field({
+      type: [DomainFacetDimension],
+      description: `The dimensions its members are counted over at each load (history's counts), from the next load after it was saved; default ${DEFAULT_SPREAD.map(enumName).join(", ")}. In REST, named as facets= names them.`,
+      ...legacy("spread"),
+      resolve: (s) => [...(s.spread ?? DEFAULT_SPREAD)],
+    }),
     size: t.field({
       type: "Int",
       nullable: true,
@@ -88,7 +109,8 @@ export const Segment = builder.objectRef<SegmentRow>("Segment").implement({
     createdAt: t.expose("createdAt", { type: "DateTime", ...legacy("created_at") }),
     updatedAt: t.expose("updatedAt", {
       type: "DateTime",
-      description: "When its filter was last changed (saving the same filter again changes nothing).",
+      description:
+        "When its filter, search or spread was last changed (saving the same ones again changes nothing).",
       ...legacy("updated_at"),
     }),
     history: t.withAuth({ client: true }).field({
@@ -142,17 +164,24 @@ builder.mutationField("saveSegment", (t) =>
   t.withAuth({ client: true }).field({
     type: Segment,
     description:
-      "Saves a segment: List Domains' filter and search under a name, made when the account has none of that name, its filter replaced otherwise (the next load compares its members under the new filter). An invalid filter is refused and nothing is stored.",
+      "Saves a segment: List Domains' filter and search under a name, and the dimensions its members are counted over at each load, made when the account has none of that name, replaced otherwise (the next load compares its members under the new filter and counts the new spread; the loads before keep what they had). An invalid filter or spread is refused and nothing is stored.",
     ...rateLimited("listDomains"),
     complexity: { field: 10, multiplier: 1 },
     args: {
       name: t.arg.string({ required: true }),
       filter: t.arg({ type: DomainFilter }),
       search: t.arg.string(),
+      spread: t.arg({
+        type: [DomainFacetDimension],
+        description: `The dimensions its members are counted over at each load: 1 to ${SPREAD_LIMITS.dimensions}, each once (default ${DEFAULT_SPREAD.map(enumName).join(", ")}).`,
+      }),
     },
     resolve: (_root, args, ctx: ClientContext, info) => {
       return segmenting(async () => {
         checkSegmentName(args.name);
+        const spread = (args.spread ?? null) as string[] | null;
+        const refused = spread && spreadProblem(spread, enumName);
+        if (refused) throw new InputError("spread", refused);
         const filter = (args.filter ?? null) as DomainFilterShape | null;
         if (filter?.segment != null)
           throw new InputError("filter.segment", "a segment cannot name another segment");
@@ -164,6 +193,7 @@ builder.mutationField("saveSegment", (t) =>
         const { segment } = await segments.save(account, args.name, {
           filter: written && Object.keys(written).length ? written : null,
           search,
+          spread,
         });
         return segment;
       });

@@ -1174,7 +1174,7 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
   });
 
   describe("Segments (/segment): each REST path answers as its GraphQL operation does", () => {
-    const SEGMENT_FIELDS = "name filter search size createdAt updatedAt";
+    const SEGMENT_FIELDS = "name filter search spread size createdAt updatedAt";
     const send = (method: string, path: string, body?: unknown) =>
       ok(path, {
         method,
@@ -1183,30 +1183,33 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
           : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
       });
     // The same answer but for the segment's own name and times; REST writes its filter and search
-    // in List Domains' options, `filter` (checked on its own).
+    // in List Domains' options, `filter`, and its spread as facets= names it (checked on their own).
     const same = ({ search: _search, ...j }: Json) => ({
       ...j,
       name: "x",
       created_at: "t",
       updated_at: "t",
       filter: null,
+      spread: null,
     });
 
     it("PUT /segment/{name}, GET /segment, GET /segment/{name}, DELETE", async () => {
       for (const id of ["saveSegment", "listSegments", "retrieveSegment", "deleteSegment"]) covered.add(id);
       const saved = await gql(
-        `mutation { saveSegment(name: "by-graphql", filter: { countryCode: { values: ["US"] } }, search: "shop") { ${SEGMENT_FIELDS} } }`,
+        `mutation { saveSegment(name: "by-graphql", filter: { countryCode: { values: ["US"] } }, search: "shop", spread: [TECHNOLOGIES, COUNTRY_CODE]) { ${SEGMENT_FIELDS} } }`,
       );
-      const put = await send("PUT", "/segment/by-rest", { "f:cc": "US", q: "shop" });
+      const put = await send("PUT", "/segment/by-rest", { "f:cc": "US", q: "shop", spread: ["tech", "cc"] });
       expect(same(put.segment as Json)).toEqual(same(legacy(saved.saveSegment) as Json));
       expect((put.segment as Json).filter).toEqual({ "f:cc": "US", q: "shop" });
+      expect((put.segment as Json).spread).toEqual(["tech", "cc"]);
+      expect((saved.saveSegment as Json).spread).toEqual(["TECHNOLOGIES", "COUNTRY_CODE"]);
 
       const all = await gql(`{ segments { ${SEGMENT_FIELDS} } }`);
       const listed = (await ok("/segment")).segments as Json[];
       expect(listed.map(same)).toEqual((legacy(all.segments) as Json[]).map(same));
 
       const one = await gql(
-        `{ segment(name: "by-rest") { ${SEGMENT_FIELDS} history { version size entered left counts error } } }`,
+        `{ segment(name: "by-rest") { ${SEGMENT_FIELDS} history { version size entered left counts other error } } }`,
       );
       const got = (await ok("/segment/by-rest")).segment as Json;
       expect(same(got)).toEqual(same(legacy(one.segment) as Json));

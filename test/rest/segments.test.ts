@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { SEGMENT_LIMITS } from "../../src/db/segments.ts";
+import { indexedMembersOf, SPREAD_LIMITS, spreadOf } from "../../src/query/segment-members.ts";
 import { REST_BASE } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
@@ -66,6 +67,53 @@ function filterArb(v: ReturnType<typeof valuesOf>): fc.Arbitrary<Record<string, 
     .chain((picked) => fc.tuple(...picked.map((i) => terms[i])))
     .map((parts) => Object.assign({}, ...parts) as Record<string, string>);
 }
+
+/**
+ * A brute-force spread: per dimension, the members having each value (a set-valued one counts each
+ * of a Domain's values once), the `size` commonest kept (ties by value, byte by byte), and the
+ * members having a value but none of those kept, as a facet counts them.
+ */
+function bruteSpread(
+  members: Rec[],
+  dimensions: Record<string, (d: Rec) => string[]>,
+  size: number,
+): {
+  counts: Record<string, Record<string, number>>;
+  other: Record<string, number>;
+  values: Record<string, number>;
+} {
+  const counts: Record<string, Record<string, number>> = {};
+  const other: Record<string, number> = {};
+  const values: Record<string, number> = {};
+  for (const [key, of] of Object.entries(dimensions)) {
+    const n = new Map<string, number>();
+    for (const d of members)
+      for (const v of new Set(of(d).filter((x) => x !== ""))) n.set(v, (n.get(v) ?? 0) + 1);
+    const top = [...n].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, size);
+    counts[key] = Object.fromEntries(top);
+    values[key] = n.size;
+    const kept = new Set(top.map(([v]) => v));
+    const outside = members.filter((d) => {
+      const vs = of(d).filter((x) => x !== "");
+      return vs.length > 0 && !vs.some((v) => kept.has(v));
+    }).length;
+    if (outside) other[key] = outside;
+  }
+  return { counts, other, values };
+}
+
+/** How each dimension a test spreads over reads a Domain of the export. */
+const one = (v: unknown) => (typeof v === "string" ? [v] : []);
+const DIMENSIONS: Record<string, (d: Rec) => string[]> = {
+  platform: (d) => one(d.platform),
+  plan: (d) => one(d.plan),
+  country_code: (d) => one(d.country_code),
+  technologies: (d) => ((d.technologies ?? []) as Rec[]).map((t) => String(t.name)),
+  apps: (d) =>
+    ((d.apps ?? []) as Rec[]).filter((a) => a.removed_at == null).map((a) => `${a.platform}.${a.token}`),
+  categories: (d) => ((d.categories ?? []) as unknown[]).map(String),
+};
+const pick = (keys: string[]) => Object.fromEntries(keys.map((k) => [k, DIMENSIONS[k]]));
 
 describe.each(databaseKinds())("segments on %s", (kind) => {
   let api: TestApi;
@@ -403,4 +451,147 @@ describe.each(databaseKinds())("segments on %s", (kind) => {
     expect(events.length).toBeLessThan(after.size);
     await call("DELETE", `/segment/${name}`);
   }, 120_000);
+
+  it("counts a segment's spread at each load: the default as before, the dimensions it names as a brute force over the export, a change from the next load", async () => {
+    const wide = `spread-${run}`;
+    const plain = `plain-${run}`;
+    const spread = ["tech", "an", "cat", "cc"];
+    expect((await call("PUT", `/segment/${plain}`, { "f:ds": "Active" })).status).toBe(200);
+    const put = await call("PUT", `/segment/${wide}`, { "f:ds": "Active", spread });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json.segment.spread).toEqual(spread);
+    // The default, answered as facets= names it (REST) and as the enum (GraphQL).
+    expect((await call("GET", `/segment/${plain}`)).json.segment.spread).toEqual(["p", "plan", "cc"]);
+    // A comma-separated string is a list too.
+    const comma = await call("PUT", "/segment/spread-comma", { "f:p": "shopify", spread: "plan, p" });
+    expect(comma.status, comma.text).toBe(200);
+    expect(comma.json.segment.spread).toEqual(["plan", "p"]);
+    await call("DELETE", "/segment/spread-comma");
+
+    // Refusals name spread and the bad value, and store nothing.
+    const refused = async (body: unknown, pattern: RegExp) => {
+      const r = await call("PUT", "/segment/spread-bad", body);
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.error).toMatch(pattern);
+    };
+    await refused({ spread: ["techh"] }, /^spread: unknown dimension "techh" \(did you mean "tech"/);
+    await refused({ spread: ["country"] }, /^spread: unknown dimension "country" \(did you mean "cc"/);
+    await refused({ spread: ["cc", "p", "cc"] }, /^spread: names cc twice/);
+    await refused(
+      { spread: ["cc", "p", "plan", "tech", "an", "cat", "ds", "curr", "lang"] },
+      new RegExp(`^spread: takes at most ${SPREAD_LIMITS.dimensions} dimensions; got 9`),
+    );
+    await refused({ spread: 5 }, /^spread: must be a list of dimensions/);
+    await refused({ spread: { cc: true } }, /^spread: must be a list of dimensions/);
+    await refused({ spread: ["cc", 3] }, /^spread: must be a list of strings/);
+    await refused(
+      { spread: [] },
+      /^spread: names no dimension; leave it out for the default \(p, plan, cc\)/,
+    );
+    expect((await call("GET", "/segment/spread-bad")).status).toBe(404);
+    const gqlRefused = await api.gql(
+      'mutation { saveSegment(name: "spread-bad", spread: [COUNTRY_CODE, COUNTRY_CODE]) { name } }',
+    );
+    expect(gqlRefused.errors?.[0].message).toBe("spread: names COUNTRY_CODE twice");
+    expect(gqlRefused.errors?.[0].extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "spread" });
+    const gqlUnknown = await api.gql('mutation { saveSegment(name: "spread-bad", spread: [TECH]) { name } }');
+    expect(gqlUnknown.errors?.[0].message).toMatch(/TECH/);
+    expect((await call("GET", "/segment/spread-bad")).status).toBe(404);
+
+    // The next load counts each over its own spread: a brute force over the export of its members.
+    const fields = "name,platform,plan,country_code,technologies,apps,categories";
+    const membersNow = async () => {
+      const res = await call("GET", `/domain/export?f:ds=Active&fields=${fields}`);
+      expect(res.status).toBe(200);
+      return res.text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Rec);
+    };
+    const loadNext = async (scale: number, seed: number) => {
+      const week = await nextWeek(scale, seed);
+      await api.load(week);
+      served = week;
+    };
+    await loadNext(5, 11);
+    const members = await membersNow();
+    const history = async (name: string) =>
+      (await call("GET", `/segment/${name}`)).json.segment.history as Rec[];
+    const [plainLoad] = await history(plain);
+    const [wideLoad] = await history(wide);
+    const defaults = bruteSpread(members, pick(["platform", "plan", "country_code"]), SPREAD_LIMITS.values);
+    expect(plainLoad.size).toBe(members.length);
+    expect(plainLoad.counts).toEqual(defaults.counts);
+    expect(Object.keys(plainLoad.counts as Rec)).toEqual(["platform", "plan", "country_code"]);
+    expect(plainLoad.other ?? {}).toEqual(defaults.other);
+    const brute = bruteSpread(
+      members,
+      pick(["technologies", "apps", "categories", "country_code"]),
+      SPREAD_LIMITS.values,
+    );
+    expect(wideLoad.counts).toEqual(brute.counts);
+    expect(Object.keys(wideLoad.counts as Rec)).toEqual([
+      "technologies",
+      "apps",
+      "categories",
+      "country_code",
+    ]);
+    expect(wideLoad.other ?? {}).toEqual(brute.other);
+    // The technologies were more than a dimension keeps: cut to the commonest, the rest as other.
+    expect(brute.values.technologies).toBeGreaterThan(SPREAD_LIMITS.values);
+    expect(Object.keys((wideLoad.counts as Record<string, Rec>).technologies)).toHaveLength(
+      SPREAD_LIMITS.values,
+    );
+    // A cut held to the same brute force at a smaller size, from the served snapshot's index; a
+    // dimension the index lacks is left out.
+    const current = await api.snapshots.current();
+    if (!current) throw new Error("no served snapshot");
+    const found = await indexedMembersOf(current.sql, { state: { in: ["Active"] } });
+    if (!found) throw new Error("no count index");
+    const small = spreadOf(found.index, found.ords, ["technologies", "apps", "countryCode"], 5);
+    const bruteSmall = bruteSpread(members, pick(["technologies", "apps", "country_code"]), 5);
+    expect(small).toEqual({ counts: bruteSmall.counts, other: bruteSmall.other });
+    expect(Object.keys(small.other).length).toBeGreaterThan(0);
+    const lacking = { ...found.index, children: new Map() };
+    expect(Object.keys(spreadOf(lacking, found.ords, ["technologies", "countryCode"]).counts)).toEqual([
+      "country_code",
+    ]);
+
+    // GraphQL answers the same.
+    const g = await api.gql<{
+      segment: {
+        spread: string[];
+        history: { version: number; size: number; counts: Rec; other: Rec | null }[];
+      };
+    }>(`{ segment(name: "${wide}") { spread history { version size counts other } } }`);
+    expect(g.data?.segment.spread).toEqual(["TECHNOLOGIES", "APPS", "CATEGORIES", "COUNTRY_CODE"]);
+    expect(g.data?.segment.history[0]).toEqual({
+      version: wideLoad.version,
+      size: wideLoad.size,
+      counts: wideLoad.counts,
+      other: wideLoad.other ?? null,
+    });
+    const gPlain = await api.gql<{ segment: { spread: string[] } }>(
+      `{ segment(name: "${plain}") { spread } }`,
+    );
+    expect(gPlain.data?.segment.spread).toEqual(["PLATFORM", "PLAN", "COUNTRY_CODE"]);
+    // saveSegment takes the enum; REST answers it as facets= names it.
+    const saved = await api.gql<{ saveSegment: { spread: string[] } }>(
+      `mutation { saveSegment(name: "${wide}", filter: { state: { values: ["Active"] } }, spread: [PLATFORM]) { spread } }`,
+    );
+    expect(saved.data?.saveSegment.spread).toEqual(["PLATFORM"]);
+    expect((await call("GET", `/segment/${wide}`)).json.segment.spread).toEqual(["p"]);
+
+    // A changed spread counts from the next load; the loads before keep what they had.
+    expect((await history(wide))[0]).toEqual(wideLoad);
+    await loadNext(5, 12);
+    const after = await history(wide);
+    expect(after[1]).toEqual(wideLoad);
+    expect(Object.keys(after[0].counts as Rec)).toEqual(["platform"]);
+    expect(after[0].counts).toEqual(
+      bruteSpread(await membersNow(), pick(["platform"]), SPREAD_LIMITS.values).counts,
+    );
+    await call("DELETE", `/segment/${wide}`);
+    await call("DELETE", `/segment/${plain}`);
+  }, 300_000);
 });

@@ -84,7 +84,7 @@ export type Segment = Prisma.SegmentModel
 /**
  * Model SegmentLoad
  * meta: a segment at each load it lived through: its size, the Domains that entered and left
- * it, and its counts over platform, plan and country (JSON), published with the load.
+ * it, and its counts over its spread's dimensions (JSON), published with the load.
  */
 export type SegmentLoad = Prisma.SegmentLoadModel
 /**

@@ -186,6 +186,7 @@ export const SegmentScalarFieldEnum = {
   name: 'name',
   filter: 'filter',
   search: 'search',
+  spread: 'spread',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -201,7 +202,8 @@ export const SegmentLoadScalarFieldEnum = {
   entered: 'entered',
   left: 'left',
   counts: 'counts',
-  error: 'error'
+  error: 'error',
+  other: 'other'
 } as const
 
 export type SegmentLoadScalarFieldEnum = (typeof SegmentLoadScalarFieldEnum)[keyof typeof SegmentLoadScalarFieldEnum]

@@ -15,7 +15,7 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 /**
  * Model SegmentLoad
  * meta: a segment at each load it lived through: its size, the Domains that entered and left
- * it, and its counts over platform, plan and country (JSON), published with the load.
+ * it, and its counts over its spread's dimensions (JSON), published with the load.
  */
 export type SegmentLoadModel = runtime.Types.Result.DefaultSelection<Prisma.$SegmentLoadPayload>
 
@@ -52,6 +52,7 @@ export type SegmentLoadMinAggregateOutputType = {
   left: number | null
   counts: string | null
   error: string | null
+  other: string | null
 }
 
 export type SegmentLoadMaxAggregateOutputType = {
@@ -63,6 +64,7 @@ export type SegmentLoadMaxAggregateOutputType = {
   left: number | null
   counts: string | null
   error: string | null
+  other: string | null
 }
 
 export type SegmentLoadCountAggregateOutputType = {
@@ -74,6 +76,7 @@ export type SegmentLoadCountAggregateOutputType = {
   left: number
   counts: number
   error: number
+  other: number
   _all: number
 }
 
@@ -103,6 +106,7 @@ export type SegmentLoadMinAggregateInputType = {
   left?: true
   counts?: true
   error?: true
+  other?: true
 }
 
 export type SegmentLoadMaxAggregateInputType = {
@@ -114,6 +118,7 @@ export type SegmentLoadMaxAggregateInputType = {
   left?: true
   counts?: true
   error?: true
+  other?: true
 }
 
 export type SegmentLoadCountAggregateInputType = {
@@ -125,6 +130,7 @@ export type SegmentLoadCountAggregateInputType = {
   left?: true
   counts?: true
   error?: true
+  other?: true
   _all?: true
 }
 
@@ -223,6 +229,7 @@ export type SegmentLoadGroupByOutputType = {
   left: number
   counts: string | null
   error: string | null
+  other: string | null
   _count: SegmentLoadCountAggregateOutputType | null
   _avg: SegmentLoadAvgAggregateOutputType | null
   _sum: SegmentLoadSumAggregateOutputType | null
@@ -257,6 +264,7 @@ export type SegmentLoadWhereInput = {
   left?: Prisma.IntFilter<"SegmentLoad"> | number
   counts?: Prisma.StringNullableFilter<"SegmentLoad"> | string | null
   error?: Prisma.StringNullableFilter<"SegmentLoad"> | string | null
+  other?: Prisma.StringNullableFilter<"SegmentLoad"> | string | null
 }
 
 export type SegmentLoadOrderByWithRelationInput = {
@@ -268,6 +276,7 @@ export type SegmentLoadOrderByWithRelationInput = {
   left?: Prisma.SortOrder
   counts?: Prisma.SortOrderInput | Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
+  other?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type SegmentLoadWhereUniqueInput = Prisma.AtLeast<{
@@ -283,6 +292,7 @@ export type SegmentLoadWhereUniqueInput = Prisma.AtLeast<{
   left?: Prisma.IntFilter<"SegmentLoad"> | number
   counts?: Prisma.StringNullableFilter<"SegmentLoad"> | string | null
   error?: Prisma.StringNullableFilter<"SegmentLoad"> | string | null
+  other?: Prisma.StringNullableFilter<"SegmentLoad"> | string | null
 }, "segmentId_version">
 
 export type SegmentLoadOrderByWithAggregationInput = {
@@ -294,6 +304,7 @@ export type SegmentLoadOrderByWithAggregationInput = {
   left?: Prisma.SortOrder
   counts?: Prisma.SortOrderInput | Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
+  other?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.SegmentLoadCountOrderByAggregateInput
   _avg?: Prisma.SegmentLoadAvgOrderByAggregateInput
   _max?: Prisma.SegmentLoadMaxOrderByAggregateInput
@@ -313,6 +324,7 @@ export type SegmentLoadScalarWhereWithAggregatesInput = {
   left?: Prisma.IntWithAggregatesFilter<"SegmentLoad"> | number
   counts?: Prisma.StringNullableWithAggregatesFilter<"SegmentLoad"> | string | null
   error?: Prisma.StringNullableWithAggregatesFilter<"SegmentLoad"> | string | null
+  other?: Prisma.StringNullableWithAggregatesFilter<"SegmentLoad"> | string | null
 }
 
 export type SegmentLoadCreateInput = {
@@ -324,6 +336,7 @@ export type SegmentLoadCreateInput = {
   left: number
   counts?: string | null
   error?: string | null
+  other?: string | null
 }
 
 export type SegmentLoadUncheckedCreateInput = {
@@ -335,6 +348,7 @@ export type SegmentLoadUncheckedCreateInput = {
   left: number
   counts?: string | null
   error?: string | null
+  other?: string | null
 }
 
 export type SegmentLoadUpdateInput = {
@@ -346,6 +360,7 @@ export type SegmentLoadUpdateInput = {
   left?: Prisma.IntFieldUpdateOperationsInput | number
   counts?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  other?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type SegmentLoadUncheckedUpdateInput = {
@@ -357,6 +372,7 @@ export type SegmentLoadUncheckedUpdateInput = {
   left?: Prisma.IntFieldUpdateOperationsInput | number
   counts?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  other?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type SegmentLoadCreateManyInput = {
@@ -368,6 +384,7 @@ export type SegmentLoadCreateManyInput = {
   left: number
   counts?: string | null
   error?: string | null
+  other?: string | null
 }
 
 export type SegmentLoadUpdateManyMutationInput = {
@@ -379,6 +396,7 @@ export type SegmentLoadUpdateManyMutationInput = {
   left?: Prisma.IntFieldUpdateOperationsInput | number
   counts?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  other?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type SegmentLoadUncheckedUpdateManyInput = {
@@ -390,6 +408,7 @@ export type SegmentLoadUncheckedUpdateManyInput = {
   left?: Prisma.IntFieldUpdateOperationsInput | number
   counts?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  other?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type SegmentLoadSegmentIdVersionCompoundUniqueInput = {
@@ -406,6 +425,7 @@ export type SegmentLoadCountOrderByAggregateInput = {
   left?: Prisma.SortOrder
   counts?: Prisma.SortOrder
   error?: Prisma.SortOrder
+  other?: Prisma.SortOrder
 }
 
 export type SegmentLoadAvgOrderByAggregateInput = {
@@ -425,6 +445,7 @@ export type SegmentLoadMaxOrderByAggregateInput = {
   left?: Prisma.SortOrder
   counts?: Prisma.SortOrder
   error?: Prisma.SortOrder
+  other?: Prisma.SortOrder
 }
 
 export type SegmentLoadMinOrderByAggregateInput = {
@@ -436,6 +457,7 @@ export type SegmentLoadMinOrderByAggregateInput = {
   left?: Prisma.SortOrder
   counts?: Prisma.SortOrder
   error?: Prisma.SortOrder
+  other?: Prisma.SortOrder
 }
 
 export type SegmentLoadSumOrderByAggregateInput = {
@@ -465,6 +487,7 @@ export type SegmentLoadSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   left?: boolean
   counts?: boolean
   error?: boolean
+  other?: boolean
 }, ExtArgs["result"]["segmentLoad"]>
 
 export type SegmentLoadSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -476,6 +499,7 @@ export type SegmentLoadSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   left?: boolean
   counts?: boolean
   error?: boolean
+  other?: boolean
 }, ExtArgs["result"]["segmentLoad"]>
 
 export type SegmentLoadSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -487,6 +511,7 @@ export type SegmentLoadSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   left?: boolean
   counts?: boolean
   error?: boolean
+  other?: boolean
 }, ExtArgs["result"]["segmentLoad"]>
 
 export type SegmentLoadSelectScalar = {
@@ -498,9 +523,10 @@ export type SegmentLoadSelectScalar = {
   left?: boolean
   counts?: boolean
   error?: boolean
+  other?: boolean
 }
 
-export type SegmentLoadOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"segmentId" | "version" | "loadedAt" | "size" | "entered" | "left" | "counts" | "error", ExtArgs["result"]["segmentLoad"]>
+export type SegmentLoadOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"segmentId" | "version" | "loadedAt" | "size" | "entered" | "left" | "counts" | "error" | "other", ExtArgs["result"]["segmentLoad"]>
 
 export type $SegmentLoadPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "SegmentLoad"
@@ -519,10 +545,15 @@ export type $SegmentLoadPayload<ExtArgs extends runtime.Types.Extensions.Interna
     entered: number
     left: number
     /**
-     * JSON: {"platform": {value: count}, "plan": {…}, "country_code": {…}}.
+     * JSON: {"platform": {value: count}, "plan": {…}, "country_code": {…}}, a dimension by its
+     * GraphQL name in snake case, its commonest values only (SPREAD_LIMITS.values).
      */
     counts: string | null
     error: string | null
+    /**
+     * JSON: {"technologies": n}: per dimension, the members with a value but none of those counted.
+     */
+    other: string | null
   }, ExtArgs["result"]["segmentLoad"]>
   composites: {}
 }
@@ -954,6 +985,7 @@ export interface SegmentLoadFieldRefs {
   readonly left: Prisma.FieldRef<"SegmentLoad", 'Int'>
   readonly counts: Prisma.FieldRef<"SegmentLoad", 'String'>
   readonly error: Prisma.FieldRef<"SegmentLoad", 'String'>
+  readonly other: Prisma.FieldRef<"SegmentLoad", 'String'>
 }
     
 

@@ -2863,6 +2863,7 @@ export const SegmentScalarFieldEnum = {
   name: 'name',
   filter: 'filter',
   search: 'search',
+  spread: 'spread',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -2878,7 +2879,8 @@ export const SegmentLoadScalarFieldEnum = {
   entered: 'entered',
   left: 'left',
   counts: 'counts',
-  error: 'error'
+  error: 'error',
+  other: 'other'
 } as const
 
 export type SegmentLoadScalarFieldEnum = (typeof SegmentLoadScalarFieldEnum)[keyof typeof SegmentLoadScalarFieldEnum]

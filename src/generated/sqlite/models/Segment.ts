@@ -43,6 +43,7 @@ export type SegmentMinAggregateOutputType = {
   name: string | null
   filter: string | null
   search: string | null
+  spread: string | null
   createdAt: bigint | null
   updatedAt: bigint | null
 }
@@ -53,6 +54,7 @@ export type SegmentMaxAggregateOutputType = {
   name: string | null
   filter: string | null
   search: string | null
+  spread: string | null
   createdAt: bigint | null
   updatedAt: bigint | null
 }
@@ -63,6 +65,7 @@ export type SegmentCountAggregateOutputType = {
   name: number
   filter: number
   search: number
+  spread: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -85,6 +88,7 @@ export type SegmentMinAggregateInputType = {
   name?: true
   filter?: true
   search?: true
+  spread?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -95,6 +99,7 @@ export type SegmentMaxAggregateInputType = {
   name?: true
   filter?: true
   search?: true
+  spread?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -105,6 +110,7 @@ export type SegmentCountAggregateInputType = {
   name?: true
   filter?: true
   search?: true
+  spread?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -202,6 +208,7 @@ export type SegmentGroupByOutputType = {
   name: string
   filter: string | null
   search: string | null
+  spread: string | null
   createdAt: bigint
   updatedAt: bigint
   _count: SegmentCountAggregateOutputType | null
@@ -235,6 +242,7 @@ export type SegmentWhereInput = {
   name?: Prisma.StringFilter<"Segment"> | string
   filter?: Prisma.StringNullableFilter<"Segment"> | string | null
   search?: Prisma.StringNullableFilter<"Segment"> | string | null
+  spread?: Prisma.StringNullableFilter<"Segment"> | string | null
   createdAt?: Prisma.BigIntFilter<"Segment"> | bigint | number
   updatedAt?: Prisma.BigIntFilter<"Segment"> | bigint | number
 }
@@ -245,6 +253,7 @@ export type SegmentOrderByWithRelationInput = {
   name?: Prisma.SortOrder
   filter?: Prisma.SortOrderInput | Prisma.SortOrder
   search?: Prisma.SortOrderInput | Prisma.SortOrder
+  spread?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -259,6 +268,7 @@ export type SegmentWhereUniqueInput = Prisma.AtLeast<{
   name?: Prisma.StringFilter<"Segment"> | string
   filter?: Prisma.StringNullableFilter<"Segment"> | string | null
   search?: Prisma.StringNullableFilter<"Segment"> | string | null
+  spread?: Prisma.StringNullableFilter<"Segment"> | string | null
   createdAt?: Prisma.BigIntFilter<"Segment"> | bigint | number
   updatedAt?: Prisma.BigIntFilter<"Segment"> | bigint | number
 }, "id" | "account_name">
@@ -269,6 +279,7 @@ export type SegmentOrderByWithAggregationInput = {
   name?: Prisma.SortOrder
   filter?: Prisma.SortOrderInput | Prisma.SortOrder
   search?: Prisma.SortOrderInput | Prisma.SortOrder
+  spread?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.SegmentCountOrderByAggregateInput
@@ -287,6 +298,7 @@ export type SegmentScalarWhereWithAggregatesInput = {
   name?: Prisma.StringWithAggregatesFilter<"Segment"> | string
   filter?: Prisma.StringNullableWithAggregatesFilter<"Segment"> | string | null
   search?: Prisma.StringNullableWithAggregatesFilter<"Segment"> | string | null
+  spread?: Prisma.StringNullableWithAggregatesFilter<"Segment"> | string | null
   createdAt?: Prisma.BigIntWithAggregatesFilter<"Segment"> | bigint | number
   updatedAt?: Prisma.BigIntWithAggregatesFilter<"Segment"> | bigint | number
 }
@@ -297,6 +309,7 @@ export type SegmentCreateInput = {
   name: string
   filter?: string | null
   search?: string | null
+  spread?: string | null
   createdAt: bigint | number
   updatedAt: bigint | number
 }
@@ -307,6 +320,7 @@ export type SegmentUncheckedCreateInput = {
   name: string
   filter?: string | null
   search?: string | null
+  spread?: string | null
   createdAt: bigint | number
   updatedAt: bigint | number
 }
@@ -317,6 +331,7 @@ export type SegmentUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   filter?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   search?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  spread?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -327,6 +342,7 @@ export type SegmentUncheckedUpdateInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   filter?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   search?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  spread?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -337,6 +353,7 @@ export type SegmentCreateManyInput = {
   name: string
   filter?: string | null
   search?: string | null
+  spread?: string | null
   createdAt: bigint | number
   updatedAt: bigint | number
 }
@@ -347,6 +364,7 @@ export type SegmentUpdateManyMutationInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   filter?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   search?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  spread?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -357,6 +375,7 @@ export type SegmentUncheckedUpdateManyInput = {
   name?: Prisma.StringFieldUpdateOperationsInput | string
   filter?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   search?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  spread?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   updatedAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -372,6 +391,7 @@ export type SegmentCountOrderByAggregateInput = {
   name?: Prisma.SortOrder
   filter?: Prisma.SortOrder
   search?: Prisma.SortOrder
+  spread?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -387,6 +407,7 @@ export type SegmentMaxOrderByAggregateInput = {
   name?: Prisma.SortOrder
   filter?: Prisma.SortOrder
   search?: Prisma.SortOrder
+  spread?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -397,6 +418,7 @@ export type SegmentMinOrderByAggregateInput = {
   name?: Prisma.SortOrder
   filter?: Prisma.SortOrder
   search?: Prisma.SortOrder
+  spread?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -414,6 +436,7 @@ export type SegmentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   name?: boolean
   filter?: boolean
   search?: boolean
+  spread?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["segment"]>
@@ -424,6 +447,7 @@ export type SegmentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   name?: boolean
   filter?: boolean
   search?: boolean
+  spread?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["segment"]>
@@ -434,6 +458,7 @@ export type SegmentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   name?: boolean
   filter?: boolean
   search?: boolean
+  spread?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["segment"]>
@@ -444,11 +469,12 @@ export type SegmentSelectScalar = {
   name?: boolean
   filter?: boolean
   search?: boolean
+  spread?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type SegmentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "account" | "name" | "filter" | "search" | "createdAt" | "updatedAt", ExtArgs["result"]["segment"]>
+export type SegmentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "account" | "name" | "filter" | "search" | "spread" | "createdAt" | "updatedAt", ExtArgs["result"]["segment"]>
 
 export type $SegmentPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Segment"
@@ -465,6 +491,11 @@ export type $SegmentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      * List Domains' search (q), or null.
      */
     search: string | null
+    /**
+     * JSON array of the Domain facet dimensions (GraphQL names) its members are counted over at
+     * each load; null for the default: platform, plan, countryCode.
+     */
+    spread: string | null
     /**
      * Unix milliseconds.
      */
@@ -898,6 +929,7 @@ export interface SegmentFieldRefs {
   readonly name: Prisma.FieldRef<"Segment", 'String'>
   readonly filter: Prisma.FieldRef<"Segment", 'String'>
   readonly search: Prisma.FieldRef<"Segment", 'String'>
+  readonly spread: Prisma.FieldRef<"Segment", 'String'>
   readonly createdAt: Prisma.FieldRef<"Segment", 'BigInt'>
   readonly updatedAt: Prisma.FieldRef<"Segment", 'BigInt'>
 }

@@ -457,7 +457,7 @@ export interface paths {
          */
         get: operations["retrieveSegment"];
         /**
-         * Save a segment: List Domains' options as the JSON body; made, or its filter replaced (compared from the next load on)
+         * Save a segment: List Domains' options and its spread as the JSON body; made, or its filter and spread replaced (compared and counted from the next load on)
          * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
          */
         put: operations["saveSegment"];
@@ -971,13 +971,15 @@ export interface components {
             filter?: string;
             /** @description Its search (List Domains' q). */
             search?: string;
+            /** @description The dimensions its members are counted over at each load (history's counts), from the next load after it was saved; default PLATFORM, PLAN, COUNTRY_CODE. In REST, named as facets= names them. */
+            spread: string[];
             /** @description Its members in the served snapshot now (null when its filter cannot be read: a list it names was deleted). */
             size?: number;
             /** Format: date-time */
             created_at: string;
             /**
              * Format: date-time
-             * @description When its filter was last changed (saving the same filter again changes nothing).
+             * @description When its filter, search or spread was last changed (saving the same ones again changes nothing).
              */
             updated_at: string;
             /** @description The segment at each load it lived through, newest first (at most 52): its size, entries, exits and spread. */
@@ -995,8 +997,10 @@ export interface components {
             entered: number;
             /** @description Domains that left it at that load. */
             left: number;
-            /** @description Its members by platform, plan and country code: {"platform": {"shopify": 120, …}, "plan": {…}, "country_code": {…}} (null for a snapshot without a count index). */
+            /** @description Its members by each dimension of its spread at that load, a dimension by its name in snake case (COUNTRY_CODE: country_code) and its 100 commonest values at most: {"platform": {"shopify": 120, …}, "plan": {…}, "country_code": {…}} (null for a snapshot without a count index; a dimension that snapshot's index lacks is left out). */
             counts?: string;
+            /** @description Per dimension whose values were cut to the 100 commonest: the members with a value but none of those in counts ({"technologies": 31}); null when none was. */
+            other?: string;
             /** @description Why its filter could not be read at that load (a list it names was deleted). */
             error?: string;
         };
@@ -7727,6 +7731,8 @@ export interface operations {
                     "f:list"?: string;
                     /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
                     "f:segment"?: string;
+                    /** @description The dimensions its members are counted over at each load, named as facets= names them (1 to 8, each once; a JSON array, or one comma-separated string); default p, plan, cc. Each keeps its 100 commonest values; the next load counts it. */
+                    spread?: ("cc" | "reg" | "sreg" | "administrative_area_level_1" | "city" | "curr" | "lang" | "p" | "plan" | "ds" | "tn" | "cratyyyymm" | "cat" | "features" | "tags" | "sc" | "stc" | "it" | "tech" | "an")[];
                 };
             };
         };
