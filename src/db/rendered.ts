@@ -10,12 +10,14 @@ import type { SqlReader } from "./reader.ts";
  * so that every later answer with the default fields copies bytes (docs/decisions.md, "Rendered
  * records").
  *
- * A record is kept as a piece of raw DEFLATE: the record's JSON text and a newline, compressed
- * alone and ended by a sync flush, so it ends on a byte boundary without a final block. Any run of
- * such pieces, in any order, is itself one DEFLATE stream: an export inflates a page's pieces in one
- * call, and a client that takes gzip gets them as they are, between a gzip header and a trailer
- * whose CRC-32 is combined from the pieces' own (crc32Combine) without inflating anything. Each
- * piece keeps the CRC-32 and length of its text for that.
+ * A record is kept as a piece of raw DEFLATE: the record's JSON text alone, compressed alone and
+ * ended by a sync flush, so it ends on a byte boundary without a final block. Any run of such
+ * pieces, in any order, is itself one DEFLATE stream, and so is one with stored blocks of other
+ * text between them (storedBlocks: a JSON Lines newline, a JSON array's comma, a REST answer's
+ * envelope): an export inflates a page's pieces in one call, and a client that takes gzip gets
+ * them as they are, between a gzip header and a trailer whose CRC-32 is combined from the pieces'
+ * own (crc32Combine) without inflating anything. Each piece keeps the CRC-32 and length of its
+ * text for that.
  *
  * RENDERED_TABLE holds one row per Domain: (domain_pk, crc, len, body). RENDERED_STAMP holds one
  * row: the fingerprint of the code that rendered them (src/rest/rendered.ts: renderStamp). A
@@ -40,7 +42,7 @@ export function renderedTableStatements(kind: SqlReader["kind"], table: (name: s
   ];
 }
 
-/** A record's piece: its text and newline as raw DEFLATE ending on a byte boundary, with the text's CRC-32 and length. */
+/** A record's piece: its text as raw DEFLATE ending on a byte boundary, with the text's CRC-32 and length. */
 export interface Piece {
   body: Buffer;
   crc: number;
@@ -50,13 +52,82 @@ export interface Piece {
 /** DEFLATE level 6 (zlib's default): measured against 1 and 9 in docs/decisions.md. */
 const LEVEL = 6;
 
-/** The piece of one record's text (`line` ends with its newline). */
-export function pieceOf(line: Buffer): Piece {
+/** The piece of one record's text. */
+export function pieceOf(text: Buffer): Piece {
   return {
-    body: deflateRawSync(line, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH }),
-    crc: crc32(line),
-    len: line.length,
+    body: deflateRawSync(text, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH }),
+    crc: crc32(text),
+    len: text.length,
   };
+}
+
+/**
+ * `text` as raw DEFLATE stored blocks (RFC 1951 3.2.4: a header byte of BFINAL 0 and BTYPE 00 on
+ * a byte boundary, LEN and its complement, the bytes as they are), at most 65,535 bytes a block:
+ * joined between pieces without compressing, and ending on a byte boundary as they do.
+ */
+export function storedBlocks(text: Uint8Array): Buffer {
+  const blocks = Math.max(1, Math.ceil(text.length / 0xffff));
+  const out = Buffer.allocUnsafe(text.length + 5 * blocks);
+  let at = 0;
+  for (let from = 0; from < text.length || at === 0; from += 0xffff) {
+    const len = Math.min(0xffff, text.length - from);
+    out[at] = 0;
+    out.writeUInt16LE(len, at + 1);
+    out.writeUInt16LE(~len & 0xffff, at + 3);
+    out.set(text.subarray(from, from + len), at + 5);
+    at += 5 + len;
+  }
+  return out;
+}
+
+/** A text joined between pieces: its stored blocks, CRC-32 and length. */
+export interface Joint {
+  body: Buffer;
+  crc: number;
+  len: number;
+}
+export const jointOf = (text: Uint8Array): Joint => ({
+  body: storedBlocks(text),
+  crc: crc32(text),
+  len: text.length,
+});
+/** What JSON Lines end each record with, and what a JSON array puts between two. */
+export const NEWLINE = jointOf(Uint8Array.of(0x0a));
+export const COMMA = jointOf(Uint8Array.of(0x2c));
+
+/**
+ * The pieces of `bytes` (the `count` pieces ending at `ends`) with `joint` after each (`last`:
+ * after the last one too), as one DEFLATE stream; with the CRC-32 and length of its text.
+ */
+export function joinPieces(
+  bytes: Uint8Array,
+  ends: ArrayLike<number>,
+  crcs: ArrayLike<number>,
+  lens: ArrayLike<number>,
+  count: number,
+  joint: Joint,
+  last: boolean,
+): Joint {
+  const joints = last ? count : Math.max(0, count - 1);
+  const out = Buffer.allocUnsafe(bytes.length + joints * joint.body.length);
+  let at = 0;
+  let crc = 0;
+  let len = 0;
+  for (let i = 0; i < count; i++) {
+    const start = i ? ends[i - 1] : 0;
+    out.set(bytes.subarray(start, ends[i]), at);
+    at += ends[i] - start;
+    crc = crc32Combine(crc, crcs[i], lens[i]);
+    len += lens[i];
+    if (i < joints) {
+      out.set(joint.body, at);
+      at += joint.body.length;
+      crc = crc32Combine(crc, joint.crc, joint.len);
+      len += joint.len;
+    }
+  }
+  return { body: out, crc, len };
 }
 
 /* CRC-32 of two texts joined, from each one's CRC-32 and the second's length: zlib's crc32_combine

@@ -259,7 +259,7 @@ export async function* renderStream(
     const bodies: Buffer[] = [];
     let at = 0;
     for (let i = 0; i < n; i++) {
-      const piece = pieceOf(Buffer.from(`${lines[i]}\n`, "utf8"));
+      const piece = pieceOf(Buffer.from(lines[i], "utf8"));
       pks[i] = rows[i].pk;
       crcs[i] = piece.crc;
       lens[i] = piece.len;

@@ -2,7 +2,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { constants, inflateRawSync } from "node:zlib";
 import { checkedReader } from "../db/catalogue-check.ts";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
-import { crc32Combine } from "../db/rendered.ts";
+import { COMMA as COMMA_JOINT, joinPieces, NEWLINE as NEWLINE_JOINT } from "../db/rendered.ts";
 import { renderedFor } from "../rest/rendered.ts";
 import { TextBytes } from "../rest/text-bytes.ts";
 import { type CsvPlan, domainCsvPlan } from "./csv.ts";
@@ -131,28 +131,25 @@ function piecesPage(id: number, stream: Stream, p: Pieces): PageAnswer {
   if (stream.render) {
     return { ...base, bytes: own(p.bytes), pieces: { pks: p.pks, crcs: p.crcs, lens: p.lens, ends: p.ends } };
   }
-  if (stream.gzip) {
-    let crc = 0;
-    let len = 0;
-    for (let i = 0; i < p.count; i++) {
-      crc = crc32Combine(crc, p.crcs[i], p.lens[i]);
-      len += p.lens[i];
-    }
-    return { ...base, bytes: own(p.bytes), gzip: { crc, len } };
-  }
-  // One inflation for the whole page: its pieces are one DEFLATE stream (src/db/rendered.ts).
-  // Its length is known (the pieces' own): one output chunk, not chunks joined by a copy.
-  let size = 0;
-  for (let i = 0; i < p.count; i++) size += p.lens[i];
-  const text = inflateRawSync(p.bytes, {
+  // JSON Lines end each record with a newline; a JSON page joins them with a comma (a job joins
+  // its pages). The joints are stored blocks between the pieces: one DEFLATE stream still.
+  const json = stream.format === "json";
+  const joined = joinPieces(
+    p.bytes,
+    p.ends,
+    p.crcs,
+    p.lens,
+    p.count,
+    json ? COMMA_JOINT : NEWLINE_JOINT,
+    !json,
+  );
+  if (stream.gzip) return { ...base, bytes: own(joined.body), gzip: { crc: joined.crc, len: joined.len } };
+  // One inflation for the whole page. Its length is known: one output chunk, not chunks joined by
+  // a copy.
+  const text = inflateRawSync(joined.body, {
     finishFlush: constants.Z_SYNC_FLUSH,
-    chunkSize: Math.max(constants.Z_MIN_CHUNK, size),
+    chunkSize: Math.max(constants.Z_MIN_CHUNK, joined.len),
   });
-  if (stream.format === "json") {
-    // JSON pages join their Domains with a comma: JSON text holds no raw newline but each piece's last.
-    for (let i = text.indexOf(NEWLINE); i !== -1; i = text.indexOf(NEWLINE, i + 1)) text[i] = COMMA;
-    return { ...base, bytes: own(text.subarray(0, text.length - 1)) };
-  }
   return { ...base, bytes: own(text) };
 }
 

@@ -23,7 +23,7 @@ import { partsOf } from "./legacy-writer.ts";
  * give the same stamp, a changed serializer another). A snapshot whose rendered records carry
  * another stamp is answered by the row writer, and counted (storegraph_rendered_stale_total).
  */
-const FORMAT = "domain-default/raw-deflate-6/sync-flush/crc32-len/1";
+const FORMAT = "domain-default/raw-deflate-6/sync-flush/crc32-len/no-newline/2";
 
 /** Values a serializer meets in a Domain: times, dates, big and fractional numbers, text, maps, nulls. */
 const PROBES: unknown[] = [

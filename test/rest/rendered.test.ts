@@ -1,11 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { crc32, gunzipSync } from "node:zlib";
+import { crc32, gunzipSync, inflateRawSync, constants as zlibConstants } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
-import { crc32Combine, RENDERED_STAMP } from "../../src/db/rendered.ts";
+import {
+  crc32Combine,
+  GZIP_HEADER,
+  gzipTrailer,
+  joinPieces,
+  jointOf,
+  pieceOf,
+  RENDERED_STAMP,
+} from "../../src/db/rendered.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { createLogger } from "../../src/logger.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
@@ -32,6 +40,55 @@ describe("crc32Combine", () => {
     );
     const big = randomBytes(1 << 20);
     expect(crc32Combine(crc32(big.subarray(0, 7)), crc32(big.subarray(7)), big.length - 7)).toBe(crc32(big));
+  });
+});
+
+describe("pieces joined by stored blocks", () => {
+  it("inflate to the texts and joints in order, with the CRC-32 and length of that text", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: "grapheme", maxLength: 300 }), { maxLength: 12 }),
+        fc.string({ maxLength: 70_000 }),
+        fc.boolean(),
+        (texts, between, last) => {
+          const pieces = texts.map((t) => pieceOf(Buffer.from(t, "utf8")));
+          const ends: number[] = [];
+          for (const p of pieces) ends.push((ends.at(-1) ?? 0) + p.body.length);
+          const joint = jointOf(Buffer.from(between, "utf8"));
+          const joined = joinPieces(
+            Buffer.concat(pieces.map((p) => p.body)),
+            ends,
+            pieces.map((p) => p.crc),
+            pieces.map((p) => p.len),
+            pieces.length,
+            joint,
+            last,
+          );
+          const expected = Buffer.from(
+            texts.map((t, i) => t + (i < texts.length - 1 || last ? between : "")).join(""),
+            "utf8",
+          );
+          const text = inflateRawSync(joined.body, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+          expect(text.equals(expected)).toBe(true);
+          expect(joined.len).toBe(expected.length);
+          expect(joined.crc).toBe(crc32(expected));
+          // Framed as one gzip member, the same text comes out.
+          const member = Buffer.concat([GZIP_HEADER, joined.body, gzipTrailer(joined.crc, joined.len)]);
+          expect(gunzipSync(member).equals(expected)).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
+    // A joint longer than one stored block holds (65,535 bytes) takes several, and no piece at all
+    // is an empty stored block: still one stream.
+    const long = randomBytes(140_000);
+    const one = pieceOf(Buffer.from("{}"));
+    const joined = joinPieces(one.body, [one.body.length], [one.crc], [one.len], 1, jointOf(long), true);
+    const text = inflateRawSync(joined.body, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    expect(text.equals(Buffer.concat([Buffer.from("{}"), long]))).toBe(true);
+    expect(
+      inflateRawSync(jointOf(new Uint8Array(0)).body, { finishFlush: zlibConstants.Z_SYNC_FLUSH }).length,
+    ).toBe(0);
   });
 });
 

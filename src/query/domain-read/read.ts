@@ -333,7 +333,7 @@ export async function* streamPlannedDomains(
 
 const RENDERED = Symbol("the rendered record's text");
 
-/** A Domain row's rendered record (read with read.rendered), without its newline. */
+/** A Domain row's rendered record (read with read.rendered). */
 export const renderedText = (row: object): string | undefined => (row as { [RENDERED]?: string })[RENDERED];
 
 /**
@@ -353,7 +353,7 @@ function renderedTexts(rows: object[], raw: readonly RawRow[], at: number): void
   let start = 0;
   for (let i = 0; i < rows.length; i++) {
     const end = start + Number(raw[i][at]);
-    (rows[i] as { [RENDERED]?: string })[RENDERED] = text.toString("utf8", start, end - 1);
+    (rows[i] as { [RENDERED]?: string })[RENDERED] = text.toString("utf8", start, end);
     start = end;
   }
   if (start !== text.length) throw new Error("rendered records inflated to another length than kept");
