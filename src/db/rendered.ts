@@ -192,6 +192,40 @@ export function gzipTrailer(crc: number, len: number): Uint8Array {
   return out;
 }
 
+/**
+ * One gzip member of `text` with the pieces in the places of its `mark` bytes, in order (a REST
+ * answer's envelope written with a mark for each rendered record: JSON text holds no raw NUL):
+ * the text between marks as stored blocks, the pieces as they are, the CRC-32 combined. Nothing is
+ * inflated or compressed.
+ */
+export function gzipAround(
+  text: Uint8Array,
+  pieces: readonly { body: Uint8Array; crc: number; len: number }[],
+  mark = 0,
+): Buffer {
+  const parts: Uint8Array[] = [GZIP_HEADER];
+  let crc = 0;
+  let len = 0;
+  let from = 0;
+  let k = 0;
+  const add = (part: { body: Uint8Array; crc: number; len: number }) => {
+    parts.push(part.body);
+    crc = crc32Combine(crc, part.crc, part.len);
+    len += part.len;
+  };
+  for (let i = text.indexOf(mark); i !== -1; i = text.indexOf(mark, i + 1)) {
+    if (i > from) add(jointOf(text.subarray(from, i)));
+    const piece = pieces[k++];
+    if (!piece) throw new Error("a gzip answer has more marks than pieces");
+    add(piece);
+    from = i + 1;
+  }
+  if (k !== pieces.length) throw new Error(`a gzip answer has ${k} marks for ${pieces.length} pieces`);
+  if (text.length > from) add(jointOf(text.subarray(from)));
+  parts.push(gzipTrailer(crc, len));
+  return Buffer.concat(parts);
+}
+
 /** What a snapshot keeps of its rendered records, as its reader finds it: null when none. */
 export interface RenderedInfo {
   stamp: string;

@@ -23,6 +23,13 @@ export function useCompression(): Plugin {
       if (payload.response.headers.has("content-encoding")) return;
       // A live stream's events go out as they come: a compressor would hold them for its block.
       if (payload.response.headers.get("content-type")?.startsWith("text/event-stream")) return;
+      // The answer now depends on Accept-Encoding: a cache must not hand it to another client.
+      try {
+        if (!/accept-encoding/i.test(payload.response.headers.get("vary") ?? ""))
+          payload.response.headers.append("vary", "Accept-Encoding");
+      } catch {
+        // A response whose headers are immutable (fetched) keeps them.
+      }
       const fetchAPI =
         payload.response.body instanceof ReadableStream ? nativeOf(payload.fetchAPI) : payload.fetchAPI;
       const request = { headers: { get: () => encoding } } as unknown as Request;

@@ -8,6 +8,7 @@ import type { ServedSnapshot } from "../db/snapshots.ts";
 import { inSpan } from "../db/sql-tracing.ts";
 import { apiError, errorResponse, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { chooseEncoding } from "../ops/compression.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
@@ -196,11 +197,16 @@ export async function answerOperation(
     }
     // The body is UTF-8 bytes: given a string, Response checks every code unit for a lone
     // surrogate (WebIDL's USVString, 9% of a bulk of 100's CPU), and encodes it whole.
-    const ok = (body: Uint8Array<ArrayBuffer>) =>
+    const ok = (body: Uint8Array<ArrayBuffer>, gzipped = false) =>
       answer(
         new Response(body, {
           status: 200,
-          headers: { "content-type": "application/json", "cache-control": "no-store", ...cache },
+          headers: {
+            "content-type": "application/json",
+            "cache-control": "no-store",
+            ...cache,
+            ...(gzipped ? { "content-encoding": "gzip", vary: "Accept-Encoding" } : {}),
+          },
         }),
       );
     // Pages of many records wait for their turn: memory is bounded whatever the concurrency.
@@ -235,6 +241,9 @@ export async function answerOperation(
     async function fromRows(all: NonNullable<typeof plan.records>): Promise<Response | null> {
       let read: { value: unknown; readCtx: ReadContext };
       let records: { plan: RecordsPlan; envelope: RecordsEnvelope } = all;
+      // Rendered records to a client that takes gzip: their pieces as they are kept, in one gzip
+      // member (src/db/rendered.ts), neither inflated nor compressed again.
+      let gzipped: RecordsEnvelope | null = null;
       try {
         const args = records.plan.args(plan.variables);
         drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
@@ -243,8 +252,10 @@ export async function answerOperation(
         // code's (src/db/rendered.ts); another code's are counted and left (the writer answers).
         if (all.rendered && readCtx.served) {
           const rendered = await renderedFor(readCtx.served.sql);
-          if (rendered?.state === "fresh") records = all.rendered;
-          else if (rendered?.state === "stale") ctx.metrics?.rendered("rest", "stale", 1);
+          if (rendered?.state === "fresh") {
+            records = all.rendered;
+            if (acceptsGzip(request)) gzipped = all.rendered.gzipped;
+          } else if (rendered?.state === "stale") ctx.metrics?.rendered("rest", "stale", 1);
         }
         // Traced as a GraphQL operation's execution is: its statements are the span's children.
         read = await inSpan(`rest.read ${op.id}`, async () => ({
@@ -258,14 +269,20 @@ export async function answerOperation(
       }
       if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
       const { value, readCtx } = read;
-      const body = await withSharedTexts(readCtx.served, (shared) =>
-        records.envelope(value, readCtx, shared),
-      );
-      return body ? ok(body) : null;
+      const write = gzipped ?? records.envelope;
+      const body = await withSharedTexts(readCtx.served, (shared) => write(value, readCtx, shared));
+      return body ? ok(body, gzipped !== null) : null;
     }
   } catch (e) {
     if (isApiError(e)) return answer(errorResponse(e, id));
     // The database not answering (503) or a fault of ours (500), logged once with its request id.
     return answer(errorResponse(maskFault(e, ctx.logger, id), id));
   }
+}
+
+/** Whether the client's best choice of coding is gzip (src/ops/compression.ts chooses the same way). */
+function acceptsGzip(request: Asker): boolean {
+  // A request of the server's fetch API (whatwg-node's Request, not always Node's own), or a caller
+  // without one (MCP's tools), which takes the text as it is.
+  return "headers" in request && chooseEncoding(request.headers.get("accept-encoding")) === "gzip";
 }

@@ -1,6 +1,8 @@
 import type { DocumentNode, FieldNode, GraphQLObjectType, SelectionSetNode } from "graphql";
 import type { Endpoint } from "../auth/limits.ts";
 import type { ReadContext } from "../context.ts";
+import { gzipAround } from "../db/rendered.ts";
+import { renderedPiece } from "../query/domain-read/read.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
 import { parseFields, type Selection, selectionKey, toSelectionSet } from "./fields.ts";
@@ -139,7 +141,12 @@ export interface Plan {
      * The default fields: the same records copied from the snapshot's rendered records
      * (src/db/rendered.ts), where it keeps this code's (src/rest/answer.ts chooses).
      */
-    rendered?: { plan: RecordsPlan; envelope: RecordsEnvelope };
+    rendered?: {
+      plan: RecordsPlan;
+      envelope: RecordsEnvelope;
+      /** The same answer as one gzip member, the records' pieces passed on as they are kept. */
+      gzipped: RecordsEnvelope;
+    };
   } | null;
 }
 
@@ -221,6 +228,7 @@ function recordsOf(route: Route, sel: Selection, document: () => DocumentNode): 
                 plan: rendered,
                 envelope: (value, ctx, shared) =>
                   writeEnvelope(members, (record) => rendered.write(record, ctx, shared), value),
+                gzipped: (value) => gzippedEnvelope(members, value),
               },
             }
           : {}),
@@ -363,6 +371,25 @@ function list(out: TextBytes, records: readonly Record<string, unknown>[], write
  * The envelope as JSON, in UTF-8 bytes (written piece by piece: src/rest/text-bytes.ts): the
  * records written by `write`, the rest as they are; undefined where a record cannot be written.
  */
+/**
+ * The envelope of rendered records as one gzip member (src/db/rendered.ts, gzipAround): written
+ * with a NUL in each record's place, then the records' pieces put there as they are kept.
+ */
+function gzippedEnvelope(members: readonly Member[], data: unknown): Uint8Array<ArrayBuffer> | undefined {
+  const pieces: { body: Uint8Array; crc: number; len: number }[] = [];
+  const text = writeEnvelope(
+    members,
+    (record) => {
+      const piece = renderedPiece(record);
+      if (!piece) return undefined;
+      pieces.push(piece);
+      return "\u0000";
+    },
+    data,
+  );
+  return text && (gzipAround(text, pieces) as Uint8Array<ArrayBuffer>);
+}
+
 function writeEnvelope(
   members: readonly Member[],
   write: RecordWrite,

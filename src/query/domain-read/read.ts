@@ -44,7 +44,7 @@ interface PlannedSelect {
   columns: ReturnType<typeof columnsOf>;
   /** Per child in read.children: its columns. */
   children: { child: DomainChild; columns: ReturnType<typeof columnsOf> }[];
-  /** Whether the list ends with the rendered record's length and piece (read.rendered). */
+  /** Whether the list ends with the rendered record's CRC-32, length and piece (read.rendered). */
   rendered: boolean;
 }
 interface PlannedStatement extends PlannedSelect {
@@ -72,7 +72,7 @@ function plannedSelect(sql: SqlReader, read: DomainRead, alias: string, kept: bo
   let join = kept ? ` LEFT JOIN ${sql.table(CHILD_ROWS_TABLE)} k ON k."domain_pk" = ${alias}"pk"` : "";
   const rendered = read.rendered === true;
   if (rendered) join += renderedJoin(sql, alias);
-  const piece = rendered ? ', x."len", x."body"' : "";
+  const piece = rendered ? ', x."crc", x."len", x."body"' : "";
   return {
     list: `${selectList(columns, alias)}${arrays.join("")}${piece}`,
     join,
@@ -331,32 +331,69 @@ export async function* streamPlannedDomains(
   }
 }
 
-const RENDERED = Symbol("the rendered record's text");
+const RENDERED = Symbol("the rendered record of the row");
 
-/** A Domain row's rendered record (read with read.rendered). */
-export const renderedText = (row: object): string | undefined => (row as { [RENDERED]?: string })[RENDERED];
+/** A read's rendered pieces (src/db/rendered.ts), inflated together when a text is first asked for. */
+interface RenderedBatch {
+  bodies: Uint8Array[];
+  crcs: number[];
+  lens: number[];
+  /** Each record's text, once inflated. */
+  texts: string[] | null;
+}
+interface RenderedOf {
+  batch: RenderedBatch;
+  i: number;
+}
+
+/** A Domain row's rendered record (read with read.rendered): its text. */
+export function renderedText(row: object): string | undefined {
+  const of = (row as { [RENDERED]?: RenderedOf })[RENDERED];
+  if (!of) return undefined;
+  of.batch.texts ??= inflated(of.batch);
+  return of.batch.texts[of.i];
+}
 
 /**
- * Gives each row its rendered record's text, from the length and piece at `at` in its raw row:
- * the pieces of a read, joined, are one DEFLATE stream (src/db/rendered.ts), inflated at once.
+ * A Domain row's rendered record as it is kept: its piece of raw DEFLATE, with its text's CRC-32
+ * and length (a gzip answer passes it on without inflating it).
  */
+export function renderedPiece(row: object): { body: Uint8Array; crc: number; len: number } | undefined {
+  const of = (row as { [RENDERED]?: RenderedOf })[RENDERED];
+  if (!of) return undefined;
+  const { batch, i } = of;
+  return { body: batch.bodies[i], crc: batch.crcs[i], len: batch.lens[i] };
+}
+
+/** Gives each row its rendered record, from the CRC-32, length and piece at `at` in its raw row. */
 function renderedTexts(rows: object[], raw: readonly RawRow[], at: number): void {
   if (!rows.length) return;
-  const bodies = raw.map((r) => r[at + 1] as Uint8Array);
+  const batch: RenderedBatch = {
+    crcs: raw.map((r) => Number(r[at])),
+    lens: raw.map((r) => Number(r[at + 1])),
+    bodies: raw.map((r) => r[at + 2] as Uint8Array),
+    texts: null,
+  };
+  for (let i = 0; i < rows.length; i++) (rows[i] as { [RENDERED]?: RenderedOf })[RENDERED] = { batch, i };
+}
+
+/** The texts of a batch: its pieces, joined, are one DEFLATE stream, inflated at once. */
+function inflated(batch: RenderedBatch): string[] {
   let size = 0;
-  for (const r of raw) size += Number(r[at]);
+  for (const len of batch.lens) size += len;
   // Its length is known: one output chunk, not chunks joined by a copy.
-  const text = inflateRawSync(Buffer.concat(bodies), {
+  const text = inflateRawSync(Buffer.concat(batch.bodies), {
     finishFlush: constants.Z_SYNC_FLUSH,
     chunkSize: Math.max(constants.Z_MIN_CHUNK, size),
   });
+  const texts: string[] = [];
   let start = 0;
-  for (let i = 0; i < rows.length; i++) {
-    const end = start + Number(raw[i][at]);
-    (rows[i] as { [RENDERED]?: string })[RENDERED] = text.toString("utf8", start, end);
-    start = end;
+  for (const len of batch.lens) {
+    texts.push(text.toString("utf8", start, start + len));
+    start += len;
   }
   if (start !== text.length) throw new Error("rendered records inflated to another length than kept");
+  return texts;
 }
 
 /** Gives each row (under `as`) the row its key names, read through `loader` in one batch. */
