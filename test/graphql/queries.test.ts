@@ -19,7 +19,7 @@ import { manyDomainsFixture } from "../support/fixture-graphql.ts";
  * subqueries before its own), sorted: the same on SQLite and PostgreSQL.
  */
 function tables(sql: readonly string[]): string[] {
-  return sql
+  const named = sql
     .map((s) =>
       // What the snapshot holds of the code's catalogue: asked once per reader, before serving it.
       /to_regclass|sqlite_master/.test(s)
@@ -27,6 +27,8 @@ function tables(sql: readonly string[]): string[] {
         : ([...s.matchAll(/\bFROM\s+(?:[`"][^`"]+[`"]\.)?[`"]([^`"]+)[`"]/g)].at(-1)?.[1] ?? s),
     )
     .sort();
+  // The count index is read one part a statement, once per snapshot: named once here.
+  return named.filter((t, i) => t !== "count_index" || named.indexOf(t) === i);
 }
 
 const DOMAIN_SELECTION = `name
