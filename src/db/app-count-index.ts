@@ -1,16 +1,14 @@
 import { LRUCache } from "lru-cache";
-import { APP_RANGE_FILTERS } from "../query/app-filter.ts";
-import type { Where } from "../query/keyset.ts";
 import { type Bitmap, RoaringBitmap32 } from "./count-index.ts";
 import { APP_FACET_VALUES, childValues, type FacetValues } from "./facet-sql.ts";
 import { perReader, type SqlReader } from "./reader.ts";
 import { whereKey } from "./segment.ts";
 import { TABLES } from "./tables.ts";
-import { statementOver } from "./where-sql.ts";
+import { statementOver, type Where } from "./where-sql.ts";
 
 /**
- * The Apps' count index: each App facet dimension's values as bitmaps of App keys, and each App
- * histogram field's values by key. The Domains' index (src/db/count-index.ts) is built at load and
+ * The Apps' count index: each App facet dimension's values as bitmaps of App keys (and, read when
+ * a histogram first asks, an App field's values by key: appValuesOf). The Domains' index (src/db/count-index.ts) is built at load and
  * kept in the snapshot because reading a million Domains' values takes minutes; a snapshot's Apps
  * are tens of thousands (20,000 in the bench), whose values a gateway reads in well under a second,
  * so each gateway builds this one from the snapshot's own App tables the first time it counts Apps
@@ -36,10 +34,9 @@ export interface AppValues {
 export interface AppCountIndex {
   /** By dimension name (APP_FACET_VALUES). */
   dimensions: Map<string, AppValues>;
-  /** By model field of an App histogram: values by App key, NaN for none. */
-  numbers: Map<string, Float64Array>;
-  /** Apps. */
+  /** Apps, and their largest key. */
   n: number;
+  maxPk: number;
   buildMs: number;
 }
 
@@ -112,17 +109,34 @@ async function buildAppIndex(sql: SqlReader): Promise<AppCountIndex> {
       byKey: new Map(sorted.map((k, i) => [k, i])),
     });
   }
-  const numbers = new Map<string, Float64Array>();
-  for (const spec of Object.values(APP_RANGE_FILTERS)) {
-    const column = app.columns[app.fields.indexOf(spec.column)];
-    if (!column) throw new Error(`app count index: the app table has no field ${spec.column}`);
-    const values = new Float64Array(maxPk + 1).fill(Number.NaN);
-    for (const [pk, v] of await sql.all(`SELECT r."pk", r."${column}" FROM ${t(app.name)} r`, []))
-      if (v !== null && v !== undefined) values[Number(pk)] = Number(v);
-    numbers.set(spec.column, values);
-  }
-  return { dimensions, numbers, n: keys.length, buildMs: performance.now() - started };
+  return { dimensions, n: keys.length, maxPk, buildMs: performance.now() - started };
 }
+
+/**
+ * The values of an App field (a histogram's: its model field) by App key, NaN for none: read once
+ * per snapshot, field and gateway, when a histogram of a filter first asks for them.
+ */
+export async function appValuesOf(sql: SqlReader, field: string): Promise<Float64Array> {
+  const byField = fieldValues(sql, "fields");
+  let values = byField.get(field);
+  if (!values) {
+    const reading = (async () => {
+      const app = TABLES.app;
+      const column = app.columns[app.fields.indexOf(field)];
+      if (!column) throw new Error(`app count index: the app table has no field ${field}`);
+      const { maxPk } = await appCountIndexOf(sql);
+      const out = new Float64Array(maxPk + 1).fill(Number.NaN);
+      for (const [pk, v] of await sql.all(`SELECT r."pk", r."${column}" FROM ${sql.table(app.name)} r`, []))
+        if (v !== null && v !== undefined) out[Number(pk)] = Number(v);
+      return out;
+    })();
+    values = reading;
+    byField.set(field, reading);
+    reading.catch(() => byField.delete(field));
+  }
+  return values;
+}
+const fieldValues = perReader<"fields", Map<string, Promise<Float64Array>>>(() => new Map());
 
 /**
  * The Apps `where` matches, by key: read by the filter's own statement once per snapshot, filter

@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { appCountIndexOf, appIndexable, appSegmentOf } from "../db/app-count-index.ts";
+import { appCountIndexOf, appIndexable, appSegmentOf, appValuesOf } from "../db/app-count-index.ts";
 import { type Bitmap, type CountIndex, countIndexOf, RoaringBitmap32 } from "../db/count-index.ts";
 import {
   APP_FACET_VALUES,
@@ -547,9 +547,10 @@ export async function histogramOf(
   if (scope.table === "app" && appIndexable(sql)) {
     const key = `app-histogram|${field}|${scale}|${n}|${JSON.stringify(given)}|${whereKey(scope.where)}`;
     return cached(sql, key, given?.length ?? n, async () => {
-      const [index, segment] = await Promise.all([appCountIndexOf(sql), appSegmentOf(sql, scope.where)]);
-      const values = index.numbers.get(spec.column);
-      if (!values) throw new Error(`the App count index has no values of ${field}`);
+      const [values, segment] = await Promise.all([
+        appValuesOf(sql, spec.column),
+        appSegmentOf(sql, scope.where),
+      ]);
       return indexHistogram(values, segment, field, scale, given, n);
     });
   }

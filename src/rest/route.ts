@@ -1,10 +1,9 @@
 import type { DocumentNode, FieldNode, GraphQLObjectType, SelectionSetNode } from "graphql";
 import type { Endpoint } from "../auth/limits.ts";
 import type { ReadContext } from "../context.ts";
-import { gzipAround } from "../db/rendered.ts";
-import { renderedPiece } from "../query/domain-read/read.ts";
 import { schema } from "../schema/index.ts";
 import { cachedDocument, field, operation, selection } from "./document.ts";
+import { at, gzippedEnvelope, type Member, writeEnvelope } from "./envelope.ts";
 import { parseFields, type Selection, selectionKey, toSelectionSet } from "./fields.ts";
 import type { FilterTables } from "./filter-options.ts";
 import { FIELDS_OPTION, type Input, type OptionDoc, optionOf } from "./inputs.ts";
@@ -12,7 +11,6 @@ import { legacyWriter, type SharedTexts } from "./legacy-writer.ts";
 import type { Options } from "./options.ts";
 import { type RecordsPlan, recordsPlanOf, renderedPlanOf } from "./records.ts";
 import { isRenderedSelection } from "./rendered.ts";
-import { TextBytes } from "./text-bytes.ts";
 
 /**
  * A route of the legacy REST API as data (the table is src/rest/routes.ts): its path, methods,
@@ -322,21 +320,6 @@ const join = (a: string, b: string) => (a ? `${a}.${b}` : b);
 
 const steps = (path: string) => (path ? path.split(".") : []);
 
-function at(data: unknown, path: readonly string[]): unknown {
-  let value = data;
-  for (const name of path) value = (value as Record<string, unknown> | null)?.[name];
-  return value;
-}
-
-/** An envelope key, with its paths split once. */
-interface Member {
-  /** `"key":` */
-  prefix: string;
-  kind: "records" | "connection" | "record" | "value";
-  path: string[];
-  when: string[] | null;
-}
-
 function memberOf(key: string, part: Part): Member {
   const prefix = `${JSON.stringify(key)}:`;
   if ("records" in part)
@@ -348,78 +331,4 @@ function memberOf(key: string, part: Part): Member {
     };
   if ("record" in part) return { prefix, kind: "record", path: steps(part.record), when: null };
   return { prefix, kind: "value", path: steps(part.value), when: part.when ? steps(part.when) : null };
-}
-
-/** A record's JSON text; undefined: it cannot be written so (the envelope is then not written). */
-type RecordWrite = (record: Record<string, unknown>) => string | undefined;
-
-const COMMA = 0x2c;
-
-/** Writes the records as a JSON array; false where one cannot be written. */
-function list(out: TextBytes, records: readonly Record<string, unknown>[], write: RecordWrite): boolean {
-  out.write("[");
-  for (let i = 0; i < records.length; i++) {
-    const text = write(records[i]);
-    if (text === undefined) return false;
-    out.write(text, i ? COMMA : null);
-  }
-  out.write("]");
-  return true;
-}
-
-/**
- * The envelope as JSON, in UTF-8 bytes (written piece by piece: src/rest/text-bytes.ts): the
- * records written by `write`, the rest as they are; undefined where a record cannot be written.
- */
-/**
- * The envelope of rendered records as one gzip member (src/db/rendered.ts, gzipAround): written
- * with a NUL in each record's place, then the records' pieces put there as they are kept.
- */
-function gzippedEnvelope(members: readonly Member[], data: unknown): Uint8Array<ArrayBuffer> | undefined {
-  const pieces: { body: Uint8Array; crc: number; len: number }[] = [];
-  const text = writeEnvelope(
-    members,
-    (record) => {
-      const piece = renderedPiece(record);
-      if (!piece) return undefined;
-      pieces.push(piece);
-      return "\u0000";
-    },
-    data,
-  );
-  return text && (gzipAround(text, pieces) as Uint8Array<ArrayBuffer>);
-}
-
-function writeEnvelope(
-  members: readonly Member[],
-  write: RecordWrite,
-  data: unknown,
-): Uint8Array<ArrayBuffer> | undefined {
-  const out = new TextBytes(16 * 1024);
-  out.write("{");
-  let first = true;
-  for (const m of members) {
-    if (m.when && !at(data, m.when)) continue;
-    const value = at(data, m.path);
-    out.write(m.prefix, first ? null : COMMA);
-    first = false;
-    let written = true;
-    if (m.kind === "connection") {
-      const edges = (value as { edges?: { node: Record<string, unknown> }[] } | null)?.edges ?? [];
-      written = list(
-        out,
-        edges.map((e) => e.node),
-        write,
-      );
-    } else if (m.kind === "records")
-      written = list(out, (value as Record<string, unknown>[] | null) ?? [], write);
-    else if (m.kind === "record") {
-      const text = write(value as Record<string, unknown>);
-      if (text === undefined) written = false;
-      else out.write(text);
-    } else out.write(JSON.stringify(value ?? null));
-    if (!written) return undefined;
-  }
-  out.write("}");
-  return out.done();
 }
