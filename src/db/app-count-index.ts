@@ -1,10 +1,10 @@
 import { LRUCache } from "lru-cache";
-import { type Bitmap, RoaringBitmap32 } from "./count-index.ts";
+import { type Bitmap, bitmapsOf, RoaringBitmap32, sizeOrder } from "./count-index.ts";
 import { APP_FACET_VALUES, childValues, type FacetValues } from "./facet-sql.ts";
 import { perReader, type SqlReader } from "./reader.ts";
 import { whereKey } from "./segment.ts";
 import { TABLES } from "./tables.ts";
-import { statementOver, type Where } from "./where-sql.ts";
+import { countWhere, statementOver, type Where } from "./where-sql.ts";
 
 /**
  * The Apps' count index: each App facet dimension's values as bitmaps of App keys (and, read when
@@ -34,10 +34,8 @@ export interface AppValues {
 export interface AppCountIndex {
   /** By dimension name (APP_FACET_VALUES). */
   dimensions: Map<string, AppValues>;
-  /** Apps, and their largest key. */
-  n: number;
+  /** The Apps' largest key (-1: none). */
   maxPk: number;
-  buildMs: number;
 }
 
 /** The App index of the snapshot `sql` reads (built once per reader; a failed build is tried again). */
@@ -62,11 +60,10 @@ export function appIndexable(sql: SqlReader): boolean {
 }
 
 async function buildAppIndex(sql: SqlReader): Promise<AppCountIndex> {
-  const started = performance.now();
   const t = (name: string) => sql.table(name);
   const app = TABLES.app;
-  const keys = (await sql.all(`SELECT r."pk" FROM ${t(app.name)} r`, [])).map((r) => Number(r[0]));
-  const maxPk = keys.reduce((m, k) => Math.max(m, k), -1);
+  const [[max]] = await sql.all(`SELECT max(r."pk") FROM ${t(app.name)} r`, []);
+  const maxPk = max == null ? -1 : Number(max);
   const dimensions = new Map<string, AppValues>();
   for (const [name, values] of Object.entries(APP_FACET_VALUES as Record<string, FacetValues>)) {
     const text =
@@ -81,14 +78,7 @@ async function buildAppIndex(sql: SqlReader): Promise<AppCountIndex> {
       if (list) list.push(Number(key));
       else lists.set(k, [Number(key)]);
     }
-    const sorted = [...lists.keys()].sort();
-    // An App with the same value in several rows (a free plan and a trial) is in its bitmap once.
-    const bitmaps = sorted.map((k) => {
-      const b = new RoaringBitmap32(lists.get(k) as number[]);
-      b.runOptimize();
-      b.shrinkToFit();
-      return b;
-    });
+    const { keys: sorted, bitmaps } = bitmapsOf(lists);
     let labels: string[] | null = null;
     if (values.kind === "child" && values.label) {
       const named = new Map<string, string>();
@@ -99,7 +89,7 @@ async function buildAppIndex(sql: SqlReader): Promise<AppCountIndex> {
         named.set(String(pk), String(v));
       labels = sorted.map((k) => named.get(k) ?? k);
     }
-    const order = sorted.map((_k, i) => i).sort((a, b) => bitmaps[b].size - bitmaps[a].size || a - b);
+    const order = sizeOrder(bitmaps, labels ?? sorted);
     dimensions.set(name, {
       kind: values.kind,
       keys: sorted,
@@ -109,7 +99,7 @@ async function buildAppIndex(sql: SqlReader): Promise<AppCountIndex> {
       byKey: new Map(sorted.map((k, i) => [k, i])),
     });
   }
-  return { dimensions, n: keys.length, maxPk, buildMs: performance.now() - started };
+  return { dimensions, maxPk };
 }
 
 /**
@@ -163,6 +153,16 @@ export function appSegmentOf(sql: SqlReader, where: Where): Promise<Bitmap> {
     reading.catch(() => cache.delete(key));
   }
   return segment;
+}
+
+/**
+ * How many Apps `where` matches: the size of its keys where they are read already (its facets
+ * asked), else its count (reading every key to count them took 3-4 ms against 0.5 for the count,
+ * 14,000 of 20,000 Apps on SQLite).
+ */
+export function appCountOf(sql: SqlReader, where: Where): Promise<number> {
+  const segment = segments(sql, "apps").get(whereKey(where));
+  return segment ? segment.then((b) => b.size) : countWhere(sql, "app", where);
 }
 
 /** At most this many App segments a snapshot and gateway (a segment of 20,000 Apps takes about 3 KB). */

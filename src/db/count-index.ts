@@ -212,7 +212,7 @@ export interface IndexPart {
 
 const num = (v: unknown) => (v === null || v === undefined ? Number.NaN : Number(v));
 
-function bitmapsOf(lists: Map<string, number[]>): { keys: string[]; bitmaps: Bitmap[] } {
+export function bitmapsOf(lists: Map<string, number[]>): { keys: string[]; bitmaps: Bitmap[] } {
   const keys = [...lists.keys()].sort();
   const bitmaps = keys.map((k) => {
     const b = new RoaringBitmap32(Uint32Array.from((lists.get(k) as number[]).sort((a, b) => a - b)));
@@ -476,7 +476,7 @@ export function countIndexTableStatement(kind: "sqlite" | "postgresql", table: s
 
 // ---------------------------------------------------------------------- loading
 
-const sizeOrder = (bitmaps: Bitmap[], keys: string[]) =>
+export const sizeOrder = (bitmaps: Bitmap[], keys: string[]) =>
   bitmaps
     .map((b, i) => ({ i, n: b.size }))
     .sort((a, b) => b.n - a.n || (keys[a.i] < keys[b.i] ? -1 : keys[a.i] > keys[b.i] ? 1 : 0))

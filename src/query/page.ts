@@ -1,6 +1,6 @@
 import type DataLoader from "dataloader";
 import { type ReadContext, servedOf } from "../context.ts";
-import { appIndexable, appSegmentOf } from "../db/app-count-index.ts";
+import { appCountOf, appIndexable } from "../db/app-count-index.ts";
 import { countDomains } from "../db/segment.ts";
 import type { TableKey } from "../db/tables.ts";
 import { countWhere, pageKeys } from "../db/where-sql.ts";
@@ -128,9 +128,8 @@ export async function connectionPage<R extends Record<string, unknown>>(
       total ??=
         options.table === "domain"
           ? countDomains(sql, options.where)
-          : options.table === "app" && Object.keys(options.where).length && appIndexable(sql)
-            ? // The filter's Apps, which its facets count too (src/db/app-count-index.ts).
-              appSegmentOf(sql, options.where).then((apps) => apps.size)
+          : options.table === "app" && appIndexable(sql)
+            ? appCountOf(sql, options.where)
             : countWhere(sql, options.table, options.where);
       return total;
     },
