@@ -142,6 +142,7 @@ function piecesPage(id: number, stream: Stream, p: Pieces): PageAnswer {
     p.count,
     json ? COMMA_JOINT : NEWLINE_JOINT,
     !json,
+    stream.gzip === true,
   );
   if (stream.gzip) return { ...base, bytes: own(joined.body), gzip: { crc: joined.crc, len: joined.len } };
   // One inflation for the whole page. Its length is known: one output chunk, not chunks joined by
