@@ -171,7 +171,7 @@ async function withListNames(
     if (out.segment != null) {
       const row = await segments.get(account, out.segment);
       if (!row) throw apiError("BAD_USER_INPUT", `f:segment: ${noSegment(out.segment)}`);
-      const where = await domainListWhere(ctx, segmentArgsOf(row), null);
+      const where = await domainListWhere(ctx, segmentArgsOf(row), null, true);
       const keys = [...(await membersOf(served.sql, where)).pks];
       const { segment: _segment, ...rest } = out;
       out = { ...rest, segmentKeys: keys };

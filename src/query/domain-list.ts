@@ -1,5 +1,6 @@
 import { type ReadContext, servedOf } from "../context.ts";
 import { Segments } from "../db/segments.ts";
+import { InputError } from "../errors.ts";
 import { type DomainFilter, resolveKeys, toDomainWhere } from "./domain-filter.ts";
 import { allOf } from "./filter.ts";
 import type { SortKey, Where } from "./keyset.ts";
@@ -26,11 +27,17 @@ const DEFAULT_DOMAIN_ORDER: Order<keyof typeof DOMAIN_SORTS>[] = [{ field: "RANK
 export const domainSortKeys = (args: DomainListArgs): SortKey[] =>
   toSortKeys(DOMAIN_SORTS, args.orderBy, DEFAULT_DOMAIN_ORDER);
 
-/** The `where` of the filter and search of `args`, within `base` (a parent's condition). */
+/**
+ * The `where` of the filter and search of `args`, within `base` (a parent's condition). A
+ * segment's own filter (`ofSegment`: when it is saved, counted, evaluated at a load, or read for
+ * `f:segment`) names no segment, at any depth of `and`, `or` and `not`: one that does is refused
+ * rather than read, so that two segments naming each other cannot be followed round for ever.
+ */
 export async function domainListWhere(
   ctx: ReadContext,
   args: DomainListArgs,
   base: Where | null,
+  ofSegment = false,
 ): Promise<Where> {
   return resolveKeys(
     allOf([
@@ -51,6 +58,11 @@ export async function domainListWhere(
       },
       // A segment's members in the snapshot read, under its filter (which names no segment).
       segment: async (names) => {
+        if (ofSegment)
+          throw new InputError(
+            "filter.segment",
+            `a segment's filter cannot name a segment (it names "${names[0]}"), in any term of and, or and not`,
+          );
         if (!ctx.account) throw new Error("segments are read without an account (a request's API key)");
         const { account, lists: store } = ctx.account;
         const segments = new Segments(store);
@@ -58,7 +70,7 @@ export async function domainListWhere(
           names.map(async (n) => {
             const row = await segments.get(account, n);
             if (!row) return null;
-            const where = await domainListWhere(ctx, segmentArgsOf(row), null);
+            const where = await domainListWhere(ctx, segmentArgsOf(row), null, true);
             return [...(await membersOf(servedOf(ctx).sql, where)).pks];
           }),
         );

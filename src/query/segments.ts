@@ -37,7 +37,7 @@ export {
 
 /** The `where` of a segment's filter on the context's snapshot and account (its errors name `filter.…`, `search`). */
 export function segmentWhere(ctx: ReadContext, args: SegmentArgs): Promise<Where> {
-  return domainListWhere(ctx, { filter: args.filter ?? null, search: args.search ?? null }, null);
+  return domainListWhere(ctx, { filter: args.filter ?? null, search: args.search ?? null }, null, true);
 }
 
 /** The segment's members in the context's snapshot now. */

@@ -240,6 +240,17 @@ describe.each(databaseKinds())("segments on %s", (kind) => {
     const nested = await call("PUT", "/segment/nested", { "f:segment": "us-shopify" });
     expect(nested.status).toBe(400);
     expect(nested.json.error).toMatch(/f:segment/);
+    // Nor in a term of and, or and not (where two segments could name each other round for ever).
+    for (const term of ["and", "or", "not"]) {
+      const deep = await api.gql(
+        `mutation { saveSegment(name: "nested", filter: { ${term}: [{ segment: "us-shopify" }] }) { name } }`,
+      );
+      expect(deep.errors?.[0].message, term).toMatch(
+        /^filter\.segment: a segment's filter cannot name a segment/,
+      );
+      expect(deep.errors?.[0].extensions, term).toMatchObject({ code: "BAD_USER_INPUT" });
+    }
+    expect((await call("GET", "/segment/nested")).status).toBe(404);
     const del = await call("DELETE", "/segment/us-shopify");
     expect(del.status).toBe(200);
     expect((await call("GET", "/segment")).json.segments).toEqual([]);
