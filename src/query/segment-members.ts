@@ -52,8 +52,9 @@ export const SPREAD_LIMITS = {
 } as const;
 
 /**
- * Why `dimensions` cannot be a segment's spread (without the argument's name), or null: none, too
- * many, or one named twice. `shown` writes a dimension as the request named it (REST: cc).
+ * Why `dimensions` (known ones: GraphQL's enum and REST's readDimensions refuse any other) cannot
+ * be a segment's spread (without the argument's name), or null: none, too many, or one named
+ * twice. `shown` writes a dimension as the request named it (REST: cc).
  */
 export function spreadProblem(
   dimensions: readonly string[],
@@ -65,8 +66,6 @@ export function spreadProblem(
     return `takes at most ${SPREAD_LIMITS.dimensions} dimensions; got ${dimensions.length}`;
   const twice = dimensions.find((d, i) => dimensions.indexOf(d) !== i);
   if (twice !== undefined) return `names ${shown(twice)} twice`;
-  const unknown = dimensions.find((d) => !Object.hasOwn(DOMAIN_DIMENSIONS, d));
-  if (unknown !== undefined) return `unknown dimension "${shown(unknown)}"`;
   return null;
 }
 

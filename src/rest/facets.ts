@@ -63,7 +63,8 @@ const OPTION_NAMES = Object.fromEntries(
     },
   ]),
 ) as Record<Table, { dimensions: Map<string, string>; histograms: Map<string, string> }>;
-const optionNames = (table: Table) => OPTION_NAMES[table];
+/** A table's facet dimensions and histogram fields by their REST names (cc → countryCode). */
+export const optionNames = (table: Table) => OPTION_NAMES[table];
 
 /** A list option given as comma-separated text, or (in a JSON body) as an array of strings. */
 export function listOption(o: Options, key: string): string[] {
@@ -99,24 +100,36 @@ export function unknownName(key: string, what: string, name: string, valid: stri
   );
 }
 
-/** `facets`, `facet_size` and `histogram` of a request, checked; a mistake is a 400 naming it. */
-export function readFacetOptions(o: Options, table: Table) {
+/**
+ * The list option `key` of dimensions named as `facets=` names them (a segment's `spread` too):
+ * each known, each once, at most `max`; a mistake is a 400 naming `key`.
+ */
+export function readDimensions(
+  o: Options,
+  key: string,
+  table: Table,
+  max: number,
+): { option: string; dimension: string }[] {
   const names = optionNames(table);
-  const dimensions = listOption(o, "facets").map((name) => {
+  const dimensions = listOption(o, key).map((name) => {
     const d = names.dimensions.get(name);
-    if (!d) unknownName("facets", "dimension", name, [...names.dimensions.keys()], table);
+    if (!d) unknownName(key, "dimension", name, [...names.dimensions.keys()], table);
     return { option: name, dimension: d };
   });
   const seen = new Set<string>();
   for (const d of dimensions) {
-    if (seen.has(d.option)) throw apiError("BAD_USER_INPUT", `facets: names ${d.option} twice`);
+    if (seen.has(d.option)) throw apiError("BAD_USER_INPUT", `${key}: names ${d.option} twice`);
     seen.add(d.option);
   }
-  if (dimensions.length > MAX_DIMENSIONS)
-    throw apiError(
-      "BAD_USER_INPUT",
-      `facets: takes at most ${MAX_DIMENSIONS} dimensions; got ${dimensions.length}`,
-    );
+  if (dimensions.length > max)
+    throw apiError("BAD_USER_INPUT", `${key}: takes at most ${max} dimensions; got ${dimensions.length}`);
+  return dimensions;
+}
+
+/** `facets`, `facet_size` and `histogram` of a request, checked; a mistake is a 400 naming it. */
+export function readFacetOptions(o: Options, table: Table) {
+  const names = optionNames(table);
+  const dimensions = readDimensions(o, "facets", table, MAX_DIMENSIONS);
   const size = o.int("facet_size", { min: 1, max: MAX_FACET_SIZE }) ?? DEFAULT_FACET_SIZE;
   const histograms = listOption(o, "histogram").map((item): HistogramAsked => {
     const colon = item.indexOf(":");

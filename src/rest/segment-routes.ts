@@ -3,7 +3,7 @@ import { apiError } from "../errors.ts";
 import { DOMAIN_DIMENSIONS } from "../query/facets.ts";
 import { DEFAULT_SPREAD, SPREAD_LIMITS, spreadProblem } from "../query/segments.ts";
 import { enumName } from "../schema/facets.ts";
-import { listOption, unknownName } from "./facets.ts";
+import { optionNames, readDimensions } from "./facets.ts";
 import { DOMAIN_MATCH, DOMAIN_TABLES, type Input } from "./inputs.ts";
 import type { Route } from "./route.ts";
 import { filterOptionsOf } from "./webhook-routes.ts";
@@ -35,7 +35,6 @@ const segmentOption = (argument: string) => (argument === "name" ? "segment" : u
 
 /** A dimension's `facets=` name (cc) by its GraphQL enum name (COUNTRY_CODE), and by its own. */
 const OPTION_OF_ENUM = new Map(Object.entries(DOMAIN_DIMENSIONS).map(([k, d]) => [enumName(k), d.option]));
-const DIMENSION_OF_OPTION = new Map(Object.entries(DOMAIN_DIMENSIONS).map(([k, d]) => [d.option, k]));
 const optionOf = (dimension: string) =>
   DOMAIN_DIMENSIONS[dimension as keyof typeof DOMAIN_DIMENSIONS]?.option ?? dimension;
 
@@ -45,7 +44,7 @@ const SEGMENT_SPREAD: Input = {
     {
       name: "spread",
       type: "array",
-      items: { type: "string", enum: [...DIMENSION_OF_OPTION.keys()] },
+      items: { type: "string", enum: [...optionNames("domain").dimensions.keys()] },
       description: `The dimensions its members are counted over at each load, named as facets= names them (1 to ${SPREAD_LIMITS.dimensions}, each once; a JSON array, or one comma-separated string); default ${DEFAULT_SPREAD.map(optionOf).join(", ")}. Each keeps its ${SPREAD_LIMITS.values} commonest values; the next load counts it.`,
     },
   ],
@@ -58,9 +57,8 @@ const SEGMENT_SPREAD: Input = {
         "BAD_USER_INPUT",
         `spread: must be a list of dimensions (a JSON array of strings, or one comma-separated string); got ${JSON.stringify(raw)}`,
       );
-    const valid = [...DIMENSION_OF_OPTION.keys()];
-    const dimensions = listOption(o, "spread").map(
-      (name) => DIMENSION_OF_OPTION.get(name) ?? unknownName("spread", "dimension", name, valid, "domain"),
+    const dimensions = readDimensions(o, "spread", "domain", SPREAD_LIMITS.dimensions).map(
+      (d) => d.dimension,
     );
     const refused = spreadProblem(dimensions, optionOf);
     if (refused) throw apiError("BAD_USER_INPUT", `spread: ${refused}`);

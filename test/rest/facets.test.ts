@@ -423,7 +423,9 @@ describe.each(databaseKinds())("facets on %s", (kind) => {
       api.queries.filter((s) => /^SELECT r\."pk" FROM/.test(s)),
       "the filter's keys",
     ).toHaveLength(1);
-    expect(api.queries.filter((s) => !/^SELECT (r\."pk"|count\(\*\)) FROM (\S+\.)?"app" r WHERE/.test(s))).toEqual([]);
+    expect(
+      api.queries.filter((s) => !/^SELECT (r\."pk"|count\(\*\)) FROM (\S+\.)?"app" r WHERE/.test(s)),
+    ).toEqual([]);
     expect(api.queries.length).toBeLessThanOrEqual(2);
     // The same filter asked again with other dimensions reuses its keys: no statement.
     api.resetQueries();

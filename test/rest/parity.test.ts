@@ -1207,6 +1207,11 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
       const all = await gql(`{ segments { ${SEGMENT_FIELDS} } }`);
       const listed = (await ok("/segment")).segments as Json[];
       expect(listed.map(same)).toEqual((legacy(all.segments) as Json[]).map(same));
+      // Saved by either face, REST lists the same filter, search and spread.
+      const named = Object.fromEntries(listed.map((x) => [x.name as string, x]));
+      for (const key of ["filter", "search", "spread"])
+        expect(named["by-graphql"][key], key).toEqual(named["by-rest"][key]);
+      expect(named["by-graphql"].spread).toEqual(["tech", "cc"]);
 
       const one = await gql(
         `{ segment(name: "by-rest") { ${SEGMENT_FIELDS} history { version size entered left counts other error } } }`,
@@ -1215,10 +1220,21 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
       expect(same(got)).toEqual(same(legacy(one.segment) as Json));
 
       const deleted = await gql(
-        `mutation { deleteSegment(name: "by-graphql") { name filter search createdAt updatedAt } }`,
+        `mutation { deleteSegment(name: "by-graphql") { name filter search spread createdAt updatedAt } }`,
       );
       const del = (await send("DELETE", "/segment/by-rest")).segment as Json;
       expect(same(del)).toEqual(same(legacy(deleted.deleteSegment) as Json));
+      // The deleted segment is answered whole, by either face.
+      expect(del).toMatchObject({
+        name: "by-rest",
+        filter: { "f:cc": "US", q: "shop" },
+        spread: ["tech", "cc"],
+      });
+      expect(deleted.deleteSegment).toMatchObject({
+        name: "by-graphql",
+        search: "shop",
+        spread: ["TECHNOLOGIES", "COUNTRY_CODE"],
+      });
       expect(await ok("/segment")).toEqual({ segments: [] });
     });
   });
