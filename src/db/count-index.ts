@@ -1,6 +1,15 @@
 import type SqliteDatabase from "better-sqlite3";
 import roaring from "roaring";
 import { DOMAIN_FACET_VALUES, FACET_COLUMNS, FACET_COLUMNS_TABLE, type FacetValues } from "./facet-sql.ts";
+import {
+  columnFromStored,
+  encodeNumbers,
+  type NumberColumn,
+  plainColumn,
+  type StoredCoding,
+  storedColumn,
+  valueAt,
+} from "./number-column.ts";
 import type { SqlReader } from "./reader.ts";
 import { SearchBuilder, type SearchIndex, type StoredSearch, searchIndexFromParts } from "./search-index.ts";
 import { DOMAIN_SORTS, type KeyKind } from "./sort-fields.ts";
@@ -77,8 +86,8 @@ export interface CountIndex {
   all: Bitmap;
   /** By column name of FACET_COLUMNS_TABLE (created_month included). */
   text: Map<string, TextColumn>;
-  /** By model field: numbers and times (epoch ms) by ordinal, NaN for none. */
-  numbers: Map<string, Float64Array>;
+  /** By model field: numbers and times (epoch ms) by ordinal, coded (src/db/number-column.ts). */
+  numbers: Map<string, NumberColumn>;
   /** By dimension name (DOMAIN_FACET_VALUES). */
   children: Map<string, ChildDimension>;
   /**
@@ -96,9 +105,9 @@ export interface CountIndex {
   buildMs: number;
 }
 
-/** A sort key's values by ordinal: NaN for none (never in an Int32Array). */
+/** A sort key's values by ordinal (valueAt: NaN for none). */
 export interface SortValues {
-  values: Float64Array | Int32Array;
+  values: NumberColumn;
   /** Positions in the database's order of a text, not its values: a cursor's text cannot be placed. */
   positions: boolean;
   /** Every value compares as the database compares it (an integer beyond 2^53 would not). */
@@ -288,18 +297,23 @@ export async function buildCountIndex(source: IndexSource): Promise<IndexPart[]>
     meta.text[c.column] = { keys, offsets };
     parts.push({ name: `text.${c.column}`, body });
   });
+  // Coded parts (src/db/number-column.ts) under their own names, `numbers` left empty: code that
+  // reads `number.*` parts as doubles finds none, and counts such an index's snapshot by SQL.
+  const coded: Record<string, StoredCoding> = {};
+  meta.coded = coded;
+  const sortArrays = new Map<string, NumberColumn>();
   NUMBER_COLUMNS.forEach((c, i) => {
-    meta.numbers.push(c.field);
-    parts.push({ name: `number.${c.field}`, body: Buffer.from(Float64Array.from(numberLists[i]).buffer) });
-  });
-  const sortArrays = new Map<string, Float64Array | Int32Array>();
-  NUMBER_COLUMNS.forEach((c, i) => {
-    if (SORT_KINDS.has(c.field)) sortArrays.set(c.field, Float64Array.from(numberLists[i]));
+    const column = encodeNumbers(numberLists[i]);
+    numberLists[i] = [];
+    const { coding, body } = storedColumn(column);
+    coded[c.field] = coding;
+    parts.push({ name: `coded.${c.field}`, body });
+    if (SORT_KINDS.has(c.field)) sortArrays.set(c.field, column);
   });
   for (const c of SORT_COLUMNS) {
     const sort = await sortPart(source, c, pkToOrd, n, numberExpr);
     sorts[c.field] = sort.type;
-    sortArrays.set(c.field, sort.values);
+    sortArrays.set(c.field, plainColumn(sort.values));
     parts.push({ name: `sort.${c.field}`, body: Buffer.from(sort.values.buffer) });
   }
   const orders: NonNullable<StoredMeta["orders"]> = {};
@@ -391,12 +405,9 @@ async function sortPart(
 }
 
 /** A key's slices (SortBuckets) from its values and keys by ordinal. */
-export function sortBuckets(
-  values: Float64Array | Int32Array,
-  pks: Int32Array,
-  size = ORDER_BUCKET,
-): SortBuckets {
-  const n = values.length;
+export function sortBuckets(column: NumberColumn, pks: Int32Array, size = ORDER_BUCKET): SortBuckets {
+  const n = column.codes.length;
+  const values = Float64Array.from({ length: n }, (_, i) => valueAt(column, i));
   const unknown = (v: number) => Number.isNaN(v);
   const before = (a: number, b: number) => {
     const x = values[a];
@@ -437,7 +448,10 @@ interface StoredMeta {
   format: number;
   n: number;
   text: Record<string, { keys: string[]; offsets: number[] }>;
+  /** The fields whose values are stored as doubles, in `number.<field>` parts (before `coded`). */
   numbers: string[];
+  /** Each number field's coding, its codes in a `coded.<field>` part. */
+  coded?: Record<string, StoredCoding>;
   children: Record<string, { keys: string[]; labels: string[] | null; offsets: number[] }>;
   /** Absent in an index built before the sort parts (format 1 still): those sorts are read by SQL. */
   sorts?: Record<string, "i32" | "f64">;
@@ -536,10 +550,14 @@ export async function countIndexFromParts(
       byKey: new Map(stored.keys.map((k, i) => [k, i])),
     });
   }
-  const numbers = new Map<string, Float64Array>();
+  const numbers = new Map<string, NumberColumn>();
   for (const c of NUMBER_COLUMNS) {
-    if (!meta.numbers.includes(c.field)) return null;
-    numbers.set(c.field, new Float64Array(aligned(await part(`number.${c.field}`))));
+    const coding = meta.coded?.[c.field];
+    if (coding) numbers.set(c.field, columnFromStored(coding, aligned(await part(`coded.${c.field}`))));
+    // An index built before coded parts: its doubles, coded as they are read.
+    else if (meta.numbers.includes(c.field))
+      numbers.set(c.field, encodeNumbers(new Float64Array(aligned(await part(`number.${c.field}`)))));
+    else return null;
   }
   const children = new Map<string, ChildDimension>();
   for (const spec of CHILD_DIMENSIONS) {
@@ -564,7 +582,8 @@ export async function countIndexFromParts(
     const type = meta.sorts?.[field];
     const own = !shared && type ? await read(`sort.${field}`) : undefined;
     const values =
-      shared ?? (own && (type === "i32" ? new Int32Array(aligned(own)) : new Float64Array(aligned(own))));
+      shared ??
+      (own && plainColumn(type === "i32" ? new Int32Array(aligned(own)) : new Float64Array(aligned(own))));
     if (!values) continue;
     const order = meta.orders?.[field];
     const held = order ? await read(`order.${field}`) : undefined;
@@ -597,8 +616,10 @@ export async function countIndexFromParts(
 }
 
 /** Whether a double holds every value of a key exactly as the database compares them. */
-function exactFor(values: Float64Array | Int32Array, kind: KeyKind): boolean {
-  if (values instanceof Int32Array || kind === "float" || kind === "string") return true;
+function exactFor(column: NumberColumn, kind: KeyKind): boolean {
+  // Codes are of safe integers only (encodeNumbers); a double may hold one beyond 2^53.
+  if (column.type !== "f64" || kind === "float" || kind === "string") return true;
+  const values = column.codes;
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (!Number.isNaN(v) && !Number.isSafeInteger(v)) return false;

@@ -6,6 +6,7 @@ import {
   RoaringBitmap32,
   type TextColumn,
 } from "./count-index.ts";
+import type { NumberColumn } from "./number-column.ts";
 import { perReader, type SqlReader } from "./reader.ts";
 import { searchSegment } from "./search-index.ts";
 import { TABLES } from "./tables.ts";
@@ -158,7 +159,7 @@ class Evaluator {
     return this.and(parts);
   }
 
-  private numberTerm(values: Float64Array, value: unknown): Leaf | null {
+  private numberTerm(values: NumberColumn, value: unknown): Leaf | null {
     const asNumber = (v: unknown): number | null => {
       if (v instanceof Date) return v.getTime();
       if (typeof v === "number") return v;
@@ -170,7 +171,7 @@ class Evaluator {
         return Number(v);
       return null;
     };
-    const nulls = () => this.scan(values, (x) => Number.isNaN(x));
+    const nulls = () => this.nones(values);
     if (value === null) {
       const t = nulls();
       return { t, f: lazy(async () => RoaringBitmap32.andNot(this.index.all, t)) };
@@ -219,23 +220,29 @@ class Evaluator {
    * A comparison over a column: true where `test` holds, false where not, unknown where there is no
    * value. The false part is scanned only if a NOT asks for it.
    */
-  private compare(values: Float64Array, test: (x: number) => boolean): Leaf {
+  private compare(column: NumberColumn, test: (x: number) => boolean): Leaf {
+    const { codes, none, base, step } = column;
     const where = (want: boolean) => {
-      const out = new Uint32Array(values.length);
+      const out = new Uint32Array(codes.length);
       let k = 0;
-      for (let i = 0; i < values.length; i++) {
-        const x = values[i];
-        if (!Number.isNaN(x) && test(x) === want) out[k++] = i;
+      for (let i = 0; i < codes.length; i++) {
+        const c = codes[i];
+        // No value is neither true nor false: the coded none, or a double's NaN.
+        if (c !== none && !Number.isNaN(c) && test(base + c * step) === want) out[k++] = i;
       }
       return new RoaringBitmap32(out.subarray(0, k));
     };
     return { t: where(true), f: lazy(async () => where(false)) };
   }
 
-  private scan(values: Float64Array, test: (x: number) => boolean): Bitmap {
-    const out = new Uint32Array(values.length);
+  /** The Domains without a value in a column. */
+  private nones(column: NumberColumn): Bitmap {
+    const { codes, none } = column;
+    const out = new Uint32Array(codes.length);
     let k = 0;
-    for (let i = 0; i < values.length; i++) if (test(values[i])) out[k++] = i;
+    if (Number.isNaN(none)) {
+      for (let i = 0; i < codes.length; i++) if (Number.isNaN(codes[i])) out[k++] = i;
+    } else for (let i = 0; i < codes.length; i++) if (codes[i] === none) out[k++] = i;
     return new RoaringBitmap32(out.subarray(0, k));
   }
 

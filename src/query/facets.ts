@@ -13,6 +13,7 @@ import {
   type FacetValues,
   labelled,
 } from "../db/facet-sql.ts";
+import { type NumberColumn, plainColumn, valueAt } from "../db/number-column.ts";
 import { holdsTables, perReader, type SqlReader } from "../db/reader.ts";
 import { segmentOf, whereKey } from "../db/segment.ts";
 import { TABLES } from "../db/tables.ts";
@@ -551,7 +552,7 @@ export async function histogramOf(
         appValuesOf(sql, spec.column),
         appSegmentOf(sql, scope.where),
       ]);
-      return indexHistogram(values, segment, field, scale, given, n);
+      return indexHistogram(plainColumn(values), segment, field, scale, given, n);
     });
   }
   const index = scope.table === "domain" ? await countIndexOf(sql) : null;
@@ -601,7 +602,7 @@ export async function histogramOf(
  * ordinal, or the App index's, by key): one pass, or two to choose bounds.
  */
 function indexHistogram(
-  values: Float64Array,
+  column: NumberColumn,
   segment: Bitmap,
   field: string,
   scale: Histogram["scale"],
@@ -614,7 +615,7 @@ function indexHistogram(
     let min = Number.POSITIVE_INFINITY;
     let max = Number.NEGATIVE_INFINITY;
     for (let i = 0; i < ords.length; i++) {
-      const v = values[ords[i]];
+      const v = valueAt(column, ords[i]);
       if (v < min) min = v;
       if (v > max) max = v;
     }
@@ -625,7 +626,7 @@ function indexHistogram(
   let outside = 0;
   const last = edges.length - 1;
   for (let i = 0; i < ords.length; i++) {
-    const v = values[ords[i]];
+    const v = valueAt(column, ords[i]);
     if (Number.isNaN(v)) missing++;
     else if (last < 0 || v < edges[0] || v >= edges[last]) outside++;
     else {

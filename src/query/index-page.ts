@@ -1,4 +1,5 @@
 import { type Bitmap, type CountIndex, ORDER_BUCKET, RoaringBitmap32 } from "../db/count-index.ts";
+import { type NumberColumn, plainColumn, valueAt } from "../db/number-column.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { localSegmentOf } from "../db/segment.ts";
 import type { KeyValue, SortKey, Where } from "./keyset.ts";
@@ -68,7 +69,7 @@ export function selectPage(
 }
 
 interface Column {
-  values: Float64Array | Int32Array;
+  values: NumberColumn;
   /** 1 ascending, -1 descending. */
   sign: number;
   positions: boolean;
@@ -79,7 +80,7 @@ function sortColumns(index: CountIndex, keys: readonly SortKey[]): Column[] | nu
   for (const k of keys) {
     const sign = k.dir === "asc" ? 1 : -1;
     if (k.field === "pk") {
-      out.push({ values: index.ordToPk, sign, positions: false });
+      out.push({ values: plainColumn(index.ordToPk), sign, positions: false });
       continue;
     }
     const held = index.sorts.get(k.field);
@@ -111,8 +112,8 @@ class Order {
   /** <0 when ordinal a comes before b, >0 after, 0 the same place (never for two Domains: pk ends it). */
   compare(a: number, b: number): number {
     for (const c of this.columns) {
-      const x = c.values[a];
-      const y = c.values[b];
+      const x = valueAt(c.values, a);
+      const y = valueAt(c.values, b);
       if (x === y) continue;
       const d = compareValues(x, y, c.sign);
       if (d !== 0) return d;
@@ -126,7 +127,7 @@ class Order {
     if (!cursor) return true;
     for (let i = 0; i < this.columns.length; i++) {
       const c = this.columns[i];
-      const x = c.values[a];
+      const x = valueAt(c.values, a);
       const y = cursor[i];
       if (x === y) continue;
       const d = compareValues(x, y, c.sign);
@@ -213,8 +214,8 @@ class Order {
     for (let m = 0; m < members.length; m++) {
       const ord = members[m];
       if (heap.length === take) {
-        const x = values[ord];
-        const y = values[heap[0]];
+        const x = valueAt(values, ord);
+        const y = valueAt(values, heap[0]);
         const d = x === y ? 0 : compareValues(x, y, sign);
         if (d > 0 || (d === 0 && !worse(heap[0], ord))) continue;
       }

@@ -10,6 +10,7 @@ import {
   countIndexOf,
   sortBuckets,
 } from "../../src/db/count-index.ts";
+import { valueAt } from "../../src/db/number-column.ts";
 import type { SqlReader } from "../../src/db/reader.ts";
 import { localSegmentOf } from "../../src/db/segment.ts";
 import { TABLES } from "../../src/db/tables.ts";
@@ -271,6 +272,47 @@ describe.each(databaseKinds())("Domain pages from the count index on %s", (kind)
         (parts.get("meta")?.byteLength ?? 0) -
         Buffer.byteLength(JSON.stringify(meta)),
     );
+  });
+
+  it("reads an index built before coded number parts (doubles) to the same values, and code before reads none", async () => {
+    const rows = await sql.all(`SELECT x."name", x."body" FROM ${sql.table(COUNT_INDEX_TABLE)} x`, []);
+    const parts = new Map(rows.map((r) => [String(r[0]), r[1] as Uint8Array]));
+    const full = await countIndexFromParts(parts);
+    if (!full) throw new Error("no index");
+    const meta = JSON.parse(Buffer.from(parts.get("meta") as Uint8Array).toString("utf8"));
+    // Code before the coded parts found no `number.*` field listed: it counted by SQL, not misread.
+    expect(meta.numbers).toEqual([]);
+    expect(Object.keys(meta.coded).length).toBeGreaterThan(5);
+    // Coded in fewer bytes than doubles: at least one column in 1 or 2 bytes, none wider than 8.
+    const widths = [...full.numbers.values()].map((c) => c.codes.BYTES_PER_ELEMENT);
+    expect(Math.min(...widths)).toBeLessThanOrEqual(2);
+    const older = new Map([...parts].filter(([n]) => !n.startsWith("coded.")));
+    for (const [field, column] of full.numbers) {
+      const doubles = Float64Array.from({ length: full.n }, (_, i) => valueAt(column, i));
+      older.set(`number.${field}`, new Uint8Array(doubles.buffer));
+    }
+    older.set(
+      "meta",
+      Buffer.from(JSON.stringify({ ...meta, numbers: [...full.numbers.keys()], coded: undefined })),
+    );
+    const index = await countIndexFromParts(older);
+    if (!index) throw new Error("the older index was not read");
+    for (const [field, column] of full.numbers) {
+      const read = index.numbers.get(field);
+      if (!read) throw new Error(`no ${field}`);
+      expect(read.type, field).toBe(column.type);
+      for (let i = 0; i < full.n; i++) expect(Object.is(valueAt(read, i), valueAt(column, i))).toBe(true);
+    }
+    // And the values are the database's own, ordinal by ordinal.
+    const rank = full.numbers.get("rank");
+    if (!rank) throw new Error("no rank");
+    const ranks = new Map(
+      (await sql.all(`SELECT r."pk", r."rank" FROM ${sql.table(TABLES.domain.name)} r`, [])).map((r) => [
+        Number(r[0]),
+        r[1] === null ? Number.NaN : Number(r[1]),
+      ]),
+    );
+    for (let i = 0; i < full.n; i++) expect(valueAt(rank, i)).toBe(ranks.get(full.ordToPk[i]));
   });
 
   it("answers GET /domain alike with and without the index, cursors included, reading no page by SQL with it", async () => {
