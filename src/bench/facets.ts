@@ -1,7 +1,10 @@
 import { Agent, get } from "node:http";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import pg from "pg";
 import { loadConfig } from "../config.ts";
+import { countIndexOf } from "../db/count-index.ts";
 import { Snapshots } from "../db/snapshots.ts";
 import { DOMAIN_DIMENSIONS } from "../query/facets.ts";
 import type { FacetExtra, FacetRow } from "./report.ts";
@@ -169,7 +172,16 @@ function combinations(pool: readonly (readonly [string, string])[], n: number, s
   return out;
 }
 
-/** The count index's size and build time, as the snapshot keeps them (null: it has none). */
+/** A full collection (the bench runs without --expose-gc: the flag is set for this one function). */
+function collect(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+}
+
+/**
+ * The count index's size and build time, as the snapshot keeps them, and what reading it adds to a
+ * process's RSS (this one's, after a full collection before and after; null: it has none).
+ */
 async function indexOf(env: NodeJS.ProcessEnv): Promise<FacetExtra["index"]> {
   const config = loadConfig(env);
   const snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
@@ -184,8 +196,23 @@ async function indexOf(env: NodeJS.ProcessEnv): Promise<FacetExtra["index"]> {
       .catch(() => null);
     if (!rows) return null;
     const meta = rows.find((r) => r[0] === "meta")?.[2] as Uint8Array | undefined;
-    const buildMs = meta ? Number(JSON.parse(Buffer.from(meta).toString("utf8")).buildMs) : Number.NaN;
-    return { bytes: rows.reduce((s, r) => s + Number(r[1]), 0), buildMs };
+    const stored = meta ? JSON.parse(Buffer.from(meta).toString("utf8")) : {};
+    const rss = async () => {
+      for (let i = 0; i < 3; i++) {
+        collect();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return process.memoryUsage().rss;
+    };
+    const before = await rss();
+    const index = await countIndexOf(served.sql);
+    const rssMb = index ? ((await rss()) - before) / 1e6 : Number.NaN;
+    return {
+      bytes: rows.reduce((s, r) => s + Number(r[1]), 0),
+      buildMs: Number(stored.buildMs ?? Number.NaN),
+      domains: Number(stored.n ?? Number.NaN),
+      rssMb,
+    };
   } finally {
     await snapshots.close();
   }
