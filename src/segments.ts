@@ -76,8 +76,8 @@ export async function evaluateSegments(
           };
         }
       }
-      const now = indexed ? pksOf(indexed) : (await membersOf(after, where)).pks;
-      const was = whereThen && before ? (await membersOf(before, whereThen)).pks : null;
+      const now = indexed ? pksOf(indexed) : await membersOf(after, where);
+      const was = whereThen && before ? await membersOf(before, whereThen) : null;
       const nameOf = (pk: number) => names.after[pk];
       const wasName = (pk: number) => names.before[pk];
       const changes = was ? compare(now, was, names.keyAfter, nameOf, wasName) : { entered: [], left: [] };

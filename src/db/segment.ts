@@ -6,6 +6,7 @@ import {
   RoaringBitmap32,
   type TextColumn,
 } from "./count-index.ts";
+import { DomainKeys } from "./domain-keys.ts";
 import type { NumberColumn } from "./number-column.ts";
 import { perReader, type SqlReader } from "./reader.ts";
 import { searchSegment } from "./search-index.ts";
@@ -255,13 +256,17 @@ class Evaluator {
     return t && { t, f: lazy(async () => RoaringBitmap32.andNot(this.index.all, t)) };
   }
 
-  /** `pk: { in: [...] }` (a search's keys on SQLite), or a key. */
+  /**
+   * `pk: { in: [...] }` (a search's keys on SQLite), `pk: { in: DomainKeys }` (a segment's members:
+   * its ordinals as they are when made of this index), or a key.
+   */
   private keys(value: unknown): Leaf | null {
-    const list =
-      isPlain(value) && Object.keys(value).length === 1 && Array.isArray(value.in) ? value.in : null;
-    const keys = list ?? (typeof value === "number" ? [value] : null);
-    if (!keys) return null;
-    const t = this.ordinals(keys.map(Number));
+    const only = isPlain(value) && Object.keys(value).length === 1 ? value.in : undefined;
+    let t: Bitmap;
+    if (only instanceof DomainKeys) t = only.ordinalsIn(this.index) ?? this.ordinals(only.keys());
+    else if (Array.isArray(only)) t = this.ordinals(only.map(Number));
+    else if (typeof value === "number") t = this.ordinals([value]);
+    else return null;
     return { t, f: lazy(async () => RoaringBitmap32.andNot(this.index.all, t)) };
   }
 
@@ -375,6 +380,7 @@ const segments = perReader<"segments", LRUCache<string, Promise<Bitmap>>>(
     }),
 );
 
+/** A `where` as a cache key: a set of keys (DomainKeys) by its name, not its every key. */
 export const whereKey = (where: Where) =>
   JSON.stringify(where, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
 

@@ -105,7 +105,7 @@ const segmentOnly = ({
   ...s
 }: SegmentRow & { id: string; account: string }): SegmentRow => s;
 
-export const loadRowOf = (r: Record<string, unknown>): SegmentLoadRow => ({
+const loadRowOf = (r: Record<string, unknown>): SegmentLoadRow => ({
   version: Number(r.version),
   loadedAt: new Date(Number(r.loaded_at)),
   size: r.size == null ? null : Number(r.size),

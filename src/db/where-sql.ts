@@ -1,5 +1,6 @@
 import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
+import { DomainKeys } from "./domain-keys.ts";
 import { perReader, type SqlReader } from "./reader.ts";
 import { type ColumnKind, TABLES, type TableKey } from "./tables.ts";
 
@@ -15,7 +16,8 @@ import { type ColumnKind, TABLES, type TableKey } from "./tables.ts";
  *   each member); several keys of one object are ANDed;
  * - a scalar field: a value (equals; `null`: IS NULL), or `{ in, notIn, gt, gte, lt, lte, not,
  *   contains }` (`not: null`: IS NOT NULL; `in: []` matches nothing, `notIn: []` everything);
- *   NULLs fail every comparison, as in SQL and in Prisma;
+ *   NULLs fail every comparison, as in SQL and in Prisma; a key's `in` may be a set of Domains
+ *   (src/db/domain-keys.ts), read as the list of its keys;
  * - a list relation: `{ some, none }` (EXISTS / NOT EXISTS on the child table);
  * - a to-one relation: its own filter (EXISTS on the related row).
  * Anything else is a fault of ours (not a client's input), and throws.
@@ -235,13 +237,16 @@ function field(s: Statement, table: TableKey, alias: string, key: string, value:
         break;
       case "in":
       case "notIn": {
-        const values = v as unknown[];
-        if (!values.length) {
+        // A set of Domains (a segment's members) is bound as the list of its keys.
+        const keys =
+          v instanceof DomainKeys
+            ? v.keys()
+            : (v as unknown[]).map((x) => stored(s.sql, c.kind, x) as number | string);
+        if (!keys.length) {
           parts.push(op === "in" ? FALSE : TRUE);
           break;
         }
         // One parameter for the whole list, so that lists of any length share a statement.
-        const keys = values.map((x) => stored(s.sql, c.kind, x) as number | string);
         const member = s.sql.anyOf(col, s.bind(s.sql.keysParam(keys)));
         parts.push(op === "in" ? member : `NOT (${member})`);
         break;

@@ -6,15 +6,14 @@ import { readContext } from "../context.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
 import { DomainLists, type ListStore, noList } from "../db/lists.ts";
-import { noSegment, Segments } from "../db/segments.ts";
+import { noSegment } from "../db/segments.ts";
 import { readAt, type ServedSnapshot } from "../db/snapshots.ts";
 import { apiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { CURSOR_RETRY_AFTER_S } from "../query/cursor.ts";
 import type { DomainFilter } from "../query/domain-filter.ts";
-import { domainListWhere } from "../query/domain-list.ts";
-import { membersOf, segmentArgsOf } from "../query/segment-members.ts";
+import { segmentMembers } from "../query/domain-list.ts";
 import { cachedDocument, field, operation, selection } from "../rest/document.ts";
 import { restErrorOf } from "../rest/errors.ts";
 import { selectionKey } from "../rest/fields.ts";
@@ -157,7 +156,6 @@ async function withListNames(
   if (!deps.lists) throw new Error("an export names a list, and nothing reads lists");
   const store = deps.lists;
   const lists = new DomainLists(store);
-  const segments = new Segments(store);
   const account = keyOf(request).account;
   const ctx = readContext(served, { account: { account, lists: store } });
   const resolve = async (f: DomainFilter): Promise<DomainFilter> => {
@@ -169,12 +167,10 @@ async function withListNames(
       out = { ...rest, listNames: names };
     }
     if (out.segment != null) {
-      const row = await segments.get(account, out.segment);
-      if (!row) throw apiError("BAD_USER_INPUT", `f:segment: ${noSegment(out.segment)}`);
-      const where = await domainListWhere(ctx, segmentArgsOf(row), null, true);
-      const keys = [...(await membersOf(served.sql, where)).pks];
+      const members = await segmentMembers(ctx, out.segment);
+      if (!members) throw apiError("BAD_USER_INPUT", `f:segment: ${noSegment(out.segment)}`);
       const { segment: _segment, ...rest } = out;
-      out = { ...rest, segmentKeys: keys };
+      out = { ...rest, segmentKeys: members.keys() };
     }
     return out;
   };

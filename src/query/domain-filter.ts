@@ -1,5 +1,6 @@
 import { COMMON_PLATFORMS, PLATFORM_LIST, PLATFORMS } from "../dataset/platforms.ts";
 import { CONTACT_TYPES, FEATURES, TAGS } from "../dataset/vocabulary.ts";
+import { DomainKeys } from "../db/domain-keys.ts";
 import { noList } from "../db/lists.ts";
 import { noSegment } from "../db/segments.ts";
 import { InputError } from "../errors.ts";
@@ -79,7 +80,7 @@ export class ListKey extends NamedKey {
   }
 }
 
-/** A segment of the account, by its name: resolveKeys puts its members' keys in its place. */
+/** A segment of the account, by its name: resolveKeys puts its members (DomainKeys) in its place. */
 export class SegmentKey extends NamedKey {
   constructor(
     identifier: string,
@@ -415,14 +416,15 @@ export interface KeyLookups {
   technology?: (identifiers: string[]) => Promise<(number | null)[]>;
   /** The names each list holds, null for a list the account does not have. */
   list?: (names: string[]) => Promise<(readonly string[] | null)[]>;
-  /** The keys of each segment's members, null for a segment the account does not have. */
-  segment?: (names: string[]) => Promise<(readonly number[] | null)[]>;
+  /** Each segment's members, null for a segment the account does not have. */
+  segment?: (names: string[]) => Promise<(DomainKeys | null)[]>;
 }
 
 /**
  * `where` with each AppKey and TechnologyKey replaced by the row's key (-1, which matches nothing,
- * for an unknown one), and each ListKey by the names its list holds (a list the account lacks is
- * the client's error, naming the argument): one lookup per kind, of each identifier once.
+ * for an unknown one), each ListKey by the names its list holds and each SegmentKey by its members
+ * (a list or segment the account lacks is the client's error, naming the argument): one lookup per
+ * kind, of each identifier once.
  */
 export async function resolveKeys(where: Where, lookups: KeyLookups): Promise<Where> {
   const found = { app: new Set<string>(), technology: new Set<string>() };
@@ -432,6 +434,7 @@ export async function resolveKeys(where: Where, lookups: KeyLookups): Promise<Wh
   const collect = (v: unknown): void => {
     if (v instanceof ListKey) lists.set(v.identifier, v);
     else if (v instanceof SegmentKey) segments.set(v.identifier, v);
+    else if (v instanceof DomainKeys) return;
     else if (v instanceof NamedKey) found[kindOf(v)].add(v.identifier);
     else if (Array.isArray(v)) v.forEach(collect);
     else if (v && typeof v === "object" && !(v instanceof Date)) Object.values(v).forEach(collect);
@@ -462,23 +465,23 @@ export async function resolveKeys(where: Where, lookups: KeyLookups): Promise<Wh
       namesOf.set(name, listed);
     });
   }
-  const keysOf = new Map<string, readonly number[]>();
+  const membersOf = new Map<string, DomainKeys>();
   if (segments.size) {
     if (!lookups.segment) throw new Error("a filter names a segment, and nothing looks it up");
     const names = [...segments.keys()];
     const held = await lookups.segment(names);
     names.forEach((name, i) => {
-      const keys = held[i];
-      if (!keys) throw new InputError((segments.get(name) as SegmentKey).argument, noSegment(name));
-      keysOf.set(name, keys);
+      const members = held[i];
+      if (!members) throw new InputError((segments.get(name) as SegmentKey).argument, noSegment(name));
+      membersOf.set(name, members);
     });
   }
   const replace = (v: unknown): unknown => {
     if (v instanceof ListKey) return [...(namesOf.get(v.identifier) ?? [])];
-    if (v instanceof SegmentKey) return [...(keysOf.get(v.identifier) ?? [])];
+    if (v instanceof SegmentKey) return membersOf.get(v.identifier);
     if (v instanceof NamedKey) return keyOf[kindOf(v)].get(v.identifier);
     if (Array.isArray(v)) return v.map(replace);
-    if (!v || typeof v !== "object" || v instanceof Date) return v;
+    if (!v || typeof v !== "object" || v instanceof Date || v instanceof DomainKeys) return v;
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replace(x)]));
   };
   return replace(where) as Where;

@@ -1,4 +1,5 @@
 import { type ReadContext, servedOf } from "../context.ts";
+import type { DomainKeys } from "../db/domain-keys.ts";
 import { Segments } from "../db/segments.ts";
 import { InputError } from "../errors.ts";
 import { type DomainFilter, resolveKeys, toDomainWhere } from "./domain-filter.ts";
@@ -7,7 +8,7 @@ import type { SortKey, Where } from "./keyset.ts";
 import { listsOf } from "./lists.ts";
 import { appByIdentifier, technologyKeys } from "./loaders.ts";
 import { searchCondition } from "./search.ts";
-import { membersOf, segmentArgsOf } from "./segment-members.ts";
+import { domainKeysOf, segmentArgsOf } from "./segment-members.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "./sort.ts";
 
 /**
@@ -56,25 +57,29 @@ export async function domainListWhere(
         const { lists, account } = listsOf(ctx);
         return Promise.all(names.map((n) => lists.domains(account, n)));
       },
-      // A segment's members in the snapshot read, under its filter (which names no segment).
       segment: async (names) => {
         if (ofSegment)
           throw new InputError(
             "filter.segment",
             `a segment's filter cannot name a segment (it names "${names[0]}"), in any term of and, or and not`,
           );
-        if (!ctx.account) throw new Error("segments are read without an account (a request's API key)");
-        const { account, lists: store } = ctx.account;
-        const segments = new Segments(store);
-        return Promise.all(
-          names.map(async (n) => {
-            const row = await segments.get(account, n);
-            if (!row) return null;
-            const where = await domainListWhere(ctx, segmentArgsOf(row), null, true);
-            return [...(await membersOf(servedOf(ctx).sql, where)).pks];
-          }),
-        );
+        return Promise.all(names.map((n) => segmentMembers(ctx, n)));
       },
     },
   );
+}
+
+/**
+ * The members of the account's segment `name` (`f:segment`) in the snapshot of `ctx`, under its
+ * filter as saved now (read as List Domains reads it, naming no segment); null when the account has
+ * no such segment (the caller answers for it). A filter read again is the same set of members
+ * (domainKeysOf), until it is replaced or a list it names changes.
+ */
+export async function segmentMembers(ctx: ReadContext, name: string): Promise<DomainKeys | null> {
+  if (!ctx.account) throw new Error("segments are read without an account (a request's API key)");
+  const { account, lists: store } = ctx.account;
+  const row = await new Segments(store).get(account, name);
+  if (!row) return null;
+  const where = await domainListWhere(ctx, segmentArgsOf(row), null, true);
+  return domainKeysOf(servedOf(ctx).sql, where);
 }

@@ -1,7 +1,9 @@
 import { coerceInputValue, type GraphQLInputObjectType } from "graphql";
+import { LRUCache } from "lru-cache";
 import { type Bitmap, type CountIndex, RoaringBitmap32 } from "../db/count-index.ts";
-import type { SqlReader } from "../db/reader.ts";
-import { segmentOf } from "../db/segment.ts";
+import { DomainKeys } from "../db/domain-keys.ts";
+import { perReader, type SqlReader } from "../db/reader.ts";
+import { segmentOf, whereKey } from "../db/segment.ts";
 import type { SegmentRow } from "../db/segments.ts";
 import { statementOver } from "../db/where-sql.ts";
 import type { DomainFilter } from "./domain-filter.ts";
@@ -27,11 +29,16 @@ export function useSegmentFilterType(type: GraphQLInputObjectType): void {
   filterType = type;
 }
 
+/** The schema's DomainFilter: kept filters are read (segmentArgsOf) and written (asWritten) by it. */
+export function domainFilterType(): GraphQLInputObjectType {
+  if (!filterType) throw new Error("a filter is read before the schema was built");
+  return filterType;
+}
+
 /** A kept filter (as a client wrote it) coerced as List Domains' `filter` argument is. */
 export function segmentArgsOf(row: Pick<SegmentRow, "filter" | "search">): SegmentArgs {
-  if (row.filter && !filterType) throw new Error("a segment's filter is read before the schema was built");
   return {
-    filter: row.filter && filterType ? (coerceInputValue(row.filter, filterType) as DomainFilter) : null,
+    filter: row.filter ? (coerceInputValue(row.filter, domainFilterType()) as DomainFilter) : null,
     search: row.search,
   };
 }
@@ -106,11 +113,6 @@ export function spreadOf(
   return { counts, other };
 }
 
-/** A segment's members in a snapshot: their keys (pk). */
-export interface Members {
-  pks: Bitmap;
-}
-
 /** A segment's members as ordinals of its snapshot's count index. */
 export interface IndexedMembers {
   index: CountIndex;
@@ -132,12 +134,15 @@ export function pksOf({ index, ords }: IndexedMembers): Bitmap {
 }
 
 /**
- * The Domains `where` matches in the snapshot `sql` reads, by key: from its count index (a bitmap
- * of ordinals, then their keys), and by SQL's keys on a snapshot without one.
+ * The keys of the Domains `where` matches in the snapshot `sql` reads: from its count index (a
+ * bitmap of ordinals, then their keys), and by SQL on a snapshot without one.
  */
-export async function membersOf(sql: SqlReader, where: Where): Promise<Members> {
+export async function membersOf(sql: SqlReader, where: Where): Promise<Bitmap> {
   const found = await indexedMembersOf(sql, where);
-  if (found) return { pks: pksOf(found) };
+  return found ? pksOf(found) : keysBySql(sql, where);
+}
+
+async function keysBySql(sql: SqlReader, where: Where): Promise<Bitmap> {
   const { text, params } = statementOver(
     sql,
     "domain",
@@ -145,5 +150,38 @@ export async function membersOf(sql: SqlReader, where: Where): Promise<Members> 
     (cond) => `SELECT r."pk" FROM ${sql.table("domain")} r WHERE ${cond}`,
   );
   const rows = await sql.all(text, params);
-  return { pks: new RoaringBitmap32(rows.map((r) => Number(r[0]))) };
+  return new RoaringBitmap32(rows.map((r) => Number(r[0])));
+}
+
+/**
+ * Sets of members by reader and `where`, kept while memory allows (each holds a bitmap: a few
+ * hundred KB at most, as src/db/segment.ts reckons its segments).
+ */
+const kept = perReader<"members", LRUCache<string, Promise<DomainKeys>>>(
+  () => new LRUCache({ maxSize: 64 * 1024 * 1024, sizeCalculation: () => 256 * 1024 }),
+);
+
+/**
+ * The Domains `where` (a segment's filter, read now) matches in the snapshot `sql` reads, as a set
+ * to stand in another `where` for their keys (`f:segment`): the count index's ordinals as they are
+ * on a snapshot with one, SQL's keys without. Made once per reader and `where`, so that requests
+ * naming the segment share one set and the caches keyed by their `where` (whereKey) find it by its
+ * name. Kept by the `where` rather than by the segment's name and time: a filter naming a list is
+ * another `where` once the list changes, though the segment itself did not.
+ */
+export function domainKeysOf(sql: SqlReader, where: Where): Promise<DomainKeys> {
+  const cache = kept(sql, "members");
+  const key = whereKey(where);
+  let found = cache.get(key);
+  if (!found) {
+    found = indexedMembersOf(sql, where).then(async (indexed) =>
+      indexed
+        ? DomainKeys.ofOrdinals(indexed.index, indexed.ords)
+        : DomainKeys.ofKeys(await keysBySql(sql, where)),
+    );
+    cache.set(key, found);
+    // A read that failed (the database did not answer) is made again by the next request.
+    found.catch(() => cache.delete(key));
+  }
+  return found;
 }

@@ -1,4 +1,3 @@
-import type { GraphQLInputObjectType, GraphQLSchema } from "graphql";
 import type { ClientContext } from "../context.ts";
 import {
   checkSegmentName,
@@ -30,9 +29,6 @@ import { asWritten } from "./webhooks.ts";
  * entered and left it being the feed's segment_entered and segment_left, seen by the account
  * alone. Every operation draws on the List Domains budget, as REST's /segment paths do.
  */
-
-/** The schema's DomainFilter input type. */
-export const filterType = (schema: GraphQLSchema) => schema.getType("DomainFilter") as GraphQLInputObjectType;
 
 const SegmentLoad = builder.objectRef<SegmentLoadRow>("SegmentLoad").implement({
   description: "A segment at one load it lived through: its size, who entered and left, and its spread.",
@@ -176,7 +172,7 @@ builder.mutationField("saveSegment", (t) =>
         description: `The dimensions its members are counted over at each load: 1 to ${SPREAD_LIMITS.dimensions}, each once (default ${DEFAULT_SPREAD.map(enumName).join(", ")}).`,
       }),
     },
-    resolve: (_root, args, ctx: ClientContext, info) => {
+    resolve: (_root, args, ctx: ClientContext) => {
       return segmenting(async () => {
         checkSegmentName(args.name);
         const spread = (args.spread ?? null) as string[] | null;
@@ -188,7 +184,7 @@ builder.mutationField("saveSegment", (t) =>
         // Read as List Domains reads it, on the served snapshot: its errors name the argument.
         await segmentWhere(ctx, { filter, search: args.search ?? null });
         const { segments, account } = segmentsOf(ctx);
-        const written = filter ? asWritten(filter, filterType(info.schema)) : null;
+        const written = filter ? asWritten(filter) : null;
         const search = args.search?.trim() ? args.search : null;
         const { segment } = await segments.save(account, args.name, {
           filter: written && Object.keys(written).length ? written : null,

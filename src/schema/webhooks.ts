@@ -1,4 +1,4 @@
-import { astFromValue, type GraphQLInputObjectType, valueFromASTUntyped } from "graphql";
+import { astFromValue, valueFromASTUntyped } from "graphql";
 import type { ClientContext, WebhookService } from "../context.ts";
 import { FEED_KINDS } from "../db/change-sql.ts";
 import { noList } from "../db/lists.ts";
@@ -17,6 +17,7 @@ import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.t
 import { dayText, isCalendarDay } from "../query/instant.ts";
 import { listsOf } from "../query/lists.ts";
 import { pageSize } from "../query/page.ts";
+import { domainFilterType } from "../query/segment-members.ts";
 import { segmentsOf } from "../query/segments.ts";
 import { CHANGES_TYPE, changeFilterOf, TEST_TYPE, testBody } from "../webhooks/payload.ts";
 import { checkTarget } from "../webhooks/send.ts";
@@ -270,7 +271,7 @@ builder.mutationField("createWebhook", (t) =>
         description: "Only changes of the Domains it matches (as List Domains').",
       }),
     },
-    resolve: (_root, args, ctx, info) =>
+    resolve: (_root, args, ctx) =>
       hooking(async () => {
         const { service, account } = webhooksOf(ctx);
         const url = await checkTarget(args.url, service.policy);
@@ -288,8 +289,7 @@ builder.mutationField("createWebhook", (t) =>
           if (!(await segmentsOf(ctx).segments.get(account, args.segment)))
             throw new InputError("segment", noSegment(args.segment));
         }
-        const type = info.schema.getType("DomainFilter") as GraphQLInputObjectType;
-        const filter = args.filter ? asWritten(args.filter, type) : null;
+        const filter = args.filter ? asWritten(args.filter) : null;
         const spec = {
           url: url.href,
           kinds,
@@ -317,11 +317,8 @@ builder.mutationField("createWebhook", (t) =>
  * as a variable, it is the same filter. A time given as a calendar day stays one, since as a
  * maximum it covers that whole day (its midnight as an instant would not).
  */
-export function asWritten(
-  filter: DomainFilterShape,
-  type: GraphQLInputObjectType,
-): Record<string, unknown> | null {
-  const ast = astFromValue(filter, type);
+export function asWritten(filter: DomainFilterShape): Record<string, unknown> | null {
+  const ast = astFromValue(filter, domainFilterType());
   if (!ast) return null;
   const keepDays = (given: unknown, written: unknown): unknown => {
     if (given instanceof Date) return isCalendarDay(given) ? dayText(given) : written;

@@ -135,3 +135,32 @@ export function withKey(app: App, key: string): App {
     get: (target, prop, receiver) => (prop === "fetch" ? keyed : Reflect.get(target, prop, receiver)),
   });
 }
+
+/**
+ * Drops tables of the snapshot `on` serves, as a snapshot loaded before they were built lacks them
+ * (a reader opened after reads it as such).
+ */
+export async function dropSnapshotTables(on: TestApi, tables: readonly string[]): Promise<void> {
+  const served = await on.snapshots.current();
+  if (!served) throw new Error("nothing served");
+  const { location } = served.snapshot;
+  const config = on.db.config;
+  if (config.database.kind === "sqlite") {
+    const { default: Database } = await import("better-sqlite3");
+    const db = new Database(join(config.database.dataDir, location));
+    try {
+      for (const t of tables) db.exec(`DROP TABLE "${t}"`);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: config.database.url });
+  await client.connect();
+  try {
+    for (const t of tables) await client.query(`DROP TABLE "${location}"."${t}"`);
+  } finally {
+    await client.end();
+  }
+}
