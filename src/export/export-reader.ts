@@ -89,6 +89,11 @@ export interface ReaderData {
 }
 
 const IDLE_MS = 30_000;
+/**
+ * Pages asked for ahead of the one handed on: two, so that the thread reads one while the page
+ * before it is inflated (src/export/export-worker.ts, piecesPage) and this thread writes a third.
+ */
+const AHEAD = 2;
 
 /** The worker's entry: the bundle's own beside dist/server.js, else the source through tsx. */
 const ENTRY = import.meta.url.endsWith(".ts")
@@ -121,7 +126,7 @@ export class ExportReader {
 
   /**
    * Every Domain of `snapshot` that List Domains' `query` matches, in its order, as pages of
-   * `format`. The next page is read while this one is handed on (one ahead); stopping early
+   * `format`. The next pages are read while this one is handed on (AHEAD); stopping early
    * closes the stream's cursor.
    */
   async *stream(
@@ -172,14 +177,14 @@ export class ExportReader {
       );
     let done = false;
     try {
-      let ahead = ask();
+      const ahead = Array.from({ length: AHEAD }, ask);
       for (;;) {
-        const page = await ahead;
+        const page = await ahead.shift();
         if (!page) {
           done = true;
           return;
         }
-        ahead = ask();
+        ahead.push(ask());
         yield page;
       }
     } catch (e) {

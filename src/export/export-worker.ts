@@ -1,5 +1,6 @@
+import { promisify } from "node:util";
 import { parentPort, workerData } from "node:worker_threads";
-import { constants, inflateRawSync } from "node:zlib";
+import { constants, inflateRaw } from "node:zlib";
 import { checkedReader } from "../db/catalogue-check.ts";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
 import { COMMA as COMMA_JOINT, joinPieces, NEWLINE as NEWLINE_JOINT } from "../db/rendered.ts";
@@ -38,6 +39,11 @@ interface Stream {
   csv: CsvPlan | null;
   /** The stream's requests, in turn: a page is read only once the one before it is. */
   turn: Promise<void>;
+  /**
+   * The stream's answers, in turn: a page of pieces is inflated off this thread (zlib's pool)
+   * while the next is read, and posted only after the one before it.
+   */
+  posted: Promise<void>;
 }
 const streams = new Map<number, Stream>();
 
@@ -88,6 +94,7 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
       render: true,
       csv: null,
       turn: Promise.resolve(),
+      posted: Promise.resolve(),
     });
     return;
   }
@@ -100,6 +107,7 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
     render: false,
     csv: format === "csv" ? domainCsvPlan(fields) : null,
     turn: Promise.resolve(),
+    posted: Promise.resolve(),
   };
   stream.pages = (async function* () {
     // The default fields, written as JSON: copied from the snapshot's rendered records where
@@ -125,8 +133,15 @@ function own(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-/** A page of rendered pieces: as they are (gzip, render), or inflated into the stream's format. */
-function piecesPage(id: number, stream: Stream, p: Pieces): PageAnswer {
+const inflating = promisify(inflateRaw);
+
+/**
+ * A page of rendered pieces: as they are (gzip, render), or inflated into the stream's format. The
+ * inflation runs on zlib's thread pool, not this thread: the page after is read meanwhile (an
+ * export's pieces are a quarter of its time to inflate, the rest reading them), so that on a
+ * machine of more than one core an export is bound by the slower of the two, not their sum.
+ */
+function piecesPage(id: number, stream: Stream, p: Pieces): PageAnswer | Promise<PageAnswer> {
   const base = { id, count: p.count, done: false, rendered: stream.rendered };
   if (stream.render) {
     return { ...base, bytes: own(p.bytes), pieces: { pks: p.pks, crcs: p.crcs, lens: p.lens, ends: p.ends } };
@@ -147,11 +162,16 @@ function piecesPage(id: number, stream: Stream, p: Pieces): PageAnswer {
   if (stream.gzip) return { ...base, bytes: own(joined.body), gzip: { crc: joined.crc, len: joined.len } };
   // One inflation for the whole page. Its length is known: one output chunk, not chunks joined by
   // a copy.
-  const text = inflateRawSync(joined.body, {
+  return inflating(joined.body, {
     finishFlush: constants.Z_SYNC_FLUSH,
     chunkSize: Math.max(constants.Z_MIN_CHUNK, joined.len),
-  });
-  return { ...base, bytes: own(text) };
+  }).then(
+    (text): PageAnswer => ({ ...base, bytes: own(text) }),
+    (e: unknown) => {
+      end(id);
+      return failure(id, e);
+    },
+  );
 }
 
 /**
@@ -165,8 +185,8 @@ const PAGE_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 const COMMA = 0x2c;
 
-/** The stream's next page, or its end. */
-async function next(id: number, stream: Stream): Promise<PageAnswer> {
+/** The stream's next page, or its end (a page of pieces still being inflated: its promise). */
+async function next(id: number, stream: Stream): Promise<PageAnswer | Promise<PageAnswer>> {
   try {
     holdRead(hold);
     if (hold && Atomics.load(hold, HOLD) === EXIT) process.exit(1);
@@ -237,10 +257,14 @@ parentPort?.on("message", (message: StreamMessage) => {
     return;
   }
   stream.turn = stream.turn.then(async () => {
+    // Every answer of a stream is posted after the ones before it (a page may be inflating).
+    const send = (answer: PageAnswer | Promise<PageAnswer>) => {
+      stream.posted = stream.posted.then(async () => post(await answer));
+    };
     // The page before may have ended the stream (its last batch): what is asked after it is over.
     if (!streams.has(message.id)) {
-      if (message.type === "next") post(over(message.id));
+      if (message.type === "next") send(over(message.id));
     } else if (message.type === "close") end(message.id);
-    else post(await next(message.id, stream));
+    else send(await next(message.id, stream));
   });
 });
