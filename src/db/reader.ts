@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { LRUCache } from "lru-cache";
 import type pg from "pg";
 import type { Config, Timeouts } from "../config.ts";
+import { copyRows } from "./copy-binary.ts";
 import { pgModule, poolTimeouts } from "./pg-pool.ts";
 import { spanName, sqlTracer } from "./sql-tracing.ts";
 import { sqliteParams, sqliteText } from "./sqlite-text.ts";
@@ -55,8 +56,13 @@ export interface SqlReader {
    * PostgreSQL transaction holding a cursor, or a second SQLite connection whose statement stays
    * open between batches), which closes when the iteration ends, however it ends. Each batch is
    * read within the statement timeout, as any query.
+   *
+   * `copy` (PostgreSQL only): each batch is handed on as the rows of the binary COPY of the
+   * statement `copy` makes of it (src/db/copy-binary.ts: each value its bytes as sent, a bytea
+   * as stored), read on the cursor's connection after the batch: a bytea then travels as its
+   * bytes, not as hex text the server writes and the driver decodes.
    */
-  stream(sql: string, params: readonly unknown[], batch: number): AsyncGenerator<RawRow[]>;
+  stream(sql: string, params: readonly unknown[], batch: number, copy?: CopyOf): AsyncGenerator<RawRow[]>;
   /** Its connections now (for /metrics): open, idle, and requests waiting for one. */
   connections(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -133,9 +139,9 @@ function traced(reader: SqlReader): SqlReader {
         },
       );
     },
-    stream(sql: string, params: readonly unknown[], batch: number) {
+    stream(sql: string, params: readonly unknown[], batch: number, copy?: CopyOf) {
       const tracer = sqlTracer();
-      if (!tracer) return stream(sql, params, batch);
+      if (!tracer) return stream(sql, params, batch, copy);
       // The cursor's whole life, from its first batch to its close.
       const span = tracer.startSpan(spanName(sql), {
         kind: SpanKind.CLIENT,
@@ -144,7 +150,7 @@ function traced(reader: SqlReader): SqlReader {
       return (async function* () {
         let rows = 0;
         try {
-          for await (const chunk of stream(sql, params, batch)) {
+          for await (const chunk of stream(sql, params, batch, copy)) {
             rows += chunk.length;
             yield chunk;
           }
@@ -195,7 +201,8 @@ function sqliteReader(file: string, threads: number, { onQuery }: ReaderOptions)
       }
       return s.all(sqliteParams(params)) as RawRow[];
     },
-    async *stream(sql, params, batch) {
+    async *stream(sql, params, batch, copy) {
+      if (copy) throw new Error("a binary COPY is PostgreSQL's: SQLite reads its values as they are");
       onQuery?.(sql);
       // A connection of its own: better-sqlite3 runs nothing else on a connection while one of
       // its statements iterates, and the App rows of a batch are read meanwhile.
@@ -232,6 +239,18 @@ function sqliteReader(file: string, threads: number, { onQuery }: ReaderOptions)
       else db?.close();
     },
   };
+}
+
+/** What a stream's batch is read as by a binary COPY (SqlReader.stream): its statement, made of the batch. */
+export type CopyOf = (rows: RawRow[]) => string;
+
+/** The rows of a binary COPY of `statement` (a SELECT) on `client`, read whole. */
+async function copied(client: pg.PoolClient, statement: string): Promise<RawRow[]> {
+  const { to } = await import("pg-copy-streams");
+  const chunks: Buffer[] = [];
+  const out = client.query(to(`COPY (${statement}) TO STDOUT (FORMAT binary)`));
+  for await (const chunk of out) chunks.push(chunk as Buffer);
+  return copyRows(chunks);
 }
 
 /** TIMESTAMP(3) holds UTC without a zone: read it as UTC, not as the process's local time. */
@@ -278,7 +297,7 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
       const res = await pool.query({ name, text, values: values as unknown[], rowMode: "array" });
       return res.rows as RawRow[];
     },
-    async *stream(text, values, batch) {
+    async *stream(text, values, batch, copy) {
       onQuery?.(text);
       const client = await pool.connect();
       try {
@@ -289,21 +308,27 @@ function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: 
           text: `DECLARE export NO SCROLL CURSOR FOR ${text}`,
           values: values as unknown[],
         });
+        // A batch's rows, or (copy) its keys and then the binary COPY they make, asked at once:
+        // the COPY is queued on the connection as soon as its keys come, before the next FETCH.
         const fetch = () =>
-          client
-            .query({ text: `FETCH ${batch} FROM export`, rowMode: "array" })
-            .then((r) => r.rows as RawRow[]);
+          client.query({ text: `FETCH ${batch} FROM export`, rowMode: "array" }).then((r) => {
+            const rows = r.rows as RawRow[];
+            const held = { more: rows.length === batch, rows: Promise.resolve(rows) };
+            if (copy && rows.length) held.rows = copied(client, copy(rows));
+            held.rows.catch(() => {});
+            return held;
+          });
         // The next batch is fetched while this one is handed on: the database reads as the
         // consumer writes. (Awaited or, if the consumer stops first, dropped: marked handled.)
         let next = fetch();
         for (;;) {
-          const rows = await next;
-          const more = rows.length === batch;
+          const { more, rows } = await next;
           if (more) {
             next = fetch();
             next.catch(() => {});
           }
-          if (rows.length) yield rows;
+          const read = await rows;
+          if (read.length) yield read;
           if (!more) break;
         }
       } finally {

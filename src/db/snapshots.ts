@@ -4,7 +4,13 @@ import { appCountIndexOf, appIndexable } from "./app-count-index.ts";
 import { checkCatalogue, checkedReader, lacksAny } from "./catalogue-check.ts";
 import { countIndexOf } from "./count-index.ts";
 import { openSnapshotStore } from "./open-store.ts";
-import { openSnapshotReader, type QueryOptions, type ReaderOptions, type SqlReader } from "./reader.ts";
+import {
+  type CopyOf,
+  openSnapshotReader,
+  type QueryOptions,
+  type ReaderOptions,
+  type SqlReader,
+} from "./reader.ts";
 import { type ReadSource, Replicas } from "./replicas.ts";
 import type { SnapshotRow, SnapshotStore } from "./store.ts";
 import { isRecoveryConflict, isReplicaFailure } from "./unavailable.ts";
@@ -247,14 +253,14 @@ function withFallback(
         return failOver(e).all(sql, params, options);
       }
     },
-    async *stream(sql: string, params: readonly unknown[], batch: number) {
-      if (down && fallback) return yield* fallback.stream(sql, params, batch);
-      const rows = reader.stream(sql, params, batch);
+    async *stream(sql: string, params: readonly unknown[], batch: number, copy?: CopyOf) {
+      if (down && fallback) return yield* fallback.stream(sql, params, batch, copy);
+      const rows = reader.stream(sql, params, batch, copy);
       let first: IteratorResult<unknown[][]>;
       try {
         first = await rows.next();
       } catch (e) {
-        return yield* failOver(e).stream(sql, params, batch);
+        return yield* failOver(e).stream(sql, params, batch, copy);
       }
       if (first.done) return;
       yield first.value;

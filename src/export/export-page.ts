@@ -8,7 +8,9 @@ import {
 } from "graphql";
 import { LRUCache } from "lru-cache";
 import { type ReadContext, readContext } from "../context.ts";
-import { pieceOf, renderedJoin } from "../db/rendered.ts";
+import { int8Of } from "../db/copy-binary.ts";
+import type { RawRow } from "../db/reader.ts";
+import { pieceOf, RENDERED_TABLE, renderedJoin } from "../db/rendered.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { findStatement, sqlitePlan } from "../db/where-sql.ts";
 import type { DomainFilter } from "../query/domain-filter.ts";
@@ -284,22 +286,35 @@ export async function* renderedPieces(
   const args = listArgs(query);
   const where = await domainListWhere(readContext(served), args, null);
   const { sql } = served;
+  // PostgreSQL: the cursor reads the Domains' keys in order, and each batch's pieces come by a
+  // binary COPY (src/db/copy-binary.ts): a FETCH answered the pieces as hex text, the server
+  // writing it and the driver decoding it (src/db/reader.ts, `copy`).
+  const pg = sql.kind === "postgresql";
+  const copy = pg
+    ? (keys: RawRow[]) =>
+        `SELECT x."crc", x."len", x."body" FROM unnest('{${keys.map((k) => Number(k[0])).join(",")}}'::bigint[]) WITH ORDINALITY k("pk", "i") JOIN ${sql.table(RENDERED_TABLE)} x ON x."domain_pk" = k."pk" ORDER BY k."i"`
+    : undefined;
   for (const find of orderedReads(domainSortKeys(args), where)) {
-    const { text, params } = findStatement(
-      sql,
-      "domain",
-      find,
-      'x."crc", x."len", x."body"',
-      await sqlitePlan(sql, "domain", find),
-      renderedJoin(sql, "r."),
-    );
-    for await (let raw of sql.stream(text, params, BATCH)) {
-      if (skip) {
-        const passed = Math.min(skip, raw.length);
-        skip -= passed;
-        raw = raw.slice(passed);
-        if (!raw.length) continue;
-      }
+    const { text, params } = pg
+      ? findStatement(sql, "domain", find, 'r."pk"', await sqlitePlan(sql, "domain", find))
+      : findStatement(
+          sql,
+          "domain",
+          find,
+          'x."crc", x."len", x."body"',
+          await sqlitePlan(sql, "domain", find),
+          renderedJoin(sql, "r."),
+        );
+    // Domains passed over (a resumed job): on PostgreSQL, before their pieces are asked for.
+    const pass = (rows: RawRow[]) => {
+      const passed = Math.min(skip, rows.length);
+      skip -= passed;
+      return passed ? rows.slice(passed) : rows;
+    };
+    const copyOf = copy && ((keys: RawRow[]) => copy(pass(keys)));
+    for await (let raw of sql.stream(text, params, BATCH, copyOf)) {
+      raw = pass(raw);
+      if (!raw.length) continue;
       const n = raw.length;
       const crcs = new Uint32Array(n);
       const lens = new Uint32Array(n);
@@ -308,8 +323,8 @@ export async function* renderedPieces(
       let at = 0;
       for (let i = 0; i < n; i++) {
         const row = raw[i];
-        crcs[i] = Number(row[0]);
-        lens[i] = Number(row[1]);
+        crcs[i] = pg ? int8Of(row[0] as Buffer) : Number(row[0]);
+        lens[i] = pg ? int8Of(row[1] as Buffer) : Number(row[1]);
         const body = row[2] as Buffer;
         bodies[i] = body;
         at += body.length;
