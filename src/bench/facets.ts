@@ -1,13 +1,15 @@
+import { execFile } from "node:child_process";
 import { Agent, get } from "node:http";
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { promisify } from "node:util";
 import pg from "pg";
 import { loadConfig } from "../config.ts";
-import { countIndexOf } from "../db/count-index.ts";
 import { Snapshots } from "../db/snapshots.ts";
 import { DOMAIN_DIMENSIONS } from "../query/facets.ts";
+import { MALLOC_ENV } from "./measure.ts";
 import type { FacetExtra, FacetRow } from "./report.ts";
+
+const run = promisify(execFile);
 
 /**
  * The facets of `npm run bench` (issue 36): for the whole table and for each filter of the sort ×
@@ -172,15 +174,20 @@ function combinations(pool: readonly (readonly [string, string])[], n: number, s
   return out;
 }
 
-/** A full collection (the bench runs without --expose-gc: the flag is set for this one function). */
-function collect(): void {
-  setFlagsFromString("--expose-gc");
-  (runInNewContext("gc") as () => void)();
+/** What reading the index adds to RSS, measured in a process of its own (src/bench/index-memory.ts). */
+async function indexMemory(env: NodeJS.ProcessEnv): Promise<number | null> {
+  const { stdout } = await run(
+    process.execPath,
+    ["--expose-gc", "--import", "tsx", join(import.meta.dirname, "index-memory.ts")],
+    { env: { ...MALLOC_ENV, ...env }, maxBuffer: 1 << 20 },
+  );
+  const line = stdout.trim().split("\n").pop() ?? "";
+  return (JSON.parse(line) as { rssMb: number | null }).rssMb;
 }
 
 /**
  * The count index's size and build time, as the snapshot keeps them, and what reading it adds to a
- * process's RSS (this one's, after a full collection before and after; null: it has none).
+ * process's RSS (one of its own, as the gateway's image runs: indexMemory; null: it has none).
  */
 async function indexOf(env: NodeJS.ProcessEnv): Promise<FacetExtra["index"]> {
   const config = loadConfig(env);
@@ -197,21 +204,12 @@ async function indexOf(env: NodeJS.ProcessEnv): Promise<FacetExtra["index"]> {
     if (!rows) return null;
     const meta = rows.find((r) => r[0] === "meta")?.[2] as Uint8Array | undefined;
     const stored = meta ? JSON.parse(Buffer.from(meta).toString("utf8")) : {};
-    const rss = async () => {
-      for (let i = 0; i < 3; i++) {
-        collect();
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return process.memoryUsage().rss;
-    };
-    const before = await rss();
-    const index = await countIndexOf(served.sql);
-    const rssMb = index ? ((await rss()) - before) / 1e6 : Number.NaN;
+    const measured = await indexMemory(env);
     return {
       bytes: rows.reduce((s, r) => s + Number(r[1]), 0),
       buildMs: Number(stored.buildMs ?? Number.NaN),
       domains: Number(stored.n ?? Number.NaN),
-      rssMb,
+      rssMb: measured ?? Number.NaN,
     };
   } finally {
     await snapshots.close();

@@ -1,6 +1,12 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 
+/**
+ * glibc's malloc as the image sets it (docs/deploy/Dockerfile: buffers of 128 KB and more mmapped
+ * at a fixed threshold), for every process the bench starts: its gateways and the loader.
+ */
+export const MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: "131072" };
+
 export interface Measured {
   seconds: number;
   peakRssMb: number;
@@ -19,7 +25,7 @@ export async function runMeasured(
 ): Promise<Measured> {
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", script, ...args], {
-    env,
+    env: { ...MALLOC_ENV, ...env },
     stdio: ["ignore", "inherit", "inherit"],
   });
   let peakKb = 0;

@@ -14,7 +14,7 @@ import { planOf } from "../rest/route.ts";
 import { ROUTES } from "../rest/routes.ts";
 import { changesBench } from "./changes.ts";
 import { facetBench } from "./facets.ts";
-import { runMeasured } from "./measure.ts";
+import { MALLOC_ENV, runMeasured } from "./measure.ts";
 import { benchPeer, cpuMs } from "./peer.ts";
 import { freshPushEnv, pushBench } from "./push.ts";
 import {
@@ -222,7 +222,8 @@ function startProcess(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Pr
       : [];
   const child = spawn(process.execPath, [...flags, ...profile, ...entry], {
     cwd: root,
-    env,
+    // As the image runs it (docs/deploy/Dockerfile, test/deploy/deploy.test.ts), unless set.
+    env: { ...MALLOC_ENV, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -31,6 +31,14 @@ function gatewayEnvOfCompose(): Record<string, string> {
 }
 
 describe("deployment files (docs/deploy)", () => {
+  it("the image runs node with the malloc settings the bench's gateways run with", async () => {
+    const { MALLOC_ENV } = await import("../../src/bench/measure.ts");
+    const image = readFileSync(join(root, "docs/deploy/Dockerfile"), "utf8");
+    const entries = Object.entries(MALLOC_ENV);
+    expect(entries.length).toBeGreaterThan(0);
+    for (const [name, value] of entries) expect(image).toMatch(new RegExp(`^ENV ${name}=${value}$`, "m"));
+  });
+
   it("both files give the gateway settings that src/config.ts accepts, with replicas and the demo off", () => {
     const compose = gatewayEnvOfCompose();
     const objects = k8sObjects();
