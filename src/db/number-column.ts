@@ -67,7 +67,8 @@ export function encodeNumbers(values: ArrayLike<number>): NumberColumn {
     if (v > max) max = v;
   }
   const asDoubles = () => plainColumn(values instanceof Float64Array ? values : Float64Array.from(values));
-  if (!whole) return asDoubles();
+  // Distances beyond 2^53 are not exact in a double: nor would a code's value be.
+  if (!whole || max - min > Number.MAX_SAFE_INTEGER) return asDoubles();
   if (min === Number.POSITIVE_INFINITY) return coded("u8", new Uint8Array(n).fill(WIDEST.u8), 0, 1);
   let step = 0;
   for (let i = 0; i < n && step !== 1; i++) {
@@ -82,7 +83,12 @@ export function encodeNumbers(values: ArrayLike<number>): NumberColumn {
   const none = WIDEST[type];
   for (let i = 0; i < n; i++) {
     const v = values[i];
-    codes[i] = Number.isNaN(v) ? none : (v - min) / step;
+    if (Number.isNaN(v)) codes[i] = none;
+    else {
+      codes[i] = (v - min) / step;
+      // Exact by construction; checked, so that a column is never read back otherwise.
+      if (min + codes[i] * step !== v) return asDoubles();
+    }
   }
   return coded(type, codes, min, step);
 }
