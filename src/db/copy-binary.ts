@@ -15,36 +15,62 @@ const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 
 export type CopyValue = Buffer | null;
 
-/** Every row of a whole binary COPY output (its chunks, in order). */
+/**
+ * Every row of a whole binary COPY output (its chunks, in order). The chunks are read where they
+ * are: a value within one chunk is a view of it, and only a value (or a length) cut between two
+ * chunks is copied. Joining the chunks first copied every byte of an export's pieces once more
+ * (docs/performance.md, "Rendered records").
+ */
 export function copyRows(chunks: readonly Buffer[]): CopyValue[][] {
-  const data = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-  if (data.length < 19 || !data.subarray(0, 11).equals(SIGNATURE))
-    throw new Error("COPY: not PostgreSQL's binary format (no signature)");
-  const extension = data.readUInt32BE(15);
-  let at = 19 + extension;
-  const rows: CopyValue[][] = [];
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  let chunk = 0;
+  let at = 0;
+  /** Bytes read so far, for the messages. */
+  let read = 0;
   const need = (n: number) => {
-    if (at + n > data.length)
-      throw new Error(`COPY: the data ends within a row (at byte ${at} of ${data.length})`);
+    if (read + n > total) throw new Error(`COPY: the data ends within a row (at byte ${read} of ${total})`);
   };
+  /** The next `n` bytes: a view where they lie within one chunk, else a copy of them. */
+  const take = (n: number): Buffer => {
+    need(n);
+    read += n;
+    while (at === chunks[chunk].length) {
+      chunk++;
+      at = 0;
+    }
+    const c = chunks[chunk];
+    if (at + n <= c.length) {
+      at += n;
+      return c.subarray(at - n, at);
+    }
+    const out = Buffer.allocUnsafe(n);
+    for (let filled = 0; filled < n; ) {
+      while (at === chunks[chunk].length) {
+        chunk++;
+        at = 0;
+      }
+      const from = chunks[chunk];
+      const part = Math.min(n - filled, from.length - at);
+      from.copy(out, filled, at, at + part);
+      filled += part;
+      at += part;
+    }
+    return out;
+  };
+  if (total < 19 || !take(11).equals(SIGNATURE))
+    throw new Error("COPY: not PostgreSQL's binary format (no signature)");
+  take(4); // flags
+  take(take(4).readUInt32BE(0)); // the header extension
+  const rows: CopyValue[][] = [];
   for (;;) {
-    need(2);
-    const fields = data.readInt16BE(at);
-    at += 2;
+    const fields = take(2).readInt16BE(0);
     if (fields === -1) return rows;
     if (fields < 0) throw new Error(`COPY: a row of ${fields} fields`);
     const row: CopyValue[] = new Array(fields);
     for (let f = 0; f < fields; f++) {
-      need(4);
-      const len = data.readInt32BE(at);
-      at += 4;
-      if (len === -1) {
-        row[f] = null;
-        continue;
-      }
-      need(len);
-      row[f] = data.subarray(at, at + len);
-      at += len;
+      const len = take(4).readInt32BE(0);
+      if (len < -1) throw new Error(`COPY: a field of length ${len}`);
+      row[f] = len === -1 ? null : take(len);
     }
     rows.push(row);
   }

@@ -232,6 +232,13 @@ export interface Pieces {
   ends: Uint32Array;
 }
 
+/** A page of rendered pieces as an export reads them: each one's body (a view of what was read), CRC-32 and text length. */
+export interface ReadPieces {
+  bodies: Uint8Array[];
+  crcs: Uint32Array;
+  lens: Uint32Array;
+}
+
 /**
  * The pieces of every Domain whose key is in [from, to), in key order, for the rendered records of
  * a load (src/render.ts): each Domain's text with the default fields, as the export writes
@@ -282,7 +289,7 @@ export async function* renderedPieces(
   served: ServedSnapshot,
   query: ExportQuery,
   skip = 0,
-): AsyncGenerator<Pieces> {
+): AsyncGenerator<ReadPieces> {
   const args = listArgs(query);
   const where = await domainListWhere(readContext(served), args, null);
   const { sql } = served;
@@ -318,19 +325,16 @@ export async function* renderedPieces(
       const n = raw.length;
       const crcs = new Uint32Array(n);
       const lens = new Uint32Array(n);
-      const ends = new Uint32Array(n);
-      const bodies: Buffer[] = new Array(n);
-      let at = 0;
+      // Each body as it was read (a view of the COPY's output, or SQLite's own buffer): the page
+      // copies it once, into the joined stream (src/db/rendered.ts: joinPieces).
+      const bodies: Uint8Array[] = new Array(n);
       for (let i = 0; i < n; i++) {
         const row = raw[i];
         crcs[i] = pg ? int8Of(row[0] as Buffer) : Number(row[0]);
         lens[i] = pg ? int8Of(row[1] as Buffer) : Number(row[1]);
-        const body = row[2] as Buffer;
-        bodies[i] = body;
-        at += body.length;
-        ends[i] = at;
+        bodies[i] = row[2] as Buffer;
       }
-      yield { count: n, bytes: Buffer.concat(bodies, at), pks: new Float64Array(0), crcs, lens, ends };
+      yield { bodies, crcs, lens };
     }
   }
 }

@@ -8,7 +8,14 @@ import { renderedFor } from "../rest/rendered.ts";
 import { TextBytes } from "../rest/text-bytes.ts";
 import { type CsvPlan, domainCsvPlan } from "./csv.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
-import { type Batch, domainStream, type Pieces, renderedPieces, renderStream } from "./export-page.ts";
+import {
+  type Batch,
+  domainStream,
+  type Pieces,
+  type ReadPieces,
+  renderedPieces,
+  renderStream,
+} from "./export-page.ts";
 import type { PageAnswer, PageFormat, ReaderData, StreamMessage } from "./export-reader.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
@@ -27,12 +34,10 @@ let latest = "";
 interface Stream {
   location: string;
   /** Batches written here, or rendered pieces (src/db/rendered.ts) read as they are kept. */
-  pages: AsyncGenerator<Batch | Pieces>;
+  pages: AsyncGenerator<Batch | Pieces | ReadPieces>;
   format: PageFormat;
   /** The client takes gzip: rendered pieces are handed on compressed. */
   gzip: boolean;
-  /** A render stream (a load's): its pieces are handed on with their keys. */
-  render: boolean;
   /** Whether the snapshot's rendered records served this stream ("stale": another code's, not used). */
   rendered?: "fresh" | "stale";
   /** csv: the records of the stream's `fields`, written from each Domain's JSON line. */
@@ -91,7 +96,6 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
       pages: renderStream(served, message.from, message.to),
       format: "jsonl",
       gzip: false,
-      render: true,
       csv: null,
       turn: Promise.resolve(),
       posted: Promise.resolve(),
@@ -104,7 +108,6 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
     pages: undefined as unknown as Stream["pages"],
     format,
     gzip: message.gzip === true,
-    render: false,
     csv: format === "csv" ? domainCsvPlan(fields) : null,
     turn: Promise.resolve(),
     posted: Promise.resolve(),
@@ -141,24 +144,17 @@ const inflating = promisify(inflateRaw);
  * export's pieces are a quarter of its time to inflate, the rest reading them), so that on a
  * machine of more than one core an export is bound by the slower of the two, not their sum.
  */
-function piecesPage(id: number, stream: Stream, p: Pieces): PageAnswer | Promise<PageAnswer> {
-  const base = { id, count: p.count, done: false, rendered: stream.rendered };
-  if (stream.render) {
-    return { ...base, bytes: own(p.bytes), pieces: { pks: p.pks, crcs: p.crcs, lens: p.lens, ends: p.ends } };
+function piecesPage(id: number, stream: Stream, p: Pieces | ReadPieces): PageAnswer | Promise<PageAnswer> {
+  if (!("bodies" in p)) {
+    // A render stream's page: the pieces as they are, with their keys.
+    const { bytes, count, ...pieces } = p;
+    return { id, count, done: false, bytes: own(bytes), pieces };
   }
+  const base = { id, count: p.bodies.length, done: false, rendered: stream.rendered };
   // JSON Lines end each record with a newline; a JSON page joins them with a comma (a job joins
   // its pages). The joints are stored blocks between the pieces: one DEFLATE stream still.
   const json = stream.format === "json";
-  const joined = joinPieces(
-    p.bytes,
-    p.ends,
-    p.crcs,
-    p.lens,
-    p.count,
-    json ? COMMA_JOINT : NEWLINE_JOINT,
-    !json,
-    stream.gzip === true,
-  );
+  const joined = joinPieces(p.bodies, p.crcs, p.lens, json ? COMMA_JOINT : NEWLINE_JOINT, !json, stream.gzip);
   if (stream.gzip) return { ...base, bytes: own(joined.body), gzip: { crc: joined.crc, len: joined.len } };
   // One inflation for the whole page. Its length is known: one output chunk, not chunks joined by
   // a copy.
@@ -201,7 +197,7 @@ async function next(id: number, stream: Stream): Promise<PageAnswer | Promise<Pa
         done = true;
         break;
       }
-      if ("ends" in batch.value) {
+      if ("ends" in batch.value || "bodies" in batch.value) {
         // Rendered pieces come as pages of their own (a batch of them, never mixed with written ones).
         if (!count) return piecesPage(id, stream, batch.value);
         throw new Error("rendered pieces after written Domains in one stream");

@@ -30,12 +30,26 @@ describe.runIf(url)("a binary COPY's rows", () => {
     for (const cut of [
       [whole],
       [whole.subarray(0, 5), whole.subarray(5)],
+      // an empty chunk among them
+      [whole.subarray(0, 30), Buffer.alloc(0), whole.subarray(30)],
       [...whole].map((b) => Buffer.of(b)),
     ]) {
       const rows = copyRows(cut);
       expect(rows.map((r) => int8Of(r[0]))).toEqual([-7, 1, 4294967301]);
       expect(rows.map((r) => r[1] && [...r[1]])).toEqual([null, [0, 255, 10, 13], []]);
       expect(rows.map((r) => r[2]?.toString("utf8") ?? null)).toEqual(["x", "é", null]);
+    }
+  });
+
+  it("are the same wherever one cut falls, even within a length or the signature", async () => {
+    const whole = Buffer.concat(
+      await copyOf(`SELECT g::bigint, decode(repeat('ab', g), 'hex') FROM generate_series(0, 40) g`),
+    );
+    const expected = copyRows([whole]).map((r) => [int8Of(r[0]), r[1]?.toString("hex")]);
+    expect(expected).toHaveLength(41);
+    for (let cut = 1; cut < whole.length; cut++) {
+      const rows = copyRows([whole.subarray(0, cut), whole.subarray(cut)]);
+      expect(rows.map((r) => [int8Of(r[0]), r[1]?.toString("hex")])).toEqual(expected);
     }
   });
 
