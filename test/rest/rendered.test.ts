@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { crc32, gunzipSync, inflateRawSync, constants as zlibConstants } from "node:zlib";
 import fc from "fast-check";
@@ -15,6 +17,7 @@ import {
   RENDERED_STAMP,
 } from "../../src/db/rendered.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
+import { createHttpServer } from "../../src/http.ts";
 import { createLogger } from "../../src/logger.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
 import { renderSnapshot } from "../../src/render.ts";
@@ -170,6 +173,79 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     const whole = await same("/domain/export");
     expect(whole.split("\n").length).toBe(301);
     expect(await counted("export", "fresh")).toBeGreaterThan(before + 299);
+  });
+
+  it.runIf(kind === "postgresql")(
+    "PostgreSQL keeps the pieces in rank order, each within its row, and nothing of the load's copy",
+    async () => {
+      const served = await api.snapshots.current();
+      const db = api.db.config.database;
+      if (!served || db.kind !== "postgresql") throw new Error("nothing served on PostgreSQL");
+      const s = `"${served.snapshot.location}"`;
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        const q = async (text: string) => (await client.query({ text, rowMode: "array" })).rows;
+        // The table's own order (its rows' places), against List Domains' default order.
+        const laid = (await q(`SELECT "domain_pk" FROM ${s}."domain_rendered" ORDER BY ctid`)).map(Number);
+        const ranked = (await q(`SELECT "pk" FROM ${s}."domain" ORDER BY "rank", "pk"`)).map(Number);
+        expect(laid).toHaveLength(300);
+        expect(laid).toEqual(ranked);
+        // Pieces longer than PostgreSQL's usual 2 KB threshold are in the test's data, and none
+        // went to the TOAST relation.
+        const [[longest, toast]] = await q(
+          `SELECT max(length("body")), pg_relation_size((SELECT reltoastrelid FROM pg_class WHERE oid = '${s}."domain_rendered"'::regclass)) FROM ${s}."domain_rendered"`,
+        );
+        expect(Number(longest)).toBeGreaterThan(2100);
+        expect(Number(toast)).toBe(0);
+        expect((await q(`SELECT to_regclass('${s}."domain_rendered_staging"')`))[0][0]).toBeNull();
+      } finally {
+        await client.end();
+      }
+    },
+  );
+
+  it("an export over a real socket to a slow client (its pages through the ring, each slot freed once written) is the same text", async () => {
+    const server = createHttpServer(api.app.listener);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const slow = (path: string, headers: Record<string, string> = {}) =>
+        new Promise<Buffer>((resolve, reject) => {
+          httpRequest({ port, host: "127.0.0.1", path: `/json/api/v1/all${path}`, headers }, (res) => {
+            const got: Buffer[] = [];
+            res.pause();
+            const timer = setInterval(() => {
+              for (let c = res.read(65536); c; c = res.read(65536)) got.push(c);
+            }, 2);
+            res.on("readable", () => {});
+            res.on("end", () => {
+              clearInterval(timer);
+              resolve(Buffer.concat(got));
+            });
+            res.on("error", reject);
+          })
+            .on("error", reject)
+            .end();
+        });
+      const auth = { authorization: `Bearer ${api.key}` };
+      // The default fields (rendered pieces, inflated or as gzip) and a wide selection (written pages).
+      for (const path of [
+        "/domain/export",
+        "/domain/export?fields=*,most_recently_published_product,apps.name,apps.plans.name,technologies",
+      ]) {
+        const expected = await (await api.app.fetch(`${BASE}${path}`)).text();
+        expect((await slow(path, auth)).toString("utf8")).toBe(expected);
+      }
+      const gz = await slow("/domain/export", { ...auth, "accept-encoding": "gzip" });
+      expect(gunzipSync(gz).toString("utf8")).toBe(
+        await (await api.app.fetch(`${BASE}/domain/export`)).text(),
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("an export asked with gzip is the rendered pieces in one gzip member, the same text inflated", async () => {
