@@ -22,7 +22,7 @@ import { DOMAIN_QUERY, DOMAIN_TABLES, optionOf } from "../rest/inputs.ts";
 import type { Options } from "../rest/options.ts";
 import { type Route, selectionOf } from "../rest/route.ts";
 import { domainNamesDocument } from "../rest/routes.ts";
-import type { ExportReader, Page, PageFormat } from "./export-reader.ts";
+import type { ExportReader, Page, PageFormat, PageWire } from "./export-reader.ts";
 
 /**
  * What Export Domains and `cursor=all` jobs share (src/export/export.ts, src/export/cursor-all.ts):
@@ -106,8 +106,8 @@ export async function* domainPages(
   from = 0,
   /** The snapshot a job was started on: a resumed job reads it or none (410). */
   snapshotVersion?: number,
-  /** The client takes gzip: rendered records come compressed (each page's `gzip`). */
-  gzip = false,
+  /** How the pages go to the client (src/export/export-reader.ts: PageWire). */
+  wire: PageWire = {},
 ): AsyncGenerator<Page> {
   // Draws on no budget: starting the export or the job did (once a minute).
   const result = await deps.execute(
@@ -128,7 +128,7 @@ export async function* domainPages(
   // found it (a job resumed on another gateway reads it again, as it is then).
   const variables = await withListNames(deps, request, q.variables, served);
   try {
-    for await (const page of deps.reader.stream(readAt(served), q.fields, variables, format, from, gzip)) {
+    for await (const page of deps.reader.stream(readAt(served), q.fields, variables, format, from, wire)) {
       await deps.beforePage?.();
       const now = await deps.version();
       if (now !== version) throw expired(version, now);

@@ -7,6 +7,7 @@ import type { SnapshotRow } from "../db/store.ts";
 import type { Logger } from "../logger.ts";
 import { fromRoot } from "../root.ts";
 import type { ExportQuery } from "./export-page.ts";
+import { fromRing, newRing, RING_SLOTS } from "./page-ring.ts";
 
 /**
  * The Domains of exports and cursor=all jobs, read and written (domainStream: one database cursor,
@@ -43,6 +44,8 @@ export type StreamMessage =
        * its pieces as they are (each page's `gzip`), for the caller to frame as one gzip member.
        */
       gzip?: boolean;
+      /** Pages come through this ring where they fit (src/export/page-ring.ts). */
+      ring?: SharedArrayBuffer;
     }
   /** The rendered pieces of the Domains whose key is in [from, to), for a load (src/export/render.ts). */
   | { type: "render"; id: number; snapshot: SnapshotRow; url?: string; from: number; to: number }
@@ -69,6 +72,11 @@ export interface Page {
   gzip?: { crc: number; len: number };
   /** A render stream's page: each piece's key, CRC-32, text length and end in `bytes`. */
   pieces?: { pks: Float64Array; crcs: Uint32Array; lens: Uint32Array; ends: Uint32Array };
+  /**
+   * The page is a view of a slot of the stream's ring (src/export/page-ring.ts): called once the
+   * bytes are written (src/ops/access-log.ts, whenWritten), it frees the slot for a later page.
+   */
+  release?: () => void;
 }
 
 /**
@@ -77,8 +85,18 @@ export interface Page {
  * from a fault of ours on this side. A failed stream is over.
  */
 export type PageAnswer =
-  | ({ id: number; done: boolean } & Page)
+  | ({ id: number; done: boolean; ringed?: { slot: number; length: number } } & Page)
   | { id: number; error: { message: string; stack?: string; code?: string } };
+
+/**
+ * How a stream's pages go to the client: `gzip`, the client takes gzip (rendered records then come
+ * compressed, each page's `gzip`); `ring`, each page is written to the socket as it is, so that it
+ * can come through a ring (src/export/page-ring.ts) and be released once written.
+ */
+export interface PageWire {
+  gzip?: boolean;
+  ring?: boolean;
+}
 
 export interface ReaderData {
   database: Database;
@@ -109,6 +127,8 @@ export class ExportReader {
   private worker: Worker | null = null;
   /** Per open stream, the pages asked for and not yet answered, in order. */
   private readonly waiting = new Map<number, Waiting[]>();
+  /** Per open stream with one, its ring of pages (src/export/page-ring.ts). */
+  private readonly rings = new Map<number, SharedArrayBuffer>();
   private seq = 0;
   private idle: NodeJS.Timeout | null = null;
   private closed = false;
@@ -117,6 +137,8 @@ export class ExportReader {
     private readonly data: ReaderData,
     private readonly logger: Logger,
     private readonly idleMs = IDLE_MS,
+    /** Slots of each stream's ring (src/export/page-ring.ts). */
+    private readonly ringSlots = RING_SLOTS,
   ) {}
 
   /** Whether a worker thread is running (tests). */
@@ -135,7 +157,7 @@ export class ExportReader {
     query: ExportQuery,
     format: PageFormat,
     skip = 0,
-    gzip = false,
+    { gzip = false, ring = false }: PageWire = {},
   ): AsyncGenerator<Page> {
     yield* this.pages({
       type: "open",
@@ -149,6 +171,7 @@ export class ExportReader {
       format,
       skip,
       gzip,
+      ...(ring ? { ring: newRing(this.ringSlots) } : {}),
     });
   }
 
@@ -165,6 +188,7 @@ export class ExportReader {
     const id = this.seq++;
     const queue: Waiting[] = [];
     this.waiting.set(id, queue);
+    if (message.type === "open" && message.ring) this.rings.set(id, message.ring);
     // A thread with nothing to do must not keep the process alive; one reading must.
     worker.ref();
     worker.postMessage({ ...message, id } satisfies StreamMessage);
@@ -192,6 +216,7 @@ export class ExportReader {
       throw e;
     } finally {
       this.waiting.delete(id);
+      this.rings.delete(id);
       if (!done && this.worker === worker) worker.postMessage({ type: "close", id } satisfies StreamMessage);
       if (!this.waiting.size && this.worker === worker) this.rest(worker);
     }
@@ -206,8 +231,14 @@ export class ExportReader {
       if ("error" in answer) waiting.reject(Object.assign(new Error(answer.error.message), answer.error));
       else if (answer.done) waiting.resolve(null);
       else {
-        const { id: _id, done: _done, ...page } = answer;
-        waiting.resolve(page);
+        const { id: _id, done: _done, ringed, ...page } = answer;
+        const ring = ringed && this.rings.get(answer.id);
+        if (ringed && !ring)
+          waiting.reject(new Error("a page came through the ring of a stream that has none"));
+        else {
+          if (ring && ringed) Object.assign(page, fromRing(ring, ringed.slot, ringed.length));
+          waiting.resolve(page);
+        }
       }
     });
     worker.on("error", (err) => {

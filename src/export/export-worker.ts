@@ -17,6 +17,7 @@ import {
   renderStream,
 } from "./export-page.ts";
 import type { PageAnswer, PageFormat, ReaderData, StreamMessage } from "./export-reader.ts";
+import { intoRing } from "./page-ring.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
 
@@ -38,6 +39,8 @@ interface Stream {
   format: PageFormat;
   /** The client takes gzip: rendered pieces are handed on compressed. */
   gzip: boolean;
+  /** The stream's ring (src/export/page-ring.ts): its pages go through it where they fit. */
+  ring?: SharedArrayBuffer;
   /** Whether the snapshot's rendered records served this stream ("stale": another code's, not used). */
   rendered?: "fresh" | "stale";
   /** csv: the records of the stream's `fields`, written from each Domain's JSON line. */
@@ -55,10 +58,20 @@ const streams = new Map<number, Stream>();
 /** What a stream that is over answers to any further `next`. */
 const over = (id: number): PageAnswer => ({ id, count: 0, bytes: new Uint8Array(), done: true });
 
-function post(answer: PageAnswer): void {
-  // A page's bytes are moved to the server's thread, not copied.
-  parentPort?.postMessage(answer, "bytes" in answer ? [answer.bytes.buffer as ArrayBuffer] : []);
+function post(answer: PageAnswer, ring?: SharedArrayBuffer): void {
+  if (!("bytes" in answer)) {
+    parentPort?.postMessage(answer);
+    return;
+  }
+  // Through the stream's ring where a slot is free and the page fits (src/export/page-ring.ts);
+  // else the page's bytes are moved to the server's thread, not copied.
+  const slot = ring && answer.bytes.byteLength ? intoRing(ring, answer.bytes) : null;
+  if (slot !== null) {
+    const { bytes, ...rest } = answer;
+    parentPort?.postMessage({ ...rest, bytes: EMPTY, ringed: { slot, length: bytes.byteLength } });
+  } else parentPort?.postMessage(answer, [answer.bytes.buffer as ArrayBuffer]);
 }
+const EMPTY = new Uint8Array(0);
 
 function failure(id: number, e: unknown): PageAnswer {
   const err = e instanceof Error ? e : new Error(String(e));
@@ -108,6 +121,7 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
     pages: undefined as unknown as Stream["pages"],
     format,
     gzip: message.gzip === true,
+    ...(message.ring ? { ring: message.ring } : {}),
     csv: format === "csv" ? domainCsvPlan(fields) : null,
     turn: Promise.resolve(),
     posted: Promise.resolve(),
@@ -255,7 +269,7 @@ parentPort?.on("message", (message: StreamMessage) => {
   stream.turn = stream.turn.then(async () => {
     // Every answer of a stream is posted after the ones before it (a page may be inflating).
     const send = (answer: PageAnswer | Promise<PageAnswer>) => {
-      stream.posted = stream.posted.then(async () => post(await answer));
+      stream.posted = stream.posted.then(async () => post(await answer, stream.ring));
     };
     // The page before may have ended the stream (its last batch): what is asked after it is over.
     if (!streams.has(message.id)) {

@@ -1,6 +1,7 @@
 import { isRequest } from "../auth/plugin.ts";
 import { crc32Combine, GZIP_HEADER, gzipTrailer } from "../db/rendered.ts";
 import { apiError } from "../errors.ts";
+import { whenWritten } from "../ops/access-log.ts";
 import { chooseEncoding } from "../ops/compression.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 import { failMidStream } from "../rest/errors.ts";
@@ -38,8 +39,14 @@ async function exportStream(
   format: "jsonl" | "csv",
 ): Promise<Answer> {
   // A client that takes gzip gets rendered records as they are kept (src/db/rendered.ts).
-  const gzip = format === "jsonl" && chooseEncoding(request.headers.get("accept-encoding")) === "gzip";
-  const pages = domainPages(deps, request, q, format, "export", 0, undefined, gzip);
+  const encoding = chooseEncoding(request.headers.get("accept-encoding"));
+  const gzip = format === "jsonl" && encoding === "gzip";
+  // Pages the answer writes as they are (not through a compressor) come through a ring of buffers
+  // (src/export/page-ring.ts), each slot freed when its page is written (whenWritten).
+  const pages = domainPages(deps, request, q, format, "export", 0, undefined, {
+    gzip,
+    ring: gzip || !encoding,
+  });
   let pending: IteratorResult<Page> | null = await pages.next();
   // The first page tells whether the pages are compressed: then the answer is one gzip member,
   // its header before the first page, its trailer (CRC-32 and length, combined) after the last.
@@ -83,7 +90,10 @@ async function exportStream(
           if (!piece) throw new Error("an export's pages came compressed and then not");
           member = { crc: crc32Combine(member.crc, piece.crc, piece.len), len: member.len + piece.len };
         }
-        if (next.value.count) controller.enqueue(next.value.bytes);
+        const { bytes, release } = next.value;
+        if (release) whenWritten(bytes, release);
+        if (next.value.count) controller.enqueue(bytes);
+        else release?.();
       } catch (e) {
         if (!dropped) failMidStream(controller, e, request, deps.logger);
       }

@@ -92,6 +92,19 @@ export class CountingResponse<R extends IncomingMessage = IncomingMessage> exten
   // biome-ignore lint/suspicious/noExplicitAny: ServerResponse.write's overloads
   override write(chunk: any, ...rest: any[]): boolean {
     this.bytesSent += byteLength(chunk, rest[0]);
+    const done = chunk instanceof Uint8Array ? written.get(chunk) : undefined;
+    if (done) {
+      written.delete(chunk);
+      // Called by Node once the socket has taken the bytes, or with an error if it never will.
+      const at = rest.findIndex((a) => typeof a === "function");
+      const callback = at === -1 ? undefined : (rest[at] as (err?: Error | null) => void);
+      const wrapped = (err?: Error | null) => {
+        done();
+        callback?.(err);
+      };
+      if (at === -1) rest.push(wrapped);
+      else rest[at] = wrapped;
+    }
     return (super.write as (...a: unknown[]) => boolean)(chunk, ...rest);
   }
 
@@ -100,6 +113,19 @@ export class CountingResponse<R extends IncomingMessage = IncomingMessage> exten
     if (typeof chunk !== "function") this.bytesSent += byteLength(chunk, rest[0]);
     return (super.end as (...a: unknown[]) => this)(chunk, ...rest);
   }
+}
+
+/** What to call once a chunk is written to its socket (whenWritten). */
+const written = new WeakMap<Uint8Array, () => void>();
+
+/**
+ * `done` is called once `chunk`, written to a response of this server, has been taken by its socket
+ * (or never will be: the connection failed): the moment its buffer may be used again
+ * (src/export/page-ring.ts). A chunk never written to a response (the answer was dropped, or
+ * compressed on the way) never calls it.
+ */
+export function whenWritten(chunk: Uint8Array, done: () => void): void {
+  written.set(chunk, done);
 }
 
 function byteLength(chunk: unknown, encoding: unknown): number {

@@ -253,6 +253,42 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
       });
     });
 
+    it("hands pages through the stream's ring while a slot is free, moves them while none is, and loses no byte", async () => {
+      const s = await served();
+      // Wide lines, so that the stream takes several pages (of about 256 KB).
+      const fields =
+        "*,most_recently_published_product,apps.name,apps.plans.name,apps.categories,technologies";
+      const plain = await read(s.snapshot, fields, {}, "jsonl");
+      const ringed = new ExportReader(
+        { database: api.db.config.database, timeouts: api.db.config.timeouts },
+        createLogger(api.db.config),
+        200,
+        1,
+      );
+      const decoder = new TextDecoder();
+      try {
+        // Nothing released: the one slot holds the first page, and the rest are moved.
+        const kept: { text: string; release?: () => void }[] = [];
+        for await (const page of ringed.stream(s.snapshot, fields, {}, "jsonl", 0, { ring: true }))
+          kept.push({ text: decoder.decode(page.bytes), release: page.release });
+        expect(kept.length).toBeGreaterThan(1);
+        expect(kept.map((p) => p.release !== undefined)).toEqual(kept.map((_p, i) => i === 0));
+        expect(kept.map((p) => p.text).join("")).toBe(plain.text);
+        // Each page released once read: every page is still its own.
+        const texts: string[] = [];
+        let through = 0;
+        for await (const page of ringed.stream(s.snapshot, fields, {}, "jsonl", 0, { ring: true })) {
+          texts.push(decoder.decode(page.bytes));
+          if (page.release) through++;
+          page.release?.();
+        }
+        expect(texts.join("")).toBe(plain.text);
+        expect(through).toBeGreaterThan(0);
+      } finally {
+        await ringed.close();
+      }
+    });
+
     it("streams the Domains in the order List Domains pages them, for every sort", async () => {
       const app = withKey(createApp(api.db.config, api.snapshots), api.key);
       apps.push(app);
