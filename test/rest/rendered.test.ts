@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { crc32, gunzipSync, inflateRawSync, constants as zlibConstants } from "node:zlib";
@@ -23,6 +22,7 @@ import { Metrics } from "../../src/ops/metrics.ts";
 import { renderSnapshot } from "../../src/render.ts";
 import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { slowGet } from "../support/raw-http.ts";
 
 // Rendered records (src/db/rendered.ts, docs/decisions.md "Rendered records"): every answer with
 // the default fields copied from the text rendered at load, held byte for byte to the resolver
@@ -212,23 +212,7 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     try {
       const { port } = server.address() as AddressInfo;
       const slow = (path: string, headers: Record<string, string> = {}) =>
-        new Promise<Buffer>((resolve, reject) => {
-          httpRequest({ port, host: "127.0.0.1", path: `/json/api/v1/all${path}`, headers }, (res) => {
-            const got: Buffer[] = [];
-            res.pause();
-            const timer = setInterval(() => {
-              for (let c = res.read(65536); c; c = res.read(65536)) got.push(c);
-            }, 2);
-            res.on("readable", () => {});
-            res.on("end", () => {
-              clearInterval(timer);
-              resolve(Buffer.concat(got));
-            });
-            res.on("error", reject);
-          })
-            .on("error", reject)
-            .end();
-        });
+        slowGet(port, `/json/api/v1/all${path}`, headers);
       const auth = { authorization: `Bearer ${api.key}` };
       // The default fields (rendered pieces, inflated or as gzip) and a wide selection (written pages).
       for (const path of [

@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { connect } from "node:net";
 
 /** One HTTP/1.1 response as it came off the socket. */
@@ -130,5 +131,37 @@ export function rawExchange(port: number, bytes: string | Buffer, patienceMs = 2
       clearTimeout(timer);
       resolve(received.toString("latin1"));
     });
+  });
+}
+
+/**
+ * The body of a GET to 127.0.0.1:`port`, read by a slow client (64 KB every `everyMs`): the
+ * server's socket cannot take what it writes at once, so its writes wait on the client.
+ */
+export function slowGet(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+  everyMs = 2,
+): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    request({ port, host: "127.0.0.1", path, headers }, (res) => {
+      const got: Buffer[] = [];
+      res.pause();
+      const timer = setInterval(() => {
+        for (let c = res.read(65536); c; c = res.read(65536)) got.push(c);
+      }, everyMs);
+      res.on("readable", () => {});
+      res.on("end", () => {
+        clearInterval(timer);
+        resolve(Buffer.concat(got));
+      });
+      res.on("error", (e) => {
+        clearInterval(timer);
+        reject(e);
+      });
+    })
+      .on("error", reject)
+      .end();
   });
 }
