@@ -63,10 +63,10 @@ export function renderedTableStatements(kind: SqlReader["kind"], table: (name: s
  *   of to any of its pages (which, at a million Domains, are not all in PostgreSQL's buffers);
  * - each piece within its row (toast_tuple_target at its largest): a piece is about 2 KB, which
  *   PostgreSQL would otherwise move to the table's TOAST relation, read through an index of its
- *   own, row by row (only a piece of more than about 8 KB still goes there). The pieces are
- *   compressed already: later writes are told not to compress them again (EXTERNAL), and a piece
- *   of at most 8 KB is never tried. The measurements are in docs/performance.md ("Rendered
- *   records").
+ *   own, row by row (only a piece of more than about 8 KB still goes there). A row below that
+ *   target is never tried for compression either; the table is written once, here, so no later
+ *   write needs telling (the staging table is EXTERNAL). The measurements are in
+ *   docs/performance.md ("Rendered records").
  */
 export function renderedLayout(table: (name: string) => string): string[] {
   const rendered = table(RENDERED_TABLE);
@@ -75,7 +75,6 @@ export function renderedLayout(table: (name: string) => string): string[] {
     // INSERT would put a short piece back into an earlier page with room for it (75 rows out of
     // place on average, measured on 50,000 Domains).
     `CREATE TABLE ${rendered} WITH (toast_tuple_target = 8160) AS SELECT x.* FROM ${table(RENDERED_STAGING)} x JOIN ${table("domain")} d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
-    `ALTER TABLE ${rendered} ALTER COLUMN "body" SET STORAGE EXTERNAL`,
     `ALTER TABLE ${rendered} ADD PRIMARY KEY ("domain_pk")`,
     `DROP TABLE ${table(RENDERED_STAGING)}`,
   ];

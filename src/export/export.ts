@@ -91,9 +91,11 @@ async function exportStream(
           member = { crc: crc32Combine(member.crc, piece.crc, piece.len), len: member.len + piece.len };
         }
         const { bytes, release } = next.value;
-        if (release) whenWritten(bytes, release);
-        if (next.value.count) controller.enqueue(bytes);
-        else release?.();
+        if (!next.value.count) release?.();
+        else {
+          if (release) whenWritten(bytes, release);
+          controller.enqueue(bytes);
+        }
       } catch (e) {
         if (!dropped) failMidStream(controller, e, request, deps.logger);
       }
