@@ -50,7 +50,7 @@ export async function renderSnapshot(
       const to = Math.min(range.to, from + step);
       parts.push(
         (async () => {
-          for await (const page of reader.render(snapshot, from, to)) {
+          for await (const page of reader.render(snapshot, from, to, sink.text)) {
             options.signal?.throwIfAborted();
             if (!page.pieces) throw new Error("a render page came without its pieces");
             await sink.write({ bytes: page.bytes, ...page.pieces });

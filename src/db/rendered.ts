@@ -30,6 +30,14 @@ export const RENDERED_STAMP = "domain_rendered_stamp";
 export const RENDERED_STAGING = "domain_rendered_staging";
 
 /**
+ * PostgreSQL: each Domain's text itself, beside its piece: (domain_pk, text), the text compressed
+ * by PostgreSQL with lz4 (its TOAST compression), which it decompresses at GB/s where inflating a
+ * piece costs the gateway about 40 µs of CPU. An export that does not take gzip reads it, and
+ * copies bytes; one that takes gzip reads the pieces (docs/decisions.md, "Rendered records").
+ */
+export const RENDERED_TEXT = "domain_rendered_text";
+
+/**
  * The statements that make the (empty) tables: on SQLite, RENDERED_TABLE itself; on PostgreSQL,
  * the table the pieces are copied into as they are rendered (renderedLayout makes RENDERED_TABLE
  * of it).
@@ -46,13 +54,34 @@ export function renderedTableStatements(kind: SqlReader["kind"], table: (name: s
     ];
   return [
     `DROP TABLE IF EXISTS ${table(RENDERED_TABLE)}`,
+    `DROP TABLE IF EXISTS ${table(RENDERED_TEXT)}`,
     `DROP TABLE IF EXISTS ${table(RENDERED_STAMP)}`,
     `DROP TABLE IF EXISTS ${table(RENDERED_STAGING)}`,
-    // Written once and read only by renderedLayout: not worth the WAL.
-    `CREATE UNLOGGED TABLE ${table(RENDERED_STAGING)} ("domain_pk" bigint NOT NULL, "crc" bigint NOT NULL, "len" bigint NOT NULL, "body" bytea NOT NULL)`,
+    // Written once and read only by renderedLayout: not worth the WAL. The pieces are compressed
+    // already; the text is compressed here, as it is copied in, and stays so when laid out.
+    `CREATE UNLOGGED TABLE ${table(RENDERED_STAGING)} ("domain_pk" bigint NOT NULL, "crc" bigint NOT NULL, "len" bigint NOT NULL, "body" bytea NOT NULL, "text" bytea NOT NULL)`,
     `ALTER TABLE ${table(RENDERED_STAGING)} ALTER COLUMN "body" SET STORAGE EXTERNAL`,
     stamp("bigint"),
   ];
+}
+
+/**
+ * PostgreSQL: the staging table's text compressed with lz4, where the server was built with it
+ * (PostgreSQL 14 and later, --with-lz4; Debian's and the official images are); else it keeps
+ * PostgreSQL's default (pglz), slower to read but the same text. Returns the method used.
+ */
+export async function compressTextWith(
+  query: (text: string) => Promise<unknown>,
+  table: (name: string) => string,
+): Promise<"lz4" | "pglz"> {
+  try {
+    await query(`ALTER TABLE ${table(RENDERED_STAGING)} ALTER COLUMN "text" SET COMPRESSION lz4`);
+    return "lz4";
+  } catch (e) {
+    // 0A000: feature_not_supported ("compression method lz4 not supported").
+    if ((e as { code?: string }).code === "0A000") return "pglz";
+    throw e;
+  }
 }
 
 /**
@@ -70,12 +99,18 @@ export function renderedTableStatements(kind: SqlReader["kind"], table: (name: s
  */
 export function renderedLayout(table: (name: string) => string): string[] {
   const rendered = table(RENDERED_TABLE);
+  const text = table(RENDERED_TEXT);
   return [
     // CREATE TABLE AS writes its rows in the order they come, each page after the last: an
     // INSERT would put a short piece back into an earlier page with room for it (75 rows out of
     // place on average, measured on 50,000 Domains).
-    `CREATE TABLE ${rendered} WITH (toast_tuple_target = 8160) AS SELECT x.* FROM ${table(RENDERED_STAGING)} x JOIN ${table("domain")} d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
+    `CREATE TABLE ${rendered} WITH (toast_tuple_target = 8160) AS SELECT x."domain_pk", x."crc", x."len", x."body" FROM ${table(RENDERED_STAGING)} x JOIN ${table("domain")} d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
     `ALTER TABLE ${rendered} ADD PRIMARY KEY ("domain_pk")`,
+    // The texts the same way, in a table of their own (an export reads one form or the other).
+    // Each text comes compressed as the staging table keeps it, and is not compressed again: a
+    // row below the target is stored as it comes.
+    `CREATE TABLE ${text} WITH (toast_tuple_target = 8160) AS SELECT x."domain_pk", x."text" FROM ${table(RENDERED_STAGING)} x JOIN ${table("domain")} d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
+    `ALTER TABLE ${text} ADD PRIMARY KEY ("domain_pk")`,
     `DROP TABLE ${table(RENDERED_STAGING)}`,
   ];
 }
@@ -273,6 +308,11 @@ export interface RenderedInfo {
   records: number;
   bytes: number;
   ms: number;
+  /**
+   * PostgreSQL: the texts are kept too (RENDERED_TEXT). A snapshot rendered before they were has
+   * only the pieces, which are served as before.
+   */
+  text: boolean;
 }
 
 /** How long a reader trusts "no rendered records" before asking again (npm run load -- --render adds them). */
@@ -308,10 +348,10 @@ async function readInfo(sql: SqlReader): Promise<RenderedInfo | null> {
   if (lacksAny(sql.catalogue)) return null;
   const exists =
     sql.kind === "postgresql"
-      ? await sql.all("SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL", [
-          sql.table(RENDERED_TABLE),
-          sql.table(RENDERED_STAMP),
-        ])
+      ? await sql.all(
+          "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL, to_regclass($3) IS NOT NULL",
+          [sql.table(RENDERED_TABLE), sql.table(RENDERED_STAMP), sql.table(RENDERED_TEXT)],
+        )
       : await sql.all("SELECT count(*) = 2 FROM sqlite_master WHERE type = 'table' AND name IN ($1, $2)", [
           RENDERED_TABLE,
           RENDERED_STAMP,
@@ -323,22 +363,35 @@ async function readInfo(sql: SqlReader): Promise<RenderedInfo | null> {
   );
   const row = rows[0];
   if (!row) return null;
-  return { stamp: String(row[0]), records: Number(row[1]), bytes: Number(row[2]), ms: Number(row[3]) };
+  return {
+    stamp: String(row[0]),
+    records: Number(row[1]),
+    bytes: Number(row[2]),
+    ms: Number(row[3]),
+    text: exists[0]?.[1] === true,
+  };
 }
 
 /** The join that gives the Domain aliased `alias` its piece (aliased x). */
 export const renderedJoin = (sql: SqlReader, alias: string) =>
   ` JOIN ${sql.table(RENDERED_TABLE)} x ON x."domain_pk" = ${alias}"pk"`;
 
-/** Where a load's rendering writes the pieces: the new snapshot's RENDERED_TABLE. */
+/** Where a load's rendering writes the pieces: the new snapshot's RENDERED_TABLE (and RENDERED_TEXT). */
 export interface RenderedSink {
-  /** Writes a page of pieces (bodies joined in `bytes`, each ending at `ends[i]`). */
+  /** Whether it keeps the texts too: its pages must then carry them (`texts`, `textEnds`). */
+  readonly text: boolean;
+  /**
+   * Writes a page of pieces (bodies joined in `bytes`, each ending at `ends[i]`), and where the
+   * sink keeps them, their texts (joined in `texts`, each ending at `textEnds[i]`).
+   */
   write(page: {
     bytes: Uint8Array;
     pks: Float64Array;
     crcs: Uint32Array;
     lens: Uint32Array;
     ends: Uint32Array;
+    texts?: Uint8Array;
+    textEnds?: Uint32Array;
   }): Promise<void>;
   /** Records the stamp and the totals; the table is complete. Returns the bytes the pieces take. */
   finish(stamp: string, ms: number): Promise<{ records: number; bytes: number }>;
@@ -394,6 +447,7 @@ export async function sqliteRenderedSink(file: string, served: boolean): Promise
     main.close();
   };
   return {
+    text: false,
     async write(page) {
       writePage(page);
     },
@@ -435,6 +489,7 @@ export async function pgRenderedSink(url: string, schema: string): Promise<Rende
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   for (const statement of renderedTableStatements("postgresql", table)) await client.query(statement);
+  await compressTextWith((text) => client.query(text), table);
   const copy = client.query(copyFrom(`COPY ${table(RENDERED_STAGING)} FROM STDIN (FORMAT binary)`));
   const done = new Promise<void>((resolve, reject) => {
     copy.on("finish", resolve);
@@ -449,13 +504,19 @@ export async function pgRenderedSink(url: string, schema: string): Promise<Rende
     await client.end().catch(() => {});
   };
   return {
+    text: true,
     async write(page) {
+      const { texts, textEnds } = page;
+      if (!texts || !textEnds) throw new Error("a page of pieces came without its texts");
       const n = page.pks.length;
-      const out = Buffer.allocUnsafe(n * (2 + 3 * (4 + 8) + 4) + page.bytes.byteLength);
+      const out = Buffer.allocUnsafe(
+        n * (2 + 3 * (4 + 8) + 2 * 4) + page.bytes.byteLength + texts.byteLength,
+      );
       let at = 0;
       let start = 0;
+      let textStart = 0;
       for (let i = 0; i < n; i++) {
-        at = out.writeInt16BE(4, at);
+        at = out.writeInt16BE(5, at);
         for (const v of [page.pks[i], page.crcs[i], page.lens[i]]) {
           at = out.writeInt32BE(8, at);
           at = out.writeBigInt64BE(BigInt(v), at);
@@ -465,6 +526,11 @@ export async function pgRenderedSink(url: string, schema: string): Promise<Rende
         out.set(page.bytes.subarray(start, page.ends[i]), at);
         at += length;
         start = page.ends[i];
+        const textLength = textEnds[i] - textStart;
+        at = out.writeInt32BE(textLength, at);
+        out.set(texts.subarray(textStart, textEnds[i]), at);
+        at += textLength;
+        textStart = textEnds[i];
       }
       records += n;
       bytes += page.bytes.byteLength;

@@ -10,7 +10,7 @@ import { LRUCache } from "lru-cache";
 import { type ReadContext, readContext } from "../context.ts";
 import { int8Of } from "../db/copy-binary.ts";
 import type { RawRow } from "../db/reader.ts";
-import { pieceOf, RENDERED_TABLE, renderedJoin } from "../db/rendered.ts";
+import { pieceOf, RENDERED_TABLE, RENDERED_TEXT, renderedJoin } from "../db/rendered.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { findStatement, sqlitePlan } from "../db/where-sql.ts";
 import type { DomainFilter } from "../query/domain-filter.ts";
@@ -230,6 +230,10 @@ export interface Pieces {
   lens: Uint32Array;
   /** Where each piece's body ends in `bytes`. */
   ends: Uint32Array;
+  /** The pieces' texts, one after another, where asked for (PostgreSQL keeps them: RENDERED_TEXT). */
+  texts?: Uint8Array;
+  /** Where each text ends in `texts`. */
+  textEnds?: Uint32Array;
 }
 
 /** A page of rendered pieces as an export reads them: each one's body (a view of what was read), CRC-32 and text length. */
@@ -237,6 +241,11 @@ export interface ReadPieces {
   bodies: Uint8Array[];
   crcs: Uint32Array;
   lens: Uint32Array;
+}
+
+/** A page of rendered texts as an export reads them (PostgreSQL's RENDERED_TEXT): views of what was read. */
+export interface ReadTexts {
+  texts: Uint8Array[];
 }
 
 /**
@@ -248,6 +257,7 @@ export async function* renderStream(
   served: ServedSnapshot,
   from: number,
   to: number,
+  withText = false,
 ): AsyncGenerator<Pieces> {
   const c = compiledLookup("");
   const planned = withFields(c.read, ["name", "pk"]);
@@ -266,17 +276,28 @@ export async function* renderStream(
     const lens = new Uint32Array(n);
     const ends = new Uint32Array(n);
     const bodies: Buffer[] = [];
+    const texts: Buffer[] = [];
+    const textEnds = new Uint32Array(n);
     let at = 0;
+    let textAt = 0;
     for (let i = 0; i < n; i++) {
-      const piece = pieceOf(Buffer.from(lines[i], "utf8"));
+      const text = Buffer.from(lines[i], "utf8");
+      const piece = pieceOf(text);
       pks[i] = rows[i].pk;
       crcs[i] = piece.crc;
       lens[i] = piece.len;
       at += piece.body.length;
       ends[i] = at;
       bodies.push(piece.body);
+      if (withText) {
+        textAt += text.length;
+        textEnds[i] = textAt;
+        texts.push(text);
+      }
     }
-    yield { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
+    const page: Pieces = { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
+    if (withText) Object.assign(page, { texts: Buffer.concat(texts, textAt), textEnds });
+    yield page;
   }
 }
 
@@ -285,11 +306,27 @@ export async function* renderStream(
  * statement as domainStream's, reading each Domain's piece instead of its columns), a batch of
  * BATCH at a time; null when the snapshot has no rendered records of this code (renderedFor).
  */
+export function renderedPieces(
+  served: ServedSnapshot,
+  query: ExportQuery,
+  skip?: number,
+): AsyncGenerator<ReadPieces>;
+export function renderedPieces(
+  served: ServedSnapshot,
+  query: ExportQuery,
+  skip: number,
+  form: "text",
+): AsyncGenerator<ReadTexts>;
+/**
+ * `form` "text": the Domains' texts instead (PostgreSQL's RENDERED_TEXT, where the snapshot keeps
+ * them: RenderedInfo's `text`), for an export that does not take gzip.
+ */
 export async function* renderedPieces(
   served: ServedSnapshot,
   query: ExportQuery,
   skip = 0,
-): AsyncGenerator<ReadPieces> {
+  form: "pieces" | "text" = "pieces",
+): AsyncGenerator<ReadPieces | ReadTexts> {
   const args = listArgs(query);
   const where = await domainListWhere(readContext(served), args, null);
   const { sql } = served;
@@ -297,9 +334,11 @@ export async function* renderedPieces(
   // binary COPY (src/db/copy-binary.ts): a FETCH answered the pieces as hex text, the server
   // writing it and the driver decoding it (src/db/reader.ts, `copy`).
   const pg = sql.kind === "postgresql";
+  const texts = form === "text";
+  if (texts && !pg) throw new Error("only PostgreSQL keeps the rendered texts");
   const copy = pg
     ? (keys: RawRow[]) =>
-        `SELECT x."crc", x."len", x."body" FROM unnest('{${keys.map((k) => Number(k[0])).join(",")}}'::bigint[]) WITH ORDINALITY k("pk", "i") JOIN ${sql.table(RENDERED_TABLE)} x ON x."domain_pk" = k."pk" ORDER BY k."i"`
+        `SELECT ${texts ? 'x."text"' : 'x."crc", x."len", x."body"'} FROM unnest('{${keys.map((k) => Number(k[0])).join(",")}}'::bigint[]) WITH ORDINALITY k("pk", "i") JOIN ${sql.table(texts ? RENDERED_TEXT : RENDERED_TABLE)} x ON x."domain_pk" = k."pk" ORDER BY k."i"`
     : undefined;
   for (const find of orderedReads(domainSortKeys(args), where)) {
     const { text, params } = pg
@@ -323,6 +362,13 @@ export async function* renderedPieces(
       raw = pass(raw);
       if (!raw.length) continue;
       const n = raw.length;
+      if (texts) {
+        // Each text as it was read (a view of the COPY's output): the page copies it once.
+        const page: Uint8Array[] = new Array(n);
+        for (let i = 0; i < n; i++) page[i] = raw[i][0] as Buffer;
+        yield { texts: page };
+        continue;
+      }
       const crcs = new Uint32Array(n);
       const lens = new Uint32Array(n);
       // Each body as it was read (a view of the COPY's output, or SQLite's own buffer): the page

@@ -47,8 +47,19 @@ export type StreamMessage =
       /** Pages come through this ring where they fit (src/export/page-ring.ts). */
       ring?: SharedArrayBuffer;
     }
-  /** The rendered pieces of the Domains whose key is in [from, to), for a load (src/export/render.ts). */
-  | { type: "render"; id: number; snapshot: SnapshotRow; url?: string; from: number; to: number }
+  /**
+   * The rendered pieces of the Domains whose key is in [from, to), for a load (src/render.ts),
+   * with their texts where `text`.
+   */
+  | {
+      type: "render";
+      id: number;
+      snapshot: SnapshotRow;
+      url?: string;
+      from: number;
+      to: number;
+      text?: boolean;
+    }
   /** The stream's next page (answered in turn). */
   | { type: "next"; id: number }
   /** The stream is no longer wanted: its cursor closes. */
@@ -70,8 +81,18 @@ export interface Page {
   rendered?: "fresh" | "stale";
   /** The bytes are raw DEFLATE of a text of `len` bytes whose CRC-32 is `crc` (a stream asked with gzip). */
   gzip?: { crc: number; len: number };
-  /** A render stream's page: each piece's key, CRC-32, text length and end in `bytes`. */
-  pieces?: { pks: Float64Array; crcs: Uint32Array; lens: Uint32Array; ends: Uint32Array };
+  /**
+   * A render stream's page: each piece's key, CRC-32, text length and end in `bytes`; and where
+   * asked, the texts joined, each ending at `textEnds[i]`.
+   */
+  pieces?: {
+    pks: Float64Array;
+    crcs: Uint32Array;
+    lens: Uint32Array;
+    ends: Uint32Array;
+    texts?: Uint8Array;
+    textEnds?: Uint32Array;
+  };
   /**
    * The page is a view of a slot of the stream's ring (src/export/page-ring.ts): called once the
    * bytes are written (src/ops/access-log.ts, whenWritten), it frees the slot for a later page.
@@ -175,9 +196,25 @@ export class ExportReader {
     });
   }
 
-  /** The rendered pieces of the Domains of `snapshot` whose key is in [from, to), in key order (a load's rendering). */
-  render(snapshot: SnapshotRow & { url?: string }, from: number, to: number): AsyncGenerator<Page> {
-    return this.pages({ type: "render", id: 0, snapshot: rowOf(snapshot), url: snapshot.url, from, to });
+  /**
+   * The rendered pieces of the Domains of `snapshot` whose key is in [from, to), in key order (a
+   * load's rendering), with their texts where `text`.
+   */
+  render(
+    snapshot: SnapshotRow & { url?: string },
+    from: number,
+    to: number,
+    text = false,
+  ): AsyncGenerator<Page> {
+    return this.pages({
+      type: "render",
+      id: 0,
+      snapshot: rowOf(snapshot),
+      url: snapshot.url,
+      from,
+      to,
+      text,
+    });
   }
 
   private async *pages(message: Extract<StreamMessage, { type: "open" | "render" }>): AsyncGenerator<Page> {

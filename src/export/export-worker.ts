@@ -13,6 +13,7 @@ import {
   domainStream,
   type Pieces,
   type ReadPieces,
+  type ReadTexts,
   renderedPieces,
   renderStream,
 } from "./export-page.ts";
@@ -35,7 +36,7 @@ let latest = "";
 interface Stream {
   location: string;
   /** Batches written here, or rendered pieces (src/db/rendered.ts) read as they are kept. */
-  pages: AsyncGenerator<Batch | Pieces | ReadPieces>;
+  pages: AsyncGenerator<Batch | Pieces | ReadPieces | ReadTexts>;
   format: PageFormat;
   /** The client takes gzip: rendered pieces are handed on compressed. */
   gzip: boolean;
@@ -106,7 +107,7 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
   if (message.type === "render") {
     streams.set(id, {
       location,
-      pages: renderStream(served, message.from, message.to),
+      pages: renderStream(served, message.from, message.to, message.text === true),
       format: "jsonl",
       gzip: false,
       csv: null,
@@ -133,7 +134,10 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
       const rendered = await renderedFor(served.sql);
       stream.rendered = rendered?.state;
       if (rendered?.state === "fresh") {
-        yield* renderedPieces(served, query, skip);
+        // A client that takes gzip gets the pieces as they are; any other, the texts where the
+        // snapshot keeps them (PostgreSQL), else the pieces inflated.
+        if (rendered.info.text && !stream.gzip) yield* renderedPieces(served, query, skip ?? 0, "text");
+        else yield* renderedPieces(served, query, skip);
         return;
       }
     }
@@ -158,7 +162,19 @@ const inflating = promisify(inflateRaw);
  * export's pieces are a quarter of its time to inflate, the rest reading them), so that on a
  * machine of more than one core an export is bound by the slower of the two, not their sum.
  */
-function piecesPage(id: number, stream: Stream, p: Pieces | ReadPieces): PageAnswer | Promise<PageAnswer> {
+function piecesPage(
+  id: number,
+  stream: Stream,
+  p: Pieces | ReadPieces | ReadTexts,
+): PageAnswer | Promise<PageAnswer> {
+  if (!("ends" in p) && "texts" in p) {
+    // Texts as they are kept: joined once, into the page.
+    const base = { id, count: p.texts.length, done: false, rendered: stream.rendered };
+    return {
+      ...base,
+      bytes: joinTexts(p.texts, stream.format === "json" ? COMMA : NEWLINE, stream.format !== "json"),
+    };
+  }
   if (!("bodies" in p)) {
     // A render stream's page: the pieces as they are, with their keys.
     const { bytes, count, ...pieces } = p;
@@ -195,6 +211,22 @@ const PAGE_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 const COMMA = 0x2c;
 
+/** `texts` with `joint` after each (`last`: after the last one too), in one buffer of its own. */
+function joinTexts(texts: readonly Uint8Array[], joint: number, last: boolean): Uint8Array {
+  const count = texts.length;
+  const joints = last ? count : Math.max(0, count - 1);
+  let size = joints;
+  for (const text of texts) size += text.length;
+  const out = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    out.set(texts[i], at);
+    at += texts[i].length;
+    if (i < joints) out[at++] = joint;
+  }
+  return out;
+}
+
 /** The stream's next page, or its end (a page of pieces still being inflated: its promise). */
 async function next(id: number, stream: Stream): Promise<PageAnswer | Promise<PageAnswer>> {
   try {
@@ -211,7 +243,7 @@ async function next(id: number, stream: Stream): Promise<PageAnswer | Promise<Pa
         done = true;
         break;
       }
-      if ("ends" in batch.value || "bodies" in batch.value) {
+      if ("ends" in batch.value || "bodies" in batch.value || "texts" in batch.value) {
         // Rendered pieces come as pages of their own (a batch of them, never mixed with written ones).
         if (!count) return piecesPage(id, stream, batch.value);
         throw new Error("rendered pieces after written Domains in one stream");

@@ -200,7 +200,56 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
         expect(Number(longest)).toBeGreaterThan(2100);
         expect(Number(toast)).toBe(0);
         expect((await q(`SELECT to_regclass('${s}."domain_rendered_staging"')`))[0][0]).toBeNull();
+        // The texts the same way, each the piece's text, and compressed by PostgreSQL with lz4
+        // (every one long enough to be worth it).
+        const texts = (await q(`SELECT "domain_pk" FROM ${s}."domain_rendered_text" ORDER BY ctid`)).map(
+          Number,
+        );
+        expect(texts).toEqual(ranked);
+        const [[mismatched, uncompressed, textToast]] = await q(
+          `SELECT count(*) FILTER (WHERE length(t."text") <> x."len"),
+                  count(*) FILTER (WHERE length(t."text") > 4000 AND pg_column_compression(t."text") IS DISTINCT FROM 'lz4'),
+                  pg_relation_size((SELECT reltoastrelid FROM pg_class WHERE oid = '${s}."domain_rendered_text"'::regclass))
+             FROM ${s}."domain_rendered_text" t JOIN ${s}."domain_rendered" x USING ("domain_pk")`,
+        );
+        expect(Number(mismatched)).toBe(0);
+        expect(Number(uncompressed)).toBe(0);
+        expect(Number(textToast)).toBe(0);
       } finally {
+        await client.end();
+      }
+    },
+  );
+
+  it.runIf(kind === "postgresql")(
+    "PostgreSQL: an export that does not take gzip copies the kept texts, one that does the pieces",
+    async () => {
+      const served = await api.snapshots.current();
+      const db = api.db.config.database;
+      if (!served || db.kind !== "postgresql") throw new Error("nothing served on PostgreSQL");
+      const table = `"${served.snapshot.location}"."domain_rendered_text"`;
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      // One Domain's kept text, marked: only a read of the texts can answer the mark.
+      const [{ domain_pk: pk, text }] = (
+        await client.query(`SELECT "domain_pk", "text" FROM ${table} ORDER BY ctid LIMIT 1`)
+      ).rows as { domain_pk: string; text: Buffer }[];
+      const marked = Buffer.from(text.toString("utf8").replace(/^\{/, '{"marked":true,'));
+      try {
+        await client.query(`UPDATE ${table} SET "text" = $1 WHERE "domain_pk" = $2`, [marked, pk]);
+        const plain = await (await api.app.fetch(`${BASE}/domain/export`)).text();
+        expect(plain.split("\n")[0]).toBe(marked.toString("utf8"));
+        expect(plain.split("\n").length).toBe(301);
+        const zipped = await api.app.fetch(`${BASE}/domain/export`, {
+          headers: { "accept-encoding": "gzip" },
+        });
+        expect(zipped.headers.get("content-encoding")).toBe("gzip");
+        const inflated = gunzipSync(Buffer.from(await zipped.arrayBuffer())).toString("utf8");
+        expect(inflated.split("\n")[0]).toBe(text.toString("utf8"));
+        expect(inflated.split("\n").slice(1)).toEqual(plain.split("\n").slice(1));
+      } finally {
+        await client.query(`UPDATE ${table} SET "text" = $1 WHERE "domain_pk" = $2`, [text, pk]);
         await client.end();
       }
     },
