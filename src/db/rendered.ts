@@ -59,7 +59,7 @@ export function renderedTableStatements(kind: SqlReader["kind"], table: (name: s
     `DROP TABLE IF EXISTS ${table(RENDERED_STAGING)}`,
     // Written once and read only by renderedLayout: not worth the WAL. The pieces are compressed
     // already; the text is compressed here, as it is copied in, and stays so when laid out.
-    `CREATE UNLOGGED TABLE ${table(RENDERED_STAGING)} ("domain_pk" bigint NOT NULL, "crc" bigint NOT NULL, "len" bigint NOT NULL, "body" bytea NOT NULL, "text" bytea NOT NULL)`,
+    `CREATE UNLOGGED TABLE ${table(RENDERED_STAGING)} ("domain_pk" bigint NOT NULL, "crc" bigint NOT NULL, "len" bigint NOT NULL, "body" bytea NOT NULL, "text" text NOT NULL)`,
     `ALTER TABLE ${table(RENDERED_STAGING)} ALTER COLUMN "body" SET STORAGE EXTERNAL`,
     stamp("bigint"),
   ];
