@@ -376,6 +376,10 @@ async function readInfo(sql: SqlReader): Promise<RenderedInfo | null> {
 export const renderedJoin = (sql: SqlReader, alias: string) =>
   ` JOIN ${sql.table(RENDERED_TABLE)} x ON x."domain_pk" = ${alias}"pk"`;
 
+/** PostgreSQL: the join that gives the Domain aliased `alias` its kept text (aliased x). */
+export const renderedTextJoin = (sql: SqlReader, alias: string) =>
+  ` JOIN ${sql.table(RENDERED_TEXT)} x ON x."domain_pk" = ${alias}"pk"`;
+
 /** Where a load's rendering writes the pieces: the new snapshot's RENDERED_TABLE (and RENDERED_TEXT). */
 export interface RenderedSink {
   /** Whether it keeps the texts too: its pages must then carry them (`texts`, `textEnds`). */

@@ -255,6 +255,8 @@ export async function answerOperation(
           if (rendered?.state === "fresh") {
             records = all.rendered;
             if (acceptsGzip(request)) gzipped = all.rendered.gzipped;
+            // Not gzip: the texts where the snapshot keeps them (PostgreSQL), nothing to inflate.
+            else if (rendered.info.text) records = all.rendered.text;
           } else if (rendered?.state === "stale") ctx.metrics?.rendered("rest", "stale", 1);
         }
         // Traced as a GraphQL operation's execution is: its statements are the span's children.

@@ -222,7 +222,7 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
   );
 
   it.runIf(kind === "postgresql")(
-    "PostgreSQL: an export that does not take gzip copies the kept texts, one that does the pieces",
+    "PostgreSQL: an export or REST answer that does not take gzip copies the kept texts, one that does the pieces",
     async () => {
       const served = await api.snapshots.current();
       const db = api.db.config.database;
@@ -248,6 +248,18 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
         const inflated = gunzipSync(Buffer.from(await zipped.arrayBuffer())).toString("utf8");
         expect(inflated.split("\n")[0]).toBe(text);
         expect(inflated.split("\n").slice(1)).toEqual(plain.split("\n").slice(1));
+        // REST reads them the same way: the texts for a plain answer, the pieces for gzip.
+        const name = (JSON.parse(text) as { name: string }).name;
+        const one = await (await api.app.fetch(`${BASE}/domain/${encodeURIComponent(name)}`)).text();
+        expect(one).toContain('{"marked":true,');
+        const page = await (await api.app.fetch(`${BASE}/domain?page_size=3`)).text();
+        expect(page).toContain('{"marked":true,');
+        const zippedOne = await api.app.fetch(`${BASE}/domain/${encodeURIComponent(name)}`, {
+          headers: { "accept-encoding": "gzip" },
+        });
+        const oneText = gunzipSync(Buffer.from(await zippedOne.arrayBuffer())).toString("utf8");
+        expect(oneText).not.toContain('"marked"');
+        expect(oneText.replace(text, marked)).toBe(one);
       } finally {
         await client.query(`UPDATE ${table} SET "text" = $1 WHERE "domain_pk" = $2`, [text, pk]);
         await client.end();

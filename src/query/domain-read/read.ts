@@ -11,7 +11,7 @@ import {
   keepsChildRows,
 } from "../../db/domain-children.ts";
 import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../../db/reader.ts";
-import { renderedJoin } from "../../db/rendered.ts";
+import { renderedJoin, renderedTextJoin } from "../../db/rendered.ts";
 import { findStatement, sqlitePlan, type Where } from "../../db/where-sql.ts";
 import type { DomainApp, DomainTechnology, Technology } from "../../generated/sqlite/client.ts";
 import {
@@ -44,8 +44,11 @@ interface PlannedSelect {
   columns: ReturnType<typeof columnsOf>;
   /** Per child in read.children: its columns. */
   children: { child: DomainChild; columns: ReturnType<typeof columnsOf> }[];
-  /** Whether the list ends with the rendered record's CRC-32, length and piece (read.rendered). */
-  rendered: boolean;
+  /**
+   * Whether the list ends with the rendered record (read.rendered): its CRC-32, length and piece,
+   * or ("text") its text.
+   */
+  rendered: false | "pieces" | "text";
 }
 interface PlannedStatement extends PlannedSelect {
   text: string;
@@ -70,9 +73,10 @@ function plannedSelect(sql: SqlReader, read: DomainRead, alias: string, kept: bo
     kept ? `, k."${child}"` : `, ${childArraySql(sql.kind, sql.table.bind(sql), child, alias)}`,
   );
   let join = kept ? ` LEFT JOIN ${sql.table(CHILD_ROWS_TABLE)} k ON k."domain_pk" = ${alias}"pk"` : "";
-  const rendered = read.rendered === true;
-  if (rendered) join += renderedJoin(sql, alias);
-  const piece = rendered ? ', x."crc", x."len", x."body"' : "";
+  const rendered = read.rendered === "text" ? "text" : read.rendered ? "pieces" : false;
+  if (rendered === "text") join += renderedTextJoin(sql, alias);
+  else if (rendered) join += renderedJoin(sql, alias);
+  const piece = rendered === "text" ? ', x."text"' : rendered ? ', x."crc", x."len", x."body"' : "";
   return {
     list: `${selectList(columns, alias)}${arrays.join("")}${piece}`,
     join,
@@ -283,7 +287,7 @@ async function domainRowsOf(
       attach(detected, (r) => r.technologyPk, technologyByPk(ctx), TECHNOLOGY_OF),
     ]);
   }
-  if (s.rendered) renderedTexts(rows, raw, s.columns.length + s.children.length);
+  if (s.rendered) renderedTexts(rows, raw, s.columns.length + s.children.length, s.rendered);
   if (read.fields?.includes("mostRecentlyPublishedProduct")) {
     const product = domainProduct(ctx);
     for (const r of rows)
@@ -362,18 +366,26 @@ export function renderedPiece(row: object): { body: Uint8Array; crc: number; len
   const of = (row as { [RENDERED]?: RenderedOf })[RENDERED];
   if (!of) return undefined;
   const { batch, i } = of;
+  // Read as texts: no piece (a gzip answer reads the pieces).
+  if (!batch.bodies.length) return undefined;
   return { body: batch.bodies[i], crc: batch.crcs[i], len: batch.lens[i] };
 }
 
-/** Gives each row its rendered record, from the CRC-32, length and piece at `at` in its raw row. */
-function renderedTexts(rows: object[], raw: readonly RawRow[], at: number): void {
+/**
+ * Gives each row its rendered record, from the CRC-32, length and piece at `at` in its raw row,
+ * or ("text") its text there.
+ */
+function renderedTexts(rows: object[], raw: readonly RawRow[], at: number, form: "pieces" | "text"): void {
   if (!rows.length) return;
-  const batch: RenderedBatch = {
-    crcs: raw.map((r) => Number(r[at])),
-    lens: raw.map((r) => Number(r[at + 1])),
-    bodies: raw.map((r) => r[at + 2] as Uint8Array),
-    texts: null,
-  };
+  const batch: RenderedBatch =
+    form === "text"
+      ? { crcs: [], lens: [], bodies: [], texts: raw.map((r) => String(r[at])) }
+      : {
+          crcs: raw.map((r) => Number(r[at])),
+          lens: raw.map((r) => Number(r[at + 1])),
+          bodies: raw.map((r) => r[at + 2] as Uint8Array),
+          texts: null,
+        };
   for (let i = 0; i < rows.length; i++) (rows[i] as { [RENDERED]?: RenderedOf })[RENDERED] = { batch, i };
 }
 
