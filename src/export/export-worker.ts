@@ -18,7 +18,7 @@ import {
   renderStream,
 } from "./export-page.ts";
 import type { PageAnswer, PageFormat, ReaderData, StreamMessage } from "./export-reader.ts";
-import { intoRing } from "./page-ring.ts";
+import { fillRing, intoRing } from "./page-ring.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
 
@@ -59,9 +59,29 @@ const streams = new Map<number, Stream>();
 /** What a stream that is over answers to any further `next`. */
 const over = (id: number): PageAnswer => ({ id, count: 0, bytes: new Uint8Array(), done: true });
 
-function post(answer: PageAnswer, ring?: SharedArrayBuffer): void {
+/**
+ * A page still to be joined: `length` bytes that `fill` writes (rendered texts, joined where the
+ * page goes: into a slot of the stream's ring, else a buffer of its own).
+ */
+type Unjoined = Extract<PageAnswer, { bytes: Uint8Array }> & {
+  join: { length: number; fill: (into: Uint8Array) => void };
+};
+
+function post(answer: PageAnswer | Unjoined, ring?: SharedArrayBuffer): void {
   if (!("bytes" in answer)) {
     parentPort?.postMessage(answer);
+    return;
+  }
+  if ("join" in answer) {
+    const { join, bytes: _none, ...rest } = answer;
+    const slot = ring && join.length ? fillRing(ring, join.length, join.fill) : null;
+    if (slot !== null) {
+      parentPort?.postMessage({ ...rest, bytes: EMPTY, ringed: { slot, length: join.length } });
+      return;
+    }
+    const bytes = Buffer.allocUnsafeSlow(join.length);
+    join.fill(bytes);
+    parentPort?.postMessage({ ...rest, bytes }, [bytes.buffer as ArrayBuffer]);
     return;
   }
   // Through the stream's ring where a slot is free and the page fits (src/export/page-ring.ts);
@@ -166,14 +186,12 @@ function piecesPage(
   id: number,
   stream: Stream,
   p: Pieces | ReadPieces | ReadTexts,
-): PageAnswer | Promise<PageAnswer> {
+): PageAnswer | Unjoined | Promise<PageAnswer> {
   if (!("ends" in p) && "texts" in p) {
     // Texts as they are kept: joined once, into the page.
     const base = { id, count: p.texts.length, done: false, rendered: stream.rendered };
-    return {
-      ...base,
-      bytes: joinTexts(p.texts, stream.format === "json" ? COMMA : NEWLINE, stream.format !== "json"),
-    };
+    const json = stream.format === "json";
+    return { ...base, bytes: EMPTY, join: joinedTexts(p.texts, json ? COMMA : NEWLINE, !json) };
   }
   if (!("bodies" in p)) {
     // A render stream's page: the pieces as they are, with their keys.
@@ -211,24 +229,27 @@ const PAGE_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 const COMMA = 0x2c;
 
-/** `texts` with `joint` after each (`last`: after the last one too), in one buffer of its own. */
-function joinTexts(texts: readonly Uint8Array[], joint: number, last: boolean): Uint8Array {
+/** `texts` with `joint` after each (`last`: after the last one too): its length, and what writes it. */
+function joinedTexts(texts: readonly Uint8Array[], joint: number, last: boolean): Unjoined["join"] {
   const count = texts.length;
   const joints = last ? count : Math.max(0, count - 1);
-  let size = joints;
-  for (const text of texts) size += text.length;
-  const out = Buffer.allocUnsafeSlow(size);
-  let at = 0;
-  for (let i = 0; i < count; i++) {
-    out.set(texts[i], at);
-    at += texts[i].length;
-    if (i < joints) out[at++] = joint;
-  }
-  return out;
+  let length = joints;
+  for (const text of texts) length += text.length;
+  return {
+    length,
+    fill(out) {
+      let at = 0;
+      for (let i = 0; i < count; i++) {
+        out.set(texts[i], at);
+        at += texts[i].length;
+        if (i < joints) out[at++] = joint;
+      }
+    },
+  };
 }
 
 /** The stream's next page, or its end (a page of pieces still being inflated: its promise). */
-async function next(id: number, stream: Stream): Promise<PageAnswer | Promise<PageAnswer>> {
+async function next(id: number, stream: Stream): Promise<PageAnswer | Unjoined | Promise<PageAnswer>> {
   try {
     holdRead(hold);
     if (hold && Atomics.load(hold, HOLD) === EXIT) process.exit(1);
@@ -300,7 +321,7 @@ parentPort?.on("message", (message: StreamMessage) => {
   }
   stream.turn = stream.turn.then(async () => {
     // Every answer of a stream is posted after the ones before it (a page may be inflating).
-    const send = (answer: PageAnswer | Promise<PageAnswer>) => {
+    const send = (answer: PageAnswer | Unjoined | Promise<PageAnswer>) => {
       stream.posted = stream.posted.then(async () => post(await answer, stream.ring));
     };
     // The page before may have ended the stream (its last batch): what is asked after it is over.

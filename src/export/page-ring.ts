@@ -27,11 +27,30 @@ const shape = (ring: SharedArrayBuffer, slotBytes: number) => {
 
 /** The export thread: `bytes` copied into a free slot (its number), or null (none free, or too long for one). */
 export function intoRing(ring: SharedArrayBuffer, bytes: Uint8Array, slotBytes = SLOT_BYTES): number | null {
-  if (bytes.byteLength > slotBytes) return null;
+  return fillRing(ring, bytes.byteLength, (slot) => slot.set(bytes), slotBytes);
+}
+
+/**
+ * The export thread: a page of `length` bytes written by `fill` straight into a free slot (its
+ * number), so that a page joined of parts is copied once; null (nothing written) when no slot is
+ * free or the page is too long for one.
+ */
+export function fillRing(
+  ring: SharedArrayBuffer,
+  length: number,
+  fill: (slot: Uint8Array) => void,
+  slotBytes = SLOT_BYTES,
+): number | null {
+  if (length > slotBytes) return null;
   const { slots, state } = shape(ring, slotBytes);
   for (let slot = 0; slot < slots; slot++) {
     if (Atomics.compareExchange(state, slot, 0, 1) !== 0) continue;
-    new Uint8Array(ring, slot * slotBytes, bytes.byteLength).set(bytes);
+    try {
+      fill(new Uint8Array(ring, slot * slotBytes, length));
+    } catch (e) {
+      Atomics.store(state, slot, 0);
+      throw e;
+    }
     return slot;
   }
   return null;

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { fromRing, intoRing, newRing } from "../../src/export/page-ring.ts";
+import { fillRing, fromRing, intoRing, newRing } from "../../src/export/page-ring.ts";
 import { createHttpServer } from "../../src/http.ts";
 import { whenWritten } from "../../src/ops/access-log.ts";
 import { slowGet } from "../support/raw-http.ts";
@@ -32,6 +32,56 @@ describe("a ring of pages", () => {
     // The other page was never overwritten.
     expect(Buffer.from(pb.bytes).equals(b)).toBe(true);
     expect(intoRing(newRing(1, 64), randomBytes(65), 64)).toBeNull();
+  });
+
+  it("lets a page be written straight into a slot, which a failed write leaves free", () => {
+    const ring = newRing(1, 64);
+    const parts = [randomBytes(20), randomBytes(30)];
+    expect(() =>
+      fillRing(
+        ring,
+        50,
+        () => {
+          throw new Error("the page could not be joined");
+        },
+        64,
+      ),
+    ).toThrow("could not be joined");
+    const slot = fillRing(
+      ring,
+      50,
+      (into) => {
+        expect(into.length).toBe(50);
+        into.set(parts[0], 0);
+        into.set(parts[1], 20);
+      },
+      64,
+    );
+    expect(slot).toBe(0);
+    expect(Buffer.from(fromRing(ring, 0, 50, 64).bytes).equals(Buffer.concat(parts))).toBe(true);
+    // The one slot holds the page: nothing more is written until it is released.
+    let wrote = false;
+    expect(
+      fillRing(
+        ring,
+        1,
+        () => {
+          wrote = true;
+        },
+        64,
+      ),
+    ).toBeNull();
+    expect(
+      fillRing(
+        newRing(1, 64),
+        65,
+        () => {
+          wrote = true;
+        },
+        64,
+      ),
+    ).toBeNull();
+    expect(wrote).toBe(false);
   });
 });
 
