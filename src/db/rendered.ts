@@ -40,7 +40,8 @@ export const RENDERED_TEXT = "domain_rendered_text";
 /**
  * The statements that make the (empty) tables: on SQLite, RENDERED_TABLE itself; on PostgreSQL,
  * the table the pieces are copied into as they are rendered (renderedLayout makes RENDERED_TABLE
- * of it).
+ * and RENDERED_TEXT of it). PostgreSQL leaves the tables it has until renderedLayout replaces them:
+ * a served snapshot rendered again (npm run load -- --render) is answered from them meanwhile.
  */
 export function renderedTableStatements(kind: SqlReader["kind"], table: (name: string) => string): string[] {
   const stamp = (int: string) =>
@@ -53,17 +54,24 @@ export function renderedTableStatements(kind: SqlReader["kind"], table: (name: s
       stamp("INTEGER"),
     ];
   return [
-    `DROP TABLE IF EXISTS ${table(RENDERED_TABLE)}`,
-    `DROP TABLE IF EXISTS ${table(RENDERED_TEXT)}`,
-    `DROP TABLE IF EXISTS ${table(RENDERED_STAMP)}`,
+    // What a render that did not finish left.
     `DROP TABLE IF EXISTS ${table(RENDERED_STAGING)}`,
+    `DROP TABLE IF EXISTS ${table(next(RENDERED_TABLE))}`,
+    `DROP TABLE IF EXISTS ${table(next(RENDERED_TEXT))}`,
     // Written once and read only by renderedLayout: not worth the WAL. The pieces are compressed
     // already; the text is compressed here, as it is copied in, and stays so when laid out.
     `CREATE UNLOGGED TABLE ${table(RENDERED_STAGING)} ("domain_pk" bigint NOT NULL, "crc" bigint NOT NULL, "len" bigint NOT NULL, "body" bytea NOT NULL, "text" text NOT NULL)`,
     `ALTER TABLE ${table(RENDERED_STAGING)} ALTER COLUMN "body" SET STORAGE EXTERNAL`,
-    stamp("bigint"),
+    stamp("bigint").replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"),
   ];
 }
+
+/** How long the swap of rendered tables waits for reads of them under way, and how many times it tries. */
+const SWAP_LOCK_MS = 2_000;
+const SWAP_ATTEMPTS = 150;
+
+/** PostgreSQL: the name a table is built under before it replaces the served one (renderedLayout). */
+const next = (name: string) => `${name}_next`;
 
 /**
  * PostgreSQL: the staging table's text compressed with lz4, where the server was built with it
@@ -97,22 +105,31 @@ export async function compressTextWith(
  *   write needs telling (the staging table is EXTERNAL). The measurements are in
  *   docs/performance.md ("Rendered records").
  */
-export function renderedLayout(table: (name: string) => string): string[] {
-  const rendered = table(RENDERED_TABLE);
-  const text = table(RENDERED_TEXT);
-  return [
-    // CREATE TABLE AS writes its rows in the order they come, each page after the last: an
-    // INSERT would put a short piece back into an earlier page with room for it (75 rows out of
-    // place on average, measured on 50,000 Domains).
-    `CREATE TABLE ${rendered} WITH (toast_tuple_target = 8160) AS SELECT x."domain_pk", x."crc", x."len", x."body" FROM ${table(RENDERED_STAGING)} x JOIN ${table("domain")} d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
-    `ALTER TABLE ${rendered} ADD PRIMARY KEY ("domain_pk")`,
-    // The texts the same way, in a table of their own (an export reads one form or the other).
-    // Each text comes compressed as the staging table keeps it, and is not compressed again: a
-    // row below the target is stored as it comes.
-    `CREATE TABLE ${text} WITH (toast_tuple_target = 8160) AS SELECT x."domain_pk", x."text" FROM ${table(RENDERED_STAGING)} x JOIN ${table("domain")} d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
-    `ALTER TABLE ${text} ADD PRIMARY KEY ("domain_pk")`,
-    `DROP TABLE ${table(RENDERED_STAGING)}`,
-  ];
+export function renderedLayout(table: (name: string) => string): { build: string[]; swap: string[] } {
+  const ordered = `FROM ${table(RENDERED_STAGING)} x JOIN ${table("domain")} d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`;
+  return {
+    // Built under names of their own, with no lock on what is served.
+    build: [
+      // CREATE TABLE AS writes its rows in the order they come, each page after the last: an
+      // INSERT would put a short piece back into an earlier page with room for it (75 rows out
+      // of place on average, measured on 50,000 Domains).
+      `CREATE TABLE ${table(next(RENDERED_TABLE))} WITH (toast_tuple_target = 8160) AS SELECT x."domain_pk", x."crc", x."len", x."body" ${ordered}`,
+      `ALTER TABLE ${table(next(RENDERED_TABLE))} ADD PRIMARY KEY ("domain_pk")`,
+      // The texts the same way, in a table of their own (an export reads one form or the
+      // other). Each text comes compressed as the staging table keeps it, and is not compressed
+      // again: a row below the target is stored as it comes.
+      `CREATE TABLE ${table(next(RENDERED_TEXT))} WITH (toast_tuple_target = 8160) AS SELECT x."domain_pk", x."text" ${ordered}`,
+      `ALTER TABLE ${table(next(RENDERED_TEXT))} ADD PRIMARY KEY ("domain_pk")`,
+      `DROP TABLE ${table(RENDERED_STAGING)}`,
+    ],
+    // In the transaction that records the stamp: what was served is replaced at once (a read
+    // waiting on it meanwhile reads the new table once the transaction commits).
+    swap: [RENDERED_TABLE, RENDERED_TEXT].flatMap((name) => [
+      `DROP TABLE IF EXISTS ${table(name)}`,
+      `ALTER TABLE ${table(next(name))} RENAME TO "${name}"`,
+      `ALTER INDEX ${table(`${next(name)}_pkey`)} RENAME TO "${name}_pkey"`,
+    ]),
+  };
 }
 
 /** A record's piece: its text as raw DEFLATE ending on a byte boundary, with the text's CRC-32 and length. */
@@ -545,17 +562,34 @@ export async function pgRenderedSink(url: string, schema: string): Promise<Rende
       trailer.writeInt16BE(-1);
       copy.end(trailer);
       await done;
-      // The pieces laid out in rank order, and the stamp that makes them served, in one transaction.
-      await client.query("BEGIN");
-      for (const statement of renderedLayout(table)) await client.query(statement);
-      await client.query(`INSERT INTO ${table(RENDERED_STAMP)} VALUES ($1, $2, $3, $4)`, [
-        stamp,
-        records,
-        bytes,
-        Math.round(ms),
-      ]);
-      await client.query("COMMIT");
-      await client.query(`VACUUM ANALYZE ${table(RENDERED_TABLE)}`);
+      // The pieces and texts laid out in rank order; then they replace what was served, with the
+      // stamp that makes them served, in one transaction.
+      const layout = renderedLayout(table);
+      for (const statement of layout.build) await client.query(statement);
+      // Replacing a served table waits for the reads of it under way (an export's may be long),
+      // and every read asked meanwhile would wait behind it: a few seconds at most, then again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.query("BEGIN");
+          await client.query(`SET LOCAL lock_timeout = '${SWAP_LOCK_MS}ms'`);
+          for (const statement of layout.swap) await client.query(statement);
+          await client.query(`DELETE FROM ${table(RENDERED_STAMP)}`);
+          await client.query(`INSERT INTO ${table(RENDERED_STAMP)} VALUES ($1, $2, $3, $4)`, [
+            stamp,
+            records,
+            bytes,
+            Math.round(ms),
+          ]);
+          await client.query("COMMIT");
+          break;
+        } catch (e) {
+          await client.query("ROLLBACK").catch(() => {});
+          // 55P03: lock_not_available.
+          if ((e as { code?: string }).code !== "55P03" || attempt >= SWAP_ATTEMPTS) throw e;
+          await new Promise((resolve) => setTimeout(resolve, SWAP_LOCK_MS));
+        }
+      }
+      await client.query(`VACUUM ANALYZE ${table(RENDERED_TABLE)}, ${table(RENDERED_TEXT)}`);
       await end();
       return { records, bytes };
     },
@@ -566,7 +600,8 @@ export async function pgRenderedSink(url: string, schema: string): Promise<Rende
       const cleaner = new pg.Client({ connectionString: url });
       try {
         await cleaner.connect();
-        await cleaner.query(`DROP TABLE IF EXISTS ${table(RENDERED_STAGING)}`);
+        for (const name of [RENDERED_STAGING, next(RENDERED_TABLE), next(RENDERED_TEXT)])
+          await cleaner.query(`DROP TABLE IF EXISTS ${table(name)}`);
       } finally {
         await cleaner.end().catch(() => {});
       }

@@ -417,6 +417,52 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     await sameGzip(`/domain/${encodeURIComponent(names[0])}?fields=name,rank`);
   });
 
+  it("a served snapshot rendered again is answered from its records throughout, and nothing of the render is left", async () => {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("nothing served");
+    const expected = await (await resolvers.fetch(`${BASE}/domain/export?f:cc=US`)).text();
+    const lines = expected.split("\n").length - 1;
+    expect(lines).toBeGreaterThan(0);
+    const before = await counted("export", "fresh");
+    let rendering = true;
+    const render = renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }), {
+      served: true,
+    }).finally(() => {
+      rendering = false;
+    });
+    let asked = 0;
+    while (rendering) {
+      const res = await api.app.fetch(`${BASE}/domain/export?f:cc=US`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(expected);
+      asked++;
+    }
+    expect((await render).records).toBe(300);
+    expect(asked).toBeGreaterThan(1);
+    // Every one of them copied rendered records (none was written by the row writer).
+    expect((await counted("export", "fresh")) - before).toBe(asked * lines);
+    const db = api.db.config.database;
+    if (db.kind !== "postgresql") return;
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND relname LIKE 'domain_rendered%' ORDER BY relname",
+        [served.snapshot.location],
+      );
+      expect(rows.map((r: { relname: string }) => r.relname)).toEqual([
+        "domain_rendered",
+        "domain_rendered_pkey",
+        "domain_rendered_stamp",
+        "domain_rendered_text",
+        "domain_rendered_text_pkey",
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it("records of another code's stamp are not used: answers are written, and counted stale, until rendered again", async () => {
     const served = await api.snapshots.current();
     if (!served) throw new Error("nothing served");
