@@ -397,23 +397,27 @@ export const renderedJoin = (sql: SqlReader, alias: string) =>
 export const renderedTextJoin = (sql: SqlReader, alias: string) =>
   ` JOIN ${sql.table(RENDERED_TEXT)} x ON x."domain_pk" = ${alias}"pk"`;
 
+/**
+ * A page of a load's rendering: the pieces' bodies joined in `bytes`, each ending at `ends[i]`,
+ * with each one's key, CRC-32 and text length; and where asked, their texts joined in `texts`,
+ * each ending at `textEnds[i]`.
+ */
+export interface RenderedPage {
+  bytes: Uint8Array;
+  pks: Float64Array;
+  crcs: Uint32Array;
+  lens: Uint32Array;
+  ends: Uint32Array;
+  texts?: Uint8Array;
+  textEnds?: Uint32Array;
+}
+
 /** Where a load's rendering writes the pieces: the new snapshot's RENDERED_TABLE (and RENDERED_TEXT). */
 export interface RenderedSink {
   /** Whether it keeps the texts too: its pages must then carry them (`texts`, `textEnds`). */
   readonly text: boolean;
-  /**
-   * Writes a page of pieces (bodies joined in `bytes`, each ending at `ends[i]`), and where the
-   * sink keeps them, their texts (joined in `texts`, each ending at `textEnds[i]`).
-   */
-  write(page: {
-    bytes: Uint8Array;
-    pks: Float64Array;
-    crcs: Uint32Array;
-    lens: Uint32Array;
-    ends: Uint32Array;
-    texts?: Uint8Array;
-    textEnds?: Uint32Array;
-  }): Promise<void>;
+  /** Writes a page of pieces, and where the sink keeps them, their texts. */
+  write(page: RenderedPage): Promise<void>;
   /** Records the stamp and the totals; the table is complete. Returns the bytes the pieces take. */
   finish(stamp: string, ms: number): Promise<{ records: number; bytes: number }>;
   /** Drops what was written. */

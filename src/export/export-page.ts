@@ -10,7 +10,7 @@ import { LRUCache } from "lru-cache";
 import { type ReadContext, readContext } from "../context.ts";
 import { int8Of } from "../db/copy-binary.ts";
 import type { RawRow } from "../db/reader.ts";
-import { pieceOf, RENDERED_TABLE, RENDERED_TEXT, renderedJoin } from "../db/rendered.ts";
+import { pieceOf, RENDERED_TABLE, RENDERED_TEXT, type RenderedPage, renderedJoin } from "../db/rendered.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { findStatement, sqlitePlan } from "../db/where-sql.ts";
 import type { DomainFilter } from "../query/domain-filter.ts";
@@ -220,20 +220,9 @@ export async function* domainStream(
   }
 }
 
-/** A page of rendered pieces (src/db/rendered.ts): bodies joined, with each one's key, CRC-32, text length and end. */
-export interface Pieces {
+/** A page of a load's rendering (src/db/rendered.ts), with how many Domains it holds. */
+export interface Pieces extends RenderedPage {
   count: number;
-  /** The pieces' bodies, one after another. */
-  bytes: Uint8Array;
-  pks: Float64Array;
-  crcs: Uint32Array;
-  lens: Uint32Array;
-  /** Where each piece's body ends in `bytes`. */
-  ends: Uint32Array;
-  /** The pieces' texts, one after another, where asked for (PostgreSQL keeps them: RENDERED_TEXT). */
-  texts?: Uint8Array;
-  /** Where each text ends in `texts`. */
-  textEnds?: Uint32Array;
 }
 
 /** A page of rendered pieces as an export reads them: each one's body (a view of what was read), CRC-32 and text length. */

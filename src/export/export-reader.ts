@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import type { Database, Timeouts } from "../config.ts";
 import type { ResultFormat } from "../db/export-jobs.ts";
 import type { CatalogueCheck } from "../db/reader.ts";
+import type { RenderedPage } from "../db/rendered.ts";
 import type { ReadSource } from "../db/replicas.ts";
 import type { SnapshotRow } from "../db/store.ts";
 import type { Logger } from "../logger.ts";
@@ -81,18 +82,8 @@ export interface Page {
   rendered?: "fresh" | "stale";
   /** The bytes are raw DEFLATE of a text of `len` bytes whose CRC-32 is `crc` (a stream asked with gzip). */
   gzip?: { crc: number; len: number };
-  /**
-   * A render stream's page: each piece's key, CRC-32, text length and end in `bytes`; and where
-   * asked, the texts joined, each ending at `textEnds[i]`.
-   */
-  pieces?: {
-    pks: Float64Array;
-    crcs: Uint32Array;
-    lens: Uint32Array;
-    ends: Uint32Array;
-    texts?: Uint8Array;
-    textEnds?: Uint32Array;
-  };
+  /** A render stream's page: its pieces' keys, CRC-32s, lengths and ends in `bytes`, and texts where asked. */
+  pieces?: Omit<RenderedPage, "bytes">;
   /**
    * The page is a view of a slot of the stream's ring (src/export/page-ring.ts): called once the
    * bytes are written (src/ops/access-log.ts, whenWritten), it frees the slot for a later page.
