@@ -417,6 +417,73 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     await sameGzip(`/domain/${encodeURIComponent(names[0])}?fields=name,rank`);
   });
 
+  it.runIf(kind === "postgresql")(
+    "PostgreSQL: a snapshot rendered before the texts is answered from its pieces, and rendering it again adds them",
+    async () => {
+      const served = await api.snapshots.current();
+      const db = api.db.config.database;
+      if (!served || db.kind !== "postgresql") throw new Error("nothing served on PostgreSQL");
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      const texts = `"${served.snapshot.location}"."domain_rendered_text"`;
+      const target = "/domain/export?f:cc=US";
+      const expected = await (await resolvers.fetch(`${BASE}${target}`)).text();
+      const one = `/domain/${encodeURIComponent(names[2])}`;
+      const expectedOne = (await (await resolvers.fetch(`${BASE}${one}`)).text()).replace(
+        /"request_id":"[^"]*"/,
+        "",
+      );
+      /** A gateway that opens the snapshot now: its answers, and how many Domains its export copied. */
+      const fresh = async () => {
+        const snapshots = await Snapshots.open(api.db.config, { refreshMs: 0, graceMs: 0 });
+        const metrics = new Metrics(snapshots);
+        const gateway = withKey(createApp(api.db.config, snapshots, { metrics }), api.key);
+        try {
+          const exported = await (await gateway.fetch(`${BASE}${target}`)).text();
+          const answer = (await (await gateway.fetch(`${BASE}${one}`)).text()).replace(
+            /"request_id":"[^"]*"/,
+            "",
+          );
+          const values = (await metrics.registry.getSingleMetric("storegraph_rendered_domains_total")?.get())
+            ?.values;
+          const copied =
+            values?.find((v) => v.labels.path === "export" && v.labels.state === "fresh")?.value ?? 0;
+          return { exported, answer, copied };
+        } finally {
+          await gateway.dispose();
+          await snapshots.close();
+        }
+      };
+      let before: Awaited<ReturnType<typeof fresh>>;
+      try {
+        // As a snapshot rendered before the texts were kept: the pieces alone.
+        await client.query(`DROP TABLE ${texts}`);
+        before = await fresh();
+        expect(before.exported).toBe(expected);
+        expect(before.answer).toBe(expectedOne);
+        expect(before.copied).toBe(expected.split("\n").length - 1);
+      } finally {
+        // npm run load -- --render: the texts come back (and the pieces again).
+        await renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }), {
+          served: true,
+        });
+        await client.end();
+      }
+      const after = await fresh();
+      expect(after.exported).toBe(expected);
+      expect(after.answer).toBe(expectedOne);
+      expect(after.copied).toBe(before.copied);
+      const check = new pg.Client({ connectionString: db.url });
+      await check.connect();
+      try {
+        expect(Number((await check.query(`SELECT count(*) FROM ${texts}`)).rows[0].count)).toBe(300);
+      } finally {
+        await check.end();
+      }
+    },
+  );
+
   it("a served snapshot rendered again is answered from its records throughout, and nothing of the render is left", async () => {
     const served = await api.snapshots.current();
     if (!served) throw new Error("nothing served");
