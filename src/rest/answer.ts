@@ -1,3 +1,4 @@
+import { Response as ServerResponse } from "@whatwg-node/fetch";
 import type { DocumentNode, GraphQLError } from "graphql";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { Endpoint } from "../auth/limits.ts";
@@ -196,10 +197,13 @@ export async function answerOperation(
       return answer(new Response(null, { status: 304, headers: cache }));
     }
     // The body is UTF-8 bytes: given a string, Response checks every code unit for a lone
-    // surrogate (WebIDL's USVString, 9% of a bulk of 100's CPU), and encodes it whole.
+    // surrogate (WebIDL's USVString, 9% of a bulk of 100's CPU), and encodes it whole. The
+    // Response is the server's own fetch API's (whatwg-node's): it keeps the bytes as they are,
+    // and the server writes them to the socket in one call, where Node's own copies them into a
+    // stream that is then read back (docs/performance.md, "A REST answer's way to the socket").
     const ok = (body: Uint8Array<ArrayBuffer>, gzipped = false) =>
       answer(
-        new Response(body, {
+        new ServerResponse(body, {
           status: 200,
           headers: {
             "content-type": "application/json",
