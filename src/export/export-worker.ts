@@ -253,7 +253,7 @@ async function next(id: number, stream: Stream): Promise<PageAnswer | Unjoined |
   try {
     holdRead(hold);
     if (hold && Atomics.load(hold, HOLD) === EXIT) process.exit(1);
-    const page = new TextBytes(PAGE_BYTES + 64 * 1024);
+    const page = TextBytes.fresh(PAGE_BYTES + 64 * 1024);
     const jsonl = stream.format === "jsonl";
     let count = 0;
     let fallbacks = 0;

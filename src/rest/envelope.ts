@@ -58,6 +58,8 @@ export function gzippedEnvelope(
       return "\u0000";
     },
     data,
+    // The envelope alone (a NUL per record), gone once gzipAround has copied it: not pooled.
+    TextBytes.fresh(16 * 1024),
   );
   return text && (gzipAround(text, pieces) as Uint8Array<ArrayBuffer>);
 }
@@ -65,13 +67,14 @@ export function gzippedEnvelope(
 /**
  * The envelope as JSON, in UTF-8 bytes (written piece by piece: src/rest/text-bytes.ts): the
  * records written by `write`, the rest as they are; undefined where a record cannot be written.
+ * Written into `out`, by default a buffer of the answers' pool, back in it once the answer is sent.
  */
 export function writeEnvelope(
   members: readonly Member[],
   write: RecordWrite,
   data: unknown,
+  out = TextBytes.pooled(),
 ): Uint8Array<ArrayBuffer> | undefined {
-  const out = new TextBytes(16 * 1024);
   out.write("{");
   let first = true;
   for (const m of members) {

@@ -312,7 +312,7 @@ export function planFacets(
         answer.other[h.option] = got.outsideCount;
         answer.missing[h.option] = got.missingCount;
       });
-      const out = new TextBytes(1024);
+      const out = TextBytes.fresh(1024);
       out.write(JSON.stringify(answer));
       return out.done();
     },

@@ -1,33 +1,116 @@
+import { whenWritten } from "../ops/access-log.ts";
+
 /**
  * UTF-8 bytes written piece by piece into one growing buffer. Text built by concatenation is a
  * rope: encoding a page's worth of it at the end first flattens the whole rope, and measured on
  * pages of 1000 Domains with the default fields (8 MB) that took 31–41 ms against 6–12 ms for the
  * same pieces written as they come. Export pages (src/export/export-worker.ts) and REST envelopes
  * (src/rest/route.ts) are written so.
+ *
+ * A REST answer's buffer comes from a small pool (TextBytes.pooled) and goes back to it once the
+ * socket has taken the answer. A page of 1000 Domains is 6–8 MB: written into fresh memory, each
+ * answer grew its buffer eleven times from 16 KB, copying as it grew, and every byte landed on a
+ * page the kernel had to map first; the growing and the copies were 16% of such a page's CPU
+ * (docs/performance.md, "A REST answer's way to the socket").
  */
 export class TextBytes {
   private bytes: Buffer;
   size = 0;
 
-  constructor(initial = 64 * 1024) {
-    this.bytes = Buffer.allocUnsafeSlow(initial);
+  private constructor(
+    bytes: Buffer,
+    private readonly pool: BufferPool | null,
+  ) {
+    this.bytes = bytes;
+  }
+
+  /** A buffer of its own (an export page, kept until its ring slot is written). */
+  static fresh(initial = 64 * 1024): TextBytes {
+    return new TextBytes(Buffer.allocUnsafeSlow(initial), null);
+  }
+
+  /**
+   * A buffer from the answers' pool: what `done` gives back returns to it once written to a
+   * response's socket (src/ops/access-log.ts, whenWritten); an answer never written so (compressed
+   * on the way, or read by the MCP server) leaves its buffer to the garbage collector.
+   */
+  static pooled(initial = 16 * 1024, pool: BufferPool = ANSWERS): TextBytes {
+    return new TextBytes(pool.take(initial), pool);
   }
 
   /** Appends `text` as UTF-8, after the byte `separator` unless it is null. */
   write(text: string, separator: number | null = null): void {
     // A code unit takes at most 3 bytes of UTF-8 (a surrogate pair, 2 units, takes 4).
     const most = text.length * 3 + 1;
-    if (this.size + most > this.bytes.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.size + most));
-      this.bytes.copy(grown, 0, 0, this.size);
-      this.bytes = grown;
-    }
+    if (this.size + most > this.bytes.length) this.grow(this.size + most);
     if (separator !== null) this.bytes[this.size++] = separator;
     this.size += this.bytes.write(text, this.size, "utf8");
   }
 
+  private grow(least: number): void {
+    const wanted = Math.max(this.bytes.length * 2, least);
+    const grown = this.pool ? this.pool.take(wanted) : Buffer.allocUnsafeSlow(wanted);
+    this.bytes.copy(grown, 0, 0, this.size);
+    // Nothing else holds the old buffer: it is free at once.
+    this.pool?.give(this.bytes);
+    this.bytes = grown;
+  }
+
   /** The bytes written, on the buffer itself (no copy). */
-  done(): Uint8Array<ArrayBuffer> {
-    return new Uint8Array(this.bytes.buffer as ArrayBuffer, this.bytes.byteOffset, this.size);
+  done(): Buffer<ArrayBuffer> {
+    const { bytes, pool } = this;
+    const view = bytes.subarray(0, this.size) as Buffer<ArrayBuffer>;
+    if (pool) whenWritten(view, () => pool.give(bytes));
+    return view;
   }
 }
+
+/**
+ * A few large buffers kept for the next answers. Bounded: at most `count` buffers of at most
+ * `largest` bytes each are kept (64 MB), the largest ones, so that a page of 1000 Domains finds
+ * one it fits.
+ */
+export class BufferPool {
+  private readonly kept: Buffer[] = [];
+  /** How many times a kept buffer was taken again (for tests). */
+  reused = 0;
+
+  constructor(
+    private readonly count: number,
+    private readonly largest: number,
+  ) {}
+
+  /** The largest kept buffer when it holds `least` bytes (then the answer never grows), else a new one. */
+  take(least: number): Buffer {
+    let best = -1;
+    for (let i = 0; i < this.kept.length; i++)
+      if (best === -1 || this.kept[i].length > this.kept[best].length) best = i;
+    if (best !== -1 && this.kept[best].length >= least) {
+      const [taken] = this.kept.splice(best, 1);
+      this.reused++;
+      return taken;
+    }
+    return Buffer.allocUnsafeSlow(least);
+  }
+
+  /** Keeps `bytes` (no longer used by anyone) when it is among the largest `count` not over `largest`. */
+  give(bytes: Buffer): void {
+    if (bytes.length > this.largest || this.kept.includes(bytes)) return;
+    if (this.kept.length < this.count) {
+      this.kept.push(bytes);
+      return;
+    }
+    let smallest = 0;
+    for (let i = 1; i < this.kept.length; i++)
+      if (this.kept[i].length < this.kept[smallest].length) smallest = i;
+    if (this.kept[smallest].length < bytes.length) this.kept[smallest] = bytes;
+  }
+
+  /** How many buffers, and bytes, are kept (for tests). */
+  get held(): { buffers: number; bytes: number } {
+    return { buffers: this.kept.length, bytes: this.kept.reduce((n, b) => n + b.length, 0) };
+  }
+}
+
+/** REST answers' buffers: four of up to 16 MB (a page of 1000 Domains with the default fields is 6–8 MB). */
+export const ANSWERS = new BufferPool(2, 16 * 1024 * 1024);

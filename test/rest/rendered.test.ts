@@ -20,6 +20,7 @@ import { createHttpServer } from "../../src/http.ts";
 import { createLogger } from "../../src/logger.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
 import { renderSnapshot } from "../../src/render.ts";
+import { ANSWERS } from "../../src/rest/text-bytes.ts";
 import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { slowGet } from "../support/raw-http.ts";
@@ -287,6 +288,59 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
       expect(gunzipSync(gz).toString("utf8")).toBe(
         await (await api.app.fetch(`${BASE}/domain/export`)).text(),
       );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("REST answers over real sockets, many at once and some read slowly, are each the resolver path's, their buffers reused once written", async () => {
+    const server = createHttpServer(api.app.listener);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const auth = { authorization: `Bearer ${api.key}` };
+      const reusedBefore = ANSWERS.reused;
+      type Ask = { path: string; bulk?: string[] };
+      const asks: Ask[] = [];
+      for (let i = 0; i < 24; i++) {
+        const at = (i * 37) % names.length;
+        if (i % 4 === 0) asks.push({ path: "/domain/bulk", bulk: names.slice(at, at + 5 + (i % 30)) });
+        else if (i % 4 === 1)
+          asks.push({
+            path: `/domain?page_size=${[1000, 50, 300][i % 3]}&sort=${["rank", "-er", "name"][i % 3]}`,
+          });
+        else if (i % 4 === 2) asks.push({ path: `/domain?page_size=200&fields=name,rank&sort=-rank` });
+        else asks.push({ path: `/domain/${encodeURIComponent(names[at])}` });
+      }
+      const init = (a: Ask) =>
+        a.bulk
+          ? {
+              method: "POST",
+              body: JSON.stringify({ domains: a.bulk }),
+              headers: { "content-type": "application/json" },
+            }
+          : {};
+      const expected = await Promise.all(
+        asks.map(async (a) => (await resolvers.fetch(`${BASE}${a.path}`, init(a))).text()),
+      );
+      for (let round = 0; round < 3; round++) {
+        const got = await Promise.all(
+          asks.map(async (a, i) => {
+            // Every third GET read slowly: its buffer stays out of the pool while the others are answered.
+            if (!a.bulk && i % 3 === 0)
+              return (await slowGet(port, `/json/api/v1/all${a.path}`, auth)).toString("utf8");
+            const res = await fetch(`http://127.0.0.1:${port}/json/api/v1/all${a.path}`, {
+              ...init(a),
+              headers: { ...auth, ...(init(a).headers ?? {}) },
+            });
+            return res.text();
+          }),
+        );
+        for (let i = 0; i < asks.length; i++) expect(got[i], asks[i].path).toBe(expected[i]);
+      }
+      // The pool was used: later answers were written into buffers earlier ones had been sent from.
+      expect(ANSWERS.reused).toBeGreaterThan(reusedBefore);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
