@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
-import { ConfigError, loadConfig } from "../config.ts";
+import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { loadSnapshot } from "../dataset/load/load.ts";
 import { LoadValidationError } from "../dataset/load/problems.ts";
 import { SnapshotDirError } from "../dataset/load/read.ts";
@@ -81,7 +81,7 @@ async function main(): Promise<number> {
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
       `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s ` +
-        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events and ${r.timings.countIndex} s building the count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB; ${r.timings.render} s rendering ${r.domains} records with the default fields into ${(r.renderedBytes / 1e6).toFixed(1)} MB; ${r.timings.segments} s comparing segments)`,
+        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events and ${r.timings.countIndex} s building the count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB; ${r.timings.render} s rendering ${r.domains} records with the default fields into ${piecesOf(config, r.renderedBytes)}; ${r.timings.segments} s comparing segments)`,
     );
     return 0;
   } catch (e) {
@@ -122,11 +122,15 @@ const indexServed = () =>
     return `built the count index of snapshot version ${served.version}: ${(built.bytes / 1e6).toFixed(1)} MB in ${(built.ms / 1000).toFixed(1)} s`;
   });
 
+/** What the rendered records take: their pieces' bytes, and where PostgreSQL keeps the texts beside them. */
+const piecesOf = (config: Config, bytes: number) =>
+  `${(bytes / 1e6).toFixed(1)} MB of DEFLATE pieces${config.database.kind === "postgresql" ? " (their texts kept beside them, compressed by PostgreSQL)" : ""}`;
+
 /** --render: the served snapshot's rendered records, made again under the load lock. */
 const renderServed = () =>
   onServed("its records are rendered with it", async (config, served) => {
     const r = await renderSnapshot(config, served, createLogger(config, 2), { served: true });
-    return `rendered ${r.records} records of snapshot version ${served.version} into ${(r.bytes / 1e6).toFixed(1)} MB in ${(r.ms / 1000).toFixed(1)} s`;
+    return `rendered ${r.records} records of snapshot version ${served.version} into ${piecesOf(config, r.bytes)} in ${(r.ms / 1000).toFixed(1)} s`;
   });
 
 /** Runs `work` on the served snapshot under the load lock, and prints what it says. */

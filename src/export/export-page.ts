@@ -266,7 +266,7 @@ export async function* renderStream(
     const ends = new Uint32Array(n);
     const bodies: Buffer[] = [];
     const texts: Buffer[] = [];
-    const textEnds = new Uint32Array(n);
+    const textEnds = withText ? new Uint32Array(n) : null;
     let at = 0;
     let textAt = 0;
     for (let i = 0; i < n; i++) {
@@ -278,14 +278,14 @@ export async function* renderStream(
       at += piece.body.length;
       ends[i] = at;
       bodies.push(piece.body);
-      if (withText) {
+      if (textEnds) {
         textAt += text.length;
         textEnds[i] = textAt;
         texts.push(text);
       }
     }
     const page: Pieces = { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
-    if (withText) Object.assign(page, { texts: Buffer.concat(texts, textAt), textEnds });
+    if (textEnds) Object.assign(page, { texts: Buffer.concat(texts, textAt), textEnds });
     yield page;
   }
 }
