@@ -23,8 +23,11 @@ export function at(data: unknown, path: readonly string[]): unknown {
   return value;
 }
 
-/** A record's JSON text; undefined: it cannot be written so (the envelope is then not written). */
-type RecordWrite = (record: Record<string, unknown>) => string | undefined;
+/**
+ * A record's JSON text, or its UTF-8 bytes (a rendered record's, as inflated); undefined: it cannot
+ * be written so (the envelope is then not written).
+ */
+type RecordWrite = (record: Record<string, unknown>) => string | Uint8Array | undefined;
 
 const COMMA = 0x2c;
 

@@ -31,7 +31,8 @@ import { type RowWriter, rowWriter } from "./row-writer.ts";
  */
 export interface RecordsPlan {
   read: DomainRead;
-  write: RowWriter;
+  /** One record's JSON: written (a string), or a rendered record's bytes as kept (UTF-8). */
+  write: (...args: Parameters<RowWriter>) => string | Uint8Array | undefined;
   /** The route's root field's value, as its resolver gives it (a Domain row, DomainsByName, a Connection). */
   answer(ctx: ReadContext, args: Record<string, unknown>): Promise<unknown>;
   /** The root field's arguments, from the route's variables (an error names the argument, as GraphQL's do). */

@@ -38,13 +38,17 @@ export class TextBytes {
     return new TextBytes(pool.take(initial), pool);
   }
 
-  /** Appends `text` as UTF-8, after the byte `separator` unless it is null. */
-  write(text: string, separator: number | null = null): void {
+  /** Appends `text` as UTF-8 (or UTF-8 bytes as they are), after the byte `separator` unless it is null. */
+  write(text: string | Uint8Array, separator: number | null = null): void {
     // A code unit takes at most 3 bytes of UTF-8 (a surrogate pair, 2 units, takes 4).
-    const most = text.length * 3 + 1;
+    const most = typeof text === "string" ? text.length * 3 + 1 : text.length + 1;
     if (this.size + most > this.bytes.length) this.grow(this.size + most);
     if (separator !== null) this.bytes[this.size++] = separator;
-    this.size += this.bytes.write(text, this.size, "utf8");
+    if (typeof text === "string") this.size += this.bytes.write(text, this.size, "utf8");
+    else {
+      this.bytes.set(text, this.size);
+      this.size += text.length;
+    }
   }
 
   private grow(least: number): void {

@@ -48,6 +48,19 @@ describe("the answers' buffer pool", () => {
     for (let i = 0; i < 4; i++) expect(pool.take(1).length).toBeLessThan(bytes.length);
   });
 
+  it("writes a rendered record's UTF-8 bytes as they are, between texts written as strings", () => {
+    const pool = new BufferPool(1, 1 << 20);
+    const out = TextBytes.pooled(4, pool);
+    const bytes = Buffer.from('{"name":"café.de","emoji":"🛒"}', "utf8");
+    out.write("[");
+    out.write(bytes);
+    out.write('{"name":"a"}', 0x2c);
+    out.write(bytes.subarray(0, bytes.length), 0x2c);
+    out.write("]");
+    const text = `[${bytes.toString("utf8")},{"name":"a"},${bytes.toString("utf8")}]`;
+    expect(out.done().toString("utf8")).toBe(text);
+  });
+
   it("takes a buffer back only once a response's socket has taken the answer written from it", async () => {
     const pool = new BufferPool(2, 1 << 24);
     const payload = randomBytes(3 << 20).toString("base64");

@@ -342,16 +342,19 @@ interface RenderedBatch {
   bodies: Uint8Array[];
   crcs: number[];
   lens: number[];
-  /** Each record's text, once inflated. */
-  texts: string[] | null;
+  /**
+   * Each record's text: as read (PostgreSQL's kept texts, strings), or once inflated, its UTF-8
+   * bytes (a view of the batch's one inflated buffer: nothing decoded to be encoded again).
+   */
+  texts: (string | Uint8Array)[] | null;
 }
 interface RenderedOf {
   batch: RenderedBatch;
   i: number;
 }
 
-/** A Domain row's rendered record (read with read.rendered): its text. */
-export function renderedText(row: object): string | undefined {
+/** A Domain row's rendered record (read with read.rendered): its text, or its UTF-8 bytes. */
+export function renderedText(row: object): string | Uint8Array | undefined {
   const of = (row as { [RENDERED]?: RenderedOf })[RENDERED];
   if (!of) return undefined;
   of.batch.texts ??= inflated(of.batch);
@@ -389,8 +392,8 @@ function renderedTexts(rows: object[], raw: readonly RawRow[], at: number, form:
   for (let i = 0; i < rows.length; i++) (rows[i] as { [RENDERED]?: RenderedOf })[RENDERED] = { batch, i };
 }
 
-/** The texts of a batch: its pieces, joined, are one DEFLATE stream, inflated at once. */
-function inflated(batch: RenderedBatch): string[] {
+/** The texts of a batch, as UTF-8 bytes: its pieces, joined, are one DEFLATE stream, inflated at once. */
+function inflated(batch: RenderedBatch): Uint8Array[] {
   let size = 0;
   for (const len of batch.lens) size += len;
   // Its length is known: one output chunk, not chunks joined by a copy.
@@ -398,10 +401,10 @@ function inflated(batch: RenderedBatch): string[] {
     finishFlush: constants.Z_SYNC_FLUSH,
     chunkSize: Math.max(constants.Z_MIN_CHUNK, size),
   });
-  const texts: string[] = [];
+  const texts: Uint8Array[] = [];
   let start = 0;
   for (const len of batch.lens) {
-    texts.push(text.toString("utf8", start, start + len));
+    texts.push(text.subarray(start, start + len));
     start += len;
   }
   if (start !== text.length) throw new Error("rendered records inflated to another length than kept");
