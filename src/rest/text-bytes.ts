@@ -71,8 +71,7 @@ export class TextBytes {
 
 /**
  * A few large buffers kept for the next answers. Bounded: at most `count` buffers of at most
- * `largest` bytes each are kept (64 MB), the largest ones, so that a page of 1000 Domains finds
- * one it fits.
+ * `largest` bytes each are kept, the largest ones, so that a page of 1000 Domains finds one it fits.
  */
 export class BufferPool {
   private readonly kept: Buffer[] = [];
@@ -116,5 +115,5 @@ export class BufferPool {
   }
 }
 
-/** REST answers' buffers: four of up to 16 MB (a page of 1000 Domains with the default fields is 6–8 MB). */
+/** REST answers' buffers: two of up to 16 MB, 32 MB at most (a page of 1000 Domains with the default fields is 6–8 MB). */
 export const ANSWERS = new BufferPool(2, 16 * 1024 * 1024);
