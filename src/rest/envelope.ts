@@ -1,4 +1,5 @@
 import { gzipAround } from "../db/rendered.ts";
+import { whenWritten } from "../ops/access-log.ts";
 import { renderedPiece } from "../query/domain-read/read.ts";
 import { TextBytes } from "./text-bytes.ts";
 
@@ -70,7 +71,10 @@ export function gzippedEnvelope(
 /**
  * The envelope as JSON, in UTF-8 bytes (written piece by piece: src/rest/text-bytes.ts): the
  * records written by `write`, the rest as they are; undefined where a record cannot be written.
- * Written into `out`, by default a buffer of the answers' pool, back in it once the answer is sent.
+ * Written into `out`, by default a buffer of the answers' pool, back in it once a response's socket
+ * has taken the answer (src/ops/access-log.ts, whenWritten), or at once when it is not written. An
+ * answer never written to a socket (compressed on the way, or read by the MCP server) leaves its
+ * buffer to the garbage collector.
  */
 export function writeEnvelope(
   members: readonly Member[],
@@ -100,8 +104,13 @@ export function writeEnvelope(
       if (text === undefined) written = false;
       else out.write(text);
     } else out.write(JSON.stringify(value ?? null));
-    if (!written) return undefined;
+    if (!written) {
+      out.release();
+      return undefined;
+    }
   }
   out.write("}");
-  return out.done();
+  const bytes = out.done();
+  whenWritten(bytes, () => out.release());
+  return bytes;
 }

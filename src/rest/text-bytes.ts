@@ -1,5 +1,3 @@
-import { whenWritten } from "../ops/access-log.ts";
-
 /**
  * UTF-8 bytes written piece by piece into one growing buffer. Text built by concatenation is a
  * rope: encoding a page's worth of it at the end first flattens the whole rope, and measured on
@@ -8,7 +6,7 @@ import { whenWritten } from "../ops/access-log.ts";
  * (src/rest/route.ts) are written so.
  *
  * A REST answer's buffer comes from a small pool (TextBytes.pooled) and goes back to it once the
- * socket has taken the answer. A page of 1000 Domains is 6–8 MB: written into fresh memory, each
+ * socket has taken the answer (src/rest/envelope.ts, writeEnvelope). A page of 1000 Domains is 6–8 MB: written into fresh memory, each
  * answer grew its buffer eleven times from 16 KB, copying as it grew, and every byte landed on a
  * page the kernel had to map first; the growing and the copies were 16% of such a page's CPU
  * (docs/performance.md, "A REST answer's way to the socket").
@@ -29,11 +27,7 @@ export class TextBytes {
     return new TextBytes(Buffer.allocUnsafeSlow(initial), null);
   }
 
-  /**
-   * A buffer from the answers' pool: what `done` gives back returns to it once written to a
-   * response's socket (src/ops/access-log.ts, whenWritten); an answer never written so (compressed
-   * on the way, or read by the MCP server) leaves its buffer to the garbage collector.
-   */
+  /** A buffer from the answers' pool, back in it when `release` is called (once nothing reads it). */
   static pooled(initial = 16 * 1024, pool: BufferPool = ANSWERS): TextBytes {
     return new TextBytes(pool.take(initial), pool);
   }
@@ -62,10 +56,12 @@ export class TextBytes {
 
   /** The bytes written, on the buffer itself (no copy). */
   done(): Buffer<ArrayBuffer> {
-    const { bytes, pool } = this;
-    const view = bytes.subarray(0, this.size) as Buffer<ArrayBuffer>;
-    if (pool) whenWritten(view, () => pool.give(bytes));
-    return view;
+    return this.bytes.subarray(0, this.size) as Buffer<ArrayBuffer>;
+  }
+
+  /** Gives the buffer back to its pool (nothing of it is read any more); a fresh one is left to the GC. */
+  release(): void {
+    this.pool?.give(this.bytes);
   }
 }
 

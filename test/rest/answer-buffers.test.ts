@@ -3,6 +3,7 @@ import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { createHttpServer } from "../../src/http.ts";
+import { writeEnvelope } from "../../src/rest/envelope.ts";
 import { BufferPool, TextBytes } from "../../src/rest/text-bytes.ts";
 
 // A REST answer's buffer (src/rest/text-bytes.ts): taken from a small pool, and back in it only
@@ -61,14 +62,22 @@ describe("the answers' buffer pool", () => {
     expect(out.done().toString("utf8")).toBe(text);
   });
 
-  it("takes a buffer back only once a response's socket has taken the answer written from it", async () => {
+  it("takes an envelope's buffer back at once when a record cannot be written", () => {
+    const pool = new BufferPool(2, 1 << 20);
+    const members = [{ prefix: '"d":', kind: "record" as const, path: ["d"], when: null }];
+    expect(writeEnvelope(members, () => undefined, { d: {} }, TextBytes.pooled(1000, pool))).toBeUndefined();
+    expect(pool.held).toEqual({ buffers: 1, bytes: 1000 });
+  });
+
+  it("takes an envelope's buffer back only once a response's socket has taken the answer", async () => {
     const pool = new BufferPool(2, 1 << 24);
     const payload = randomBytes(3 << 20).toString("base64");
     let heldWhenWritten = -1;
     const server = createHttpServer((_req, res) => {
-      const out = TextBytes.pooled(16, pool);
-      out.write(payload);
-      const body = out.done();
+      // A REST envelope, as answers are written (src/rest/envelope.ts), into a buffer of this pool.
+      const members = [{ prefix: '"v":', kind: "value" as const, path: ["v"], when: null }];
+      const body = writeEnvelope(members, () => undefined, { v: payload }, TextBytes.pooled(16, pool));
+      if (!body) throw new Error("the envelope was not written");
       res.setHeader("content-length", body.length);
       // Not yet written: the buffer holding the answer is not kept.
       heldWhenWritten = pool.held.bytes >= body.length ? 1 : 0;
@@ -88,7 +97,7 @@ describe("the answers' buffer pool", () => {
           .on("error", reject)
           .end();
       });
-      expect(got).toBe(payload);
+      expect(got).toBe(JSON.stringify({ v: payload }));
       expect(heldWhenWritten).toBe(0);
       // Written: the buffer (at least the answer's size) is back in the pool.
       await new Promise((resolve) => setTimeout(resolve, 20));
