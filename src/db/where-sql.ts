@@ -132,6 +132,16 @@ export interface SqlitePlan {
 }
 /** The planner's own choice. */
 const PLANNER: SqlitePlan = { scan: () => false, gather: false };
+/**
+ * A narrow read to the end of a large share of the table (an export of `fields=name,rank`): the
+ * rows are gathered as the filter finds them (on no filter, in the table's order) and sorted,
+ * not read one by one down the order's index. The index's order is not the table's, so each of
+ * its rows was a page read of its own: stepping every Domain's name and rank in rank order took
+ * 745 ms of CPU at 100,000 Domains (a third of it in the kernel, reading pages), against 186 ms
+ * gathered and sorted (docs/performance.md, "SQLite's exports sorted once"). PostgreSQL's streams
+ * do the same by their cursor's plan (src/db/reader.ts: cursor_tuple_fraction).
+ */
+const WHOLE: SqlitePlan = { scan: () => false, gather: true };
 const TRUE = "1=1";
 const FALSE = "1=0";
 
@@ -440,16 +450,27 @@ const SHARED_VALUES: Record<string, readonly string[]> = {
  * filter's index and sorts them. The bound is where both read as many rows, √(page × rows): at a
  * million Domains a page costs at most about 7,000 rows either way. For an export (no page size)
  * the bound is a share of a tenth.
+ *
+ * `whole`: the statement is read to its end, each row narrow enough to sort (a stream of a few
+ * columns: streamPlannedDomains). Its rows are then gathered and sorted on a large share too (WHOLE).
  */
 export async function sqlitePlan(
   sql: SqlReader,
   table: TableKey,
   args: Omit<FindArgs, "take"> & { take?: number },
+  whole = false,
 ): Promise<SqlitePlan> {
   if (sql.kind !== "sqlite" || table !== "domain") return PLANNER;
   const first = Object.keys(args.orderBy[0] ?? {})[0];
-  const terms = sharedTerms(args.where).filter(([field]) => !SHARED_VALUES[field].includes(first));
-  if (!terms.length) return PLANNER;
+  // Read to its end, the rows are sorted once gathered (see WHOLE), unless they are in the
+  // order's own: the table is kept in its key's.
+  const gatherAll = whole && args.take === undefined && first !== "pk";
+  // A term whose column's index serves the order too is left to that index, unless the rows
+  // are sorted anyway: then a large share is scanned for (platform=shopify: 59% of the table).
+  const terms = sharedTerms(args.where).filter(
+    ([field]) => gatherAll || !SHARED_VALUES[field].includes(first),
+  );
+  if (!terms.length) return gatherAll ? WHOLE : PLANNER;
   const total = await matching(sql, "*");
   if (!total) return PLANNER;
   const shares = await Promise.all(
@@ -462,7 +483,7 @@ export async function sqlitePlan(
   const bound = args.take === undefined ? 0.1 : Math.sqrt(args.take / total);
   if (share >= bound) {
     const fields = new Set(shares.map((t) => t.field));
-    return { scan: (field) => fields.has(field), gather: false };
+    return { scan: (field) => fields.has(field), gather: gatherAll };
   }
   // Gathering, only the index of the most selective term may serve: not another term's (a
   // country of no Domain, ANDed with shopify, gathered shopify's 700,000), nor the order's, nor

@@ -315,12 +315,16 @@ export async function* streamPlannedDomains(
 ): AsyncGenerator<{ ctx: ReadContext; rows: DomainRow[] }> {
   const kept = joinsKeptChildren(read) && (await keepsChildRows(sql));
   const select = plannedSelect(sql, read, "r.", kept);
+  // Read to its end: on SQLite, the rows of a read of named columns alone are sorted once
+  // gathered (sqlitePlan's `whole`). Rows with child rows or every column (several KB each) are
+  // not: their sort would spill gigabytes into temporary files at a million Domains.
+  const narrow = read.fields !== null && !read.children.length && !read.rendered;
   const { text, params } = findStatement(
     sql,
     "domain",
     args,
     select.list,
-    await sqlitePlan(sql, "domain", args),
+    await sqlitePlan(sql, "domain", args, narrow),
     select.join,
   );
   for await (let raw of sql.stream(text, params, batch)) {
