@@ -28,15 +28,13 @@ export async function renderSnapshot(
   options: {
     threads?: number;
     signal?: AbortSignal;
-    /** The snapshot is served (npm run load -- --render): gateways read it meanwhile. */
-    served?: boolean;
   } = {},
 ): Promise<Rendered> {
   const started = performance.now();
   const db = config.database;
   const sink: RenderedSink =
     db.kind === "sqlite"
-      ? await sqliteRenderedSink(join(db.dataDir, snapshot.location), options.served === true)
+      ? await sqliteRenderedSink(join(db.dataDir, snapshot.location))
       : await pgRenderedSink(db.url, snapshot.location);
   const readers: ExportReader[] = [];
   try {

@@ -129,7 +129,7 @@ const piecesOf = (config: Config, bytes: number) =>
 /** --render: the served snapshot's rendered records, made again under the load lock. */
 const renderServed = () =>
   onServed("its records are rendered with it", async (config, served) => {
-    const r = await renderSnapshot(config, served, createLogger(config, 2), { served: true });
+    const r = await renderSnapshot(config, served, createLogger(config, 2));
     return `rendered ${r.records} records of snapshot version ${served.version} into ${piecesOf(config, r.bytes)} in ${(r.ms / 1000).toFixed(1)} s`;
   });
 

@@ -19,7 +19,10 @@ import type { SqlReader } from "./reader.ts";
  * own (crc32Combine) without inflating anything. Each piece keeps the CRC-32 and length of its
  * text for that.
  *
- * RENDERED_TABLE holds one row per Domain: (domain_pk, crc, len, body). RENDERED_STAMP holds one
+ * RENDERED_TABLE holds one row per Domain: (domain_pk, crc, len, body), in rank order on both
+ * databases (renderedLayout, sqliteRenderedSink; SQLite's rowid `ord` is the order, with a unique
+ * index on domain_pk, where a snapshot rendered before 2026-11-30 keys them by domain_pk: both
+ * are read by the same statements). RENDERED_STAMP holds one
  * row: the fingerprint of the code that rendered them (src/rest/rendered.ts: renderStamp). A
  * snapshot without the table, or with another stamp, is answered by the row writer as before.
  */
@@ -50,7 +53,7 @@ export function renderedTableStatements(kind: SqlReader["kind"], table: (name: s
     return [
       `DROP TABLE IF EXISTS ${table(RENDERED_TABLE)}`,
       `DROP TABLE IF EXISTS ${table(RENDERED_STAMP)}`,
-      `CREATE TABLE ${table(RENDERED_TABLE)} ("domain_pk" INTEGER PRIMARY KEY, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL)`,
+      `CREATE TABLE ${table(RENDERED_TABLE)} ("ord" INTEGER PRIMARY KEY, "domain_pk" INTEGER NOT NULL, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL)`,
       stamp("INTEGER"),
     ];
   return [
@@ -425,28 +428,26 @@ export interface RenderedSink {
 }
 
 /**
- * SQLite: a new snapshot's file (before it is published: nothing else has it open) is written in
- * WAL mode meanwhile, so the render's readers read it as pieces are written. A served one (npm run
- * load -- --render) cannot leave its rollback journal while gateways read it: the pieces are then
- * written to a file beside it, and copied in at the end in one transaction (the gateways' reads
- * are short, and wait at most for its commit).
+ * SQLite: the pieces are written as they come (in key ranges, by several threads) to a file beside
+ * the snapshot's, keyed by domain_pk, and copied into the snapshot at the end in rank order, in one
+ * transaction (`INSERT … SELECT … ORDER BY rank, pk`, then the unique index on domain_pk). A
+ * rowid table keeps its rows in rowid order, so the rank order, every list's and export's default,
+ * is then the table's own: an export's reads go forward through it, where in key order each piece
+ * was a page read of its own (docs/performance.md, "SQLite's exports sorted once"). A served
+ * snapshot (npm run load -- --render) is read by gateways meanwhile: their reads are short, and
+ * wait at most for the copy's commit.
  */
-export async function sqliteRenderedSink(file: string, served: boolean): Promise<RenderedSink> {
+export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
   const { default: Database } = await import("better-sqlite3");
-  const main = new Database(file, { timeout: 30_000 });
-  let side: string | null = null;
-  let db = main;
-  if (served) {
-    // A gateway reading in WAL mode would keep the file from leaving it: the file is not switched.
-    side = `${file}.rendering`;
-    rmSync(side, { force: true });
-    db = new Database(side);
-    db.pragma("journal_mode = OFF");
-  } else main.pragma("journal_mode = WAL");
+  const side = `${file}.rendering`;
+  rmSync(side, { force: true });
+  const db = new Database(side);
+  db.pragma("journal_mode = OFF");
   db.pragma("synchronous = OFF");
   db.pragma("cache_size = -65536");
-  const tables = renderedTableStatements("sqlite", (n) => `"${n}"`);
-  for (const statement of tables) db.exec(statement);
+  db.exec(
+    `CREATE TABLE "${RENDERED_TABLE}" ("domain_pk" INTEGER PRIMARY KEY, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL)`,
+  );
   const insert = db.prepare(`INSERT INTO "${RENDERED_TABLE}" VALUES (?, ?, ?, ?)`);
   let records = 0;
   let bytes = 0;
@@ -460,16 +461,9 @@ export async function sqliteRenderedSink(file: string, served: boolean): Promise
     records += page.pks.length;
     bytes += page.bytes.byteLength;
   });
-  const close = () => {
-    if (side) {
-      db.close();
-      rmSync(side, { force: true });
-    } else {
-      main.pragma("wal_checkpoint(TRUNCATE)");
-      // Readers open the file read-only: back to a rollback journal, one file (as the writer leaves it).
-      main.pragma("journal_mode = DELETE");
-    }
-    main.close();
+  const drop = () => {
+    if (db.open) db.close();
+    rmSync(side, { force: true });
   };
   return {
     text: false,
@@ -477,31 +471,35 @@ export async function sqliteRenderedSink(file: string, served: boolean): Promise
       writePage(page);
     },
     async finish(stamp, ms) {
-      db.prepare(`INSERT INTO "${RENDERED_STAMP}" VALUES (?, ?, ?, ?)`).run(
-        stamp,
-        records,
-        bytes,
-        Math.round(ms),
-      );
-      if (side) {
-        db.close();
+      db.close();
+      const main = new Database(file, { timeout: 30_000 });
+      try {
+        main.pragma("cache_size = -65536");
         main.prepare("ATTACH DATABASE ? AS rendering").run(side);
+        const tables = renderedTableStatements("sqlite", (n) => `main."${n}"`);
         main
           .transaction(() => {
             for (const statement of tables) main.exec(statement);
-            for (const table of [RENDERED_TABLE, RENDERED_STAMP])
-              main.exec(`INSERT INTO main."${table}" SELECT * FROM rendering."${table}"`);
+            main.exec(
+              `INSERT INTO main."${RENDERED_TABLE}" ("domain_pk", "crc", "len", "body") SELECT x."domain_pk", x."crc", x."len", x."body" FROM rendering."${RENDERED_TABLE}" x JOIN main."domain" d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
+            );
+            main.exec(
+              `CREATE UNIQUE INDEX main."${RENDERED_TABLE}_domain_pk" ON "${RENDERED_TABLE}" ("domain_pk")`,
+            );
+            main
+              .prepare(`INSERT INTO main."${RENDERED_STAMP}" VALUES (?, ?, ?, ?)`)
+              .run(stamp, records, bytes, Math.round(ms));
           })
           .immediate();
         main.exec("DETACH DATABASE rendering");
-        rmSync(side, { force: true });
+      } finally {
         main.close();
-      } else close();
+        rmSync(side, { force: true });
+      }
       return { records, bytes };
     },
     async abort() {
-      if (!side) for (const statement of tables.slice(0, 2)) main.exec(statement);
-      close();
+      drop();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { crc32, gunzipSync, inflateRawSync, constants as zlibConstants } from "node:zlib";
@@ -14,6 +15,7 @@ import {
   jointOf,
   pieceOf,
   RENDERED_STAMP,
+  RENDERED_TABLE,
 } from "../../src/db/rendered.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { createHttpServer } from "../../src/http.ts";
@@ -519,9 +521,7 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
         expect(before.copied).toBe(expected.split("\n").length - 1);
       } finally {
         // npm run load -- --render: the texts come back (and the pieces again).
-        await renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }), {
-          served: true,
-        });
+        await renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }));
         await client.end();
       }
       const after = await fresh();
@@ -546,11 +546,11 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     expect(lines).toBeGreaterThan(0);
     const before = await counted("export", "fresh");
     let rendering = true;
-    const render = renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }), {
-      served: true,
-    }).finally(() => {
-      rendering = false;
-    });
+    const render = renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" })).finally(
+      () => {
+        rendering = false;
+      },
+    );
     let asked = 0;
     while (rendering) {
       const res = await api.app.fetch(`${BASE}/domain/export?f:cc=US`);
@@ -563,7 +563,32 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     // Every one of them copied rendered records (none was written by the row writer).
     expect((await counted("export", "fresh")) - before).toBe(asked * lines);
     const db = api.db.config.database;
-    if (db.kind !== "postgresql") return;
+    if (db.kind === "sqlite") {
+      const path = join(db.dataDir, served.snapshot.location);
+      // The pieces are in rank order (the table's rowid order is the Domains' (rank, pk) order),
+      // found by domain_pk through its unique index; the file they were written to is gone.
+      const { default: Database } = await import("better-sqlite3");
+      const file = new Database(path, { readonly: true });
+      try {
+        const ordered = file
+          .prepare(`SELECT "domain_pk" FROM "${RENDERED_TABLE}" ORDER BY "ord"`)
+          .pluck()
+          .all();
+        expect(ordered).toEqual(
+          file.prepare(`SELECT "pk" FROM "domain" ORDER BY "rank", "pk"`).pluck().all(),
+        );
+        expect(ordered).toHaveLength(300);
+        const indexes = file
+          .prepare(`SELECT "unique" FROM pragma_index_list('${RENDERED_TABLE}')`)
+          .pluck()
+          .all();
+        expect(indexes).toEqual([1]);
+      } finally {
+        file.close();
+      }
+      expect(existsSync(`${path}.rendering`)).toBe(false);
+      return;
+    }
     const { default: pg } = await import("pg");
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
@@ -581,6 +606,38 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
       ]);
     } finally {
       await client.end();
+    }
+  });
+
+  it("SQLite: pieces kept in key order (rendered before the rank order) are answered the same", async () => {
+    const db = api.db.config.database;
+    if (db.kind !== "sqlite") return;
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("nothing served");
+    const { default: Database } = await import("better-sqlite3");
+    const file = new Database(join(db.dataDir, served.snapshot.location), { timeout: 10_000 });
+    try {
+      // The table as a load before 2026-11-30 left it: keyed by domain_pk, in key order.
+      file.exec(
+        `CREATE TABLE "keyed" ("domain_pk" INTEGER PRIMARY KEY, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL);
+         INSERT INTO "keyed" SELECT "domain_pk", "crc", "len", "body" FROM "${RENDERED_TABLE}" ORDER BY "domain_pk";
+         DROP TABLE "${RENDERED_TABLE}";
+         ALTER TABLE "keyed" RENAME TO "${RENDERED_TABLE}";`,
+      );
+      const before = await counted("export", "fresh");
+      const exported = await same("/domain/export?sort=-er");
+      await same("/domain?page_size=50&f:cc=US");
+      await same(`/domain/${encodeURIComponent(names[7])}`);
+      await same("/domain/bulk", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ domains: names.slice(0, 9) }),
+      });
+      expect((await counted("export", "fresh")) - before).toBe(exported.split("\n").length - 1);
+    } finally {
+      file.close();
+      // Rendered again: the rank order back, for the tests after this one.
+      await renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }));
     }
   });
 
@@ -610,9 +667,7 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
       ).toBeGreaterThan(0);
       expect(stale?.find((v) => v.labels.state === "fresh")).toBeUndefined();
       // npm run load -- --render: rendered again, with this code's stamp.
-      const r = await renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }), {
-        served: true,
-      });
+      const r = await renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }));
       expect(r.records).toBe(300);
     } finally {
       await gateway.dispose();
