@@ -57,7 +57,7 @@ export async function renderSnapshot(
       );
     }
     await Promise.all(parts);
-    // The readers go first: SQLite leaves WAL only once no other connection has the file open.
+    // The readers go first: none holds the snapshot's file while the sink writes it (SQLite).
     await Promise.all(readers.splice(0).map((r) => r.close()));
     const { records, bytes } = await sink.finish(renderStamp(), performance.now() - started);
     if (records !== range.count)

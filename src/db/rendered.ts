@@ -429,13 +429,15 @@ export interface RenderedSink {
 
 /**
  * SQLite: the pieces are written as they come (in key ranges, by several threads) to a file beside
- * the snapshot's, keyed by domain_pk, and copied into the snapshot at the end in rank order, in one
- * transaction (`INSERT … SELECT … ORDER BY rank, pk`, then the unique index on domain_pk). A
- * rowid table keeps its rows in rowid order, so the rank order, every list's and export's default,
- * is then the table's own: an export's reads go forward through it, where in key order each piece
- * was a page read of its own (docs/performance.md, "SQLite's exports sorted once"). A served
- * snapshot (npm run load -- --render) is read by gateways meanwhile: their reads are short, and
- * wait at most for the copy's commit.
+ * the snapshot's, keyed by domain_pk; at the end they are put in rank order there (`INSERT …
+ * SELECT … ORDER BY rank, pk`), then copied into the snapshot in one transaction, with the unique
+ * index on domain_pk. A rowid table keeps its rows in rowid order, so the rank order, every list's
+ * and export's default, is then the table's own: an export's reads go forward through it, where in
+ * key order each piece was a page read of its own (docs/performance.md, "SQLite's exports sorted
+ * once"). A served snapshot (npm run load -- --render) is read by gateways meanwhile: once the
+ * copy outgrows the connection's cache, SQLite holds their reads off until it commits (seconds at
+ * 1M). The side file takes about twice the pieces' size at its largest, and is removed with the
+ * snapshot's files if a load stops (src/db/sqlite-store.ts).
  */
 export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
   const { default: Database } = await import("better-sqlite3");
@@ -471,6 +473,17 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
       writePage(page);
     },
     async finish(stamp, ms) {
+      // Ordered in the side file first (the snapshot's Domains read through an ATTACH, read only),
+      // so that what the snapshot's own transaction does is a copy in rowid order and an index:
+      // a served snapshot's gateways wait on it for as short a time as it can be.
+      db.prepare("ATTACH DATABASE ? AS snapshot").run(file);
+      db.exec(
+        `CREATE TABLE "ordered" ("ord" INTEGER PRIMARY KEY, "domain_pk" INTEGER NOT NULL, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL)`,
+      );
+      db.exec(
+        `INSERT INTO "ordered" ("domain_pk", "crc", "len", "body") SELECT x."domain_pk", x."crc", x."len", x."body" FROM main."${RENDERED_TABLE}" x JOIN snapshot."domain" d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
+      );
+      db.exec("DETACH DATABASE snapshot");
       db.close();
       const main = new Database(file, { timeout: 30_000 });
       try {
@@ -481,7 +494,7 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
           .transaction(() => {
             for (const statement of tables) main.exec(statement);
             main.exec(
-              `INSERT INTO main."${RENDERED_TABLE}" ("domain_pk", "crc", "len", "body") SELECT x."domain_pk", x."crc", x."len", x."body" FROM rendering."${RENDERED_TABLE}" x JOIN main."domain" d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
+              `INSERT INTO main."${RENDERED_TABLE}" SELECT * FROM rendering."ordered" ORDER BY "ord"`,
             );
             main.exec(
               `CREATE UNIQUE INDEX main."${RENDERED_TABLE}_domain_pk" ON "${RENDERED_TABLE}" ("domain_pk")`,

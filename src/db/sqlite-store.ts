@@ -323,7 +323,8 @@ export class SqliteSnapshotStore implements SnapshotStore {
 }
 
 function removeSnapshotFile(path: string): void {
-  for (const suffix of ["", "-journal", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+  // ".rendering": what a load's render writes beside the file (src/db/rendered.ts), if it stopped.
+  for (const suffix of ["", "-journal", "-wal", "-shm", ".rendering"]) rmSync(path + suffix, { force: true });
 }
 
 /** An exclusive lock file holding the owner's pid; a lock whose owner is gone is taken over. */

@@ -123,8 +123,8 @@ class Statement {
 /**
  * How SQLite is to read a sorted page: `scan(field)`, whether no index may serve the terms on a
  * column of the statement's own table; `gather`, whether no index may serve the order (the
- * matches are gathered by the filter's index, then sorted). Unary + leaves a value as it is, but
- * hides its column from the planner.
+ * matches are gathered by the filter's index, or by reading the table where none may serve, then
+ * sorted). Unary + leaves a value as it is, but hides its column from the planner.
  */
 export interface SqlitePlan {
   scan: (field: string) => boolean;

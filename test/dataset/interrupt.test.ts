@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { openSnapshotStore } from "../../src/db/open-store.ts";
+import { snapshotFilePath } from "../../src/db/sqlite-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
 import { tempDir } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
@@ -72,6 +74,10 @@ describe.each(databaseKinds())("a load process killed midway on %s", (kind) => {
     expect((await store.current())?.version).toBe(1);
     const killed = (await store.list()).find((r) => r.version === 2);
     expect(killed?.status).toBe("loading"); // nobody could mark it: the process died
+    // SQLite: a render stopped with it leaves its side file (src/db/rendered.ts), which goes with
+    // the snapshot's own files.
+    const file = kind === "sqlite" && killed ? snapshotFilePath(db.config.dataDir, killed.location) : null;
+    if (file) writeFileSync(`${file}.rendering`, "the pieces of a render that stopped");
 
     const next = await loadSnapshot(store, writeSnapshotDir(join(scratch, "again"), validFixture()), {
       keep: 1,
@@ -83,5 +89,9 @@ describe.each(databaseKinds())("a load process killed midway on %s", (kind) => {
       error: expect.stringMatching(/interrupted/),
     });
     expect(rows.filter((r) => r.status === "ready").map((r) => r.version)).toEqual([1, 3]);
+    if (file) {
+      expect(existsSync(file)).toBe(false);
+      expect(existsSync(`${file}.rendering`)).toBe(false);
+    }
   });
 });
