@@ -463,10 +463,6 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
     records += page.pks.length;
     bytes += page.bytes.byteLength;
   });
-  const drop = () => {
-    if (db.open) db.close();
-    rmSync(side, { force: true });
-  };
   return {
     text: false,
     async write(page) {
@@ -494,7 +490,7 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
           .transaction(() => {
             for (const statement of tables) main.exec(statement);
             main.exec(
-              `INSERT INTO main."${RENDERED_TABLE}" SELECT * FROM rendering."ordered" ORDER BY "ord"`,
+              `INSERT INTO main."${RENDERED_TABLE}" ("ord", "domain_pk", "crc", "len", "body") SELECT "ord", "domain_pk", "crc", "len", "body" FROM rendering."ordered" ORDER BY "ord"`,
             );
             main.exec(
               `CREATE UNIQUE INDEX main."${RENDERED_TABLE}_domain_pk" ON "${RENDERED_TABLE}" ("domain_pk")`,
@@ -512,7 +508,8 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
       return { records, bytes };
     },
     async abort() {
-      drop();
+      if (db.open) db.close();
+      rmSync(side, { force: true });
     },
   };
 }
