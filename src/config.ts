@@ -56,6 +56,12 @@ const Env = z.object({
   REPLICA_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   DATA_DIR: z.string().trim().min(1).default("./data"),
   /**
+   * PostgreSQL: a load keeps each Domain's rendered text beside its DEFLATE piece, for answers
+   * that do not take gzip (docs/decisions.md, "Rendered records": off by default, since the texts
+   * more than double what the rendered records take). SQLite keeps the pieces alone.
+   */
+  RENDERED_TEXTS: z.enum(["on", "off"]).default("off"),
+  /**
    * SQLite: threads that run snapshot reads off the server's thread (src/db/sqlite-threads.ts);
    * 0 runs them on it. By default two where the machine has a second core, none on one core.
    */
@@ -146,7 +152,14 @@ export type Database =
       /** Threads that run snapshot reads off the server's thread (src/db/sqlite-threads.ts); 0 or none: on it. */
       readThreads?: number;
     }
-  | { kind: "postgresql"; url: string; replicaUrls: string[]; dataDir: string };
+  | {
+      kind: "postgresql";
+      url: string;
+      replicaUrls: string[];
+      dataDir: string;
+      /** A load keeps the rendered texts beside the pieces (RENDERED_TEXTS; src/db/rendered.ts). */
+      renderedTexts?: boolean;
+    };
 
 export interface Config {
   database: Database;
@@ -248,6 +261,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           message: `"${u.replace(/\/\/[^@/]*@/, "//…@")}" is not a postgres:// or postgresql:// URL`,
         });
     }
+    if (e.RENDERED_TEXTS === "on" && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL ?? "")) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["RENDERED_TEXTS"],
+        message:
+          "only PostgreSQL keeps the rendered texts (SQLite keeps the pieces alone): set DATABASE_URL to a postgres:// URL, or leave RENDERED_TEXTS off",
+      });
+    }
     if (replicas.length && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL ?? "")) {
       ctx.addIssue({
         code: "custom",
@@ -284,6 +305,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       url: e.DATABASE_URL,
       replicaUrls: list(e.DATABASE_REPLICA_URLS),
       dataDir,
+      renderedTexts: e.RENDERED_TEXTS === "on",
     };
   }
   return {

@@ -35,7 +35,7 @@ export async function renderSnapshot(
   const sink: RenderedSink =
     db.kind === "sqlite"
       ? await sqliteRenderedSink(join(db.dataDir, snapshot.location))
-      : await pgRenderedSink(db.url, snapshot.location);
+      : await pgRenderedSink(db.url, snapshot.location, db.renderedTexts ?? false);
   const readers: ExportReader[] = [];
   try {
     const range = await keyRange(config, snapshot);

@@ -122,9 +122,9 @@ const indexServed = () =>
     return `built the count index of snapshot version ${served.version}: ${(built.bytes / 1e6).toFixed(1)} MB in ${(built.ms / 1000).toFixed(1)} s`;
   });
 
-/** What the rendered records take: their pieces' bytes, and where PostgreSQL keeps the texts beside them. */
+/** What the rendered records take: their pieces' bytes, and where PostgreSQL keeps the texts beside them (RENDERED_TEXTS). */
 const piecesOf = (config: Config, bytes: number) =>
-  `${(bytes / 1e6).toFixed(1)} MB of DEFLATE pieces${config.database.kind === "postgresql" ? " (their texts kept beside them, compressed by PostgreSQL)" : ""}`;
+  `${(bytes / 1e6).toFixed(1)} MB of DEFLATE pieces${config.database.kind === "postgresql" && config.database.renderedTexts ? " (their texts kept beside them, compressed by PostgreSQL)" : ""}`;
 
 /** --render: the served snapshot's rendered records, made again under the load lock. */
 const renderServed = () =>

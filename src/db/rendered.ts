@@ -33,10 +33,12 @@ export const RENDERED_STAMP = "domain_rendered_stamp";
 export const RENDERED_STAGING = "domain_rendered_staging";
 
 /**
- * PostgreSQL: each Domain's text itself, beside its piece: (domain_pk, text), the text compressed
- * by PostgreSQL with lz4 (its TOAST compression), which it decompresses at GB/s where inflating a
- * piece costs the gateway about 40 µs of CPU. An export that does not take gzip reads it, and
- * copies bytes; one that takes gzip reads the pieces (docs/decisions.md, "Rendered records").
+ * PostgreSQL, where RENDERED_TEXTS is on: each Domain's text itself, beside its piece: (domain_pk,
+ * text), the text compressed by PostgreSQL with lz4 (its TOAST compression), which it decompresses
+ * at GB/s where the gateway inflates a piece. An answer that does not take gzip reads it, and
+ * copies bytes; one that takes gzip reads the pieces. Off by default: at a million Domains the
+ * texts take 3.7 GB beside the pieces' 2.4 GB, and save a plain export about a tenth of its CPU
+ * (docs/decisions.md, "Rendered records").
  */
 export const RENDERED_TEXT = "domain_rendered_text";
 
@@ -46,7 +48,11 @@ export const RENDERED_TEXT = "domain_rendered_text";
  * and RENDERED_TEXT of it). PostgreSQL leaves the tables it has until renderedLayout replaces them:
  * a served snapshot rendered again (npm run load -- --render) is answered from them meanwhile.
  */
-export function renderedTableStatements(kind: SqlReader["kind"], table: (name: string) => string): string[] {
+export function renderedTableStatements(
+  kind: SqlReader["kind"],
+  table: (name: string) => string,
+  texts = false,
+): string[] {
   const stamp = (int: string) =>
     `CREATE TABLE ${table(RENDERED_STAMP)} ("stamp" TEXT NOT NULL, "records" ${int} NOT NULL, "bytes" ${int} NOT NULL, "ms" ${int} NOT NULL)`;
   if (kind === "sqlite")
@@ -63,7 +69,7 @@ export function renderedTableStatements(kind: SqlReader["kind"], table: (name: s
     `DROP TABLE IF EXISTS ${table(next(RENDERED_TEXT))}`,
     // Written once and read only by renderedLayout: not worth the WAL. The pieces are compressed
     // already; the text is compressed here, as it is copied in, and stays so when laid out.
-    `CREATE UNLOGGED TABLE ${table(RENDERED_STAGING)} ("domain_pk" bigint NOT NULL, "crc" bigint NOT NULL, "len" bigint NOT NULL, "body" bytea NOT NULL, "text" text NOT NULL)`,
+    `CREATE UNLOGGED TABLE ${table(RENDERED_STAGING)} ("domain_pk" bigint NOT NULL, "crc" bigint NOT NULL, "len" bigint NOT NULL, "body" bytea NOT NULL${texts ? ', "text" text NOT NULL' : ""})`,
     `ALTER TABLE ${table(RENDERED_STAGING)} ALTER COLUMN "body" SET STORAGE EXTERNAL`,
     stamp("bigint").replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"),
   ];
@@ -108,7 +114,10 @@ export async function compressTextWith(
  *   write needs telling (the staging table is EXTERNAL). The measurements are in
  *   docs/performance.md ("Rendered records").
  */
-export function renderedLayout(table: (name: string) => string): { build: string[]; swap: string[] } {
+export function renderedLayout(
+  table: (name: string) => string,
+  texts: boolean,
+): { build: string[]; swap: string[] } {
   const ordered = `FROM ${table(RENDERED_STAGING)} x JOIN ${table("domain")} d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`;
   return {
     // Built under names of their own, with no lock on what is served.
@@ -121,17 +130,24 @@ export function renderedLayout(table: (name: string) => string): { build: string
       // The texts the same way, in a table of their own (an export reads one form or the
       // other). Each text comes compressed as the staging table keeps it, and is not compressed
       // again: a row below the target is stored as it comes.
-      `CREATE TABLE ${table(next(RENDERED_TEXT))} WITH (toast_tuple_target = 8160) AS SELECT x."domain_pk", x."text" ${ordered}`,
-      `ALTER TABLE ${table(next(RENDERED_TEXT))} ADD PRIMARY KEY ("domain_pk")`,
+      ...(texts
+        ? [
+            `CREATE TABLE ${table(next(RENDERED_TEXT))} WITH (toast_tuple_target = 8160) AS SELECT x."domain_pk", x."text" ${ordered}`,
+            `ALTER TABLE ${table(next(RENDERED_TEXT))} ADD PRIMARY KEY ("domain_pk")`,
+          ]
+        : []),
       `DROP TABLE ${table(RENDERED_STAGING)}`,
     ],
     // In the transaction that records the stamp: what was served is replaced at once (a read
-    // waiting on it meanwhile reads the new table once the transaction commits).
-    swap: [RENDERED_TABLE, RENDERED_TEXT].flatMap((name) => [
-      `DROP TABLE IF EXISTS ${table(name)}`,
-      `ALTER TABLE ${table(next(name))} RENAME TO "${name}"`,
-      `ALTER INDEX ${table(`${next(name)}_pkey`)} RENAME TO "${name}_pkey"`,
-    ]),
+    // waiting on it meanwhile reads the new table once the transaction commits). Texts a render
+    // before kept go when this one keeps none: they would be another render's text.
+    swap: [RENDERED_TABLE, ...(texts ? [RENDERED_TEXT] : [])]
+      .flatMap((name) => [
+        `DROP TABLE IF EXISTS ${table(name)}`,
+        `ALTER TABLE ${table(next(name))} RENAME TO "${name}"`,
+        `ALTER INDEX ${table(`${next(name)}_pkey`)} RENAME TO "${name}_pkey"`,
+      ])
+      .concat(texts ? [] : [`DROP TABLE IF EXISTS ${table(RENDERED_TEXT)}`]),
   };
 }
 
@@ -363,6 +379,17 @@ export function renderedInfo(sql: SqlReader, current: string): Promise<RenderedI
   return info;
 }
 
+/**
+ * Forgets what the snapshot `sql` reads keeps of rendered records, asked again at the next answer:
+ * its texts were read while a render that keeps none (RENDERED_TEXTS off) dropped them.
+ */
+export function forgetRendered(sql: SqlReader): void {
+  asked.delete(sql);
+}
+
+/** PostgreSQL's undefined_table (42P01): the texts a read counted on were dropped by a render since. */
+export const isMissingTable = (e: unknown): boolean => (e as { code?: unknown } | null)?.code === "42P01";
+
 async function readInfo(sql: SqlReader): Promise<RenderedInfo | null> {
   // A snapshot older than the code's catalogue, read through what it lacks: its text would not be this code's.
   if (lacksAny(sql.catalogue)) return null;
@@ -514,15 +541,18 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
   };
 }
 
-/** PostgreSQL: the snapshot's schema, through one COPY in binary (the pieces go as they are, not as hex). */
-export async function pgRenderedSink(url: string, schema: string): Promise<RenderedSink> {
+/**
+ * PostgreSQL: the snapshot's schema, through one COPY in binary (the pieces go as they are, not as
+ * hex); `texts`: each piece's text too (RENDERED_TEXTS).
+ */
+export async function pgRenderedSink(url: string, schema: string, texts: boolean): Promise<RenderedSink> {
   const { default: pg } = await import("pg");
   const { from: copyFrom } = await import("pg-copy-streams");
   const table = (n: string) => `"${schema}"."${n}"`;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  for (const statement of renderedTableStatements("postgresql", table)) await client.query(statement);
-  await compressTextWith((text) => client.query(text), table);
+  for (const statement of renderedTableStatements("postgresql", table, texts)) await client.query(statement);
+  if (texts) await compressTextWith((text) => client.query(text), table);
   const copy = client.query(copyFrom(`COPY ${table(RENDERED_STAGING)} FROM STDIN (FORMAT binary)`));
   const done = new Promise<void>((resolve, reject) => {
     copy.on("finish", resolve);
@@ -537,19 +567,19 @@ export async function pgRenderedSink(url: string, schema: string): Promise<Rende
     await client.end().catch(() => {});
   };
   return {
-    text: true,
+    text: texts,
     async write(page) {
-      const { texts, textEnds } = page;
-      if (!texts || !textEnds) throw new Error("a page of pieces came without its texts");
+      const { texts: text, textEnds } = page;
+      if (texts && (!text || !textEnds)) throw new Error("a page of pieces came without its texts");
       const n = page.pks.length;
       const out = Buffer.allocUnsafe(
-        n * (2 + 3 * (4 + 8) + 2 * 4) + page.bytes.byteLength + texts.byteLength,
+        n * (2 + 3 * (4 + 8) + 2 * 4) + page.bytes.byteLength + (text?.byteLength ?? 0),
       );
       let at = 0;
       let start = 0;
       let textStart = 0;
       for (let i = 0; i < n; i++) {
-        at = out.writeInt16BE(5, at);
+        at = out.writeInt16BE(texts ? 5 : 4, at);
         for (const v of [page.pks[i], page.crcs[i], page.lens[i]]) {
           at = out.writeInt32BE(8, at);
           at = out.writeBigInt64BE(BigInt(v), at);
@@ -559,9 +589,10 @@ export async function pgRenderedSink(url: string, schema: string): Promise<Rende
         out.set(page.bytes.subarray(start, page.ends[i]), at);
         at += length;
         start = page.ends[i];
+        if (!texts || !text || !textEnds) continue;
         const textLength = textEnds[i] - textStart;
         at = out.writeInt32BE(textLength, at);
-        out.set(texts.subarray(textStart, textEnds[i]), at);
+        out.set(text.subarray(textStart, textEnds[i]), at);
         at += textLength;
         textStart = textEnds[i];
       }
@@ -576,7 +607,7 @@ export async function pgRenderedSink(url: string, schema: string): Promise<Rende
       await done;
       // The pieces and texts laid out in rank order; then they replace what was served, with the
       // stamp that makes them served, in one transaction.
-      const layout = renderedLayout(table);
+      const layout = renderedLayout(table, texts);
       for (const statement of layout.build) await client.query(statement);
       // Replacing a served table waits for the reads of it under way (an export's may be long),
       // and every read asked meanwhile would wait behind it: a few seconds at most, then again.
@@ -601,7 +632,9 @@ export async function pgRenderedSink(url: string, schema: string): Promise<Rende
           await new Promise((resolve) => setTimeout(resolve, SWAP_LOCK_MS));
         }
       }
-      await client.query(`VACUUM ANALYZE ${table(RENDERED_TABLE)}, ${table(RENDERED_TEXT)}`);
+      await client.query(
+        `VACUUM ANALYZE ${table(RENDERED_TABLE)}${texts ? `, ${table(RENDERED_TEXT)}` : ""}`,
+      );
       await end();
       return { records, bytes };
     },

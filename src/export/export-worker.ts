@@ -3,7 +3,13 @@ import { parentPort, workerData } from "node:worker_threads";
 import { constants, inflateRaw } from "node:zlib";
 import { checkedReader } from "../db/catalogue-check.ts";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
-import { COMMA as COMMA_JOINT, joinPieces, NEWLINE as NEWLINE_JOINT } from "../db/rendered.ts";
+import {
+  COMMA as COMMA_JOINT,
+  forgetRendered,
+  isMissingTable,
+  joinPieces,
+  NEWLINE as NEWLINE_JOINT,
+} from "../db/rendered.ts";
 import { renderedFor } from "../rest/rendered.ts";
 import { TextBytes } from "../rest/text-bytes.ts";
 import { type CsvPlan, domainCsvPlan } from "./csv.ts";
@@ -156,8 +162,22 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
       if (rendered?.state === "fresh") {
         // A client that takes gzip gets the pieces as they are; any other, the texts where the
         // snapshot keeps them (PostgreSQL), else the pieces inflated.
-        if (rendered.info.text && !stream.gzip) yield* renderedPieces(served, query, skip ?? 0, "text");
-        else yield* renderedPieces(served, query, skip);
+        if (rendered.info.text && !stream.gzip) {
+          let started = false;
+          try {
+            for await (const page of renderedPieces(served, query, skip ?? 0, "text")) {
+              started = true;
+              yield page;
+            }
+            return;
+          } catch (e) {
+            // The texts were dropped by a render of the served snapshot that keeps none
+            // (RENDERED_TEXTS off) before this export read any: its pieces answer.
+            if (started || !isMissingTable(e)) throw e;
+            forgetRendered(served.sql);
+          }
+        }
+        yield* renderedPieces(served, query, skip);
         return;
       }
     }

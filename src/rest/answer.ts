@@ -5,6 +5,7 @@ import type { Endpoint } from "../auth/limits.ts";
 import { type Asker, apiKeyOf } from "../auth/plugin.ts";
 import { type Budget, budgetHeaders, type RateLimits } from "../auth/rate-limit.ts";
 import type { ReadContext } from "../context.ts";
+import { forgetRendered, isMissingTable } from "../db/rendered.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { inSpan } from "../db/sql-tracing.ts";
 import { apiError, errorResponse, isApiError, maskFault } from "../errors.ts";
@@ -264,10 +265,19 @@ export async function answerOperation(
           } else if (rendered?.state === "stale") ctx.metrics?.rendered("rest", "stale", 1);
         }
         // Traced as a GraphQL operation's execution is: its statements are the span's children.
-        read = await inSpan(`rest.read ${op.id}`, async () => ({
-          value: await records.plan.answer(readCtx, args),
-          readCtx,
-        }));
+        const readWith = (r: typeof records) =>
+          inSpan(`rest.read ${op.id}`, async () => ({ value: await r.plan.answer(readCtx, args), readCtx }));
+        try {
+          read = await readWith(records);
+        } catch (e) {
+          // The texts were dropped by a render of the served snapshot that keeps none
+          // (RENDERED_TEXTS off): its pieces answer, and the snapshot is asked again.
+          if (!all.rendered || records !== all.rendered.text || !readCtx.served || !isMissingTable(e))
+            throw e;
+          forgetRendered(readCtx.served.sql);
+          records = all.rendered;
+          read = await readWith(records);
+        }
       } catch (e) {
         // Named as GraphQL's errors are, by the option each argument came from.
         const json = errorJsonOf(e);

@@ -6,6 +6,7 @@ import { crc32, gunzipSync, inflateRawSync, constants as zlibConstants } from "n
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import {
   crc32Combine,
@@ -23,8 +24,8 @@ import { createLogger } from "../../src/logger.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
 import { renderSnapshot } from "../../src/render.ts";
 import { ANSWERS } from "../../src/rest/text-bytes.ts";
-import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
-import { databaseKinds } from "../support/databases.ts";
+import { startApi, type TestApi, tempDir, withKey, withTexts } from "../support/api.ts";
+import { type DatabaseKind, databaseKinds } from "../support/databases.ts";
 import { slowGet } from "../support/raw-http.ts";
 
 // Rendered records (src/db/rendered.ts, docs/decisions.md "Rendered records"): every answer with
@@ -94,7 +95,31 @@ describe("pieces joined by stored blocks", () => {
   });
 });
 
-describe.each(databaseKinds())("rendered records on %s", (kind) => {
+describe("RENDERED_TEXTS", () => {
+  it("is off unless asked, and refused where the database is SQLite", () => {
+    const pg = "postgres://postgres@127.0.0.1:5432/x";
+    const on = loadConfig({ DATABASE_URL: pg, RENDERED_TEXTS: "on" }).database;
+    expect(on.kind === "postgresql" && on.renderedTexts).toBe(true);
+    const off = loadConfig({ DATABASE_URL: pg }).database;
+    expect(off.kind === "postgresql" && off.renderedTexts).toBe(false);
+    expect(() => loadConfig({ RENDERED_TEXTS: "on" })).toThrow(
+      /RENDERED_TEXTS.*only PostgreSQL keeps the rendered texts/s,
+    );
+    expect(() => loadConfig({ DATABASE_URL: pg, RENDERED_TEXTS: "yes" })).toThrow(/RENDERED_TEXTS/);
+  });
+});
+
+// PostgreSQL twice: with the pieces alone (the default) and with the texts beside them (RENDERED_TEXTS on).
+const variants = databaseKinds().flatMap((kind): [DatabaseKind, boolean][] =>
+  kind === "postgresql"
+    ? [
+        [kind, false],
+        [kind, true],
+      ]
+    : [[kind, false]],
+);
+
+describe.each(variants)("rendered records on %s (texts kept: %s)", (kind, texts) => {
   let api: TestApi;
   let resolvers: App;
   let metrics: Metrics;
@@ -104,7 +129,7 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     const dir = join(tmp.dir, "a");
     await generateDataset({ domains: 300, apps: 30, seed: 55, outDir: dir });
     metrics = null as unknown as Metrics;
-    api = await startApi(kind, dir, {}, {}, { render: true });
+    api = await startApi(kind, dir, {}, {}, { render: true, texts });
     metrics = new Metrics(api.snapshots);
     await api.app.dispose();
     api.app = withKey(createApp(api.db.config, api.snapshots, { metrics }), api.key);
@@ -203,12 +228,17 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
         expect(Number(longest)).toBeGreaterThan(2100);
         expect(Number(toast)).toBe(0);
         expect((await q(`SELECT to_regclass('${s}."domain_rendered_staging"')`))[0][0]).toBeNull();
+        if (!texts) {
+          // RENDERED_TEXTS off: the pieces alone.
+          expect((await q(`SELECT to_regclass('${s}."domain_rendered_text"')`))[0][0]).toBeNull();
+          return;
+        }
         // The texts the same way, each the piece's text, and compressed by PostgreSQL with lz4
         // (every one long enough to be worth it).
-        const texts = (await q(`SELECT "domain_pk" FROM ${s}."domain_rendered_text" ORDER BY ctid`)).map(
+        const textOrder = (await q(`SELECT "domain_pk" FROM ${s}."domain_rendered_text" ORDER BY ctid`)).map(
           Number,
         );
-        expect(texts).toEqual(ranked);
+        expect(textOrder).toEqual(ranked);
         const [[mismatched, uncompressed, textToast]] = await q(
           `SELECT count(*) FILTER (WHERE octet_length(t."text") <> x."len"),
                   count(*) FILTER (WHERE octet_length(t."text") > 4000 AND pg_column_compression(t."text") IS DISTINCT FROM 'lz4'),
@@ -224,7 +254,7 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     },
   );
 
-  it.runIf(kind === "postgresql")(
+  it.runIf(texts)(
     "PostgreSQL: an export or REST answer that does not take gzip copies the kept texts, one that does the pieces",
     async () => {
       const served = await api.snapshots.current();
@@ -473,7 +503,7 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     await sameGzip(`/domain/${encodeURIComponent(names[0])}?fields=name,rank`);
   });
 
-  it.runIf(kind === "postgresql")(
+  it.runIf(texts)(
     "PostgreSQL: a snapshot rendered before the texts is answered from its pieces, and rendering it again adds them",
     async () => {
       const served = await api.snapshots.current();
@@ -521,7 +551,11 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
         expect(before.copied).toBe(expected.split("\n").length - 1);
       } finally {
         // npm run load -- --render: the texts come back (and the pieces again).
-        await renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }));
+        await renderSnapshot(
+          withTexts(api.db.config, true),
+          served.snapshot,
+          createLogger({ logLevel: "warn" }),
+        );
         await client.end();
       }
       const after = await fresh();
@@ -538,6 +572,58 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     },
   );
 
+  it.runIf(texts)(
+    "PostgreSQL: rendered again with RENDERED_TEXTS off, the texts go, and a gateway that read them answers from the pieces",
+    async () => {
+      const served = await api.snapshots.current();
+      const db = api.db.config.database;
+      if (!served || db.kind !== "postgresql") throw new Error("nothing served on PostgreSQL");
+      const paths = [
+        "/domain/export?f:cc=US",
+        `/domain/${encodeURIComponent(names[3])}`,
+        "/domain?page_size=7",
+      ];
+      const id = /"request_id":"[^"]*"/;
+      const expected = await Promise.all(
+        paths.map(async (p) => (await (await resolvers.fetch(`${BASE}${p}`)).text()).replace(id, "")),
+      );
+      // A gateway that has read the texts: it knows the snapshot keeps them.
+      const snapshots = await Snapshots.open(api.db.config, { refreshMs: 0, graceMs: 0 });
+      const gateway = withKey(createApp(api.db.config, snapshots), api.key);
+      const answers = () =>
+        Promise.all(
+          paths.map(async (p) => (await (await gateway.fetch(`${BASE}${p}`)).text()).replace(id, "")),
+        );
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      const table = `"${served.snapshot.location}"."domain_rendered_text"`;
+      try {
+        expect(await answers()).toEqual(expected);
+        await renderSnapshot(
+          withTexts(api.db.config, false),
+          served.snapshot,
+          createLogger({ logLevel: "warn" }),
+        );
+        expect((await client.query(`SELECT to_regclass('${table}') AS t`)).rows[0].t).toBeNull();
+        // Its plain export, one Domain and page each find the texts gone, and are answered from
+        // the pieces; and so are the answers after them.
+        expect(await answers()).toEqual(expected);
+        expect(await answers()).toEqual(expected);
+      } finally {
+        await gateway.dispose();
+        await snapshots.close();
+        // The texts back, for the tests after this one.
+        await renderSnapshot(
+          withTexts(api.db.config, true),
+          served.snapshot,
+          createLogger({ logLevel: "warn" }),
+        );
+        await client.end();
+      }
+    },
+  );
+
   it("a served snapshot rendered again is answered from its records throughout, and nothing of the render is left", async () => {
     const served = await api.snapshots.current();
     if (!served) throw new Error("nothing served");
@@ -546,11 +632,13 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     expect(lines).toBeGreaterThan(0);
     const before = await counted("export", "fresh");
     let rendering = true;
-    const render = renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" })).finally(
-      () => {
-        rendering = false;
-      },
-    );
+    const render = renderSnapshot(
+      withTexts(api.db.config, texts),
+      served.snapshot,
+      createLogger({ logLevel: "warn" }),
+    ).finally(() => {
+      rendering = false;
+    });
     let asked = 0;
     while (rendering) {
       const res = await api.app.fetch(`${BASE}/domain/export?f:cc=US`);
@@ -601,8 +689,7 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
         "domain_rendered",
         "domain_rendered_pkey",
         "domain_rendered_stamp",
-        "domain_rendered_text",
-        "domain_rendered_text_pkey",
+        ...(texts ? ["domain_rendered_text", "domain_rendered_text_pkey"] : []),
       ]);
     } finally {
       await client.end();
@@ -667,7 +754,11 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
       ).toBeGreaterThan(0);
       expect(stale?.find((v) => v.labels.state === "fresh")).toBeUndefined();
       // npm run load -- --render: rendered again, with this code's stamp.
-      const r = await renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }));
+      const r = await renderSnapshot(
+        withTexts(api.db.config, texts),
+        served.snapshot,
+        createLogger({ logLevel: "warn" }),
+      );
       expect(r.records).toBe(300);
     } finally {
       await gateway.dispose();

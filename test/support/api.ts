@@ -45,8 +45,11 @@ export async function startApi(
   snapshotDir: string,
   overrides: Partial<Config> = {},
   appOptions: AppOptions = {},
-  /** render: each load renders the snapshot's records with the default fields (src/render.ts), as npm run load does. */
-  harness: { render?: boolean } = {},
+  /**
+   * render: each load renders the snapshot's records with the default fields (src/render.ts), as
+   * npm run load does; texts: PostgreSQL keeps their texts too (RENDERED_TEXTS on).
+   */
+  harness: { render?: boolean; texts?: boolean } = {},
 ): Promise<TestApi> {
   const db = await createTestDatabase(kind);
   const queries: string[] = [];
@@ -61,7 +64,14 @@ export async function startApi(
       // As npm run load does: the accounts' segments compared at each load.
       segments: (snapshot, previous) => evaluateSegments(db.config, snapshots.store, snapshot, previous),
       ...(harness.render
-        ? { render: (snapshot) => renderSnapshot(db.config, snapshot, createLogger({ logLevel: "warn" })) }
+        ? {
+            render: (snapshot) =>
+              renderSnapshot(
+                withTexts(db.config, harness.texts ?? false),
+                snapshot,
+                createLogger({ logLevel: "warn" }),
+              ),
+          }
         : {}),
     });
   };
@@ -163,4 +173,11 @@ export async function dropSnapshotTables(on: TestApi, tables: readonly string[])
   } finally {
     await client.end();
   }
+}
+
+/** `config` with PostgreSQL's RENDERED_TEXTS set to `texts` (SQLite's is left as it is: it keeps none). */
+export function withTexts(config: Config, texts: boolean): Config {
+  return config.database.kind === "postgresql"
+    ? { ...config, database: { ...config.database, renderedTexts: texts } }
+    : config;
 }
