@@ -37,8 +37,9 @@ export const RENDERED_STAGING = "domain_rendered_staging";
  * text), the text compressed by PostgreSQL with lz4 (its TOAST compression), which it decompresses
  * at GB/s where the gateway inflates a piece. An answer that does not take gzip reads it, and
  * copies bytes; one that takes gzip reads the pieces. Off by default: at a million Domains the
- * texts take 3.7 GB beside the pieces' 2.4 GB, and save a plain export about a tenth of its CPU
- * (docs/decisions.md, "Rendered records").
+ * texts take 3.9 GB beside the pieces' 2.5 GB and make the render half as long again, while an
+ * export from the pieces is as fast; what they still save is the inflating of REST answers to
+ * clients that do not take gzip (docs/decisions.md, "Rendered records").
  */
 export const RENDERED_TEXT = "domain_rendered_text";
 
