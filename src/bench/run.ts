@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { get } from "node:http";
 import { cpus, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -544,17 +545,41 @@ async function exportAll(base: string, key: string, server: Proc, query = "") {
   const timer = setInterval(() => {
     rss = Math.max(rss, server.rssMb());
   }, 100);
-  const res = await fetch(`${base}/json/api/v1/all/domain/export${query}`, {
-    headers: { authorization: `Bearer ${key}` },
+  // The export as it is written, not compressed, read by node:http. Node's fetch asked for gzip by
+  // itself and inflated the answer in this process, and its web stream read about 50 MB/s: a
+  // default-fields export of 20,000 Domains read 5,500–8,000 Domains/s whatever the server did
+  // (curl read the same export in 0.5 s).
+  const lines = await new Promise<number>((resolve, reject) => {
+    const req = get(
+      `${base}/json/api/v1/all/domain/export${query}`,
+      { headers: { authorization: `Bearer ${key}`, "accept-encoding": "identity" } },
+      (res) => {
+        if (res.statusCode !== 200 || res.headers["content-encoding"]) {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => {
+            body += c;
+          });
+          res.on("end", () =>
+            reject(
+              new Error(
+                `export answered ${res.statusCode} ${res.headers["content-encoding"] ?? ""}: ${body}`,
+              ),
+            ),
+          );
+          return;
+        }
+        let n = 0;
+        res.on("data", (bytes: Buffer) => {
+          // A native search: a loop over every byte in JavaScript reads about 80 MB/s here.
+          for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) n++;
+        });
+        res.on("end", () => resolve(n));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
   });
-  if (res.status !== 200) throw new Error(`export answered ${res.status}: ${await res.text()}`);
-  let lines = 0;
-  const reader = res.body?.getReader();
-  for (;;) {
-    const chunk = await reader?.read();
-    if (!chunk || chunk.done) break;
-    for (const b of chunk.value) if (b === 10) lines++;
-  }
   clearInterval(timer);
   // An export quicker than the sampling (name,rank at 20,000 Domains: 0.1 s) is read at its end.
   rss = Math.max(rss, server.rssMb());
