@@ -2,8 +2,10 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { createApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { Snapshots } from "./db/snapshots.ts";
+import { apiError } from "./errors.ts";
 import { createLogger } from "./logger.ts";
 import { createMcpServer } from "./mcp/server.ts";
+import { handOver } from "./ops/shutdown.ts";
 
 /**
  * npm run mcp: the MCP server over stdio (docs/mcp.md), for a local client (an agent's desktop
@@ -22,15 +24,24 @@ async function main(): Promise<void> {
   const app = createApp({ ...config, webhooks: { ...config.webhooks, deliver: false } }, snapshots, {
     logger: log,
   });
-  const key = await app.verify(config.mcp.apiKey);
+  const secret = config.mcp.apiKey;
+  const key = await app.verify(secret);
   if (!key) throw new ConfigError("STOREGRAPH_API_KEY: unknown or revoked API key");
-  const server = createMcpServer(app.mcp, { key, origin: null });
+  const server = createMcpServer(app.mcp, async () => {
+    const current = await app.verify(secret);
+    if (!current) throw apiError("UNAUTHENTICATED", "STOREGRAPH_API_KEY: unknown or revoked API key");
+    return { key: current, origin: null };
+  });
   const transport = new StdioServerTransport();
   let closing = false;
   const close = async () => {
     if (closing) return;
     closing = true;
     await server.close().catch(() => {});
+    const deadline = new Promise<"late">((resolve) =>
+      setTimeout(() => resolve("late"), config.shutdownTimeoutMs).unref(),
+    );
+    await handOver(app, log, deadline);
     await app.dispose();
     await snapshots.close();
     process.exit(0);

@@ -46,13 +46,16 @@ type Json = Record<string, unknown>;
  */
 export async function callTool(
   deps: McpDeps,
-  scope: CallScope,
+  scopeOf: () => CallScope | Promise<CallScope>,
   spec: ToolSpec,
   args: Json,
 ): Promise<CallToolResult> {
-  // One identity per call: its budgets' headers and faults are its own.
-  const caller: Caller = { apiKey: scope.key, requestId: newRequestId() };
+  const requestId = newRequestId();
   try {
+    // Who calls, asked at each call (a stdio session's key may have been revoked since).
+    const scope = await scopeOf();
+    // One identity per call: its budgets' headers and faults are its own.
+    const caller: Caller = { apiKey: scope.key, requestId };
     const refused = refusalIn(args);
     if (refused) throw apiError("BAD_USER_INPUT", refused.message);
     if (spec.name === "usage") return await usage(deps, caller, args);
@@ -86,8 +89,8 @@ export async function callTool(
     if (response.status >= 400) return failed(body);
     return answered(spec, body, bytes.byteLength);
   } catch (e) {
-    const err = isApiError(e) ? e : maskFault(e, deps.rest.logger, caller.requestId);
-    return failed(errorBody(err, caller.requestId));
+    const err = isApiError(e) ? e : maskFault(e, deps.rest.logger, requestId);
+    return failed(errorBody(err, requestId));
   }
 }
 

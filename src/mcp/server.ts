@@ -44,11 +44,14 @@ function description(spec: ToolSpec): string {
 }
 
 /**
- * Who a call is for: the scope of a stdio session (one key), or, on HTTP, the scope each request's
- * transport hands its messages (src/mcp/serve-http.ts: the request's key, in `authInfo`), so that
- * one server answers the requests of many keys, one at a time.
+ * Who a call is for: the scope of a stdio session (its key, checked again at each call: a revoked
+ * key's calls are refused, src/mcp-stdio.ts), or, on HTTP, the scope each request's transport
+ * hands its messages (src/mcp/serve-http.ts: the request's key, in `authInfo`), so that one server
+ * answers the requests of many keys, one at a time. A refusal is thrown as an API error.
  */
-export type ScopeOf = (extra: { authInfo?: { extra?: Record<string, unknown> } }) => CallScope;
+export type ScopeOf = (extra: {
+  authInfo?: { extra?: Record<string, unknown> };
+}) => CallScope | Promise<CallScope>;
 
 /** The scope an HTTP request's transport carries (scopeInfo). */
 export const scopeOfRequest: ScopeOf = (extra) => {
@@ -100,7 +103,7 @@ export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpS
         },
       },
       ((args: Record<string, unknown>, extra: Parameters<ScopeOf>[0]) =>
-        callTool(deps, scopeOf(extra), spec, args)) as never,
+        callTool(deps, () => scopeOf(extra), spec, args)) as never,
     );
   }
   for (const kind of VOCABULARY_KINDS) {
@@ -113,7 +116,7 @@ export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpS
         mimeType: "application/json",
       },
       async (uri, extra) => {
-        const caller = { apiKey: scopeOf(extra).key, requestId: crypto.randomUUID() };
+        const caller = { apiKey: (await scopeOf(extra)).key, requestId: crypto.randomUUID() };
         const entries = (await vocabularies(deps, caller, [kind]))[kind];
         return {
           contents: [

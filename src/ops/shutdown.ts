@@ -33,22 +33,7 @@ export async function shutDown(
   );
   // One deadline for both: a job stuck on its page must not hold the shutdown past it.
   const deadline = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), timeoutMs).unref());
-  const jobs = await Promise.race([
-    app.handOverJobs().catch((err: Error) => {
-      log.error({ err }, "shutting down: export jobs could not be handed over");
-      return [];
-    }),
-    deadline,
-  ]);
-  if (jobs === "late")
-    log.warn(
-      "shutting down: export jobs did not stop within the deadline; they fail when the export thread stops, and their next poll starts them again",
-    );
-  else if (jobs.length)
-    log.info(
-      { jobs },
-      `shutting down: handed ${jobs.length} export job(s) over to the next gateway polled for them`,
-    );
+  const jobs = await handOver(app, log, deadline);
   let cut = 0;
   if ((await Promise.race([closed.then(() => "drained" as const), deadline])) === "late") {
     cut = await new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
@@ -63,5 +48,37 @@ export async function shutDown(
   }
   await app.dispose();
   log.info("shut down");
-  return { handedOver: jobs === "late" ? 0 : jobs.length, cut };
+  return { handedOver: jobs, cut };
+}
+
+/**
+ * Hands the app's running export jobs over (each stops after the page it is on, left paused for
+ * the next gateway polled for it), waiting no later than `deadline`: what any process serving the
+ * app does before it releases it, since app.dispose() stops the export thread and fails a job
+ * still reading. Resolves with how many were handed over; each outcome is logged.
+ */
+export async function handOver(
+  app: Pick<Stoppable, "handOverJobs">,
+  log: Logger,
+  deadline: Promise<"late">,
+): Promise<number> {
+  const jobs = await Promise.race([
+    app.handOverJobs().catch((err: Error) => {
+      log.error({ err }, "shutting down: export jobs could not be handed over");
+      return [];
+    }),
+    deadline,
+  ]);
+  if (jobs === "late") {
+    log.warn(
+      "shutting down: export jobs did not stop within the deadline; they fail when the export thread stops, and their next poll starts them again",
+    );
+    return 0;
+  }
+  if (jobs.length)
+    log.info(
+      { jobs },
+      `shutting down: handed ${jobs.length} export job(s) over to the next gateway polled for them`,
+    );
+  return jobs.length;
 }

@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiKeys } from "../../src/auth/keys.ts";
 import { TOOLS } from "../../src/mcp/catalogue.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
@@ -85,6 +86,79 @@ describe.each(databaseKinds())("MCP over stdio on %s", (kind) => {
     } finally {
       await client.close();
     }
+  });
+
+  it("refuses the calls of a key revoked while it runs, within the 5 s HTTP takes to refuse it", async () => {
+    const key = await api.createKey("enterprise", "stdio-revoked");
+    const { client, transport } = stdioClient(api, key);
+    await client.connect(transport);
+    try {
+      const call = () =>
+        client.callTool({
+          name: "get_domain",
+          arguments: { name: "shop.example.com", fields: "name" },
+        }) as Promise<CallToolResult>;
+      expect((await call()).isError).toBeFalsy();
+      await new ApiKeys(api.snapshots.store).revoke(key);
+      const revoked = Date.now();
+      let refused: CallToolResult | undefined;
+      while (!refused && Date.now() - revoked < 8_000) {
+        const r = await call();
+        if (r.isError) refused = r;
+        else await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(refused && textOf(refused)).toBe(
+        "UNAUTHENTICATED: STOREGRAPH_API_KEY: unknown or revoked API key",
+      );
+      expect(refused?._meta?.code).toBe("UNAUTHENTICATED");
+      // The bound HTTP keeps (src/auth/plugin.ts), with room for a loaded machine's slow call.
+      expect(Date.now() - revoked).toBeLessThan(6_500);
+      // And it stays refused: the vocabularies as resources too.
+      expect((await call()).isError).toBe(true);
+      await expect(client.readResource({ uri: "storegraph://vocabulary/plans" })).rejects.toThrow(
+        /unknown or revoked API key/,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("an export a session started is the REST URL's after the session ends: resumed, never a 500", async () => {
+    const key = await api.createKey("enterprise", "stdio-export");
+    const { client, transport } = stdioClient(api, key);
+    await client.connect(transport);
+    let url = "";
+    try {
+      const started = (await client.callTool({
+        name: "export_segment",
+        arguments: { fields: "name" },
+      })) as CallToolResult;
+      expect(started.isError, textOf(started)).toBeFalsy();
+      url = (started.structuredContent as { url: string }).url;
+      expect(url).toMatch(/^\/json\/api\/v1\/all\/domain\?/);
+    } finally {
+      await client.close();
+    }
+    const statuses: number[] = [];
+    let body: { domains?: { name: string }[] } = {};
+    for (let i = 0; i < 100; i++) {
+      const res = await api.app.fetch(`http://localhost${url}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      statuses.push(res.status);
+      if (res.status === 200) {
+        body = (await res.json()) as typeof body;
+        break;
+      }
+      await res.arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, res.status === 429 ? 1000 : 100));
+    }
+    expect(statuses.filter((s) => s !== 202 && s !== 429)).toEqual([200]);
+    const all = await api.app.fetch("http://localhost/json/api/v1/all/domain?fields=name&page_size=1000", {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const names = ((await all.json()) as { domains: { name: string }[] }).domains.map((d) => d.name);
+    expect(body.domains?.map((d) => d.name).sort()).toEqual(names.sort());
   });
 
   it("exits with a message for a key that is not one", async () => {
