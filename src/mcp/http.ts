@@ -1,8 +1,9 @@
 import type { Plugin } from "graphql-yoga";
 import { apiKeyOf } from "../auth/plugin.ts";
-import { jsonError } from "../errors.ts";
+import { boundEchoes, errorResponse, isApiError, jsonError } from "../errors.ts";
 import { noteRoute } from "../ops/access-log.ts";
 import { requestIdOf } from "../ops/request-id.ts";
+import { readBody } from "../request-body.ts";
 import type { McpDeps } from "./answer.ts";
 
 /** Where the MCP server answers, on the gateway's own port. */
@@ -80,11 +81,42 @@ export function useMcp(deps: McpDeps, policy: McpHttpPolicy): Plugin {
         );
       const key = apiKeyOf(request);
       if (!key) throw new Error("a request reached /mcp without an authenticated key");
+      // Read by the door the other faces' bodies come in by (src/request-body.ts): the same
+      // codings, the same 1 MB bound, the same 413, 415 and 400; the SDK is handed the message.
+      let text: string;
+      try {
+        text = await readBody(request, deps.rest.logger);
+      } catch (e) {
+        if (isApiError(e)) return endResponse(errorResponse(e, id));
+        throw e;
+      }
+      const message = parseMessage(text);
+      if (message instanceof Response) return endResponse(message);
       // The SDK is loaded with the first call, not at every start (docs/structure.md).
       serving ??= import("./serve-http.ts");
       const { answerMcp } = await serving;
       const origin = originOf(url, policy.overHttps?.(request, serverContext) ?? false);
-      endResponse(await answerMcp(deps, request, { key, origin }));
+      endResponse(await answerMcp(deps, request, { key, origin }, message.parsed));
     },
   };
+}
+
+/** JSON-RPC's code for a message that is not JSON (JSON-RPC 2.0, section 5.1). */
+const PARSE_ERROR = -32700;
+
+/**
+ * The JSON-RPC message (or batch) of a body, or the JSON-RPC parse error answering it, as the SDK
+ * answers one (400, `id: null`), saying what did not parse.
+ */
+function parseMessage(text: string): { parsed: unknown } | Response {
+  try {
+    return { parsed: JSON.parse(text) };
+  } catch (e) {
+    const why =
+      text.trim() === "" ? "the body is empty" : `the body is not valid JSON: ${(e as Error).message}`;
+    return Response.json(
+      { jsonrpc: "2.0", error: { code: PARSE_ERROR, message: boundEchoes(`Parse error: ${why}`) }, id: null },
+      { status: 400, headers: { "cache-control": "no-store" } },
+    );
+  }
 }

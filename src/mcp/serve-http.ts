@@ -18,9 +18,16 @@ const MAX_IDLE = 64;
  * no other request is using (the SDK's Protocol serves one transport at a time; it is closed
  * before the server serves another). The request's key reaches the tools through the transport's
  * `authInfo` (src/mcp/server.ts scopeOfRequest). A GET (the server's own stream) or a DELETE (a
- * session's end) is answered 405 by the transport, as a stateless server's.
+ * session's end) is answered 405 by the transport, as a stateless server's. `message` is the
+ * request's body, read and parsed by src/mcp/http.ts as the other faces read theirs: the
+ * transport reads nothing of the request's own.
  */
-export async function answerMcp(deps: McpDeps, request: Request, scope: CallScope): Promise<Response> {
+export async function answerMcp(
+  deps: McpDeps,
+  request: Request,
+  scope: CallScope,
+  message: unknown,
+): Promise<Response> {
   let servers = idle.get(deps);
   if (!servers) {
     servers = [];
@@ -33,7 +40,7 @@ export async function answerMcp(deps: McpDeps, request: Request, scope: CallScop
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request, { authInfo: scopeInfo(scope) });
+    return await transport.handleRequest(request, { authInfo: scopeInfo(scope), parsedBody: message });
   } finally {
     // Closed once the SDK has let go of the request (its handler's bookkeeping ends a turn after
     // the answer is sent): closing at once aborted the finished handler's signal every time.

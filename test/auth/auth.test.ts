@@ -1,3 +1,4 @@
+import type { NonSharedBuffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import {
   databaseKinds,
   type TestDatabase,
 } from "../support/databases.ts";
+import { bomb, encode } from "../support/encodings.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { documentedExamples, MCP_POST_HEADERS, toolCallBody } from "../support/mcp.ts";
 import { type Endpoint, prepare, restEndpoint } from "../support/routes.ts";
@@ -208,6 +210,40 @@ describe.each(databaseKinds())("Bearer authentication on %s", (kind) => {
       expect(res.status, `${method} ${path}`).toBe(401);
       await expectUnauthorized(res, false);
     }
+  });
+
+  it("a body is not read before the key: a bomb, a coding refused, an oversized body are 401 without one", async () => {
+    const gzipBomb = await bomb("gzip", 100_000_000);
+    const bodies: [string, string | NonSharedBuffer, Record<string, string>][] = [
+      ["bomb", gzipBomb, { "content-encoding": "gzip" }],
+      ["zstd", "{}", { "content-encoding": "zstd" }],
+      ["oversized", " ".repeat(4_000_000), {}],
+      ["gzipped", encode(MCP_INITIALIZE.body ?? "", "gzip"), { "content-encoding": "gzip" }],
+    ];
+    for (const ep of [MCP_INITIALIZE, MCP_TOOLS[0], GRAPHQL, ENDPOINTS.find((e) => e.method === "POST")]) {
+      if (!ep) throw new Error("no POST route");
+      for (const [name, body, headers] of bodies) {
+        for (const authorization of [null, `Bearer ${unknownKey()}`, `Bearer ${revokedKey}`]) {
+          const res = await app.fetch(`http://localhost${ep.path}`, {
+            method: "POST",
+            headers: { ...ep.headers, ...headers, ...(authorization ? { authorization } : {}) },
+            body,
+          });
+          expect(res.status, `${ep.name} ${name} ${authorization}`).toBe(401);
+          await expectUnauthorized(res, authorization !== null);
+        }
+      }
+    }
+    // With a key, /mcp reads a compressed body as the other faces do (src/request-body.ts).
+    const res = await app.fetch("http://localhost/mcp", {
+      method: "POST",
+      headers: { ...MCP_POST_HEADERS, "content-encoding": "gzip", authorization: `Bearer ${api.key}` },
+      body: encode(MCP_INITIALIZE.body ?? "", "gzip"),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe(
+      "storegraph",
+    );
   });
 
   it("/healthz, /readyz and the OpenAPI document answer without a key", async () => {

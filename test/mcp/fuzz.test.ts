@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOLS } from "../../src/mcp/catalogue.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
+import { wrap, wrapping } from "../support/encodings.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { errorLines, logged } from "../support/logs.ts";
-import { connect, textOf } from "../support/mcp.ts";
+import { connect, MCP_POST_HEADERS, textOf, toolCallBody } from "../support/mcp.ts";
 
 // Random tool calls at every tool of the MCP server (src/mcp/catalogue.ts), through the SDK's own
 // Client over Streamable HTTP: argument names from the tool's listed input schema mixed with junk,
@@ -17,6 +18,9 @@ import { connect, textOf } from "../support/mcp.ts";
 // one, and throws too on an answer its output schema refuses), an error is a tool error in the
 // API's format (`CODE: message`, the code in _meta) and never a server fault, and nothing is
 // logged at error level. test/rest/fuzz.test.ts does the same for the REST routes.
+// The bodies themselves are fuzzed too: JSON-RPC messages and junk POSTed to /mcp plain,
+// compressed, mislabelled, cut short, under a Content-Encoding refused, or as a bomb
+// (test/support/encodings.ts), read as the other faces read theirs.
 
 vi.mock("../../src/logger.ts", async (original) =>
   (await import("../support/logs.ts")).capturingLogger(await original(), "warn"),
@@ -246,5 +250,71 @@ describe.each(databaseKinds())("MCP fuzz on %s", (kind) => {
   it("called every tool, and many calls got past validation", () => {
     expect(sent).toBe(RUNS * TOOLS.length);
     expect(answered).toBeGreaterThan(sent / 8);
+  });
+
+  it("any body, in any coding, at /mcp: read as REST and GraphQL read theirs, never a fault", async () => {
+    const message = fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(
+            fc.constantFrom(
+              // An export's job would outlive the test: its calls are the property's above.
+              ...TOOLS.filter((t) => t.name !== "export_segment").map((t) => t.name),
+            ),
+            fc.dictionary(text, leaf, { maxKeys: 3 }),
+          )
+          .map(([tool, args]) => toolCallBody(tool, args)),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .constantFrom("tools/list", "resources/list", "ping", "nope")
+          .map((method) => JSON.stringify({ jsonrpc: "2.0", id: 7, method })),
+      },
+      { weight: 1, arbitrary: fc.json() },
+      { weight: 1, arbitrary: fc.constantFrom(...STRINGS) },
+      { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
+    );
+    let bodies = 0;
+    let results = 0;
+    await fc.assert(
+      fc.asyncProperty(message, wrapping, async (body, w) => {
+        const wrapped = await wrap(body, w);
+        const headers: Record<string, string> = { ...MCP_POST_HEADERS };
+        if (wrapped.encoding !== undefined) headers["content-encoding"] = wrapped.encoding;
+        logged.length = 0;
+        const res = await api.app.fetch("http://localhost/mcp", {
+          method: "POST",
+          headers,
+          body: wrapped.body,
+        });
+        const said = await res.text();
+        const what = `${w.kind} ${wrapped.encoding ?? ""} ${body.slice(0, 200)} → ${res.status} ${said.slice(0, 300)}`;
+        bodies++;
+        expect(res.status, what).toBeLessThan(500);
+        // JSON, or nothing at all: 202 for a message that is no request (notifications alone).
+        if (res.status === 202) expect(said, what).toBe("");
+        else expect(res.headers.get("content-type") ?? "", what).toMatch(/^application\/json/);
+        expect(said, what).not.toMatch(/INTERNAL_SERVER_ERROR|\n\s+at |"stack"|prisma|SQLITE/i);
+        if (wrapped.status !== undefined) expect(res.status, what).toBe(wrapped.status);
+        // A body in a coding is the same body plain: answered alike.
+        if (w.kind === "coded" || w.kind === "identity") {
+          const plain = await api.app.fetch("http://localhost/mcp", {
+            method: "POST",
+            headers: MCP_POST_HEADERS,
+            body,
+          });
+          expect(res.status, what).toBe(plain.status);
+          const unwrapped = await plain.text();
+          expect(said.includes('"result"'), what).toBe(unwrapped.includes('"result"'));
+        }
+        if (res.status === 200 && said.includes('"result"')) results++;
+        expect(errorLines(), what).toEqual([]);
+      }),
+      { numRuns: RUNS * 4 },
+    );
+    expect(bodies).toBe(RUNS * 4);
+    expect(results).toBeGreaterThan(bodies / 8);
   });
 });

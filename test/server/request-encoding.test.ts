@@ -10,8 +10,9 @@ import { databaseKinds } from "../support/databases.ts";
 import { bomb, CODINGS, encode, UNSUPPORTED } from "../support/encodings.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { errorLines, logged } from "../support/logs.ts";
+import { MCP_POST_HEADERS, toolCallBody } from "../support/mcp.ts";
 
-// A request body with a Content-Encoding, on both faces alike (docs/decisions.md, "Compressed
+// A request body with a Content-Encoding, on the three faces alike (REST, GraphQL, and MCP at /mcp) (docs/decisions.md, "Compressed
 // request bodies"): gzip, deflate and br are decoded, identity is no coding, anything else is a
 // JSON 415 naming it; a body that is not in its coding is a 400; the 1 MB limit holds for the
 // decoded body too, and a bomb is stopped while it inflates.
@@ -30,6 +31,8 @@ interface Face {
   type: string;
   body: string;
   pad: string;
+  /** Its Accept, when not GraphQL's (a Streamable HTTP client's takes JSON and event streams). */
+  accept?: string;
 }
 
 const FACES: Face[] = [
@@ -69,6 +72,14 @@ const FACES: Face[] = [
     // A `+` in a form's value is a space: the document gets longer, not different.
     pad: "+",
   },
+  {
+    name: "MCP POST /mcp (tools/call)",
+    path: "/mcp",
+    type: MCP_POST_HEADERS["content-type"],
+    body: toolCallBody("search_domains", { fields: "name", page_size: 2 }),
+    pad: " ",
+    accept: MCP_POST_HEADERS.accept,
+  },
 ];
 
 /** The face's body made `size` bytes long with its filler. */
@@ -105,7 +116,10 @@ describe.each(databaseKinds())("compressed request bodies on %s", (kind) => {
   });
 
   const send = async (face: Face, body: string | NonSharedBuffer, encoding?: string): Promise<Answer> => {
-    const headers: Record<string, string> = { "content-type": face.type, accept: GRAPHQL_RESPONSE };
+    const headers: Record<string, string> = {
+      "content-type": face.type,
+      accept: face.accept ?? GRAPHQL_RESPONSE,
+    };
     if (encoding !== undefined) headers["content-encoding"] = encoding;
     const res = await api.app.fetch(`http://localhost${face.path}`, { method: "POST", headers, body });
     const type = res.headers.get("content-type") ?? "";
@@ -172,19 +186,30 @@ describe.each(databaseKinds())("compressed request bodies on %s", (kind) => {
     expect(errorLines()).toEqual([]);
   });
 
-  it.each(FACES)("$name: exactly 1,000,000 decoded bytes are read, one more is 413", async (face) => {
-    const plain = await send(face, face.body);
-    for (const coding of CODINGS) {
-      const at = await send(face, encode(padded(face, MAX_BODY_BYTES), coding), coding);
-      expect({ coding, ...at }).toEqual({ coding, ...plain });
-      const over = await send(face, encode(padded(face, MAX_BODY_BYTES + 1), coding), coding);
-      expect(over.status, coding).toBe(413);
-      expect(errorOf(over), coding).toMatchObject({
+  it.each(FACES)(
+    "$name: exactly 1,000,000 bytes are read, as sent or decoded; one more is 413",
+    async (face) => {
+      const plain = await send(face, face.body);
+      // As sent, plain: the bound of the body itself.
+      expect(await send(face, padded(face, MAX_BODY_BYTES))).toEqual(plain);
+      const large = await send(face, padded(face, MAX_BODY_BYTES + 1));
+      expect(large.status).toBe(413);
+      expect(errorOf(large)).toMatchObject({
         code: "PAYLOAD_TOO_LARGE",
-        message: `the body is larger than ${MAX_BODY_BYTES} bytes once decoded (Content-Encoding: ${coding})`,
+        message: `the body is larger than ${MAX_BODY_BYTES} bytes`,
       });
-    }
-  });
+      for (const coding of CODINGS) {
+        const at = await send(face, encode(padded(face, MAX_BODY_BYTES), coding), coding);
+        expect({ coding, ...at }).toEqual({ coding, ...plain });
+        const over = await send(face, encode(padded(face, MAX_BODY_BYTES + 1), coding), coding);
+        expect(over.status, coding).toBe(413);
+        expect(errorOf(over), coding).toMatchObject({
+          code: "PAYLOAD_TOO_LARGE",
+          message: `the body is larger than ${MAX_BODY_BYTES} bytes once decoded (Content-Encoding: ${coding})`,
+        });
+      }
+    },
+  );
 
   it("a decompression bomb is a 413 on every face, stopped while it inflates: no memory spent on it", async () => {
     const DECODED = 500_000_000;
@@ -230,7 +255,12 @@ describe.each(databaseKinds())("compressed request bodies on %s", (kind) => {
     const post = async (path: string, type: string, body: string | NonSharedBuffer, encoding: string) => {
       const res = await fetch(`${base}${path}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${api.key}`, "content-type": type, "content-encoding": encoding },
+        headers: {
+          authorization: `Bearer ${api.key}`,
+          "content-type": type,
+          "content-encoding": encoding,
+          accept: MCP_POST_HEADERS.accept,
+        },
         body,
       });
       return { status: res.status, type: res.headers.get("content-type"), json: await res.json() };
@@ -260,7 +290,15 @@ describe.each(databaseKinds())("compressed request bodies on %s", (kind) => {
       );
       expect(rest.status).toBe(200);
       expect(rest.json.apps.length).toBeGreaterThan(0);
-      for (const path of ["/graphql", "/json/api/v1/all/app"]) {
+      // The issue's /mcp: a tools/call sent br, and sent zstd (not read: 415, not taken as plain).
+      const tool = toolCallBody("search_domains", { fields: "name", page_size: 1 });
+      const mcp = await post("/mcp", "application/json", encode(tool, "br"), "br");
+      expect(mcp.status).toBe(200);
+      expect(mcp.json.result.structuredContent.domains).toHaveLength(1);
+      const zstd = await post("/mcp", "application/json", tool, "zstd");
+      expect(zstd.status).toBe(415);
+      expect(zstd.json.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+      for (const path of ["/graphql", "/json/api/v1/all/app", "/mcp"]) {
         const refused = await post(path, "application/json", "{}", "bogus");
         expect(refused.status, path).toBe(415);
         expect(refused.type, path).toMatch(/^application\/(graphql-response\+)?json/);
