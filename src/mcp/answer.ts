@@ -75,19 +75,37 @@ export async function callTool(
     if (spec.name === "export_segment") return await exportSegment(deps, scope, caller, options, params);
     if (options.cursor === "all")
       throw apiError("BAD_USER_INPUT", "cursor: all is the export_segment tool's (a job, not a page)");
-    const response = await answerOperation(
-      deps.rest,
-      caller,
-      op,
-      params,
-      Options.fromBody(options),
-      deps.whole,
-    );
-    // Parsed from its bytes, whose count is the answer's size (not measured again by writing it).
-    const bytes = await response.bytes();
-    const body = JSON.parse(UTF8.decode(bytes)) as Json;
-    if (response.status >= 400) return failed(body);
-    return answered(spec, body, bytes.byteLength);
+    const ask = async (given: Json, charged = true) => {
+      const response = await answerOperation(
+        deps.rest,
+        caller,
+        op,
+        params,
+        Options.fromBody(given),
+        deps.whole,
+        undefined,
+        charged,
+      );
+      // Parsed from its bytes, whose count is the answer's size (not measured again by writing it).
+      const bytes = await response.bytes();
+      return {
+        ok: response.status < 400,
+        body: JSON.parse(UTF8.decode(bytes)) as Json,
+        size: bytes.byteLength,
+      };
+    };
+    // A page cut to fit is the page of the records it shows: asked again that long (drawing on
+    // nothing more), its next_cursor follows the last record shown, not the records cut. Again,
+    // should the snapshot served have changed meanwhile and its records grown.
+    let page = await ask(options);
+    let of: number | undefined;
+    for (let again = 0; ; again++) {
+      if (!page.ok) return failed(page.body);
+      const shown = spec.paging === "cursor" ? fitting(spec, page.body, page.size) : null;
+      if (!shown || again === 3) return answered(spec, page.body, page.size, of);
+      of ??= recordsOf(spec, page.body)?.length;
+      page = await ask({ ...options, page_size: shown }, false);
+    }
   } catch (e) {
     const err = isApiError(e) ? e : maskFault(e, deps.rest.logger, requestId);
     return failed(errorBody(err, requestId));
@@ -125,39 +143,65 @@ const UTF8 = new TextDecoder();
 /** The bytes kept for a cut answer's `cut` (its longest is about 200). */
 const CUT_ROOM = 320;
 
+/** The records of a tool's answer, when it answers records. */
+const recordsOf = (spec: ToolSpec, body: Json) =>
+  spec.records ? (body[spec.records] as unknown[] | undefined) : undefined;
+
+/**
+ * How many of an answer's records, from the first, fit in MAX_ANSWER_BYTES beside the rest of the
+ * answer and room for its `cut`; null when the answer fits whole (or has no records). Each record
+ * kept is written once to count it, the others not at all: a page of 50 Domains with the API's
+ * default fields keeps about 4. `size` is the answer's JSON byte count.
+ */
+export function fitting(spec: ToolSpec, body: Json, size: number): number | null {
+  const records = recordsOf(spec, body);
+  if (!records || size <= MAX_ANSWER_BYTES) return null;
+  let used = Buffer.byteLength(JSON.stringify({ ...body, [spec.records as string]: [] })) + CUT_ROOM;
+  let shown = 0;
+  for (; shown < records.length; shown++) {
+    const next = Buffer.byteLength(JSON.stringify(records[shown])) + (shown ? 1 : 0);
+    if (used + next > MAX_ANSWER_BYTES) break;
+    used += next;
+  }
+  return shown;
+}
+
 /**
  * The REST answer as the tool's, cut to fit, with a short text saying what it holds and what is
- * next. `size` is its JSON's byte count when known (the REST answer's bytes).
+ * next. `size` is its JSON's byte count when known (the REST answer's bytes). `cutFrom`: the
+ * answer is already the page cut to fit (asked again with fewer records), of a page that had
+ * `cutFrom` records: it says so, its next_cursor following its last record.
  */
 export function answered(
   spec: ToolSpec,
   body: Json,
   size = Buffer.byteLength(JSON.stringify(body)),
+  cutFrom?: number,
 ): CallToolResult {
   let bytes = size;
-  const records = spec.records ? (body[spec.records] as unknown[] | undefined) : undefined;
-  if (records && bytes > MAX_ANSWER_BYTES) {
-    const of = records.length;
-    // Records are kept from the first while they fit beside the rest of the answer and room for
-    // its `cut` (each kept record written once to count it, the others not at all: a page of 50
-    // Domains with the API's default fields keeps about 4).
-    body[spec.records as string] = [];
-    let used = Buffer.byteLength(JSON.stringify(body)) + CUT_ROOM;
-    let shown = 0;
-    for (; shown < of; shown++) {
-      const next = Buffer.byteLength(JSON.stringify(records[shown])) + (shown ? 1 : 0);
-      if (used + next > MAX_ANSWER_BYTES) break;
-      used += next;
-    }
-    body[spec.records as string] = records.slice(0, shown);
+  const records = recordsOf(spec, body);
+  const shown = fitting(spec, body, size);
+  if (records && (shown !== null || (cutFrom !== undefined && cutFrom > records.length))) {
+    const kept = shown ?? records.length;
+    const of = cutFrom ?? records.length;
+    body[spec.records as string] = records.slice(0, kept);
+    const ask = `ask with page_size ${Math.max(1, kept)} or fewer fields`;
     const rest =
       spec.paging === "cursor"
-        ? `ask again with page_size ${Math.max(1, shown)} or fewer fields (this page's next_cursor follows all ${of} records)`
+        ? shown === null
+          ? `next_cursor continues after the last record shown; ${ask} to fit`
+          : `${ask} (this page's next_cursor follows all ${of} records)`
         : spec.paging === "page"
-          ? `ask again with page_size ${Math.max(1, shown)} or fewer fields, and page through`
+          ? `${ask.replace("ask", "ask again")}, and page through`
           : "ask for fewer names or fewer fields";
-    body.cut = { shown, of, rest };
+    body.cut = { shown: kept, of, rest };
     bytes = Buffer.byteLength(JSON.stringify(body));
+    // Not even the first record fits: an empty page would skip them all.
+    if (kept === 0)
+      return failed({
+        code: "ANSWER_TOO_LARGE",
+        error: `one record alone is over the ${MAX_ANSWER_BYTES} bytes a tool answers: ask for fewer fields`,
+      });
   }
   // One record (or facets) over the bound: nothing to cut it to, so it is not answered.
   if (bytes > MAX_ANSWER_BYTES)

@@ -151,7 +151,9 @@ export interface Conditional {
  * The answer of `op` to `options` for `request`: unknown options refused (with their "did you
  * mean"), then the route's whole answer (cursor=all, exports) or its records; every answer, an
  * error's too, as JSON with the X-RateLimit headers of the budget it drew on. `http` gives the
- * ETag and its 304 (an HTTP request's); without it the answer has no ETag.
+ * ETag and its 304 (an HTTP request's); without it the answer has no ETag. `charged` false: the
+ * records' read draws on nothing, for a question the caller was charged for already (an MCP
+ * tool's page read again, shorter, to fit its answer: src/mcp/answer.ts).
  */
 export async function answerOperation(
   ctx: RestContext,
@@ -161,6 +163,7 @@ export async function answerOperation(
   options: Options,
   whole?: Whole,
   http?: Conditional,
+  charged = true,
 ): Promise<Response> {
   let { route } = op;
   let endpoint: Endpoint | null = route.endpoint;
@@ -219,7 +222,7 @@ export async function answerOperation(
     return size > LARGE_PAGE ? await largePagesOf(ctx)(respond) : await respond();
 
     async function respond(): Promise<Response> {
-      let charge: Endpoint | null = route.endpoint;
+      let charge: Endpoint | null = charged ? route.endpoint : null;
       // A Domain route's records, read through the query layer and written from their rows
       // (src/rest/records.ts), where the row writer can write the selection.
       const records = ctx.writer === "resolvers" ? null : plan.records;
@@ -251,7 +254,7 @@ export async function answerOperation(
       let gzipped: RecordsEnvelope | null = null;
       try {
         const args = records.plan.args(plan.variables);
-        drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
+        if (charged) drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
         const readCtx = await ctx.readContext(request);
         // The default fields: copied from the snapshot's rendered records where it keeps this
         // code's (src/db/rendered.ts); another code's are counted and left (the writer answers).
