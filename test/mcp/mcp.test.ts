@@ -455,6 +455,13 @@ describe("bounded answers", () => {
     expect(textOf(r)).toMatch(/^ANSWER_TOO_LARGE: .*ask for fewer fields/);
   });
 
+  it("refuses a page of which not even the first record fits, rather than answer none of them", () => {
+    const big = { name: "big.example.com", description: "x".repeat(70_000) };
+    const r = answered(spec, { domains: [big, domain(1)], has_next_page: true, next_cursor: "abc" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^ANSWER_TOO_LARGE: one record alone is over .*ask for fewer fields/);
+  });
+
   it("leaves an answer within the bound whole", () => {
     const body = { domains: [domain(0)], has_next_page: false };
     const r = answered(spec, { ...body });
@@ -495,7 +502,9 @@ describe.each(databaseKinds())("cut pages keep every record on %s", (kind) => {
   const DOMAINS = 150;
 
   beforeAll(async () => {
-    api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "s"), manyDomainsFixture(DOMAINS - 4)));
+    api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "s"), manyDomainsFixture(DOMAINS - 4)), {
+      rateLimits: { enabled: true, redisUrl: null },
+    });
     client = await connect(api, api.key);
   });
   afterAll(async () => {
@@ -535,12 +544,35 @@ describe.each(databaseKinds())("cut pages keep every record on %s", (kind) => {
       }
       if (!s.has_next_page) break;
       cursor = s.next_cursor;
+      // Within the harness key's 6 List Domains a second.
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
     // Cut at least once (the issue's 8 of 100), and no Domain skipped nor shown twice.
     expect(cuts).toBeGreaterThan(0);
     expect(seen).toEqual(every);
     // And each cut answer says where its next_cursor goes on from.
     for (const text of said) expect(text).toContain("next_cursor continues after the last record shown");
+  });
+
+  it("a cut answer draws once on its budget: the page read again to fit draws on nothing", async () => {
+    // A pro key: 2 List Domains a second. The cut call and one REST request fit in them; had the
+    // cut call drawn twice, the REST request of the same second would be refused (429).
+    const key = await api.createKey("pro", "cut");
+    const pro = await connect(api, key);
+    try {
+      const r = (await pro.callTool({
+        name: "search_domains",
+        arguments: { page_size: 100, fields: "*" },
+      })) as CallToolResult;
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect((r.structuredContent as { cut?: unknown }).cut).toBeDefined();
+      const res = await api.app.fetch("http://localhost/json/api/v1/all/domain?fields=name&page_size=1", {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(res.status, await res.text()).toBe(200);
+    } finally {
+      await pro.close();
+    }
   });
 
   it("a cut last page says where its records go on: its next_cursor reaches those cut", async () => {
