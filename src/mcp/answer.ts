@@ -12,6 +12,7 @@ import {
 } from "../query/vocabularies.ts";
 import { answerOperation, drawOn, type RestContext, type Whole } from "../rest/answer.ts";
 import { Options } from "../rest/options.ts";
+import type { Operation } from "../rest/route.ts";
 import { REST_BASE } from "../rest/routes.ts";
 import { answerUsageOf } from "../rest/usage.ts";
 import {
@@ -75,40 +76,54 @@ export async function callTool(
     if (spec.name === "export_segment") return await exportSegment(deps, scope, caller, options, params);
     if (options.cursor === "all")
       throw apiError("BAD_USER_INPUT", "cursor: all is the export_segment tool's (a job, not a page)");
-    const ask = async (given: Json, charged = true) => {
-      const response = await answerOperation(
-        deps.rest,
-        caller,
-        op,
-        params,
-        Options.fromBody(given),
-        deps.whole,
-        undefined,
-        charged,
-      );
-      // Parsed from its bytes, whose count is the answer's size (not measured again by writing it).
-      const bytes = await response.bytes();
-      return {
-        ok: response.status < 400,
-        body: JSON.parse(UTF8.decode(bytes)) as Json,
-        size: bytes.byteLength,
-      };
-    };
-    // A page cut to fit is the page of the records it shows: asked again that long (drawing on
-    // nothing more), its next_cursor follows the last record shown, not the records cut. Again,
-    // should the snapshot served have changed meanwhile and its records grown.
-    let page = await ask(options);
-    let of: number | undefined;
-    for (let again = 0; ; again++) {
-      if (!page.ok) return failed(page.body);
-      const shown = spec.paging === "cursor" ? fitting(spec, page.body, page.size) : null;
-      if (!shown || again === 3) return answered(spec, page.body, page.size, of);
-      of ??= recordsOf(spec, page.body)?.length;
-      page = await ask({ ...options, page_size: shown }, false);
-    }
+    return await answerPage(deps, caller, spec, op, params, options);
   } catch (e) {
     const err = isApiError(e) ? e : maskFault(e, deps.rest.logger, requestId);
     return failed(errorBody(err, requestId));
+  }
+}
+
+/**
+ * The tool's answer of a REST operation's page, fitted to MAX_ANSWER_BYTES. A page of a `cursor`
+ * tool cut to fit is the page of the records it shows: asked again that long (drawing on nothing
+ * more), its next_cursor follows the last record shown, not the records cut. Again, should the
+ * snapshot served have changed meanwhile and its records grown.
+ */
+async function answerPage(
+  deps: McpDeps,
+  caller: Caller,
+  spec: ToolSpec,
+  op: Operation,
+  params: Record<string, string>,
+  options: Json,
+): Promise<CallToolResult> {
+  const ask = async (given: Json, charged = true) => {
+    const response = await answerOperation(
+      deps.rest,
+      caller,
+      op,
+      params,
+      Options.fromBody(given),
+      deps.whole,
+      undefined,
+      charged,
+    );
+    // Parsed from its bytes, whose count is the answer's size (not measured again by writing it).
+    const bytes = await response.bytes();
+    return {
+      ok: response.status < 400,
+      body: JSON.parse(UTF8.decode(bytes)) as Json,
+      size: bytes.byteLength,
+    };
+  };
+  let page = await ask(options);
+  let of: number | undefined;
+  for (let again = 0; ; again++) {
+    if (!page.ok) return failed(page.body);
+    const shown = spec.paging === "cursor" ? fitting(spec, page.body, page.size) : null;
+    if (!shown || again === 3) return answered(spec, page.body, page.size, of);
+    of ??= recordsOf(spec, page.body)?.length;
+    page = await ask({ ...options, page_size: shown }, false);
   }
 }
 
