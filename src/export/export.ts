@@ -66,8 +66,11 @@ async function exportStream(
   // doing then is dropped quietly, never written to a closed stream (that threw, and was logged
   // as a fault of ours).
   let dropped = false;
+  /** The error that ended the stream, its line written: the stream errors once that is taken. */
+  let failed: Error | null = null;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (failed) return controller.error(failed);
       try {
         if (opening) {
           controller.enqueue(opening);
@@ -97,7 +100,7 @@ async function exportStream(
           controller.enqueue(bytes);
         }
       } catch (e) {
-        if (!dropped) failMidStream(controller, e, request, deps.logger);
+        if (!dropped) failed = failMidStream(controller, e, request, deps.logger);
       }
     },
     async cancel(reason) {
