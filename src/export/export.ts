@@ -19,6 +19,7 @@ import {
   resultHeaders,
 } from "./export-query.ts";
 import type { Page } from "./export-reader.ts";
+import { releasing } from "./export-slots.ts";
 
 export { handOverJobs } from "./cursor-all.ts";
 export type { ExportDeps } from "./export-query.ts";
@@ -43,10 +44,15 @@ async function exportStream(
   const gzip = format === "jsonl" && encoding === "gzip";
   // Pages the answer writes as they are (not through a compressor) come through a ring of buffers
   // (src/export/page-ring.ts), each slot freed when its page is written (whenWritten).
-  const pages = domainPages(deps, request, q, format, "export", 0, undefined, {
-    gzip,
-    ring: gzip || !encoding,
-  });
+  // A slot of the gateway's exports (or BUSY, before anything is read), held until the stream ends.
+  const release = deps.slots.take();
+  const pages = releasing(
+    domainPages(deps, request, q, format, "export", 0, undefined, {
+      gzip,
+      ring: gzip || !encoding,
+    }),
+    release,
+  );
   let pending: IteratorResult<Page> | null = await pages.next();
   // The first page tells whether the pages are compressed: then the answer is one gzip member,
   // its header before the first page, its trailer (CRC-32 and length, combined) after the last.

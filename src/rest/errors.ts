@@ -15,7 +15,7 @@ export interface GraphQLErrorJson {
   extensions?: { code?: string; argument?: string; requestId?: string; [k: string]: unknown };
 }
 
-const FAULTS = new Set([undefined, "INTERNAL_SERVER_ERROR", "DATABASE_UNAVAILABLE"]);
+const FAULTS = new Set([undefined, "INTERNAL_SERVER_ERROR", "DATABASE_UNAVAILABLE", "BUSY"]);
 
 /**
  * The error a REST answer reports for the errors of its GraphQL operation: a fault of ours first
