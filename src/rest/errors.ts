@@ -8,6 +8,7 @@ import {
   maskFault,
 } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { markFailedMidway } from "../ops/access-log.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 
 export interface GraphQLErrorJson {
@@ -58,5 +59,6 @@ export function failMidStream(
   const id = requestIdOf(request);
   const err = isApiError(e) ? e : maskFault(e, logger, id);
   controller.enqueue(new TextEncoder().encode(`${JSON.stringify(errorBody(err, id))}\n`));
+  markFailedMidway(id);
   return err;
 }
