@@ -41,7 +41,8 @@ import {
   withInputCodes,
 } from "./errors.ts";
 import { type ExportDeps, exportRoutes, handOverJobs } from "./export/export.ts";
-import { ExportReader } from "./export/export-reader.ts";
+import { ExportReader, exportPoolSize } from "./export/export-reader.ts";
+import { ExportSlots } from "./export/export-slots.ts";
 import type { FeedDeps } from "./feed/deps.ts";
 import { feedRoutes } from "./feed/feed.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
@@ -145,7 +146,12 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
   const version = async () => (await snapshots.current())?.snapshot.version ?? null;
   const httpsAllows = createHttpsCheck(config);
   const exportReader = new ExportReader(
-    { database: config.database, timeouts: config.timeouts, hold: options.holdExportReads },
+    {
+      database: config.database,
+      timeouts: config.timeouts,
+      poolSize: exportPoolSize(config.exportConcurrency),
+      hold: options.holdExportReads,
+    },
     logger,
   );
   // Told of each publish at once (PostgreSQL: LISTEN/NOTIFY; SQLite: the watched `published` file),
@@ -202,6 +208,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     version,
     beforePage: options.beforeExportPage,
     reader: exportReader,
+    slots: new ExportSlots(config.exportConcurrency),
     metrics,
     counts,
     lists: snapshots.store,

@@ -135,6 +135,12 @@ const Env = z.object({
     .min(1)
     .max(7 * 86_400)
     .default(3600),
+  /**
+   * Exports (Export Domains and cursor=all jobs) one gateway runs at once; one more is refused
+   * with 503 BUSY and Retry-After (src/export/export-slots.ts). Each holds a database cursor and
+   * its pages' buffers: docs/deploy.md sizes it.
+   */
+  EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /** Webhooks may target private, loopback and link-local addresses (tests, a receiver beside the gateway). */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false", "1", "0", ""]).default(""),
   /** How long one delivery attempt may take, connection to answer. */
@@ -173,6 +179,8 @@ export interface Config {
   /** The lag bound and check interval of DATABASE_REPLICA_URLS. */
   replicas: { maxLagMs: number; checkMs: number };
   exportTtlMs: number;
+  /** Exports and cursor=all jobs run at once (EXPORT_CONCURRENCY); more are refused with 503 BUSY. */
+  exportConcurrency: number;
   tls: { certFile: string; keyFile: string } | null;
   requireHttps: boolean;
   trustedProxies: string[];
@@ -319,6 +327,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     changesRetention: e.CHANGES_RETENTION,
     replicas: { maxLagMs: e.REPLICA_MAX_LAG_MS, checkMs: e.REPLICA_CHECK_MS },
     exportTtlMs: e.EXPORT_TTL_SECONDS * 1000,
+    exportConcurrency: e.EXPORT_CONCURRENCY,
     tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : null,
     requireHttps: e.REQUIRE_HTTPS ? e.REQUIRE_HTTPS === "true" : e.NODE_ENV === "production",
     trustedProxies: e.TRUSTED_PROXIES.split(",")

@@ -1,6 +1,6 @@
 import { GraphQLError } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import { isDatabaseUnavailable } from "./db/unavailable.ts";
+import { isDatabaseUnavailable, isPoolBusy } from "./db/unavailable.ts";
 
 /**
  * The error codes of the API, each with the HTTP status it is answered with: the one mapping of
@@ -36,6 +36,12 @@ export const STATUS = {
   INTERNAL_SERVER_ERROR: 500,
   NOT_READY: 503,
   DATABASE_UNAVAILABLE: 503,
+  /**
+   * The gateway is at a limit of its own, not the database down: it runs its maximum of exports
+   * at once (EXPORT_CONCURRENCY), or every connection of a pool stayed in use while a request
+   * waited for one. The message says which.
+   */
+  BUSY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS;
@@ -171,29 +177,40 @@ export function createMaskError(log: FaultLog) {
   };
 }
 
-export { isDatabaseUnavailable };
+export { isDatabaseUnavailable, isPoolBusy };
 
 /** Seconds a client is asked to wait (Retry-After) when the database did not answer. */
 export const DATABASE_RETRY_AFTER_S = 5;
 
 /**
  * An error that is not the client's, as the client sees it: DATABASE_UNAVAILABLE (HTTP 503 with
- * Retry-After, in GraphQL too) when the database did not answer, INTERNAL_SERVER_ERROR otherwise.
- * It carries the id of the request it happened in (src/ops/request-id.ts), and is logged once
- * with it (warn for an outage, error for a bug), so that the id a client quotes finds the cause.
- * Used by the REST and auth layers for what they catch themselves.
+ * Retry-After, in GraphQL too) when the database did not answer, BUSY (503 with Retry-After too)
+ * when a pool of the gateway had no free connection in time, INTERNAL_SERVER_ERROR otherwise. It
+ * carries the id of the request it happened in (src/ops/request-id.ts), and is logged once with
+ * it (warn for an outage or an overload, error for a bug), so that the id a client quotes finds
+ * the cause. Used by the REST and auth layers for what they catch themselves.
  */
 export function maskFault(error: unknown, log: FaultLog, requestId: string): GraphQLError {
   logFault(error, log, requestId);
   return faultOf(error, requestId);
 }
 
+type FaultCode = "DATABASE_UNAVAILABLE" | "BUSY" | "INTERNAL_SERVER_ERROR";
+
+/** A pool's wait is told apart first: it times out as the database's own timeouts do. */
+const faultCodeOf = (error: unknown): FaultCode =>
+  isPoolBusy(error)
+    ? "BUSY"
+    : isDatabaseUnavailable(error)
+      ? "DATABASE_UNAVAILABLE"
+      : "INTERNAL_SERVER_ERROR";
+
 function faultOf(error: unknown, requestId: string): GraphQLError {
   const path = error instanceof GraphQLError ? error.path : undefined;
-  const code = isDatabaseUnavailable(error) ? "DATABASE_UNAVAILABLE" : "INTERNAL_SERVER_ERROR";
+  const code = faultCodeOf(error);
   const fault = apiError(code, faultMessage(code, requestId), {
     requestId,
-    ...(code === "DATABASE_UNAVAILABLE" ? { retryAfter: DATABASE_RETRY_AFTER_S } : {}),
+    ...(code === "INTERNAL_SERVER_ERROR" ? {} : { retryAfter: DATABASE_RETRY_AFTER_S }),
   });
   return path ? new GraphQLError(fault.message, { path, extensions: fault.extensions }) : fault;
 }
@@ -201,10 +218,13 @@ function faultOf(error: unknown, requestId: string): GraphQLError {
 const faultMessage = (code: string, requestId: string) =>
   code === "DATABASE_UNAVAILABLE"
     ? `The database did not answer; retry in ${DATABASE_RETRY_AFTER_S} s (request id ${requestId}).`
-    : `Unexpected error (request id ${requestId}).`;
+    : code === "BUSY"
+      ? `The gateway is busy: every connection it keeps to the database stayed in use while this request waited for one; retry in ${DATABASE_RETRY_AFTER_S} s (request id ${requestId}).`
+      : `Unexpected error (request id ${requestId}).`;
 
 function logFault(error: unknown, log: FaultLog, requestId: string): void {
-  if (isDatabaseUnavailable(error)) log.warn({ err: error, requestId }, "database unavailable");
+  if (isPoolBusy(error)) log.warn({ err: error, requestId }, "no free database connection in time");
+  else if (isDatabaseUnavailable(error)) log.warn({ err: error, requestId }, "database unavailable");
   else log.error({ err: error, requestId }, "unexpected error");
 }
 

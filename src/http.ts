@@ -11,7 +11,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from "n
 import { isIPv6 } from "node:net";
 import type { Duplex } from "node:stream";
 import { type ErrorCode, statusOf } from "./errors.ts";
-import { CountingResponse, type RequestWatch, watchRequest } from "./ops/access-log.ts";
+import { CountingResponse, type RequestWatch, tookFailedMidway, watchRequest } from "./ops/access-log.ts";
 import { newRequestId, REQUEST_ID_HEADER, requestIdFrom } from "./ops/request-id.ts";
 
 /**
@@ -39,7 +39,7 @@ export function createHttpServer(
     watchRequest(req, res, id, watch);
     const refused = checkRequest(req);
     if (refused) sendJson(res, refused, id);
-    else app(req, res);
+    else breakOffUnfinished(app(req, res), id, req, res);
   };
   const server = tls ? createHttpsServer({ ...tls, ...options }, listener) : createServer(options, listener);
   // A client may close its sending side once its request is whole (a half-close, legal in
@@ -78,6 +78,36 @@ export function createHttpServer(
     );
   });
   return server;
+}
+
+/**
+ * Once the app is done with a response whose streamed body failed midway (failMidStream,
+ * src/rest/errors.ts: an export whose read failed writes its error line and errors its stream),
+ * the response is broken off: its connection ends without the last chunk of the chunked encoding.
+ * The adapter that writes the body here stops at the error, logs it, and left the socket open,
+ * so the client waited for more until shutdown cut it. Broken off, the client sees the answer
+ * end at once, and cannot take what came for the whole (docs/api.md, Export Domains).
+ *
+ * The adapter cancels the body when the request errors, as it does when its connection closes
+ * before the answer ended: the body is errored by then, its cancel rejects, nobody handles that,
+ * and Node ends the process on an unhandled rejection. So its listener goes before the end.
+ */
+function breakOffUnfinished(
+  done: unknown,
+  requestId: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
+  if (typeof (done as Promise<unknown> | undefined)?.then !== "function") return;
+  const breakOff = () => {
+    if (!tookFailedMidway(requestId) || res.writableEnded || res.destroyed) return;
+    req.removeAllListeners("error");
+    req.on("error", () => {});
+    // The socket's end, not its destroy: what was written (the error line) is sent first.
+    if (res.socket) res.socket.end();
+    else res.destroy();
+  };
+  (done as Promise<unknown>).then(breakOff, breakOff);
 }
 
 /** An error answered before the app: its status is its code's (src/errors.ts). */

@@ -91,7 +91,12 @@ export interface QueryOptions {
 export interface ReaderOptions {
   /** Called with the SQL of every query (tests count them to catch N+1 regressions). */
   onQuery?: (sql: string) => void;
+  /** PostgreSQL: the pool's connections at most (POOL_SIZE by default). */
+  poolSize?: number;
 }
+
+/** A PostgreSQL snapshot reader's connections at most, unless its opener says otherwise. */
+export const POOL_SIZE = 10;
 
 const placeholder = (n: number | string) => (typeof n === "number" ? `$${n}` : n);
 
@@ -256,11 +261,16 @@ async function copied(client: pg.PoolClient, statement: string): Promise<RawRow[
 /** TIMESTAMP(3) holds UTC without a zone: read it as UTC, not as the process's local time. */
 export const utc = (s: string) => new Date(`${s.replace(" ", "T")}Z`);
 
-function pgReader(url: string, schema: string, timeouts: Timeouts, { onQuery }: ReaderOptions): SqlReader {
+function pgReader(
+  url: string,
+  schema: string,
+  timeouts: Timeouts,
+  { onQuery, poolSize = POOL_SIZE }: ReaderOptions,
+): SqlReader {
   const pg = pgModule();
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: poolSize,
     ...poolTimeouts(timeouts),
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") => {

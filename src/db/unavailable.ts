@@ -35,6 +35,23 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   return [e.cause, e.originalError].some((c) => isDatabaseUnavailable(c, depth + 1));
 }
 
+/** pg-pool's own words when a pool had no free connection within its connection timeout. */
+const POOL_WAIT = /^timeout exceeded when trying to connect/;
+
+/**
+ * Whether an error is a wait for a pooled connection that timed out: every connection of the pool
+ * was in use (a busy gateway), which says nothing of the database itself, so it is answered BUSY,
+ * not DATABASE_UNAVAILABLE (src/errors.ts). The error itself, or any error it wraps. (A new
+ * connection that the database did not accept in time is pg-pool's "Connection terminated due to
+ * connection timeout": the database's.)
+ */
+export function isPoolBusy(err: unknown, depth = 0): boolean {
+  if (err === null || typeof err !== "object" || depth > 5) return false;
+  const e = err as { message?: unknown; cause?: unknown; originalError?: unknown };
+  if (typeof e.message === "string" && POOL_WAIT.test(e.message)) return true;
+  return [e.cause, e.originalError].some((c) => isPoolBusy(c, depth + 1));
+}
+
 /**
  * Whether a read that failed on a replica is made again on the primary: the replica did not
  * answer (as above, but for a statement that ran out of time, 57014, which would only load the

@@ -54,19 +54,27 @@ export async function cursorAll(
   if (!job) {
     // A gateway shutting down starts nothing it would have to hand over half-begun.
     if (jobState(deps).closing) throw shuttingDown();
-    const total = await countDomains(deps, request, q);
-    const budget = await drawOn(deps.limits, "listDomainsAll", request);
-    const id = randomUUID();
-    if (await deps.jobs.insert({ id, owner, query, format, snapshotVersion: version, total })) {
-      void runJob(deps, request, q, id, format, version);
-      await deps.counts?.add(key, "cursorAllJobs");
-      // Starting is the first poll: the next one is welcome in POLL_INTERVAL_SECONDS.
-      await deps.limits.poll(key, id);
-      const response = Response.json(
-        { progress: 0, total },
-        { status: 202, headers: { "cache-control": "no-store" } },
-      );
-      return { response, budget };
+    // A slot of the gateway's exports (or BUSY, before the count and the budget), held by the job.
+    const release = deps.slots.take();
+    let started = false;
+    try {
+      const total = await countDomains(deps, request, q);
+      const budget = await drawOn(deps.limits, "listDomainsAll", request);
+      const id = randomUUID();
+      if (await deps.jobs.insert({ id, owner, query, format, snapshotVersion: version, total })) {
+        started = true;
+        void runJob(deps, request, q, id, format, version, release);
+        await deps.counts?.add(key, "cursorAllJobs");
+        // Starting is the first poll: the next one is welcome in POLL_INTERVAL_SECONDS.
+        await deps.limits.poll(key, id);
+        const response = Response.json(
+          { progress: 0, total },
+          { status: 202, headers: { "cache-control": "no-store" } },
+        );
+        return { response, budget };
+      }
+    } finally {
+      if (!started) release();
     }
     job = await deps.jobs.find(owner, query);
     if (!job) throw new Error("the job vanished");
@@ -76,19 +84,19 @@ export async function cursorAll(
   if (job.status === "paused" && job.snapshotVersion > version)
     throw notServedYet(job.snapshotVersion, version);
   const wait = await deps.limits.poll(key, job.id);
-  if (
-    wait === null &&
-    job.status === "paused" &&
-    !jobState(deps).closing &&
-    (await deps.jobs.claim(job.id))
-  ) {
-    // Handed over by a gateway that shut down: resumed here, after the Domains it wrote.
-    deps.logger.info(
-      { jobId: job.id, progress: job.progress, total: job.total },
-      "resuming a handed-over export job",
-    );
-    void runJob(deps, request, q, job.id, format, job.snapshotVersion, job.progress);
-    job = { ...job, status: "running" };
+  // Handed over by a gateway that shut down: resumed here, after the Domains it wrote, when this
+  // gateway has a slot free (else it stays paused, and a later poll resumes it).
+  const release =
+    wait === null && job.status === "paused" && !jobState(deps).closing ? deps.slots.tryTake() : null;
+  if (release) {
+    if (await deps.jobs.claim(job.id)) {
+      deps.logger.info(
+        { jobId: job.id, progress: job.progress, total: job.total },
+        "resuming a handed-over export job",
+      );
+      void runJob(deps, request, q, job.id, format, job.snapshotVersion, release, job.progress);
+      job = { ...job, status: "running" };
+    } else release();
   }
   if (wait !== null) {
     const endpoint: Endpoint = "listDomainsAll";
@@ -136,6 +144,8 @@ async function runJob(
   id: string,
   format: ResultFormat,
   snapshotVersion: number,
+  /** Frees the job's slot of the gateway's exports (src/export/export-slots.ts) when it stops. */
+  release: () => void,
   from = 0,
 ) {
   let count = from;
@@ -179,6 +189,7 @@ async function runJob(
     const err = isApiError(e) ? e : maskFault(e, deps.logger, requestIdOf(request));
     await deps.jobs.fail(id, err.message, String(err.extensions.code)).catch(() => {});
   } finally {
+    release();
     jobState(deps).running.delete(id);
     job.done?.();
   }

@@ -23,6 +23,7 @@ import type { Options } from "../rest/options.ts";
 import { type Route, selectionOf } from "../rest/route.ts";
 import { domainNamesDocument } from "../rest/routes.ts";
 import type { ExportReader, Page, PageFormat, PageWire } from "./export-reader.ts";
+import type { ExportSlots } from "./export-slots.ts";
 
 /**
  * What Export Domains and `cursor=all` jobs share (src/export/export.ts, src/export/cursor-all.ts):
@@ -44,6 +45,8 @@ export interface ExportDeps {
   beforePage?: () => Promise<void>;
   /** Reads and writes the Domains, off the server's thread. */
   reader: ExportReader;
+  /** The exports and jobs this gateway runs at once (EXPORT_CONCURRENCY): one more is BUSY. */
+  slots: ExportSlots;
   /** Where cursor=all results are kept (src/db/export-results.ts). */
   results: JobResults;
   /** Counts exports, jobs, their Domains and bytes (src/ops/metrics.ts). */

@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { Database, Timeouts } from "../config.ts";
 import type { ResultFormat } from "../db/export-jobs.ts";
-import type { CatalogueCheck } from "../db/reader.ts";
+import { type CatalogueCheck, POOL_SIZE } from "../db/reader.ts";
 import type { RenderedPage } from "../db/rendered.ts";
 import type { ReadSource } from "../db/replicas.ts";
 import type { SnapshotRow } from "../db/store.ts";
@@ -114,11 +114,23 @@ export interface ReaderData {
   database: Database;
   /** The serving pools' bounds (PostgreSQL), as the main thread's reader has them. */
   timeouts: Timeouts;
+  /**
+   * PostgreSQL: the connections of each snapshot's pool on the thread (src/db/reader.ts's own
+   * default when not given): exportPoolSize of the exports run at once.
+   */
+  poolSize?: number;
   /** A test hook (src/export/export-hold.ts). */
   hold?: Int32Array;
 }
 
 const IDLE_MS = 30_000;
+
+/**
+ * The connections the export thread's pool needs for `exports` run at once: a cursor each, held
+ * for the whole export, and a read beside it (a batch's Apps and shared texts), and never fewer
+ * than a serving pool has. Fewer, and exports waited out the pool's connection timeout.
+ */
+export const exportPoolSize = (exports: number): number => Math.max(POOL_SIZE, 2 * exports);
 /**
  * Pages asked for ahead of the one handed on: two, so that the thread reads one while the page
  * before it is inflated (src/export/export-worker.ts, piecesPage) and this thread writes a third.

@@ -28,7 +28,7 @@ import { fillRing, intoRing } from "./page-ring.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
 
-const { timeouts, hold } = workerData as ReaderData;
+const { timeouts, hold, poolSize } = workerData as ReaderData;
 /** This thread is off the server's already: it reads SQLite on itself, not on read threads. */
 const database =
   (workerData as ReaderData).database.kind === "sqlite"
@@ -118,7 +118,11 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
   latest = location;
   let reader = readers.get(location);
   if (!reader) {
-    const sql = openSnapshotReader({ database, timeouts }, { location: snapshot.location, url });
+    const sql = openSnapshotReader(
+      { database, timeouts },
+      { location: snapshot.location, url },
+      { poolSize },
+    );
     // Read as the server's thread reads it: what an older snapshot lacks, as absent.
     reader = { sql: catalogue ? checkedReader(sql, catalogue) : sql, streams: 0 };
     readers.set(location, reader);

@@ -19,6 +19,7 @@ import {
   resultHeaders,
 } from "./export-query.ts";
 import type { Page } from "./export-reader.ts";
+import { releasing } from "./export-slots.ts";
 
 export { handOverJobs } from "./cursor-all.ts";
 export type { ExportDeps } from "./export-query.ts";
@@ -43,10 +44,15 @@ async function exportStream(
   const gzip = format === "jsonl" && encoding === "gzip";
   // Pages the answer writes as they are (not through a compressor) come through a ring of buffers
   // (src/export/page-ring.ts), each slot freed when its page is written (whenWritten).
-  const pages = domainPages(deps, request, q, format, "export", 0, undefined, {
-    gzip,
-    ring: gzip || !encoding,
-  });
+  // A slot of the gateway's exports (or BUSY, before anything is read), held until the stream ends.
+  const release = deps.slots.take();
+  const pages = releasing(
+    domainPages(deps, request, q, format, "export", 0, undefined, {
+      gzip,
+      ring: gzip || !encoding,
+    }),
+    release,
+  );
   let pending: IteratorResult<Page> | null = await pages.next();
   // The first page tells whether the pages are compressed: then the answer is one gzip member,
   // its header before the first page, its trailer (CRC-32 and length, combined) after the last.
@@ -66,8 +72,11 @@ async function exportStream(
   // doing then is dropped quietly, never written to a closed stream (that threw, and was logged
   // as a fault of ours).
   let dropped = false;
+  /** The error that ended the stream, its line written: the stream errors once that is taken. */
+  let failed: Error | null = null;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (failed) return controller.error(failed);
       try {
         if (opening) {
           controller.enqueue(opening);
@@ -97,7 +106,7 @@ async function exportStream(
           controller.enqueue(bytes);
         }
       } catch (e) {
-        if (!dropped) failMidStream(controller, e, request, deps.logger);
+        if (!dropped) failed = failMidStream(controller, e, request, deps.logger);
       }
     },
     async cancel(reason) {

@@ -33,8 +33,11 @@ export async function changesExport(deps: FeedDeps, request: Request, options: O
   const encoder = new TextEncoder();
   let next: typeof first | null = first;
   let dropped = false;
+  /** The error that ended the stream, its line written: the stream errors once that is taken. */
+  let failed: Error | null = null;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (failed) return controller.error(failed);
       try {
         const page = next ?? (await pages.next());
         next = null;
@@ -46,7 +49,7 @@ export async function changesExport(deps: FeedDeps, request: Request, options: O
         for (const row of page.value.nodes) text += `${write(row)}\n`;
         if (text) controller.enqueue(encoder.encode(text));
       } catch (e) {
-        if (!dropped) failMidStream(controller, changeError(e), request, deps.logger);
+        if (!dropped) failed = failMidStream(controller, changeError(e), request, deps.logger);
       }
     },
     cancel() {

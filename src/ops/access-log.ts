@@ -1,5 +1,6 @@
 import { type IncomingMessage, ServerResponse, STATUS_CODES } from "node:http";
 import type { Plugin } from "graphql-yoga";
+import { LRUCache } from "lru-cache";
 import type { Logger } from "../logger.ts";
 
 /**
@@ -113,6 +114,24 @@ export class CountingResponse<R extends IncomingMessage = IncomingMessage> exten
     if (typeof chunk !== "function") this.bytesSent += byteLength(chunk, rest[0]);
     return (super.end as (...a: unknown[]) => this)(chunk, ...rest);
   }
+}
+
+/**
+ * The requests (by id) whose streamed answer failed midway, its error line written
+ * (failMidStream, src/rest/errors.ts): the server breaks their connection off once the app is
+ * done with them (src/http.ts). Bounded: an answer made through app.fetch, with no server, is
+ * never looked up.
+ */
+const failedMidway = new LRUCache<string, true>({ max: 1000 });
+
+/** The answer to request `requestId` failed midway: its connection is to be broken off. */
+export function markFailedMidway(requestId: string): void {
+  failedMidway.set(requestId, true);
+}
+
+/** Whether the answer to `requestId` failed midway (asked once, by the server). */
+export function tookFailedMidway(requestId: string): boolean {
+  return failedMidway.delete(requestId);
 }
 
 /** What to call once a chunk is written to its socket (whenWritten). */

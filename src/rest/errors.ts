@@ -8,6 +8,7 @@ import {
   maskFault,
 } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { markFailedMidway } from "../ops/access-log.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 
 export interface GraphQLErrorJson {
@@ -15,7 +16,7 @@ export interface GraphQLErrorJson {
   extensions?: { code?: string; argument?: string; requestId?: string; [k: string]: unknown };
 }
 
-const FAULTS = new Set([undefined, "INTERNAL_SERVER_ERROR", "DATABASE_UNAVAILABLE"]);
+const FAULTS = new Set([undefined, "INTERNAL_SERVER_ERROR", "DATABASE_UNAVAILABLE", "BUSY"]);
 
 /**
  * The error a REST answer reports for the errors of its GraphQL operation: a fault of ours first
@@ -43,17 +44,21 @@ export function restErrorOf(errors: GraphQLErrorJson[], rename: (argument: strin
 
 /**
  * Ends a streamed answer that failed midway: its status is sent, so a last line says what
- * happened (the error's body), and the stream is broken so that the client cannot take the
- * partial result for a whole one.
+ * happened (the error's body), and the stream is then broken so that the client cannot take the
+ * partial result for a whole one. The line is enqueued here and the error returned: the caller
+ * errors the stream with it at its next pull, once the line has been taken, since erroring a
+ * stream drops what is still queued in it (a slow client's last line). Over HTTP, the server then
+ * breaks the connection off (src/http.ts).
  */
 export function failMidStream(
   controller: ReadableStreamDefaultController<Uint8Array>,
   e: unknown,
   request: Request,
   logger: Logger,
-): void {
+): GraphQLError {
   const id = requestIdOf(request);
   const err = isApiError(e) ? e : maskFault(e, logger, id);
   controller.enqueue(new TextEncoder().encode(`${JSON.stringify(errorBody(err, id))}\n`));
-  controller.error(err);
+  markFailedMidway(id);
+  return err;
 }

@@ -31,7 +31,7 @@ const ERROR_RESPONSES: Json = {
   "500": { description: "Unexpected error, logged with the request id the body carries." },
   "503": {
     description:
-      "The database did not answer in time (DATABASE_UNAVAILABLE); Retry-After says when to try again. Logged with the request id the body carries.",
+      "The database did not answer in time (DATABASE_UNAVAILABLE), or the gateway is at a limit of its own, which the message names (BUSY: its exports at once, or its connections to the database all in use); Retry-After says when to try again. Logged with the request id the body carries.",
   },
 };
 

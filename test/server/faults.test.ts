@@ -8,7 +8,7 @@ import { ApiKeys, type Plan } from "../../src/auth/keys.ts";
 import type { Config } from "../../src/config.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
-import { isDatabaseUnavailable } from "../../src/errors.ts";
+import { isDatabaseUnavailable, isPoolBusy, maskFault } from "../../src/errors.ts";
 import { tempDir } from "../support/api.ts";
 import {
   createTestDatabase,
@@ -427,6 +427,24 @@ describe("isDatabaseUnavailable", () => {
       "Connection terminated",
     ]) {
       expect(isDatabaseUnavailable(e), String(e)).toBe(false);
+    }
+  });
+
+  it("tells a wait for a pooled connection (BUSY) apart from the database not answering", () => {
+    const waited = new Error("timeout exceeded when trying to connect");
+    for (const e of [waited, new Error("wrapped", { cause: waited })]) {
+      expect(isPoolBusy(e), String(e)).toBe(true);
+      const masked = maskFault(e, { warn() {}, error() {} }, "id-1");
+      expect(masked.extensions).toMatchObject({ code: "BUSY", retryAfter: expect.any(Number) });
+    }
+    for (const e of [
+      new Error("Connection terminated due to connection timeout"),
+      new Error("Query read timeout"),
+      socket("ECONNREFUSED"),
+      Object.assign(new Error("canceling statement due to statement timeout"), { code: "57014" }),
+    ]) {
+      expect(isPoolBusy(e), String(e)).toBe(false);
+      expect(maskFault(e, { warn() {}, error() {} }, "id-2").extensions.code).toBe("DATABASE_UNAVAILABLE");
     }
   });
 });
