@@ -154,9 +154,9 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
   const liveFeed: LiveFeed = {
     watch: feedWatch,
     current: () => snapshots.current(),
-    end: async (version) => {
+    end: async (reader, version) => {
       const served = version ?? (await snapshots.current())?.snapshot.version;
-      return served === undefined ? 0 : feedEnd(snapshots.store, served);
+      return served === undefined ? 0 : feedEnd(snapshots.store, reader, served);
     },
   };
   const webhookStore = new Webhooks(snapshots.store);
@@ -178,7 +178,9 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
           const served = await snapshots.current();
           if (!served) return null;
           const version = served.snapshot.version;
-          return { version, end: await feedEnd(snapshots.store, version) };
+          // Where the feed ends for no account: a webhook behind it has events to read (its own
+          // account's end may be later, and enqueueing reads them too).
+          return { version, end: await feedEnd(snapshots.store, { account: null }, version) };
         },
         config: config.webhooks,
         logger,
