@@ -371,6 +371,74 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
     }
   });
 
+  it("the end of the feed answered to an account is the last event it sees, on every face that answers one", async () => {
+    const ends: Record<string, string> = {};
+    for (const key of [api.key, other]) {
+      let cursor = "0";
+      let last = 0;
+      for (;;) {
+        const page = JSON.parse(
+          (await call(`${REST_BASE}/changes?page_size=1000&cursor=${cursor}`, key)).text,
+        );
+        for (const c of page.changes as Json[]) last = Math.max(last, Number(c.id));
+        if (!page.has_next_page) break;
+        cursor = page.next_cursor;
+      }
+      ends[key] = String(last);
+    }
+    // One account's events come last in the load: the other's end is before the feed's last id.
+    expect(ends[api.key]).not.toBe(ends[other]);
+    const hook = async (key: string) =>
+      JSON.parse(
+        (
+          await call(`${REST_BASE}/webhooks`, key, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ url: `${receiver.url}?end`, kinds: ["domain_added"] }),
+          })
+        ).text,
+      ).webhook;
+    const clients: Record<string, Client> = {};
+    try {
+      for (const key of [api.key, other]) {
+        const end = ends[key] as string;
+        clients[key] = await connect(api, key);
+        const faces: Record<string, unknown> = {};
+        // An empty page, with and without a filter that matches nothing after it.
+        faces.rest = JSON.parse((await call(`${REST_BASE}/changes?cursor=${end}`, key)).text).next_cursor;
+        faces.restFiltered = JSON.parse(
+          (await call(`${REST_BASE}/changes?cursor=${end}&kinds=app_added`, key)).text,
+        ).next_cursor;
+        const gql = JSON.parse(
+          (
+            await call("/graphql", key, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ query: `{ changes(after: "${end}") { pageInfo { endCursor } } }` }),
+            })
+          ).text,
+        );
+        faces.graphql = gql.data.changes.pageInfo.endCursor;
+        // A stream without a cursor starts after the end: its first id.
+        const stream = await call(`${REST_BASE}/changes/stream?max_seconds=1`, key);
+        faces.stream = /^id: ?(\S+)$/m.exec(stream.text)?.[1];
+        const mcp = (await clients[key]?.callTool({
+          name: "changes",
+          arguments: { cursor: end },
+        })) as CallToolResult;
+        faces.mcp = (mcp.structuredContent as Json).next_cursor;
+        const made = await hook(key);
+        faces.webhook = made.cursor;
+        await call(`${REST_BASE}/webhooks/${made.id}`, key, { method: "DELETE" });
+        expect(faces, key === api.key ? "the first account" : "the other").toEqual(
+          Object.fromEntries(Object.keys(faces).map((k) => [k, end])),
+        );
+      }
+    } finally {
+      for (const c of Object.values(clients)) await c.close();
+    }
+  });
+
   it("on webhooks: each account's deliveries hold its own events", async () => {
     const expected = (own[api.key]?.length ?? 0) + (own[other]?.length ?? 0);
     const delivered = () =>
