@@ -318,9 +318,9 @@ export async function loadEventCounts(
 
 /**
  * The statements the stores' publish prunes the events of loads older than version (1st
- * parameter) with, in its transaction: the last id pruned (`top`, every account's: it stays in
- * change_feed.pruned_through, never answered but as the end of a feed that has nothing after it),
- * then the delete. `meta`: the meta tables' prefix.
+ * parameter) with, in its transaction: the last event of no account pruned (`top`, kept as
+ * change_feed.pruned_through: the end of a feed with nothing after it, answered to every reader, so
+ * it counts no account's own events), then the delete. `meta`: the meta tables' prefix.
  */
 export function pruneEventsStatements(
   meta: string,
@@ -328,7 +328,7 @@ export function pruneEventsStatements(
 ): { top: string; prune: string } {
   const marker = dialect === "postgresql" ? "$1" : "?";
   return {
-    top: `SELECT max(id) AS top FROM ${meta}change_event WHERE version < ${marker}`,
+    top: `SELECT max(id) AS top FROM ${meta}change_event WHERE version < ${marker} AND ${seenBy({ account: null }).sql}`,
     prune: `DELETE FROM ${meta}change_event WHERE version < ${marker}`,
   };
 }

@@ -247,10 +247,8 @@ export class PgSnapshotStore implements SnapshotStore {
         if (floor) {
           const events = pruneEventsStatements(`${meta}.`, "postgresql");
           const [{ top }] = (await client.query<{ top: string | null }>(events.top, [floor.version])).rows;
-          if (top !== null) {
-            await client.query(events.prune, [floor.version]);
-            pruned = Math.max(pruned, Number(top));
-          }
+          await client.query(events.prune, [floor.version]);
+          if (top !== null) pruned = Math.max(pruned, Number(top));
           await client.query(pruneTrendsStatement(`${meta}.`, "postgresql"), [floor.version]);
         }
         await client.query(`UPDATE ${meta}.change_feed SET last_id = $1, pruned_through = $2 WHERE id = 1`, [

@@ -222,10 +222,8 @@ export class SqliteSnapshotStore implements SnapshotStore {
         if (floor) {
           const events = pruneEventsStatements("", "sqlite");
           const { top } = this.db.prepare(events.top).get(floor.version) as { top: number | null };
-          if (top !== null) {
-            this.db.prepare(events.prune).run(floor.version);
-            pruned = Math.max(pruned, top);
-          }
+          this.db.prepare(events.prune).run(floor.version);
+          if (top !== null) pruned = Math.max(pruned, top);
           this.db.prepare(pruneTrendsStatement("", "sqlite")).run(floor.version);
         }
         this.db

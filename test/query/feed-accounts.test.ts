@@ -13,6 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
+import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { argumentName, operationOf, TOOLS } from "../../src/mcp/catalogue.ts";
 import { OPERATIONS, REST_BASE } from "../../src/rest/routes.ts";
 import { schema } from "../../src/schema/index.ts";
@@ -465,5 +466,25 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
       () => true,
       "webhooks",
     );
+  });
+  it("once the feed is pruned, the end answered to an account counts no other account's events", async () => {
+    let publicEnd = 0;
+    let cursor = "0";
+    for (;;) {
+      const page = JSON.parse(
+        (await call(`${REST_BASE}/changes?page_size=1000&cursor=${cursor}`, other)).text,
+      );
+      for (const c of page.changes as Json[])
+        if (!SEGMENT_KINDS.includes(c.kind as string)) publicEnd = Math.max(publicEnd, Number(c.id));
+      if (!page.has_next_page) break;
+      cursor = page.next_cursor;
+    }
+    // The same week again, keeping one load's events: nothing changed, and the load before is pruned.
+    await loadSnapshot(api.snapshots.store, weeks[1] as string, { keep: 1, changesRetention: 1 });
+    for (const key of [api.key, other]) {
+      const page = JSON.parse((await call(`${REST_BASE}/changes`, key)).text);
+      expect(page.changes).toEqual([]);
+      expect(page.next_cursor).toBe(String(publicEnd));
+    }
   });
 });
