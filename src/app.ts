@@ -26,7 +26,7 @@ import {
   type WebhookService,
 } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
-import { feedEnd } from "./db/change-feed.ts";
+import { feedEnd, lastEventOfAll } from "./db/change-feed.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import { jobResults } from "./db/export-results.ts";
 import { FeedWatch } from "./db/feed-watch.ts";
@@ -178,9 +178,9 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
           const served = await snapshots.current();
           if (!served) return null;
           const version = served.snapshot.version;
-          // Where the feed ends for no account: a webhook behind it has events to read (its own
-          // account's end may be later, and enqueueing reads them too).
-          return { version, end: await feedEnd(snapshots.store, { account: null }, version) };
+          // Every account's last event: a webhook behind it may have events to read (enqueueing
+          // reads them as the webhook's account); compared, never answered.
+          return { version, end: await lastEventOfAll(snapshots.store, version) };
         },
         config: config.webhooks,
         logger,

@@ -112,6 +112,20 @@ export async function feedEnd(meta: MetaStore, reader: FeedReader, served: numbe
   return Math.max(Number(row?.last_id ?? 0), Number(row?.pruned_through ?? 0));
 }
 
+/**
+ * The last event of every account's of the snapshots up to `served`: what a gateway's webhook
+ * deliverer compares each webhook's cursor with, to find those with events to read (a load may
+ * bring an account's own events and no one's). Never answered to a reader: feedEnd is theirs.
+ */
+export async function lastEventOfAll(meta: MetaStore, served: number): Promise<number> {
+  const [row] = await meta.metaQuery(
+    `SELECT (SELECT max(id) FROM {meta}.change_event WHERE version <= ?) AS last_id,
+      (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through`,
+    [served],
+  );
+  return Math.max(Number(row?.last_id ?? 0), Number(row?.pruned_through ?? 0));
+}
+
 /** A page of events and the feed's ends, read together. */
 export interface FeedRead extends FeedBounds {
   rows: ChangeRow[];
