@@ -26,7 +26,7 @@ import {
   type WebhookService,
 } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
-import { feedEnd } from "./db/change-feed.ts";
+import { feedEnd, lastEventOfAll } from "./db/change-feed.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import { jobResults } from "./db/export-results.ts";
 import { FeedWatch } from "./db/feed-watch.ts";
@@ -160,9 +160,9 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
   const liveFeed: LiveFeed = {
     watch: feedWatch,
     current: () => snapshots.current(),
-    end: async (version) => {
+    end: async (reader, version) => {
       const served = version ?? (await snapshots.current())?.snapshot.version;
-      return served === undefined ? 0 : feedEnd(snapshots.store, served);
+      return served === undefined ? 0 : feedEnd(snapshots.store, reader, served);
     },
   };
   const webhookStore = new Webhooks(snapshots.store);
@@ -184,7 +184,9 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
           const served = await snapshots.current();
           if (!served) return null;
           const version = served.snapshot.version;
-          return { version, end: await feedEnd(snapshots.store, version) };
+          // Every account's last event: a webhook behind it may have events to read (enqueueing
+          // reads them as the webhook's account); compared, never answered.
+          return { version, end: await lastEventOfAll(snapshots.store, version) };
         },
         config: config.webhooks,
         logger,

@@ -2,7 +2,7 @@ import type DataLoader from "dataloader";
 import type { ApiKey } from "./auth/keys.ts";
 import type { RateUsage } from "./auth/rate-limit.ts";
 import type { UsageSource } from "./auth/usage.ts";
-import type { MetaStore } from "./db/change-feed.ts";
+import type { FeedReader, MetaStore } from "./db/change-feed.ts";
 import type { FeedWatch } from "./db/feed-watch.ts";
 import type { ListStore } from "./db/lists.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
@@ -88,10 +88,11 @@ export interface LiveFeed {
   /** The served snapshot now (a subscription reads each load's changes from its own). */
   current(): Promise<ServedSnapshot | null>;
   /**
-   * The cursor after the last change of snapshot `version` (default: the one served now). A read
-   * that started on a snapshot asks for its own: a newer one's end would skip that load's changes.
+   * The cursor after the last change `reader` sees of snapshot `version` (default: the one served
+   * now). A read that started on a snapshot asks for its own: a newer one's end would skip that
+   * load's changes. Another account's events are not counted (src/db/change-feed.ts, seenBy).
    */
-  end(version?: number): Promise<number>;
+  end(reader: FeedReader, version?: number): Promise<number>;
 }
 
 /** The context of a read of the snapshot `served`: fresh loaders, and what else it reads with. */

@@ -210,6 +210,7 @@ async function loadWeek(env: NodeJS.ProcessEnv, weeks: string[]) {
   const { loadConfig } = await import("../config.ts");
   const { openSnapshotStore } = await import("../db/open-store.ts");
   const { loadSnapshot } = await import("../dataset/load/load.ts");
+  const { loadEventCounts } = await import("../db/change-feed.ts");
   const store = await openSnapshotStore(loadConfig(env));
   try {
     const source = (await store.current())?.source ?? null;
@@ -218,15 +219,12 @@ async function loadWeek(env: NodeJS.ProcessEnv, weeks: string[]) {
     const started = process.hrtime.bigint();
     const r = await loadSnapshot(store, dir, { keep: 1, changesRetention: 52 });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const [feed] = await store.metaQuery(
-      "SELECT count(*) AS n, count(DISTINCT domain) AS d FROM {meta}.change_event WHERE version = ?",
-      [r.version],
-    );
+    const feed = await loadEventCounts(store, r.version);
     return {
       seconds,
       changes: r.timings.changes,
-      events: Number(feed.n),
-      churn: r.domains ? Number(feed.d) / r.domains : 0,
+      events: feed.events,
+      churn: r.domains ? feed.domains / r.domains : 0,
     };
   } finally {
     await store.close();

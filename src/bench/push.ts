@@ -114,6 +114,7 @@ export async function pushBench(deps: PushDeps, kind: "sqlite" | "postgresql"): 
   const { loadConfig } = await import("../config.ts");
   const { openSnapshotStore } = await import("../db/open-store.ts");
   const { loadSnapshot } = await import("../dataset/load/load.ts");
+  const { loadEventCounts } = await import("../db/change-feed.ts");
   const { ApiKeys } = await import("../auth/keys.ts");
   const store = await openSnapshotStore(loadConfig(env));
   const receiver = await new Receiver().start();
@@ -138,17 +139,9 @@ export async function pushBench(deps: PushDeps, kind: "sqlite" | "postgresql"): 
     console.log(`push: loading ${dir} (${kind})`);
     const r = await loadSnapshot(store, dir, { keep: 1, changesRetention: 52 });
     const served = await store.current();
-    const [feed] = await store.metaQuery(
-      "SELECT count(*) AS n, min(id) AS first, max(id) AS last FROM {meta}.change_event WHERE version = ?",
-      [r.version],
-    );
+    const { events, firstId, lastId } = await loadEventCounts(store, r.version);
     const published = heard.get(r.version) ?? served?.finishedAt?.getTime() ?? Date.now();
-    return {
-      published,
-      events: Number(feed?.n ?? 0),
-      firstId: Number(feed?.first ?? 0),
-      lastId: Number(feed?.last ?? 0),
-    };
+    return { published, events, firstId, lastId };
   };
   const keys = new ApiKeys(store);
   const makeWebhooks = async (base: string, n: number) => {

@@ -5,8 +5,26 @@ import type { SnapshotStore } from "./store.ts";
  * Reads of the change feed (`change_event` in the meta database; written by the loads:
  * src/db/change-sql.ts, and the stores' publish). Statements are the same on both databases
  * (`?` markers, `{meta}.` before each table: SnapshotStore.metaQuery).
+ *
+ * Every statement that reads events for a reader is written here, and each is built through
+ * `seenBy` with the reader's account given (docs/decisions.md, "Segments"): an account's own
+ * events (segment_entered, segment_left) are read by that account alone. test/db/feed-readers.test.ts
+ * fails on a statement reading `change_event` anywhere else in src/.
  */
 export type MetaStore = Pick<SnapshotStore, "metaQuery" | "kind">;
+
+/**
+ * Whose events a read is for: an account (its own events and everyone's), or null (everyone's
+ * only: a read made for no account). Required of every reader, so that no read can forget it.
+ */
+export type FeedReader = { account: string | null };
+
+/** The term, and its parameters, that keeps the events `reader` may see: the one rule. */
+export function seenBy(reader: FeedReader): { sql: string; params: unknown[] } {
+  return reader.account === null
+    ? { sql: "account IS NULL", params: [] }
+    : { sql: "(account IS NULL OR account = ?)", params: [reader.account] };
+}
 
 /**
  * An event as the feed's GraphQL types show it (src/schema/changes.ts): the fields a property of
@@ -57,9 +75,9 @@ export interface FeedWhere {
   domainEvents?: boolean;
   /**
    * Whose events besides everyone's: a segment's events are seen by its account alone
-   * (docs/decisions.md, "Segments"); null or absent, everyone's only.
+   * (docs/decisions.md, "Segments"); null, everyone's only. Required: see seenBy.
    */
-  account?: string | null;
+  account: string | null;
   /** The events of this segment of `account` only. */
   segment?: string;
 }
@@ -80,10 +98,26 @@ export async function feedBounds(meta: MetaStore): Promise<FeedBounds> {
 }
 
 /**
- * Where the feed stands for a gateway serving `served`: the last event of the snapshots up to it
- * (the pruned end when none is left), the cursor a live stream starts after.
+ * Where the feed stands for `reader` on a gateway serving `served`: the last event of the
+ * snapshots up to it that the reader sees (the pruned end when none is left), the cursor a live
+ * stream starts after. Another account's events are not counted: their ids are not the reader's.
  */
-export async function feedEnd(meta: MetaStore, served: number): Promise<number> {
+export async function feedEnd(meta: MetaStore, reader: FeedReader, served: number): Promise<number> {
+  const seen = seenBy(reader);
+  const [row] = await meta.metaQuery(
+    `SELECT (SELECT max(id) FROM {meta}.change_event WHERE version <= ? AND ${seen.sql}) AS last_id,
+      (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through`,
+    [served, ...seen.params],
+  );
+  return Math.max(Number(row?.last_id ?? 0), Number(row?.pruned_through ?? 0));
+}
+
+/**
+ * The last event of every account's of the snapshots up to `served`: what a gateway's webhook
+ * deliverer compares each webhook's cursor with, to find those with events to read (a load may
+ * bring an account's own events and no one's). Never answered to a reader: feedEnd is theirs.
+ */
+export async function lastEventOfAll(meta: MetaStore, served: number): Promise<number> {
   const [row] = await meta.metaQuery(
     `SELECT (SELECT max(id) FROM {meta}.change_event WHERE version <= ?) AS last_id,
       (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through`,
@@ -157,11 +191,10 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
   if (where.untilVersion !== undefined) term("version <= ?", where.untilVersion);
   if (where.sinceMs !== undefined) term("loaded_at >= ?", where.sinceMs);
   if (where.untilMs !== undefined) term("loaded_at < ?", where.untilMs);
-  if (where.segment !== undefined) {
-    if (where.account == null) terms.push("1 = 0");
-    else term("account = ? AND segment = ?", where.account, where.segment);
-  } else if (where.account != null) term("(account IS NULL OR account = ?)", where.account);
-  else terms.push("account IS NULL");
+  const seen = seenBy(where);
+  term(seen.sql, ...seen.params);
+  // A segment's events: its account's (by the index on account, segment), so none for no account.
+  if (where.segment !== undefined) term("account = ? AND segment = ?", where.account, where.segment);
   if (where.app !== undefined) term("app = ?", where.app);
   if (where.technology !== undefined) term("technology = ?", where.technology);
   const none = where.domains?.length === 0;
@@ -177,7 +210,7 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
     params,
     // Kept prepared for the pages of the whole feed (a text for each page size): planned once a
     // connection. Filtered pages (a text for each combination) are planned at each run.
-    { prepare: terms.length === 3 },
+    { prepare: terms.length === 4 },
   );
   const text = r?.page as string | null | undefined;
   // The events of a load share its time: one Date for them all.
@@ -223,5 +256,93 @@ export function rowOf(a: RowArray, dates: Map<number, Date>): ChangeRow {
     before: a[9],
     after: a[10],
     segment: a[11] ?? null,
+  };
+}
+
+/**
+ * Up to `limit` events of the Domain `name` that `reader` sees, newest first, of the loads up to
+ * `served`, before the event `before` (none: from the newest), and of loads after `afterVersion`
+ * when given: read by the feed's index on (domain, id).
+ */
+export async function domainEvents(
+  meta: MetaStore,
+  reader: FeedReader,
+  name: string,
+  served: number,
+  limit: number,
+  before?: number,
+  afterVersion?: number,
+): Promise<ChangeRow[]> {
+  if (!Number.isSafeInteger(limit) || limit < 0)
+    throw new Error(`domainEvents: limit ${limit} is not a count`);
+  const seen = seenBy(reader);
+  const terms = ["domain = ?", "version <= ?", seen.sql];
+  const params: unknown[] = [name, served, ...seen.params];
+  if (before !== undefined) {
+    terms.push("id < ?");
+    params.push(before);
+  }
+  if (afterVersion !== undefined) {
+    terms.push("version > ?");
+    params.push(afterVersion);
+  }
+  const rows = await meta.metaQuery(
+    `SELECT COALESCE(doc, ${EVENT_DOC[meta.kind]}) AS doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id DESC LIMIT ${limit}`,
+    params,
+  );
+  const dates = new Map<number, Date>();
+  return rows.map((r) => rowOf(JSON.parse(r.doc as string) as RowArray, dates));
+}
+
+/**
+ * The oldest event the feed still has, with its version, and where pruning has reached (0: never
+ * pruned): the loads whose events are all kept are those after the published load before it.
+ * It tells of no event (a version, which every reader sees in the trends), so it is for no reader.
+ */
+export async function feedStart(meta: MetaStore): Promise<{ version: number | null; prunedThrough: number }> {
+  const [row] = await meta.metaQuery(
+    `SELECT (SELECT version FROM {meta}.change_event ORDER BY id LIMIT 1) AS version,
+      (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through`,
+  );
+  return {
+    version: row?.version == null ? null : Number(row.version),
+    prunedThrough: Number(row?.pruned_through ?? 0),
+  };
+}
+
+/**
+ * A load's events counted, every account's (their number, Domains, first and last ids): for the
+ * maintainers' benchmarks (src/bench/), which read the database they loaded; never a client's answer.
+ */
+export async function loadEventCounts(
+  meta: MetaStore,
+  version: number,
+): Promise<{ events: number; domains: number; firstId: number; lastId: number }> {
+  const [r] = await meta.metaQuery(
+    "SELECT count(*) AS n, count(DISTINCT domain) AS d, min(id) AS first, max(id) AS last FROM {meta}.change_event WHERE version = ?",
+    [version],
+  );
+  return {
+    events: Number(r?.n ?? 0),
+    domains: Number(r?.d ?? 0),
+    firstId: Number(r?.first ?? 0),
+    lastId: Number(r?.last ?? 0),
+  };
+}
+
+/**
+ * The statements the stores' publish prunes the events of loads older than version (1st
+ * parameter) with, in its transaction: the last event of no account pruned (`top`, kept as
+ * change_feed.pruned_through: the end of a feed with nothing after it, answered to every reader, so
+ * it counts no account's own events), then the delete. `meta`: the meta tables' prefix.
+ */
+export function pruneEventsStatements(
+  meta: string,
+  dialect: MetaStore["kind"],
+): { top: string; prune: string } {
+  const marker = dialect === "postgresql" ? "$1" : "?";
+  return {
+    top: `SELECT max(id) AS top FROM ${meta}change_event WHERE version < ${marker} AND ${seenBy({ account: null }).sql}`,
+    prune: `DELETE FROM ${meta}change_event WHERE version < ${marker}`,
   };
 }

@@ -1,12 +1,12 @@
-import { type ChangeRow, EVENT_DOC, type MetaStore, type RowArray, rowOf } from "./change-feed.ts";
+import type { MetaStore } from "./change-feed.ts";
 
 /**
  * What the meta database keeps of past loads besides the change feed (docs/decisions.md,
  * "History"): each published load's unfiltered facet counts (`facet_trend`, copied from its
  * snapshot's facet_summary when it is published, pruned with its change events), and the reads of
- * them and of one Domain's events, newest first. Statements are the same on both databases (`?`
- * markers, `{meta}.` before each table: SnapshotStore.metaQuery), but for the two the stores run
- * in their publish transaction.
+ * them (one Domain's events are read by src/db/change-feed.ts, as every event is). Statements are
+ * the same on both databases (`?` markers, `{meta}.` before each table: SnapshotStore.metaQuery),
+ * but for the two the stores run in their publish transaction.
  */
 
 type Dialect = MetaStore["kind"];
@@ -126,54 +126,4 @@ export async function valueCounts(
     counts.set(r.value as string, Number(r.count));
   }
   return out;
-}
-
-// ---------------------------------------------------------------------- a Domain's events
-
-/**
- * Up to `limit` events of the Domain `name`, newest first, of the loads up to `served`, before
- * the event `before` (none: from the newest), and of loads after `afterVersion` when given: read
- * by the feed's index on (domain, id).
- */
-export async function domainEvents(
-  meta: MetaStore,
-  name: string,
-  served: number,
-  limit: number,
-  before?: number,
-  afterVersion?: number,
-): Promise<ChangeRow[]> {
-  if (!Number.isSafeInteger(limit) || limit < 0)
-    throw new Error(`domainEvents: limit ${limit} is not a count`);
-  const terms = ["domain = ?", "version <= ?"];
-  const params: unknown[] = [name, served];
-  if (before !== undefined) {
-    terms.push("id < ?");
-    params.push(before);
-  }
-  if (afterVersion !== undefined) {
-    terms.push("version > ?");
-    params.push(afterVersion);
-  }
-  const rows = await meta.metaQuery(
-    `SELECT COALESCE(doc, ${EVENT_DOC[meta.kind]}) AS doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id DESC LIMIT ${limit}`,
-    params,
-  );
-  const dates = new Map<number, Date>();
-  return rows.map((r) => rowOf(JSON.parse(r.doc as string) as RowArray, dates));
-}
-
-/**
- * The oldest event the feed still has, with its version, and where pruning has reached (0: never
- * pruned): the loads whose events are all kept are those after the published load before it.
- */
-export async function feedStart(meta: MetaStore): Promise<{ version: number | null; prunedThrough: number }> {
-  const [row] = await meta.metaQuery(
-    `SELECT (SELECT version FROM {meta}.change_event ORDER BY id LIMIT 1) AS version,
-      (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through`,
-  );
-  return {
-    version: row?.version == null ? null : Number(row.version),
-    prunedThrough: Number(row?.pruned_through ?? 0),
-  };
 }

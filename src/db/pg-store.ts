@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { Timeouts } from "../config.ts";
-import { EVENT_DOC } from "./change-feed.ts";
+import { EVENT_DOC, pruneEventsStatements } from "./change-feed.ts";
 import { STAGED, stagedInOrder } from "./change-sql.ts";
 import { FACET_SUMMARY_TABLE } from "./facet-sql.ts";
 import { keepTrendStatement, pruneTrendsStatement } from "./history.ts";
@@ -245,16 +245,10 @@ export class PgSnapshotStore implements SnapshotStore {
         ).rows[0];
         let pruned = Number(feed.pruned_through);
         if (floor) {
-          const [{ top }] = (
-            await client.query<{ top: string | null }>(
-              `SELECT max(id) AS top FROM ${meta}.change_event WHERE version < $1`,
-              [floor.version],
-            )
-          ).rows;
-          if (top !== null) {
-            await client.query(`DELETE FROM ${meta}.change_event WHERE version < $1`, [floor.version]);
-            pruned = Math.max(pruned, Number(top));
-          }
+          const events = pruneEventsStatements(`${meta}.`, "postgresql");
+          const [{ top }] = (await client.query<{ top: string | null }>(events.top, [floor.version])).rows;
+          await client.query(events.prune, [floor.version]);
+          if (top !== null) pruned = Math.max(pruned, Number(top));
           await client.query(pruneTrendsStatement(`${meta}.`, "postgresql"), [floor.version]);
         }
         await client.query(`UPDATE ${meta}.change_feed SET last_id = $1, pruned_through = $2 WHERE id = 1`, [

@@ -13,7 +13,7 @@ import {
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { LRUCache } from "lru-cache";
-import { EVENT_DOC } from "./change-feed.ts";
+import { EVENT_DOC, pruneEventsStatements } from "./change-feed.ts";
 import { STAGED, stagedInOrder } from "./change-sql.ts";
 import { FACET_SUMMARY_TABLE } from "./facet-sql.ts";
 import { keepTrendStatement, pruneTrendsStatement } from "./history.ts";
@@ -220,13 +220,10 @@ export class SqliteSnapshotStore implements SnapshotStore {
           .get(Math.max(0, options.changesRetention - 1)) as { version: number } | undefined;
         let pruned = feed.pruned_through;
         if (floor) {
-          const { top } = this.db
-            .prepare("SELECT max(id) AS top FROM change_event WHERE version < ?")
-            .get(floor.version) as { top: number | null };
-          if (top !== null) {
-            this.db.prepare("DELETE FROM change_event WHERE version < ?").run(floor.version);
-            pruned = Math.max(pruned, top);
-          }
+          const events = pruneEventsStatements("", "sqlite");
+          const { top } = this.db.prepare(events.top).get(floor.version) as { top: number | null };
+          this.db.prepare(events.prune).run(floor.version);
+          if (top !== null) pruned = Math.max(pruned, top);
           this.db.prepare(pruneTrendsStatement("", "sqlite")).run(floor.version);
         }
         this.db

@@ -53,9 +53,10 @@ export async function changesStream(deps: FeedDeps, request: Request, options: O
   /** How long the last wait for a load could be: shorter than a heartbeat only at the deadline. */
   let wait = live.heartbeatMs;
   // Without a cursor: from the last change of the served snapshot on (the next load's).
-  const after = start ?? String(await live.end());
+  const account = accountOf(apiKeyOf(request), deps.lists);
+  const after = start ?? String(await live.end({ account: account?.account ?? null }));
   const pages = readFeed(
-    { current: live.current, meta: deps.meta, account: accountOf(apiKeyOf(request), deps.lists) },
+    { current: live.current, meta: deps.meta, account },
     {
       filter,
       after,

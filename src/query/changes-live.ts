@@ -1,6 +1,6 @@
 import { type LiveFeed, type ReadContext, servedOf } from "../context.ts";
 import type { ChangeRow } from "../db/change-feed.ts";
-import type { ChangeFilter } from "./changes.ts";
+import { type ChangeFilter, readerOf } from "./changes.ts";
 import { readFeed, WAITED } from "./feed.ts";
 
 /** Changes read at a time while a subscription catches up. */
@@ -44,7 +44,7 @@ async function* run(
 ): AsyncGenerator<ChangeRow> {
   const { live } = ctx;
   // Without `after`: from the end of the feed of the snapshot it started on (the next load's).
-  const after = args.after ?? String(await live.end(servedOf(ctx).snapshot.version));
+  const after = args.after ?? String(await live.end(readerOf(ctx), servedOf(ctx).snapshot.version));
   if (!ctx.meta) throw new Error("the changes subscription runs without the feed's store");
   const pages = readFeed(
     { current: live.current, meta: ctx.meta, account: ctx.account },

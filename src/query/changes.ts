@@ -2,6 +2,7 @@ import { type ReadContext, servedOf } from "../context.ts";
 import {
   type ChangeRow,
   type FeedBounds,
+  type FeedReader,
   type FeedWhere,
   feedBounds,
   feedEnd,
@@ -71,6 +72,9 @@ const SCAN_EVENTS = 20_000;
 /** An event's cursor: its position in the feed. */
 export const changeCursor = (row: ChangeRow) => row.id;
 
+/** Whose events a read of `ctx` sees: its account's and everyone's (docs/decisions.md, "Segments"). */
+export const readerOf = (ctx: ReadContext): FeedReader => ({ account: ctx.account?.account ?? null });
+
 function metaOf(ctx: ReadContext): MetaStore {
   if (!ctx.meta) throw new Error("the change feed is read without its store");
   return ctx.meta;
@@ -105,7 +109,7 @@ export async function changePage(
   // that serves a newer load). A client polling with it is given the later loads' events only,
   // and it is no cursor into pruned events: it expires only once loads after it go unread past
   // the retention.
-  const end = await feedEnd(metaOf(ctx), servedOf(ctx).snapshot.version);
+  const end = await feedEnd(metaOf(ctx), readerOf(ctx), servedOf(ctx).snapshot.version);
   return { ...page, endCursor: String(Math.max(Number(page.endCursor), end)) };
 }
 
@@ -121,11 +125,7 @@ async function pageAfter(
   const first = args.first == null ? DEFAULT_CHANGES : pageSize(args.first, MAX_CHANGES);
   const filter = args.filter ?? {};
   // A segment's events are its account's alone (docs/decisions.md, "Segments").
-  const where: FeedWhere = {
-    after: 0,
-    served: served.snapshot.version,
-    account: ctx.account?.account ?? null,
-  };
+  const where: FeedWhere = { after: 0, served: served.snapshot.version, ...readerOf(ctx) };
   if (args.after != null) {
     if (!/^\d{1,15}$/.test(args.after)) throw new InputError("after", "is not a cursor of the change feed");
     where.after = Number(args.after);

@@ -1,16 +1,8 @@
 import { type ReadContext, servedOf } from "../context.ts";
-import type { ChangeRow, MetaStore } from "../db/change-feed.ts";
-import {
-  domainEvents,
-  feedStart,
-  type TrendLoadRow,
-  type TrendRange,
-  topValues,
-  trendLoads,
-  valueCounts,
-} from "../db/history.ts";
+import { type ChangeRow, domainEvents, feedStart, type MetaStore } from "../db/change-feed.ts";
+import { type TrendLoadRow, type TrendRange, topValues, trendLoads, valueCounts } from "../db/history.ts";
 import { apiError, InputError } from "../errors.ts";
-import { point } from "./changes.ts";
+import { point, readerOf } from "./changes.ts";
 import { DEFAULT_FACET_SIZE, FACETS, MAX_FACET_SIZE } from "./facets.ts";
 import { pageSize } from "./page.ts";
 
@@ -123,7 +115,14 @@ export async function historyPage(
     if (!/^\d{1,15}$/.test(args.after)) throw new InputError("after", "is not a cursor of the change feed");
     before = Number(args.after);
   }
-  const rows = await domainEvents(metaOf(ctx), name, servedOf(ctx).snapshot.version, first + 1, before);
+  const rows = await domainEvents(
+    metaOf(ctx),
+    readerOf(ctx),
+    name,
+    servedOf(ctx).snapshot.version,
+    first + 1,
+    before,
+  );
   const nodes = rows.slice(0, first);
   return {
     nodes,
@@ -283,7 +282,15 @@ export async function domainAsOf(ctx: ReadContext, name: string, asOf: string): 
         );
     }
   }
-  const events = await domainEvents(meta, name, served, REPLAY_EVENTS, undefined, load.version);
+  const events = await domainEvents(
+    meta,
+    readerOf(ctx),
+    name,
+    served,
+    REPLAY_EVENTS,
+    undefined,
+    load.version,
+  );
   let state = await currentState(ctx, name);
   // The previous published load of each version (the one whose state an event's `before` is).
   const previous = (version: number) => loads.find((l) => l.version < version)?.version ?? version;
@@ -314,7 +321,7 @@ export async function domainAsOf(ctx: ReadContext, name: string, asOf: string): 
     else if (e.kind === "technology_removed" && e.technology) state.technologies.push(e.technology);
   }
   if (!state) {
-    const [left] = (await domainEvents(meta, name, load.version, 50)).filter(
+    const [left] = (await domainEvents(meta, readerOf(ctx), name, load.version, 50)).filter(
       (e) => e.kind === "domain_removed",
     );
     const told = [

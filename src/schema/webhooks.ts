@@ -12,7 +12,7 @@ import {
   type WebhookRow,
 } from "../db/webhooks.ts";
 import { apiError, InputError } from "../errors.ts";
-import { changePage } from "../query/changes.ts";
+import { changePage, readerOf } from "../query/changes.ts";
 import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
 import { dayText, isCalendarDay } from "../query/instant.ts";
 import { listsOf } from "../query/lists.ts";
@@ -300,7 +300,7 @@ builder.mutationField("createWebhook", (t) =>
         // Read where the feed stands with its filter: a filter that does not read (an unknown App,
         // a bad range) is refused now, as GET /changes would refuse it, not at the next load. It
         // reads the filter as given (ops as their values, times as instants), not as kept.
-        const end = await ctx.live.end();
+        const end = await ctx.live.end(readerOf(ctx));
         const given = { ...spec, filter: args.filter as Record<string, unknown> | null };
         try {
           await changePage(ctx, { filter: changeFilterOf(given) as never, first: 0, after: String(end) });
