@@ -44,16 +44,18 @@ export function restErrorOf(errors: GraphQLErrorJson[], rename: (argument: strin
 /**
  * Ends a streamed answer that failed midway: its status is sent, so a last line says what
  * happened (the error's body), and the stream is broken so that the client cannot take the
- * partial result for a whole one.
+ * partial result for a whole one. `frame`: how the line goes in the stream's own coding (a gzip
+ * member's stored blocks: the client inflating it reads the line, then the member's broken end).
  */
 export function failMidStream(
   controller: ReadableStreamDefaultController<Uint8Array>,
   e: unknown,
   request: Request,
   logger: Logger,
+  frame: (line: Uint8Array) => Uint8Array = (line) => line,
 ): void {
   const id = requestIdOf(request);
   const err = isApiError(e) ? e : maskFault(e, logger, id);
-  controller.enqueue(new TextEncoder().encode(`${JSON.stringify(errorBody(err, id))}\n`));
+  controller.enqueue(frame(new TextEncoder().encode(`${JSON.stringify(errorBody(err, id))}\n`)));
   controller.error(err);
 }

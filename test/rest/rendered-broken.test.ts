@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { gunzipSync, constants as zlibConstants } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
@@ -218,5 +218,64 @@ describe.each(databaseKinds())("rendered records lost or another's on %s", (kind
     expect(stamp).not.toBe("a stamp");
     expect(await countOf()).toBe(before);
     expect((await same("/domain/export")).split("\n")).toHaveLength(301);
+  });
+});
+
+describe.each(databaseKinds())("an export of rendered pieces that fails midway on %s", (kind) => {
+  let api: TestApi;
+  const tmp = tempDir("storegraph-rendered-midway-");
+  beforeAll(async () => {
+    const dir = join(tmp.dir, "a");
+    // More Domains than a page of pieces holds (1,000): the export's second page is read after
+    // its first is sent.
+    await generateDataset({ domains: 1100, apps: 30, seed: 71, outDir: dir });
+    api = await startApi(kind, dir, {}, {}, { render: true });
+  }, 300_000);
+  afterAll(async () => {
+    await api?.close();
+    tmp.remove();
+  });
+
+  it("ends with the export contract's error line inside its gzip member, where a client inflating it reads it", async () => {
+    let pages = 0;
+    const failing = withKey(
+      createApp(api.db.config, api.snapshots, {
+        beforeExportPage: async () => {
+          if (++pages === 2) throw new Error("the database went away");
+        },
+      }),
+      api.key,
+    );
+    try {
+      const res = await failing.fetch(`${BASE}/domain/export`, { headers: { "accept-encoding": "gzip" } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-encoding")).toBe("gzip");
+      // Read until the stream breaks.
+      const chunks: Uint8Array[] = [];
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      await expect(
+        (async () => {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            chunks.push(value);
+          }
+        })(),
+      ).rejects.toBeDefined();
+      // The member has no end (the stream is broken): what it holds, inflated as far as it goes.
+      const text = gunzipSync(Buffer.concat(chunks), { finishFlush: zlibConstants.Z_SYNC_FLUSH }).toString(
+        "utf8",
+      );
+      const lines = text.split("\n");
+      expect(lines.at(-1)).toBe("");
+      expect(lines).toHaveLength(1000 + 2);
+      expect(JSON.parse(lines.at(-2) as string)).toEqual({
+        error: expect.stringMatching(/^Unexpected error \(request id [\w-]+\)\.$/),
+        code: "INTERNAL_SERVER_ERROR",
+        request_id: res.headers.get("x-request-id"),
+      });
+    } finally {
+      await failing.dispose();
+    }
   });
 });
