@@ -5,7 +5,7 @@
  * 32-bit length (-1: NULL) and its bytes. Each value is handed back as the bytes the server sent
  * (a view, not a copy): a bytea as it is stored, an int8 as 8 bytes big-endian.
  *
- * It exists for rendered pieces (src/export/export-page.ts): a FETCH answers a bytea as hex text,
+ * It exists for rendered pieces (src/export/export-rendered.ts): a FETCH answers a bytea as hex text,
  * which the server writes and node-postgres reads as a string, then decodes: at a million Domains
  * that was 18–21 µs of the gateway's CPU a Domain, against 7.5–9.3 µs read from a binary COPY, and
  * the server's own reading took half the time (docs/performance.md, "Rendered records").

@@ -159,6 +159,43 @@ export interface Piece {
   len: number;
 }
 
+/**
+ * The bytes a kept piece starts with, before its DEFLATE: the key of the Domain it was rendered for
+ * (float64), and its text's CRC-32 and length (uint32), little-endian. A reader compares them with
+ * the Domain it read the piece for and with the row's `crc` and `len` (checkedPiece): a piece lost,
+ * moved to another Domain's row or given another's CRC is then answered by the writer, never as
+ * another Domain's record (docs/decisions.md, "Rendered records": "Each piece names its Domain").
+ * Three number compares a piece; its DEFLATE is a view past them, nothing copied.
+ */
+export const PIECE_HEADER = 16;
+
+/** A piece as it is kept: its header (PIECE_HEADER) naming the Domain `pk`, then its DEFLATE. */
+export function keptPiece(pk: number, piece: Piece): Buffer {
+  const out = Buffer.allocUnsafe(PIECE_HEADER + piece.body.length);
+  out.writeDoubleLE(pk, 0);
+  out.writeUInt32LE(piece.crc >>> 0, 8);
+  out.writeUInt32LE(piece.len >>> 0, 12);
+  out.set(piece.body, PIECE_HEADER);
+  return out;
+}
+
+/**
+ * The DEFLATE of the kept piece `kept`, read for the Domain `pk` from a row whose `crc` and `len`
+ * are given; null where there is none (the row lost), or its header names another Domain, CRC-32
+ * or length than the row's.
+ */
+export function checkedPiece(
+  kept: Uint8Array | null | undefined,
+  pk: number,
+  crc: number,
+  len: number,
+): Buffer | null {
+  if (!kept || kept.length < PIECE_HEADER) return null;
+  const b = Buffer.isBuffer(kept) ? kept : Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength);
+  if (b.readDoubleLE(0) !== pk || b.readUInt32LE(8) !== crc >>> 0 || b.readUInt32LE(12) !== len) return null;
+  return b.subarray(PIECE_HEADER);
+}
+
 /** DEFLATE level 6 (zlib's default): measured against 1 and 9 in docs/decisions.md. */
 const LEVEL = 6;
 
@@ -420,13 +457,17 @@ async function readInfo(sql: SqlReader): Promise<RenderedInfo | null> {
   };
 }
 
-/** The join that gives the Domain aliased `alias` its piece (aliased x). */
+/**
+ * The join that gives the Domain aliased `alias` its piece (aliased x): an outer join, so that a
+ * Domain whose piece is lost is still read (its piece null: the writer answers it) rather than
+ * dropped from an answer or an export.
+ */
 export const renderedJoin = (sql: SqlReader, alias: string) =>
-  ` JOIN ${sql.table(RENDERED_TABLE)} x ON x."domain_pk" = ${alias}"pk"`;
+  ` LEFT JOIN ${sql.table(RENDERED_TABLE)} x ON x."domain_pk" = ${alias}"pk"`;
 
-/** PostgreSQL: the join that gives the Domain aliased `alias` its kept text (aliased x). */
+/** PostgreSQL: the join that gives the Domain aliased `alias` its kept text (aliased x), outer as renderedJoin. */
 export const renderedTextJoin = (sql: SqlReader, alias: string) =>
-  ` JOIN ${sql.table(RENDERED_TEXT)} x ON x."domain_pk" = ${alias}"pk"`;
+  ` LEFT JOIN ${sql.table(RENDERED_TEXT)} x ON x."domain_pk" = ${alias}"pk"`;
 
 /**
  * A page of a load's rendering: the pieces' bodies joined in `bytes`, each ending at `ends[i]`,
@@ -453,6 +494,19 @@ export interface RenderedSink {
   finish(stamp: string, ms: number): Promise<{ records: number; bytes: number }>;
   /** Drops what was written. */
   abort(): Promise<void>;
+}
+
+/**
+ * A render is published only complete: a piece for every Domain of the snapshot, each once. The
+ * tables it is checked on are made of the pieces joined to the snapshot's Domains (a piece of no
+ * Domain is left out) and keyed by domain_pk (a second piece of one Domain fails the load), so the
+ * same count as the Domains is every Domain once. Else the load fails, and nothing is published.
+ */
+function checkComplete(pieces: number, domains: number, what = "pieces"): void {
+  if (pieces !== domains)
+    throw new Error(
+      `the render holds ${what} of ${pieces} of the snapshot's ${domains} Domains (${domains - pieces} missing): not published`,
+    );
 }
 
 /**
@@ -507,8 +561,13 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
       db.exec(
         `INSERT INTO "ordered" ("domain_pk", "crc", "len", "body") SELECT x."domain_pk", x."crc", x."len", x."body" FROM main."${RENDERED_TABLE}" x JOIN snapshot."domain" d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
       );
+      const [pieces, domains] = db
+        .prepare(`SELECT (SELECT count(*) FROM "ordered"), (SELECT count(*) FROM snapshot."domain")`)
+        .raw()
+        .get() as [number, number];
       db.exec("DETACH DATABASE snapshot");
       db.close();
+      checkComplete(Number(pieces), Number(domains));
       const main = new Database(file, { timeout: 30_000 });
       try {
         main.pragma("cache_size = -65536");
@@ -610,6 +669,13 @@ export async function pgRenderedSink(url: string, schema: string, texts: boolean
       // stamp that makes them served, in one transaction.
       const layout = renderedLayout(table, texts);
       for (const statement of layout.build) await client.query(statement);
+      const counted = await client.query({
+        text: `SELECT (SELECT count(*) FROM ${table(next(RENDERED_TABLE))}), (SELECT count(*) FROM ${table("domain")})${texts ? `, (SELECT count(*) FROM ${table(next(RENDERED_TEXT))})` : ""}`,
+        rowMode: "array",
+      });
+      const [pieces, domains, kept] = (counted.rows[0] as unknown[]).map(Number);
+      checkComplete(pieces, domains);
+      if (texts) checkComplete(kept, domains, "texts");
       // Replacing a served table waits for the reads of it under way (an export's may be long),
       // and every read asked meanwhile would wait behind it: a few seconds at most, then again.
       for (let attempt = 1; ; attempt++) {

@@ -8,11 +8,7 @@ import {
 } from "graphql";
 import { LRUCache } from "lru-cache";
 import { type ReadContext, readContext } from "../context.ts";
-import { int8Of } from "../db/copy-binary.ts";
-import type { RawRow } from "../db/reader.ts";
-import { pieceOf, RENDERED_TABLE, RENDERED_TEXT, type RenderedPage, renderedJoin } from "../db/rendered.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
-import { findStatement, sqlitePlan } from "../db/where-sql.ts";
 import type { DomainFilter } from "../query/domain-filter.ts";
 import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
 import { type DomainRead, domainReadOfSets, withFields } from "../query/domain-read/plan.ts";
@@ -43,13 +39,13 @@ import { schema } from "../schema/index.ts";
  * (a value it cannot take: src/rest/row-writer.ts) is answered the same way.
  * test/rest/row-writer.test.ts holds the two to the same text, byte for byte.
  */
-const BATCH = 1000;
+export const BATCH = 1000;
 /**
  * A batch of Domains read with child rows or every column: 6–7 KB of text each with the default
  * fields, so that a batch's rows and text die young (within V8's young generation). Batches of
  * 1000 such Domains were promoted, and a 1M export peaked at 930 MB with GC at 35% of its CPU.
  */
-const WIDE_BATCH = 100;
+export const WIDE_BATCH = 100;
 /** domainsByName's own limit: a batch is answered by operations of this many names. */
 const CHUNK = 100;
 const DOMAIN = schema.getType("Domain") as GraphQLObjectType;
@@ -61,7 +57,7 @@ export interface ExportQuery {
   search?: string | null;
 }
 
-interface Compiled {
+export interface Compiled {
   /** The resolver path: the lookup's operation (compiled when a batch first runs it). */
   lookup: DocumentNode;
   write: LegacyWriter;
@@ -76,7 +72,7 @@ interface Compiled {
 const compiled = new LRUCache<string, Compiled>({ max: 100 });
 const NAMES: DomainRead = { fields: ["name"], children: [] };
 
-function compiledLookup(fields: string): Compiled {
+export function compiledLookup(fields: string): Compiled {
   let c = compiled.get(fields);
   if (!c) {
     const sel = parseFields(fields, DOMAIN);
@@ -112,7 +108,7 @@ export interface Batch {
 let listVariables: readonly VariableDefinitionNode[] | null = null;
 
 /** The variables of List Domains, coerced as its resolver receives them (enums, dates, inputs). */
-function listArgs(query: ExportQuery): DomainListArgs {
+export function listArgs(query: ExportQuery): DomainListArgs {
   listVariables ??=
     domainNamesDocument().definitions.find(
       (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
@@ -153,7 +149,7 @@ type Found = { domains: Record<string, unknown>[]; notFound: string[] };
  * The JSON text of `rows` (as read for `c`), in their order: written from the rows, or where the
  * row writer cannot, through the lookup's operation.
  */
-async function batchOf(
+export async function batchOf(
   ctx: ReadContext,
   c: Compiled,
   rows: DomainRow[],
@@ -216,160 +212,6 @@ export async function* domainStream(
       passOver,
     )) {
       yield await batchOf(ctx, c, rows, writer);
-    }
-  }
-}
-
-/** A page of a load's rendering (src/db/rendered.ts), with how many Domains it holds. */
-export interface Pieces extends RenderedPage {
-  count: number;
-}
-
-/** A page of rendered pieces as an export reads them: each one's body (a view of what was read), CRC-32 and text length. */
-export interface ReadPieces {
-  bodies: Uint8Array[];
-  crcs: Uint32Array;
-  lens: Uint32Array;
-}
-
-/** A page of rendered texts as an export reads them (PostgreSQL's RENDERED_TEXT): views of what was read. */
-export interface ReadTexts {
-  texts: Uint8Array[];
-}
-
-/**
- * The pieces of every Domain whose key is in [from, to), in key order, for the rendered records of
- * a load (src/render.ts): each Domain's text with the default fields, as the export writes
- * it (the row writer, or the resolver path where it cannot), one piece per Domain.
- */
-export async function* renderStream(
-  served: ServedSnapshot,
-  from: number,
-  to: number,
-  withText = false,
-): AsyncGenerator<Pieces> {
-  const c = compiledLookup("");
-  const planned = withFields(c.read, ["name", "pk"]);
-  const find = { where: { pk: { gte: from, lt: to } }, orderBy: [{ pk: "asc" }] };
-  for await (const { ctx, rows } of streamPlannedDomains(
-    () => readContext(served),
-    served.sql,
-    find,
-    planned,
-    WIDE_BATCH,
-  )) {
-    const { lines } = await batchOf(ctx, c, rows, "rows");
-    const n = lines.length;
-    const pks = new Float64Array(n);
-    const crcs = new Uint32Array(n);
-    const lens = new Uint32Array(n);
-    const ends = new Uint32Array(n);
-    const bodies: Buffer[] = [];
-    const texts: Buffer[] = [];
-    const textEnds = withText ? new Uint32Array(n) : null;
-    let at = 0;
-    let textAt = 0;
-    for (let i = 0; i < n; i++) {
-      const text = Buffer.from(lines[i], "utf8");
-      const piece = pieceOf(text);
-      pks[i] = rows[i].pk;
-      crcs[i] = piece.crc;
-      lens[i] = piece.len;
-      at += piece.body.length;
-      ends[i] = at;
-      bodies.push(piece.body);
-      if (textEnds) {
-        textAt += text.length;
-        textEnds[i] = textAt;
-        texts.push(text);
-      }
-    }
-    const page: Pieces = { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
-    if (textEnds) Object.assign(page, { texts: Buffer.concat(texts, textAt), textEnds });
-    yield page;
-  }
-}
-
-/**
- * The rendered pieces of every Domain that List Domains' `query` matches, in its order (the same
- * statement as domainStream's, reading each Domain's piece instead of its columns), a batch of
- * BATCH at a time; null when the snapshot has no rendered records of this code (renderedFor).
- */
-export function renderedPieces(
-  served: ServedSnapshot,
-  query: ExportQuery,
-  skip?: number,
-): AsyncGenerator<ReadPieces>;
-export function renderedPieces(
-  served: ServedSnapshot,
-  query: ExportQuery,
-  skip: number,
-  form: "text",
-): AsyncGenerator<ReadTexts>;
-/**
- * `form` "text": the Domains' texts instead (PostgreSQL's RENDERED_TEXT, where the snapshot keeps
- * them: RenderedInfo's `text`), for an export that does not take gzip.
- */
-export async function* renderedPieces(
-  served: ServedSnapshot,
-  query: ExportQuery,
-  skip = 0,
-  form: "pieces" | "text" = "pieces",
-): AsyncGenerator<ReadPieces | ReadTexts> {
-  const args = listArgs(query);
-  const where = await domainListWhere(readContext(served), args, null);
-  const { sql } = served;
-  // PostgreSQL: the cursor reads the Domains' keys in order, and each batch's pieces come by a
-  // binary COPY (src/db/copy-binary.ts): a FETCH answered the pieces as hex text, the server
-  // writing it and the driver decoding it (src/db/reader.ts, `copy`).
-  const pg = sql.kind === "postgresql";
-  const texts = form === "text";
-  if (texts && !pg) throw new Error("only PostgreSQL keeps the rendered texts");
-  const copy = pg
-    ? (keys: RawRow[]) =>
-        `SELECT ${texts ? 'x."text"' : 'x."crc", x."len", x."body"'} FROM unnest('{${keys.map((k) => Number(k[0])).join(",")}}'::bigint[]) WITH ORDINALITY k("pk", "i") JOIN ${sql.table(texts ? RENDERED_TEXT : RENDERED_TABLE)} x ON x."domain_pk" = k."pk" ORDER BY k."i"`
-    : undefined;
-  for (const find of orderedReads(domainSortKeys(args), where)) {
-    const { text, params } = pg
-      ? findStatement(sql, "domain", find, 'r."pk"', await sqlitePlan(sql, "domain", find))
-      : findStatement(
-          sql,
-          "domain",
-          find,
-          'x."crc", x."len", x."body"',
-          await sqlitePlan(sql, "domain", find),
-          renderedJoin(sql, "r."),
-        );
-    // Domains passed over (a resumed job): on PostgreSQL, before their pieces are asked for.
-    const pass = (rows: RawRow[]) => {
-      const passed = Math.min(skip, rows.length);
-      skip -= passed;
-      return passed ? rows.slice(passed) : rows;
-    };
-    const copyOf = copy && ((keys: RawRow[]) => copy(pass(keys)));
-    for await (let raw of sql.stream(text, params, BATCH, copyOf)) {
-      raw = pass(raw);
-      if (!raw.length) continue;
-      const n = raw.length;
-      if (texts) {
-        // Each text as it was read (a view of the COPY's output): the page copies it once.
-        const page: Uint8Array[] = new Array(n);
-        for (let i = 0; i < n; i++) page[i] = raw[i][0] as Buffer;
-        yield { texts: page };
-        continue;
-      }
-      const crcs = new Uint32Array(n);
-      const lens = new Uint32Array(n);
-      // Each body as it was read (a view of the COPY's output, or SQLite's own buffer): the page
-      // copies it once, into the joined stream (src/db/rendered.ts: joinPieces).
-      const bodies: Uint8Array[] = new Array(n);
-      for (let i = 0; i < n; i++) {
-        const row = raw[i];
-        crcs[i] = pg ? int8Of(row[0] as Buffer) : Number(row[0]);
-        lens[i] = pg ? int8Of(row[1] as Buffer) : Number(row[1]);
-        bodies[i] = row[2] as Buffer;
-      }
-      yield { bodies, crcs, lens };
     }
   }
 }

@@ -20,6 +20,7 @@ import { selectionKey } from "../rest/fields.ts";
 import type { ExecuteGraphQL } from "../rest/handler.ts";
 import { DOMAIN_QUERY, DOMAIN_TABLES, optionOf } from "../rest/inputs.ts";
 import type { Options } from "../rest/options.ts";
+import { reportBroken } from "../rest/rendered.ts";
 import { type Route, selectionOf } from "../rest/route.ts";
 import { domainNamesDocument } from "../rest/routes.ts";
 import type { ExportReader, Page, PageFormat, PageWire } from "./export-reader.ts";
@@ -135,7 +136,8 @@ export async function* domainPages(
       await deps.beforePage?.();
       const now = await deps.version();
       if (now !== version) throw expired(version, now);
-      counted?.page(page.count, page.bytes.byteLength, page.fallbacks ?? 0, page.rendered);
+      counted?.page(page.count, page.bytes.byteLength, page.fallbacks ?? 0, page.rendered, page.broken);
+      if (page.broken) reportBroken(deps.logger, served, kind, page.broken);
       yield page;
     }
   } finally {

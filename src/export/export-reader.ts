@@ -80,6 +80,8 @@ export interface Page {
   fallbacks?: number;
   /** Whether the Domains came from rendered records, and whether those were another code's (then not used). */
   rendered?: "fresh" | "stale";
+  /** Domains of the page whose rendered piece was lost or another's: written instead, and counted. */
+  broken?: number;
   /** The bytes are raw DEFLATE of a text of `len` bytes whose CRC-32 is `crc` (a stream asked with gzip). */
   gzip?: { crc: number; len: number };
   /** A render stream's page: its pieces' keys, CRC-32s, lengths and ends in `bytes`, and texts where asked. */

@@ -14,16 +14,15 @@ import { renderedFor } from "../rest/rendered.ts";
 import { TextBytes } from "../rest/text-bytes.ts";
 import { type CsvPlan, domainCsvPlan } from "./csv.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
+import { type Batch, domainStream } from "./export-page.ts";
+import type { PageAnswer, PageFormat, ReaderData, StreamMessage } from "./export-reader.ts";
 import {
-  type Batch,
-  domainStream,
   type Pieces,
   type ReadPieces,
   type ReadTexts,
   renderedPieces,
   renderStream,
-} from "./export-page.ts";
-import type { PageAnswer, PageFormat, ReaderData, StreamMessage } from "./export-reader.ts";
+} from "./export-rendered.ts";
 import { fillRing, intoRing } from "./page-ring.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
@@ -213,7 +212,7 @@ function piecesPage(
 ): PageAnswer | Unjoined | Promise<PageAnswer> {
   if (!("ends" in p) && "texts" in p) {
     // Texts as they are kept: joined once, into the page.
-    const base = { id, count: p.texts.length, done: false, rendered: stream.rendered };
+    const base = { id, count: p.texts.length, done: false, rendered: stream.rendered, broken: p.broken };
     const json = stream.format === "json";
     return { ...base, bytes: EMPTY, join: joinedTexts(p.texts, json ? COMMA : NEWLINE, !json) };
   }
@@ -222,7 +221,7 @@ function piecesPage(
     const { bytes, count, ...pieces } = p;
     return { id, count, done: false, bytes: own(bytes), pieces };
   }
-  const base = { id, count: p.bodies.length, done: false, rendered: stream.rendered };
+  const base = { id, count: p.bodies.length, done: false, rendered: stream.rendered, broken: p.broken };
   // JSON Lines end each record with a newline; a JSON page joins them with a comma (a job joins
   // its pages). The joints are stored blocks between the pieces: one DEFLATE stream still.
   const json = stream.format === "json";

@@ -1,5 +1,5 @@
 import { isRequest } from "../auth/plugin.ts";
-import { crc32Combine, GZIP_HEADER, gzipTrailer } from "../db/rendered.ts";
+import { crc32Combine, GZIP_HEADER, gzipTrailer, storedBlocks } from "../db/rendered.ts";
 import { apiError } from "../errors.ts";
 import { whenWritten } from "../ops/access-log.ts";
 import { chooseEncoding } from "../ops/compression.ts";
@@ -106,7 +106,10 @@ async function exportStream(
           controller.enqueue(bytes);
         }
       } catch (e) {
-        if (!dropped) failed = failMidStream(controller, e, request, deps.logger);
+        // Within a gzip member, the error line is part of its text (stored blocks), where a client
+        // inflating the export reads it: written plainly after the member, it was never read.
+        if (!dropped)
+          failed = failMidStream(controller, e, request, deps.logger, member ? storedBlocks : undefined);
       }
     },
     async cancel(reason) {

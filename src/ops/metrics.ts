@@ -71,7 +71,7 @@ export class Metrics {
 
   private readonly renderedDomains = new Counter({
     name: "storegraph_rendered_domains_total",
-    help: "Domains answered with the default fields, by where their text came from: the snapshot's rendered records (fresh), or the row writer because those were rendered by another code (stale) (src/db/rendered.ts).",
+    help: "Domains answered with the default fields, by where their text came from: the snapshot's rendered records (fresh), or the row writer because those were rendered by another code (stale) or because the Domain's rendered piece was lost or another Domain's (broken) (src/db/rendered.ts).",
     labelNames: ["path", "state"] as const,
     registers: [this.registry],
   });
@@ -217,8 +217,11 @@ export class Metrics {
     );
   }
 
-  /** Domains of a REST answer with the default fields: from rendered records (fresh) or not, as they were another code's (stale). */
-  rendered(path: "rest", state: "fresh" | "stale", count: number): void {
+  /**
+   * Domains of a REST answer with the default fields: from rendered records (fresh) or not, as they
+   * were another code's (stale), or a Domain's was lost or another's (broken).
+   */
+  rendered(path: "rest", state: "fresh" | "stale" | "broken", count: number): void {
     this.renderedDomains.inc({ path, state }, count);
   }
 
@@ -237,16 +240,24 @@ export class Metrics {
 
   /** An export (or job) began; returns what it calls per page, and once at its end. */
   export(kind: "export" | "job"): {
-    page(count: number, bytes: number, fallbacks?: number, rendered?: "fresh" | "stale"): void;
+    page(
+      count: number,
+      bytes: number,
+      fallbacks?: number,
+      rendered?: "fresh" | "stale",
+      broken?: number,
+    ): void;
     end(): void;
   } {
     this.exportsRunning.inc({ kind });
     let ended = false;
     return {
-      page: (count, bytes, fallbacks = 0, rendered) => {
+      page: (count, bytes, fallbacks = 0, rendered, broken = 0) => {
         this.exportDomains.inc({ kind }, count);
         this.exportBytes.inc({ kind }, bytes);
-        if (rendered) this.renderedDomains.inc({ path: kind, state: rendered }, count);
+        if (rendered && count > broken)
+          this.renderedDomains.inc({ path: kind, state: rendered }, count - broken);
+        if (broken) this.renderedDomains.inc({ path: kind, state: "broken" }, broken);
         if (fallbacks) this.writerFallbacks.inc({ path: kind }, fallbacks);
       },
       end: () => {

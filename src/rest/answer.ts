@@ -13,13 +13,14 @@ import type { Logger } from "../logger.ts";
 import { chooseEncoding } from "../ops/compression.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "../ops/request-id.ts";
+import { renderedFaults } from "../query/domain-read/read.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
 import { optionSuggester } from "./filter-options.ts";
 import type { Options } from "./options.ts";
 import { planRequest } from "./plan.ts";
 import { errorJsonOf, type RecordsPlan } from "./records.ts";
-import { renderedFor } from "./rendered.ts";
+import { renderedFor, reportBroken } from "./rendered.ts";
 import type { Operation, RecordsEnvelope } from "./route.ts";
 import { OPERATIONS } from "./routes.ts";
 import { withSharedTexts } from "./shared-text.ts";
@@ -252,8 +253,12 @@ export async function answerOperation(
       // Rendered records to a client that takes gzip: their pieces as they are kept, in one gzip
       // member (src/db/rendered.ts), neither inflated nor compressed again.
       let gzipped: RecordsEnvelope | null = null;
+      let args: Record<string, unknown>;
+      // Traced as a GraphQL operation's execution is: its statements are the span's children.
+      const readWith = (r: typeof records, readCtx: ReadContext) =>
+        inSpan(`rest.read ${op.id}`, async () => ({ value: await r.plan.answer(readCtx, args), readCtx }));
       try {
-        const args = records.plan.args(plan.variables);
+        args = records.plan.args(plan.variables);
         if (charged) drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
         const readCtx = await ctx.readContext(request);
         // The default fields: copied from the snapshot's rendered records where it keeps this
@@ -267,11 +272,8 @@ export async function answerOperation(
             else if (rendered.info.text) records = all.rendered.text;
           } else if (rendered?.state === "stale") ctx.metrics?.rendered("rest", "stale", 1);
         }
-        // Traced as a GraphQL operation's execution is: its statements are the span's children.
-        const readWith = (r: typeof records) =>
-          inSpan(`rest.read ${op.id}`, async () => ({ value: await r.plan.answer(readCtx, args), readCtx }));
         try {
-          read = await readWith(records);
+          read = await readWith(records, readCtx);
         } catch (e) {
           // The texts were dropped by a render of the served snapshot that keeps none
           // (RENDERED_TEXTS off): its pieces answer, and the snapshot is asked again.
@@ -279,7 +281,7 @@ export async function answerOperation(
             throw e;
           forgetRendered(readCtx.served.sql);
           records = all.rendered;
-          read = await readWith(records);
+          read = await readWith(records, readCtx);
         }
       } catch (e) {
         // Named as GraphQL's errors are, by the option each argument came from.
@@ -290,7 +292,19 @@ export async function answerOperation(
       const { value, readCtx } = read;
       const write = gzipped ?? records.envelope;
       const body = await withSharedTexts(readCtx.served, (shared) => write(value, readCtx, shared));
-      return body ? ok(body, gzipped !== null) : null;
+      if (body) return ok(body, gzipped !== null);
+      if (records === all) return null;
+      // A Domain whose rendered record was lost or another's (src/db/rendered.ts: checkedPiece):
+      // the answer is read again and written from the rows, as without rendered records; counted,
+      // and logged once per snapshot.
+      const broken = renderedFaults(readCtx);
+      ctx.metrics?.rendered("rest", "broken", Math.max(1, broken.length));
+      if (readCtx.served) reportBroken(ctx.logger, readCtx.served, "rest", broken.length, broken);
+      const again = await readWith(all, readCtx);
+      const written = await withSharedTexts(readCtx.served, (shared) =>
+        all.envelope(again.value, readCtx, shared),
+      );
+      return written ? ok(written) : null;
     }
   } catch (e) {
     if (isApiError(e)) return answer(errorResponse(e, id));

@@ -49,16 +49,19 @@ export function restErrorOf(errors: GraphQLErrorJson[], rename: (argument: strin
  * errors the stream with it at its next pull, once the line has been taken, since erroring a
  * stream drops what is still queued in it (a slow client's last line). Over HTTP, the server then
  * breaks the connection off (src/http.ts).
+ * `frame`: how the line goes in the stream's own coding (a gzip member's stored blocks: the client
+ * inflating it reads the line, then the member's broken end).
  */
 export function failMidStream(
   controller: ReadableStreamDefaultController<Uint8Array>,
   e: unknown,
   request: Request,
   logger: Logger,
+  frame: (line: Uint8Array) => Uint8Array = (line) => line,
 ): GraphQLError {
   const id = requestIdOf(request);
   const err = isApiError(e) ? e : maskFault(e, logger, id);
-  controller.enqueue(new TextEncoder().encode(`${JSON.stringify(errorBody(err, id))}\n`));
+  controller.enqueue(frame(new TextEncoder().encode(`${JSON.stringify(errorBody(err, id))}\n`)));
   markFailedMidway(id);
   return err;
 }

@@ -12,6 +12,8 @@ import {
 } from "graphql";
 import type { SqlReader } from "../db/reader.ts";
 import { type RenderedInfo, renderedInfo } from "../db/rendered.ts";
+import type { ServedSnapshot } from "../db/snapshots.ts";
+import type { Logger } from "../logger.ts";
 import { schema } from "../schema/index.ts";
 import { parseFields, type Selection, selectionKey } from "./fields.ts";
 import { partsOf } from "./legacy-writer.ts";
@@ -23,7 +25,7 @@ import { partsOf } from "./legacy-writer.ts";
  * give the same stamp, a changed serializer another). A snapshot whose rendered records carry
  * another stamp is answered by the row writer, and counted (storegraph_rendered_stale_total).
  */
-const FORMAT = "domain-default/raw-deflate-6/sync-flush/crc32-len/no-newline/2";
+const FORMAT = "domain-default/raw-deflate-6/sync-flush/crc32-len/no-newline/keyed-16/3";
 
 /** Values a serializer meets in a Domain: times, dates, big and fractional numbers, text, maps, nulls. */
 const PROBES: unknown[] = [
@@ -167,4 +169,28 @@ export async function renderedFor(
   const info = await renderedInfo(sql, renderStamp());
   if (!info) return null;
   return { state: info.stamp === renderStamp() ? "fresh" : "stale", info };
+}
+
+/** The snapshots (by location) whose lost or mismatched rendered records were logged: once each. */
+const reported = new Set<string>();
+
+/**
+ * Logs, once per snapshot, that Domains of it were read with a rendered record lost or another
+ * Domain's (src/db/rendered.ts: checkedPiece) and answered by the writer instead; each is counted
+ * in storegraph_rendered_domains_total{state="broken"} by its caller.
+ */
+export function reportBroken(
+  logger: Logger,
+  served: ServedSnapshot,
+  path: "rest" | "export" | "job",
+  count: number,
+  keys: readonly number[] = [],
+): void {
+  const { location, version } = served.snapshot;
+  if (reported.has(location)) return;
+  reported.add(location);
+  logger.warn(
+    { snapshot: version, location, path, count, keys: keys.slice(0, 20) },
+    "rendered records lost or another Domain's: those Domains are answered by the row writer (render the snapshot again: npm run load -- --render)",
+  );
 }

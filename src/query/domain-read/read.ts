@@ -11,7 +11,7 @@ import {
   keepsChildRows,
 } from "../../db/domain-children.ts";
 import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../../db/reader.ts";
-import { renderedJoin, renderedTextJoin } from "../../db/rendered.ts";
+import { checkedPiece, renderedJoin, renderedTextJoin } from "../../db/rendered.ts";
 import { findStatement, sqlitePlan, type Where } from "../../db/where-sql.ts";
 import type { DomainApp, DomainTechnology, Technology } from "../../generated/sqlite/client.ts";
 import {
@@ -287,7 +287,7 @@ async function domainRowsOf(
       attach(detected, (r) => r.technologyPk, technologyByPk(ctx), TECHNOLOGY_OF),
     ]);
   }
-  if (s.rendered) renderedTexts(rows, raw, s.columns.length + s.children.length, s.rendered);
+  if (s.rendered) renderedTexts(ctx, rows, raw, s.columns.length + s.children.length, s.rendered);
   if (read.fields?.includes("mostRecentlyPublishedProduct")) {
     const product = domainProduct(ctx);
     for (const r of rows)
@@ -378,22 +378,57 @@ export function renderedPiece(row: object): { body: Uint8Array; crc: number; len
   return { body: batch.bodies[i], crc: batch.crcs[i], len: batch.lens[i] };
 }
 
+/** The keys of the Domains whose rendered record a context's reads found lost or another's (renderedFaults). */
+const faults = new WeakMap<ReadContext, number[]>();
+
+/**
+ * The keys of the Domains read with their rendered record through `ctx` whose record was not there,
+ * or named another Domain, CRC-32 or length (src/db/rendered.ts: checkedPiece): those rows have no
+ * rendered record (renderedText gives undefined), and are answered by the writer.
+ */
+export const renderedFaults = (ctx: ReadContext): readonly number[] => faults.get(ctx) ?? [];
+
+function fault(ctx: ReadContext, pk: number): void {
+  const list = faults.get(ctx);
+  if (list) list.push(pk);
+  else faults.set(ctx, [pk]);
+}
+
+const NO_PIECE = new Uint8Array(0);
+
 /**
  * Gives each row its rendered record, from the CRC-32, length and piece at `at` in its raw row,
- * or ("text") its text there.
+ * or ("text") its text there; a row whose record is lost or another's gets none (renderedFaults).
  */
-function renderedTexts(rows: object[], raw: readonly RawRow[], at: number, form: "pieces" | "text"): void {
-  if (!rows.length) return;
-  const batch: RenderedBatch =
-    form === "text"
-      ? { crcs: [], lens: [], bodies: [], texts: raw.map((r) => String(r[at])) }
-      : {
-          crcs: raw.map((r) => Number(r[at])),
-          lens: raw.map((r) => Number(r[at + 1])),
-          bodies: raw.map((r) => r[at + 2] as Uint8Array),
-          texts: null,
-        };
-  for (let i = 0; i < rows.length; i++) (rows[i] as { [RENDERED]?: RenderedOf })[RENDERED] = { batch, i };
+function renderedTexts(
+  ctx: ReadContext,
+  rows: DomainRow[],
+  raw: readonly RawRow[],
+  at: number,
+  form: "pieces" | "text",
+): void {
+  const n = rows.length;
+  if (!n) return;
+  const batch: RenderedBatch = { crcs: [], lens: [], bodies: [], texts: form === "text" ? [] : null };
+  for (let i = 0; i < n; i++) {
+    const r = raw[i];
+    let ok: boolean;
+    if (form === "text") {
+      ok = r[at] !== null && r[at] !== undefined;
+      batch.texts?.push(ok ? String(r[at]) : "");
+    } else {
+      const crc = Number(r[at]);
+      const len = Number(r[at + 1]);
+      const body = checkedPiece(r[at + 2] as Uint8Array | null, rows[i].pk, crc, len);
+      ok = body !== null;
+      // A lost piece takes no place in the batch's stream: the others inflate as they are.
+      batch.crcs.push(ok ? crc : 0);
+      batch.lens.push(ok ? len : 0);
+      batch.bodies.push(body ?? NO_PIECE);
+    }
+    if (ok) (rows[i] as { [RENDERED]?: RenderedOf })[RENDERED] = { batch, i };
+    else fault(ctx, rows[i].pk);
+  }
 }
 
 /** The texts of a batch, as UTF-8 bytes: its pieces, joined, are one DEFLATE stream, inflated at once. */

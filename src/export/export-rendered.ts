@@ -1,0 +1,244 @@
+import { readContext } from "../context.ts";
+import { int8Of } from "../db/copy-binary.ts";
+import type { RawRow } from "../db/reader.ts";
+import {
+  checkedPiece,
+  jointOf,
+  keptPiece,
+  pieceOf,
+  RENDERED_TABLE,
+  RENDERED_TEXT,
+  type RenderedPage,
+  renderedJoin,
+} from "../db/rendered.ts";
+import type { ServedSnapshot } from "../db/snapshots.ts";
+import { findStatement, sqlitePlan } from "../db/where-sql.ts";
+import { domainListWhere, domainSortKeys } from "../query/domain-list.ts";
+import { withFields } from "../query/domain-read/plan.ts";
+import { readPlannedDomains, streamPlannedDomains } from "../query/domain-read/read.ts";
+import { orderedReads } from "../query/keyset.ts";
+import { BATCH, batchOf, compiledLookup, type ExportQuery, listArgs, WIDE_BATCH } from "./export-page.ts";
+
+/*
+ * Rendered records (src/db/rendered.ts) on the export thread: the pieces a load renders
+ * (renderStream), and the pieces an export reads (renderedPieces), each checked against the
+ * Domain it is read for (checkedPiece) and, where lost or another's, written by the export's own
+ * writer (export-page.ts) in its place.
+ */
+
+/** A page of a load's rendering (src/db/rendered.ts), with how many Domains it holds. */
+export interface Pieces extends RenderedPage {
+  count: number;
+}
+
+/**
+ * A page of rendered pieces as an export reads them: each one's body (a view of what was read),
+ * CRC-32 and text length; `broken`, the Domains whose piece was lost or another's, written here
+ * instead (their text as stored blocks in its place: one DEFLATE stream still).
+ */
+export interface ReadPieces {
+  bodies: Uint8Array[];
+  crcs: Uint32Array;
+  lens: Uint32Array;
+  broken: number;
+}
+
+/** A page of rendered texts as an export reads them (PostgreSQL's RENDERED_TEXT): views of what was read. */
+export interface ReadTexts {
+  texts: Uint8Array[];
+  broken: number;
+}
+
+/**
+ * The default fields' text of the Domains `pks`, in that order, written from their rows by the row
+ * writer (or the resolver path where it cannot): what answers a Domain whose rendered piece is lost
+ * or another's.
+ */
+async function writtenOf(served: ServedSnapshot, pks: number[]): Promise<Buffer[]> {
+  const c = compiledLookup("");
+  const ctx = readContext(served);
+  const rows = await readPlannedDomains(ctx, served.sql, "pk", pks, withFields(c.read, ["name", "pk"]));
+  const byPk = new Map(rows.map((r) => [Number(r.pk), r]));
+  const ordered = pks.map((pk) => {
+    const row = byPk.get(pk);
+    if (!row) throw new Error(`Domain ${pk} vanished between the export's read and its writing`);
+    return row;
+  });
+  const { lines } = await batchOf(ctx, c, ordered, "rows");
+  return lines.map((line) => Buffer.from(line, "utf8"));
+}
+
+/**
+ * The pieces of every Domain whose key is in [from, to), in key order, for the rendered records of
+ * a load (src/render.ts): each Domain's text with the default fields, as the export writes
+ * it (the row writer, or the resolver path where it cannot), one piece per Domain.
+ */
+export async function* renderStream(
+  served: ServedSnapshot,
+  from: number,
+  to: number,
+  withText = false,
+): AsyncGenerator<Pieces> {
+  const c = compiledLookup("");
+  const planned = withFields(c.read, ["name", "pk"]);
+  const find = { where: { pk: { gte: from, lt: to } }, orderBy: [{ pk: "asc" }] };
+  for await (const { ctx, rows } of streamPlannedDomains(
+    () => readContext(served),
+    served.sql,
+    find,
+    planned,
+    WIDE_BATCH,
+  )) {
+    const { lines } = await batchOf(ctx, c, rows, "rows");
+    const n = lines.length;
+    const pks = new Float64Array(n);
+    const crcs = new Uint32Array(n);
+    const lens = new Uint32Array(n);
+    const ends = new Uint32Array(n);
+    const bodies: Buffer[] = [];
+    const texts: Buffer[] = [];
+    const textEnds = withText ? new Uint32Array(n) : null;
+    let at = 0;
+    let textAt = 0;
+    for (let i = 0; i < n; i++) {
+      const text = Buffer.from(lines[i], "utf8");
+      const piece = pieceOf(text);
+      const kept = keptPiece(rows[i].pk, piece);
+      pks[i] = rows[i].pk;
+      crcs[i] = piece.crc;
+      lens[i] = piece.len;
+      at += kept.length;
+      ends[i] = at;
+      bodies.push(kept);
+      if (textEnds) {
+        textAt += text.length;
+        textEnds[i] = textAt;
+        texts.push(text);
+      }
+    }
+    const page: Pieces = { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
+    if (textEnds) Object.assign(page, { texts: Buffer.concat(texts, textAt), textEnds });
+    yield page;
+  }
+}
+
+/**
+ * The rendered pieces of every Domain that List Domains' `query` matches, in its order (the same
+ * statement as domainStream's, reading each Domain's piece instead of its columns), a batch of
+ * BATCH at a time; null when the snapshot has no rendered records of this code (renderedFor).
+ */
+export function renderedPieces(
+  served: ServedSnapshot,
+  query: ExportQuery,
+  skip?: number,
+): AsyncGenerator<ReadPieces>;
+export function renderedPieces(
+  served: ServedSnapshot,
+  query: ExportQuery,
+  skip: number,
+  form: "text",
+): AsyncGenerator<ReadTexts>;
+/**
+ * `form` "text": the Domains' texts instead (PostgreSQL's RENDERED_TEXT, where the snapshot keeps
+ * them: RenderedInfo's `text`), for an export that does not take gzip.
+ */
+export async function* renderedPieces(
+  served: ServedSnapshot,
+  query: ExportQuery,
+  skip = 0,
+  form: "pieces" | "text" = "pieces",
+): AsyncGenerator<ReadPieces | ReadTexts> {
+  const args = listArgs(query);
+  const where = await domainListWhere(readContext(served), args, null);
+  const { sql } = served;
+  // PostgreSQL: the cursor reads the Domains' keys in order, and each batch's pieces come by a
+  // binary COPY (src/db/copy-binary.ts): a FETCH answered the pieces as hex text, the server
+  // writing it and the driver decoding it (src/db/reader.ts, `copy`).
+  const pg = sql.kind === "postgresql";
+  const texts = form === "text";
+  if (texts && !pg) throw new Error("only PostgreSQL keeps the rendered texts");
+  // Each Domain's key comes with its piece (an outer join: a lost piece is a null, not a Domain
+  // left out), for checkedPiece.
+  const copy = pg
+    ? (keys: RawRow[]) =>
+        `SELECT k."pk", ${texts ? 'x."text"' : 'x."crc", x."len", x."body"'} FROM unnest('{${keys.map((k) => Number(k[0])).join(",")}}'::bigint[]) WITH ORDINALITY k("pk", "i") LEFT JOIN ${sql.table(texts ? RENDERED_TEXT : RENDERED_TABLE)} x ON x."domain_pk" = k."pk" ORDER BY k."i"`
+    : undefined;
+  for (const find of orderedReads(domainSortKeys(args), where)) {
+    const { text, params } = pg
+      ? findStatement(sql, "domain", find, 'r."pk"', await sqlitePlan(sql, "domain", find))
+      : findStatement(
+          sql,
+          "domain",
+          find,
+          'r."pk", x."crc", x."len", x."body"',
+          await sqlitePlan(sql, "domain", find),
+          renderedJoin(sql, "r."),
+        );
+    // Domains passed over (a resumed job): on PostgreSQL, before their pieces are asked for.
+    const pass = (rows: RawRow[]) => {
+      const passed = Math.min(skip, rows.length);
+      skip -= passed;
+      return passed ? rows.slice(passed) : rows;
+    };
+    const copyOf = copy && ((keys: RawRow[]) => copy(pass(keys)));
+    const number = (v: unknown) => (pg ? int8Of(v as Buffer) : Number(v));
+    for await (let raw of sql.stream(text, params, BATCH, copyOf)) {
+      raw = pass(raw);
+      if (!raw.length) continue;
+      const n = raw.length;
+      /** Where a Domain's piece (or text) was lost or another's: written instead (writtenOf). */
+      const broken: number[] = [];
+      if (texts) {
+        // Each text as it was read (a view of the COPY's output): the page copies it once.
+        const page: Uint8Array[] = new Array(n);
+        for (let i = 0; i < n; i++) {
+          page[i] = raw[i][1] as Buffer;
+          if (!page[i]) broken.push(i);
+        }
+        if (broken.length) {
+          const written = await writtenOf(
+            served,
+            broken.map((i) => number(raw[i][0])),
+          );
+          broken.forEach((at, k) => {
+            page[at] = written[k];
+          });
+        }
+        yield { texts: page, broken: broken.length };
+        continue;
+      }
+      const crcs = new Uint32Array(n);
+      const lens = new Uint32Array(n);
+      // Each body as it was read (a view of the COPY's output, or SQLite's own buffer): the page
+      // copies it once, into the joined stream (src/db/rendered.ts: joinPieces).
+      const bodies: Uint8Array[] = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const row = raw[i];
+        const body =
+          row[3] === null
+            ? null
+            : checkedPiece(row[3] as Buffer, number(row[0]), number(row[1]), number(row[2]));
+        if (!body) {
+          broken.push(i);
+          continue;
+        }
+        crcs[i] = number(row[1]);
+        lens[i] = number(row[2]);
+        bodies[i] = body;
+      }
+      if (broken.length) {
+        const written = await writtenOf(
+          served,
+          broken.map((i) => number(raw[i][0])),
+        );
+        broken.forEach((at, k) => {
+          const joint = jointOf(written[k]);
+          bodies[at] = joint.body;
+          crcs[at] = joint.crc;
+          lens[at] = joint.len;
+        });
+      }
+      yield { bodies, crcs, lens, broken: broken.length };
+    }
+  }
+}
