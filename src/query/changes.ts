@@ -131,7 +131,7 @@ async function pageAfter(
     where.after = Number(args.after);
   }
   const domainFilter = filter.domain && Object.keys(filter.domain).length ? filter.domain : null;
-  let match: Where | null = null;
+  let match: Matches | null = null;
   try {
     if (filter.kinds?.length) where.kinds = filter.kinds;
     if (filter.segment != null) {
@@ -150,7 +150,7 @@ async function pageAfter(
       if ("version" in p) where[key === "since" ? "sinceVersion" : "untilVersion"] = p.version;
       else where[key === "since" ? "sinceMs" : "untilMs"] = p.ms;
     }
-    if (domainFilter) match = await domainListWhere(ctx, { filter: domainFilter }, null);
+    if (domainFilter) match = await matchesOf(ctx, domainFilter);
   } catch (e) {
     // A client's cursor is answered for first (410, or past the end), before its filter's errors.
     if (args.after != null) checkCursor(await feedBounds(meta), where.after);
@@ -164,11 +164,10 @@ async function pageAfter(
 
   // A filtered read does work before it reads the feed: its cursor is checked before that.
   if (args.after != null) checkCursor(await feedBounds(meta), where.after);
-  const sql = served.sql;
   const named = Math.min(NAMED_DOMAINS, NAMED_SHARE * served.snapshot.domains);
-  const gone = await goneOf(sql);
+  const { served: here, gone } = match;
   const count = async () =>
-    (await countDomains(sql, match)) + (gone ? await countWhere(gone, "domain", match) : 0);
+    (await countDomains(served.sql, here)) + (gone ? await countWhere(gone.sql, "domain", gone.where) : 0);
   if (where.domains === undefined && (await count()) <= named) {
     const names = await matchingNames(ctx, match, null);
     return pageOf(
@@ -235,15 +234,32 @@ function pageOf(rows: ChangeRow[], first: number, after: number): ChangePage {
 }
 
 /**
+ * A Domain filter's condition on each set of rows it is matched against: the served snapshot's
+ * Domains, and those gone from it (null without gone tables). Each is resolved on its own rows, so
+ * that what the filter holds by key (a segment's members: f:segment) is of those rows: keys are a
+ * table's own, and the gone Domains number theirs apart from the snapshot's.
+ */
+interface Matches {
+  served: Where;
+  gone: { sql: SqlReader; where: Where } | null;
+}
+
+async function matchesOf(ctx: ReadContext, filter: DomainFilter): Promise<Matches> {
+  const served = await domainListWhere(ctx, { filter }, null);
+  const sql = await goneOf(servedOf(ctx).sql);
+  if (!sql) return { served, gone: null };
+  return { served, gone: { sql, where: await domainListWhere(ctx, { filter }, null, false, sql) } };
+}
+
+/**
  * The names of the Domains that `match` matches (of `among`, when given): those of the served
  * snapshot as they are, and those gone from it as they were when removed (its gone tables).
  */
-async function matchingNames(ctx: ReadContext, match: Where, among: string[] | null): Promise<string[]> {
-  const served = servedOf(ctx).sql;
-  const where = among ? { AND: [match, { name: { in: among } }] } : match;
+async function matchingNames(ctx: ReadContext, match: Matches, among: string[] | null): Promise<string[]> {
   const names: string[] = [];
-  for (const sql of [served, await goneOf(served)]) {
-    if (!sql) continue;
+  const sets = [{ sql: servedOf(ctx).sql, where: match.served }, ...(match.gone ? [match.gone] : [])];
+  for (const { sql, where: matched } of sets) {
+    const where = among ? { AND: [matched, { name: { in: among } }] } : matched;
     const { text, params } = statementOver(
       sql,
       "domain",
@@ -264,7 +280,7 @@ async function goneOf(sql: SqlReader): Promise<SqlReader | null> {
   if (!(await holdsTables(sql, Object.values(GONE_TABLES)))) return null;
   let gone = goneReaders.get(sql);
   if (!gone) {
-    gone = { ...sql, table: (name: string) => sql.table(GONE_TABLES[name] ?? name) };
+    gone = { ...sql, table: (name: string) => sql.table(GONE_TABLES[name] ?? name), gone: true };
     goneReaders.set(sql, gone);
   }
   return gone;

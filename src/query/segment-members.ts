@@ -176,8 +176,8 @@ export function domainKeysOf(sql: SqlReader, where: Where): Promise<DomainKeys> 
   if (!found) {
     found = indexedMembersOf(sql, where).then(async (indexed) =>
       indexed
-        ? DomainKeys.ofOrdinals(indexed.index, indexed.ords)
-        : DomainKeys.ofKeys(await keysBySql(sql, where)),
+        ? DomainKeys.ofOrdinals(sql, indexed.index, indexed.ords)
+        : DomainKeys.ofKeys(sql, await keysBySql(sql, where)),
     );
     cache.set(key, found);
     // A read that failed (the database did not answer) is made again by the next request.
