@@ -14,8 +14,8 @@ import { countDomains } from "../db/segment.ts";
 import { checkSegmentName } from "../db/segments.ts";
 import { countWhere, statementOver } from "../db/where-sql.ts";
 import { apiError, InputError } from "../errors.ts";
-import type { DomainFilter } from "./domain-filter.ts";
-import { domainListWhere } from "./domain-list.ts";
+import { type DomainFilter, unknownSegment } from "./domain-filter.ts";
+import { domainListWhere, segmentNamesOf } from "./domain-list.ts";
 import { parseInstant } from "./instant.ts";
 import type { Where } from "./keyset.ts";
 import { pageSize } from "./page.ts";
@@ -140,6 +140,7 @@ async function pageAfter(
       } catch (e) {
         throw new InputError("filter.segment", (e as Error).message);
       }
+      await checkSegment(ctx, meta, where, where.segment);
     }
     for (const [key, value] of [
       ["since", filter.since],
@@ -202,6 +203,31 @@ async function pageAfter(
 }
 
 /**
+ * A segment whose events are asked for: one the account has, or had while the feed still holds
+ * its events (a deleted segment's events stay readable by its name until they are pruned); any
+ * other name is 404, with the account's segments near it (as `f:segment` and a webhook's
+ * `segment` answer: docs/decisions.md, "Segments").
+ */
+async function checkSegment(
+  ctx: ReadContext,
+  meta: MetaStore,
+  where: FeedWhere,
+  name: string,
+): Promise<void> {
+  const names = await segmentNamesOf(ctx);
+  if (names.includes(name)) return;
+  if (where.account != null) {
+    const { rows } = await readFeed(
+      meta,
+      { after: 0, served: where.served, account: where.account, segment: name },
+      1,
+    );
+    if (rows.length) return;
+  }
+  throw unknownSegment("filter.segment", name, names);
+}
+
+/**
  * Events after the cursor, read with the feed's ends (one statement): a client's cursor (`cursor`)
  * into pruned events is 410, one past the last event ever given is 400.
  */
@@ -245,10 +271,12 @@ interface Matches {
 }
 
 async function matchesOf(ctx: ReadContext, filter: DomainFilter): Promise<Matches> {
-  const served = await domainListWhere(ctx, { filter }, null);
+  const argument = "filter.domain";
+  const served = await domainListWhere(ctx, { filter }, null, false, { argument });
   const sql = await goneOf(servedOf(ctx).sql);
   if (!sql) return { served, gone: null };
-  return { served, gone: { sql, where: await domainListWhere(ctx, { filter }, null, false, sql) } };
+  const gone = await domainListWhere(ctx, { filter }, null, false, { rows: sql, argument });
+  return { served, gone: { sql, where: gone } };
 }
 
 /**

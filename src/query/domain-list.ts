@@ -35,7 +35,7 @@ export const domainSortKeys = (args: DomainListArgs): SortKey[] =>
  * `f:segment`) names no segment, at any depth of `and`, `or` and `not`: one that does is refused
  * rather than read, so that two segments naming each other cannot be followed round for ever.
  *
- * `rows`: the Domain tables the `where` is for (the served snapshot's by default; the change feed
+ * `argument`: the filter's argument, as its errors name it. `rows`: the Domain tables the `where` is for (the served snapshot's by default; the change feed
  * also reads those of the Domains gone from it): what it holds by key (a segment's members, a
  * search's matches) is of those rows, whose keys are their own.
  */
@@ -44,11 +44,11 @@ export async function domainListWhere(
   args: DomainListArgs,
   base: Where | null,
   ofSegment = false,
-  rows?: SqlReader,
+  { rows, argument = "filter" }: { rows?: SqlReader; argument?: string } = {},
 ): Promise<Where> {
   const reader = () => rows ?? servedOf(ctx).sql;
   return resolveKeys(
-    allOf([base, toDomainWhere(args.filter), await searchCondition("domain", args.search, reader)]),
+    allOf([base, toDomainWhere(args.filter, argument), await searchCondition("domain", args.search, reader)]),
     {
       app: async (ids) =>
         (await appByIdentifier(ctx).loadMany(ids)).map((app) => {
@@ -68,6 +68,7 @@ export async function domainListWhere(
           );
         return Promise.all(names.map((n) => segmentMembers(ctx, n, reader())));
       },
+      segmentNames: () => segmentNamesOf(ctx),
     },
   );
 }
@@ -88,6 +89,13 @@ export async function segmentMembers(
   const { account, lists: store } = ctx.account;
   const row = await new Segments(store).get(account, name);
   if (!row) return null;
-  const where = await domainListWhere(ctx, segmentArgsOf(row), null, true, rows);
+  const where = await domainListWhere(ctx, segmentArgsOf(row), null, true, { rows });
   return domainKeysOf(rows, where);
+}
+
+/** The names of the account's segments (for a "did you mean" when a request names one it lacks). */
+export async function segmentNamesOf(ctx: ReadContext): Promise<string[]> {
+  if (!ctx.account) return [];
+  const { account, lists: store } = ctx.account;
+  return (await new Segments(store).all(account)).map((s) => s.name);
 }
