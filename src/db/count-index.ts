@@ -634,6 +634,8 @@ function exactFor(column: NumberColumn, kind: KeyKind): boolean {
  * again by the next count.
  */
 export function countIndexOf(sql: SqlReader): Promise<CountIndex | null> {
+  // The snapshot's index describes its own Domains, not those gone from it.
+  if (sql.gone) return Promise.resolve(null);
   let index = loaded.get(sql);
   if (!index) {
     const loading = loadIndex(sql);

@@ -40,6 +40,12 @@ export interface SqlReader {
    * serving it (src/db/catalogue-check.ts); null for a reader nobody checked, read as up to date.
    */
   readonly catalogue: CatalogueCheck | null;
+  /**
+   * Set on a reader whose Domain tables are those of the Domains gone from the snapshot (the change
+   * feed's, src/query/changes.ts: GONE_TABLES): they have no count index nor search table of their
+   * own, and what the snapshot's hold describes other Domains, numbered apart.
+   */
+  readonly gone?: true;
   /** `column` equals one of the keys bound at placeholder `$n` (see keysParam), or at `placeholder`. */
   anyOf(column: string, n: number | string): string;
   /** How a list of keys is bound for anyOf. */

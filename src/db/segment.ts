@@ -263,7 +263,8 @@ class Evaluator {
   private keys(value: unknown): Leaf | null {
     const only = isPlain(value) && Object.keys(value).length === 1 ? value.in : undefined;
     let t: Bitmap;
-    if (only instanceof DomainKeys) t = only.ordinalsIn(this.index) ?? this.ordinals(only.keys());
+    if (only instanceof DomainKeys)
+      t = only.ordinalsIn(this.index) ?? this.ordinals(only.keysIn(this.sql.table("domain")));
     else if (Array.isArray(only)) t = this.ordinals(only.map(Number));
     else if (typeof value === "number") t = this.ordinals([value]);
     else return null;

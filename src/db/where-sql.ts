@@ -247,10 +247,11 @@ function field(s: Statement, table: TableKey, alias: string, key: string, value:
         break;
       case "in":
       case "notIn": {
-        // A set of Domains (a segment's members) is bound as the list of its keys.
+        // A set of Domains (a segment's members) is bound as the list of its keys, when they are
+        // the keys of the Domain table read.
         const keys =
           v instanceof DomainKeys
-            ? v.keys()
+            ? v.keysIn(s.sql.table(TABLES[table].name))
             : (v as unknown[]).map((x) => stored(s.sql, c.kind, x) as number | string);
         if (!keys.length) {
           parts.push(op === "in" ? FALSE : TRUE);

@@ -6,14 +6,13 @@ import { readContext } from "../context.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
 import { DomainLists, type ListStore, noList } from "../db/lists.ts";
-import { noSegment } from "../db/segments.ts";
 import { readAt, type ServedSnapshot } from "../db/snapshots.ts";
 import { apiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { CURSOR_RETRY_AFTER_S } from "../query/cursor.ts";
-import type { DomainFilter } from "../query/domain-filter.ts";
-import { segmentMembers } from "../query/domain-list.ts";
+import { type DomainFilter, unknownSegment } from "../query/domain-filter.ts";
+import { segmentMembers, segmentNamesOf } from "../query/domain-list.ts";
 import { cachedDocument, field, operation, selection } from "../rest/document.ts";
 import { restErrorOf } from "../rest/errors.ts";
 import { selectionKey } from "../rest/fields.ts";
@@ -173,7 +172,7 @@ async function withListNames(
     }
     if (out.segment != null) {
       const members = await segmentMembers(ctx, out.segment);
-      if (!members) throw apiError("BAD_USER_INPUT", `f:segment: ${noSegment(out.segment)}`);
+      if (!members) throw unknownSegment("f:segment", out.segment, await segmentNamesOf(ctx));
       const { segment: _segment, ...rest } = out;
       out = { ...rest, segmentKeys: members.keys() };
     }

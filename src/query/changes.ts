@@ -15,8 +15,8 @@ import { countDomains } from "../db/segment.ts";
 import { checkSegmentName } from "../db/segments.ts";
 import { countWhere, statementOver } from "../db/where-sql.ts";
 import { apiError, InputError } from "../errors.ts";
-import type { DomainFilter } from "./domain-filter.ts";
-import { domainListWhere } from "./domain-list.ts";
+import { type DomainFilter, unknownSegment } from "./domain-filter.ts";
+import { domainListWhere, segmentNamesOf } from "./domain-list.ts";
 import { parseInstant } from "./instant.ts";
 import type { Where } from "./keyset.ts";
 import { pageSize } from "./page.ts";
@@ -131,7 +131,7 @@ async function pageAfter(
     where.after = Number(args.after);
   }
   const domainFilter = filter.domain && Object.keys(filter.domain).length ? filter.domain : null;
-  let match: Where | null = null;
+  let match: Matches | null = null;
   try {
     if (filter.kinds?.length) where.kinds = filter.kinds;
     if (filter.segment != null) {
@@ -140,6 +140,7 @@ async function pageAfter(
       } catch (e) {
         throw new InputError("filter.segment", (e as Error).message);
       }
+      await checkSegment(ctx, meta, where, where.segment);
     }
     for (const [key, value] of [
       ["since", filter.since],
@@ -150,7 +151,7 @@ async function pageAfter(
       if ("version" in p) where[key === "since" ? "sinceVersion" : "untilVersion"] = p.version;
       else where[key === "since" ? "sinceMs" : "untilMs"] = p.ms;
     }
-    if (domainFilter) match = await domainListWhere(ctx, { filter: domainFilter }, null);
+    if (domainFilter) match = await matchesOf(ctx, domainFilter);
   } catch (e) {
     // A client's cursor is answered for first (410, or past the end), before its filter's errors.
     if (args.after != null) checkCursor(await feedBounds(meta), where.after);
@@ -164,11 +165,10 @@ async function pageAfter(
 
   // A filtered read does work before it reads the feed: its cursor is checked before that.
   if (args.after != null) checkCursor(await feedBounds(meta), where.after);
-  const sql = served.sql;
   const named = Math.min(NAMED_DOMAINS, NAMED_SHARE * served.snapshot.domains);
-  const gone = await goneOf(sql);
+  const { served: here, gone } = match;
   const count = async () =>
-    (await countDomains(sql, match)) + (gone ? await countWhere(gone, "domain", match) : 0);
+    (await countDomains(served.sql, here)) + (gone ? await countWhere(gone.sql, "domain", gone.where) : 0);
   if (where.domains === undefined && (await count()) <= named) {
     const names = await matchingNames(ctx, match, null);
     return pageOf(
@@ -200,6 +200,31 @@ async function pageAfter(
     scanned += batch.length;
     if (scanned >= SCAN_EVENTS) return { nodes: kept, hasNextPage: true, endCursor: String(cursor) };
   }
+}
+
+/**
+ * A segment whose events are asked for: one the account has, or had while the feed still holds
+ * its events (a deleted segment's events stay readable by its name until they are pruned); any
+ * other name is 404, with the account's segments near it (as `f:segment` and a webhook's
+ * `segment` answer: docs/decisions.md, "Segments").
+ */
+async function checkSegment(
+  ctx: ReadContext,
+  meta: MetaStore,
+  where: FeedWhere,
+  name: string,
+): Promise<void> {
+  const names = await segmentNamesOf(ctx);
+  if (names.includes(name)) return;
+  if (where.account != null) {
+    const { rows } = await readFeed(
+      meta,
+      { after: 0, served: where.served, account: where.account, segment: name },
+      1,
+    );
+    if (rows.length) return;
+  }
+  throw unknownSegment("filter.segment", name, names);
 }
 
 /**
@@ -235,15 +260,34 @@ function pageOf(rows: ChangeRow[], first: number, after: number): ChangePage {
 }
 
 /**
+ * A Domain filter's condition on each set of rows it is matched against: the served snapshot's
+ * Domains, and those gone from it (null without gone tables). Each is resolved on its own rows, so
+ * that what the filter holds by key (a segment's members: f:segment) is of those rows: keys are a
+ * table's own, and the gone Domains number theirs apart from the snapshot's.
+ */
+interface Matches {
+  served: Where;
+  gone: { sql: SqlReader; where: Where } | null;
+}
+
+async function matchesOf(ctx: ReadContext, filter: DomainFilter): Promise<Matches> {
+  const argument = "filter.domain";
+  const served = await domainListWhere(ctx, { filter }, null, false, { argument });
+  const sql = await goneOf(servedOf(ctx).sql);
+  if (!sql) return { served, gone: null };
+  const gone = await domainListWhere(ctx, { filter }, null, false, { rows: sql, argument });
+  return { served, gone: { sql, where: gone } };
+}
+
+/**
  * The names of the Domains that `match` matches (of `among`, when given): those of the served
  * snapshot as they are, and those gone from it as they were when removed (its gone tables).
  */
-async function matchingNames(ctx: ReadContext, match: Where, among: string[] | null): Promise<string[]> {
-  const served = servedOf(ctx).sql;
-  const where = among ? { AND: [match, { name: { in: among } }] } : match;
+async function matchingNames(ctx: ReadContext, match: Matches, among: string[] | null): Promise<string[]> {
   const names: string[] = [];
-  for (const sql of [served, await goneOf(served)]) {
-    if (!sql) continue;
+  const sets = [{ sql: servedOf(ctx).sql, where: match.served }, ...(match.gone ? [match.gone] : [])];
+  for (const { sql, where: matched } of sets) {
+    const where = among ? { AND: [matched, { name: { in: among } }] } : matched;
     const { text, params } = statementOver(
       sql,
       "domain",
@@ -264,7 +308,7 @@ async function goneOf(sql: SqlReader): Promise<SqlReader | null> {
   if (!(await holdsTables(sql, Object.values(GONE_TABLES)))) return null;
   let gone = goneReaders.get(sql);
   if (!gone) {
-    gone = { ...sql, table: (name: string) => sql.table(GONE_TABLES[name] ?? name) };
+    gone = { ...sql, table: (name: string) => sql.table(GONE_TABLES[name] ?? name), gone: true };
     goneReaders.set(sql, gone);
   }
   return gone;

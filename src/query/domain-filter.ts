@@ -3,7 +3,7 @@ import { CONTACT_TYPES, FEATURES, TAGS } from "../dataset/vocabulary.ts";
 import { DomainKeys } from "../db/domain-keys.ts";
 import { noList } from "../db/lists.ts";
 import { noSegment } from "../db/segments.ts";
-import { InputError } from "../errors.ts";
+import { apiError, InputError } from "../errors.ts";
 import {
   allOf,
   columnList,
@@ -22,7 +22,7 @@ import {
   vocabulary,
 } from "./filter.ts";
 import type { Where } from "./keyset.ts";
-import { meant, nearValues } from "./suggest.ts";
+import { meant, nearNames, nearValues } from "./suggest.ts";
 
 /**
  * Every Domain filter of docs/api.md 4.7 and docs/decisions.md, keyed by its GraphQL input field name. The
@@ -78,6 +78,17 @@ export class ListKey extends NamedKey {
   ) {
     super(identifier);
   }
+}
+
+/**
+ * What a request naming a segment its account lacks (`argument`: f:segment, a change filter's
+ * `segment`, a webhook's) is answered, on every face: 404 NOT_FOUND naming the argument, with the
+ * account's segments (`known`) near the name (docs/decisions.md, "Segments").
+ */
+export function unknownSegment(argument: string, name: string, known: readonly string[]) {
+  return apiError("NOT_FOUND", `${argument}: ${noSegment(name)}${meant(nearNames(name, known))}`, {
+    argument,
+  });
 }
 
 /** A segment of the account, by its name: resolveKeys puts its members (DomainKeys) in its place. */
@@ -418,6 +429,8 @@ export interface KeyLookups {
   list?: (names: string[]) => Promise<(readonly string[] | null)[]>;
   /** Each segment's members, null for a segment the account does not have. */
   segment?: (names: string[]) => Promise<(DomainKeys | null)[]>;
+  /** The names of the account's segments (what a name it lacks is near). */
+  segmentNames?: () => Promise<string[]>;
 }
 
 /**
@@ -470,11 +483,16 @@ export async function resolveKeys(where: Where, lookups: KeyLookups): Promise<Wh
     if (!lookups.segment) throw new Error("a filter names a segment, and nothing looks it up");
     const names = [...segments.keys()];
     const held = await lookups.segment(names);
-    names.forEach((name, i) => {
+    for (const [i, name] of names.entries()) {
       const members = held[i];
-      if (!members) throw new InputError((segments.get(name) as SegmentKey).argument, noSegment(name));
+      if (!members)
+        throw unknownSegment(
+          (segments.get(name) as SegmentKey).argument,
+          name,
+          (await lookups.segmentNames?.()) ?? [],
+        );
       membersOf.set(name, members);
-    });
+    }
   }
   const replace = (v: unknown): unknown => {
     if (v instanceof ListKey) return [...(namesOf.get(v.identifier) ?? [])];

@@ -1,5 +1,6 @@
 import { type ReadContext, servedOf } from "../context.ts";
 import type { DomainKeys } from "../db/domain-keys.ts";
+import type { SqlReader } from "../db/reader.ts";
 import { Segments } from "../db/segments.ts";
 import { InputError } from "../errors.ts";
 import { type DomainFilter, resolveKeys, toDomainWhere } from "./domain-filter.ts";
@@ -33,19 +34,21 @@ export const domainSortKeys = (args: DomainListArgs): SortKey[] =>
  * segment's own filter (`ofSegment`: when it is saved, counted, evaluated at a load, or read for
  * `f:segment`) names no segment, at any depth of `and`, `or` and `not`: one that does is refused
  * rather than read, so that two segments naming each other cannot be followed round for ever.
+ *
+ * `argument`: the filter's argument, as its errors name it. `rows`: the Domain tables the `where` is for (the served snapshot's by default; the change feed
+ * also reads those of the Domains gone from it): what it holds by key (a segment's members, a
+ * search's matches) is of those rows, whose keys are their own.
  */
 export async function domainListWhere(
   ctx: ReadContext,
   args: DomainListArgs,
   base: Where | null,
   ofSegment = false,
+  { rows, argument = "filter" }: { rows?: SqlReader; argument?: string } = {},
 ): Promise<Where> {
+  const reader = () => rows ?? servedOf(ctx).sql;
   return resolveKeys(
-    allOf([
-      base,
-      toDomainWhere(args.filter),
-      await searchCondition("domain", args.search, () => servedOf(ctx).sql),
-    ]),
+    allOf([base, toDomainWhere(args.filter, argument), await searchCondition("domain", args.search, reader)]),
     {
       app: async (ids) =>
         (await appByIdentifier(ctx).loadMany(ids)).map((app) => {
@@ -63,23 +66,36 @@ export async function domainListWhere(
             "filter.segment",
             `a segment's filter cannot name a segment (it names "${names[0]}"), in any term of and, or and not`,
           );
-        return Promise.all(names.map((n) => segmentMembers(ctx, n)));
+        return Promise.all(names.map((n) => segmentMembers(ctx, n, reader())));
       },
+      segmentNames: () => segmentNamesOf(ctx),
     },
   );
 }
 
 /**
- * The members of the account's segment `name` (`f:segment`) in the snapshot of `ctx`, under its
- * filter as saved now (read as List Domains reads it, naming no segment); null when the account has
- * no such segment (the caller answers for it). A filter read again is the same set of members
- * (domainKeysOf), until it is replaced or a list it names changes.
+ * The members of the account's segment `name` (`f:segment`) among the Domains `rows` reads (the
+ * snapshot of `ctx` by default), under its filter as saved now (read as List Domains reads it,
+ * naming no segment), evaluated on those rows: their keys, never another table's. Null when the
+ * account has no such segment (the caller answers for it). A filter read again is the same set of
+ * members (domainKeysOf), until it is replaced or a list it names changes.
  */
-export async function segmentMembers(ctx: ReadContext, name: string): Promise<DomainKeys | null> {
+export async function segmentMembers(
+  ctx: ReadContext,
+  name: string,
+  rows: SqlReader = servedOf(ctx).sql,
+): Promise<DomainKeys | null> {
   if (!ctx.account) throw new Error("segments are read without an account (a request's API key)");
   const { account, lists: store } = ctx.account;
   const row = await new Segments(store).get(account, name);
   if (!row) return null;
-  const where = await domainListWhere(ctx, segmentArgsOf(row), null, true);
-  return domainKeysOf(servedOf(ctx).sql, where);
+  const where = await domainListWhere(ctx, segmentArgsOf(row), null, true, { rows });
+  return domainKeysOf(rows, where);
+}
+
+/** The names of the account's segments (for a "did you mean" when a request names one it lacks). */
+export async function segmentNamesOf(ctx: ReadContext): Promise<string[]> {
+  if (!ctx.account) return [];
+  const { account, lists: store } = ctx.account;
+  return (await new Segments(store).all(account)).map((s) => s.name);
 }

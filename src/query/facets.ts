@@ -370,6 +370,33 @@ export function indexFacet(index: CountIndex, segment: Bitmap, dimension: string
   return bitmapFacet(source, values.kind, segment, dimension, size);
 }
 
+/**
+ * Whether the segment's Domains hold a value of `dimension` that `facet` (indexFacet's, of `size`)
+ * does not list: its values were cut to the top. A Domain has one value of a column, so a cut one
+ * has others (otherCount); of a child dimension (technologies, Apps) it may have several, and a
+ * cut can leave none without a listed value: then only the values past the top say so.
+ */
+export function indexFacetCut(
+  index: CountIndex,
+  segment: Bitmap,
+  dimension: string,
+  facet: Facet,
+  size: number,
+): boolean {
+  if (facet.otherCount > 0) return true;
+  if (facet.values.length < size) return false;
+  const values = FACETS.domain.dimensions[dimension].values;
+  if (values.kind === "column") return false;
+  const source = index.children.get(dimension);
+  if (!source) throw new Error(`the count index has no dimension ${dimension}`);
+  const names = source.labels ? source.labels : source.keys;
+  const blank = source.labels ? -1 : (source.byKey.get("") ?? -1);
+  const listed = new Set(facet.values.map((v) => v.value));
+  return source.order.some(
+    (i) => i !== blank && !listed.has(names[i]) && segment.intersects(source.bitmaps[i]),
+  );
+}
+
 /** The values of a dimension as bitmaps of records (Domain ordinals, or App keys). */
 interface ValueBitmaps {
   keys: string[];

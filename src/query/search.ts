@@ -41,7 +41,8 @@ export async function searchCondition(
   if (sql.kind !== "sqlite") return where;
   // Characters, not UTF-16 units: a trigram is three characters.
   const words = searchWords(search as string).filter((w) => [...w].length >= TRIGRAM);
-  if (!words.length || !(await hasSearchTable(sql, table))) return where;
+  // The Domains gone from a snapshot (sql.gone) have no search table: theirs would be its own's.
+  if (!words.length || sql.gone || !(await hasSearchTable(sql, table))) return where;
   // Words are letters and digits only (searchWords): no LIKE wildcard to escape.
   const rows = await sql.all(
     `SELECT rowid FROM ${sql.table(`${table}_search`)} WHERE ${words.map((_, i) => `search_text LIKE $${i + 1}`).join(" AND ")} LIMIT ${MAX_KEYS + 1}`,

@@ -7,7 +7,7 @@ import { segmentOf, whereKey } from "../db/segment.ts";
 import type { SegmentRow } from "../db/segments.ts";
 import { statementOver } from "../db/where-sql.ts";
 import type { DomainFilter } from "./domain-filter.ts";
-import { DOMAIN_DIMENSIONS, indexFacet, MAX_FACET_SIZE, snakeName } from "./facets.ts";
+import { DOMAIN_DIMENSIONS, indexFacet, indexFacetCut, MAX_FACET_SIZE, snakeName } from "./facets.ts";
 import type { Where } from "./keyset.ts";
 
 /**
@@ -108,7 +108,9 @@ export function spreadOf(
     const facet = indexFacet(index, ords, dimension, size);
     const key = snakeName(dimension);
     counts[key] = Object.fromEntries(facet.values.map((v) => [v.value, v.count]));
-    if (facet.otherCount) other[key] = facet.otherCount;
+    // Every dimension cut to the top is in `other`, its count 0 included (a Domain may hold listed
+    // and unlisted technologies at once).
+    if (indexFacetCut(index, ords, dimension, facet, size)) other[key] = facet.otherCount;
   }
   return { counts, other };
 }
@@ -176,8 +178,8 @@ export function domainKeysOf(sql: SqlReader, where: Where): Promise<DomainKeys> 
   if (!found) {
     found = indexedMembersOf(sql, where).then(async (indexed) =>
       indexed
-        ? DomainKeys.ofOrdinals(indexed.index, indexed.ords)
-        : DomainKeys.ofKeys(await keysBySql(sql, where)),
+        ? DomainKeys.ofOrdinals(sql, indexed.index, indexed.ords)
+        : DomainKeys.ofKeys(sql, await keysBySql(sql, where)),
     );
     cache.set(key, found);
     // A read that failed (the database did not answer) is made again by the next request.

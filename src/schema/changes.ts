@@ -29,7 +29,9 @@ export const ChangeKind = builder.enumType("ChangeKind", {
 
 /**
  * Times of an App entry come as epoch milliseconds from the database: written as the API writes
- * times. The value is the row's own (parsed with its page), so it is rewritten in place, once.
+ * times. The value is the row's own (parsed with its page), so it is rewritten in place, once. A
+ * segment event's `after` holds the events of the load that moved the Domain (`changes`, kept as
+ * the load staged them): each one's `before` and `after` are written as that event's own are.
  */
 function changeValue(value: unknown): unknown {
   if (value && typeof value === "object" && !Array.isArray(value)) {
@@ -37,6 +39,11 @@ function changeValue(value: unknown): unknown {
     for (const key of ["installed_at", "removed_at"]) {
       if (typeof v[key] === "number") v[key] = instantText(new Date(v[key] as number));
     }
+    if (Array.isArray(v.changes))
+      for (const change of v.changes as { before?: unknown; after?: unknown }[]) {
+        changeValue(change?.before);
+        changeValue(change?.after);
+      }
   }
   return value;
 }

@@ -2,7 +2,7 @@ import { astFromValue, valueFromASTUntyped } from "graphql";
 import type { ClientContext, WebhookService } from "../context.ts";
 import { FEED_KINDS } from "../db/change-sql.ts";
 import { noList } from "../db/lists.ts";
-import { checkSegmentName, noSegment } from "../db/segments.ts";
+import { checkSegmentName } from "../db/segments.ts";
 import {
   type DeliveryRow,
   type DeliveryStatus,
@@ -13,7 +13,7 @@ import {
 } from "../db/webhooks.ts";
 import { apiError, InputError } from "../errors.ts";
 import { changePage, readerOf } from "../query/changes.ts";
-import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
+import { type DomainFilter as DomainFilterShape, unknownSegment } from "../query/domain-filter.ts";
 import { dayText, isCalendarDay } from "../query/instant.ts";
 import { listsOf } from "../query/lists.ts";
 import { pageSize } from "../query/page.ts";
@@ -286,8 +286,13 @@ builder.mutationField("createWebhook", (t) =>
           } catch (e) {
             throw new InputError("segment", (e as Error).message);
           }
-          if (!(await segmentsOf(ctx).segments.get(account, args.segment)))
-            throw new InputError("segment", noSegment(args.segment));
+          const { segments } = segmentsOf(ctx);
+          if (!(await segments.get(account, args.segment)))
+            throw unknownSegment(
+              "segment",
+              args.segment,
+              (await segments.all(account)).map((s) => s.name),
+            );
         }
         const filter = args.filter ? asWritten(args.filter) : null;
         const spec = {
