@@ -110,6 +110,21 @@ describe.each(databaseKinds())("did you mean, on %s", (kind) => {
     });
   });
 
+  describe("an unknown dimension of trends", () => {
+    it.each([
+      ["/trends?dimension=platform", "p"],
+      ["/trends?dimension=country", "cc"],
+      ["/trends?dimension=technology", "tech"],
+      ["/trends?dimension=plann", "plan"],
+      ["/app/trends?dimension=platform", "p"],
+    ])("%s: did you mean %s, as facets= says", async (path, meant) => {
+      const message = await refusal(path);
+      expect(message).toMatch(/^dimension: unknown dimension "/);
+      expect(suggested(message)[0], message).toBe(meant);
+      expect(message).toContain("; valid: ");
+    });
+  });
+
   describe("an unknown field of fields", () => {
     it.each([
       ["/domain?fields=name,nmae", "nmae", "name"],
@@ -149,6 +164,21 @@ describe.each(databaseKinds())("did you mean, on %s", (kind) => {
       // The usage and OpenAPI routes are beside /all, not under it.
       ["/json/api/v1/all/usage", "/json/api/v1/usage"],
       ["/json/api/v1/all/openapi.json", "/json/api/v1/openapi.json"],
+      // A segment after the first, at any depth.
+      [
+        "/json/api/v1/all/domain/shop.example.com/histroy",
+        "/json/api/v1/all/domain/shop.example.com/history",
+      ],
+      [
+        "/json/api/v1/all/domain/shop.example.com/app_review",
+        "/json/api/v1/all/domain/shop.example.com/app_reviews",
+      ],
+      ["/json/api/v1/all/app/shopify.klaviyo/review", "/json/api/v1/all/app/shopify.klaviyo/reviews"],
+      [
+        "/json/api/v1/all/domains/shop.example.com/history",
+        "/json/api/v1/all/domain/shop.example.com/history",
+      ],
+      ["/json/api/v1/all/trend", "/json/api/v1/all/trends"],
     ])("%s: did you mean %s", async (path, meant) => {
       const message = await notFound(path);
       expect(message).toMatch(new RegExp(`^no such path: ${path} \\(did you mean `));
@@ -159,6 +189,9 @@ describe.each(databaseKinds())("did you mean, on %s", (kind) => {
     });
 
     it("nothing near: no guess", async () => {
+      expect(await notFound("/json/api/v1/all/domain/shop.example.com/zzqx")).toBe(
+        "no such path: /json/api/v1/all/domain/shop.example.com/zzqx (see /json/api/v1/openapi.json)",
+      );
       const message = await notFound("/json/api/v1/all/zzqx");
       expect(message).toBe("no such path: /json/api/v1/all/zzqx (see /json/api/v1/openapi.json)");
     });
