@@ -110,6 +110,42 @@ describe.each(databaseKinds())("did you mean, on %s", (kind) => {
     });
   });
 
+  describe("an unknown plan (the snapshot's own vocabulary, as it spells it)", () => {
+    it.each([
+      ["/domain?f:plan=Shopify%20Pluss", "Shopify Pluss", "f:plan"],
+      ["/domain?f:plan=shopify%20plus", "shopify plus", "f:plan"],
+      ["/domain?f:plan=Shopify%20Plus,Shopify%20Pluss&f:plan:op=or", "Shopify Pluss", "f:plan"],
+      ["/domain/facets?f:plan=shopify%20plus&facets=cc", "shopify plus", "f:plan"],
+      ["/domain/export?f:plan=shopify%20plus", "shopify plus", "f:plan"],
+      [
+        `/domain?aq=${encodeURIComponent('[{"field":"plan","value":"Shopify Pluss","operator":"and"}]')}`,
+        "Shopify Pluss",
+        "f:plan (aq[0])",
+      ],
+    ])("%s: refused naming it, did you mean Shopify Plus", async (path, value, option) => {
+      const message = await refusal(path);
+      expect(message).toContain(`unknown plan "${value}"`);
+      expect(message.startsWith(option), message).toBe(true);
+      expect(suggested(message)[0], message).toBe("Shopify Plus");
+    });
+
+    it("GraphQL's filter.plan, and its terms, alike; the plan as spelled answers", async () => {
+      for (const filter of [
+        '{ plan: { values: ["Shopify Pluss"] } }',
+        '{ or: [{ plan: { values: ["shopify plus"] } }] }',
+      ]) {
+        const r = await api.gql(`{ domains(filter: ${filter}) { totalCount } }`);
+        expect(r.errors?.[0]?.extensions?.code, filter).toBe("BAD_USER_INPUT");
+        expect(suggested(r.errors?.[0]?.message ?? "")[0], filter).toBe("Shopify Plus");
+      }
+      const ok = await api.gql<{ domains: { totalCount: number } }>(
+        '{ domains(filter: { plan: { values: ["Shopify Plus"] } }) { totalCount } }',
+      );
+      expect(ok.errors).toBeUndefined();
+      expect(ok.data?.domains.totalCount).toBeGreaterThan(0);
+    });
+  });
+
   describe("an unknown dimension of trends", () => {
     it.each([
       ["/trends?dimension=platform", "p"],

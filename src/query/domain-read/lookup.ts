@@ -1,6 +1,6 @@
 import type { ReadContext } from "../../context.ts";
 import { InputError, notFound } from "../../errors.ts";
-import { type DomainListArgs, domainListWhere, domainSortKeys } from "../domain-list.ts";
+import { checkPlans, type DomainListArgs, domainListWhere, domainSortKeys } from "../domain-list.ts";
 import { canonicalDomainName } from "../domain-name.ts";
 import { removedHint } from "../history.ts";
 import type { Where } from "../keyset.ts";
@@ -108,6 +108,7 @@ export async function domainListPage(
   scope: unknown,
   page = true,
 ): Promise<Connection<DomainRow>> {
+  await checkPlans(ctx, args.filter);
   const keys = domainSortKeys(args);
   const rows = plannedDomainByPk(ctx, withFields(read, ["pk", "name", ...keys.map((k) => k.field)]));
   return connectionPage(ctx, {
