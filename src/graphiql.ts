@@ -39,8 +39,8 @@ query HowShopifyStoresInTheUSSpread {
   }
 }
 
-# Set {"name": "..."} in Variables below, e.g. a name from the first operation.
-query OneStore($name: String!) {
+# A store by name: the default below, or another in Variables, e.g. {"name": "de.example.com"}.
+query OneStore($name: String! = "shop.example.com") {
   domain(name: $name, followRedirects: true) {
     name state platform rank countryCode
     theme { name vendor }

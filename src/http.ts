@@ -15,6 +15,18 @@ import { CountingResponse, type RequestWatch, tookFailedMidway, watchRequest } f
 import { newRequestId, REQUEST_ID_HEADER, requestIdFrom } from "./ops/request-id.ts";
 
 /**
+ * The host of the URLs the start banner prints for a server listening on `host`: the address
+ * itself when it is one (HOST=127.0.0.1 answers on that address only, so `localhost`, which may
+ * resolve to ::1 first, may not reach it), `localhost` for the wildcard addresses.
+ *
+ * @example urlHost("0.0.0.0") // → "localhost"; urlHost("127.0.0.1") // → "127.0.0.1"; urlHost("::1") // → "[::1]"
+ */
+export function urlHost(host: string): string {
+  if (host === "" || host === "0.0.0.0" || host === "::" || host === "[::]") return "localhost";
+  return isIPv6(host) ? `[${host}]` : host;
+}
+
+/**
  * The HTTP front of the app: whatever arrives on a socket gets a complete JSON answer. The app
  * (yoga) builds each request's URL from the Host header and the request target, and a value
  * that does not make a URL became a 500 with a stack trace; requests Node's own parser refuses

@@ -5,7 +5,7 @@ import { ApiKeys } from "./auth/keys.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { Snapshots } from "./db/snapshots.ts";
 import { ensureDemoData, ensureDemoKey } from "./demo.ts";
-import { createHttpServer } from "./http.ts";
+import { createHttpServer, urlHost } from "./http.ts";
 import { createLogger } from "./logger.ts";
 import { serveMetrics } from "./ops/metrics-server.ts";
 import { shutDown } from "./ops/shutdown.ts";
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   app.deliverer?.start();
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  const base = `${config.tls ? "https" : "http"}://localhost:${port}`;
+  const base = `${config.tls ? "https" : "http"}://${urlHost(config.host)}:${port}`;
   const served = await snapshots.current();
   log.info(
     { database: config.database.kind, snapshot: served?.snapshot.version, readSource: served?.source.name },
@@ -70,7 +70,9 @@ async function main(): Promise<void> {
       `  GraphQL    ${base}/graphql`,
       `  REST       ${base}/json/api/v1/all  (OpenAPI: ${base}/json/api/v1/openapi.json)`,
       `  MCP        ${base}/mcp  (agents: docs/mcp.md)`,
-      ...(metricsServer ? [`  metrics    http://localhost:${config.metrics.port}/metrics`] : []),
+      ...(metricsServer
+        ? [`  metrics    http://${urlHost(config.metrics.host)}:${config.metrics.port}/metrics`]
+        : []),
       "",
       ...(demoKey
         ? [

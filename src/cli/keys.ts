@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { ApiKeys, formatKey, MIN_SELECTOR, PLANS, type Plan, selectorText } from "../auth/keys.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
+import { meant, nearNames } from "../query/suggest.ts";
 
 const USAGE = `usage:
   npm run keys -- create --plan ${PLANS.join("|")} --name "Acme"   prints a new key, once, of a new account
@@ -22,6 +23,26 @@ const parse = () =>
     },
   });
 
+/** The arguments each command takes besides its options. */
+const ARGUMENTS = { create: 0, list: 0, revoke: 1 } as const;
+const COMMANDS = Object.keys(ARGUMENTS);
+
+/**
+ * What is wrong with a command line's command and its arguments, "" when there is no command (the
+ * usage alone answers), null when nothing is. A key given where it does not belong is named by its
+ * shown prefix only (selectorText), as revoke names it.
+ */
+function commandProblem(command: string | undefined, rest: string[]): string | null {
+  if (command === undefined) return "";
+  if (!Object.hasOwn(ARGUMENTS, command))
+    return `unknown command ${selectorText(command)}${meant(nearNames(command, COMMANDS))}; commands: ${COMMANDS.join(", ")}`;
+  const wanted = ARGUMENTS[command as keyof typeof ARGUMENTS];
+  if (rest.length === wanted) return null;
+  if (wanted === 0)
+    return `${command} takes no argument besides its options; got ${rest.map(selectorText).join(", ")}`;
+  return `${command} takes ${wanted} argument (an id or key prefix); got ${rest.length}`;
+}
+
 async function main(): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -36,8 +57,9 @@ async function main(): Promise<number> {
     return 0;
   }
   const [command, ...rest] = positionals;
-  if (!["create", "list", "revoke"].includes(command ?? "")) {
-    console.error(USAGE);
+  const problem = commandProblem(command, rest);
+  if (problem !== null) {
+    console.error(problem ? `keys: ${problem}\n\n${USAGE}` : USAGE);
     return 2;
   }
   const store = await openSnapshotStore(loadConfig());

@@ -3,7 +3,7 @@ import type { DomainKeys } from "../db/domain-keys.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { Segments } from "../db/segments.ts";
 import { InputError } from "../errors.ts";
-import { type DomainFilter, resolveKeys, toDomainWhere } from "./domain-filter.ts";
+import { type DomainFilter, resolveKeys, TERM_GROUPS, toDomainWhere } from "./domain-filter.ts";
 import { allOf } from "./filter.ts";
 import type { SortKey, Where } from "./keyset.ts";
 import { listsOf } from "./lists.ts";
@@ -11,6 +11,8 @@ import { appByIdentifier, technologyKeys } from "./loaders.ts";
 import { searchCondition } from "./search.ts";
 import { domainKeysOf, segmentArgsOf } from "./segment-members.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "./sort.ts";
+import { meant, nearValues } from "./suggest.ts";
+import { vocabularyOf } from "./vocabularies.ts";
 
 /**
  * Which Domains a list of Domains holds, and in which order: the `where` and sort keys of List
@@ -71,6 +73,41 @@ export async function domainListWhere(
       segmentNames: () => segmentNamesOf(ctx),
     },
   );
+}
+
+/**
+ * A client's filter names plans the served snapshot has, as it spells them (`Shopify Plus`): an
+ * unknown one, or one in another letter case, is refused naming it and the plans near it, rather
+ * than answered with no Domain. Plans are a vocabulary of the data, not of the API (the snapshot's
+ * own, vocabularyOf), so they are not canonicalized as the API's closed vocabularies are: every
+ * reader of a filter (the page, its facets from the count index, its cursors) sees it as given.
+ * Checked where a client asks (a page of Domains, which an export's options go through first), not
+ * where a saved filter is read again at a later load (a segment, a webhook), whose snapshot may
+ * have lost a plan since.
+ *
+ * @example checkPlans(ctx, { plan: { values: ["Shopify Pluss"] } }) // throws: filter.plan.values: unknown plan "Shopify Pluss" (did you mean "Shopify Plus" or "Shopify"?); the snapshot's plans: …
+ */
+export async function checkPlans(ctx: ReadContext, filter: DomainFilter | null | undefined): Promise<void> {
+  if (!filter) return;
+  const given = [{ at: "filter", filter }];
+  for (const group of TERM_GROUPS)
+    for (const [i, term] of (filter[group] ?? []).entries())
+      given.push({ at: `filter.${group}[${i}]`, filter: term });
+  const named = given.filter((g) => g.filter.plan?.values.length);
+  if (named.length === 0) return;
+  const plans = (await vocabularyOf(servedOf(ctx).sql, "plans")).map((e) => e.value);
+  const known = new Set(plans);
+  for (const { at, filter: f } of named) {
+    for (const value of f.plan?.values ?? []) {
+      if (known.has(value.trim()) || value.trim() === "") continue;
+      const listed =
+        plans.length > 30 ? `${plans.slice(0, 30).join(", ")}, … (${plans.length} in all)` : plans.join(", ");
+      throw new InputError(
+        `${at}.plan.values`,
+        `unknown plan "${value}"${meant(nearValues(value, plans))}; the snapshot's plans (as spelled): ${listed}`,
+      );
+    }
+  }
 }
 
 /**

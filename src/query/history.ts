@@ -201,6 +201,21 @@ function loadOf(loads: Load[], asOf: string): Load {
   return load;
 }
 
+/**
+ * Where the served snapshot lacks the Domain `name` because a load removed it (its newest event in
+ * the feed is its removal), the hint its 404 gives: the load it left in, and how to read it as it
+ * was at the load before. "" when the feed knows no such removal (or there is no feed to ask).
+ */
+export async function removedHint(ctx: ReadContext, name: string): Promise<string> {
+  if (!ctx.meta) return "";
+  const served = servedOf(ctx).snapshot.version;
+  const [newest] = await domainEvents(ctx.meta, name, served, 1);
+  if (newest?.kind !== "domain_removed") return "";
+  const before = (await publishedLoads(ctx.meta, served)).find((l) => l.version < newest.version);
+  if (!before) return `: it left in version ${newest.version}`;
+  return `: it left in version ${newest.version}; as it was in the load before, version ${before.version}: as_of=${before.version} (GraphQL: domainAsOf)`;
+}
+
 /** The Domain `name` as the served snapshot has it, or null. */
 async function currentState(ctx: ReadContext, name: string): Promise<FeedState | null> {
   const sql = servedOf(ctx).sql;

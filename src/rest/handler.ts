@@ -53,22 +53,39 @@ function match(path: string, method: string): { op: Operation; params: Record<st
   );
 }
 
-/** The first segments of the routes' paths (domain, app, changes, list, webhooks). */
-const FIRST_SEGMENTS = unique(OPERATIONS.map((op) => op.route.path.split("/")[1]));
+/** Each route's path template, split into its segments. */
+const TEMPLATES = unique(OPERATIONS.map((op) => op.route.path)).map((path) => path.split("/"));
 
 /**
  * The paths a client most likely meant by an unknown one under REST_BASE: the routes beside it
- * rather than under it (/json/api/v1/all/usage: /json/api/v1/usage), or the same path with its
- * first segment a route's near it (/domains/shop.example.com: /domain/shop.example.com).
+ * rather than under it (/json/api/v1/all/usage: /json/api/v1/usage), or the same path with each
+ * of its fixed segments that is not a route's replaced by the route's near it, at any depth
+ * (/domains/shop.example.com: /domain/shop.example.com; /domain/shop.example.com/histroy:
+ * …/history; /app/shopify.klaviyo/review: …/reviews), fewest replaced first.
  */
 function nearPaths(path: string): string[] {
   const beside = `${REST_BASE.slice(0, REST_BASE.lastIndexOf("/"))}${path}`;
   if (beside === USAGE_PATH || beside === OPENAPI_PATH) return [beside];
-  const [, first = "", ...rest] = path.split("/");
-  return nearNames(first, FIRST_SEGMENTS)
-    .map((segment) => ["", segment, ...rest].join("/"))
-    .filter((near) => MATCHERS.some(({ re }) => re.test(near)))
-    .map((near) => `${REST_BASE}${near}`);
+  const segments = path.split("/");
+  const near: { path: string; replaced: number }[] = [];
+  for (const template of TEMPLATES) {
+    if (template.length !== segments.length) continue;
+    let replaced = 0;
+    const meant = template.map((t, i) => {
+      const given = segments[i];
+      if (t.includes("{") || t === given) return given;
+      if (nearNames(given, [t]).length === 0) return null;
+      replaced++;
+      return t;
+    });
+    if (replaced > 0 && !meant.includes(null)) near.push({ path: meant.join("/"), replaced });
+  }
+  return unique(
+    near
+      .sort((a, b) => a.replaced - b.replaced)
+      .map((n) => n.path)
+      .filter((n) => MATCHERS.some(({ re }) => re.test(n))),
+  ).map((n) => `${REST_BASE}${n}`);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { apiError } from "../errors.ts";
 import { FACETS } from "../query/facets.ts";
 import { MAX_HISTORY, MAX_TREND_VALUES } from "../query/history.ts";
-import { meant, nearNames } from "../query/suggest.ts";
 import { enumName } from "../schema/facets.ts";
+import { unknownName } from "./facets.ts";
 import { DOMAIN_PATH, type Input } from "./inputs.ts";
 import type { Route } from "./route.ts";
 
@@ -32,11 +32,8 @@ const dimensionInput = (table: Table): Input => {
       const name = o.string("dimension")?.trim();
       if (!name) throw apiError("BAD_USER_INPUT", `dimension: is required; valid: ${valid.join(", ")}`);
       const key = names.get(name);
-      if (!key)
-        throw apiError(
-          "BAD_USER_INPUT",
-          `dimension: unknown dimension "${name}"${meant(nearNames(name, valid))}; valid: ${valid.join(", ")}`,
-        );
+      // Named as facets= names it, and so suggested as facets= does (platform: p, as f:platform: f:p).
+      if (!key) unknownName("dimension", "dimension", name, valid, table);
       return { dimension: enumName(key) };
     },
   };

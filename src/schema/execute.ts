@@ -33,6 +33,9 @@ import { schema } from "./index.ts";
  * - graphql-jit calls a subscription field's `subscribe` with the operation's variables where
  *   its arguments belong (its executeSubscription passes executionContext.variables): the
  *   `changes` subscription's `after` was lost. Subscriptions run on graphql-js.
+ * - @envelop/graphql-jit keeps one compiled query per document, compiled for the operationName of
+ *   its first run: a document of several operations (GraphiQL's examples, each run with ▶) then
+ *   ran its first operation whichever was named. Such documents run on graphql-js.
  * - graphql-jit compiles a variable's coercion by unfolding its input type, and a recursive input
  *   type unfolds without end (zalando-incubator/graphql-jit#81, open): the process allocated until
  *   it ran out of memory. The schema has none (DomainFilter's `and` takes DomainCondition, which
@@ -52,12 +55,13 @@ function canCompile(document: DocumentNode): boolean {
   let known = compilable.get(document);
   if (known === undefined) {
     known = true;
+    let operations = 0;
     visit(document, {
       StringValue(node) {
         if (DATE_ONLY.test(node.value)) known = false;
       },
       OperationDefinition(node) {
-        if (node.operation === "subscription") known = false;
+        if (node.operation === "subscription" || ++operations > 1) known = false;
       },
     });
     compilable.set(document, known);

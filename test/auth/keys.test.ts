@@ -425,6 +425,29 @@ describe("the keys command (npm run keys) on sqlite", () => {
     expect(key).toMatchObject({ id: created.id, name: "Acme", plan: "pro" });
   });
 
+  it("names an unknown command, with the one meant, and a wrong count of arguments", async () => {
+    const typo = await keysCli(dataDir, "crete", "--plan", "pro", "--name", "Acme");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(
+      /^keys: unknown command "crete" \(did you mean "create"\?\); commands: create, list, revoke\n/,
+    );
+    expect(typo.stderr).toContain("usage:");
+    const extra = await keysCli(dataDir, "list", "all");
+    expect([extra.code, extra.stderr.split("\n")[0]]).toEqual([
+      2,
+      'keys: list takes no argument besides its options; got "all"',
+    ]);
+    // A key given as a command is named by its shown prefix only.
+    const key = await keysCli(dataDir, created.key);
+    expect(key.stderr.split("\n")[0]).toBe(
+      `keys: unknown command the key ${created.key.slice(0, 7)}…; commands: create, list, revoke`,
+    );
+    expect(key.stderr).not.toContain(created.key.slice(7));
+    // No command at all: the usage alone.
+    const bare = await keysCli(dataDir);
+    expect([bare.code, bare.stderr.startsWith("usage:")]).toEqual([2, true]);
+  });
+
   it("list shows name and plan, never the key", async () => {
     const r = await keysCli(dataDir, "list");
     expect(r.code).toBe(0);

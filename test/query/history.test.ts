@@ -287,6 +287,33 @@ describe.each(databaseKinds())("history on %s", (kind) => {
     }
   });
 
+  it("a Domain removed at the last load: its 404s name the load it left in and the as_of that reads it", async () => {
+    const now = new Set(domains[2].map((d) => d.name as string));
+    const gone = domains[1].find((d) => !now.has(d.name as string))?.name as string;
+    expect(gone).toBeDefined();
+    const hint = `: it left in version ${versions[2]}; as it was in the load before, version ${versions[1]}: as_of=${versions[1]} (GraphQL: domainAsOf)`;
+    for (const path of [`/domain/${gone}/history`, `/domain/${gone}`, `/domain/${gone}/app_reviews`]) {
+      const r = await rest(path);
+      expect([r.status, r.body.code, r.body.error], path).toEqual([
+        404,
+        "NOT_FOUND",
+        `Domain ${gone} not found${hint}`,
+      ]);
+    }
+    const g = await api.gql(`query ($n: String!) { domain(name: $n) { history { nodes { id } } } }`, {
+      n: gone,
+    });
+    expect(g.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+    expect(g.errors?.[0]?.message).toBe(`Domain ${gone} not found${hint}`);
+    // What it names answers.
+    const was = await rest(`/domain/${gone}?as_of=${versions[1]}`);
+    expect(was.status).toBe(200);
+    // A name the feed never had: no hint.
+    expect((await rest("/domain/no-such-domain.example/history")).body.error).toBe(
+      "Domain no-such-domain.example not found",
+    );
+  });
+
   it("Domain.history: its events, newest first, paged by cursor", async () => {
     let checked = 0;
     for (const d of domains[2]) {

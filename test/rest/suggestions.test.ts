@@ -110,6 +110,57 @@ describe.each(databaseKinds())("did you mean, on %s", (kind) => {
     });
   });
 
+  describe("an unknown plan (the snapshot's own vocabulary, as it spells it)", () => {
+    it.each([
+      ["/domain?f:plan=Shopify%20Pluss", "Shopify Pluss", "f:plan"],
+      ["/domain?f:plan=shopify%20plus", "shopify plus", "f:plan"],
+      ["/domain?f:plan=Shopify%20Plus,Shopify%20Pluss&f:plan:op=or", "Shopify Pluss", "f:plan"],
+      ["/domain/facets?f:plan=shopify%20plus&facets=cc", "shopify plus", "f:plan"],
+      ["/domain/export?f:plan=shopify%20plus", "shopify plus", "f:plan"],
+      [
+        `/domain?aq=${encodeURIComponent('[{"field":"plan","value":"Shopify Pluss","operator":"and"}]')}`,
+        "Shopify Pluss",
+        "f:plan (aq[0])",
+      ],
+    ])("%s: refused naming it, did you mean Shopify Plus", async (path, value, option) => {
+      const message = await refusal(path);
+      expect(message).toContain(`unknown plan "${value}"`);
+      expect(message.startsWith(option), message).toBe(true);
+      expect(suggested(message)[0], message).toBe("Shopify Plus");
+    });
+
+    it("GraphQL's filter.plan, and its terms, alike; the plan as spelled answers", async () => {
+      for (const filter of [
+        '{ plan: { values: ["Shopify Pluss"] } }',
+        '{ or: [{ plan: { values: ["shopify plus"] } }] }',
+      ]) {
+        const r = await api.gql(`{ domains(filter: ${filter}) { totalCount } }`);
+        expect(r.errors?.[0]?.extensions?.code, filter).toBe("BAD_USER_INPUT");
+        expect(suggested(r.errors?.[0]?.message ?? "")[0], filter).toBe("Shopify Plus");
+      }
+      const ok = await api.gql<{ domains: { totalCount: number } }>(
+        '{ domains(filter: { plan: { values: ["Shopify Plus"] } }) { totalCount } }',
+      );
+      expect(ok.errors).toBeUndefined();
+      expect(ok.data?.domains.totalCount).toBeGreaterThan(0);
+    });
+  });
+
+  describe("an unknown dimension of trends", () => {
+    it.each([
+      ["/trends?dimension=platform", "p"],
+      ["/trends?dimension=country", "cc"],
+      ["/trends?dimension=technology", "tech"],
+      ["/trends?dimension=plann", "plan"],
+      ["/app/trends?dimension=platform", "p"],
+    ])("%s: did you mean %s, as facets= says", async (path, meant) => {
+      const message = await refusal(path);
+      expect(message).toMatch(/^dimension: unknown dimension "/);
+      expect(suggested(message)[0], message).toBe(meant);
+      expect(message).toContain("; valid: ");
+    });
+  });
+
   describe("an unknown field of fields", () => {
     it.each([
       ["/domain?fields=name,nmae", "nmae", "name"],
@@ -149,6 +200,21 @@ describe.each(databaseKinds())("did you mean, on %s", (kind) => {
       // The usage and OpenAPI routes are beside /all, not under it.
       ["/json/api/v1/all/usage", "/json/api/v1/usage"],
       ["/json/api/v1/all/openapi.json", "/json/api/v1/openapi.json"],
+      // A segment after the first, at any depth.
+      [
+        "/json/api/v1/all/domain/shop.example.com/histroy",
+        "/json/api/v1/all/domain/shop.example.com/history",
+      ],
+      [
+        "/json/api/v1/all/domain/shop.example.com/app_review",
+        "/json/api/v1/all/domain/shop.example.com/app_reviews",
+      ],
+      ["/json/api/v1/all/app/shopify.klaviyo/review", "/json/api/v1/all/app/shopify.klaviyo/reviews"],
+      [
+        "/json/api/v1/all/domains/shop.example.com/history",
+        "/json/api/v1/all/domain/shop.example.com/history",
+      ],
+      ["/json/api/v1/all/trend", "/json/api/v1/all/trends"],
     ])("%s: did you mean %s", async (path, meant) => {
       const message = await notFound(path);
       expect(message).toMatch(new RegExp(`^no such path: ${path} \\(did you mean `));
@@ -159,6 +225,9 @@ describe.each(databaseKinds())("did you mean, on %s", (kind) => {
     });
 
     it("nothing near: no guess", async () => {
+      expect(await notFound("/json/api/v1/all/domain/shop.example.com/zzqx")).toBe(
+        "no such path: /json/api/v1/all/domain/shop.example.com/zzqx (see /json/api/v1/openapi.json)",
+      );
       const message = await notFound("/json/api/v1/all/zzqx");
       expect(message).toBe("no such path: /json/api/v1/all/zzqx (see /json/api/v1/openapi.json)");
     });

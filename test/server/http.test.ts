@@ -4,7 +4,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
-import { createHttpServer } from "../../src/http.ts";
+import { createHttpServer, urlHost } from "../../src/http.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
@@ -366,5 +366,25 @@ describe("hostile HTTP against dist/server.js (sqlite)", () => {
     ]);
     expect(big.status).toBe(431);
     expect(expectJsonAnswer(big)).toMatchObject({ code: "HEADERS_TOO_LARGE" });
+  });
+
+  it("prints its start banner's URLs on the address it listens on (HOST=127.0.0.1)", async () => {
+    const urls = [...proc.output().matchAll(/\bhttps?:\/\/[^\s/]+/g)].map((m) => m[0]);
+    expect(urls.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(urls)).toEqual(new Set([`http://127.0.0.1:${at}`]));
+  });
+});
+
+describe("urlHost: the host of the banner's URLs", () => {
+  it("is the listening address, or localhost for a wildcard one", () => {
+    expect(["0.0.0.0", "::", "", "127.0.0.1", "::1", "192.0.2.7", "gw.internal"].map(urlHost)).toEqual([
+      "localhost",
+      "localhost",
+      "localhost",
+      "127.0.0.1",
+      "[::1]",
+      "192.0.2.7",
+      "gw.internal",
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 import type { ReadContext } from "../../context.ts";
 import { InputError, notFound } from "../../errors.ts";
-import { type DomainListArgs, domainListWhere, domainSortKeys } from "../domain-list.ts";
+import { checkPlans, type DomainListArgs, domainListWhere, domainSortKeys } from "../domain-list.ts";
 import { canonicalDomainName } from "../domain-name.ts";
+import { removedHint } from "../history.ts";
 import type { Where } from "../keyset.ts";
 import type { DomainRow } from "../loaders.ts";
 import { type Connection, connectionPage, type PageArgs } from "../page.ts";
@@ -57,7 +58,12 @@ export async function findDomain(
   const byName = plannedDomainByName(ctx, withFields(read, DOMAIN_LOOKUP));
   const name = normalizeName(args.name, "name");
   const d = await resolveDomain(byName, name, args.followRedirects ?? false);
-  if (!d) throw notFound(`Domain ${args.name}`, { argument: "name" }, await bareNameMeant(byName, name));
+  if (!d)
+    throw notFound(
+      `Domain ${args.name}`,
+      { argument: "name" },
+      (await bareNameMeant(byName, name)) || (await removedHint(ctx, name)),
+    );
   return d;
 }
 
@@ -102,6 +108,7 @@ export async function domainListPage(
   scope: unknown,
   page = true,
 ): Promise<Connection<DomainRow>> {
+  await checkPlans(ctx, args.filter);
   const keys = domainSortKeys(args);
   const rows = plannedDomainByPk(ctx, withFields(read, ["pk", "name", ...keys.map((k) => k.field)]));
   return connectionPage(ctx, {
