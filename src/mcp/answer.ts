@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKey } from "../auth/keys.ts";
 import type { Caller } from "../auth/plugin.ts";
+import { budgetHeaders, RATE_HEADER_NAMES, rateHeadersIn } from "../auth/rate-limit.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { newRequestId } from "../ops/request-id.ts";
 import {
@@ -34,6 +35,18 @@ export interface CallScope {
   key: ApiKey;
   /** The gateway's origin as the client reached it (HTTP), or null (stdio: the path alone). */
   origin: string | null;
+  /**
+   * HTTP: the rate-limit fields of the budget the request's tool call drew on (RATE_HEADER_NAMES),
+   * filled by the call, written on /mcp's answer (src/mcp/http.ts) as REST writes them on its own.
+   */
+  drawn?: Record<string, string>;
+}
+
+/** Keeps what a call drew on for the request's answer (the last call's, in a request of several). */
+function noteDrawn(scope: CallScope, headers: Record<string, string>): void {
+  if (!scope.drawn || !headers["x-ratelimit-limit"]) return;
+  for (const name of RATE_HEADER_NAMES) delete scope.drawn[name];
+  for (const name of RATE_HEADER_NAMES) if (headers[name] !== undefined) scope.drawn[name] = headers[name];
 }
 
 type Json = Record<string, unknown>;
@@ -56,7 +69,7 @@ export async function callTool(
     const refused = refusalIn(args);
     if (refused) throw apiError("BAD_USER_INPUT", refused.message);
     if (spec.name === "usage") return await usage(deps, caller, args);
-    if (spec.name === "lookup_vocabulary") return await lookup(deps, caller, args);
+    if (spec.name === "lookup_vocabulary") return await lookup(deps, scope, caller, args);
     const op = operationOf(spec);
     if (!op) throw new Error(`tool ${spec.name} has no operation`);
     const params: Record<string, string> = {};
@@ -80,6 +93,7 @@ export async function callTool(
       Options.fromBody(options),
       deps.whole,
     );
+    noteDrawn(scope, rateHeadersIn(response.headers));
     // Parsed from its bytes, whose count is the answer's size (not measured again by writing it).
     const bytes = await response.bytes();
     const body = JSON.parse(UTF8.decode(bytes)) as Json;
@@ -87,6 +101,8 @@ export async function callTool(
     return answered(spec, body, bytes.byteLength);
   } catch (e) {
     const err = isApiError(e) ? e : maskFault(e, deps.rest.logger, caller.requestId);
+    const http = err.extensions.http as { headers?: Record<string, string> } | undefined;
+    if (http?.headers) noteDrawn(scope, http.headers);
     return failed(errorBody(err, caller.requestId));
   }
 }
@@ -236,6 +252,7 @@ async function exportSegment(
     Options.fromBody(options),
     deps.whole,
   );
+  noteDrawn(scope, rateHeadersIn(response.headers));
   if (response.status >= 400) return failed((await response.json()) as Json);
   const url = `${scope.origin ?? ""}${REST_BASE}/domain?${queryOf(options)}`;
   const format = String(options.for ?? "json");
@@ -259,7 +276,7 @@ async function exportSegment(
  * lookup_vocabulary: the values nearest to a free text in each vocabulary of the served snapshot
  * (src/query/vocabularies.ts), drawing on Retrieve a Domain's budget as a look-up.
  */
-async function lookup(deps: McpDeps, caller: Caller, args: Json): Promise<CallToolResult> {
+async function lookup(deps: McpDeps, scope: CallScope, caller: Caller, args: Json): Promise<CallToolResult> {
   const text = String(args.text ?? "").trim();
   if (!text) throw apiError("BAD_USER_INPUT", "text: give the words to look up");
   const kinds = (
@@ -272,7 +289,7 @@ async function lookup(deps: McpDeps, caller: Caller, args: Json): Promise<CallTo
         `kinds: unknown vocabulary "${k}"; valid: ${VOCABULARY_KINDS.join(", ")}`,
       );
   const limit = Number(args.limit ?? 5);
-  await drawOn(deps.rest.limits, "retrieveDomain", caller);
+  noteDrawn(scope, budgetHeaders(await drawOn(deps.rest.limits, "retrieveDomain", caller)));
   const entries = await vocabularies(deps, caller, kinds);
   const matches: Record<string, VocabularyEntry[]> = {};
   for (const [kind, list] of Object.entries(entries)) matches[kind] = nearestEntries(list, text, limit);

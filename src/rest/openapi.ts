@@ -40,6 +40,8 @@ const RATE_HEADERS: Json = {
   "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
   "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
   "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
+  "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" },
+  RateLimit: { $ref: "#/components/headers/RateLimit" },
 };
 
 const CACHE_HEADERS: Json = {
@@ -62,6 +64,16 @@ const HEADERS: Json = {
     schema: { type: "integer" },
   },
   "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
+  "RateLimit-Policy": {
+    description:
+      'The IETF field (draft-ietf-httpapi-ratelimit-headers) of the budget drawn on: "<endpoint>";q=<requests per window on the plan>;w=<window in seconds>, e.g. "listDomains";q=2;w=1.',
+    schema: { type: "string" },
+  },
+  RateLimit: {
+    description:
+      'The IETF field (draft-ietf-httpapi-ratelimit-headers) of the budget drawn on: "<endpoint>";r=<requests left>;t=<seconds until the window resets>, e.g. "listDomains";r=1;t=1.',
+    schema: { type: "string" },
+  },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
   "Content-Disposition": {
     description: 'A whole result in CSV (for=csv): attachment; filename="domains.csv".',
