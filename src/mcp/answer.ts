@@ -254,8 +254,25 @@ async function exportSegment(
   );
   noteDrawn(scope, rateHeadersIn(response.headers));
   if (response.status >= 400) return failed((await response.json()) as Json);
-  const url = `${scope.origin ?? ""}${REST_BASE}/domain?${queryOf(options)}`;
   const format = String(options.for ?? "json");
+  if (response.status === 200 && Options.fromBody(options).bool("dry_run")) {
+    const { dry_run: estimate } = (await response.json()) as {
+      dry_run: Json & { domains: number; bytes: number };
+    };
+    const { dry_run: _, ...start } = options;
+    const url = `${scope.origin ?? ""}${REST_BASE}/domain?${queryOf(start)}`;
+    const fetch = `Call export_segment again without dry_run to start it (or GET ${url} with Authorization: Bearer <API key>).`;
+    return {
+      content: [
+        {
+          type: "text",
+          text: `Dry run, nothing started: ${estimate.domains} Domains, about ${estimate.bytes} bytes as ${format}. ${fetch}`,
+        },
+      ],
+      structuredContent: { status: "dry_run", url, format, fetch, dry_run: estimate },
+    };
+  }
+  const url = `${scope.origin ?? ""}${REST_BASE}/domain?${queryOf(options)}`;
   const fetch = `GET ${url} with Authorization: Bearer <API key>: 202 with the progress while the job runs, then the whole result (kept for a while).`;
   if (response.status === 202) {
     const { progress, total } = (await response.json()) as { progress: number; total: number };

@@ -35,6 +35,10 @@ const ERROR_RESPONSES: Json = {
   },
 };
 
+/** What a whole answer's `dry_run=true` answers (src/export/estimate.ts). */
+const DRY_RUN_ANSWER =
+  "With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}}}, nothing started.";
+
 const RATE_HEADERS: Json = {
   "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
   "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
@@ -188,6 +192,7 @@ function operationOf(op: Operation, components: Json): Json {
   const cached = cacheable(op);
   // GET /changes/stream: Server-Sent Events (src/export/changes-live.ts), resumed by Last-Event-ID.
   const live = op.id === "streamChanges";
+  const dryRun = op.options.some((o) => o.name === "dry_run") ? ` ${DRY_RUN_ANSWER}` : "";
   return {
     operationId: op.id,
     summary: op.summary,
@@ -215,9 +220,9 @@ function operationOf(op: Operation, components: Json): Json {
         description: live
           ? LIVE
           : whole === "stream"
-            ? "Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv)."
+            ? `Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv).${dryRun}`
             : whole === "job"
-              ? "Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv)."
+              ? `Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv).${dryRun}`
               : "Success.",
         headers: {
           ...(cached ? { ...RATE_HEADERS, ...CACHE_HEADERS } : RATE_HEADERS),

@@ -2588,6 +2588,8 @@ export interface operations {
                 cursor?: string;
                 /** @description With cursor=all, the result's format: json (the default), jsonl for JSON Lines, or csv (a header record, then one per Domain; RFC 4180). */
                 for?: "json" | "jsonl" | "csv";
+                /** @description true: answer, without starting the cursor=all job (with cursor=all only), how many Domains it would write, an estimate of its bytes (plain and gzip, from a sample of its Domains as written) and what starting it would draw (the per-minute budget, the month's count); draws once on List Domains instead. */
+                dry_run?: boolean;
                 /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
                 aq?: string;
                 /** @description The dashboard's boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must's conditions all match, at least one of should's, none of must_not's, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match's values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded. */
@@ -2752,7 +2754,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv). */
+            /** @description Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv). With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}}}, nothing started. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2979,6 +2981,8 @@ export interface operations {
                      * @enum {string}
                      */
                     for?: "json" | "jsonl" | "csv";
+                    /** @description true: answer, without starting the cursor=all job (with cursor=all only), how many Domains it would write, an estimate of its bytes (plain and gzip, from a sample of its Domains as written) and what starting it would draw (the per-minute budget, the month's count); draws once on List Domains instead. */
+                    dry_run?: boolean;
                     /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
                     aq?: {
                         field: string;
@@ -3189,7 +3193,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv). */
+            /** @description Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv). With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}}}, nothing started. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3538,6 +3542,8 @@ export interface operations {
                 "f:segment"?: string;
                 /** @description The format: jsonl (the default) for JSON Lines, or csv (a header record, then one per Domain; RFC 4180). */
                 for?: "jsonl" | "csv";
+                /** @description true: answer, without starting the export, how many Domains it would write, an estimate of its bytes (plain and gzip, from a sample of its Domains as written) and what starting it would draw (the per-minute budget, the month's count); draws once on List Domains instead. */
+                dry_run?: boolean;
             };
             header?: never;
             path?: never;
@@ -3545,7 +3551,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv). */
+            /** @description Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv). With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}}}, nothing started. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
