@@ -1,9 +1,13 @@
 import { gzipSync } from "node:zlib";
-import { type Endpoint, RATE_LIMITS } from "../auth/limits.ts";
+import { RATE_LIMITS } from "../auth/limits.ts";
 import type { Asker } from "../auth/plugin.ts";
 import { monthOf } from "../auth/usage-counts.ts";
+import type { ExportEstimate, ExportEstimator } from "../context.ts";
 import type { ResultFormat } from "../db/export-jobs.ts";
+import { apiError } from "../errors.ts";
 import { drawOn } from "../rest/handler.ts";
+import { Options } from "../rest/options.ts";
+import { listDomains } from "../rest/routes.ts";
 import { domainCsvPlan } from "./csv.ts";
 import {
   type Answer,
@@ -12,6 +16,7 @@ import {
   domainPages,
   type ExportDeps,
   keyOf,
+  readQuery,
 } from "./export-query.ts";
 
 /**
@@ -23,28 +28,7 @@ import {
  * page compressed, scaled alike. A dry run draws once on List Domains' budget (a read, like
  * facets), never on the start's budget nor on the month's counts.
  */
-export interface Estimate {
-  domains: number;
-  format: ResultFormat;
-  /** The `fields` option as given ("" for the defaults). */
-  fields: string;
-  bytes: number;
-  gzipBytes: number;
-  /** The Domains measured (a page), and whether they were all of them (then exact). */
-  sample: number;
-  exact: boolean;
-  /** What starting it would draw: the start's budget now, and the month's count it adds to. */
-  wouldDraw: {
-    endpoint: Endpoint;
-    title: string;
-    limit: number | null;
-    remaining: number | null;
-    reset: number | null;
-    month: string;
-    countedAs: "exports" | "cursor_all_jobs";
-    thisMonth: number | null;
-  };
-}
+type Estimate = ExportEstimate;
 
 /** The order the sample is read in (List Domains' `sort=name`). */
 const SAMPLE_ORDER = [{ field: "NAME", direction: "ASC" }];
@@ -100,10 +84,12 @@ export async function estimateExport(
   q: DomainQuery,
   format: ResultFormat,
   of: DryRunOf,
+  /** Draw on List Domains here (REST, MCP); GraphQL's field draws through its directive. */
+  draw = true,
 ): Promise<Estimate & { budget: Awaited<ReturnType<typeof drawOn>> }> {
   // The count checks the options first (a typo is a 400 that draws on nothing), as a job's start does.
   const domains = await countDomains(deps, request, q);
-  const budget = await drawOn(deps.limits, "listDomains", request);
+  const budget = draw ? await drawOn(deps.limits, "listDomains", request) : null;
   const key = keyOf(request);
   const { head, tail, sep } = framing(format, q.fields);
   let sample = new Uint8Array(0);
@@ -154,5 +140,30 @@ export async function estimateExport(
       thisMonth: counts ? (of === "exportDomains" ? counts.exports : counts.cursorAllJobs) : null,
     },
     budget,
+  };
+}
+
+/**
+ * GraphQL's exportEstimate (src/schema/export-estimate.ts), through the context: the same estimate
+ * as REST's dry_run, its `fields` checked as the REST option is.
+ */
+export function exportEstimator(deps: ExportDeps): ExportEstimator {
+  return {
+    async estimate(caller, input) {
+      if (!input.cursorAll && input.format === "json")
+        throw apiError("BAD_USER_INPUT", "format: an export is JSONL or CSV; JSON is a cursor=all job's");
+      const q = readQuery(listDomains, Options.fromBody({ fields: input.fields }));
+      const variables = { filter: input.filter ?? {}, ...(input.search ? { search: input.search } : {}) };
+      const of = input.cursorAll ? "listDomainsAll" : "exportDomains";
+      const { budget: _, ...estimate } = await estimateExport(
+        deps,
+        caller,
+        { ...q, variables },
+        input.format,
+        of,
+        false,
+      );
+      return estimate;
+    },
   };
 }

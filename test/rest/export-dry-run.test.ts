@@ -187,6 +187,57 @@ describe.each(databaseKinds())("dry_run on %s", (kind) => {
     expect(ok.headers.get("ratelimit")).toMatch(/^"listDomains";r=1;/);
   });
 
+  it("GraphQL: exportEstimate answers what REST's dry_run does, on List Domains' budget", async () => {
+    const key = await api.createKey("enterprise", "graphql dry run");
+    const gql = async (query: string) => {
+      const res = await api.app.fetch("http://localhost/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query }),
+      });
+      return {
+        res,
+        body: (await res.json()) as { data: Record<string, unknown> | null; errors?: unknown[] },
+      };
+    };
+    const selection =
+      "domains format bytes gzipBytes sample exact wouldDraw { endpoint limit remaining resetSeconds month countedAs thisMonth }";
+    const { res, body } = await gql(
+      `{ exportEstimate(filter: { platform: { values: ["shopify"] } }, fields: "name,rank", format: CSV) { ${selection} } }`,
+    );
+    expect(body.errors).toBeUndefined();
+    expect(res.headers.get("ratelimit-policy")).toBe('"listDomains";q=6;w=1');
+    const rest = (await dryRun(key, "/export?fields=name,rank&f:p=shopify&for=csv&dry_run=true")).body;
+    const w = rest.would_draw;
+    expect(body.data?.exportEstimate).toEqual({
+      domains: rest.domains,
+      format: "csv",
+      bytes: rest.bytes,
+      gzipBytes: rest.gzip_bytes,
+      sample: rest.sample,
+      exact: rest.exact,
+      wouldDraw: {
+        endpoint: w.endpoint,
+        limit: w.limit,
+        remaining: w.remaining,
+        resetSeconds: w.reset,
+        month: w.month,
+        countedAs: w.counted_as,
+        thisMonth: w.this_month,
+      },
+    });
+    const job = await gql(
+      `{ exportEstimate(cursorAll: true, fields: "name") { format wouldDraw { endpoint } } }`,
+    );
+    expect(job.body.data?.exportEstimate).toEqual({
+      format: "json",
+      wouldDraw: { endpoint: "listDomainsAll" },
+    });
+    // Bad input names what was wrong.
+    const bad = await gql("{ exportEstimate(format: JSON) { domains } }");
+    expect(JSON.stringify(bad.body.errors)).toContain("format: an export is JSONL or CSV");
+  });
+
   it("MCP: export_segment with dry_run answers the estimate and starts nothing", async () => {
     const key = await api.createKey("enterprise", "mcp dry run");
     const client = await connect(api, key);
