@@ -40,6 +40,7 @@ import {
   useErrorCodes,
   withInputCodes,
 } from "./errors.ts";
+import { exportEstimator } from "./export/estimate.ts";
 import { type ExportDeps, exportRoutes, handOverJobs } from "./export/export.ts";
 import { ExportReader, exportPoolSize } from "./export/export-reader.ts";
 import { ExportSlots } from "./export/export-slots.ts";
@@ -223,6 +224,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     live: { ...liveFeed, heartbeatMs: options.streamHeartbeatMs ?? 15_000 },
   };
   const exported = exportRoutes(exportDeps);
+  const estimator = exportEstimator(exportDeps);
   const fed = feedRoutes(feedDeps);
   /** The routes answered whole: the change feed's export and stream, the Domain exports and jobs. */
   const whole: Whole = async (op, o, request) => (await fed(op, o, request)) ?? exported(op, o, request);
@@ -295,6 +297,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
         usage,
         liveFeed,
         webhookService,
+        estimator,
       );
     },
     plugins: [

@@ -1,5 +1,7 @@
 import type DataLoader from "dataloader";
 import type { ApiKey } from "./auth/keys.ts";
+import type { Endpoint } from "./auth/limits.ts";
+import type { Caller } from "./auth/plugin.ts";
 import type { RateUsage } from "./auth/rate-limit.ts";
 import type { UsageSource } from "./auth/usage.ts";
 import type { FeedReader, MetaStore } from "./db/change-feed.ts";
@@ -48,6 +50,49 @@ export interface Context extends ReadContext {
   live?: LiveFeed;
   /** The account's webhooks (WebhookService, below). */
   webhooks?: WebhookService;
+  /** Dry runs of exports and cursor=all jobs (GraphQL exportEstimate: src/export/estimate.ts). */
+  exports?: ExportEstimator;
+}
+
+/**
+ * What an export or a cursor=all job would write and draw, not started (docs/decisions.md, "Dry
+ * runs"): REST's `dry_run=true`, MCP's and GraphQL's `exportEstimate`, from one estimate.
+ */
+export interface ExportEstimate {
+  domains: number;
+  format: "json" | "jsonl" | "csv";
+  /** The `fields` option as given ("" for the defaults). */
+  fields: string;
+  bytes: number;
+  gzipBytes: number;
+  /** The Domains measured (a page), and whether they were all of them (then exact). */
+  sample: number;
+  exact: boolean;
+  /** What starting it would draw: the start's budget now, and the month's count it adds to. */
+  wouldDraw: {
+    endpoint: Endpoint;
+    title: string;
+    limit: number | null;
+    remaining: number | null;
+    reset: number | null;
+    month: string;
+    countedAs: "exports" | "cursor_all_jobs";
+    thisMonth: number | null;
+  };
+}
+
+/** The dry run of an export (`cursorAll` false) or a job of List Domains' `filter` and `search`. */
+export interface ExportEstimator {
+  estimate(
+    caller: Caller,
+    input: {
+      filter: Record<string, unknown> | null;
+      search: string | null;
+      fields: string;
+      format: ExportEstimate["format"];
+      cursorAll: boolean;
+    },
+  ): Promise<ExportEstimate>;
 }
 
 /**
@@ -108,6 +153,7 @@ export async function createContext(
   usage?: UsageSource,
   live?: LiveFeed,
   webhooks?: WebhookService,
+  exports?: ExportEstimator,
 ): Promise<Context> {
   return {
     served: await snapshots.current(),
@@ -120,6 +166,7 @@ export async function createContext(
     lists: snapshots.store,
     live,
     webhooks,
+    exports,
   };
 }
 

@@ -105,7 +105,8 @@ export async function* domainPages(
   request: Asker,
   q: DomainQuery,
   format: PageFormat,
-  kind: "export" | "job",
+  /** "estimate": a dry run's sample (src/export/estimate.ts), not counted as an export. */
+  kind: "export" | "job" | "estimate",
   from = 0,
   /** The snapshot a job was started on: a resumed job reads it or none (410). */
   snapshotVersion?: number,
@@ -126,7 +127,7 @@ export async function* domainPages(
   if (snapshotVersion !== undefined && snapshotVersion > version)
     throw notServedYet(snapshotVersion, version);
   if (snapshotVersion !== undefined && snapshotVersion !== version) throw expired(snapshotVersion, version);
-  const counted = deps.metrics?.export(kind);
+  const counted = kind === "estimate" ? undefined : deps.metrics?.export(kind);
   // The reader runs without the account: a list the filter names is read now, as the check above
   // found it (a job resumed on another gateway reads it again, as it is then).
   const variables = await withListNames(deps, request, q.variables, served);

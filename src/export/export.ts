@@ -9,6 +9,7 @@ import { drawOn, type Whole } from "../rest/handler.ts";
 import { readFormat } from "../rest/inputs.ts";
 import { domainCsvPlan } from "./csv.ts";
 import { cursorAll } from "./cursor-all.ts";
+import { dryRun } from "./estimate.ts";
 import {
   type Answer,
   type DomainQuery,
@@ -140,15 +141,19 @@ export function exportRoutes(deps: ExportDeps): Whole {
   return async (op, options, request) => {
     const kind = op.route.whole?.kind;
     if (kind === "stream") {
+      const format = readFormat(options, "stream") as "jsonl" | "csv";
+      const q = readQuery(op.route, options);
+      if (options.bool("dry_run")) return dryRun(deps, request, q, format, "exportDomains");
       // A stream is an HTTP request's (an MCP tool starts a cursor=all job instead).
       if (!isRequest(request)) return null;
-      const format = readFormat(options, "stream") as "jsonl" | "csv";
-      return exportStream(deps, request, readQuery(op.route, options), format);
+      return exportStream(deps, request, q, format);
     }
     if (kind !== "job" || options.string("cursor") !== "all") return null;
     const format = readFormat(options, "job");
     if (options.has("page_size"))
       throw apiError("BAD_USER_INPUT", "page_size: does not apply with cursor=all");
-    return cursorAll(deps, request, readQuery(op.route, options), format);
+    const q = readQuery(op.route, options);
+    if (options.bool("dry_run")) return dryRun(deps, request, q, format, "listDomainsAll");
+    return cursorAll(deps, request, q, format);
   };
 }

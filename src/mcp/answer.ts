@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKey } from "../auth/keys.ts";
 import type { Caller } from "../auth/plugin.ts";
+import { budgetHeaders, RATE_HEADER_NAMES, rateHeadersIn } from "../auth/rate-limit.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { newRequestId } from "../ops/request-id.ts";
 import {
@@ -35,6 +36,18 @@ export interface CallScope {
   key: ApiKey;
   /** The gateway's origin as the client reached it (HTTP), or null (stdio: the path alone). */
   origin: string | null;
+  /**
+   * HTTP: the rate-limit fields of the budget the request's tool call drew on (RATE_HEADER_NAMES),
+   * filled by the call, written on /mcp's answer (src/mcp/http.ts) as REST writes them on its own.
+   */
+  drawn?: Record<string, string>;
+}
+
+/** Keeps what a call drew on for the request's answer (the last call's, in a request of several). */
+function noteDrawn(scope: CallScope, headers: Record<string, string>): void {
+  if (!scope.drawn || !headers["x-ratelimit-limit"]) return;
+  for (const name of RATE_HEADER_NAMES) delete scope.drawn[name];
+  for (const name of RATE_HEADER_NAMES) if (headers[name] !== undefined) scope.drawn[name] = headers[name];
 }
 
 type Json = Record<string, unknown>;
@@ -52,15 +65,16 @@ export async function callTool(
   args: Json,
 ): Promise<CallToolResult> {
   const requestId = newRequestId();
+  let scope: CallScope | undefined;
   try {
     // Who calls, asked at each call (a stdio session's key may have been revoked since).
-    const scope = await scopeOf();
+    scope = await scopeOf();
     // One identity per call: its budgets' headers and faults are its own.
     const caller: Caller = { apiKey: scope.key, requestId };
     const refused = refusalIn(args);
     if (refused) throw apiError("BAD_USER_INPUT", refused.message);
     if (spec.name === "usage") return await usage(deps, caller, args);
-    if (spec.name === "lookup_vocabulary") return await lookup(deps, caller, args);
+    if (spec.name === "lookup_vocabulary") return await lookup(deps, scope, caller, args);
     const op = operationOf(spec);
     if (!op) throw new Error(`tool ${spec.name} has no operation`);
     const params: Record<string, string> = {};
@@ -76,9 +90,11 @@ export async function callTool(
     if (spec.name === "export_segment") return await exportSegment(deps, scope, caller, options, params);
     if (options.cursor === "all")
       throw apiError("BAD_USER_INPUT", "cursor: all is the export_segment tool's (a job, not a page)");
-    return await answerPage(deps, caller, spec, op, params, options);
+    return await answerPage(deps, scope, caller, spec, op, params, options);
   } catch (e) {
     const err = isApiError(e) ? e : maskFault(e, deps.rest.logger, requestId);
+    const http = err.extensions.http as { headers?: Record<string, string> } | undefined;
+    if (scope && http?.headers) noteDrawn(scope, http.headers);
     return failed(errorBody(err, requestId));
   }
 }
@@ -91,6 +107,7 @@ export async function callTool(
  */
 async function answerPage(
   deps: McpDeps,
+  scope: CallScope,
   caller: Caller,
   spec: ToolSpec,
   op: Operation,
@@ -108,6 +125,7 @@ async function answerPage(
       undefined,
       charged,
     );
+    noteDrawn(scope, rateHeadersIn(response.headers));
     // Parsed from its bytes, whose count is the answer's size (not measured again by writing it).
     const bytes = await response.bytes();
     return {
@@ -298,9 +316,27 @@ async function exportSegment(
     Options.fromBody(options),
     deps.whole,
   );
+  noteDrawn(scope, rateHeadersIn(response.headers));
   if (response.status >= 400) return failed((await response.json()) as Json);
-  const url = `${scope.origin ?? ""}${REST_BASE}/domain?${queryOf(options)}`;
   const format = String(options.for ?? "json");
+  if (response.status === 200 && Options.fromBody(options).bool("dry_run")) {
+    const { dry_run: estimate } = (await response.json()) as {
+      dry_run: Json & { domains: number; bytes: number };
+    };
+    const { dry_run: _, ...start } = options;
+    const url = `${scope.origin ?? ""}${REST_BASE}/domain?${queryOf(start)}`;
+    const fetch = `Call export_segment again without dry_run to start it (or GET ${url} with Authorization: Bearer <API key>).`;
+    return {
+      content: [
+        {
+          type: "text",
+          text: `Dry run, nothing started: ${estimate.domains} Domains, about ${estimate.bytes} bytes as ${format}. ${fetch}`,
+        },
+      ],
+      structuredContent: { status: "dry_run", url, format, fetch, dry_run: estimate },
+    };
+  }
+  const url = `${scope.origin ?? ""}${REST_BASE}/domain?${queryOf(options)}`;
   const fetch = `GET ${url} with Authorization: Bearer <API key>: 202 with the progress while the job runs, then the whole result (kept for a while).`;
   if (response.status === 202) {
     const { progress, total } = (await response.json()) as { progress: number; total: number };
@@ -321,7 +357,7 @@ async function exportSegment(
  * lookup_vocabulary: the values nearest to a free text in each vocabulary of the served snapshot
  * (src/query/vocabularies.ts), drawing on Retrieve a Domain's budget as a look-up.
  */
-async function lookup(deps: McpDeps, caller: Caller, args: Json): Promise<CallToolResult> {
+async function lookup(deps: McpDeps, scope: CallScope, caller: Caller, args: Json): Promise<CallToolResult> {
   const text = String(args.text ?? "").trim();
   if (!text) throw apiError("BAD_USER_INPUT", "text: give the words to look up");
   const kinds = (
@@ -334,7 +370,7 @@ async function lookup(deps: McpDeps, caller: Caller, args: Json): Promise<CallTo
         `kinds: unknown vocabulary "${k}"; valid: ${VOCABULARY_KINDS.join(", ")}`,
       );
   const limit = Number(args.limit ?? 5);
-  await drawOn(deps.rest.limits, "retrieveDomain", caller);
+  noteDrawn(scope, budgetHeaders(await drawOn(deps.rest.limits, "retrieveDomain", caller)));
   const entries = await vocabularies(deps, caller, kinds);
   const matches: Record<string, VocabularyEntry[]> = {};
   for (const [kind, list] of Object.entries(entries)) matches[kind] = nearestEntries(list, text, limit);

@@ -61,7 +61,7 @@ export const TOOLS: readonly ToolSpec[] = [
     summary:
       "Find online stores (Domains) by List Domains' filters: platform (f.p), plan (f.plan), country (f.cc), category (f.cat), installed App (f.an), technology (f.tech), sales and traffic ranges (f.ermin, …), aq and bq queries, q words; sorted by `sort`; paged by `cursor`.",
     op: "searchDomains",
-    omit: ["for"],
+    omit: ["for", "dry_run"],
     defaults: { page_size: 10, fields: DOMAIN_FIELDS },
     maxPage: 100,
     records: "domains",
@@ -417,12 +417,15 @@ function outputSchema(spec: ToolSpec): z.ZodType {
   const op = operationOf(spec);
   if (spec.name === "export_segment")
     return z.object({
-      status: z.enum(["running", "done"]),
+      status: z.enum(["running", "done", "dry_run"]),
       progress: z.number().int().optional(),
       total: z.number().int().optional(),
       url: z.string(),
       format: z.string(),
       fetch: z.string(),
+      dry_run: RECORD.optional().describe(
+        "With dry_run: what the job would write (domains, bytes and gzip_bytes, estimated from its first page) and draw (would_draw), as REST's dry_run answers it; nothing started.",
+      ),
     });
   if (spec.name === "usage") return z.object({ usage: RECORD });
   if (spec.name === "lookup_vocabulary")

@@ -96,7 +96,11 @@ export function useMcp(deps: McpDeps, policy: McpHttpPolicy): Plugin {
       serving ??= import("./serve-http.ts");
       const { answerMcp } = await serving;
       const origin = originOf(url, policy.overHttps?.(request, serverContext) ?? false);
-      endResponse(await answerMcp(deps, request, { key, origin }, message.parsed));
+      const scope = { key, origin, drawn: {} as Record<string, string> };
+      const response = await answerMcp(deps, request, scope, message.parsed);
+      // The budget its tool call drew on, in the fields a REST answer carries (none: it drew on none).
+      for (const [name, value] of Object.entries(scope.drawn)) response.headers.set(name, value);
+      endResponse(response);
     },
   };
 }

@@ -25,6 +25,8 @@ export function corsOf(origins: readonly string[]): CorsOption {
         "X-RateLimit-Limit",
         "X-RateLimit-Remaining",
         "X-RateLimit-Reset",
+        "RateLimit-Policy",
+        "RateLimit",
         "Retry-After",
         "ETag",
       ],

@@ -209,7 +209,7 @@ function loadOf(loads: Load[], asOf: string): Load {
 export async function removedHint(ctx: ReadContext, name: string): Promise<string> {
   if (!ctx.meta) return "";
   const served = servedOf(ctx).snapshot.version;
-  const [newest] = await domainEvents(ctx.meta, name, served, 1);
+  const [newest] = await domainEvents(ctx.meta, readerOf(ctx), name, served, 1);
   if (newest?.kind !== "domain_removed") return "";
   const before = (await publishedLoads(ctx.meta, served)).find((l) => l.version < newest.version);
   if (!before) return `: it left in version ${newest.version}`;

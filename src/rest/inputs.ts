@@ -11,6 +11,7 @@ import {
 import { MAX_OFFSET } from "../query/page.ts";
 import { APP_SORTS, DOMAIN_SORTS, REVIEW_SORTS, type SortField } from "../query/sort.ts";
 import { BQ_OPTION, joinBq, parseBq } from "./bq.ts";
+import { DRY_RUN } from "./dry-run.ts";
 import { type FilterTables, filterOptionNames, optionOfArgument, readFilter } from "./filter-options.ts";
 import { parseAq, parseSort } from "./list-options.ts";
 import type { Options } from "./options.ts";
@@ -109,6 +110,7 @@ export const EXPORT_FORMAT: Input = {
         "The format: jsonl (the default) for JSON Lines, or csv (a header record, then one per Domain; RFC 4180).",
       enum: RESULT_FORMATS.stream,
     },
+    DRY_RUN("the export"),
   ],
   variables: {},
   read: () => ({}),
@@ -132,12 +134,12 @@ export const CURSOR_PAGE: Input = {
         "With cursor=all, the result's format: json (the default), jsonl for JSON Lines, or csv (a header record, then one per Domain; RFC 4180).",
       enum: RESULT_FORMATS.job,
     },
+    DRY_RUN("the cursor=all job (with cursor=all only)"),
   ],
   variables: { first: "Int", after: "String" },
   read(o) {
-    const format = o.string("for");
-    if (format !== undefined && format !== "")
-      throw apiError("BAD_USER_INPUT", "for: applies only with cursor=all");
+    for (const name of ["for", "dry_run"])
+      if (o.string(name)) throw apiError("BAD_USER_INPUT", `${name}: applies only with cursor=all`);
     return { first: o.int("page_size", { min: 1, max: 1000 }) ?? 50, after: o.string("cursor") || null };
   },
 };

@@ -35,11 +35,17 @@ const ERROR_RESPONSES: Json = {
   },
 };
 
+/** What a whole answer's `dry_run=true` answers (src/export/estimate.ts). */
+const DRY_RUN_ANSWER =
+  "With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}}}, nothing started.";
+
 const RATE_HEADERS: Json = {
   "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
   "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
   "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
   "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
+  "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" },
+  RateLimit: { $ref: "#/components/headers/RateLimit" },
 };
 
 const CACHE_HEADERS: Json = {
@@ -62,6 +68,16 @@ const HEADERS: Json = {
     schema: { type: "integer" },
   },
   "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer" } },
+  "RateLimit-Policy": {
+    description:
+      'The IETF field (draft-ietf-httpapi-ratelimit-headers) of the budget drawn on: "<endpoint>";q=<requests per window on the plan>;w=<window in seconds>, e.g. "listDomains";q=2;w=1.',
+    schema: { type: "string" },
+  },
+  RateLimit: {
+    description:
+      'The IETF field (draft-ietf-httpapi-ratelimit-headers) of the budget drawn on: "<endpoint>";r=<requests left>;t=<seconds until the window resets>, e.g. "listDomains";r=1;t=1.',
+    schema: { type: "string" },
+  },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
   "Content-Disposition": {
     description: 'A whole result in CSV (for=csv): attachment; filename="domains.csv".',
@@ -176,6 +192,7 @@ function operationOf(op: Operation, components: Json): Json {
   const cached = cacheable(op);
   // GET /changes/stream: Server-Sent Events (src/export/changes-live.ts), resumed by Last-Event-ID.
   const live = op.id === "streamChanges";
+  const dryRun = op.options.some((o) => o.name === "dry_run") ? ` ${DRY_RUN_ANSWER}` : "";
   return {
     operationId: op.id,
     summary: op.summary,
@@ -203,9 +220,9 @@ function operationOf(op: Operation, components: Json): Json {
         description: live
           ? LIVE
           : whole === "stream"
-            ? "Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv)."
+            ? `Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv).${dryRun}`
             : whole === "job"
-              ? "Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv)."
+              ? `Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv).${dryRun}`
               : "Success.",
         headers: {
           ...(cached ? { ...RATE_HEADERS, ...CACHE_HEADERS } : RATE_HEADERS),

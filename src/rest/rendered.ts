@@ -182,7 +182,7 @@ const reported = new Set<string>();
 export function reportBroken(
   logger: Logger,
   served: ServedSnapshot,
-  path: "rest" | "export" | "job",
+  path: "rest" | "export" | "job" | "estimate",
   count: number,
   keys: readonly number[] = [],
 ): void {

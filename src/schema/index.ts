@@ -13,6 +13,7 @@ import "./usage.ts";
 import "./lists.ts";
 import "./webhooks.ts";
 import "./segments.ts";
+import "./export-estimate.ts";
 
 builder.queryType({});
 

@@ -73,8 +73,14 @@ const MCP_INITIALIZE: Endpoint = {
     params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "auth", version: "1" } },
   }),
 };
+/** The dry runs of the whole answers (dry_run=true): what would be written, started by no one. */
+const DRY_RUNS: Endpoint[] = [
+  `${REST_BASE}/domain/export?fields=name&dry_run=true`,
+  `${REST_BASE}/domain?fields=name&cursor=all&dry_run=true`,
+].map((path) => ({ name: `GET ${path}`, method: "GET", path, headers: {} }));
 const ENDPOINTS: Endpoint[] = [
   ...OPERATIONS.map(restEndpoint),
+  ...DRY_RUNS,
   GRAPHQL,
   GRAPHIQL,
   MCP_INITIALIZE,
@@ -194,7 +200,9 @@ describe.each(databaseKinds())("Bearer authentication on %s", (kind) => {
   });
 
   it("every route of OPERATIONS is covered", () => {
-    expect(ENDPOINTS.filter((e) => e.path.startsWith(REST_BASE))).toHaveLength(OPERATIONS.length);
+    expect(ENDPOINTS.filter((e) => e.path.startsWith(REST_BASE))).toHaveLength(
+      OPERATIONS.length + DRY_RUNS.length,
+    );
     expect(new Set(OPERATIONS.map((r) => `${r.method} ${r.path}`)).size).toBe(OPERATIONS.length);
   });
 

@@ -46,6 +46,20 @@ const PLANS: Plan[] = ["pro", "elite", "enterprise"];
 
 const header = (res: Response, name: string) => res.headers.get(name);
 
+/**
+ * The IETF fields (draft-ietf-httpapi-ratelimit-headers) of `endpoint`'s budget, as the response's
+ * X-RateLimit-* say it: RateLimit-Policy's quota and window, RateLimit's remaining and reset.
+ */
+function expectStandardFields(res: Response, endpoint: Endpoint, what = endpoint as string) {
+  const limit = header(res, "x-ratelimit-limit");
+  expect(header(res, "ratelimit-policy"), what).toBe(
+    `"${endpoint}";q=${limit};w=${RATE_LIMITS[endpoint].duration}`,
+  );
+  expect(header(res, "ratelimit"), what).toBe(
+    `"${endpoint}";r=${header(res, "x-ratelimit-remaining")};t=${header(res, "x-ratelimit-reset")}`,
+  );
+}
+
 describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
   let api: TestApi;
   const tmp = tempDir("storegraph-rate-");
@@ -98,11 +112,14 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
           expect(header(res, "x-ratelimit-limit")).toBe(String(limit));
           expect(header(res, "x-ratelimit-remaining")).toBe(String(limit - i - 1));
           expect(Number(header(res, "x-ratelimit-reset"))).toBe(1);
+          expect(header(res, "ratelimit-policy")).toBe(`"${endpoint}";q=${limit};w=1`);
+          expect(header(res, "ratelimit")).toBe(`"${endpoint}";r=${limit - i - 1};t=1`);
         });
         expect(over.status).toBe(429);
         expect(header(over, "retry-after")).toBe("1");
         expect(header(over, "x-ratelimit-limit")).toBe(String(limit));
         expect(header(over, "x-ratelimit-remaining")).toBe("0");
+        expect(header(over, "ratelimit")).toMatch(new RegExp(`^"${endpoint}";r=0;t=1$`));
         const body = (await over.json()) as Record<string, unknown>;
         expect(body).toEqual({
           error: expect.any(String),
@@ -138,6 +155,8 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     const g = await gql(key, '{ domain(name: "shop.example.com") { name } }');
     expect(g.status).toBe(200);
     expect(header(g, "x-ratelimit-remaining")).toBe("1");
+    expect(header(g, "ratelimit-policy")).toBe('"retrieveDomain";q=5;w=1');
+    expect(header(g, "ratelimit")).toMatch(/^"retrieveDomain";r=1;t=1$/);
     const g2 = await gql(key, '{ domain(name: "shop.example.com") { name } }');
     expect(header(g2, "x-ratelimit-remaining")).toBe("0");
     const over = await rest(key, REST_CALLS.retrieveDomain);
@@ -199,6 +218,9 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     // Each budget drew once: List Domains 2 → 1 left, List App reviews for a Domain 5 → 4 left.
     expect(header(res, "x-ratelimit-limit")).toBe("2");
     expect(header(res, "x-ratelimit-remaining")).toBe("1");
+    // The IETF fields list every budget drawn on, the one with the least left first.
+    expect(header(res, "ratelimit-policy")).toBe('"listDomains";q=2;w=1, "listDomainAppReviews";q=5;w=1');
+    expect(header(res, "ratelimit")).toBe('"listDomains";r=1;t=1, "listDomainAppReviews";r=4;t=1');
     const reviews = await rest(key, { path: "/domain/shop.example.com/app_reviews" });
     expect(header(reviews, "x-ratelimit-remaining")).toBe("3");
     // Two aliases are two requests.
@@ -234,6 +256,8 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     expect(header(bad, "x-ratelimit-limit")).toBe("2");
     expect(header(bad, "x-ratelimit-remaining")).toBe("2");
     expect(header(bad, "x-ratelimit-reset")).toBe("1");
+    expectStandardFields(bad, "listDomains");
+    expect(header(bad, "ratelimit")).toBe('"listDomains";r=2;t=1');
     const ok = await rest(key, REST_CALLS.listDomains);
     expect(header(ok, "x-ratelimit-remaining")).toBe("1");
   });
@@ -271,6 +295,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
       expect(header(res, "x-ratelimit-limit"), `${route.method} ${route.path}`).toBe(
         String(RATE_LIMITS[route.route.endpoint].enterprise),
       );
+      expectStandardFields(res, route.route.endpoint, `${route.method} ${route.path}`);
       await res.body?.cancel();
     }
   });
@@ -282,6 +307,8 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
     expect(header(start, "x-ratelimit-limit")).toBe("1");
     expect(header(start, "x-ratelimit-remaining")).toBe("0");
     expect(Number(header(start, "x-ratelimit-reset"))).toBeGreaterThan(55);
+    expectStandardFields(start, "listDomainsAll");
+    expect(header(start, "ratelimit-policy")).toBe('"listDomainsAll";q=1;w=60');
     // Polling at once is too fast.
     const early = await rest(key, { path: "/domain?fields=name&cursor=all" });
     expect(early.status).toBe(429);
@@ -324,6 +351,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
       expect(Number(header(res, "retry-after"))).toBeGreaterThan(50);
       expect(header(res, "x-ratelimit-limit")).toBe("1");
       expect(header(res, "x-ratelimit-remaining")).toBe("0");
+      expectStandardFields(res, endpoint);
       const body = (await res.json()) as Record<string, unknown>;
       expect(body).toEqual({
         error: expect.stringContaining(`rate limit of ${RATE_LIMITS[endpoint].title} exceeded`),
@@ -339,6 +367,7 @@ describe.each(databaseKinds())("rate limits on %s (in memory)", (kind) => {
       expect(res.status).toBe(200);
       expect(header(res, "x-ratelimit-limit")).toBe("1");
       expect(header(res, "x-ratelimit-remaining")).toBe("0");
+      expectStandardFields(res, "exportDomains");
       await res.text();
     };
     const startJob = async (key: string) => {

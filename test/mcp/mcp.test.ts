@@ -10,7 +10,7 @@ import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { manyDomainsFixture } from "../support/fixture-graphql.ts";
-import { connect, textOf } from "../support/mcp.ts";
+import { connect, MCP_POST_HEADERS, textOf, toolCallBody } from "../support/mcp.ts";
 
 /**
  * The MCP server at /mcp (docs/mcp.md), driven by the SDK's own Client over its Streamable HTTP
@@ -366,6 +366,47 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     } finally {
       await c.close();
     }
+  });
+
+  it("/mcp's answer carries the rate-limit fields of the budget its tool call drew on", async () => {
+    const pro = await api.createKey("pro", "mcp headers");
+    const post = (body: string) =>
+      api.app.fetch("http://localhost/mcp", {
+        method: "POST",
+        headers: { ...MCP_POST_HEADERS, authorization: `Bearer ${pro}` },
+        body,
+      });
+    const fields = (res: Response) =>
+      ["x-ratelimit-limit", "x-ratelimit-remaining", "ratelimit-policy", "ratelimit"].map((n) =>
+        res.headers.get(n),
+      );
+    // get_domain: Retrieve a Domain (5 a second for pro), as REST's own answer says it.
+    const one = await post(toolCallBody("get_domain", { name: "shop.example.com", fields: "name" }));
+    expect(one.status).toBe(200);
+    expect(fields(one)).toEqual(["5", "4", '"retrieveDomain";q=5;w=1', '"retrieveDomain";r=4;t=1']);
+    expect(one.headers.get("x-ratelimit-reset")).toBe("1");
+    await one.text();
+    // lookup_vocabulary draws on the same budget, outside a REST operation.
+    const two = await post(toolCallBody("lookup_vocabulary", { text: "shopify", kinds: ["platforms"] }));
+    expect(fields(two)).toEqual(["5", "3", '"retrieveDomain";q=5;w=1', '"retrieveDomain";r=3;t=1']);
+    await two.text();
+    // search_domains: List Domains (2 a second); past it, the tool error's answer says so too.
+    const headers: (string | null)[][] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await post(toolCallBody("search_domains", { page_size: 1 }));
+      headers.push(fields(res));
+      await res.text();
+    }
+    expect(headers.map((h) => h[3]?.replace(/;t=\d+$/, ""))).toEqual([
+      '"listDomains";r=1',
+      '"listDomains";r=0',
+      '"listDomains";r=0',
+    ]);
+    expect(headers[2][2]).toBe('"listDomains";q=2;w=1');
+    // A message that draws on no budget (a ping, the tools' list) carries none.
+    const ping = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }));
+    expect(ping.status).toBe(200);
+    expect(fields(ping)).toEqual([null, null, null, null]);
   });
 
   it("401 without a valid key, as the API answers it", async () => {

@@ -398,6 +398,7 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
     const listed = await get("/json/api/v1/all/domain?page_size=1", { origin: "https://app.example.com" });
     expect(listed.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
     expect(listed.headers.get("access-control-expose-headers")).toMatch(/X-Request-Id/);
+    expect(listed.headers.get("access-control-expose-headers")).toMatch(/RateLimit-Policy, RateLimit\b/);
   });
 
   it("serves /metrics on the API's port to METRICS_TOKEN's bearer only", async () => {

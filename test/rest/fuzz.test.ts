@@ -222,6 +222,7 @@ const JUNK_KEYS = [
   "bq",
   "cursor",
   "for",
+  "dry_run",
   "FIELDS",
   "Page",
   "__proto__",
@@ -277,6 +278,7 @@ const PLAUSIBLE: Record<string, string[]> = {
   q: ["shop", "klaviyo email", "example", "gear outdoor", "é", "clone", ""],
   follow_redirects: ["true", "false", "1", "0", ""],
   for: ["jsonl", "json", ""],
+  dry_run: ["true", "false", "1", "0", "", "yes"],
   aq: [
     '[{"field":"cc","value":"US"}]',
     '[{"field":"tags","value":"Dropshipper","operator":"nor"},{"field":"q","value":"shop"}]',
@@ -482,6 +484,7 @@ const bodyOf = (names: string[]) =>
           page: jsonLeaf,
           page_size: jsonLeaf,
           follow_redirects: jsonLeaf,
+          dry_run: jsonLeaf,
         },
         { requiredKeys: [] },
       )
@@ -501,7 +504,7 @@ const plausibleBody = (names: string[]) =>
           let v: fc.Arbitrary<unknown> = plausible(k);
           if (k === "page" || k === "page_size") v = fc.oneof(v, fc.integer({ min: -1, max: 1001 }));
           if (k.endsWith("min") || k.endsWith("max")) v = fc.oneof(v, fc.integer());
-          if (k === "follow_redirects") v = fc.oneof(v, fc.boolean());
+          if (k === "follow_redirects" || k === "dry_run") v = fc.oneof(v, fc.boolean());
           if (k === "domains") v = domainsValue;
           if (k === "aq")
             v = fc.array(

@@ -4,9 +4,10 @@ import { describe, expect, it } from "vitest";
 import { statusOf } from "../../src/errors.ts";
 import { APP_SORTS, DOMAIN_SORTS } from "../../src/query/sort.ts";
 import { readFilter } from "../../src/rest/filter-options.ts";
-import { APP_TABLES, DOMAIN_QUERY, DOMAIN_TABLES } from "../../src/rest/inputs.ts";
+import { APP_TABLES, CURSOR_PAGE, DOMAIN_QUERY, DOMAIN_TABLES } from "../../src/rest/inputs.ts";
 import { parseAq, parseSort } from "../../src/rest/list-options.ts";
 import { joinList, Options, splitList } from "../../src/rest/options.ts";
+import { OPERATIONS } from "../../src/rest/routes.ts";
 
 const readDomainQuery = (o: Options) => DOMAIN_QUERY.read(o, {});
 
@@ -590,6 +591,44 @@ describe("Options", () => {
     o.add("aq", '[{"field":"cc","value":"US"}]');
     expect(o.json("aq")).toEqual([{ field: "cc", value: "US" }]);
     expect(o.json("domains")).toEqual(["a.com"]);
+  });
+
+  describe("dry_run", () => {
+    const optionsOf = (id: string) => OPERATIONS.find((op) => op.id === id)?.options.map((o) => o.name) ?? [];
+
+    it("is an option of the whole answers only: Export Domains and List Domains (cursor=all)", () => {
+      const having = OPERATIONS.filter((op) => op.options.some((o) => o.name === "dry_run")).map(
+        (op) => op.id,
+      );
+      expect(having.sort()).toEqual(["exportDomains", "listDomains", "searchDomains"]);
+      expect(
+        OPERATIONS.find((op) => op.id === "exportDomains")?.options.find((o) => o.name === "dry_run")?.type,
+      ).toBe("boolean");
+      expect(restError(() => query("dry_run=true").refuseUnknown(optionsOf("listApps")))).toMatch(
+        /^unknown option "dry_run"/,
+      );
+    });
+
+    it("takes true/false/1/0, and is refused on a page of List Domains (not cursor=all)", () => {
+      for (const [text, value] of [
+        ["true", true],
+        ["1", true],
+        ["false", false],
+        ["0", false],
+        ["", undefined],
+      ] as const)
+        expect(query(`dry_run=${text}`).bool("dry_run")).toBe(value);
+      expect(restError(() => query("dry_run=yes").bool("dry_run"))).toBe(
+        'dry_run: must be true or false; got "yes"',
+      );
+      expect(restError(() => CURSOR_PAGE.read(query("dry_run=true"), {}))).toBe(
+        "dry_run: applies only with cursor=all",
+      );
+      expect(restError(() => CURSOR_PAGE.read(query("dry_run=false"), {}))).toBe(
+        "dry_run: applies only with cursor=all",
+      );
+      expect(CURSOR_PAGE.read(query("dry_run="), {})).toEqual({ first: 50, after: null });
+    });
   });
 
   describe("refuseUnknown", () => {

@@ -80,6 +80,7 @@ describe.each(databaseKinds())("usage on %s", (kind) => {
     expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(res.headers.get("cache-control")).toBe("no-store");
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+    expect(res.headers.get("ratelimit")).toBeNull();
     expect(usage).toEqual({
       key_id: expect.any(String),
       key_name: "fresh",
