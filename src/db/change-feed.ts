@@ -82,32 +82,33 @@ export interface FeedWhere {
   segment?: string;
 }
 
-/** The feed's ends: the last id ever given, and the last one pruned (0 for none). */
+/** Where pruning has reached: the last event of no account pruned (0 for none). */
 export interface FeedBounds {
-  lastId: number;
   prunedThrough: number;
 }
 
-/** The feed's ends, as columns of a statement (read alone, or with a page). */
-const BOUNDS = `(SELECT last_id FROM {meta}.change_feed WHERE id = 1) AS last_id,
-  (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through`;
+/** Where pruning has reached, as a column of a statement (read alone, or with a page). */
+const BOUNDS = "(SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through";
 
 export async function feedBounds(meta: MetaStore): Promise<FeedBounds> {
   const [row] = await meta.metaQuery(`SELECT ${BOUNDS}`);
-  return { lastId: Number(row?.last_id ?? 0), prunedThrough: Number(row?.pruned_through ?? 0) };
+  return { prunedThrough: Number(row?.pruned_through ?? 0) };
 }
 
 /**
- * Where the feed stands for `reader` on a gateway serving `served`: the last event of the
- * snapshots up to it that the reader sees (the pruned end when none is left), the cursor a live
- * stream starts after. Another account's events are not counted: their ids are not the reader's.
+ * Where the feed stands for `reader` on a gateway serving `served` (null: of every published
+ * load): the last event of the snapshots up to it that the reader sees (the pruned end when none
+ * is left), the cursor a live stream starts after, and the last a client of the reader can be
+ * given (a cursor past it is past the end). Another account's events are not counted: their ids
+ * are not the reader's.
  */
-export async function feedEnd(meta: MetaStore, reader: FeedReader, served: number): Promise<number> {
+export async function feedEnd(meta: MetaStore, reader: FeedReader, served: number | null): Promise<number> {
   const seen = seenBy(reader);
+  const upTo = served === null ? "" : "version <= ? AND ";
   const [row] = await meta.metaQuery(
-    `SELECT (SELECT max(id) FROM {meta}.change_event WHERE version <= ? AND ${seen.sql}) AS last_id,
+    `SELECT (SELECT max(id) FROM {meta}.change_event WHERE ${upTo}${seen.sql}) AS last_id,
       (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through`,
-    [served, ...seen.params],
+    served === null ? seen.params : [served, ...seen.params],
   );
   return Math.max(Number(row?.last_id ?? 0), Number(row?.pruned_through ?? 0));
 }
@@ -126,7 +127,7 @@ export async function lastEventOfAll(meta: MetaStore, served: number): Promise<n
   return Math.max(Number(row?.last_id ?? 0), Number(row?.pruned_through ?? 0));
 }
 
-/** A page of events and the feed's ends, read together. */
+/** A page of events and where pruning has reached, read together. */
 export interface FeedRead extends FeedBounds {
   rows: ChangeRow[];
 }
@@ -176,8 +177,8 @@ export type RowArray = [
 ];
 
 /**
- * Up to `limit` events matching `where`, in feed order, with the feed's ends as they were when
- * the page was read (one statement: the cursor's checks and the page agree).
+ * Up to `limit` events matching `where`, in feed order, with where pruning had reached when the
+ * page was read (one statement: a cursor found unpruned is one whose page is whole).
  */
 export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number): Promise<FeedRead> {
   const terms = ["id > ?", "version <= ?"];
@@ -216,7 +217,7 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
   // The events of a load share its time: one Date for them all.
   const dates = new Map<number, Date>();
   const rows = text ? inOrder(JSON.parse(text) as RowArray[]).map((a) => rowOf(a, dates)) : [];
-  return { rows, lastId: Number(r?.last_id ?? 0), prunedThrough: Number(r?.pruned_through ?? 0) };
+  return { rows, prunedThrough: Number(r?.pruned_through ?? 0) };
 }
 
 /** The page in feed order: as the database gave it, or sorted by id when it did not keep the order. */

@@ -154,7 +154,7 @@ async function pageAfter(
     if (domainFilter) match = await matchesOf(ctx, domainFilter);
   } catch (e) {
     // A client's cursor is answered for first (410, or past the end), before its filter's errors.
-    if (args.after != null) checkCursor(await feedBounds(meta), where.after);
+    if (args.after != null) await checkCursor(meta, where, await feedBounds(meta), where.after, false);
     throw e;
   }
   const app = base.app ?? filter.app ?? undefined;
@@ -164,7 +164,7 @@ async function pageAfter(
   if (!match) return pageOf(await read(meta, where, first + 1, args.after != null), first, where.after);
 
   // A filtered read does work before it reads the feed: its cursor is checked before that.
-  if (args.after != null) checkCursor(await feedBounds(meta), where.after);
+  if (args.after != null) await checkCursor(meta, where, await feedBounds(meta), where.after, false);
   const named = Math.min(NAMED_DOMAINS, NAMED_SHARE * served.snapshot.domains);
   const { served: here, gone } = match;
   const count = async () =>
@@ -228,17 +228,29 @@ async function checkSegment(
 }
 
 /**
- * Events after the cursor, read with the feed's ends (one statement): a client's cursor (`cursor`)
- * into pruned events is 410, one past the last event ever given is 400.
+ * Events after the cursor, read with where pruning had reached (one statement): a client's cursor
+ * (`cursor`) into pruned events is 410, one past the reader's last event is 400 (checkCursor).
  */
 async function read(meta: MetaStore, where: FeedWhere, limit: number, cursor: boolean): Promise<ChangeRow[]> {
   const { rows, ...bounds } = await readFeed(meta, where, limit);
-  if (cursor) checkCursor(bounds, where.after);
+  if (cursor) await checkCursor(meta, where, bounds, where.after, rows.length > 0);
   return rows;
 }
 
-/** A client's cursor into pruned events is 410; one past the last event ever given is 400. */
-function checkCursor({ lastId, prunedThrough }: FeedBounds, after: number): void {
+/**
+ * A client's cursor into pruned events is 410; one past the last event `reader` sees (of every
+ * published load: another gateway may serve a newer one) is 400. Another account's events are not
+ * counted: were the end the feed's last id, a cursor accepted or refused would tell the reader how
+ * many events the accounts had (docs/decisions.md, "Segments"). `seenAfter`: the reader was found
+ * an event after the cursor, so it is not past its end (no statement needed).
+ */
+async function checkCursor(
+  meta: MetaStore,
+  reader: FeedReader,
+  { prunedThrough }: FeedBounds,
+  after: number,
+  seenAfter: boolean,
+): Promise<void> {
   if (after < prunedThrough)
     throw apiError(
       "CURSOR_EXPIRED",
@@ -246,7 +258,8 @@ function checkCursor({ lastId, prunedThrough }: FeedBounds, after: number): void
       // REST names its own option (cursor) in the message, as it does the 400s of `after`.
       { argument: "after" },
     );
-  if (after > lastId) throw new InputError("after", "is past the end of the change feed");
+  if (!seenAfter && after > (await feedEnd(meta, reader, null)))
+    throw new InputError("after", "is past the end of the change feed");
 }
 
 /** The page of the first `first` rows; with none, where it began (`after`). */

@@ -446,6 +446,70 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
     }
   });
 
+  it("a cursor past an account's last event is past the end, on every face, though other accounts' events follow it", async () => {
+    // Each account's last event: the other's events come after one of them (the load's last).
+    const ends: Record<string, number> = {};
+    for (const key of [api.key, other]) {
+      let cursor = "0";
+      let last = 0;
+      for (;;) {
+        const page = JSON.parse(
+          (await call(`${REST_BASE}/changes?page_size=1000&cursor=${cursor}`, key)).text,
+        );
+        for (const c of page.changes as Json[]) last = Math.max(last, Number(c.id));
+        if (!page.has_next_page) break;
+        cursor = page.next_cursor;
+      }
+      ends[key] = last;
+    }
+    const [first, second] = [api.key, other].sort((a, b) => (ends[a] ?? 0) - (ends[b] ?? 0));
+    const probe = String(ends[second as string]);
+    expect(Number(probe)).toBeGreaterThan(ends[first as string] ?? 0);
+    const key = first as string;
+    // A cursor one past its end tells it nothing more, and one at another account's last event the same.
+    /** A REST answer's status and error (or what began a stream, which is no error). */
+    const answer = (r: { status: number; text: string }) => {
+      try {
+        return `${r.status} ${JSON.parse(r.text).error}`;
+      } catch {
+        return `${r.status} ${r.text.slice(0, 60)}`;
+      }
+    };
+    for (const cursor of [probe, String((ends[key] ?? 0) + 1)]) {
+      const faces: Record<string, string> = {};
+      const rest = await call(`${REST_BASE}/changes?cursor=${cursor}`, key);
+      faces.rest = answer(rest);
+      const filtered = await call(`${REST_BASE}/changes?cursor=${cursor}&kinds=app_added`, key);
+      faces.restFiltered = answer(filtered);
+      const stream = await call(`${REST_BASE}/changes/stream?max_seconds=1&cursor=${cursor}`, key);
+      faces.stream = answer(stream);
+      const gql = JSON.parse(
+        (
+          await call("/graphql", key, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ query: `{ changes(after: "${cursor}") { pageInfo { endCursor } } }` }),
+          })
+        ).text,
+      );
+      faces.graphql = `400 ${gql.errors?.[0]?.message}`;
+      const client = await connect(api, key);
+      try {
+        const mcp = (await client.callTool({ name: "changes", arguments: { cursor } })) as CallToolResult;
+        faces.mcp = `${mcp.isError ? 400 : 200} ${textOf(mcp)}`;
+      } finally {
+        await client.close();
+      }
+      for (const [face, answer] of Object.entries(faces))
+        expect(answer, `${face}, cursor ${cursor}`).toMatch(
+          /^400 .*(cursor|after): is past the end of the change feed/,
+        );
+    }
+    // Its own last event is no such cursor.
+    const own = await call(`${REST_BASE}/changes?cursor=${ends[key]}`, key);
+    expect(own.status, own.text).toBe(200);
+  });
+
   it("on webhooks: each account's deliveries hold its own events", async () => {
     const expected = (own[api.key]?.length ?? 0) + (own[other]?.length ?? 0);
     const delivered = () =>
