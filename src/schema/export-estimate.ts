@@ -1,5 +1,6 @@
 import { astFromValue, type GraphQLInputType, valueFromASTUntyped } from "graphql";
 import type { ExportEstimate as Estimate } from "../context.ts";
+import { InputError, isApiError } from "../errors.ts";
 import { newRequestId } from "../ops/request-id.ts";
 import { builder, legacy, rateLimited } from "./builder.ts";
 import { DomainFilter } from "./domain-parts.ts";
@@ -94,16 +95,25 @@ builder.queryField("exportEstimate", (t) =>
     resolve: async (_root, args, ctx, info) => {
       if (!ctx.exports) throw new Error("exportEstimate without the export layer's estimator");
       const cursorAll = args.cursorAll ?? false;
-      return ctx.exports.estimate(
-        { apiKey: ctx.apiKey, requestId: newRequestId() },
-        {
-          filter: asVariable(args.filter, info.schema.getType("DomainFilter") as GraphQLInputType),
-          search: args.search ?? null,
-          fields: args.fields ?? "",
-          format: args.format ?? (cursorAll ? "json" : "jsonl"),
-          cursorAll,
-        },
-      );
+      try {
+        return await ctx.exports.estimate(
+          { apiKey: ctx.apiKey, requestId: newRequestId() },
+          {
+            filter: asVariable(args.filter, info.schema.getType("DomainFilter") as GraphQLInputType),
+            search: args.search ?? null,
+            fields: args.fields ?? "",
+            format: args.format ?? (cursorAll ? "json" : "jsonl"),
+            cursorAll,
+          },
+        );
+      } catch (e) {
+        // The estimate answers as REST does, with an API error naming the option; as a resolver's
+        // error it was masked (a GraphQLError thrown by a compiled resolver loses its code), so a
+        // client's mistake is handed on as the input error every other field throws.
+        if (isApiError(e) && e.extensions.code === "BAD_USER_INPUT")
+          throw new InputError(argumentOf(e.message), problemOf(e.message));
+        throw e;
+      }
     },
   }),
 );
@@ -116,4 +126,17 @@ function asVariable(value: unknown, type: GraphQLInputType): Record<string, unkn
   if (value == null) return null;
   const ast = astFromValue(value, type);
   return ast ? (valueFromASTUntyped(ast) as Record<string, unknown>) : null;
+}
+
+/** The option an estimate's message names first (`fields: …`, `f:tags (…): …`), as GraphQL's argument. */
+function argumentOf(message: string): string {
+  const name = /^([\w:.]+?)(?::\s| \()/.exec(message)?.[1] ?? "";
+  if (name === "fields" || name === "format") return name;
+  return name === "q" ? "search" : "filter";
+}
+
+/** The message, less the argument's name where it begins with it (InputError writes it again). */
+function problemOf(message: string): string {
+  const argument = argumentOf(message);
+  return message.startsWith(`${argument}: `) ? message.slice(argument.length + 2) : message;
 }

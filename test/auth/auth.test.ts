@@ -470,7 +470,8 @@ describe.each(databaseKinds())("the demo key of a fresh database on %s", (kind: 
     const key = /^ {2}(sg_\S+)$/m.exec(out1)?.[1] ?? "";
     expect(key).toMatch(KEY_SHAPE);
     const base = /GraphQL\s+(\S+)\/graphql/.exec(out1)?.[1] ?? "";
-    expect(base).toMatch(/^http:\/\/localhost:\d+$/);
+    // The address it listens on (test/support/server.ts starts it with HOST=127.0.0.1).
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     // The printed curl line, run as fetch.
     const curl = /curl -H "Authorization: Bearer (\S+)" "(\S+)"/.exec(out1);
     expect(curl?.[1]).toBe(key);

@@ -436,6 +436,8 @@ export class Oracle {
   private readonly domainSearch: Map<number, string>;
   private readonly appSearch: Map<number, string>;
   private readonly normalizePlatform: Normalize;
+  /** The plans the records have, as spelled: a filter naming another is refused (docs/decisions.md). */
+  private readonly plans: Set<string>;
 
   constructor(
     readonly domains: readonly DomainRecord[],
@@ -448,6 +450,7 @@ export class Oracle {
     this.domainLists = domainListSpecs(platformList);
     this.appLists = appListSpecs(platformList);
     this.normalizePlatform = platformNormalizer(platformList);
+    this.plans = new Set(domains.flatMap((d) => (d.plan === undefined || d.plan === null ? [] : [d.plan])));
     this.domainSearch = new Map(
       this.domainRows.map(({ pk, r }) => [pk, searchText([r.name, r.title, r.description, r.merchant_name])]),
     );
@@ -479,6 +482,8 @@ export class Oracle {
         if (p) return `${field}: ${p}`;
       }
     }
+    const unknownPlan = f.plan?.values.find((v) => !this.plans.has(v.trim()));
+    if (unknownPlan !== undefined) return `plan: unknown plan ${JSON.stringify(unknownPlan)}`;
     for (const field of DOMAIN_INT_RANGES) {
       const r = f[field];
       if (r) {

@@ -236,6 +236,22 @@ describe.each(databaseKinds())("dry_run on %s", (kind) => {
     // Bad input names what was wrong.
     const bad = await gql("{ exportEstimate(format: JSON) { domains } }");
     expect(JSON.stringify(bad.body.errors)).toContain("format: an export is JSONL or CSV");
+    // A bad fields value or filter value is the client's error, named, never a masked fault (in
+    // the next second: the calls above drew on List Domains' budget).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (const [query, argument, named] of [
+      ['{ exportEstimate(fields: "nope") { domains } }', "fields", 'unknown field \\"nope\\"'],
+      ['{ exportEstimate(filter: { tags: { values: ["Nope"] } }) { domains } }', "filter", "unknown tag"],
+    ]) {
+      const refused = await gql(query);
+      const [error] = (refused.body.errors ?? []) as {
+        message?: string;
+        extensions?: Record<string, unknown>;
+      }[];
+      expect(error?.extensions?.code, query).toBe("BAD_USER_INPUT");
+      expect(error?.extensions?.argument, query).toBe(argument);
+      expect(JSON.stringify(error?.message), query).toContain(named);
+    }
   });
 
   it("MCP: export_segment with dry_run answers the estimate and starts nothing", async () => {
