@@ -608,7 +608,10 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
   let cursor = "";
 
   beforeAll(async () => {
-    api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "a"), validFixture()));
+    // Room for the jobs a burst starts (each runs on after its 202), so that most are read, not refused.
+    api = await startApi(kind, writeSnapshotDir(join(tmp.dir, "a"), validFixture()), {
+      exportConcurrency: 64,
+    });
     const first = await api.app.fetch(`${BASE}/domain?page_size=1&fields=name`);
     cursor = ((await first.json()) as { next_cursor: string }).next_cursor;
   });
@@ -656,7 +659,10 @@ describe.each(databaseKinds())("REST fuzz on %s", (kind) => {
     if (res.status < 300) succeeded++;
     const shown = encoding ? ` ${encoding.shown}` : typeof body === "string" ? ` ${body.slice(0, 500)}` : "";
     const what = `${method} ${url}${shown} → ${res.status} ${text.slice(0, 500)}`;
-    expect(res.status, what).toBeLessThan(500);
+    // 503 BUSY is the gateway's answer to more exports and cursor=all jobs at once than it runs
+    // (EXPORT_CONCURRENCY), which a fuzz's burst of jobs can reach: an answer, not a fault.
+    const busy = res.status === 503 && (JSON.parse(text) as { code?: unknown }).code === "BUSY";
+    if (!busy) expect(res.status, what).toBeLessThan(500);
     expect(errorLines(), what).toEqual([]);
     const type = res.headers.get("content-type") ?? "";
     if (res.status >= 400) {
