@@ -26,7 +26,7 @@ import {
   type WebhookService,
 } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
-import { feedEnd, lastEventOfAll } from "./db/change-feed.ts";
+import { cursorText, feedEnd, lastEventOfAll } from "./db/change-feed.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import { jobResults } from "./db/export-results.ts";
 import { FeedWatch } from "./db/feed-watch.ts";
@@ -163,7 +163,9 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     current: () => snapshots.current(),
     end: async (reader, version) => {
       const served = version ?? (await snapshots.current())?.snapshot.version;
-      return served === undefined ? 0 : feedEnd(snapshots.store, reader, served);
+      if (served === undefined) return { cursor: "0", order: 0 };
+      const end = await feedEnd(snapshots.store, reader, served);
+      return { cursor: cursorText(end.cursor), order: end.order };
     },
   };
   const webhookStore = new Webhooks(snapshots.store);

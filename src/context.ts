@@ -136,8 +136,9 @@ export interface LiveFeed {
    * The cursor after the last change `reader` sees of snapshot `version` (default: the one served
    * now). A read that started on a snapshot asks for its own: a newer one's end would skip that
    * load's changes. Another account's events are not counted (src/db/change-feed.ts, seenBy).
+   * `cursor`: its text; `order`: that change's internal order (0 for none), never shown.
    */
-  end(reader: FeedReader, version?: number): Promise<number>;
+  end(reader: FeedReader, version?: number): Promise<{ cursor: string; order: number }>;
 }
 
 /** The context of a read of the snapshot `served`: fresh loaders, and what else it reads with. */

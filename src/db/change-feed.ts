@@ -27,12 +27,81 @@ export function seenBy(reader: FeedReader): { sql: string; params: unknown[] } {
 }
 
 /**
+ * A place in the feed as a reader's cursor names it (docs/decisions.md, "Change feed", "Cursors"):
+ * after the public event at `pos` (the events every account sees, counted 1, 2, …) and, with `seq`
+ * above 0, after the reader's own event `seq` at that place (`<pos>.<seq>`). It counts no other
+ * account's events, so it tells a reader nothing of theirs. The feed's internal order (`id`,
+ * every account's events counted) is never shown; a bare cursor up to the feed's legacy_through
+ * is such an id, given before places were kept, and goes on meaning what it meant.
+ */
+export interface FeedCursor {
+  pos: number;
+  seq: number;
+}
+
+/** The start of the feed: before its first event. */
+export const FEED_START: FeedCursor = Object.freeze({ pos: 0, seq: 0 });
+
+/** A cursor's text read (null: not a cursor of the feed). */
+export function parseFeedCursor(text: string): FeedCursor | null {
+  const m = /^(\d{1,15})(?:\.([1-9]\d{0,8}))?$/.exec(text);
+  return m ? { pos: Number(m[1]), seq: m[2] === undefined ? 0 : Number(m[2]) } : null;
+}
+
+export const cursorText = (c: FeedCursor): string => (c.seq === 0 ? String(c.pos) : `${c.pos}.${c.seq}`);
+
+/** Feed order of two places: below 0 when `a` comes first. */
+export const compareCursors = (a: FeedCursor, b: FeedCursor): number => a.pos - b.pos || a.seq - b.seq;
+
+/** An event's cursor text, made by each database from its pos and seq. */
+const CURSOR_TEXT: Record<SnapshotStore["kind"], string> = {
+  sqlite: "CASE WHEN seq = 0 THEN CAST(pos AS TEXT) ELSE pos || '.' || seq END",
+  postgresql: "CASE WHEN seq = 0 THEN pos::text ELSE pos || '.' || seq END",
+};
+
+/**
+ * The last id given before places were kept (0 for a feed begun with them): fixed by the
+ * migration that began them (0012), so read once a store.
+ */
+async function legacyThrough(meta: MetaStore): Promise<number> {
+  let known = legacy.get(meta);
+  if (known === undefined) {
+    const [row] = await meta.metaQuery("SELECT legacy_through FROM {meta}.change_feed WHERE id = 1");
+    known = Number(row?.legacy_through ?? 0);
+    // A feed with no row yet is one begun with places: its row is made with 0.
+    legacy.set(meta, known);
+  }
+  return known;
+}
+const legacy = new WeakMap<MetaStore, number>();
+
+/**
+ * The term keeping the events after `c` (or before it: newest-first reads), by the internal id
+ * where it can: the events at or after the place's `pos` begin at the first id there, which the
+ * index on (pos, id) finds; the term then leaves out those at `pos` up to the reader's `seq`.
+ */
+async function placeTerm(
+  meta: MetaStore,
+  c: FeedCursor,
+  side: "after" | "before",
+): Promise<{ sql: string; params: unknown[] }> {
+  if (c.seq === 0 && c.pos <= (await legacyThrough(meta)))
+    return { sql: side === "after" ? "id > ?" : "id < ?", params: [c.pos] };
+  const first = (op: string) =>
+    `COALESCE((SELECT f.id FROM {meta}.change_event f WHERE f.pos ${op} ? ORDER BY f.pos, f.id LIMIT 1), ${Number.MAX_SAFE_INTEGER})`;
+  return side === "after"
+    ? { sql: `id >= ${first(">=")} AND (pos > ? OR seq > ?)`, params: [c.pos, c.pos, c.seq] }
+    : { sql: `id < ${first(">")} AND (pos < ? OR seq < ?)`, params: [c.pos, c.pos, c.seq] };
+}
+
+/**
  * An event as the feed's GraphQL types show it (src/schema/changes.ts): the fields a property of
  * the same name exposes are read by graphql-jit inline, without a resolver call each.
  */
 export interface ChangeRow {
-  /** The event's position in the feed; `id` is its text (the cursor). */
-  position: number;
+  /** The event's place in the feed's internal order (change_event.id): never shown. */
+  order: number;
+  /** Its cursor as its readers see it (FeedCursor's text). */
   id: string;
   version: number;
   loadedAt: Date;
@@ -59,7 +128,8 @@ export interface ChangeAppRow {
 
 /** Which events: all of them conditions, ANDed; feed order (by id) after `after`. */
 export interface FeedWhere {
-  after: number;
+  /** After this place: a reader's cursor, or an event's internal order (a read going on). */
+  after: FeedCursor | { order: number };
   /** Events of snapshots up to this version (the served one: a gateway never shows a newer). */
   served: number;
   kinds?: readonly string[];
@@ -82,7 +152,7 @@ export interface FeedWhere {
   segment?: string;
 }
 
-/** Where pruning has reached: the last event of no account pruned (0 for none). */
+/** Where pruning has reached: the place of the last event of no account pruned (0 for none). */
 export interface FeedBounds {
   prunedThrough: number;
 }
@@ -99,18 +169,27 @@ export async function feedBounds(meta: MetaStore): Promise<FeedBounds> {
  * Where the feed stands for `reader` on a gateway serving `served` (null: of every published
  * load): the last event of the snapshots up to it that the reader sees (the pruned end when none
  * is left), the cursor a live stream starts after, and the last a client of the reader can be
- * given (a cursor past it is past the end). Another account's events are not counted: their ids
- * are not the reader's.
+ * given (a cursor past it is past the end); with its internal order (0 when none is left). Another
+ * account's events are not counted: their places are not the reader's.
  */
-export async function feedEnd(meta: MetaStore, reader: FeedReader, served: number | null): Promise<number> {
+export async function feedEnd(
+  meta: MetaStore,
+  reader: FeedReader,
+  served: number | null,
+): Promise<{ cursor: FeedCursor; order: number }> {
   const seen = seenBy(reader);
   const upTo = served === null ? "" : "version <= ? AND ";
+  const last = `FROM {meta}.change_event WHERE ${upTo}${seen.sql} ORDER BY id DESC LIMIT 1`;
   const [row] = await meta.metaQuery(
-    `SELECT (SELECT max(id) FROM {meta}.change_event WHERE ${upTo}${seen.sql}) AS last_id,
+    `SELECT (SELECT ${CURSOR_TEXT[meta.kind]} ${last}) AS last_place, (SELECT id ${last}) AS last_id,
       (SELECT pruned_through FROM {meta}.change_feed WHERE id = 1) AS pruned_through`,
-    served === null ? seen.params : [served, ...seen.params],
+    served === null ? [...seen.params, ...seen.params] : [served, ...seen.params, served, ...seen.params],
   );
-  return Math.max(Number(row?.last_id ?? 0), Number(row?.pruned_through ?? 0));
+  const pruned: FeedCursor = { pos: Number(row?.pruned_through ?? 0), seq: 0 };
+  const place = row?.last_place == null ? null : parseFeedCursor(String(row.last_place));
+  return place && compareCursors(place, pruned) >= 0
+    ? { cursor: place, order: Number(row?.last_id) }
+    : { cursor: pruned, order: 0 };
 }
 
 /**
@@ -135,14 +214,20 @@ export interface FeedRead extends FeedBounds {
 /** The columns of an event, in the order its doc holds them (then before and after, as JSON). */
 const COLUMNS = "id, version, loaded_at, kind, domain, app, app_id, app_name, technology";
 
+/** Its cursor text, after the segment (absent from docs kept before places were: the id is). */
+const DOC_TAIL: Record<MetaStore["kind"], string> = {
+  sqlite: `segment, ${CURSOR_TEXT.sqlite}`,
+  postgresql: `segment, ${CURSOR_TEXT.postgresql}`,
+};
+
 /**
  * An event as the feed reads it, a JSON array text of its columns (`before` and `after` as JSON
  * values), made by each database from the event's columns: written into `doc` when the load is
  * published (the stores' publish), and made at read time for an event published without one.
  */
 export const EVENT_DOC: Record<MetaStore["kind"], string> = {
-  sqlite: `json_array(${COLUMNS}, json(before), json(after), segment)`,
-  postgresql: `json_build_array(${COLUMNS}, before::json, after::json, segment)::text`,
+  sqlite: `json_array(${COLUMNS}, json(before), json(after), ${DOC_TAIL.sqlite})`,
+  postgresql: `json_build_array(${COLUMNS}, before::json, after::json, ${DOC_TAIL.postgresql})::text`,
 };
 
 /**
@@ -174,6 +259,8 @@ export type RowArray = [
   unknown,
   // Absent from the docs of events published before segments.
   (string | null)?,
+  // The cursor text: absent from the docs of events published before places (their id is).
+  string?,
 ];
 
 /**
@@ -181,8 +268,12 @@ export type RowArray = [
  * page was read (one statement: a cursor found unpruned is one whose page is whole).
  */
 export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number): Promise<FeedRead> {
-  const terms = ["id > ?", "version <= ?"];
-  const params: unknown[] = [where.after, where.served];
+  const place =
+    "order" in where.after
+      ? { sql: "id > ?", params: [where.after.order] }
+      : await placeTerm(meta, where.after, "after");
+  const terms = [place.sql, "version <= ?"];
+  const params: unknown[] = [...place.params, where.served];
   const term = (sql: string, ...values: unknown[]) => {
     terms.push(sql);
     params.push(...values);
@@ -205,13 +296,14 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
   // batch): PostgreSQL plans a `LIMIT $n` as if it kept a tenth of the table, so a prepared
   // statement with one was planned again at every run (its generic plan never looked cheaper).
   if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`readFeed: limit ${limit} is not a count`);
-  const page = `SELECT ${COLUMNS}, before, after, segment, doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id LIMIT ${none ? 0 : limit}`;
+  const page = `SELECT ${COLUMNS}, before, after, segment, pos, seq, doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id LIMIT ${none ? 0 : limit}`;
   const [r] = await meta.metaQuery(
     `SELECT ${BOUNDS}, (${PAGE_TEXT[meta.kind](page)}) AS page`,
     params,
     // Kept prepared for the pages of the whole feed (a text for each page size): planned once a
     // connection. Filtered pages (a text for each combination) are planned at each run.
-    { prepare: terms.length === 4 },
+    // Its terms: the place, the version and the reader's (b91db7a counted 4, a page of one filter).
+    { prepare: terms.length === 3 },
   );
   const text = r?.page as string | null | undefined;
   // The events of a load share its time: one Date for them all.
@@ -237,8 +329,8 @@ export function rowOf(a: RowArray, dates: Map<number, Date>): ChangeRow {
   const identifier = a[5];
   const dot = identifier === null ? -1 : identifier.indexOf(".");
   return {
-    position: a[0],
-    id: String(a[0]),
+    order: a[0],
+    id: a[12] ?? String(a[0]),
     version: a[1],
     loadedAt,
     kind: a[3],
@@ -271,7 +363,7 @@ export async function domainEvents(
   name: string,
   served: number,
   limit: number,
-  before?: number,
+  before?: FeedCursor,
   afterVersion?: number,
 ): Promise<ChangeRow[]> {
   if (!Number.isSafeInteger(limit) || limit < 0)
@@ -280,8 +372,9 @@ export async function domainEvents(
   const terms = ["domain = ?", "version <= ?", seen.sql];
   const params: unknown[] = [name, served, ...seen.params];
   if (before !== undefined) {
-    terms.push("id < ?");
-    params.push(before);
+    const place = await placeTerm(meta, before, "before");
+    terms.push(place.sql);
+    params.push(...place.params);
   }
   if (afterVersion !== undefined) {
     terms.push("version > ?");
@@ -333,7 +426,7 @@ export async function loadEventCounts(
 
 /**
  * The statements the stores' publish prunes the events of loads older than version (1st
- * parameter) with, in its transaction: the last event of no account pruned (`top`, kept as
+ * parameter) with, in its transaction: the place of the last event of no account pruned (`top`, kept as
  * change_feed.pruned_through: the end of a feed with nothing after it, answered to every reader, so
  * it counts no account's own events), then the delete. `meta`: the meta tables' prefix.
  */
@@ -343,7 +436,7 @@ export function pruneEventsStatements(
 ): { top: string; prune: string } {
   const marker = dialect === "postgresql" ? "$1" : "?";
   return {
-    top: `SELECT max(id) AS top FROM ${meta}change_event WHERE version < ${marker} AND ${seenBy({ account: null }).sql}`,
+    top: `SELECT max(pos) AS top FROM ${meta}change_event WHERE version < ${marker} AND ${seenBy({ account: null }).sql}`,
     prune: `DELETE FROM ${meta}change_event WHERE version < ${marker}`,
   };
 }

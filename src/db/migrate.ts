@@ -44,8 +44,9 @@ export function applySqliteMigrations(
   db: BetterSqlite3.Database,
   set: MigrationSet,
   phase: MigrationPhase = "all",
+  through?: string,
 ): string[] {
-  const migrations = readMigrations("sqlite", set);
+  const migrations = readMigrations("sqlite", set, through);
   // applied_at follows the app's DateTime convention for SQLite: unix milliseconds.
   db.exec(`CREATE TABLE IF NOT EXISTS "_migration" (
     "name" TEXT NOT NULL PRIMARY KEY,
@@ -90,10 +91,11 @@ export async function applyPgMigrations(
   schema: string,
   set: MigrationSet,
   phase: MigrationPhase = "all",
+  through?: string,
 ): Promise<string[]> {
   // Interpolated into SQL below (identifiers cannot be bound as parameters).
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name: ${JSON.stringify(schema)}`);
-  const migrations = readMigrations("postgresql", set);
+  const migrations = readMigrations("postgresql", set, through);
   const inTransaction = async <T>(fn: () => Promise<T>): Promise<T> => {
     await client.query("BEGIN");
     try {
@@ -163,10 +165,11 @@ function plan(
   }
 }
 
-function readMigrations(provider: Provider, set: MigrationSet): Migration[] {
+/** The migrations of a set in order; up to the one named `through` (a database as it was then: tests of upgrades). */
+function readMigrations(provider: Provider, set: MigrationSet, through?: string): Migration[] {
   const dir = new URL(`${provider}/${set}/`, MIGRATIONS_DIR);
   return readdirSync(dir)
-    .filter((name) => name.endsWith(".sql"))
+    .filter((name) => name.endsWith(".sql") && (through === undefined || name <= through))
     .sort()
     .map((name) => {
       const parts = readFileSync(new URL(name, dir), "utf8").split(AFTER_LOAD_MARKER);

@@ -203,11 +203,12 @@ export class PgSnapshotStore implements SnapshotStore {
           `INSERT INTO ${meta}.change_feed (id, last_id, pruned_through) VALUES (1, 0, 0) ON CONFLICT (id) DO NOTHING`,
         );
         const [feed] = (
-          await client.query<{ last_id: string; pruned_through: string }>(
-            `SELECT last_id, pruned_through FROM ${meta}.change_feed WHERE id = 1 FOR UPDATE`,
+          await client.query<{ last_id: string; last_pos: string; pruned_through: string }>(
+            `SELECT last_id, last_pos, pruned_through FROM ${meta}.change_feed WHERE id = 1 FOR UPDATE`,
           )
         ).rows;
         let last = Number(feed.last_id);
+        let lastPos = Number(feed.last_pos);
         const [{ staged }] = (
           await client.query<{ staged: string | null }>("SELECT to_regclass($1)::text AS staged", [
             `"${location}"."${STAGED}"`,
@@ -215,13 +216,15 @@ export class PgSnapshotStore implements SnapshotStore {
         ).rows;
         if (staged) {
           const inserted = await client.query(
-            `INSERT INTO ${meta}.change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc)
-             SELECT id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, ${EVENT_DOC.postgresql}
-             FROM (SELECT $1::bigint + seq AS id, $2::integer AS version, $3::bigint AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after, NULL::text AS segment
+            `INSERT INTO ${meta}.change_event (id, pos, seq, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc)
+             SELECT id, pos, seq, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, ${EVENT_DOC.postgresql}
+             FROM (SELECT $1::bigint + seq AS id, $4::bigint + seq AS pos, 0 AS seq, $2::integer AS version, $3::bigint AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after, NULL::text AS segment
                    FROM (${stagedInOrder("postgresql", `"${location}"."${STAGED}"`)}) s) e`,
-            [last, version, at],
+            [last, version, at, lastPos],
           );
+          // Every account sees them: the public places count them too.
           last += inserted.rowCount ?? 0;
+          lastPos += inserted.rowCount ?? 0;
         }
         // The load's unfiltered facet counts join the trends (src/db/history.ts).
         const [{ summary }] = (
@@ -235,7 +238,10 @@ export class PgSnapshotStore implements SnapshotStore {
             [version, at],
           );
         if (options.segments)
-          last = await publishSegmentsPg(client, meta, options.segments, version, Number(at), last);
+          last = await publishSegmentsPg(client, meta, options.segments, version, Number(at), {
+            last,
+            lastPos,
+          });
         // Retention: the events of the newest `changesRetention` published loads.
         const floor = (
           await client.query<{ version: number }>(
@@ -251,10 +257,10 @@ export class PgSnapshotStore implements SnapshotStore {
           if (top !== null) pruned = Math.max(pruned, Number(top));
           await client.query(pruneTrendsStatement(`${meta}.`, "postgresql"), [floor.version]);
         }
-        await client.query(`UPDATE ${meta}.change_feed SET last_id = $1, pruned_through = $2 WHERE id = 1`, [
-          last,
-          pruned,
-        ]);
+        await client.query(
+          `UPDATE ${meta}.change_feed SET last_id = $1, pruned_through = $2, last_pos = $3 WHERE id = 1`,
+          [last, pruned, lastPos],
+        );
         // Every gateway listening learns of the load when it commits (FeedWatch).
         await client.query("SELECT pg_notify($1, $2)", [PUBLISHED_CHANNEL, String(version)]);
       }

@@ -7,9 +7,34 @@ import type { SegmentOutcome } from "./store.ts";
  * A load's segment outcome (src/segments.ts) published in the transaction that serves the load
  * (the stores' publish): its events numbered after the load's own, in the order given, and each
  * segment's row of the load (segment_load). Returns the feed's last id after them.
+ *
+ * Each event's place is its account's alone (docs/decisions.md, "Change feed", "Cursors"): the
+ * public place of the load's last public event, and 1, 2, … for the account's events there (going
+ * on from those a load without public events left at the same place). The ids go on from the
+ * feed's, never shown.
  */
 
-const EVENT_COLUMNS = "id, version, loaded_at, kind, domain, account, segment, after";
+/** Where the feed's numbering stands: its last internal id, and its last public place. */
+export interface FeedNumbering {
+  last: number;
+  lastPos: number;
+}
+
+const EVENT_COLUMNS = "id, pos, seq, version, loaded_at, kind, domain, account, segment, after";
+
+/** The statement finding each account's last `seq` at a place (kept by a load before). */
+const SEQ_AT =
+  "SELECT account, max(seq) AS seq FROM {meta}change_event WHERE pos = ? AND seq > 0 GROUP BY account";
+
+/** Numbers the events' `seq`, each account's after `start` (its last at that place). */
+function seqs(accounts: readonly string[], start: Map<string, number>): number[] {
+  const next = new Map(start);
+  return accounts.map((a) => {
+    const n = (next.get(a) ?? 0) + 1;
+    next.set(a, n);
+    return n;
+  });
+}
 const LOAD_COLUMNS = 'segment_id, version, loaded_at, size, entered, "left", counts, other, error';
 
 export function publishSegmentsSqlite(
@@ -17,15 +42,25 @@ export function publishSegmentsSqlite(
   outcome: SegmentOutcome,
   version: number,
   loadedAt: number,
-  last: number,
+  { last, lastPos }: FeedNumbering,
 ): number {
   const event = db.prepare(
-    `INSERT INTO change_event (${EVENT_COLUMNS}, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+    `INSERT INTO change_event (${EVENT_COLUMNS}, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
+  );
+  const start = new Map(
+    (db.prepare(SEQ_AT.replace("{meta}", "")).all(lastPos) as { account: string; seq: number }[]).map((r) => [
+      r.account,
+      Number(r.seq),
+    ]),
+  );
+  const seq = seqs(
+    outcome.events.map((e) => e.account),
+    start,
   );
   let id = last;
-  for (const e of outcome.events) {
-    event.run(++id, version, loadedAt, e.kind, e.domain, e.account, e.segment, e.after);
-  }
+  outcome.events.forEach((e, i) => {
+    event.run(++id, lastPos, seq[i], version, loadedAt, e.kind, e.domain, e.account, e.segment, e.after);
+  });
   if (id > last)
     db.prepare(`UPDATE change_event SET doc = ${EVENT_DOC.sqlite} WHERE id > ? AND id <= ?`).run(last, id);
   const load = db.prepare(
@@ -57,19 +92,31 @@ export async function publishSegmentsPg(
   outcome: SegmentOutcome,
   version: number,
   loadedAt: number,
-  last: number,
+  { last, lastPos }: FeedNumbering,
 ): Promise<number> {
+  const start = new Map(
+    (
+      await client.query<{ account: string; seq: number }>(
+        SEQ_AT.replace("{meta}", `${meta}.`).replace("?", "$1"),
+        [lastPos],
+      )
+    ).rows.map((r) => [r.account, Number(r.seq)]),
+  );
+  const seq = seqs(
+    outcome.events.map((e) => e.account),
+    start,
+  );
   let id = last;
   for (let i = 0; i < outcome.events.length; i += BATCH) {
     const batch = outcome.events.slice(i, i + BATCH);
     await client.query(
       `INSERT INTO ${meta}.change_event (${EVENT_COLUMNS}, doc)
        SELECT ${EVENT_COLUMNS}, ${EVENT_DOC.postgresql} FROM (
-         SELECT $1::bigint + n AS id, $2::integer AS version, $3::bigint AS loaded_at, kind, domain,
+         SELECT $1::bigint + n AS id, $9::bigint AS pos, e.seq, $2::integer AS version, $3::bigint AS loaded_at, kind, domain,
            NULL::text AS app, NULL::text AS app_id, NULL::text AS app_name, NULL::text AS technology,
            NULL::text AS before, account, segment, after
-         FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY
-           AS e(kind, domain, account, segment, after, n)) e`,
+         FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $10::integer[]) WITH ORDINALITY
+           AS e(kind, domain, account, segment, after, seq, n)) e`,
       [
         id,
         version,
@@ -79,6 +126,8 @@ export async function publishSegmentsPg(
         batch.map((e) => e.account),
         batch.map((e) => e.segment),
         batch.map((e) => e.after),
+        lastPos,
+        seq.slice(i, i + BATCH),
       ],
     );
     id += batch.length;

@@ -191,27 +191,35 @@ export class SqliteSnapshotStore implements SnapshotStore {
           )
           .run(now, counts.apps, counts.domains, counts.reviews, version);
         const staged = this.db.prepare("SELECT 1 FROM snap.sqlite_master WHERE name = ?").get(STAGED);
-        const feed = (this.db.prepare("SELECT last_id, pruned_through FROM change_feed WHERE id = 1").get() as
-          | { last_id: number; pruned_through: number }
-          | undefined) ?? { last_id: 0, pruned_through: 0 };
+        const feed = (this.db
+          .prepare("SELECT last_id, last_pos, pruned_through FROM change_feed WHERE id = 1")
+          .get() as { last_id: number; last_pos: number; pruned_through: number } | undefined) ?? {
+          last_id: 0,
+          last_pos: 0,
+          pruned_through: 0,
+        };
         let last = feed.last_id;
+        let lastPos = feed.last_pos;
         if (staged) {
           const { changes } = this.db
             .prepare(
-              `INSERT INTO change_event (id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc)
-               SELECT id, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, ${EVENT_DOC.sqlite}
-               FROM (SELECT CAST(? AS INTEGER) + seq AS id, CAST(? AS INTEGER) AS version, CAST(? AS INTEGER) AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after, NULL AS segment
+              `INSERT INTO change_event (id, pos, seq, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, doc)
+               SELECT id, pos, seq, version, loaded_at, kind, domain, app, app_id, app_name, technology, before, after, ${EVENT_DOC.sqlite}
+               FROM (SELECT CAST(? AS INTEGER) + seq AS id, CAST(? AS INTEGER) + seq AS pos, 0 AS seq, CAST(? AS INTEGER) AS version, CAST(? AS INTEGER) AS loaded_at, kind, domain, app, app_id, app_name, technology, before, after, NULL AS segment
                      FROM (${stagedInOrder("sqlite", `snap."${STAGED}"`)})) ORDER BY id`,
             )
-            .run(last, version, now);
+            .run(last, lastPos, version, now);
+          // Every account sees them: the public places count them too.
           last += changes;
+          lastPos += changes;
         }
         // The load's unfiltered facet counts join the trends (src/db/history.ts).
         if (this.db.prepare("SELECT 1 FROM snap.sqlite_master WHERE name = ?").get(FACET_SUMMARY_TABLE))
           this.db
             .prepare(keepTrendStatement(`snap."${FACET_SUMMARY_TABLE}"`, "", "sqlite"))
             .run(version, now);
-        if (options.segments) last = publishSegmentsSqlite(this.db, options.segments, version, now, last);
+        if (options.segments)
+          last = publishSegmentsSqlite(this.db, options.segments, version, now, { last, lastPos });
         // Retention: the events of the newest `changesRetention` published loads.
         const floor = this.db
           .prepare(
@@ -228,10 +236,10 @@ export class SqliteSnapshotStore implements SnapshotStore {
         }
         this.db
           .prepare(
-            `INSERT INTO change_feed (id, last_id, pruned_through) VALUES (1, ?, ?)
-             ON CONFLICT (id) DO UPDATE SET last_id = excluded.last_id, pruned_through = excluded.pruned_through`,
+            `INSERT INTO change_feed (id, last_id, pruned_through, last_pos) VALUES (1, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET last_id = excluded.last_id, pruned_through = excluded.pruned_through, last_pos = excluded.last_pos`,
           )
-          .run(last, pruned);
+          .run(last, pruned, lastPos);
       })();
     } finally {
       this.db.exec("DETACH DATABASE snap");

@@ -46,8 +46,10 @@ export interface WebhookRow {
   filter: Record<string, unknown> | null;
   /** One of the account's segments: only its events (segment_entered, segment_left). */
   segment: string | null;
-  /** The feed position up to which its events were made into deliveries. */
+  /** The feed's internal order of the last event made into deliveries (never shown). */
   cursor: number;
+  /** That event's cursor as the account reads the feed (src/db/change-feed.ts, FeedCursor). */
+  cursorText: string;
   /** Why its events could not be read at the last load (its list was deleted), or null. */
   error: string | null;
   createdAt: Date;
@@ -61,8 +63,8 @@ export interface DeliveryRow {
   /** `changes.published`, or `webhook.test`. */
   type: string;
   events: number;
-  /** The feed position of its last event (null for a test). */
-  cursor: number | null;
+  /** Its last event's cursor as the account reads the feed (null for a test). */
+  cursorText: string | null;
   status: DeliveryStatus;
   attempts: number;
   createdAt: Date;
@@ -90,7 +92,8 @@ export interface NewDelivery {
   type: string;
   body: string;
   events: number;
-  cursor: number | null;
+  /** Its last event: its internal order, and its cursor text (null for a test). */
+  cursor: { order: number; text: string } | null;
 }
 
 /** A request a webhook cannot take: `argument` names what was wrong. */
@@ -136,11 +139,13 @@ const webhookOf = (r: Record<string, unknown>): WebhookRow => ({
   filter: json<Record<string, unknown>>(r.filter),
   segment: r.segment == null ? null : String(r.segment),
   cursor: Number(r.cursor),
+  // Kept before cursors were places: the id was the cursor.
+  cursorText: r.cursor_text == null ? String(r.cursor) : String(r.cursor_text),
   error: r.error === null ? null : String(r.error),
   createdAt: new Date(Number(r.created_at)),
 });
 
-const DELIVERY_COLUMNS = `id, webhook_id, type, events, cursor, status, attempts, created_at, next_attempt_at,
+const DELIVERY_COLUMNS = `id, webhook_id, type, events, cursor, cursor_text, status, attempts, created_at, next_attempt_at,
   last_attempt_at, response_status, error`;
 
 const deliveryOf = (r: Record<string, unknown>): DeliveryRow => ({
@@ -148,7 +153,7 @@ const deliveryOf = (r: Record<string, unknown>): DeliveryRow => ({
   webhookId: String(r.webhook_id),
   type: String(r.type),
   events: Number(r.events),
-  cursor: num(r.cursor),
+  cursorText: r.cursor_text != null ? String(r.cursor_text) : r.cursor == null ? null : String(r.cursor),
   status: String(r.status) as DeliveryStatus,
   attempts: Number(r.attempts),
   createdAt: new Date(Number(r.created_at)),
@@ -166,7 +171,10 @@ export class Webhooks {
 
   constructor(private readonly store: WebhookStore) {}
 
-  /** Makes a webhook that takes the events after `cursor`; its secret is answered here only. */
+  /**
+   * Makes a webhook that takes the events after `cursor` (its text, and the internal order of its
+   * event); its secret is answered here only.
+   */
   async create(
     account: string,
     spec: {
@@ -176,7 +184,7 @@ export class Webhooks {
       filter: Record<string, unknown> | null;
       segment?: string | null;
     },
-    cursor: number,
+    cursor: { order: number; text: string },
   ): Promise<{ webhook: WebhookRow; secret: string }> {
     return this.store.metaTransaction(
       async (q) => {
@@ -189,8 +197,8 @@ export class Webhooks {
         }
         const row = { id: id("wh"), secret: newSecret(), now: Date.now() };
         await q(
-          `INSERT INTO {meta}.webhook (id, account, url, kinds, list, filter, segment, secret, cursor, error, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
+          `INSERT INTO {meta}.webhook (id, account, url, kinds, list, filter, segment, secret, cursor, cursor_text, error, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)`,
           [
             row.id,
             account,
@@ -200,7 +208,8 @@ export class Webhooks {
             spec.filter ? JSON.stringify(spec.filter) : null,
             spec.segment ?? null,
             row.secret,
-            cursor,
+            cursor.order,
+            cursor.text,
             row.now,
           ],
         );
@@ -263,14 +272,14 @@ export class Webhooks {
   async advance(
     webhookId: string,
     from: number,
-    to: number,
+    to: { order: number; text: string },
     deliveries: readonly NewDelivery[],
   ): Promise<boolean> {
     return this.store.metaTransaction(
       async (q) => {
         const moved = await q(
-          "UPDATE {meta}.webhook SET cursor = ?, error = NULL WHERE id = ? AND cursor = ? RETURNING id",
-          [to, webhookId, from],
+          "UPDATE {meta}.webhook SET cursor = ?, cursor_text = ?, error = NULL WHERE id = ? AND cursor = ? RETURNING id",
+          [to.order, to.text, webhookId, from],
         );
         if (!moved.length) return false;
         await insertDeliveries(q, webhookId, deliveries);
@@ -467,11 +476,23 @@ async function insertDeliveries(q: MetaQuery, webhookId: string, deliveries: rea
     for (const [j, d] of batch.entries()) {
       const made = id("msg");
       ids.push(made);
-      values.push(made, webhookId, d.type, d.body, d.events, d.cursor, "pending", 0, now + i + j, now);
+      values.push(
+        made,
+        webhookId,
+        d.type,
+        d.body,
+        d.events,
+        d.cursor?.order ?? null,
+        d.cursor?.text ?? null,
+        "pending",
+        0,
+        now + i + j,
+        now,
+      );
     }
     await q(
-      `INSERT INTO {meta}.webhook_delivery (id, webhook_id, type, body, events, cursor, status, attempts,
-         created_at, next_attempt_at) VALUES ${batch.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+      `INSERT INTO {meta}.webhook_delivery (id, webhook_id, type, body, events, cursor, cursor_text, status, attempts,
+         created_at, next_attempt_at) VALUES ${batch.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
       values,
     );
   }

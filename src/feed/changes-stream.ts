@@ -1,7 +1,9 @@
 import { apiKeyOf } from "../auth/plugin.ts";
 import { accountOf } from "../context.ts";
+import { parseFeedCursor } from "../db/change-feed.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
+
 import { type FeedPage, readFeed, WAITED } from "../query/feed.ts";
 import { type ChangeWrite, changeError, changeFilterOf, changeWriter } from "../rest/change-reading.ts";
 import { selectionKey } from "../rest/fields.ts";
@@ -44,7 +46,7 @@ export async function changesStream(deps: FeedDeps, request: Request, options: O
   const header = lastEventId(request);
   const named = header === undefined ? "cursor" : "Last-Event-ID";
   const start = header ?? options.string("cursor");
-  if (start !== undefined && !/^\d{1,15}$/.test(start))
+  if (start !== undefined && !parseFeedCursor(start))
     throw apiError("BAD_USER_INPUT", `${named}: is not a cursor of the change feed`);
   const closed = new AbortController();
   // The client going away aborts the request; the body is not always cancelled for it.
@@ -54,7 +56,7 @@ export async function changesStream(deps: FeedDeps, request: Request, options: O
   let wait = live.heartbeatMs;
   // Without a cursor: from the last change of the served snapshot on (the next load's).
   const account = accountOf(apiKeyOf(request), deps.lists);
-  const after = start ?? String(await live.end({ account: account?.account ?? null }));
+  const after = start ?? (await live.end({ account: account?.account ?? null })).cursor;
   const pages = readFeed(
     { current: live.current, meta: deps.meta, account },
     {

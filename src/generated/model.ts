@@ -1,6 +1,6 @@
 // GENERATED from prisma/schema.prisma by prisma/generate.mjs; do not edit.
 /** The SHA-256 of the prisma/schema.prisma this was generated from (test/db/generated.test.ts). */
-export const SCHEMA_SHA256 = "5587bdc79bc770c72a6b1b231c79572f22b01dd57f0ac965b7b3c12fc7aa8e21";
+export const SCHEMA_SHA256 = "22e7bca6648e0650b07dda853222a29c79b970c02e3237495b31acbd93d54724";
 export const MODEL = {
   "Snapshot": {
     "table": "snapshot",
@@ -536,6 +536,13 @@ export const MODEL = {
         "internal": false
       },
       {
+        "field": "cursorText",
+        "column": "cursor_text",
+        "type": "String",
+        "optional": true,
+        "internal": false
+      },
+      {
         "field": "error",
         "column": "error",
         "type": "String",
@@ -593,6 +600,13 @@ export const MODEL = {
         "field": "cursor",
         "column": "cursor",
         "type": "BigInt",
+        "optional": true,
+        "internal": false
+      },
+      {
+        "field": "cursorText",
+        "column": "cursor_text",
+        "type": "String",
         "optional": true,
         "internal": false
       },
@@ -754,6 +768,20 @@ export const MODEL = {
         "type": "String",
         "optional": true,
         "internal": false
+      },
+      {
+        "field": "pos",
+        "column": "pos",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "seq",
+        "column": "seq",
+        "type": "Int",
+        "optional": false,
+        "internal": false
       }
     ]
   },
@@ -777,6 +805,20 @@ export const MODEL = {
       {
         "field": "prunedThrough",
         "column": "pruned_through",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "lastPos",
+        "column": "last_pos",
+        "type": "BigInt",
+        "optional": false,
+        "internal": false
+      },
+      {
+        "field": "legacyThrough",
+        "column": "legacy_through",
         "type": "BigInt",
         "optional": false,
         "internal": false
@@ -2826,9 +2868,18 @@ export const DATAMODEL = {
         {
           "name": "cursor",
           "dbName": null,
+          "documentation": "The feed's internal id of its last event read (change_event.id: never shown).",
           "kind": "scalar",
           "type": "BigInt",
           "isRequired": true
+        },
+        {
+          "name": "cursorText",
+          "dbName": "cursor_text",
+          "documentation": "That event's cursor as its account reads it (null: kept when the id was the cursor).",
+          "kind": "scalar",
+          "type": "String",
+          "isRequired": false
         },
         {
           "name": "error",
@@ -2893,6 +2944,14 @@ export const DATAMODEL = {
           "documentation": "The feed position of its last event.",
           "kind": "scalar",
           "type": "BigInt",
+          "isRequired": false
+        },
+        {
+          "name": "cursorText",
+          "dbName": "cursor_text",
+          "documentation": "Its cursor as its account reads it (null: kept when the id was the cursor).",
+          "kind": "scalar",
+          "type": "String",
           "isRequired": false
         },
         {
@@ -2962,7 +3021,7 @@ export const DATAMODEL = {
         {
           "name": "id",
           "dbName": null,
-          "documentation": "The event's position in the feed: ids increase in feed order and are never reused.",
+          "documentation": "The event's place in the feed's internal order: ids increase in feed order and are never\nreused. Never shown: a reader's cursor is `pos` and `seq` (docs/decisions.md, \"Change feed\").",
           "kind": "scalar",
           "type": "BigInt",
           "isRequired": true
@@ -3065,6 +3124,22 @@ export const DATAMODEL = {
           "kind": "scalar",
           "type": "String",
           "isRequired": false
+        },
+        {
+          "name": "pos",
+          "dbName": null,
+          "documentation": "The events every account sees, counted (1, 2, …); an account's own event takes the `pos`\nof the public event before it.",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "seq",
+          "dbName": null,
+          "documentation": "0 for an event every account sees; 1, 2, … for an account's own events at that `pos`.",
+          "kind": "scalar",
+          "type": "Int",
+          "isRequired": true
         }
       ]
     },
@@ -3089,6 +3164,20 @@ export const DATAMODEL = {
         {
           "name": "prunedThrough",
           "dbName": "pruned_through",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "lastPos",
+          "dbName": "last_pos",
+          "kind": "scalar",
+          "type": "BigInt",
+          "isRequired": true
+        },
+        {
+          "name": "legacyThrough",
+          "dbName": "legacy_through",
           "kind": "scalar",
           "type": "BigInt",
           "isRequired": true
@@ -5266,6 +5355,18 @@ export const DATAMODEL = {
         },
         {
           "name": "segment"
+        },
+        {
+          "name": "id"
+        }
+      ]
+    },
+    {
+      "model": "ChangeEvent",
+      "type": "normal",
+      "fields": [
+        {
+          "name": "pos"
         },
         {
           "name": "id"

@@ -44,7 +44,7 @@ async function* run(
 ): AsyncGenerator<ChangeRow> {
   const { live } = ctx;
   // Without `after`: from the end of the feed of the snapshot it started on (the next load's).
-  const after = args.after ?? String(await live.end(readerOf(ctx), servedOf(ctx).snapshot.version));
+  const after = args.after ?? (await live.end(readerOf(ctx), servedOf(ctx).snapshot.version)).cursor;
   if (!ctx.meta) throw new Error("the changes subscription runs without the feed's store");
   const pages = readFeed(
     { current: live.current, meta: ctx.meta, account: ctx.account },

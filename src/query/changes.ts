@@ -1,12 +1,17 @@
 import { type ReadContext, servedOf } from "../context.ts";
 import {
   type ChangeRow,
+  compareCursors,
+  cursorText,
+  FEED_START,
   type FeedBounds,
+  type FeedCursor,
   type FeedReader,
   type FeedWhere,
   feedBounds,
   feedEnd,
   type MetaStore,
+  parseFeedCursor,
   readFeed,
 } from "../db/change-feed.ts";
 import { GONE_TABLES } from "../db/change-sql.ts";
@@ -23,7 +28,8 @@ import { pageSize } from "./page.ts";
 
 /**
  * Pages of the change feed (docs/decisions.md, "Change feed"): the events of the loads up to the
- * served snapshot, in feed order, after a cursor that is an event's position (its id). The feed
+ * served snapshot, in feed order, after a cursor that is an event's place among those the reader
+ * sees (FeedCursor: it counts no other account's events). The feed
  * only grows, so a cursor stays good across loads, until the events after it are pruned
  * (CHANGES_RETENTION): then it is 410 CURSOR_EXPIRED.
  *
@@ -60,6 +66,8 @@ export interface ChangePage {
    * stopped short; the end of the feed, when the page is empty and nothing follows.
    */
   endCursor: string;
+  /** The internal order of the event endCursor names (never shown), null when the page did not move. */
+  endOrder: number | null;
 }
 
 export const DEFAULT_CHANGES = 100;
@@ -69,7 +77,7 @@ const NAMED_SHARE = 0.05;
 const SCAN_BATCH = 1000;
 const SCAN_EVENTS = 20_000;
 
-/** An event's cursor: its position in the feed. */
+/** An event's cursor: its place among the events its readers see (FeedCursor). */
 export const changeCursor = (row: ChangeRow) => row.id;
 
 /** Whose events a read of `ctx` sees: its account's and everyone's (docs/decisions.md, "Segments"). */
@@ -110,7 +118,10 @@ export async function changePage(
   // and it is no cursor into pruned events: it expires only once loads after it go unread past
   // the retention.
   const end = await feedEnd(metaOf(ctx), readerOf(ctx), servedOf(ctx).snapshot.version);
-  return { ...page, endCursor: String(Math.max(Number(page.endCursor), end)) };
+  const at = parseFeedCursor(page.endCursor) ?? FEED_START;
+  return compareCursors(at, end.cursor) >= 0
+    ? page
+    : { ...page, endCursor: cursorText(end.cursor), endOrder: end.order || null };
 }
 
 /** The page `args` asks for, its endCursor where it began when it is empty (changePage moves it). */
@@ -125,11 +136,17 @@ async function pageAfter(
   const first = args.first == null ? DEFAULT_CHANGES : pageSize(args.first, MAX_CHANGES);
   const filter = args.filter ?? {};
   // A segment's events are its account's alone (docs/decisions.md, "Segments").
-  const where: FeedWhere = { after: 0, served: served.snapshot.version, ...readerOf(ctx) };
+  let after: FeedCursor = FEED_START;
   if (args.after != null) {
-    if (!/^\d{1,15}$/.test(args.after)) throw new InputError("after", "is not a cursor of the change feed");
-    where.after = Number(args.after);
+    const given = parseFeedCursor(args.after);
+    if (!given) throw new InputError("after", "is not a cursor of the change feed");
+    after = given;
   }
+  const where: FeedWhere & { after: FeedCursor } = {
+    after,
+    served: served.snapshot.version,
+    ...readerOf(ctx),
+  };
   const domainFilter = filter.domain && Object.keys(filter.domain).length ? filter.domain : null;
   let match: Matches | null = null;
   try {
@@ -180,7 +197,7 @@ async function pageAfter(
   // Read the feed in order, keeping the events of Domains the filter matches.
   const kept: ChangeRow[] = [];
   let scanned = 0;
-  let cursor = where.after;
+  let cursor: FeedWhere["after"] = where.after;
   for (;;) {
     const batch = await read(
       meta,
@@ -196,9 +213,11 @@ async function pageAfter(
       if (kept.length > first) return pageOf(kept, first, where.after);
     }
     if (batch.length < SCAN_BATCH) return pageOf(kept, first, where.after);
-    cursor = batch[batch.length - 1].position;
+    const last = batch[batch.length - 1];
+    cursor = { order: last.order };
     scanned += batch.length;
-    if (scanned >= SCAN_EVENTS) return { nodes: kept, hasNextPage: true, endCursor: String(cursor) };
+    if (scanned >= SCAN_EVENTS)
+      return { nodes: kept, hasNextPage: true, endCursor: changeCursor(last), endOrder: last.order };
   }
 }
 
@@ -219,7 +238,7 @@ async function checkSegment(
   if (where.account != null) {
     const { rows } = await readFeed(
       meta,
-      { after: 0, served: where.served, account: where.account, segment: name },
+      { after: FEED_START, served: where.served, account: where.account, segment: name },
       1,
     );
     if (rows.length) return;
@@ -233,7 +252,8 @@ async function checkSegment(
  */
 async function read(meta: MetaStore, where: FeedWhere, limit: number, cursor: boolean): Promise<ChangeRow[]> {
   const { rows, ...bounds } = await readFeed(meta, where, limit);
-  if (cursor) await checkCursor(meta, where, bounds, where.after, rows.length > 0);
+  if (cursor && !("order" in where.after))
+    await checkCursor(meta, where, bounds, where.after, rows.length > 0);
   return rows;
 }
 
@@ -248,27 +268,29 @@ async function checkCursor(
   meta: MetaStore,
   reader: FeedReader,
   { prunedThrough }: FeedBounds,
-  after: number,
+  after: FeedCursor,
   seenAfter: boolean,
 ): Promise<void> {
-  if (after < prunedThrough)
+  if (after.pos < prunedThrough)
     throw apiError(
       "CURSOR_EXPIRED",
       `after: the events after this cursor were pruned (the feed keeps the events of the last loads, CHANGES_RETENTION; it has pruned up to ${prunedThrough}); start again without a cursor, or with since`,
       // REST names its own option (cursor) in the message, as it does the 400s of `after`.
       { argument: "after" },
     );
-  if (!seenAfter && after > (await feedEnd(meta, reader, null)))
+  if (!seenAfter && compareCursors(after, (await feedEnd(meta, reader, null)).cursor) > 0)
     throw new InputError("after", "is past the end of the change feed");
 }
 
 /** The page of the first `first` rows; with none, where it began (`after`). */
-function pageOf(rows: ChangeRow[], first: number, after: number): ChangePage {
+function pageOf(rows: ChangeRow[], first: number, after: FeedCursor): ChangePage {
   const nodes = rows.slice(0, first);
+  const last = nodes.at(-1);
   return {
     nodes,
     hasNextPage: rows.length > first,
-    endCursor: nodes.length ? changeCursor(nodes[nodes.length - 1]) : String(after),
+    endCursor: last ? changeCursor(last) : cursorText(after),
+    endOrder: last ? last.order : null,
   };
 }
 

@@ -1,7 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { type AccountScope, type ReadContext, readContext } from "../context.ts";
 import type { MetaStore } from "../db/change-feed.ts";
-import { SEGMENT_KINDS } from "../db/change-sql.ts";
 import type { FeedWatch } from "../db/feed-watch.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { type ChangeArgs, type ChangeFilter, type ChangePage, changePage } from "./changes.ts";
@@ -98,8 +97,9 @@ async function pageOf(
   const args: ChangeArgs = { filter: reading.filter, first, after };
   const read = async () => ({ ...(await changePage(ctx, args)), version, served: ctx.served });
   if (!reading.shared) return read();
-  // Shared by every reader, but within the account where the page can differ by account.
-  const account = byAccount(reading.filter) ? (source.account?.account ?? "") : "";
+  // Shared by the readers of one account: a page can differ by account (byAccount), and the end of
+  // the feed an empty page answers is its reader's own (src/db/change-feed.ts, feedEnd).
+  const account = source.account?.account ?? "";
   const key = `${version}\u0000${account}\u0000${fingerprint([reading.filter ?? null, after, first])}`;
   const pages = sharedPages(source.meta);
   const kept = pages.get(key);
@@ -124,15 +124,4 @@ function sharedPages(feed: object): LRUCache<string, Promise<FeedPage>> {
     kept.set(feed, pages);
   }
   return pages;
-}
-
-/**
- * Whether a page of `filter` can differ from one account to another: it holds the reader's own
- * events (segment_entered and segment_left, the only ones an account owns) unless its kinds leave
- * them out, and a list's or a segment's name is its account's.
- */
-export function byAccount(filter: ChangeFilter | null | undefined): boolean {
-  if (filter?.segment != null || /"(list|segment)"/.test(JSON.stringify(filter?.domain ?? {}))) return true;
-  const kinds = filter?.kinds;
-  return !kinds?.length || kinds.some((k) => (SEGMENT_KINDS as readonly string[]).includes(k));
 }

@@ -1,5 +1,12 @@
 import { type ReadContext, servedOf } from "../context.ts";
-import { type ChangeRow, domainEvents, feedStart, type MetaStore } from "../db/change-feed.ts";
+import {
+  type ChangeRow,
+  domainEvents,
+  type FeedCursor,
+  feedStart,
+  type MetaStore,
+  parseFeedCursor,
+} from "../db/change-feed.ts";
 import { type TrendLoadRow, type TrendRange, topValues, trendLoads, valueCounts } from "../db/history.ts";
 import { apiError, InputError } from "../errors.ts";
 import { point, readerOf } from "./changes.ts";
@@ -110,10 +117,11 @@ export async function historyPage(
   args: { first?: number | null; after?: string | null },
 ): Promise<HistoryPage> {
   const first = args.first == null ? DEFAULT_HISTORY : pageSize(args.first, MAX_HISTORY);
-  let before: number | undefined;
+  let before: FeedCursor | undefined;
   if (args.after != null) {
-    if (!/^\d{1,15}$/.test(args.after)) throw new InputError("after", "is not a cursor of the change feed");
-    before = Number(args.after);
+    const given = parseFeedCursor(args.after);
+    if (!given) throw new InputError("after", "is not a cursor of the change feed");
+    before = given;
   }
   const rows = await domainEvents(
     metaOf(ctx),

@@ -1,3 +1,4 @@
+import { parseFeedCursor } from "../db/change-feed.ts";
 import { FEED_KINDS } from "../db/change-sql.ts";
 import { apiError } from "../errors.ts";
 import { meant, nearNames } from "../query/suggest.ts";
@@ -98,7 +99,7 @@ export const STREAM_OPTIONS: Input = {
       name: "cursor",
       type: "string",
       description:
-        "Stream the changes after this one (an event's id, a next_cursor); without it, nor a Last-Event-ID header, the changes from now on.",
+        "Stream the changes after this one (a change's id, a next_cursor); without it, nor a Last-Event-ID header, the changes from now on.",
     },
     {
       name: "max_seconds",
@@ -110,7 +111,7 @@ export const STREAM_OPTIONS: Input = {
   variables: {},
   read(o) {
     const cursor = o.string("cursor");
-    if (cursor !== undefined && !/^\d{1,15}$/.test(cursor))
+    if (cursor !== undefined && !parseFeedCursor(cursor))
       throw apiError("BAD_USER_INPUT", "cursor: is not a cursor of the change feed");
     o.int("max_seconds", { min: 1, max: 86_400 });
     return {};

@@ -70,7 +70,8 @@ export const Change = builder.objectRef<ChangeRow>("Change").implement({
   description: "One change a load found between a snapshot and the one before it.",
   fields: (t) => ({
     id: t.exposeString("id", {
-      description: "The event's position in the feed (its cursor): increasing, never reused.",
+      description:
+        "The event's place among the events the reader sees (its cursor): the events every account sees are 1, 2, … with no gap; the account's own follow the one before them as `118.1`, `118.2`. Opaque text, in feed order, never reused.",
       ...legacy("id"),
     }),
     version: t.exposeInt("version", {

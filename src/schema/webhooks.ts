@@ -83,7 +83,7 @@ export const Webhook = builder.objectRef<WebhookShape>("Webhook").implement({
     }),
     cursor: t.string({
       description: "The feed position up to which its changes were made into deliveries.",
-      resolve: (w) => String(w.cursor),
+      resolve: (w) => w.cursorText,
       ...legacy("cursor"),
     }),
     error: t.exposeString("error", {
@@ -130,7 +130,7 @@ export const WebhookDelivery = builder.objectRef<DeliveryRow>("WebhookDelivery")
     cursor: t.string({
       nullable: true,
       description: "The feed cursor of its last change (null for a test).",
-      resolve: (d) => (d.cursor === null ? null : String(d.cursor)),
+      resolve: (d) => d.cursorText,
       ...legacy("cursor"),
     }),
     attempts: t.exposeInt("attempts", legacy("attempts")),
@@ -308,11 +308,11 @@ builder.mutationField("createWebhook", (t) =>
         const end = await ctx.live.end(readerOf(ctx));
         const given = { ...spec, filter: args.filter as Record<string, unknown> | null };
         try {
-          await changePage(ctx, { filter: changeFilterOf(given) as never, first: 0, after: String(end) });
+          await changePage(ctx, { filter: changeFilterOf(given) as never, first: 0, after: end.cursor });
         } catch (e) {
           throw renamed(e);
         }
-        return service.webhooks.create(account, spec, end);
+        return service.webhooks.create(account, spec, { order: end.order, text: end.cursor });
       }),
   }),
 );

@@ -33,14 +33,16 @@ export async function enqueueWebhook(
 ): Promise<number> {
   const pages = readFeed(feed.source(hook.account), {
     filter: feed.filterOf(hook),
-    after: String(hook.cursor),
+    after: hook.cursorText,
     pageSize: () => WEBHOOK_LIMITS.events,
   });
-  let cursor = hook.cursor;
+  // Where the webhook stands: the internal order of its last event (compared by the deliverer, and
+  // moved only from what this read began at) and that event's cursor (read after, and shown).
+  let cursor = { order: hook.cursor, text: hook.cursorText };
   let kept = 0;
   let made: NewDelivery[] = [];
   let changes: string[] = [];
-  let last = "";
+  let last = { order: 0, text: "" };
   let snapshot = 0;
   /** Where the feed was read to: the cursor the deliveries made so far bring the webhook to. */
   let at = cursor;
@@ -48,17 +50,17 @@ export async function enqueueWebhook(
     if (changes.length)
       made.push({
         type: CHANGES_TYPE,
-        body: changesBody(hook.id, snapshot, changes, last),
+        body: changesBody(hook.id, snapshot, changes, last.text),
         events: changes.length,
-        cursor: Number(last),
+        cursor: last,
       });
     changes = [];
   };
   /** Keeps what was made (false: another gateway kept these events first). */
   const keep = async (): Promise<boolean> => {
     close();
-    if (at === cursor) return true;
-    if (!(await webhooks.advance(hook.id, cursor, at, made))) return false;
+    if (at.text === cursor.text) return true;
+    if (!(await webhooks.advance(hook.id, cursor.order, at, made))) return false;
     kept += made.length;
     cursor = at;
     made = [];
@@ -70,10 +72,12 @@ export async function enqueueWebhook(
       snapshot = page.version;
       for (const change of page.nodes) {
         changes.push(feed.write(change));
-        last = change.id;
+        last = { order: change.order, text: change.id };
         if (changes.length >= WEBHOOK_LIMITS.events) close();
       }
-      at = Number(page.endCursor);
+      // A page that moved on without an event of the reader's (the end of the feed after pruning)
+      // moves the cursor's text alone.
+      at = { order: page.endOrder ?? at.order, text: page.endCursor };
       if (made.length >= DELIVERIES_A_TRANSACTION && !(await keep())) return kept;
     }
     await keep();

@@ -28,7 +28,9 @@ import { Receiver } from "../webhooks/receiver.ts";
  * not listed: every GraphQL field whose type holds the change type (through a connection's nodes
  * too), every REST route whose records are changes, every MCP tool answered by such a route, and
  * the webhooks. Two accounts save a segment of the same name and filter, so that every Domain that
- * moves has an event of each: an answer that shows one account the other's is caught by its ids.
+ * moves has an event of each: an answer that shows one account the other's as well as its own is
+ * caught by the count of each cursor (the two accounts' own events have the same places, so that a
+ * cursor tells neither anything of the other's: issue 70, item 2).
  * And every statement that reads the feed's table is written in the one module that applies the
  * rule (src/db/change-feed.ts, seenBy).
  */
@@ -87,12 +89,13 @@ describe("the feed's reads", () => {
 });
 
 const scratch = tempDir("storegraph-feed-accounts-");
-const weeks = [0, 1].map((w) => join(scratch.dir, `w${w}`));
+const weeks = [0, 1, 2].map((w) => join(scratch.dir, `w${w}`));
 
 beforeAll(async () => {
   await generateDataset({ domains: 300, apps: 30, seed: 70, outDir: weeks[0] as string });
   const churn = Object.fromEntries(Object.entries(DEFAULT_CHURN).map(([k, v]) => [k, Math.min(1, v * 4)]));
   await evolveDataset({ from: weeks[0] as string, outDir: weeks[1] as string, seed: 70, churn });
+  await evolveDataset({ from: weeks[1] as string, outDir: weeks[2] as string, seed: 71, churn });
 }, 60_000);
 afterAll(() => scratch.remove());
 
@@ -232,6 +235,20 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
     expect(a.sort(), `${face}: its own`).toEqual((own[api.key] ?? []).filter(scope).sort());
   }
 
+  /** The cursor of the last event `key` reads in the feed (GET /changes, page by page). */
+  async function lastSeen(key: string): Promise<string> {
+    let cursor = "0";
+    let last = "0";
+    for (;;) {
+      const page = JSON.parse((await call(`${REST_BASE}/changes?page_size=1000&cursor=${cursor}`, key)).text);
+      const changes = page.changes as Json[];
+      if (changes.length) last = String(changes.at(-1)?.id);
+      if (!page.has_next_page) break;
+      cursor = page.next_cursor;
+    }
+    return last;
+  }
+
   /** The ids of the events of `domain` (each account's, by GET /changes?segment=). */
   async function ofDomain(key: string): Promise<Set<string>> {
     const res = await call(`${REST_BASE}/changes?segment=a-p&page_size=1000`, key);
@@ -239,8 +256,40 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
     return new Set(rows.map((c) => String(c.id)));
   }
 
-  it("the ids of the two accounts' events differ (the check below can tell them apart)", () => {
-    expect(own[api.key]?.filter((id) => own[other]?.includes(id))).toEqual([]);
+  it("the two accounts' own events of the same segment have the same places: a cursor tells neither of the other's", () => {
+    expect(own[api.key]?.length).toBeGreaterThan(0);
+    expect(own[other]).toEqual(own[api.key]);
+    // Each at the place of the public event before it, numbered 1, 2, … (FeedCursor).
+    for (const id of own[api.key] ?? []) expect(id).toMatch(/^\d+\.[1-9]\d*$/);
+  });
+
+  it("the public events' cursors count no account's events: 1, 2, … with no gap, the same for every account", async () => {
+    const third = await api.createKey("enterprise", "third");
+    const publicIds = async (key: string) => {
+      const ids: string[] = [];
+      let cursor = "0";
+      for (;;) {
+        const page = JSON.parse(
+          (await call(`${REST_BASE}/changes?page_size=1000&cursor=${cursor}`, key)).text,
+        );
+        for (const c of page.changes as Json[])
+          if (!SEGMENT_KINDS.includes(c.kind as string)) ids.push(String(c.id));
+        if (!page.has_next_page) break;
+        cursor = page.next_cursor;
+      }
+      return ids;
+    };
+    const seen = await publicIds(third);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const [i, id] of seen.entries()) expect(id, `event ${i}`).toBe(String(Number(seen[0]) + i));
+    expect(await publicIds(api.key)).toEqual(seen);
+    expect(await publicIds(other)).toEqual(seen);
+    // An account with no events of its own is answered the last public event as the end, on a page
+    // and a stream alike: the accounts' own events after it are not counted.
+    const end = seen.at(-1) as string;
+    expect(JSON.parse((await call(`${REST_BASE}/changes?cursor=${end}`, third)).text).next_cursor).toBe(end);
+    const stream = await call(`${REST_BASE}/changes/stream?max_seconds=1`, third);
+    expect(/^id: ?(\S+)$/m.exec(stream.text)?.[1]).toBe(end);
   });
 
   it("on every REST route whose records are changes", async () => {
@@ -380,21 +429,11 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
 
   it("the end of the feed answered to an account is the last event it sees, on every face that answers one", async () => {
     const ends: Record<string, string> = {};
-    for (const key of [api.key, other]) {
-      let cursor = "0";
-      let last = 0;
-      for (;;) {
-        const page = JSON.parse(
-          (await call(`${REST_BASE}/changes?page_size=1000&cursor=${cursor}`, key)).text,
-        );
-        for (const c of page.changes as Json[]) last = Math.max(last, Number(c.id));
-        if (!page.has_next_page) break;
-        cursor = page.next_cursor;
-      }
-      ends[key] = String(last);
-    }
-    // One account's events come last in the load: the other's end is before the feed's last id.
-    expect(ends[api.key]).not.toBe(ends[other]);
+    for (const key of [api.key, other]) ends[key] = await lastSeen(key);
+    // Both accounts' own events are the load's last, each at the same places: neither's end tells
+    // of the other's (in the feed's internal order, one account's come after the other's).
+    expect(ends[api.key]).toMatch(/\./);
+    expect(ends[api.key]).toBe(ends[other]);
     const hook = async (key: string) =>
       JSON.parse(
         (
@@ -447,25 +486,11 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
   });
 
   it("a cursor past an account's last event is past the end, on every face, though other accounts' events follow it", async () => {
-    // Each account's last event: the other's events come after one of them (the load's last).
-    const ends: Record<string, number> = {};
-    for (const key of [api.key, other]) {
-      let cursor = "0";
-      let last = 0;
-      for (;;) {
-        const page = JSON.parse(
-          (await call(`${REST_BASE}/changes?page_size=1000&cursor=${cursor}`, key)).text,
-        );
-        for (const c of page.changes as Json[]) last = Math.max(last, Number(c.id));
-        if (!page.has_next_page) break;
-        cursor = page.next_cursor;
-      }
-      ends[key] = last;
-    }
-    const [first, second] = [api.key, other].sort((a, b) => (ends[a] ?? 0) - (ends[b] ?? 0));
-    const probe = String(ends[second as string]);
-    expect(Number(probe)).toBeGreaterThan(ends[first as string] ?? 0);
-    const key = first as string;
+    // The account's last event: one of its own, at the place of the load's last public event. The
+    // other account's events follow it in the feed's internal order; no cursor after it is good.
+    const key = api.key;
+    const end = await lastSeen(key);
+    const [pos, seq] = end.split(".").map(Number) as [number, number];
     // A cursor one past its end tells it nothing more, and one at another account's last event the same.
     /** A REST answer's status and error (or what began a stream, which is no error). */
     const answer = (r: { status: number; text: string }) => {
@@ -475,7 +500,7 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
         return `${r.status} ${r.text.slice(0, 60)}`;
       }
     };
-    for (const cursor of [probe, String((ends[key] ?? 0) + 1)]) {
+    for (const cursor of [`${pos}.${seq + 1}`, `${pos}.${seq + 1000}`, String(pos + 1)]) {
       const faces: Record<string, string> = {};
       const rest = await call(`${REST_BASE}/changes?cursor=${cursor}`, key);
       faces.rest = answer(rest);
@@ -506,7 +531,7 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
         );
     }
     // Its own last event is no such cursor.
-    const own = await call(`${REST_BASE}/changes?cursor=${ends[key]}`, key);
+    const own = await call(`${REST_BASE}/changes?cursor=${end}`, key);
     expect(own.status, own.text).toBe(200);
   });
 
@@ -586,5 +611,32 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
       expect(page.changes).toEqual([]);
       expect(page.next_cursor).toBe(String(publicEnd));
     }
+  });
+
+  it("a load after accounts' own events numbers its public events on from the last public one, with no gap", async () => {
+    const third = await api.createKey("enterprise", "fourth");
+    const publicCursors = async () => {
+      const ids: string[] = [];
+      // From the feed's first kept event (a cursor of 0 is into the events pruned above).
+      let cursor = "";
+      for (;;) {
+        const page = JSON.parse(
+          (await call(`${REST_BASE}/changes?page_size=1000${cursor && `&cursor=${cursor}`}`, third)).text,
+        );
+        for (const c of page.changes as Json[]) ids.push(String(c.id));
+        if (!page.has_next_page) break;
+        cursor = page.next_cursor;
+      }
+      return ids;
+    };
+    const before = await publicCursors();
+    // Both accounts' segments get events of this load too, after its public ones.
+    await api.load(weeks[2] as string);
+    const after = await publicCursors();
+    expect(after.length).toBeGreaterThan(before.length);
+    const first = Number(after[0]);
+    for (const [i, id] of after.entries()) expect(id, `event ${i}`).toBe(String(first + i));
+    const mine = JSON.parse((await call(`${REST_BASE}/changes?segment=a-p&page_size=1000`, api.key)).text);
+    expect((mine.changes as Json[]).some((c) => Number(c.version) > 3)).toBe(true);
   });
 });

@@ -85,7 +85,9 @@ export type WebhookDelivery = Prisma.WebhookDeliveryModel
 export type ChangeEvent = Prisma.ChangeEventModel
 /**
  * Model ChangeFeed
- * meta: the feed's bookkeeping (one row, id 1): the last id given, and the last pruned.
+ * meta: the feed's bookkeeping (one row, id 1): the last id and public position given, the last
+ * public position pruned, and the last id given before positions were kept (a bare cursor up to
+ * it is an id).
  */
 export type ChangeFeed = Prisma.ChangeFeedModel
 /**

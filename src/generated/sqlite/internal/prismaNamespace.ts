@@ -2896,6 +2896,7 @@ export const WebhookScalarFieldEnum = {
   segment: 'segment',
   secret: 'secret',
   cursor: 'cursor',
+  cursorText: 'cursorText',
   error: 'error',
   createdAt: 'createdAt'
 } as const
@@ -2910,6 +2911,7 @@ export const WebhookDeliveryScalarFieldEnum = {
   body: 'body',
   events: 'events',
   cursor: 'cursor',
+  cursorText: 'cursorText',
   status: 'status',
   attempts: 'attempts',
   createdAt: 'createdAt',
@@ -2937,7 +2939,9 @@ export const ChangeEventScalarFieldEnum = {
   after: 'after',
   doc: 'doc',
   account: 'account',
-  segment: 'segment'
+  segment: 'segment',
+  pos: 'pos',
+  seq: 'seq'
 } as const
 
 export type ChangeEventScalarFieldEnum = (typeof ChangeEventScalarFieldEnum)[keyof typeof ChangeEventScalarFieldEnum]
@@ -2946,7 +2950,9 @@ export type ChangeEventScalarFieldEnum = (typeof ChangeEventScalarFieldEnum)[key
 export const ChangeFeedScalarFieldEnum = {
   id: 'id',
   lastId: 'lastId',
-  prunedThrough: 'prunedThrough'
+  prunedThrough: 'prunedThrough',
+  lastPos: 'lastPos',
+  legacyThrough: 'legacyThrough'
 } as const
 
 export type ChangeFeedScalarFieldEnum = (typeof ChangeFeedScalarFieldEnum)[keyof typeof ChangeFeedScalarFieldEnum]

@@ -32,12 +32,16 @@ export type ChangeEventAvgAggregateOutputType = {
   id: number | null
   version: number | null
   loadedAt: number | null
+  pos: number | null
+  seq: number | null
 }
 
 export type ChangeEventSumAggregateOutputType = {
   id: bigint | null
   version: number | null
   loadedAt: bigint | null
+  pos: bigint | null
+  seq: number | null
 }
 
 export type ChangeEventMinAggregateOutputType = {
@@ -55,6 +59,8 @@ export type ChangeEventMinAggregateOutputType = {
   doc: string | null
   account: string | null
   segment: string | null
+  pos: bigint | null
+  seq: number | null
 }
 
 export type ChangeEventMaxAggregateOutputType = {
@@ -72,6 +78,8 @@ export type ChangeEventMaxAggregateOutputType = {
   doc: string | null
   account: string | null
   segment: string | null
+  pos: bigint | null
+  seq: number | null
 }
 
 export type ChangeEventCountAggregateOutputType = {
@@ -89,6 +97,8 @@ export type ChangeEventCountAggregateOutputType = {
   doc: number
   account: number
   segment: number
+  pos: number
+  seq: number
   _all: number
 }
 
@@ -97,12 +107,16 @@ export type ChangeEventAvgAggregateInputType = {
   id?: true
   version?: true
   loadedAt?: true
+  pos?: true
+  seq?: true
 }
 
 export type ChangeEventSumAggregateInputType = {
   id?: true
   version?: true
   loadedAt?: true
+  pos?: true
+  seq?: true
 }
 
 export type ChangeEventMinAggregateInputType = {
@@ -120,6 +134,8 @@ export type ChangeEventMinAggregateInputType = {
   doc?: true
   account?: true
   segment?: true
+  pos?: true
+  seq?: true
 }
 
 export type ChangeEventMaxAggregateInputType = {
@@ -137,6 +153,8 @@ export type ChangeEventMaxAggregateInputType = {
   doc?: true
   account?: true
   segment?: true
+  pos?: true
+  seq?: true
 }
 
 export type ChangeEventCountAggregateInputType = {
@@ -154,6 +172,8 @@ export type ChangeEventCountAggregateInputType = {
   doc?: true
   account?: true
   segment?: true
+  pos?: true
+  seq?: true
   _all?: true
 }
 
@@ -258,6 +278,8 @@ export type ChangeEventGroupByOutputType = {
   doc: string | null
   account: string | null
   segment: string | null
+  pos: bigint
+  seq: number
   _count: ChangeEventCountAggregateOutputType | null
   _avg: ChangeEventAvgAggregateOutputType | null
   _sum: ChangeEventSumAggregateOutputType | null
@@ -298,6 +320,8 @@ export type ChangeEventWhereInput = {
   doc?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   account?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   segment?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
+  pos?: Prisma.BigIntFilter<"ChangeEvent"> | bigint | number
+  seq?: Prisma.IntFilter<"ChangeEvent"> | number
 }
 
 export type ChangeEventOrderByWithRelationInput = {
@@ -315,6 +339,8 @@ export type ChangeEventOrderByWithRelationInput = {
   doc?: Prisma.SortOrderInput | Prisma.SortOrder
   account?: Prisma.SortOrderInput | Prisma.SortOrder
   segment?: Prisma.SortOrderInput | Prisma.SortOrder
+  pos?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 export type ChangeEventWhereUniqueInput = Prisma.AtLeast<{
@@ -335,6 +361,8 @@ export type ChangeEventWhereUniqueInput = Prisma.AtLeast<{
   doc?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   account?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
   segment?: Prisma.StringNullableFilter<"ChangeEvent"> | string | null
+  pos?: Prisma.BigIntFilter<"ChangeEvent"> | bigint | number
+  seq?: Prisma.IntFilter<"ChangeEvent"> | number
 }, "id">
 
 export type ChangeEventOrderByWithAggregationInput = {
@@ -352,6 +380,8 @@ export type ChangeEventOrderByWithAggregationInput = {
   doc?: Prisma.SortOrderInput | Prisma.SortOrder
   account?: Prisma.SortOrderInput | Prisma.SortOrder
   segment?: Prisma.SortOrderInput | Prisma.SortOrder
+  pos?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
   _count?: Prisma.ChangeEventCountOrderByAggregateInput
   _avg?: Prisma.ChangeEventAvgOrderByAggregateInput
   _max?: Prisma.ChangeEventMaxOrderByAggregateInput
@@ -377,6 +407,8 @@ export type ChangeEventScalarWhereWithAggregatesInput = {
   doc?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
   account?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
   segment?: Prisma.StringNullableWithAggregatesFilter<"ChangeEvent"> | string | null
+  pos?: Prisma.BigIntWithAggregatesFilter<"ChangeEvent"> | bigint | number
+  seq?: Prisma.IntWithAggregatesFilter<"ChangeEvent"> | number
 }
 
 export type ChangeEventCreateInput = {
@@ -394,6 +426,8 @@ export type ChangeEventCreateInput = {
   doc?: string | null
   account?: string | null
   segment?: string | null
+  pos?: bigint | number
+  seq?: number
 }
 
 export type ChangeEventUncheckedCreateInput = {
@@ -411,6 +445,8 @@ export type ChangeEventUncheckedCreateInput = {
   doc?: string | null
   account?: string | null
   segment?: string | null
+  pos?: bigint | number
+  seq?: number
 }
 
 export type ChangeEventUpdateInput = {
@@ -428,6 +464,8 @@ export type ChangeEventUpdateInput = {
   doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pos?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  seq?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type ChangeEventUncheckedUpdateInput = {
@@ -445,6 +483,8 @@ export type ChangeEventUncheckedUpdateInput = {
   doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pos?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  seq?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type ChangeEventCreateManyInput = {
@@ -462,6 +502,8 @@ export type ChangeEventCreateManyInput = {
   doc?: string | null
   account?: string | null
   segment?: string | null
+  pos?: bigint | number
+  seq?: number
 }
 
 export type ChangeEventUpdateManyMutationInput = {
@@ -479,6 +521,8 @@ export type ChangeEventUpdateManyMutationInput = {
   doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pos?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  seq?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type ChangeEventUncheckedUpdateManyInput = {
@@ -496,6 +540,8 @@ export type ChangeEventUncheckedUpdateManyInput = {
   doc?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   account?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pos?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  seq?: Prisma.IntFieldUpdateOperationsInput | number
 }
 
 export type ChangeEventCountOrderByAggregateInput = {
@@ -513,12 +559,16 @@ export type ChangeEventCountOrderByAggregateInput = {
   doc?: Prisma.SortOrder
   account?: Prisma.SortOrder
   segment?: Prisma.SortOrder
+  pos?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 export type ChangeEventAvgOrderByAggregateInput = {
   id?: Prisma.SortOrder
   version?: Prisma.SortOrder
   loadedAt?: Prisma.SortOrder
+  pos?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 export type ChangeEventMaxOrderByAggregateInput = {
@@ -536,6 +586,8 @@ export type ChangeEventMaxOrderByAggregateInput = {
   doc?: Prisma.SortOrder
   account?: Prisma.SortOrder
   segment?: Prisma.SortOrder
+  pos?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 export type ChangeEventMinOrderByAggregateInput = {
@@ -553,12 +605,16 @@ export type ChangeEventMinOrderByAggregateInput = {
   doc?: Prisma.SortOrder
   account?: Prisma.SortOrder
   segment?: Prisma.SortOrder
+  pos?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 export type ChangeEventSumOrderByAggregateInput = {
   id?: Prisma.SortOrder
   version?: Prisma.SortOrder
   loadedAt?: Prisma.SortOrder
+  pos?: Prisma.SortOrder
+  seq?: Prisma.SortOrder
 }
 
 
@@ -578,6 +634,8 @@ export type ChangeEventSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   doc?: boolean
   account?: boolean
   segment?: boolean
+  pos?: boolean
+  seq?: boolean
 }, ExtArgs["result"]["changeEvent"]>
 
 export type ChangeEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -595,6 +653,8 @@ export type ChangeEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   doc?: boolean
   account?: boolean
   segment?: boolean
+  pos?: boolean
+  seq?: boolean
 }, ExtArgs["result"]["changeEvent"]>
 
 export type ChangeEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -612,6 +672,8 @@ export type ChangeEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   doc?: boolean
   account?: boolean
   segment?: boolean
+  pos?: boolean
+  seq?: boolean
 }, ExtArgs["result"]["changeEvent"]>
 
 export type ChangeEventSelectScalar = {
@@ -629,16 +691,19 @@ export type ChangeEventSelectScalar = {
   doc?: boolean
   account?: boolean
   segment?: boolean
+  pos?: boolean
+  seq?: boolean
 }
 
-export type ChangeEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "version" | "loadedAt" | "kind" | "domain" | "app" | "appId" | "appName" | "technology" | "before" | "after" | "doc" | "account" | "segment", ExtArgs["result"]["changeEvent"]>
+export type ChangeEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "version" | "loadedAt" | "kind" | "domain" | "app" | "appId" | "appName" | "technology" | "before" | "after" | "doc" | "account" | "segment" | "pos" | "seq", ExtArgs["result"]["changeEvent"]>
 
 export type $ChangeEventPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "ChangeEvent"
   objects: {}
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     /**
-     * The event's position in the feed: ids increase in feed order and are never reused.
+     * The event's place in the feed's internal order: ids increase in feed order and are never
+     * reused. Never shown: a reader's cursor is `pos` and `seq` (docs/decisions.md, "Change feed").
      */
     id: bigint
     /**
@@ -679,6 +744,15 @@ export type $ChangeEventPayload<ExtArgs extends runtime.Types.Extensions.Interna
      * The segment a segment_entered or segment_left is about (by name), or null.
      */
     segment: string | null
+    /**
+     * The events every account sees, counted (1, 2, …); an account's own event takes the `pos`
+     * of the public event before it.
+     */
+    pos: bigint
+    /**
+     * 0 for an event every account sees; 1, 2, … for an account's own events at that `pos`.
+     */
+    seq: number
   }, ExtArgs["result"]["changeEvent"]>
   composites: {}
 }
@@ -1116,6 +1190,8 @@ export interface ChangeEventFieldRefs {
   readonly doc: Prisma.FieldRef<"ChangeEvent", 'String'>
   readonly account: Prisma.FieldRef<"ChangeEvent", 'String'>
   readonly segment: Prisma.FieldRef<"ChangeEvent", 'String'>
+  readonly pos: Prisma.FieldRef<"ChangeEvent", 'BigInt'>
+  readonly seq: Prisma.FieldRef<"ChangeEvent", 'Int'>
 }
     
 

@@ -14,7 +14,9 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 
 /**
  * Model ChangeFeed
- * meta: the feed's bookkeeping (one row, id 1): the last id given, and the last pruned.
+ * meta: the feed's bookkeeping (one row, id 1): the last id and public position given, the last
+ * public position pruned, and the last id given before positions were kept (a bare cursor up to
+ * it is an id).
  */
 export type ChangeFeedModel = runtime.Types.Result.DefaultSelection<Prisma.$ChangeFeedPayload>
 
@@ -30,30 +32,40 @@ export type ChangeFeedAvgAggregateOutputType = {
   id: number | null
   lastId: number | null
   prunedThrough: number | null
+  lastPos: number | null
+  legacyThrough: number | null
 }
 
 export type ChangeFeedSumAggregateOutputType = {
   id: number | null
   lastId: bigint | null
   prunedThrough: bigint | null
+  lastPos: bigint | null
+  legacyThrough: bigint | null
 }
 
 export type ChangeFeedMinAggregateOutputType = {
   id: number | null
   lastId: bigint | null
   prunedThrough: bigint | null
+  lastPos: bigint | null
+  legacyThrough: bigint | null
 }
 
 export type ChangeFeedMaxAggregateOutputType = {
   id: number | null
   lastId: bigint | null
   prunedThrough: bigint | null
+  lastPos: bigint | null
+  legacyThrough: bigint | null
 }
 
 export type ChangeFeedCountAggregateOutputType = {
   id: number
   lastId: number
   prunedThrough: number
+  lastPos: number
+  legacyThrough: number
   _all: number
 }
 
@@ -62,30 +74,40 @@ export type ChangeFeedAvgAggregateInputType = {
   id?: true
   lastId?: true
   prunedThrough?: true
+  lastPos?: true
+  legacyThrough?: true
 }
 
 export type ChangeFeedSumAggregateInputType = {
   id?: true
   lastId?: true
   prunedThrough?: true
+  lastPos?: true
+  legacyThrough?: true
 }
 
 export type ChangeFeedMinAggregateInputType = {
   id?: true
   lastId?: true
   prunedThrough?: true
+  lastPos?: true
+  legacyThrough?: true
 }
 
 export type ChangeFeedMaxAggregateInputType = {
   id?: true
   lastId?: true
   prunedThrough?: true
+  lastPos?: true
+  legacyThrough?: true
 }
 
 export type ChangeFeedCountAggregateInputType = {
   id?: true
   lastId?: true
   prunedThrough?: true
+  lastPos?: true
+  legacyThrough?: true
   _all?: true
 }
 
@@ -179,6 +201,8 @@ export type ChangeFeedGroupByOutputType = {
   id: number
   lastId: bigint
   prunedThrough: bigint
+  lastPos: bigint
+  legacyThrough: bigint
   _count: ChangeFeedCountAggregateOutputType | null
   _avg: ChangeFeedAvgAggregateOutputType | null
   _sum: ChangeFeedSumAggregateOutputType | null
@@ -208,12 +232,16 @@ export type ChangeFeedWhereInput = {
   id?: Prisma.IntFilter<"ChangeFeed"> | number
   lastId?: Prisma.BigIntFilter<"ChangeFeed"> | bigint | number
   prunedThrough?: Prisma.BigIntFilter<"ChangeFeed"> | bigint | number
+  lastPos?: Prisma.BigIntFilter<"ChangeFeed"> | bigint | number
+  legacyThrough?: Prisma.BigIntFilter<"ChangeFeed"> | bigint | number
 }
 
 export type ChangeFeedOrderByWithRelationInput = {
   id?: Prisma.SortOrder
   lastId?: Prisma.SortOrder
   prunedThrough?: Prisma.SortOrder
+  lastPos?: Prisma.SortOrder
+  legacyThrough?: Prisma.SortOrder
 }
 
 export type ChangeFeedWhereUniqueInput = Prisma.AtLeast<{
@@ -223,12 +251,16 @@ export type ChangeFeedWhereUniqueInput = Prisma.AtLeast<{
   NOT?: Prisma.ChangeFeedWhereInput | Prisma.ChangeFeedWhereInput[]
   lastId?: Prisma.BigIntFilter<"ChangeFeed"> | bigint | number
   prunedThrough?: Prisma.BigIntFilter<"ChangeFeed"> | bigint | number
+  lastPos?: Prisma.BigIntFilter<"ChangeFeed"> | bigint | number
+  legacyThrough?: Prisma.BigIntFilter<"ChangeFeed"> | bigint | number
 }, "id">
 
 export type ChangeFeedOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
   lastId?: Prisma.SortOrder
   prunedThrough?: Prisma.SortOrder
+  lastPos?: Prisma.SortOrder
+  legacyThrough?: Prisma.SortOrder
   _count?: Prisma.ChangeFeedCountOrderByAggregateInput
   _avg?: Prisma.ChangeFeedAvgOrderByAggregateInput
   _max?: Prisma.ChangeFeedMaxOrderByAggregateInput
@@ -243,78 +275,104 @@ export type ChangeFeedScalarWhereWithAggregatesInput = {
   id?: Prisma.IntWithAggregatesFilter<"ChangeFeed"> | number
   lastId?: Prisma.BigIntWithAggregatesFilter<"ChangeFeed"> | bigint | number
   prunedThrough?: Prisma.BigIntWithAggregatesFilter<"ChangeFeed"> | bigint | number
+  lastPos?: Prisma.BigIntWithAggregatesFilter<"ChangeFeed"> | bigint | number
+  legacyThrough?: Prisma.BigIntWithAggregatesFilter<"ChangeFeed"> | bigint | number
 }
 
 export type ChangeFeedCreateInput = {
   id: number
   lastId: bigint | number
   prunedThrough: bigint | number
+  lastPos?: bigint | number
+  legacyThrough?: bigint | number
 }
 
 export type ChangeFeedUncheckedCreateInput = {
   id: number
   lastId: bigint | number
   prunedThrough: bigint | number
+  lastPos?: bigint | number
+  legacyThrough?: bigint | number
 }
 
 export type ChangeFeedUpdateInput = {
   id?: Prisma.IntFieldUpdateOperationsInput | number
   lastId?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   prunedThrough?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  lastPos?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  legacyThrough?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
 
 export type ChangeFeedUncheckedUpdateInput = {
   id?: Prisma.IntFieldUpdateOperationsInput | number
   lastId?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   prunedThrough?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  lastPos?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  legacyThrough?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
 
 export type ChangeFeedCreateManyInput = {
   id: number
   lastId: bigint | number
   prunedThrough: bigint | number
+  lastPos?: bigint | number
+  legacyThrough?: bigint | number
 }
 
 export type ChangeFeedUpdateManyMutationInput = {
   id?: Prisma.IntFieldUpdateOperationsInput | number
   lastId?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   prunedThrough?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  lastPos?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  legacyThrough?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
 
 export type ChangeFeedUncheckedUpdateManyInput = {
   id?: Prisma.IntFieldUpdateOperationsInput | number
   lastId?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   prunedThrough?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  lastPos?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  legacyThrough?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
 
 export type ChangeFeedCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
   lastId?: Prisma.SortOrder
   prunedThrough?: Prisma.SortOrder
+  lastPos?: Prisma.SortOrder
+  legacyThrough?: Prisma.SortOrder
 }
 
 export type ChangeFeedAvgOrderByAggregateInput = {
   id?: Prisma.SortOrder
   lastId?: Prisma.SortOrder
   prunedThrough?: Prisma.SortOrder
+  lastPos?: Prisma.SortOrder
+  legacyThrough?: Prisma.SortOrder
 }
 
 export type ChangeFeedMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
   lastId?: Prisma.SortOrder
   prunedThrough?: Prisma.SortOrder
+  lastPos?: Prisma.SortOrder
+  legacyThrough?: Prisma.SortOrder
 }
 
 export type ChangeFeedMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
   lastId?: Prisma.SortOrder
   prunedThrough?: Prisma.SortOrder
+  lastPos?: Prisma.SortOrder
+  legacyThrough?: Prisma.SortOrder
 }
 
 export type ChangeFeedSumOrderByAggregateInput = {
   id?: Prisma.SortOrder
   lastId?: Prisma.SortOrder
   prunedThrough?: Prisma.SortOrder
+  lastPos?: Prisma.SortOrder
+  legacyThrough?: Prisma.SortOrder
 }
 
 
@@ -323,27 +381,35 @@ export type ChangeFeedSelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   id?: boolean
   lastId?: boolean
   prunedThrough?: boolean
+  lastPos?: boolean
+  legacyThrough?: boolean
 }, ExtArgs["result"]["changeFeed"]>
 
 export type ChangeFeedSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
   lastId?: boolean
   prunedThrough?: boolean
+  lastPos?: boolean
+  legacyThrough?: boolean
 }, ExtArgs["result"]["changeFeed"]>
 
 export type ChangeFeedSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
   lastId?: boolean
   prunedThrough?: boolean
+  lastPos?: boolean
+  legacyThrough?: boolean
 }, ExtArgs["result"]["changeFeed"]>
 
 export type ChangeFeedSelectScalar = {
   id?: boolean
   lastId?: boolean
   prunedThrough?: boolean
+  lastPos?: boolean
+  legacyThrough?: boolean
 }
 
-export type ChangeFeedOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "lastId" | "prunedThrough", ExtArgs["result"]["changeFeed"]>
+export type ChangeFeedOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "lastId" | "prunedThrough" | "lastPos" | "legacyThrough", ExtArgs["result"]["changeFeed"]>
 
 export type $ChangeFeedPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "ChangeFeed"
@@ -352,6 +418,8 @@ export type $ChangeFeedPayload<ExtArgs extends runtime.Types.Extensions.Internal
     id: number
     lastId: bigint
     prunedThrough: bigint
+    lastPos: bigint
+    legacyThrough: bigint
   }, ExtArgs["result"]["changeFeed"]>
   composites: {}
 }
@@ -778,6 +846,8 @@ export interface ChangeFeedFieldRefs {
   readonly id: Prisma.FieldRef<"ChangeFeed", 'Int'>
   readonly lastId: Prisma.FieldRef<"ChangeFeed", 'BigInt'>
   readonly prunedThrough: Prisma.FieldRef<"ChangeFeed", 'BigInt'>
+  readonly lastPos: Prisma.FieldRef<"ChangeFeed", 'BigInt'>
+  readonly legacyThrough: Prisma.FieldRef<"ChangeFeed", 'BigInt'>
 }
     
 

@@ -48,6 +48,7 @@ export type WebhookMinAggregateOutputType = {
   segment: string | null
   secret: string | null
   cursor: bigint | null
+  cursorText: string | null
   error: string | null
   createdAt: bigint | null
 }
@@ -62,6 +63,7 @@ export type WebhookMaxAggregateOutputType = {
   segment: string | null
   secret: string | null
   cursor: bigint | null
+  cursorText: string | null
   error: string | null
   createdAt: bigint | null
 }
@@ -76,6 +78,7 @@ export type WebhookCountAggregateOutputType = {
   segment: number
   secret: number
   cursor: number
+  cursorText: number
   error: number
   createdAt: number
   _all: number
@@ -102,6 +105,7 @@ export type WebhookMinAggregateInputType = {
   segment?: true
   secret?: true
   cursor?: true
+  cursorText?: true
   error?: true
   createdAt?: true
 }
@@ -116,6 +120,7 @@ export type WebhookMaxAggregateInputType = {
   segment?: true
   secret?: true
   cursor?: true
+  cursorText?: true
   error?: true
   createdAt?: true
 }
@@ -130,6 +135,7 @@ export type WebhookCountAggregateInputType = {
   segment?: true
   secret?: true
   cursor?: true
+  cursorText?: true
   error?: true
   createdAt?: true
   _all?: true
@@ -231,6 +237,7 @@ export type WebhookGroupByOutputType = {
   segment: string | null
   secret: string
   cursor: bigint
+  cursorText: string | null
   error: string | null
   createdAt: bigint
   _count: WebhookCountAggregateOutputType | null
@@ -268,6 +275,7 @@ export type WebhookWhereInput = {
   segment?: Prisma.StringNullableFilter<"Webhook"> | string | null
   secret?: Prisma.StringFilter<"Webhook"> | string
   cursor?: Prisma.BigIntFilter<"Webhook"> | bigint | number
+  cursorText?: Prisma.StringNullableFilter<"Webhook"> | string | null
   error?: Prisma.StringNullableFilter<"Webhook"> | string | null
   createdAt?: Prisma.BigIntFilter<"Webhook"> | bigint | number
 }
@@ -282,6 +290,7 @@ export type WebhookOrderByWithRelationInput = {
   segment?: Prisma.SortOrderInput | Prisma.SortOrder
   secret?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
+  cursorText?: Prisma.SortOrderInput | Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -299,6 +308,7 @@ export type WebhookWhereUniqueInput = Prisma.AtLeast<{
   segment?: Prisma.StringNullableFilter<"Webhook"> | string | null
   secret?: Prisma.StringFilter<"Webhook"> | string
   cursor?: Prisma.BigIntFilter<"Webhook"> | bigint | number
+  cursorText?: Prisma.StringNullableFilter<"Webhook"> | string | null
   error?: Prisma.StringNullableFilter<"Webhook"> | string | null
   createdAt?: Prisma.BigIntFilter<"Webhook"> | bigint | number
 }, "id">
@@ -313,6 +323,7 @@ export type WebhookOrderByWithAggregationInput = {
   segment?: Prisma.SortOrderInput | Prisma.SortOrder
   secret?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
+  cursorText?: Prisma.SortOrderInput | Prisma.SortOrder
   error?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.WebhookCountOrderByAggregateInput
@@ -335,6 +346,7 @@ export type WebhookScalarWhereWithAggregatesInput = {
   segment?: Prisma.StringNullableWithAggregatesFilter<"Webhook"> | string | null
   secret?: Prisma.StringWithAggregatesFilter<"Webhook"> | string
   cursor?: Prisma.BigIntWithAggregatesFilter<"Webhook"> | bigint | number
+  cursorText?: Prisma.StringNullableWithAggregatesFilter<"Webhook"> | string | null
   error?: Prisma.StringNullableWithAggregatesFilter<"Webhook"> | string | null
   createdAt?: Prisma.BigIntWithAggregatesFilter<"Webhook"> | bigint | number
 }
@@ -349,6 +361,7 @@ export type WebhookCreateInput = {
   segment?: string | null
   secret: string
   cursor: bigint | number
+  cursorText?: string | null
   error?: string | null
   createdAt: bigint | number
 }
@@ -363,6 +376,7 @@ export type WebhookUncheckedCreateInput = {
   segment?: string | null
   secret: string
   cursor: bigint | number
+  cursorText?: string | null
   error?: string | null
   createdAt: bigint | number
 }
@@ -377,6 +391,7 @@ export type WebhookUpdateInput = {
   segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   secret?: Prisma.StringFieldUpdateOperationsInput | string
   cursor?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cursorText?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -391,6 +406,7 @@ export type WebhookUncheckedUpdateInput = {
   segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   secret?: Prisma.StringFieldUpdateOperationsInput | string
   cursor?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cursorText?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -405,6 +421,7 @@ export type WebhookCreateManyInput = {
   segment?: string | null
   secret: string
   cursor: bigint | number
+  cursorText?: string | null
   error?: string | null
   createdAt: bigint | number
 }
@@ -419,6 +436,7 @@ export type WebhookUpdateManyMutationInput = {
   segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   secret?: Prisma.StringFieldUpdateOperationsInput | string
   cursor?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cursorText?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -433,6 +451,7 @@ export type WebhookUncheckedUpdateManyInput = {
   segment?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   secret?: Prisma.StringFieldUpdateOperationsInput | string
   cursor?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  cursorText?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   error?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -447,6 +466,7 @@ export type WebhookCountOrderByAggregateInput = {
   segment?: Prisma.SortOrder
   secret?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
+  cursorText?: Prisma.SortOrder
   error?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -466,6 +486,7 @@ export type WebhookMaxOrderByAggregateInput = {
   segment?: Prisma.SortOrder
   secret?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
+  cursorText?: Prisma.SortOrder
   error?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -480,6 +501,7 @@ export type WebhookMinOrderByAggregateInput = {
   segment?: Prisma.SortOrder
   secret?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
+  cursorText?: Prisma.SortOrder
   error?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -501,6 +523,7 @@ export type WebhookSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   segment?: boolean
   secret?: boolean
   cursor?: boolean
+  cursorText?: boolean
   error?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["webhook"]>
@@ -515,6 +538,7 @@ export type WebhookSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   segment?: boolean
   secret?: boolean
   cursor?: boolean
+  cursorText?: boolean
   error?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["webhook"]>
@@ -529,6 +553,7 @@ export type WebhookSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   segment?: boolean
   secret?: boolean
   cursor?: boolean
+  cursorText?: boolean
   error?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["webhook"]>
@@ -543,11 +568,12 @@ export type WebhookSelectScalar = {
   segment?: boolean
   secret?: boolean
   cursor?: boolean
+  cursorText?: boolean
   error?: boolean
   createdAt?: boolean
 }
 
-export type WebhookOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "account" | "url" | "kinds" | "list" | "filter" | "segment" | "secret" | "cursor" | "error" | "createdAt", ExtArgs["result"]["webhook"]>
+export type WebhookOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "account" | "url" | "kinds" | "list" | "filter" | "segment" | "secret" | "cursor" | "cursorText" | "error" | "createdAt", ExtArgs["result"]["webhook"]>
 
 export type $WebhookPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Webhook"
@@ -576,7 +602,14 @@ export type $WebhookPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      * Standard Webhooks secret (whsec_…), shown once.
      */
     secret: string
+    /**
+     * The feed's internal id of its last event read (change_event.id: never shown).
+     */
     cursor: bigint
+    /**
+     * That event's cursor as its account reads it (null: kept when the id was the cursor).
+     */
+    cursorText: string | null
     /**
      * Why its events could not be read at the last load (its list was deleted).
      */
@@ -1017,6 +1050,7 @@ export interface WebhookFieldRefs {
   readonly segment: Prisma.FieldRef<"Webhook", 'String'>
   readonly secret: Prisma.FieldRef<"Webhook", 'String'>
   readonly cursor: Prisma.FieldRef<"Webhook", 'BigInt'>
+  readonly cursorText: Prisma.FieldRef<"Webhook", 'String'>
   readonly error: Prisma.FieldRef<"Webhook", 'String'>
   readonly createdAt: Prisma.FieldRef<"Webhook", 'BigInt'>
 }

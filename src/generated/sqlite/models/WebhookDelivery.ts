@@ -54,6 +54,7 @@ export type WebhookDeliveryMinAggregateOutputType = {
   body: string | null
   events: number | null
   cursor: bigint | null
+  cursorText: string | null
   status: string | null
   attempts: number | null
   createdAt: bigint | null
@@ -71,6 +72,7 @@ export type WebhookDeliveryMaxAggregateOutputType = {
   body: string | null
   events: number | null
   cursor: bigint | null
+  cursorText: string | null
   status: string | null
   attempts: number | null
   createdAt: bigint | null
@@ -88,6 +90,7 @@ export type WebhookDeliveryCountAggregateOutputType = {
   body: number
   events: number
   cursor: number
+  cursorText: number
   status: number
   attempts: number
   createdAt: number
@@ -127,6 +130,7 @@ export type WebhookDeliveryMinAggregateInputType = {
   body?: true
   events?: true
   cursor?: true
+  cursorText?: true
   status?: true
   attempts?: true
   createdAt?: true
@@ -144,6 +148,7 @@ export type WebhookDeliveryMaxAggregateInputType = {
   body?: true
   events?: true
   cursor?: true
+  cursorText?: true
   status?: true
   attempts?: true
   createdAt?: true
@@ -161,6 +166,7 @@ export type WebhookDeliveryCountAggregateInputType = {
   body?: true
   events?: true
   cursor?: true
+  cursorText?: true
   status?: true
   attempts?: true
   createdAt?: true
@@ -265,6 +271,7 @@ export type WebhookDeliveryGroupByOutputType = {
   body: string
   events: number
   cursor: bigint | null
+  cursorText: string | null
   status: string
   attempts: number
   createdAt: bigint
@@ -305,6 +312,7 @@ export type WebhookDeliveryWhereInput = {
   body?: Prisma.StringFilter<"WebhookDelivery"> | string
   events?: Prisma.IntFilter<"WebhookDelivery"> | number
   cursor?: Prisma.BigIntNullableFilter<"WebhookDelivery"> | bigint | number | null
+  cursorText?: Prisma.StringNullableFilter<"WebhookDelivery"> | string | null
   status?: Prisma.StringFilter<"WebhookDelivery"> | string
   attempts?: Prisma.IntFilter<"WebhookDelivery"> | number
   createdAt?: Prisma.BigIntFilter<"WebhookDelivery"> | bigint | number
@@ -322,6 +330,7 @@ export type WebhookDeliveryOrderByWithRelationInput = {
   body?: Prisma.SortOrder
   events?: Prisma.SortOrder
   cursor?: Prisma.SortOrderInput | Prisma.SortOrder
+  cursorText?: Prisma.SortOrderInput | Prisma.SortOrder
   status?: Prisma.SortOrder
   attempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -342,6 +351,7 @@ export type WebhookDeliveryWhereUniqueInput = Prisma.AtLeast<{
   body?: Prisma.StringFilter<"WebhookDelivery"> | string
   events?: Prisma.IntFilter<"WebhookDelivery"> | number
   cursor?: Prisma.BigIntNullableFilter<"WebhookDelivery"> | bigint | number | null
+  cursorText?: Prisma.StringNullableFilter<"WebhookDelivery"> | string | null
   status?: Prisma.StringFilter<"WebhookDelivery"> | string
   attempts?: Prisma.IntFilter<"WebhookDelivery"> | number
   createdAt?: Prisma.BigIntFilter<"WebhookDelivery"> | bigint | number
@@ -359,6 +369,7 @@ export type WebhookDeliveryOrderByWithAggregationInput = {
   body?: Prisma.SortOrder
   events?: Prisma.SortOrder
   cursor?: Prisma.SortOrderInput | Prisma.SortOrder
+  cursorText?: Prisma.SortOrderInput | Prisma.SortOrder
   status?: Prisma.SortOrder
   attempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -384,6 +395,7 @@ export type WebhookDeliveryScalarWhereWithAggregatesInput = {
   body?: Prisma.StringWithAggregatesFilter<"WebhookDelivery"> | string
   events?: Prisma.IntWithAggregatesFilter<"WebhookDelivery"> | number
   cursor?: Prisma.BigIntNullableWithAggregatesFilter<"WebhookDelivery"> | bigint | number | null
+  cursorText?: Prisma.StringNullableWithAggregatesFilter<"WebhookDelivery"> | string | null
   status?: Prisma.StringWithAggregatesFilter<"WebhookDelivery"> | string
   attempts?: Prisma.IntWithAggregatesFilter<"WebhookDelivery"> | number
   createdAt?: Prisma.BigIntWithAggregatesFilter<"WebhookDelivery"> | bigint | number
@@ -401,6 +413,7 @@ export type WebhookDeliveryCreateInput = {
   body: string
   events: number
   cursor?: bigint | number | null
+  cursorText?: string | null
   status: string
   attempts: number
   createdAt: bigint | number
@@ -418,6 +431,7 @@ export type WebhookDeliveryUncheckedCreateInput = {
   body: string
   events: number
   cursor?: bigint | number | null
+  cursorText?: string | null
   status: string
   attempts: number
   createdAt: bigint | number
@@ -435,6 +449,7 @@ export type WebhookDeliveryUpdateInput = {
   body?: Prisma.StringFieldUpdateOperationsInput | string
   events?: Prisma.IntFieldUpdateOperationsInput | number
   cursor?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cursorText?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempts?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -452,6 +467,7 @@ export type WebhookDeliveryUncheckedUpdateInput = {
   body?: Prisma.StringFieldUpdateOperationsInput | string
   events?: Prisma.IntFieldUpdateOperationsInput | number
   cursor?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cursorText?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempts?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -469,6 +485,7 @@ export type WebhookDeliveryCreateManyInput = {
   body: string
   events: number
   cursor?: bigint | number | null
+  cursorText?: string | null
   status: string
   attempts: number
   createdAt: bigint | number
@@ -486,6 +503,7 @@ export type WebhookDeliveryUpdateManyMutationInput = {
   body?: Prisma.StringFieldUpdateOperationsInput | string
   events?: Prisma.IntFieldUpdateOperationsInput | number
   cursor?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cursorText?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempts?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -503,6 +521,7 @@ export type WebhookDeliveryUncheckedUpdateManyInput = {
   body?: Prisma.StringFieldUpdateOperationsInput | string
   events?: Prisma.IntFieldUpdateOperationsInput | number
   cursor?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
+  cursorText?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   status?: Prisma.StringFieldUpdateOperationsInput | string
   attempts?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
@@ -520,6 +539,7 @@ export type WebhookDeliveryCountOrderByAggregateInput = {
   body?: Prisma.SortOrder
   events?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
+  cursorText?: Prisma.SortOrder
   status?: Prisma.SortOrder
   attempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -547,6 +567,7 @@ export type WebhookDeliveryMaxOrderByAggregateInput = {
   body?: Prisma.SortOrder
   events?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
+  cursorText?: Prisma.SortOrder
   status?: Prisma.SortOrder
   attempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -564,6 +585,7 @@ export type WebhookDeliveryMinOrderByAggregateInput = {
   body?: Prisma.SortOrder
   events?: Prisma.SortOrder
   cursor?: Prisma.SortOrder
+  cursorText?: Prisma.SortOrder
   status?: Prisma.SortOrder
   attempts?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -593,6 +615,7 @@ export type WebhookDeliverySelect<ExtArgs extends runtime.Types.Extensions.Inter
   body?: boolean
   events?: boolean
   cursor?: boolean
+  cursorText?: boolean
   status?: boolean
   attempts?: boolean
   createdAt?: boolean
@@ -610,6 +633,7 @@ export type WebhookDeliverySelectCreateManyAndReturn<ExtArgs extends runtime.Typ
   body?: boolean
   events?: boolean
   cursor?: boolean
+  cursorText?: boolean
   status?: boolean
   attempts?: boolean
   createdAt?: boolean
@@ -627,6 +651,7 @@ export type WebhookDeliverySelectUpdateManyAndReturn<ExtArgs extends runtime.Typ
   body?: boolean
   events?: boolean
   cursor?: boolean
+  cursorText?: boolean
   status?: boolean
   attempts?: boolean
   createdAt?: boolean
@@ -644,6 +669,7 @@ export type WebhookDeliverySelectScalar = {
   body?: boolean
   events?: boolean
   cursor?: boolean
+  cursorText?: boolean
   status?: boolean
   attempts?: boolean
   createdAt?: boolean
@@ -654,7 +680,7 @@ export type WebhookDeliverySelectScalar = {
   claim?: boolean
 }
 
-export type WebhookDeliveryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "webhookId" | "type" | "body" | "events" | "cursor" | "status" | "attempts" | "createdAt" | "nextAttemptAt" | "lastAttemptAt" | "responseStatus" | "error" | "claim", ExtArgs["result"]["webhookDelivery"]>
+export type WebhookDeliveryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "webhookId" | "type" | "body" | "events" | "cursor" | "cursorText" | "status" | "attempts" | "createdAt" | "nextAttemptAt" | "lastAttemptAt" | "responseStatus" | "error" | "claim", ExtArgs["result"]["webhookDelivery"]>
 
 export type $WebhookDeliveryPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "WebhookDelivery"
@@ -669,6 +695,10 @@ export type $WebhookDeliveryPayload<ExtArgs extends runtime.Types.Extensions.Int
      * The feed position of its last event.
      */
     cursor: bigint | null
+    /**
+     * Its cursor as its account reads it (null: kept when the id was the cursor).
+     */
+    cursorText: string | null
     /**
      * pending | succeeded | failed
      */
@@ -1112,6 +1142,7 @@ export interface WebhookDeliveryFieldRefs {
   readonly body: Prisma.FieldRef<"WebhookDelivery", 'String'>
   readonly events: Prisma.FieldRef<"WebhookDelivery", 'Int'>
   readonly cursor: Prisma.FieldRef<"WebhookDelivery", 'BigInt'>
+  readonly cursorText: Prisma.FieldRef<"WebhookDelivery", 'String'>
   readonly status: Prisma.FieldRef<"WebhookDelivery", 'String'>
   readonly attempts: Prisma.FieldRef<"WebhookDelivery", 'Int'>
   readonly createdAt: Prisma.FieldRef<"WebhookDelivery", 'BigInt'>
