@@ -907,7 +907,7 @@ export interface components {
         };
         /** @description One change a load found between a snapshot and the one before it. Optional values are left out when unknown. */
         Change: {
-            /** @description The event's position in the feed (its cursor): increasing, never reused. */
+            /** @description The event's place among the events the reader sees (its cursor): the events every account sees are 1, 2, … with no gap; the account's own follow the one before them as `118.1`, `118.2`. Opaque text, in feed order, never reused. */
             id: string;
             /** @description The snapshot version it appeared in. */
             version: number;
@@ -5863,7 +5863,7 @@ export interface operations {
                 "f:list"?: string;
                 /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
                 "f:segment"?: string;
-                /** @description Stream the changes after this one (an event's id, a next_cursor); without it, nor a Last-Event-ID header, the changes from now on. */
+                /** @description Stream the changes after this one (a change's id, a next_cursor); without it, nor a Last-Event-ID header, the changes from now on. */
                 cursor?: string;
                 /** @description Close the stream after this many seconds, 1 to 86400 (default: open until the client closes it). */
                 max_seconds?: number;
