@@ -33,7 +33,9 @@ export const DEFAULT_TIMEOUTS: Timeouts = {
 const ms = (fallback: number) => z.coerce.number().int().min(1).max(600_000).default(fallback);
 
 /**
- * The only place that reads process.env. Everything else receives a Config.
+ * The only place that reads process.env. Everything else receives a Config. Each variable is a
+ * setting an operator has a reason to set (docs/configuration.md says which); the demo and the
+ * switches of tests are not read here but given (Switches).
  * DATABASE_URL chooses the database: unset or `file:...` → embedded SQLite under DATA_DIR;
  * `postgres://` / `postgresql://` → PostgreSQL.
  */
@@ -76,19 +78,10 @@ const Env = z.object({
   /** `npm run mcp` (stdio): the API key its tool calls are made with. */
   STOREGRAPH_API_KEY: z.string().trim().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /**
-   * `off`: an empty database stays empty until `npm run load` (a deployment); `on`: the first
-   * start generates and loads the demo dataset and makes a demo key.
-   */
-  DEMO: z.enum(["on", "off"]).default("on"),
-  DEMO_DOMAINS: z.coerce.number().int().min(1).max(10_000_000).default(20_000),
-  DEMO_APPS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
-  DEMO_SEED: z.coerce.number().int().default(42),
   /** How many old snapshots to keep beside the served one (for rollback and in-flight readers). */
   KEEP_SNAPSHOTS: z.coerce.number().int().min(0).max(100).default(1),
   /** How many loads' change events the feed keeps (docs/decisions.md, "Change feed"). */
   CHANGES_RETENTION: z.coerce.number().int().min(1).max(10_000).default(52),
-  /** How long a cursor=all result is kept (it also expires with the next snapshot). */
   /** PEM files: when both are set the server speaks TLS itself. */
   TLS_CERT_FILE: z.string().trim().min(1).optional(),
   TLS_KEY_FILE: z.string().trim().min(1).optional(),
@@ -97,8 +90,6 @@ const Env = z.object({
   NODE_ENV: z.string().optional(),
   /** Proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-Proto is believed. */
   TRUSTED_PROXIES: z.string().trim().default(""),
-  /** Per-plan rate limits (docs/api.md section 8); off only for local load tests. */
-  RATE_LIMITS: z.enum(["on", "off"]).default("on"),
   /** Redis for state shared between gateway processes (rate-limit budgets). Unset: in memory. */
   REDIS_URL: z
     .string()
@@ -141,8 +132,6 @@ const Env = z.object({
    * its pages' buffers: docs/deploy.md sizes it.
    */
   EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
-  /** Webhooks may target private, loopback and link-local addresses (tests, a receiver beside the gateway). */
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false", "1", "0", ""]).default(""),
   /** How long one delivery attempt may take, connection to answer. */
   WEBHOOK_TIMEOUT_MS: ms(10_000),
   /** Delivery attempts one gateway makes at once (at most 4 to one webhook). */
@@ -173,7 +162,8 @@ export interface Config {
   port: number;
   host: string;
   logLevel: z.infer<typeof Env>["LOG_LEVEL"];
-  demo: { enabled: boolean; domains: number; apps: number; seed: number };
+  /** The demo an empty database gets on the first start (npm start's --demo); null: none. */
+  demo: DemoSize | null;
   keepSnapshots: number;
   changesRetention: number;
   /** The lag bound and check interval of DATABASE_REPLICA_URLS. */
@@ -197,7 +187,7 @@ export interface Config {
 }
 
 export interface WebhookConfig {
-  /** Private, loopback and link-local targets are allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  /** Private, loopback and link-local targets are allowed (--allow-private-webhook-targets). */
   allowPrivateTargets: boolean;
   timeoutMs: number;
   concurrency: number;
@@ -241,7 +231,43 @@ export class ConfigError extends Error {
  */
 export const defaultReadThreads = (cores: number): number => (cores > 1 ? 2 : 0);
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+/** The demo dataset's size and seed (src/dataset/generate.ts). */
+export type DemoSize = { domains: number; apps: number; seed: number };
+
+/**
+ * What is no operator's setting, so not read from the environment: the demo that `npm start`
+ * loads into an empty database, and the switches of tests and the bench. The gateway takes them
+ * as flags (src/server-args.ts); a test gives them to loadConfig.
+ */
+export interface Switches {
+  /** On an empty database, generate and load this demo dataset and make a demo key. */
+  demo?: DemoSize | null;
+  /** false: no per-plan rate limits (the bench's load tests; tests of other things). */
+  rateLimits?: boolean;
+  /** Webhooks may target private, loopback and link-local addresses (a receiver beside the gateway, tests). */
+  allowPrivateWebhookTargets?: boolean;
+}
+
+/**
+ * Variables that were settings once and are flags now: set, they stop the start with a line that
+ * names the flag, rather than be ignored (DEMO=off ignored would load a demo and make a demo key).
+ */
+const RETIRED: Record<string, string> = {
+  DEMO: "the demo is a flag: npm start gives --demo, and a gateway started without it (node dist/server.js, the image) loads none",
+  DEMO_DOMAINS: "a flag now: npm start -- --demo-domains N",
+  DEMO_APPS: "a flag now: npm start -- --demo-apps N",
+  DEMO_SEED: "a flag now: npm start -- --demo-seed N",
+  RATE_LIMITS: "a flag now: --no-rate-limits (local load tests only)",
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: "a flag now: --allow-private-webhook-targets",
+};
+
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  switches: Switches = {},
+): Config {
+  const retired = Object.keys(RETIRED).filter((name) => env[name] !== undefined);
+  const lines = retired.map((name) => `${name}: no longer read; ${RETIRED[name]}`);
+  if (lines.length) throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
   const parsed = Env.superRefine((e, ctx) => {
     if (Boolean(e.TLS_CERT_FILE) !== Boolean(e.TLS_KEY_FILE)) {
       ctx.addIssue({
@@ -322,7 +348,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
-    demo: { enabled: e.DEMO === "on", domains: e.DEMO_DOMAINS, apps: e.DEMO_APPS, seed: e.DEMO_SEED },
+    demo: switches.demo ?? null,
     keepSnapshots: e.KEEP_SNAPSHOTS,
     changesRetention: e.CHANGES_RETENTION,
     replicas: { maxLagMs: e.REPLICA_MAX_LAG_MS, checkMs: e.REPLICA_CHECK_MS },
@@ -333,7 +359,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedProxies: e.TRUSTED_PROXIES.split(",")
       .map((p) => p.trim())
       .filter(Boolean),
-    rateLimits: { enabled: e.RATE_LIMITS === "on", redisUrl: e.REDIS_URL || null },
+    rateLimits: { enabled: switches.rateLimits ?? true, redisUrl: e.REDIS_URL || null },
     timeouts: {
       databaseConnectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
       databaseStatementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -349,8 +375,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null, serviceName: e.OTEL_SERVICE_NAME },
     webhooks: {
-      allowPrivateTargets:
-        e.WEBHOOK_ALLOW_PRIVATE_TARGETS === "true" || e.WEBHOOK_ALLOW_PRIVATE_TARGETS === "1",
+      allowPrivateTargets: switches.allowPrivateWebhookTargets ?? false,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
       deliver: e.WEBHOOK_DELIVERY === "on",

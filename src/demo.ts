@@ -6,14 +6,16 @@ import type { SnapshotRow, SnapshotStore } from "./db/store.ts";
 import type { Logger } from "./logger.ts";
 
 /**
- * First start on an empty database: generate the demo dataset (deterministic from DEMO_SEED) and
- * the week after it (src/dataset/evolve.ts), and load both, so `npm start` on a fresh clone serves
- * data and its change feed has a week of changes. Later starts find a snapshot and skip this.
+ * First start on an empty database, with npm start's --demo: generate the demo dataset
+ * (deterministic from its seed) and the week after it (src/dataset/evolve.ts), and load both, so
+ * `npm start` on a fresh clone serves data and its change feed has a week of changes. Later starts
+ * find a snapshot and skip this; without --demo (config.demo null) it does nothing.
  * The generator and the loader are imported only then: the generator's faker alone was a fifth of
  * a restart's module loading (the bundle keeps a dynamic import in a chunk of its own).
  */
 export async function ensureDemoData(config: Config, store: SnapshotStore, log: Logger): Promise<void> {
-  if (await store.current()) return;
+  if (!config.demo || (await store.current())) return;
+  const { domains, apps, seed } = config.demo;
   const [
     { GENERATOR_VERSION, generateDataset },
     { evolveDataset },
@@ -27,7 +29,6 @@ export async function ensureDemoData(config: Config, store: SnapshotStore, log: 
     import("./render.ts"),
     import("./segments.ts"),
   ]);
-  const { domains, apps, seed } = config.demo;
   // Named by the generator's version too: an older version's files may break today's rules.
   const dir = join(config.dataDir, "demo", `v${GENERATOR_VERSION}-${domains}-${apps}-${seed}`);
   const started = Date.now();

@@ -10,9 +10,22 @@ import { createLogger } from "./logger.ts";
 import { serveMetrics } from "./ops/metrics-server.ts";
 import { shutDown } from "./ops/shutdown.ts";
 import { startTracing } from "./ops/tracing.ts";
+import { parseServerArgs, SERVER_USAGE, UsageError } from "./server-args.ts";
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  let switches: ReturnType<typeof parseServerArgs>;
+  try {
+    switches = parseServerArgs(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(`storegraph: ${e.message}\n\n${SERVER_USAGE}`);
+    process.exit(2);
+  }
+  if (switches === "help") {
+    console.log(SERVER_USAGE);
+    return;
+  }
+  const config = loadConfig(process.env, switches);
   const log = createLogger(config);
   const snapshots = await Snapshots.open(config, {
     logger: log,
@@ -22,9 +35,9 @@ async function main(): Promise<void> {
         ? log.warn({ replica: state.source.name, reason: state.reason }, "replica not used")
         : log.info({ replica: state.source.name, lagMs: state.lagMs }, "replica used"),
   });
-  // A deployment (DEMO=off) starts on whatever the database holds, and waits for a load.
-  if (config.demo.enabled) await ensureDemoData(config, snapshots.store, log);
-  const demoKey = config.demo.enabled ? await ensureDemoKey(new ApiKeys(snapshots.store)) : null;
+  // Without --demo (a deployment) it starts on whatever the database holds, and waits for a load.
+  if (config.demo) await ensureDemoData(config, snapshots.store, log);
+  const demoKey = config.demo ? await ensureDemoKey(new ApiKeys(snapshots.store)) : null;
   // Collected only when served: a gateway nobody scrapes pays nothing for them, not even the
   // loading of prom-client (the bundle keeps a dynamic import in a chunk of its own).
   const metrics =

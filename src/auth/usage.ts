@@ -28,7 +28,7 @@ export interface UsageReport extends MonthCounts {
   keyId: string;
   keyName: string;
   plan: Plan;
-  /** False when the gateway runs with RATE_LIMITS=off: nothing is refused. */
+  /** False when the gateway runs with --no-rate-limits: nothing is refused. */
   limitsEnforced: boolean;
   endpoints: EndpointUsage[];
 }

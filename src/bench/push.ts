@@ -42,7 +42,8 @@ interface Proc {
 
 export interface PushDeps {
   root: string;
-  startServer: (env: NodeJS.ProcessEnv) => Promise<Proc>;
+  /** A gateway as npm start runs it (rate limits off), with the server flags `args`. */
+  startServer: (env: NodeJS.ProcessEnv, args?: string[]) => Promise<Proc>;
   /** A fresh database of `kind` for the push bench: its environment. */
   databaseEnv: (kind: "sqlite" | "postgresql") => Promise<NodeJS.ProcessEnv>;
   pgUrl: string;
@@ -106,8 +107,6 @@ export async function pushBench(deps: PushDeps, kind: "sqlite" | "postgresql"): 
   const weeks = await ensureWeeks(deps.root);
   const env: NodeJS.ProcessEnv = {
     ...(await deps.databaseEnv(kind)),
-    DEMO: "off",
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
     WEBHOOK_TIMEOUT_MS: "2000",
     WEBHOOK_CONCURRENCY: String(CONCURRENCY),
   };
@@ -120,7 +119,8 @@ export async function pushBench(deps: PushDeps, kind: "sqlite" | "postgresql"): 
   const receiver = await new Receiver().start();
   const procs: Proc[] = [];
   const gateway = async () => {
-    const p = await deps.startServer(env);
+    // Without --demo: the gateways start on the empty database, and wait for the loads here.
+    const p = await deps.startServer(env, ["--allow-private-webhook-targets"]);
     procs.push(p);
     return p;
   };
@@ -340,7 +340,7 @@ export async function freshPushEnv(
   kind: "sqlite" | "postgresql",
   pgUrl: string,
 ): Promise<NodeJS.ProcessEnv> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", RATE_LIMITS: "off" };
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
   delete env.REQUIRE_HTTPS;
   delete env.NODE_ENV;
   env.DATA_DIR = join(root, "bench", "out", `push-db-${kind}`);

@@ -122,7 +122,7 @@ async function databaseEnv(
   { domains, apps }: Pick<Size, "domains" | "apps">,
   label?: string,
 ): Promise<NodeJS.ProcessEnv> {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", RATE_LIMITS: "off" };
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn" };
   delete env.REQUIRE_HTTPS;
   delete env.NODE_ENV;
   env.DATA_DIR = join(
@@ -189,13 +189,14 @@ function procStatus(pid: number | undefined, field: string): number {
 
 /**
  * The node flags and script of `npm start` (package.json), so that the server measured is the one
- * served: the bundle `npm run build` writes (built once per bench run, as `prestart` does).
+ * served: the bundle `npm run build` writes (built once per bench run, as `prestart` does). Its
+ * own flags (--demo) are left out: the bench loads its datasets itself.
  */
 function startCommand(): { flags: string[]; script: string } {
   const start = (
     JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } }
   ).scripts.start;
-  const m = /^node((?: --[\w-]+=\S+)*) (\S+\.js)$/.exec(start);
+  const m = /^node((?: --[\w-]+=\S+)*) (\S+\.js)(?: --[\w-]+)*$/.exec(start);
   if (!m) throw new Error(`package.json's start script has an unexpected form: ${start}`);
   return { flags: m[1].split(" ").filter(Boolean), script: m[2] };
 }
@@ -213,7 +214,12 @@ function buildServer(): void {
  * Starts an entry point as its own process with npm start's node flags (a TypeScript one through
  * tsx); resolves once it prints its URL.
  */
-function startProcess(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Promise<Proc> {
+function startProcess(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+  args: string[] = [],
+): Promise<Proc> {
   const { flags } = startCommand();
   const entry = script.endsWith(".ts") ? ["--import", "tsx", script] : [script];
   // Only storegraph's server is profiled (the baseline and PostGraphile are not).
@@ -221,7 +227,7 @@ function startProcess(script: string, env: NodeJS.ProcessEnv, ready: RegExp): Pr
     values["cpu-prof"] && script === startCommand().script
       ? ["--cpu-prof", `--cpu-prof-dir=${resolve(values["cpu-prof"])}`]
       : [];
-  const child = spawn(process.execPath, [...flags, ...profile, ...entry], {
+  const child = spawn(process.execPath, [...flags, ...profile, ...entry, ...args], {
     cwd: root,
     // As the image runs it (docs/deploy/Dockerfile, test/deploy/deploy.test.ts), unless set.
     env: { ...MALLOC_ENV, ...env },
@@ -882,12 +888,14 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
   }
 }
 
-function startServer(env: NodeJS.ProcessEnv): Promise<Proc> {
+/** A gateway as npm start runs it, without the per-plan rate limits (a load test), and `args`. */
+function startServer(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Proc> {
   buildServer();
   return startProcess(
     startCommand().script,
     { ...env, PORT: "0", HOST: "127.0.0.1" },
     /GraphQL\s+(\S+)\/graphql/,
+    ["--no-rate-limits", ...args],
   );
 }
 

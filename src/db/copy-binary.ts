@@ -8,7 +8,7 @@
  * It exists for rendered pieces (src/export/export-rendered.ts): a FETCH answers a bytea as hex text,
  * which the server writes and node-postgres reads as a string, then decodes: at a million Domains
  * that was 18–21 µs of the gateway's CPU a Domain, against 7.5–9.3 µs read from a binary COPY, and
- * the server's own reading took half the time (docs/performance.md, "Rendered records").
+ * the server's own reading took half the time (docs/performance-history.md, "Rendered records").
  */
 
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
@@ -19,7 +19,7 @@ export type CopyValue = Buffer | null;
  * Every row of a whole binary COPY output (its chunks, in order). The chunks are read where they
  * are: a value within one chunk is a view of it, and only a value (or a length) cut between two
  * chunks is copied. Joining the chunks first copied every byte of an export's pieces once more
- * (docs/performance.md, "Rendered records").
+ * (docs/performance-history.md, "Rendered records").
  */
 export function copyRows(chunks: readonly Buffer[]): CopyValue[][] {
   const total = chunks.reduce((n, c) => n + c.length, 0);

@@ -7,7 +7,7 @@
  * double, whose `none` is NaN, so that one reading, `valueAt`, serves both.
  *
  * At a million Domains the eleven number columns took 88 MB as doubles; coded, 36 MB (issue 54,
- * docs/performance.md "Memory").
+ * docs/performance-history.md, "The number columns coded").
  */
 
 export type CodeType = "u8" | "u16" | "u32" | "i32" | "f64";

@@ -322,7 +322,7 @@ function pgReader(
         // for reading every row (cursor_tuple_fraction 1): PostgreSQL plans a cursor for its first
         // tenth by default, which chose walking the rank index to the rows, scattered in the heap,
         // over reading the table and sorting it: a million Domains' name and rank in 4.0–4.2 s
-        // against 1.2–1.3 s (docs/performance.md, "A cursor planned for every row").
+        // against 1.2–1.3 s (docs/performance-history.md, "A cursor planned for every row").
         await client.query("BEGIN READ ONLY; SET LOCAL cursor_tuple_fraction = 1");
         await client.query({
           text: `DECLARE export NO SCROLL CURSOR FOR ${text}`,

@@ -113,7 +113,7 @@ export async function compressTextWith(
  *   own, row by row (only a piece of more than about 8 KB still goes there). A row below that
  *   target is never tried for compression either; the table is written once, here, so no later
  *   write needs telling (the staging table is EXTERNAL). The measurements are in
- *   docs/performance.md ("Rendered records").
+ *   docs/performance-history.md, "Rendered records".
  */
 export function renderedLayout(
   table: (name: string) => string,
@@ -515,8 +515,8 @@ function checkComplete(pieces: number, domains: number, what = "pieces"): void {
  * SELECT … ORDER BY rank, pk`), then copied into the snapshot in one transaction, with the unique
  * index on domain_pk. A rowid table keeps its rows in rowid order, so the rank order, every list's
  * and export's default, is then the table's own: an export's reads go forward through it, where in
- * key order each piece was a page read of its own (docs/performance.md, "SQLite's exports sorted
- * once"). A served snapshot (npm run load -- --render) is read by gateways meanwhile: once the
+ * key order each piece was a page read of its own (docs/performance-history.md,
+ * "SQLite's exports sorted once"). A served snapshot (npm run load -- --render) is read by gateways meanwhile: once the
  * copy outgrows the connection's cache, SQLite holds their reads off until it commits (seconds at
  * 1M). The side file takes about twice the pieces' size at its largest, and is removed with the
  * snapshot's files if a load stops (src/db/sqlite-store.ts).

@@ -19,7 +19,7 @@ export type WebhookStore = Pick<SnapshotStore, "kind" | "metaQuery" | "metaTrans
 
 /** Which delivery targets are allowed (src/webhooks/send.ts checks them). */
 export interface TargetPolicy {
-  /** Private, loopback and link-local addresses are allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  /** Private, loopback and link-local addresses are allowed (--allow-private-webhook-targets). */
   allowPrivate: boolean;
   /** Only https (the gateway requires HTTPS: REQUIRE_HTTPS, or NODE_ENV=production). */
   requireHttps: boolean;

@@ -138,7 +138,7 @@ const PLANNER: SqlitePlan = { scan: () => false, gather: false };
  * not read one by one down the order's index. The index's order is not the table's, so each of
  * its rows was a page read of its own: stepping every Domain's name and rank in rank order took
  * 745 ms of CPU at 100,000 Domains (a third of it in the kernel, reading pages), against 186 ms
- * gathered and sorted (docs/performance.md, "SQLite's exports sorted once"). PostgreSQL's streams
+ * gathered and sorted (docs/performance-history.md, "SQLite's exports sorted once"). PostgreSQL's streams
  * do the same by their cursor's plan (src/db/reader.ts: cursor_tuple_fraction).
  */
 const WHOLE: SqlitePlan = { scan: () => false, gather: true };

@@ -5,7 +5,7 @@
  * A page moved to the server's thread as an ArrayBuffer of its own is memory V8 counts against
  * the server's heap until a full collection frees it: an export of a million Domains moves 6.5 GB
  * through, and the server's thread spent more time in mark-compact collections than in anything
- * else it did for an export (docs/performance.md, "Rendered records"). Through the ring, a page is
+ * else it did for an export (docs/performance-history.md, "Rendered records"). Through the ring, a page is
  * copied into a slot of one SharedArrayBuffer made for the stream, and the server's thread writes
  * a view of it: nothing is allocated per page. A slot is free again once the socket has taken the
  * page (its write's callback: src/ops/access-log.ts, whenWritten), never sooner; a page that finds

@@ -205,7 +205,7 @@ export async function answerOperation(
     // surrogate (WebIDL's USVString, 9% of a bulk of 100's CPU), and encodes it whole. The
     // Response is the server's own fetch API's (whatwg-node's): it keeps the bytes as they are,
     // and the server writes them to the socket in one call, where Node's own copies them into a
-    // stream that is then read back (docs/performance.md, "A REST answer's way to the socket").
+    // stream that is then read back (docs/performance-history.md, "A REST answer's way to the socket").
     const ok = (body: Uint8Array<ArrayBuffer>, gzipped = false) =>
       answer(
         new ServerResponse(body, {

@@ -9,7 +9,7 @@
  * socket has taken the answer (src/rest/envelope.ts, writeEnvelope). A page of 1000 Domains is 6–8 MB: written into fresh memory, each
  * answer grew its buffer eleven times from 16 KB, copying as it grew, and every byte landed on a
  * page the kernel had to map first; the growing and the copies were 16% of such a page's CPU
- * (docs/performance.md, "A REST answer's way to the socket").
+ * (docs/performance-history.md, "A REST answer's way to the socket").
  */
 export class TextBytes {
   private bytes: Buffer;

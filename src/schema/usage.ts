@@ -49,7 +49,7 @@ export const Usage = builder.objectRef<UsageReport>("Usage").implement({
     plan: t.exposeString("plan", { description: "pro, elite or enterprise.", ...legacy("plan") }),
     limitsEnforced: t.exposeBoolean("limitsEnforced", {
       description:
-        "False when the gateway runs with RATE_LIMITS=off (local load tests): nothing is refused, and remaining stays at limit.",
+        "False when the gateway runs with --no-rate-limits (local load tests): nothing is refused, and remaining stays at limit.",
       ...legacy("limits_enforced"),
     }),
     endpoints: t.field({

@@ -23,7 +23,7 @@ export function sign(secret: string, id: string, timestamp: number, body: string
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
-/** Address ranges a webhook reaches only with WEBHOOK_ALLOW_PRIVATE_TARGETS (ipaddr.js's names). */
+/** Address ranges a webhook reaches only with --allow-private-webhook-targets (ipaddr.js's names). */
 const PUBLIC = new Set(["unicast"]);
 
 /**

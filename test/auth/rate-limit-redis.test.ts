@@ -80,7 +80,7 @@ describe.skipIf(!REDIS_URL).each(databaseKinds())("rate limits in Redis on %s", 
 
     beforeAll(async () => {
       db = await createTestDatabase(kind);
-      const env = { REDIS_URL: REDIS_URL ?? "", RATE_LIMITS: "on" };
+      const env = { REDIS_URL: REDIS_URL ?? "" };
       // The first start makes the demo dataset; the second then finds it.
       for (let i = 0; i < 2; i++) {
         const server = startServer(db, await freePort(), env);

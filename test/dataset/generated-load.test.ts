@@ -83,7 +83,7 @@ describe.each(databaseKinds())("generated datasets load on %s", (kind) => {
     const demo = await createTestDatabase(kind);
     const demoStore = await openSnapshotStore(demo.config);
     try {
-      const config = { ...demo.config, demo: { enabled: true, domains: 300, apps: 40, seed: 5 } };
+      const config = { ...demo.config, demo: { domains: 300, apps: 40, seed: 5 } };
       const log = createLogger({ logLevel: "silent" });
       await ensureDemoData(config, demoStore, log);
       // Week 0, then the week after it: the feed has a week of changes.

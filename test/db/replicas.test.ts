@@ -87,13 +87,17 @@ describe.skipIf(!canRunClusters)(
       const db = {
         config: { dataDir, database: { kind: "postgresql", url: primary.url("storegraph") } },
       } as unknown as TestDatabase;
-      const server = startServer(db, port, {
-        DATABASE_REPLICA_URLS: standby.url("storegraph"),
-        REPLICA_CHECK_MS: "200",
-        RATE_LIMITS: "off",
-        LOG_LEVEL: "info",
-        ...env,
-      });
+      const server = startServer(
+        db,
+        port,
+        {
+          DATABASE_REPLICA_URLS: standby.url("storegraph"),
+          REPLICA_CHECK_MS: "200",
+          LOG_LEVEL: "info",
+          ...env,
+        },
+        ["--no-rate-limits"],
+      );
       const gateway = { name, port, server, dataDir };
       gateways.push(gateway);
       await server.waitFor(/storegraph is listening/, BOUND_MS);

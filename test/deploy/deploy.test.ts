@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { loadConfig } from "../../src/config.ts";
+import { parseServerArgs } from "../../src/server-args.ts";
 
 /**
  * docs/deploy/: the compose file and the Kubernetes manifest give the gateway settings that
@@ -57,9 +58,30 @@ describe("deployment files (docs/deploy)", () => {
       const config = loadConfig(env);
       expect(config.database.kind).toBe("postgresql");
       expect(config.database.kind === "postgresql" && config.database.replicaUrls).toHaveLength(2);
-      expect(config.demo.enabled).toBe(false);
       expect(config.rateLimits.redisUrl).toMatch(/^redis:\/\//);
     }
+    // The gateways run the image's command: the server without --demo (an empty database waits for
+    // a load, and no demo key is made), with the rate limits on.
+    const { gateway } = (
+      parse(readFileSync(COMPOSE, "utf8"), { merge: true }) as {
+        services: { gateway: { command?: unknown; entrypoint?: unknown } };
+      }
+    ).services;
+    expect([gateway.command, gateway.entrypoint]).toEqual([undefined, undefined]);
+    const container = (
+      objects.find((o) => o.kind === "Deployment") as {
+        spec: { template: { spec: { containers: { name: string; command?: unknown; args?: unknown }[] } } };
+      }
+    ).spec.template.spec.containers.find((c) => c.name === "gateway");
+    expect([container?.command, container?.args]).toEqual([undefined, undefined]);
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(root, "docs/deploy/Dockerfile"), "utf8"))?.[1];
+    const argv = JSON.parse(cmd ?? "[]") as string[];
+    expect(argv.slice(0, 3)).toEqual(["node", "--max-semi-space-size=16", "dist/server.js"]);
+    expect(parseServerArgs(argv.slice(3))).toMatchObject({
+      demo: null,
+      rateLimits: true,
+      allowPrivateWebhookTargets: false,
+    });
     // Kubernetes waits longer than the gateway's own shutdown before it kills it.
     const deployment = objects.find((o) => o.kind === "Deployment") as {
       spec: { template: { spec: { terminationGracePeriodSeconds: number } } };

@@ -31,7 +31,6 @@ function stdioClient(api: TestApi, key: string, env: Record<string, string> = {}
       ...(database.kind === "postgresql" ? { DATABASE_URL: database.url } : {}),
       STOREGRAPH_API_KEY: key,
       LOG_LEVEL: "warn",
-      RATE_LIMITS: "on",
       ...env,
     },
     stderr: "pipe",

@@ -18,7 +18,7 @@ import { serveMetrics } from "../../src/ops/metrics-server.ts";
 import { shutDown } from "../../src/ops/shutdown.ts";
 import { OPERATIONS } from "../../src/rest/routes.ts";
 import { tempDir } from "../support/api.ts";
-import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
+import { createTestDatabase, databaseKinds, TEST_SWITCHES, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { type Endpoint, prepare, restEndpoint } from "../support/routes.ts";
 
@@ -48,13 +48,15 @@ async function startGateway(
   options: { beforeExportPage?: () => Promise<void> } = {},
 ): Promise<Gateway> {
   const c = db.config;
-  const config = loadConfig({
-    DATA_DIR: c.dataDir,
-    ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
-    LOG_LEVEL: "info",
-    RATE_LIMITS: "off",
-    ...env,
-  });
+  const config = loadConfig(
+    {
+      DATA_DIR: c.dataDir,
+      ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
+      LOG_LEVEL: "info",
+      ...env,
+    },
+    TEST_SWITCHES,
+  );
   const lines: Record<string, unknown>[] = [];
   const log = pino({ level: "info", base: undefined }, { write: (s: string) => lines.push(JSON.parse(s)) });
   const snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });

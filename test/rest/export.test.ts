@@ -17,7 +17,7 @@ import {
   oracleOf,
 } from "../graphql/oracle.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
-import { databaseKinds } from "../support/databases.ts";
+import { databaseKinds, TEST_SWITCHES } from "../support/databases.ts";
 
 // Whole results of List Domains (docs/api.md 4.7, docs/decisions.md "cursor=all and export"): cursor=all
 // jobs (202 while running, then 200 with the result, shared by server instances through the meta
@@ -562,13 +562,15 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
   describe("expiry", () => {
     it("replaces a result older than EXPORT_TTL_SECONDS by a new job", async () => {
       const c = api.db.config;
-      const config = loadConfig({
-        DATA_DIR: c.dataDir,
-        ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
-        LOG_LEVEL: "silent",
-        EXPORT_TTL_SECONDS: "1",
-        RATE_LIMITS: "off",
-      });
+      const config = loadConfig(
+        {
+          DATA_DIR: c.dataDir,
+          ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
+          LOG_LEVEL: "silent",
+          EXPORT_TTL_SECONDS: "1",
+        },
+        TEST_SWITCHES,
+      );
       expect(config.exportTtlMs).toBe(1000);
       const snapshots2 = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
       try {
@@ -690,13 +692,15 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
       // past 1 s on an instance with a TTL of 1 s.
       const c = api.db.config;
       const configOf = (ttl: Record<string, string>) =>
-        loadConfig({
-          DATA_DIR: c.dataDir,
-          ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
-          LOG_LEVEL: "silent",
-          RATE_LIMITS: "off",
-          ...ttl,
-        });
+        loadConfig(
+          {
+            DATA_DIR: c.dataDir,
+            ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
+            LOG_LEVEL: "silent",
+            ...ttl,
+          },
+          TEST_SWITCHES,
+        );
       const snapshots1 = await Snapshots.open(configOf({}), { refreshMs: 0, graceMs: 0 });
       const snapshots2 = await Snapshots.open(configOf({ EXPORT_TTL_SECONDS: "1" }), {
         refreshMs: 0,
@@ -755,12 +759,14 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
       // third page; it is told to hand its jobs over (a graceful shutdown), and the second,
       // polled next, resumes the job after the Domains already written.
       const c = api.db.config;
-      const config = loadConfig({
-        DATA_DIR: c.dataDir,
-        ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
-        LOG_LEVEL: "silent",
-        RATE_LIMITS: "off",
-      });
+      const config = loadConfig(
+        {
+          DATA_DIR: c.dataDir,
+          ...(c.database.kind === "postgresql" ? { DATABASE_URL: c.database.url } : {}),
+          LOG_LEVEL: "silent",
+        },
+        TEST_SWITCHES,
+      );
       // On PostgreSQL the gateways share nothing but the databases: results are chunks there.
       const own = tempDir("storegraph-gateway2-");
       const config2 = kind === "postgresql" ? { ...config, dataDir: own.dir } : config;

@@ -264,7 +264,7 @@ describe.each(databaseKinds())("usage on %s", (kind) => {
     expect(gql.status).toBe(401);
   });
 
-  it("says when the limits are off (RATE_LIMITS=off): every budget stays full", async () => {
+  it("says when the limits are off (--no-rate-limits): every budget stays full", async () => {
     const key = await api.createKey("pro", "unlimited");
     const app = withKey(createApp(api.db.config, api.snapshots), key);
     try {

@@ -17,7 +17,7 @@ import { freePort, type Server, startServer } from "../support/server.ts";
  * example must answer the status it names (200 unless its comment says otherwise), with something
  * in it: a list the example asks for is never empty.
  *
- * The demo is smaller than `npm start`'s (DEMO_DOMAINS), but large enough for the App list that
+ * The demo is smaller than `npm start`'s (--demo-domains), but large enough for the App list that
  * asks for at least 100 installs; the names the examples use are the generator's showcase records,
  * which every dataset holds.
  */
@@ -63,7 +63,7 @@ function examplesOf(path: string): { curls: Example[]; all: Example[] } {
 }
 
 /** How a file tells its reader to start a gateway that takes webhooks to a private address. */
-const ALLOW_PRIVATE = "WEBHOOK_ALLOW_PRIVATE_TARGETS=true npm start";
+const ALLOW_PRIVATE = "npm start -- --allow-private-webhook-targets";
 
 /**
  * Whether a file that makes a webhook to this machine (localhost, 127.x) says, before its first
@@ -193,13 +193,15 @@ describe.each(databaseKinds())("the examples of the README and docs/rest.md on %
     // 1,000 Domains: the most installed App (shopify.klaviyo) then has over 100 installs.
     // Webhooks to a receiver on this machine are taken only if each file that makes one says,
     // before it, to start the gateway so, as a reader would.
-    server = startServer(db, port, {
-      DEMO_DOMAINS: "1000",
-      DEMO_APPS: "60",
+    server = startServer(db, port, {}, [
+      "--demo-domains",
+      "1000",
+      "--demo-apps",
+      "60",
       ...(DOCS.every((doc) => saysToAllowPrivateTargets(doc.path))
-        ? { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }
-        : {}),
-    });
+        ? ["--allow-private-webhook-targets"]
+        : []),
+    ]);
     const out = await server.waitFor(/More keys:|Every request needs Authorization/, 150_000);
     demoKey = /^ {2}(sg_\S+)$/m.exec(out)?.[1] ?? "";
   }, 200_000);

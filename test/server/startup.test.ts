@@ -68,7 +68,7 @@ describe("a restart of dist/server.js (sqlite, demo data loaded)", () => {
     // With metrics (and Redis, when the tests have one), their packages are loaded.
     const withBoth = await packagesOfRestart({
       METRICS_PORT: String(await freePort()),
-      ...(process.env.TEST_REDIS_URL ? { RATE_LIMITS: "on", REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+      ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
     });
     expect(withBoth).toContain("prom-client");
     if (process.env.TEST_REDIS_URL) expect(withBoth).toContain("ioredis");

@@ -3,8 +3,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import type { Config } from "../../src/config.ts";
+import type { Config, Switches } from "../../src/config.ts";
 import { loadConfig } from "../../src/config.ts";
+
+/**
+ * The switches of a test's gateway: no rate limits (the suites of the limits turn them on), and
+ * webhooks to receivers on loopback, where the tests' receivers listen.
+ */
+export const TEST_SWITCHES: Switches = { rateLimits: false, allowPrivateWebhookTargets: true };
 
 /**
  * The databases every integration suite runs on: SQLite always, PostgreSQL when
@@ -26,13 +32,7 @@ export interface TestDatabase {
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), "storegraph-test-"));
   if (kind === "sqlite") {
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "silent",
-      RATE_LIMITS: "off",
-      // Webhooks of tests deliver to receivers on loopback.
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
-    });
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent" }, TEST_SWITCHES);
     return { config, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
   const adminUrl = process.env.TEST_DATABASE_URL;
@@ -47,13 +47,10 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const config = loadConfig({
-    DATABASE_URL: url.toString(),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "silent",
-    RATE_LIMITS: "off",
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
-  });
+  const config = loadConfig(
+    { DATABASE_URL: url.toString(), DATA_DIR: dataDir, LOG_LEVEL: "silent" },
+    TEST_SWITCHES,
+  );
   return {
     config,
     drop: async () => {

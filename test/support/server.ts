@@ -24,14 +24,22 @@ export interface Server {
   stop: () => Promise<number | null>;
 }
 
-export function startServer(db: TestDatabase, port: number, extraEnv: Record<string, string> = {}): Server {
+/**
+ * The bundle npm start runs, as npm start runs it (--demo: an empty database gets a demo of 300
+ * Domains), on `db`'s database and at `port`, with `extraEnv` and then the server flags `args`
+ * (the later of two flags wins: ["--demo-domains", "1000"], ["--no-demo"]).
+ */
+export function startServer(
+  db: TestDatabase,
+  port: number,
+  extraEnv: Record<string, string> = {},
+  args: string[] = [],
+): Server {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: db.config.dataDir,
     PORT: String(port),
     HOST: "127.0.0.1",
-    DEMO_DOMAINS: "300",
-    DEMO_APPS: "30",
     LOG_LEVEL: "warn",
     ...extraEnv,
   };
@@ -42,11 +50,15 @@ export function startServer(db: TestDatabase, port: number, extraEnv: Record<str
   delete env.NODE_ENV;
   if (db.config.database.kind === "postgresql") env.DATABASE_URL = db.config.database.url;
   // The bundle npm start runs (built by the global setup, test/support/build.ts).
-  const child = spawn(process.execPath, ["dist/server.js"], {
-    cwd: join(import.meta.dirname, "../.."),
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["dist/server.js", "--demo", "--demo-domains", "300", "--demo-apps", "30", ...args],
+    {
+      cwd: join(import.meta.dirname, "../.."),
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   let exited = false;
   const listeners = new Set<() => void>();

@@ -85,7 +85,7 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
   };
 
   beforeAll(async () => {
-    // Tests deliver to a receiver on loopback (WEBHOOK_ALLOW_PRIVATE_TARGETS).
+    // Tests deliver to a receiver on loopback (--allow-private-webhook-targets).
     api = await startApi(
       kind,
       weeks[0] as string,
@@ -164,7 +164,7 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
     expect(((await call("GET", "/webhooks")).json.webhooks as Json[]).length).toBe(0);
   });
 
-  it("refuses private, loopback and link-local targets unless WEBHOOK_ALLOW_PRIVATE_TARGETS, and http where HTTPS is required", async () => {
+  it("refuses private, loopback and link-local targets unless --allow-private-webhook-targets, and http where HTTPS is required", async () => {
     const strict = createApp(
       { ...api.db.config, webhooks: { ...api.db.config.webhooks, allowPrivateTargets: false } },
       api.snapshots,
@@ -199,7 +199,7 @@ describe.each(databaseKinds())("webhooks on %s", (kind) => {
     }
   });
 
-  /** This gateway as one where WEBHOOK_ALLOW_PRIVATE_TARGETS is unset (the suites set it). */
+  /** This gateway as one started without --allow-private-webhook-targets (the suites give it). */
   const strictApp = () =>
     withKey(
       createApp(

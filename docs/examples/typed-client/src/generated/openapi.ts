@@ -1061,7 +1061,7 @@ export interface components {
             key_name: string;
             /** @description pro, elite or enterprise. */
             plan: string;
-            /** @description False when the gateway runs with RATE_LIMITS=off (local load tests): nothing is refused, and remaining stays at limit. */
+            /** @description False when the gateway runs with --no-rate-limits (local load tests): nothing is refused, and remaining stays at limit. */
             limits_enforced: boolean;
             /** @description Every budget, in the order of docs/api.md section 8 (then Export Domains and node). */
             endpoints: components["schemas"]["EndpointUsage"][];
