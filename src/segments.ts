@@ -25,7 +25,7 @@ import "./schema/index.ts";
  * load starts: src/query/segment-members.ts spreadOf). Given to the loader by its caller (as the
  * rendered records are: src/cli/load.ts, src/demo.ts), and published with the load.
  *
- * Members come from each snapshot's count index (src/db/segment.ts: set-membership filters are
+ * Members come from each snapshot's count index (src/db/where-bitmap.ts: set-membership filters are
  * bitmap algebra, other parts asked of SQL for their keys), as keys of that snapshot; the two
  * snapshots' keys differ, so they are compared through the Domains' names, read once per load.
  */

@@ -28,12 +28,12 @@ export { RoaringBitmap32 };
  * - Domains are numbered 0…n-1 in rank order (then key): an ordinal.
  * - Each value of each Domain dimension, a column (country, platform, plan, state…) or a child
  *   table (categories, technologies, installed Apps…), is a roaring bitmap of the ordinals having
- *   it. A segment (the Domains a filter matches) is a bitmap too (src/db/segment.ts), and a facet
+ *   it. The Domains a filter matches are a bitmap too (src/db/where-bitmap.ts), and a facet
  *   value's count is one intersection's cardinality.
  * - Each number and time the filters test (rank, estimated sales, creation time…) is an array of
  *   its values by ordinal (NaN for none): a range is one pass over it, a histogram one pass over a
- *   segment.
- * - Each Domain sort key (DOMAIN_SORTS) is an array by ordinal too, so that a page of a segment in
+ *   filter's bitmap.
+ * - Each Domain sort key (DOMAIN_SORTS) is an array by ordinal too, so that a page of a filter's matches in
  *   any sort is a selection over its members (src/query/index-page.ts): the number's array above
  *   when the filters have one, else its own part (`sort.<field>`): an Int32Array where every value
  *   is a 32-bit integer (platform_rank), and for a text (name) each Domain's position in the
@@ -119,9 +119,9 @@ export interface SortValues {
 /**
  * A sort key's order (values ascending, NULLs last, then pk ascending) cut into slices of
  * ORDER_BUCKET Domains, each a bitmap, the known values' slices before the unknown ones': a page
- * of a large segment intersects the slices in turn (backwards for a descending sort: the known
+ * of a large bitmap intersects the slices in turn (backwards for a descending sort: the known
  * values' slices from the last, then the unknown ones' from the last) and orders only what each
- * holds of the segment, instead of every member.
+ * holds of the bitmap, instead of every member.
  */
 export interface SortBuckets {
   bitmaps: Bitmap[];

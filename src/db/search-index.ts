@@ -146,7 +146,7 @@ export async function searchIndexFromParts(
  * The Domains whose searched text contains `word`; null when `word` is not a search word (letters
  * and digits, lower-cased), which the database then answers.
  */
-export function searchSegment(index: SearchIndex, word: unknown): Bitmap | null {
+export function wordBitmap(index: SearchIndex, word: unknown): Bitmap | null {
   if (typeof word !== "string" || !ONE_WORD.test(word) || word !== word.toLowerCase()) return null;
   const { words, starts, smallFrom, small } = index;
   const common: Bitmap[] = [];

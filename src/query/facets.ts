@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { appCountIndexOf, appIndexable, appSegmentOf, appValuesOf } from "../db/app-count-index.ts";
+import { appCountIndexOf, appIndexable, appValuesOf, appWhereBitmapOf } from "../db/app-count-index.ts";
 import { type Bitmap, type CountIndex, countIndexOf, RoaringBitmap32 } from "../db/count-index.ts";
 import {
   APP_FACET_VALUES,
@@ -15,8 +15,8 @@ import {
 } from "../db/facet-sql.ts";
 import { type NumberColumn, plainColumn, valueAt } from "../db/number-column.ts";
 import { holdsTables, perReader, type SqlReader } from "../db/reader.ts";
-import { segmentOf, whereKey } from "../db/segment.ts";
 import { TABLES } from "../db/tables.ts";
+import { whereBitmapOf, whereKey } from "../db/where-bitmap.ts";
 import { countWhere, RELATIONS, statementKey, statementOver } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "./app-filter.ts";
@@ -199,9 +199,9 @@ export async function facetsOf(
 async function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, size: number): Promise<Facet> {
   if (scope.table === "domain" && Object.keys(scope.where).length && (await countIndexOf(sql)))
     return cached(sql, `index|${dimension}|${size}|${whereKey(scope.where)}`, size, async () => {
-      const found = await segmentOf(sql, scope.where);
+      const found = await whereBitmapOf(sql, scope.where);
       if (!found) throw new Error("the snapshot's count index vanished");
-      return indexFacet(found.index, found.segment, dimension, size);
+      return indexFacet(found.index, found.bitmap, dimension, size);
     });
   const source = await sourceOf(sql, scope);
   if (source === "summary")
@@ -210,10 +210,10 @@ async function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, siz
     );
   if (scope.table === "app" && appIndexable(sql))
     return cached(sql, `app-index|${dimension}|${size}|${whereKey(scope.where)}`, size, async () => {
-      const [index, segment] = await Promise.all([appCountIndexOf(sql), appSegmentOf(sql, scope.where)]);
+      const [index, matched] = await Promise.all([appCountIndexOf(sql), appWhereBitmapOf(sql, scope.where)]);
       const values = index.dimensions.get(dimension);
       if (!values) throw new Error(`the App count index has no dimension ${dimension}`);
-      return bitmapFacet(values, values.kind, segment, dimension, size);
+      return bitmapFacet(values, values.kind, matched, dimension, size);
     });
   const statement = facetStatement(
     sql,
@@ -233,11 +233,11 @@ async function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, siz
  * - `scan`: the snapshot's narrow facet columns, scanned, when the filter tests only columns they
  *   hold and matches at least a twentieth of the Domains (a country, a platform, a state);
  * - `keys`: the matching keys read by the filter's indexes, then their narrow columns by key
- *   (a smaller segment, or a filter on what they do not hold: the searched text);
+ *   (a smaller set, or a filter on what they do not hold: the searched text);
  * - `rows`: the records' own rows (a snapshot loaded before facets existed, and Apps).
  */
 type Source = "summary" | "scan" | "keys" | "rows";
-const LARGE_SEGMENT = 0.05;
+const LARGE_SHARE = 0.05;
 
 async function sourceOf(sql: SqlReader, scope: FacetScope): Promise<Source> {
   const kept = await keepsFacetTables(sql);
@@ -249,7 +249,7 @@ async function sourceOf(sql: SqlReader, scope: FacetScope): Promise<Source> {
     countWhere(sql, "domain", scope.where),
     countWhere(sql, "domain", {}),
   ]);
-  return matching >= LARGE_SEGMENT * all ? "scan" : "keys";
+  return matching >= LARGE_SHARE * all ? "scan" : "keys";
 }
 
 /** The Domain fields FACET_COLUMNS_TABLE holds (the model's names of FACET_COLUMNS). */
@@ -323,7 +323,7 @@ function facetStatement(
     // Domains' technologies: PostgreSQL 300-450 ms probing, 205-220 ms in one pass; SQLite
     // 205 ms probing, 260 ms in one pass).
     if (sql.kind === "postgresql" && source === "scan") {
-      // A large segment on PostgreSQL: the child's rows joined to the narrow rows that match, the
+      // A large set on PostgreSQL: the child's rows joined to the narrow rows that match, the
       // condition in the join, where the planner can see how many match; through a materialized
       // CTE of the keys it estimated them badly and hashed the whole child table (at a million
       // Domains, the US Domains' technologies: 7.8 s, then 2.3 s this way).
@@ -357,28 +357,28 @@ function facetStatement(
 }
 
 /**
- * A facet of a segment from the count index (src/db/count-index.ts): each value's count is the
- * cardinality of its bitmap's intersection with the segment. Values are tried largest first, and
- * once a value holds fewer Domains in all than the last of the top ones holds in the segment, no
+ * A facet of a set from the count index (src/db/count-index.ts): each value's count is the
+ * cardinality of its bitmap's intersection with the set. Values are tried largest first, and
+ * once a value holds fewer Domains in all than the last of the top ones holds in the set, no
  * later one can enter the top: a facet of a few Domains over 20,000 Apps asks only what it must.
  */
-export function indexFacet(index: CountIndex, segment: Bitmap, dimension: string, size: number): Facet {
+export function indexFacet(index: CountIndex, matched: Bitmap, dimension: string, size: number): Facet {
   const values = FACETS.domain.dimensions[dimension].values;
   const source =
     values.kind === "column" ? index.text.get(values.narrow ?? "") : index.children.get(dimension);
   if (!source) throw new Error(`the count index has no dimension ${dimension}`);
-  return bitmapFacet(source, values.kind, segment, dimension, size);
+  return bitmapFacet(source, values.kind, matched, dimension, size);
 }
 
 /**
- * Whether the segment's Domains hold a value of `dimension` that `facet` (indexFacet's, of `size`)
+ * Whether the matched Domains hold a value of `dimension` that `facet` (indexFacet's, of `size`)
  * does not list: its values were cut to the top. A Domain has one value of a column, so a cut one
  * has others (otherCount); of a child dimension (technologies, Apps) it may have several, and a
  * cut can leave none without a listed value: then only the values past the top say so.
  */
 export function indexFacetCut(
   index: CountIndex,
-  segment: Bitmap,
+  matched: Bitmap,
   dimension: string,
   facet: Facet,
   size: number,
@@ -393,7 +393,7 @@ export function indexFacetCut(
   const blank = source.labels ? -1 : (source.byKey.get("") ?? -1);
   const listed = new Set(facet.values.map((v) => v.value));
   return source.order.some(
-    (i) => i !== blank && !listed.has(names[i]) && segment.intersects(source.bitmaps[i]),
+    (i) => i !== blank && !listed.has(names[i]) && matched.intersects(source.bitmaps[i]),
   );
 }
 
@@ -406,11 +406,11 @@ interface ValueBitmaps {
   byKey: Map<string, number>;
 }
 
-/** A facet of `segment` over a dimension's value bitmaps (of the same records' numbering). */
+/** A facet of `matched` over a dimension's value bitmaps (of the same records' numbering). */
 function bitmapFacet(
   source: ValueBitmaps,
   kind: "column" | "child",
-  segment: Bitmap,
+  matched: Bitmap,
   dimension: string,
   size: number,
 ): Facet {
@@ -422,7 +422,7 @@ function bitmapFacet(
     if (i === blank) continue;
     const all = source.bitmaps[i].size;
     if (top.length === size && all < top[size - 1].count) break;
-    const count = segment.andCardinality(source.bitmaps[i]);
+    const count = matched.andCardinality(source.bitmaps[i]);
     if (!count) continue;
     const entry = { value: names[i], count, i };
     if (top.length === size && byCount(entry, top[size - 1]) >= 0) continue;
@@ -431,12 +431,12 @@ function bitmapFacet(
     top.splice(at, 0, entry);
     if (top.length > size) top.pop();
   }
-  const total = segment.size;
-  const valued = segment.andCardinality(valuedOf(source, blank));
+  const total = matched.size;
+  const valued = matched.andCardinality(valuedOf(source, blank));
   const covered =
     kind === "column"
       ? top.reduce((s, v) => s + v.count, 0)
-      : segment.andCardinality(RoaringBitmap32.orMany(top.map((v) => source.bitmaps[v.i])));
+      : matched.andCardinality(RoaringBitmap32.orMany(top.map((v) => source.bitmaps[v.i])));
   return {
     dimension,
     values: top.map(({ value, count }) => ({ value, count })),
@@ -575,11 +575,11 @@ export async function histogramOf(
   if (scope.table === "app" && appIndexable(sql)) {
     const key = `app-histogram|${field}|${scale}|${n}|${JSON.stringify(given)}|${whereKey(scope.where)}`;
     return cached(sql, key, given?.length ?? n, async () => {
-      const [values, segment] = await Promise.all([
+      const [values, matched] = await Promise.all([
         appValuesOf(sql, spec.column),
-        appSegmentOf(sql, scope.where),
+        appWhereBitmapOf(sql, scope.where),
       ]);
-      return indexHistogram(plainColumn(values), segment, field, scale, given, n);
+      return indexHistogram(plainColumn(values), matched, field, scale, given, n);
     });
   }
   const index = scope.table === "domain" ? await countIndexOf(sql) : null;
@@ -587,15 +587,15 @@ export async function histogramOf(
   if (values) {
     const key = `index-histogram|${field}|${scale}|${n}|${JSON.stringify(given)}|${whereKey(scope.where)}`;
     return cached(sql, key, given?.length ?? n, async () => {
-      const found = await segmentOf(sql, scope.where);
+      const found = await whereBitmapOf(sql, scope.where);
       if (!found) throw new Error("the snapshot's count index vanished");
-      return indexHistogram(values, found.segment, field, scale, given, n);
+      return indexHistogram(values, found.bitmap, field, scale, given, n);
     });
   }
   const column = (TABLES[scope.table].columns as string[])[TABLES[scope.table].fields.indexOf(spec.column)];
   // PostgreSQL compares bigint bounds with a 32-bit column only once the column is widened.
   const value = sql.kind === "postgresql" ? `r."${column}"::bigint` : `r."${column}"`;
-  // Every histogram field is a narrow facet column: a large segment is scanned there.
+  // Every histogram field is a narrow facet column: a large set is scanned there.
   const source = await sourceOf(sql, scope);
   const narrow = source === "scan" || (source === "summary" && scope.table === "domain");
   const from = `${sql.table(narrow ? FACET_COLUMNS_TABLE : TABLES[scope.table].name)} r`;
@@ -625,18 +625,18 @@ export async function histogramOf(
 }
 
 /**
- * A histogram of a segment from the values of the field by record (the count index's, by Domain
+ * A histogram of a set from the values of the field by record (the count index's, by Domain
  * ordinal, or the App index's, by key): one pass, or two to choose bounds.
  */
 function indexHistogram(
   column: NumberColumn,
-  segment: Bitmap,
+  matched: Bitmap,
   field: string,
   scale: Histogram["scale"],
   given: number[] | null,
   n: number,
 ): Histogram {
-  const ords = segment.toUint32Array();
+  const ords = matched.toUint32Array();
   let edges = given;
   if (!edges) {
     let min = Number.POSITIVE_INFINITY;

@@ -9,7 +9,7 @@ import {
 } from "../../src/db/count-index.ts";
 import { DomainKeys } from "../../src/db/domain-keys.ts";
 import type { SqlReader } from "../../src/db/reader.ts";
-import { countDomains, whereKey } from "../../src/db/segment.ts";
+import { countDomains, whereKey } from "../../src/db/where-bitmap.ts";
 import { countWhere, pageKeys } from "../../src/db/where-sql.ts";
 import type { Where } from "../../src/query/keyset.ts";
 import { REST_BASE } from "../../src/rest/routes.ts";
