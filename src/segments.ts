@@ -15,7 +15,7 @@ import type {
 import type { Where } from "./query/keyset.ts";
 import { DEFAULT_SPREAD, indexedMembersOf, pksOf, type Spread, spreadOf } from "./query/segment-members.ts";
 import { membersOf, segmentArgsOf, segmentWhere } from "./query/segments.ts";
-import "./schema/index.ts";
+import { domainFilterInput } from "./schema/index.ts";
 
 /**
  * A load's segments (docs/decisions.md, "Segments"): every account's segment evaluated on the new
@@ -90,7 +90,7 @@ export async function evaluateSegments(
       let where: Where;
       let whereThen: Where | null = null;
       try {
-        const args = segmentArgsOf(segment);
+        const args = segmentArgsOf(segment, domainFilterInput);
         where = await segmentWhere(readContext(now, scope), args);
         if (then) whereThen = await segmentWhere(readContext(then, scope), args);
       } catch (e) {

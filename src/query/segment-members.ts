@@ -35,10 +35,16 @@ export function domainFilterType(): GraphQLInputObjectType {
   return filterType;
 }
 
-/** A kept filter (as a client wrote it) coerced as List Domains' `filter` argument is. */
-export function segmentArgsOf(row: Pick<SegmentRow, "filter" | "search">): SegmentArgs {
+/**
+ * A kept filter (as a client wrote it) coerced as List Domains' `filter` argument is, by the schema's
+ * DomainFilter (`filterType`: domainFilterType() on a request's path, src/schema/index.ts's at a load).
+ */
+export function segmentArgsOf(
+  row: Pick<SegmentRow, "filter" | "search">,
+  filterType: GraphQLInputObjectType,
+): SegmentArgs {
   return {
-    filter: row.filter ? (coerceInputValue(row.filter, domainFilterType()) as DomainFilter) : null,
+    filter: row.filter ? (coerceInputValue(row.filter, filterType) as DomainFilter) : null,
     search: row.search,
   };
 }
