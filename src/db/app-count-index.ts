@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { type Bitmap, bitmapsOf, RoaringBitmap32, sizeOrder } from "./count-index.ts";
+import { type Bitmap, bitmapsOf, RoaringBitmap32, sizeOrder } from "./bitmaps.ts";
 import { APP_FACET_VALUES, childValues, type FacetValues } from "./facet-sql.ts";
 import { perReader, type SqlReader } from "./reader.ts";
 import { TABLES } from "./tables.ts";

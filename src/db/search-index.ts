@@ -1,7 +1,4 @@
-import roaring from "roaring";
-
-const { RoaringBitmap32 } = roaring;
-type Bitmap = InstanceType<typeof RoaringBitmap32>;
+import { type Bitmap, RoaringBitmap32 } from "./bitmaps.ts";
 
 /**
  * The searched text's words in the count index (src/db/count-index.ts): what `q` matches, answered

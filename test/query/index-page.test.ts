@@ -8,8 +8,8 @@ import {
   type CountIndex,
   countIndexFromParts,
   countIndexOf,
-  sortBuckets,
 } from "../../src/db/count-index.ts";
+import { sortBuckets } from "../../src/db/count-index-build.ts";
 import { valueAt } from "../../src/db/number-column.ts";
 import type { SqlReader } from "../../src/db/reader.ts";
 import { TABLES } from "../../src/db/tables.ts";
