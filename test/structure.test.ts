@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 
 /**
  * The layout of src/ as docs/structure.md describes it, held by its imports: layers only point
- * down (export and feed → rest → schema → webhooks → query → db, the dataset loader beside them,
- * over db), the export and feed layers are imported by top-level files only (src/app.ts), no file
+ * down (export and feed → rest → schema → webhooks → query → db → codec, the dataset loader
+ * beside them, over db), the export and feed layers are imported by top-level files only (src/app.ts), no file
  * imports itself back through others, and no file of the REST, export or feed layer grows past
  * 400 lines.
  */
@@ -29,15 +29,16 @@ const name = (f: string) => relative(SRC, f);
 
 /** Each layer, and the layers it may import. */
 const LAYERS: Record<string, readonly string[]> = {
-  export: ["rest", "schema", "webhooks", "query", "db", "dataset"],
-  mcp: ["rest", "schema", "webhooks", "query", "db", "dataset"],
-  feed: ["rest", "schema", "webhooks", "query", "db", "dataset"],
-  rest: ["schema", "webhooks", "query", "db", "dataset"],
-  schema: ["webhooks", "query", "db", "dataset"],
-  webhooks: ["query", "db"],
-  query: ["db", "dataset"],
-  dataset: ["db"],
-  db: [],
+  export: ["rest", "schema", "webhooks", "query", "db", "dataset", "codec"],
+  mcp: ["rest", "schema", "webhooks", "query", "db", "dataset", "codec"],
+  feed: ["rest", "schema", "webhooks", "query", "db", "dataset", "codec"],
+  rest: ["schema", "webhooks", "query", "db", "dataset", "codec"],
+  schema: ["webhooks", "query", "db", "dataset", "codec"],
+  webhooks: ["query", "db", "codec"],
+  query: ["db", "dataset", "codec"],
+  dataset: ["db", "codec"],
+  db: ["codec"],
+  codec: [],
 };
 const layerOf = (f: string) => {
   const top = name(f).split("/")[0];
