@@ -7,7 +7,8 @@ import type { SegmentRow } from "../db/segments.ts";
 import { whereBitmapOf, whereKey } from "../db/where-bitmap.ts";
 import { statementOver } from "../db/where-sql.ts";
 import type { DomainFilter } from "./domain-filter.ts";
-import { DOMAIN_DIMENSIONS, indexFacet, indexFacetCut, MAX_FACET_SIZE, snakeName } from "./facets.ts";
+import { DOMAIN_DIMENSIONS, MAX_FACET_SIZE, snakeName } from "./facets.ts";
+import { indexFacet, indexFacetCut } from "./index-facet.ts";
 import type { Where } from "./keyset.ts";
 
 /**
