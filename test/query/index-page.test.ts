@@ -11,10 +11,10 @@ import {
 } from "../../src/db/count-index.ts";
 import { sortBuckets } from "../../src/db/count-index-build.ts";
 import { valueAt } from "../../src/db/number-column.ts";
+import { pageKeys } from "../../src/db/page-keys.ts";
 import type { SqlReader } from "../../src/db/reader.ts";
 import { TABLES } from "../../src/db/tables.ts";
 import { localWhereBitmapOf } from "../../src/db/where-bitmap.ts";
-import { pageKeys } from "../../src/db/where-sql.ts";
 import { searchWords } from "../../src/query/filter.ts";
 import { indexPageKeys, selectPage } from "../../src/query/index-page.ts";
 import { type KeyValue, readPage, type SortKey, type Where } from "../../src/query/keyset.ts";
