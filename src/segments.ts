@@ -15,7 +15,7 @@ import type {
 import type { Where } from "./query/keyset.ts";
 import { DEFAULT_SPREAD, indexedMembersOf, pksOf, type Spread, spreadOf } from "./query/segment-members.ts";
 import { membersOf, segmentArgsOf, segmentWhere } from "./query/segments.ts";
-import "./schema/index.ts";
+import { domainFilterInput } from "./schema/index.ts";
 
 /**
  * A load's segments (docs/decisions.md, "Segments"): every account's segment evaluated on the new
@@ -25,7 +25,7 @@ import "./schema/index.ts";
  * load starts: src/query/segment-members.ts spreadOf). Given to the loader by its caller (as the
  * rendered records are: src/cli/load.ts, src/demo.ts), and published with the load.
  *
- * Members come from each snapshot's count index (src/db/segment.ts: set-membership filters are
+ * Members come from each snapshot's count index (src/db/where-bitmap.ts: set-membership filters are
  * bitmap algebra, other parts asked of SQL for their keys), as keys of that snapshot; the two
  * snapshots' keys differ, so they are compared through the Domains' names, read once per load.
  */
@@ -90,7 +90,7 @@ export async function evaluateSegments(
       let where: Where;
       let whereThen: Where | null = null;
       try {
-        const args = segmentArgsOf(segment);
+        const args = segmentArgsOf(segment, domainFilterInput);
         where = await segmentWhere(readContext(now, scope), args);
         if (then) whereThen = await segmentWhere(readContext(then, scope), args);
       } catch (e) {

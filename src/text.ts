@@ -2,7 +2,7 @@
  * Why `text` cannot be stored as text, or null when it can. PostgreSQL text cannot hold NUL (a
  * statement or COPY carrying one fails as a whole), and an unpaired UTF-16 surrogate is not Unicode
  * (the drivers would store U+FFFD in its place; GraphQL's parser already refuses one in a literal).
- * No stored value contains either: the loader refuses them in a dataset (src/dataset/record.ts) and
+ * No stored value contains either: the loader refuses them in a dataset (src/dataset/record-issues.ts) and
  * the API in a string input (src/text-input.ts), so refusing them changes no answer and keeps the
  * databases alike.
  *

@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 
 /**
  * The layout of src/ as docs/structure.md describes it, held by its imports: layers only point
- * down (export and feed → rest → schema → webhooks → query → db, the dataset loader beside them,
- * over db), the export and feed layers are imported by top-level files only (src/app.ts), no file
- * imports itself back through others, and no file of the REST, export or feed layer grows past
- * 400 lines.
+ * down (export and feed → rest → schema → webhooks → query → db → codec, the dataset loader
+ * beside them, over db), the export and feed layers are imported by top-level files only
+ * (src/app.ts), no file imports itself back through others, and no file of src/ (but bench/ and
+ * generated/, and those listed in LONG) grows past 400 lines.
  */
 const SRC = resolve(import.meta.dirname, "..", "src");
 
@@ -29,16 +29,36 @@ const name = (f: string) => relative(SRC, f);
 
 /** Each layer, and the layers it may import. */
 const LAYERS: Record<string, readonly string[]> = {
-  export: ["rest", "schema", "webhooks", "query", "db", "dataset"],
-  mcp: ["rest", "schema", "webhooks", "query", "db", "dataset"],
-  feed: ["rest", "schema", "webhooks", "query", "db", "dataset"],
-  rest: ["schema", "webhooks", "query", "db", "dataset"],
-  schema: ["webhooks", "query", "db", "dataset"],
-  webhooks: ["query", "db"],
-  query: ["db", "dataset"],
-  dataset: ["db"],
-  db: [],
+  export: ["rest", "schema", "webhooks", "query", "db", "dataset", "codec"],
+  mcp: ["rest", "schema", "webhooks", "query", "db", "dataset", "codec"],
+  feed: ["rest", "schema", "webhooks", "query", "db", "dataset", "codec"],
+  rest: ["schema", "webhooks", "query", "db", "dataset", "codec"],
+  schema: ["webhooks", "query", "db", "dataset", "codec"],
+  webhooks: ["query", "db", "codec"],
+  query: ["db", "dataset", "codec"],
+  dataset: ["db", "codec"],
+  db: ["codec"],
+  codec: [],
 };
+/**
+ * Files of src/ known to be over 400 lines, each to be split by concept (issue 71, item 4) and
+ * then taken off this list.
+ */
+const LONG = new Set([
+  // split by the lead
+  "db/webhooks.ts",
+  // not split yet
+  "auth/rate-limit.ts",
+  "dataset/load/ingest.ts",
+  "query/domain-filter.ts",
+  "db/reader.ts",
+  "query/domain-read/read.ts",
+  "schema/domain.ts",
+  "mcp/catalogue.ts",
+  "schema/webhooks.ts",
+  "app.ts",
+]);
+
 const layerOf = (f: string) => {
   const top = name(f).split("/")[0];
   return top in LAYERS ? top : null;
@@ -95,12 +115,18 @@ describe("structure of src/", () => {
     expect(circles).toEqual([]);
   });
 
-  it("no file of src/rest, src/export or src/feed is over 400 lines", () => {
+  it("no file of src/ is over 400 lines (src/bench/ and src/generated/ aside)", () => {
     const long = files
-      .filter((f) => ["rest", "export", "feed"].includes(name(f).split("/")[0]))
+      .filter((f) => !["bench", "generated"].includes(name(f).split("/")[0]))
+      .filter((f) => !LONG.has(name(f)))
       .map((f) => [name(f), readFileSync(f, "utf8").split("\n").length - 1] as const)
       .filter(([, lines]) => lines > 400);
     expect(long).toEqual([]);
+  });
+
+  it("each known long file is still over 400 lines (split, it leaves LONG)", () => {
+    const split = [...LONG].filter((f) => readFileSync(join(SRC, f), "utf8").split("\n").length - 1 <= 400);
+    expect(split).toEqual([]);
   });
 
   it("one way into execution: only src/schema/execute.ts compiles or executes an operation", () => {

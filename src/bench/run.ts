@@ -477,7 +477,7 @@ async function databaseAlone(env: NodeJS.ProcessEnv): Promise<{ all: number; few
               `SELECT json_object(${jsonPairs(db)}), json_array(${childColumns(db)}) FROM domain d LEFT JOIN domain_child_rows k ON k.domain_pk = d.pk ORDER BY d.rank, d.pk`,
             ),
           ),
-          // Sorted once, as the export plans it (src/db/where-sql.ts: sqlitePlan's `whole`):
+          // Sorted once, as the export plans it (src/db/sqlite-plan.ts: sqlitePlan's `whole`):
           // SQLite's own choice, the (rank, pk) index, reads a page of the table a row.
           few: await time(step("SELECT name, rank FROM domain ORDER BY +rank, +pk")),
         };

@@ -4,7 +4,7 @@ import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { loadSnapshot } from "../dataset/load/load.ts";
 import { LoadValidationError } from "../dataset/load/problems.ts";
 import { SnapshotDirError } from "../dataset/load/read.ts";
-import { indexServedSnapshot } from "../db/count-index.ts";
+import { indexServedSnapshot } from "../db/count-index-build.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
 import { LoadInProgressError, type SnapshotRow } from "../db/store.ts";
 import { createLogger } from "../logger.ts";

@@ -1,7 +1,25 @@
 import { z } from "zod";
-import { MODEL } from "../generated/model.ts";
-import { textProblem } from "../text.ts";
-import { P1, PLATFORMS } from "./platforms.ts";
+import { P1 } from "./platforms.ts";
+import {
+  count,
+  country,
+  currency,
+  date,
+  dnsName,
+  EMAIL,
+  enumOf,
+  language,
+  localTime,
+  nonBlank,
+  percentile,
+  platform,
+  rating,
+  stringSet,
+  timestamp,
+  toEpochMs,
+  url,
+} from "./record-fields.ts";
+import { modelOnlyFields } from "./record-model.ts";
 import {
   APP_STATES,
   CONTACT_TYPES,
@@ -13,62 +31,12 @@ import {
 
 /**
  * The shape of one line of each snapshot file (docs/dataset.md), as zod schemas. Per-record rules
- * live here; rules that span records are in load/ingest.ts.
+ * live here; rules that span records are in load/ingest.ts. The forms of their values are in
+ * record-fields.ts, the Domain model's columns the record does not describe in record-model.ts,
+ * and how a line's problems are named in record-issues.ts.
  *
  * Optional fields are absent when unknown: `null` is rejected (see formatIssue).
  */
-
-// Regexes rather than z.url()/z.iso: a million Domains carry ~20M such values, and these are the
-// exact forms docs/dataset.md allows.
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const URL_RE = /^https?:\/\/[^\s/?#]+\.[^\s/?#]+([/?#]\S*)?$/i;
-const DNS_NAME = /^(?=.{3,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)+[a-z0-9-]{2,63}$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-/** Parses any of the time forms above to epoch milliseconds (UTC for zone-less forms). */
-export function toEpochMs(value: string): number {
-  if (DATE.test(value)) return Date.parse(`${value}T00:00:00Z`);
-  if (LOCAL_TIME.test(value)) return Date.parse(`${value}Z`);
-  return Date.parse(value);
-}
-
-const validTime = (re: RegExp, form: string) =>
-  z.string().refine((v) => re.test(v) && !Number.isNaN(toEpochMs(v)) && roundTrips(v), {
-    message: `must be ${form}`,
-  });
-
-// Date.parse accepts 2024-02-30; a calendar date that does not exist is a data error.
-function roundTrips(v: string): boolean {
-  const ms = toEpochMs(v);
-  const d = new Date(ms);
-  if (DATE.test(v) || LOCAL_TIME.test(v)) return d.toISOString().slice(0, v.length) === v;
-  return true;
-}
-
-export const timestamp = validTime(TIMESTAMP, "an RFC 3339 timestamp such as 2024-03-01T12:30:00Z");
-const localTime = validTime(LOCAL_TIME, "a local time YYYY-MM-DDTHH:MM:SS (no zone)");
-export const date = validTime(DATE, "a date YYYY-MM-DD");
-const url = z.string().regex(URL_RE, "must be an absolute http(s) URL");
-const dnsName = z.string().regex(DNS_NAME, "must be a lower-case DNS name such as shop.example.com");
-const nonBlank = z.string().refine((v) => v.trim().length > 0, { message: "must not be blank" });
-const count = z.int().min(0, "must be an integer ≥ 0");
-const country = z.string().regex(/^[A-Z]{2}$/, "must be an ISO 3166-1 alpha-2 code in upper case, e.g. DE");
-const currency = z.string().regex(/^[A-Z]{3}$/, "must be an ISO 4217 code in upper case, e.g. EUR");
-const language = z.string().regex(/^([a-z]{2})?$/, 'must be an ISO 639-1 code in lower case, or ""');
-const platform = z.string().refine((v) => PLATFORMS.has(v), {
-  message: "must be a platform of src/dataset/platforms.txt",
-});
-const rating = z.number().min(0).max(5);
-const percentile = z.number().min(0).max(100);
-
-/** A list without blanks or duplicates. */
-const stringSet = (item: z.ZodType<string> = nonBlank) =>
-  z.array(item).refine((a) => new Set(a).size === a.length, { message: "must not repeat a value" });
-
-const enumOf = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: () => `must be one of ${values.join(", ")}` });
 
 // ---------------------------------------------------------------- apps.jsonl
 
@@ -233,58 +201,6 @@ const pages = Object.fromEntries(PAGE_FIELDS.map((f) => [f, url.optional()])) as
   (typeof PAGE_FIELDS)[number],
   z.ZodOptional<typeof url>
 >;
-
-/**
- * Columns of the Domain model that the loader computes (src/dataset/load/rows.ts) rather than
- * reads from the input field of the same name: the key, the week, the search text, and the theme
- * and review sites, which the input carries as objects.
- */
-export const DOMAIN_COMPUTED_COLUMNS: readonly string[] = [
-  "pk",
-  "created_week",
-  "search_text",
-  "theme_name",
-  "theme_style",
-  "theme_vendor",
-  "theme_version",
-  "theme_cost",
-  "trustpilot_review_count",
-  "trustpilot_avg_rating",
-  "yotpo_review_count",
-  "yotpo_avg_rating",
-];
-
-/** The input form of a model column's Prisma type. */
-const BASE: Record<string, () => z.ZodType> = {
-  Int: () => z.int(),
-  BigInt: () => z.int(),
-  Float: () => z.number(),
-  String: () => z.string(),
-  Json: () => z.json(),
-  DateTime: () => timestamp,
-};
-
-/**
- * A column of the Domain model that the record below does not describe (one just added to
- * prisma/schema.prisma) is an optional input field of its column's name and base type, so that
- * it is loaded with no other change; rules of its own are added by describing it here.
- */
-export function modelOnlyFields(
-  described: Record<string, unknown>,
-  model: readonly { field: string; column: string; type: string }[] = MODEL.Domain.fields,
-): Record<string, z.ZodType> {
-  return Object.fromEntries(
-    model
-      .filter((f) => !(f.column in described) && !DOMAIN_COMPUTED_COLUMNS.includes(f.column))
-      .map((f) => {
-        const base = BASE[f.type];
-        if (!base)
-          throw new Error(`Domain.${f.field}: describe its input in src/dataset/record.ts (type ${f.type})`);
-        return [f.column, base().optional()];
-      }),
-  );
-}
-
 const domainFields = {
   name: dnsName,
   platform_domain: dnsName.optional(),
@@ -480,102 +396,3 @@ export const ReviewRecord = z.strictObject({
   ),
 });
 export type ReviewRecord = z.infer<typeof ReviewRecord>;
-
-/**
- * The other records that a record which failed its checks still names, read leniently from its
- * JSON: an App's id; the Apps a Domain counts as installed and the technologies it lists. Its
- * absence makes cross-record counts come out short, and the loader says those follow from it.
- */
-export interface NamedKeys {
-  app?: string;
-  installs?: string[];
-  technologies?: string[];
-}
-
-export function namedKeys(kind: "apps" | "domains" | "reviews", value: unknown): NamedKeys | undefined {
-  if (!isObject(value)) return undefined;
-  if (kind === "apps") return typeof value.id === "string" ? { app: value.id } : undefined;
-  if (kind !== "domains") return undefined;
-  // A state that is no state at all may have meant Active: its installs may be the missing ones.
-  const active = value.state === "Active" || !DOMAIN_STATES.includes(value.state as never);
-  const installs = active
-    ? stringsOf(value.apps, (a) => (a.removed_at === undefined ? a.id : undefined))
-    : [];
-  const technologies = stringsOf(value.technologies, (t) => t.name);
-  return installs.length || technologies.length ? { installs, technologies } : undefined;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** The distinct strings `pick` finds in the objects of a list (anything else is skipped). */
-function stringsOf(list: unknown, pick: (item: Record<string, unknown>) => unknown): string[] {
-  if (!Array.isArray(list)) return [];
-  const found = new Set<string>();
-  for (const item of list) {
-    const v = isObject(item) ? pick(item) : undefined;
-    if (typeof v === "string") found.add(v);
-  }
-  return [...found];
-}
-
-/**
- * A field's path as the loader names it: `contact_info[0].description`. A key that is not text
- * (textProblem) is written as its JSON string, `alternates["de\u0000DE"]`, so that no message
- * carries NUL or an unpaired surrogate.
- */
-export function fieldName(path: readonly PropertyKey[]): string {
-  let name = "";
-  for (const p of path) {
-    if (typeof p === "number") name += `[${p}]`;
-    else if (textProblem(String(p))) name += `[${JSON.stringify(String(p))}]`;
-    else name += name ? `.${String(p)}` : String(p);
-  }
-  return name;
-}
-
-/**
- * Every string of a parsed line that cannot be stored as text (textProblem: NUL, an unpaired
- * surrogate), object keys included and fields the record ignores too, as `field: problem` in the
- * order of the line. Both databases refuse the line alike, and no message carries such text.
- */
-export function textProblems(value: unknown): string[] {
-  const problems: string[] = [];
-  // Iterative, depth first: a line can nest deeper than the call stack.
-  const stack: [unknown, PropertyKey[]][] = [[value, []]];
-  while (stack.length) {
-    const [v, path] = stack.pop() as [unknown, PropertyKey[]];
-    if (typeof v === "string") {
-      const problem = textProblem(v);
-      if (problem) problems.push(`${fieldName(path) || "(record)"}: ${problem}`);
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], [...path, i]]);
-    } else if (v !== null && typeof v === "object") {
-      const keys = Object.keys(v);
-      for (const k of keys) {
-        const problem = textProblem(k);
-        if (problem) problems.push(`${fieldName(path) || "(record)"}: key ${JSON.stringify(k)} ${problem}`);
-      }
-      for (let i = keys.length - 1; i >= 0; i--) {
-        stack.push([(v as Record<string, unknown>)[keys[i]], [...path, keys[i]]]);
-      }
-    }
-  }
-  return problems;
-}
-
-/** Formats a zod issue as `field: problem`, the loader's message form (docs/dataset.md). */
-export function formatIssue(issue: z.core.$ZodIssue): string {
-  const field = fieldName(issue.path);
-  let message = issue.message;
-  if (issue.code === "invalid_type" && (issue as { input?: unknown }).input === null) {
-    message = "is null; leave the field out when the value is unknown";
-  } else if (issue.code === "invalid_type" && (issue as { input?: unknown }).input === undefined) {
-    message = "is required";
-  } else if (issue.code === "unrecognized_keys") {
-    return issue.keys
-      .map((k) => `${fieldName([...issue.path, k])}: is not a field of this record`)
-      .join("\n");
-  }
-  return `${field || "(record)"}: ${message}`;
-}

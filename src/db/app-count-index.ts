@@ -1,9 +1,9 @@
 import { LRUCache } from "lru-cache";
-import { type Bitmap, bitmapsOf, RoaringBitmap32, sizeOrder } from "./count-index.ts";
+import { type Bitmap, bitmapsOf, RoaringBitmap32, sizeOrder } from "./bitmaps.ts";
 import { APP_FACET_VALUES, childValues, type FacetValues } from "./facet-sql.ts";
 import { perReader, type SqlReader } from "./reader.ts";
-import { whereKey } from "./segment.ts";
 import { TABLES } from "./tables.ts";
+import { whereKey } from "./where-bitmap.ts";
 import { countWhere, statementOver, type Where } from "./where-sql.ts";
 
 /**
@@ -132,11 +132,11 @@ const fieldValues = perReader<"fields", Map<string, Promise<Float64Array>>>(() =
  * The Apps `where` matches, by key: read by the filter's own statement once per snapshot, filter
  * and gateway (all the dimensions of one request share it), kept in a bounded cache.
  */
-export function appSegmentOf(sql: SqlReader, where: Where): Promise<Bitmap> {
-  const cache = segments(sql, "apps");
+export function appWhereBitmapOf(sql: SqlReader, where: Where): Promise<Bitmap> {
+  const cache = bitmaps(sql, "apps");
   const key = whereKey(where);
-  let segment = cache.get(key);
-  if (!segment) {
+  let bitmap = cache.get(key);
+  if (!bitmap) {
     const { text, params } = statementOver(
       sql,
       "app",
@@ -148,11 +148,11 @@ export function appSegmentOf(sql: SqlReader, where: Where): Promise<Bitmap> {
       b.runOptimize();
       return b;
     });
-    segment = reading;
+    bitmap = reading;
     cache.set(key, reading);
     reading.catch(() => cache.delete(key));
   }
-  return segment;
+  return bitmap;
 }
 
 /**
@@ -161,12 +161,12 @@ export function appSegmentOf(sql: SqlReader, where: Where): Promise<Bitmap> {
  * 14,000 of 20,000 Apps on SQLite).
  */
 export function appCountOf(sql: SqlReader, where: Where): Promise<number> {
-  const segment = segments(sql, "apps").get(whereKey(where));
-  return segment ? segment.then((b) => b.size) : countWhere(sql, "app", where);
+  const bitmap = bitmaps(sql, "apps").get(whereKey(where));
+  return bitmap ? bitmap.then((b) => b.size) : countWhere(sql, "app", where);
 }
 
-/** At most this many App segments a snapshot and gateway (a segment of 20,000 Apps takes about 3 KB). */
-const SEGMENTS = 1000;
-const segments = perReader<"apps", LRUCache<string, Promise<Bitmap>>>(
-  () => new LRUCache<string, Promise<Bitmap>>({ max: SEGMENTS }),
+/** At most this many App bitmaps a snapshot and gateway (the bitmap of 20,000 Apps takes about 3 KB). */
+const BITMAPS = 1000;
+const bitmaps = perReader<"apps", LRUCache<string, Promise<Bitmap>>>(
+  () => new LRUCache<string, Promise<Bitmap>>({ max: BITMAPS }),
 );

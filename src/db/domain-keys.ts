@@ -18,7 +18,7 @@ let made = 0;
  * Domains of one snapshot, standing in a `where` for the list of their keys (`pk: { in: keys }`):
  * a segment's members, for `f:segment` (src/query/domain-list.ts). It matches what the list would,
  * without being one: the count index reads the ordinals it was made of as they are
- * (src/db/segment.ts), SQL binds its keys (src/db/where-sql.ts), and a cache key names it by
+ * (src/db/where-bitmap.ts), SQL binds its keys (src/db/where-sql.ts), and a cache key names it by
  * itself (whereKey, through toJSON) rather than by every key. Made once per snapshot reader and
  * segment filter (src/query/segment-members.ts), and never changed.
  *

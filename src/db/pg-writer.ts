@@ -3,7 +3,7 @@ import type { Writable } from "node:stream";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { changeStatements, goneStatements } from "./change-sql.ts";
-import { pgIndexSource, storeCountIndex } from "./count-index.ts";
+import { pgIndexSource, storeCountIndex } from "./count-index-build.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applyPgMigrations } from "./migrate.ts";

@@ -1,7 +1,4 @@
-import roaring from "roaring";
-
-const { RoaringBitmap32 } = roaring;
-type Bitmap = InstanceType<typeof RoaringBitmap32>;
+import { type Bitmap, RoaringBitmap32 } from "./bitmaps.ts";
 
 /**
  * The searched text's words in the count index (src/db/count-index.ts): what `q` matches, answered
@@ -146,7 +143,7 @@ export async function searchIndexFromParts(
  * The Domains whose searched text contains `word`; null when `word` is not a search word (letters
  * and digits, lower-cased), which the database then answers.
  */
-export function searchSegment(index: SearchIndex, word: unknown): Bitmap | null {
+export function wordBitmap(index: SearchIndex, word: unknown): Bitmap | null {
   if (typeof word !== "string" || !ONE_WORD.test(word) || word !== word.toLowerCase()) return null;
   const { words, starts, smallFrom, small } = index;
   const common: Bitmap[] = [];

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync } from "node:fs";
 import Database from "better-sqlite3";
 import { changeStatements, goneStatements } from "./change-sql.ts";
-import { storeSqliteCountIndex } from "./count-index.ts";
+import { storeSqliteCountIndex } from "./count-index-build.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applySqliteMigrations } from "./migrate.ts";

@@ -1,4 +1,3 @@
-import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import { DomainKeys } from "./domain-keys.ts";
 import { perReader, type SqlReader } from "./reader.ts";
@@ -97,7 +96,7 @@ const COLUMNS = new Map<TableKey, Map<string, { column: string; kind: ColumnKind
 class Statement {
   private readonly values: unknown[] = [];
   private aliases = 0;
-  /** How SQLite is to read a sorted page (see sqlitePlan). */
+  /** How SQLite is to read a sorted page (see sqlitePlan, src/db/sqlite-plan.ts). */
   constructor(
     readonly sql: SqlReader,
     readonly plan: SqlitePlan = PLANNER,
@@ -131,7 +130,7 @@ export interface SqlitePlan {
   gather: boolean;
 }
 /** The planner's own choice. */
-const PLANNER: SqlitePlan = { scan: () => false, gather: false };
+export const PLANNER: SqlitePlan = { scan: () => false, gather: false };
 /**
  * A narrow read to the end of a large share of the table (an export of `fields=name,rank`): the
  * rows are gathered as the filter finds them (on no filter, in the table's order) and sorted,
@@ -141,7 +140,7 @@ const PLANNER: SqlitePlan = { scan: () => false, gather: false };
  * gathered and sorted (docs/performance-history.md, "SQLite's exports sorted once"). PostgreSQL's streams
  * do the same by their cursor's plan (src/db/reader.ts: cursor_tuple_fraction).
  */
-const WHOLE: SqlitePlan = { scan: () => false, gather: true };
+export const WHOLE: SqlitePlan = { scan: () => false, gather: true };
 const TRUE = "1=1";
 const FALSE = "1=0";
 
@@ -321,69 +320,6 @@ export function findStatement(
   );
 }
 
-/** The keys of a page of `table`, as findMany({ ...args, select: { pk: true } }) reads them. */
-export async function pageKeys(sql: SqlReader, table: TableKey, args: FindArgs): Promise<number[]> {
-  const { text, params } = findStatement(sql, table, args, undefined, await sqlitePlan(sql, table, args));
-  if (sql.kind === "postgresql") return batchedKeys(sql, text, params);
-  return (await sql.all(text, params, { planEach: true })).map((r) => Number(r[0]));
-}
-
-/**
- * The key statements of pages that requests make in one turn of the event loop, read by one
- * statement on PostgreSQL: `SELECT ARRAY(<page 1>), ARRAY(<page 2>), …`, each page's keys an array
- * in its own order (ARRAY keeps its subquery's ORDER BY), each planned for its own values as
- * before. A statement costs the gateway a pooled connection, a socket write and a result, and the
- * database a round of its protocol: after the pages' rows came to be read together
- * (src/query/domain-read/read.ts, `coalesced`), the key statement was the one left per request
- * (21% of a deep page's busy CPU was node-postgres writing statements). A DataLoader per snapshot
- * reader batches them, without a cache, when the turn's I/O callbacks have run. If the batch
- * fails, each page is read alone, so that a page fails only for its own statement.
- */
-interface KeyStatement {
-  text: string;
-  params: unknown[];
-}
-/** The most pages in one batch; a page binding more values than KEY_PARAMS is read alone. */
-const KEY_BATCH = 64;
-/** 64 pages of this many values stay far below PostgreSQL's 65,535 per statement. */
-const KEY_PARAMS = 500;
-const keyLoaders = perReader<"keys", DataLoader<KeyStatement, number[]>>(
-  (sql) =>
-    new DataLoader((batch) => readKeyBatch(sql, batch), {
-      cache: false,
-      maxBatchSize: KEY_BATCH,
-      batchScheduleFn: (run) => setImmediate(run),
-    }),
-);
-
-function batchedKeys(sql: SqlReader, text: string, params: unknown[]): Promise<number[]> {
-  return params.length > KEY_PARAMS
-    ? readAlone(sql, { text, params })
-    : keyLoaders(sql, "keys").load({ text, params });
-}
-
-async function readAlone(sql: SqlReader, s: KeyStatement): Promise<number[]> {
-  return (await sql.all(s.text, s.params, { planEach: true })).map((r) => Number(r[0]));
-}
-
-async function readKeyBatch(sql: SqlReader, batch: readonly KeyStatement[]): Promise<(number[] | Error)[]> {
-  if (batch.length === 1) return [await readAlone(sql, batch[0] as KeyStatement)];
-  const params: unknown[] = [];
-  const arrays = batch.map((s) => {
-    const shift = params.length;
-    params.push(...s.params);
-    return `ARRAY(${s.text.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + shift}`)})`;
-  });
-  try {
-    const [row] = await sql.all(`SELECT ${arrays.join(", ")}`, params, { planEach: true });
-    return batch.map((_s, i) => ((row?.[i] as unknown[] | null) ?? []).map(Number));
-  } catch {
-    return Promise.all(batch.map((s) => readAlone(sql, s).catch((e: unknown) => asError(e))));
-  }
-}
-
-const asError = (e: unknown) => (e instanceof Error ? e : new Error(String(e)));
-
 /**
  * A statement over the rows of `table` (aliased `r`) that match `where`: `build` writes its text
  * around the condition, binding any values of its own by `bind`, in the order they appear in it.
@@ -425,100 +361,3 @@ export function countWhere(sql: SqlReader, table: TableKey, where: Where): Promi
 export const statementKey = (s: { text: string; params: unknown[] }) =>
   `${s.text}|${JSON.stringify(s.params, (_k, v) => (typeof v === "bigint" ? `${v}n` : v))}`;
 const keptCounts = perReader(() => new LRUCache<string, Promise<number>>({ max: 5000 }));
-
-// ---------------------------------------------------------------------- SQLite's plan of a sorted page
-
-/**
- * Domain columns that lists filter by most, with few distinct values (a country, a platform, a
- * state can hold half of all Domains), and the sorts an index of their own serves
- * ((country_code, rank, pk), (platform, platform_rank, pk), …).
- */
-const SHARED_VALUES: Record<string, readonly string[]> = {
-  countryCode: ["rank"],
-  platform: ["rank", "platformRank"],
-  state: ["rank"],
-};
-
-/**
- * SQLite plans a statement once, for any values (it cannot tell `country_code = 'US'` from a
- * country of ten Domains), and on its own it took an equality on an indexed column for a
- * selective one: sorted by anything but what that column's own index serves, a page of US Domains
- * gathered every US Domain (400,000 of a million) to sort them, 1.6–3.2 s for one page; and a
- * country of no Domain walked the sort's whole index looking for one (0.2–0.3 s). So the plan is
- * chosen here from the share of the table that the terms on such columns match (counted once per
- * snapshot and value set, over the column's index): a large share walks the sort's index and
- * tests each row (a page after about `page ÷ share` rows), a small one gathers the matches by the
- * filter's index and sorts them. The bound is where both read as many rows, √(page × rows): at a
- * million Domains a page costs at most about 7,000 rows either way. For an export (no page size)
- * the bound is a share of a tenth.
- *
- * `whole`: the statement is read to its end, each row narrow enough to sort (a stream of a few
- * columns: streamPlannedDomains). Its rows are then gathered and sorted on a large share too (WHOLE).
- */
-export async function sqlitePlan(
-  sql: SqlReader,
-  table: TableKey,
-  args: Omit<FindArgs, "take"> & { take?: number },
-  whole = false,
-): Promise<SqlitePlan> {
-  if (sql.kind !== "sqlite" || table !== "domain") return PLANNER;
-  const first = Object.keys(args.orderBy[0] ?? {})[0];
-  // Read to its end, the rows are sorted once gathered (see WHOLE), unless they are in the
-  // order's own: the table is kept in its key's.
-  const gatherAll = whole && args.take === undefined && first !== "pk";
-  // A term whose column's index serves the order too is left to that index, unless the rows
-  // are sorted anyway: then a large share is scanned for (platform=shopify: 59% of the table).
-  const terms = sharedTerms(args.where).filter(
-    ([field]) => gatherAll || !SHARED_VALUES[field].includes(first),
-  );
-  if (!terms.length) return gatherAll ? WHOLE : PLANNER;
-  const total = await matching(sql, "*");
-  if (!total) return PLANNER;
-  const shares = await Promise.all(
-    terms.map(async ([field, values]) => ({
-      field,
-      share: (await matching(sql, `${field}|${JSON.stringify(values)}`)) / total,
-    })),
-  );
-  const share = shares.reduce((product, t) => product * t.share, 1);
-  const bound = args.take === undefined ? 0.1 : Math.sqrt(args.take / total);
-  if (share >= bound) {
-    const fields = new Set(shares.map((t) => t.field));
-    return { scan: (field) => fields.has(field), gather: gatherAll };
-  }
-  // Gathering, only the index of the most selective term may serve: not another term's (a
-  // country of no Domain, ANDed with shopify, gathered shopify's 700,000), nor the order's, nor
-  // a sort key's IS NULL.
-  const [best] = shares.sort((a, b) => a.share - b.share);
-  return { scan: (field) => field !== best.field, gather: true };
-}
-
-/** The terms of `where` (ANDed at its top) that test a SHARED_VALUES column for values. */
-function sharedTerms(where: Where): [string, (string | number)[]][] {
-  const out: [string, (string | number)[]][] = [];
-  for (const [key, value] of Object.entries(where)) {
-    if (key === "AND") for (const w of Array.isArray(value) ? value : [value]) out.push(...sharedTerms(w));
-    else if (!(key in SHARED_VALUES)) continue;
-    else if (typeof value === "string") out.push([key, [value]]);
-    else if (isPlain(value) && Object.keys(value).length === 1 && Array.isArray(value.in))
-      out.push([key, [...(value.in as string[])].sort()]);
-  }
-  return out;
-}
-
-/** Rows of the domain table (`*`), or those whose `field|[values]` match: counted once per snapshot. */
-function matching(sql: SqlReader, key: string): Promise<number> {
-  const kept = counts(sql, 0);
-  let count = kept.get(key);
-  if (count === undefined) {
-    const bar = key.indexOf("|");
-    // Prisma's count of the same terms (countWhere), kept for the snapshot's life.
-    const where: Where = key === "*" ? {} : { [key.slice(0, bar)]: { in: JSON.parse(key.slice(bar + 1)) } };
-    count = countWhere(sql, "domain", where);
-    kept.set(key, count);
-    // A count that failed (the database did not answer) is asked again by the next page.
-    count.catch(() => kept.delete(key));
-  }
-  return count;
-}
-const counts = perReader(() => new LRUCache<string, Promise<number>>({ max: 1000 }));

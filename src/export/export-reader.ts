@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import type { Database, Timeouts } from "../config.ts";
 import type { ResultFormat } from "../db/export-jobs.ts";
 import { type CatalogueCheck, POOL_SIZE } from "../db/reader.ts";
-import type { RenderedPage } from "../db/rendered.ts";
+import type { RenderedPage } from "../db/rendered-sink.ts";
 import type { ReadSource } from "../db/replicas.ts";
 import type { SnapshotRow } from "../db/store.ts";
 import type { Logger } from "../logger.ts";

@@ -1,18 +1,12 @@
+import { jointOf, pieceOf } from "../codec/deflate.ts";
 import { readContext } from "../context.ts";
 import { int8Of } from "../db/copy-binary.ts";
 import type { RawRow } from "../db/reader.ts";
-import {
-  checkedPiece,
-  jointOf,
-  keptPiece,
-  pieceOf,
-  RENDERED_TABLE,
-  RENDERED_TEXT,
-  type RenderedPage,
-  renderedJoin,
-} from "../db/rendered.ts";
+import { checkedPiece, keptPiece, RENDERED_TABLE, RENDERED_TEXT, renderedJoin } from "../db/rendered.ts";
+import type { RenderedPage } from "../db/rendered-sink.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
-import { findStatement, sqlitePlan } from "../db/where-sql.ts";
+import { sqlitePlan } from "../db/sqlite-plan.ts";
+import { findStatement } from "../db/where-sql.ts";
 import { domainListWhere, domainSortKeys } from "../query/domain-list.ts";
 import { withFields } from "../query/domain-read/plan.ts";
 import { readPlannedDomains, streamPlannedDomains } from "../query/domain-read/read.ts";

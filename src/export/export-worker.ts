@@ -1,15 +1,10 @@
 import { promisify } from "node:util";
 import { parentPort, workerData } from "node:worker_threads";
 import { constants, inflateRaw } from "node:zlib";
+import { COMMA as COMMA_JOINT, joinPieces, NEWLINE as NEWLINE_JOINT } from "../codec/deflate.ts";
 import { checkedReader } from "../db/catalogue-check.ts";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
-import {
-  COMMA as COMMA_JOINT,
-  forgetRendered,
-  isMissingTable,
-  joinPieces,
-  NEWLINE as NEWLINE_JOINT,
-} from "../db/rendered.ts";
+import { forgetRendered, isMissingTable } from "../db/rendered.ts";
 import { renderedFor } from "../rest/rendered.ts";
 import { TextBytes } from "../rest/text-bytes.ts";
 import { type CsvPlan, domainCsvPlan } from "./csv.ts";

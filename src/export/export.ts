@@ -1,5 +1,7 @@
 import { isRequest } from "../auth/plugin.ts";
-import { crc32Combine, GZIP_HEADER, gzipTrailer, storedBlocks } from "../db/rendered.ts";
+import { crc32Combine } from "../codec/crc32.ts";
+import { storedBlocks } from "../codec/deflate.ts";
+import { GZIP_HEADER, gzipTrailer } from "../codec/gzip.ts";
 import { apiError } from "../errors.ts";
 import { whenWritten } from "../ops/access-log.ts";
 import { chooseEncoding } from "../ops/compression.ts";

@@ -16,8 +16,8 @@ import {
 } from "../db/change-feed.ts";
 import { GONE_TABLES } from "../db/change-sql.ts";
 import { holdsTables, type SqlReader } from "../db/reader.ts";
-import { countDomains } from "../db/segment.ts";
 import { checkSegmentName } from "../db/segments.ts";
+import { countDomains } from "../db/where-bitmap.ts";
 import { countWhere, statementOver } from "../db/where-sql.ts";
 import { apiError, InputError } from "../errors.ts";
 import { type DomainFilter, unknownSegment } from "./domain-filter.ts";

@@ -9,7 +9,7 @@ import type { SortKey, Where } from "./keyset.ts";
 import { listsOf } from "./lists.ts";
 import { appByIdentifier, technologyKeys } from "./loaders.ts";
 import { searchCondition } from "./search.ts";
-import { domainKeysOf, segmentArgsOf } from "./segment-members.ts";
+import { domainFilterType, domainKeysOf, segmentArgsOf } from "./segment-members.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "./sort.ts";
 import { meant, nearValues } from "./suggest.ts";
 import { vocabularyOf } from "./vocabularies.ts";
@@ -126,7 +126,7 @@ export async function segmentMembers(
   const { account, lists: store } = ctx.account;
   const row = await new Segments(store).get(account, name);
   if (!row) return null;
-  const where = await domainListWhere(ctx, segmentArgsOf(row), null, true, { rows });
+  const where = await domainListWhere(ctx, segmentArgsOf(row, domainFilterType()), null, true, { rows });
   return domainKeysOf(rows, where);
 }
 

@@ -1,27 +1,27 @@
 import { type Bitmap, type CountIndex, ORDER_BUCKET, RoaringBitmap32 } from "../db/count-index.ts";
 import { type NumberColumn, plainColumn, valueAt } from "../db/number-column.ts";
 import type { SqlReader } from "../db/reader.ts";
-import { localSegmentOf } from "../db/segment.ts";
+import { localWhereBitmapOf } from "../db/where-bitmap.ts";
 import type { KeyValue, SortKey, Where } from "./keyset.ts";
 
 /**
  * A keyset page of Domains from the snapshot's count index (src/db/count-index.ts), without a
- * statement: the keys of the `take` Domains of the segment of `where` that follow `after` in the
+ * statement: the keys of the `take` Domains of the set `where` matches that follow `after` in the
  * order of `keys`, exactly as readPage's statements (src/query/keyset.ts) order them: each key
  * ascending or descending with its unknown (NULL) values last in both directions, then the next
  * key, ending with `pk`.
  *
- * - Sorted by rank (ascending, then pk), the segment's own order is the answer: Domains are
+ * - Sorted by rank (ascending, then pk), the set's own order is the answer: Domains are
  *   numbered in that order, so the page is the first `take` members after the cursor's place.
- * - By one key, a segment larger than a few slices is read slice by slice of the key's order
- *   (SortBuckets, src/db/count-index.ts): each slice's members in the segment, after the cursor,
- *   ordered, until `take` are found (at 1M Domains and 40% of them in the segment, one slice of
+ * - By one key, a set larger than a few slices is read slice by slice of the key's order
+ *   (SortBuckets, src/db/count-index.ts): each slice's members in the set, after the cursor,
+ *   ordered, until `take` are found (at 1M Domains and 40% of them in the set, one slice of
  *   16,384 holds ~6,500 of its members: a page costs one intersection and a sort of those).
- * - Otherwise (a small segment, several keys), one pass over the segment's members keeps the best
+ * - Otherwise (a small set, several keys), one pass over the set's members keeps the best
  *   `take` in a heap.
  *
- * Null (the page is read by SQL) when the snapshot has no index, the segment would ask the
- * database (src/db/segment.ts, localSegmentOf), a key has no array in the index (an index built
+ * Null (the page is read by SQL) when the snapshot has no index, the set would ask the
+ * database (src/db/where-bitmap.ts, localWhereBitmapOf), a key has no array in the index (an index built
  * before its sort parts), or a cursor's value cannot be placed exactly (a name: the index holds
  * names' positions, not the names; a number a double cannot hold).
  */
@@ -33,18 +33,18 @@ export async function indexPageKeys(
   take: number,
 ): Promise<number[] | null> {
   if (take <= 0 || keys.at(-1)?.field !== "pk") return null;
-  const found = await localSegmentOf(sql, where);
-  return found && selectPage(found.index, found.segment, keys, after, take);
+  const found = await localWhereBitmapOf(sql, where);
+  return found && selectPage(found.index, found.bitmap, keys, after, take);
 }
 
-/** The keys of the page of `segment`'s members, or null when the index cannot order them so. */
+/** The keys of the page of `matched`'s members, or null when the index cannot order them so. */
 export function selectPage(
   index: CountIndex,
-  segment: Bitmap,
+  matched: Bitmap,
   keys: readonly SortKey[],
   after: readonly KeyValue[] | null,
   take: number,
-  /** A segment smaller than this is scanned whole rather than read by slices. */
+  /** A set smaller than this is scanned whole rather than read by slices. */
   scanMost = SCAN_MOST,
 ): number[] | null {
   if (take <= 0 || keys.at(-1)?.field !== "pk") return null;
@@ -61,8 +61,8 @@ export function selectPage(
   }
   const order = new Order(columns, cursor);
   const ords = order.inRankOrder(keys, index)
-    ? order.firstMembers(segment, index, take)
-    : (order.bySlices(keys, index, segment, take, scanMost) ?? order.top(segment.toUint32Array(), take));
+    ? order.firstMembers(matched, index, take)
+    : (order.bySlices(keys, index, matched, take, scanMost) ?? order.top(matched.toUint32Array(), take));
   const pks = new Array<number>(ords.length);
   for (let i = 0; i < ords.length; i++) pks[i] = index.ordToPk[ords[i]];
   return pks;
@@ -150,8 +150,8 @@ class Order {
     );
   }
 
-  /** The first `take` members of `segment` after the cursor, in ordinal order. */
-  firstMembers(segment: Bitmap, index: CountIndex, take: number): number[] {
+  /** The first `take` members of `matched` after the cursor, in ordinal order. */
+  firstMembers(matched: Bitmap, index: CountIndex, take: number): number[] {
     // The first ordinal after the cursor: ordinals are sorted in this order, so a binary search.
     let lo = 0;
     let hi = index.n;
@@ -161,9 +161,9 @@ class Order {
       else lo = mid + 1;
     }
     const out: number[] = [];
-    const before = lo === 0 ? 0 : segment.rank(lo - 1);
+    const before = lo === 0 ? 0 : matched.rank(lo - 1);
     for (let r = before; out.length < take; r++) {
-      const ord = segment.select(r);
+      const ord = matched.select(r);
       if (ord === undefined) break;
       out.push(ord);
     }
@@ -172,18 +172,18 @@ class Order {
 
   /**
    * The page read slice by slice of its key's order, or null when it is not to be: several keys (a
-   * slice holds one key's ties in pk order only), no slices, or a segment small enough to scan.
+   * slice holds one key's ties in pk order only), no slices, or a set small enough to scan.
    */
   bySlices(
     keys: readonly SortKey[],
     index: CountIndex,
-    segment: Bitmap,
+    matched: Bitmap,
     take: number,
     scanMost: number,
   ): number[] | null {
     const buckets =
       keys.length === 2 && keys[1].dir === keys[0].dir ? index.sorts.get(keys[0].field)?.buckets : null;
-    if (!buckets || segment.size < scanMost) return null;
+    if (!buckets || matched.size < scanMost) return null;
     const asc = keys[0].dir === "asc";
     const count = buckets.bitmaps.length;
     const walk: number[] = [];
@@ -196,7 +196,7 @@ class Order {
     for (const b of walk) {
       // A slice wholly at or before the cursor is passed.
       if (!this.follows(asc ? buckets.lasts[b] : buckets.firsts[b])) continue;
-      const members = RoaringBitmap32.and(buckets.bitmaps[b], segment).toUint32Array();
+      const members = RoaringBitmap32.and(buckets.bitmaps[b], matched).toUint32Array();
       for (const ord of this.top(members, take - out.length)) out.push(ord);
       if (out.length >= take) break;
     }
@@ -249,7 +249,7 @@ class Order {
   }
 }
 
-/** A segment this small is scanned whole rather than read by slices. */
+/** A set this small is scanned whole rather than read by slices. */
 const SCAN_MOST = ORDER_BUCKET / 2;
 
 /** Two different values of a key (NaN: unknown, after every known value in both directions). */

@@ -1,9 +1,10 @@
 import type DataLoader from "dataloader";
 import { type ReadContext, servedOf } from "../context.ts";
 import { appCountOf, appIndexable } from "../db/app-count-index.ts";
-import { countDomains } from "../db/segment.ts";
+import { pageKeys } from "../db/page-keys.ts";
 import type { TableKey } from "../db/tables.ts";
-import { countWhere, pageKeys } from "../db/where-sql.ts";
+import { countDomains } from "../db/where-bitmap.ts";
+import { countWhere } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
 import { decodeCursor, encodeCursor, fingerprint } from "./cursor.ts";
 import type { FacetScope } from "./facets.ts";

@@ -3,11 +3,12 @@ import { LRUCache } from "lru-cache";
 import { type Bitmap, type CountIndex, RoaringBitmap32 } from "../db/count-index.ts";
 import { DomainKeys } from "../db/domain-keys.ts";
 import { perReader, type SqlReader } from "../db/reader.ts";
-import { segmentOf, whereKey } from "../db/segment.ts";
 import type { SegmentRow } from "../db/segments.ts";
+import { whereBitmapOf, whereKey } from "../db/where-bitmap.ts";
 import { statementOver } from "../db/where-sql.ts";
 import type { DomainFilter } from "./domain-filter.ts";
-import { DOMAIN_DIMENSIONS, indexFacet, indexFacetCut, MAX_FACET_SIZE, snakeName } from "./facets.ts";
+import { DOMAIN_DIMENSIONS, MAX_FACET_SIZE, snakeName } from "./facets.ts";
+import { indexFacet, indexFacetCut } from "./index-facet.ts";
 import type { Where } from "./keyset.ts";
 
 /**
@@ -35,10 +36,16 @@ export function domainFilterType(): GraphQLInputObjectType {
   return filterType;
 }
 
-/** A kept filter (as a client wrote it) coerced as List Domains' `filter` argument is. */
-export function segmentArgsOf(row: Pick<SegmentRow, "filter" | "search">): SegmentArgs {
+/**
+ * A kept filter (as a client wrote it) coerced as List Domains' `filter` argument is, by the schema's
+ * DomainFilter (`filterType`: domainFilterType() on a request's path, src/schema/index.ts's at a load).
+ */
+export function segmentArgsOf(
+  row: Pick<SegmentRow, "filter" | "search">,
+  filterType: GraphQLInputObjectType,
+): SegmentArgs {
   return {
-    filter: row.filter ? (coerceInputValue(row.filter, domainFilterType()) as DomainFilter) : null,
+    filter: row.filter ? (coerceInputValue(row.filter, filterType) as DomainFilter) : null,
     search: row.search,
   };
 }
@@ -123,8 +130,8 @@ export interface IndexedMembers {
 
 /** The Domains `where` matches, from the snapshot's count index; null for a snapshot without one. */
 export async function indexedMembersOf(sql: SqlReader, where: Where): Promise<IndexedMembers | null> {
-  const found = await segmentOf(sql, where);
-  return found ? { index: found.index, ords: found.segment } : null;
+  const found = await whereBitmapOf(sql, where);
+  return found ? { index: found.index, ords: found.bitmap } : null;
 }
 
 /** Indexed members by key. */
@@ -157,7 +164,7 @@ async function keysBySql(sql: SqlReader, where: Where): Promise<Bitmap> {
 
 /**
  * Sets of members by reader and `where`, kept while memory allows (each holds a bitmap: a few
- * hundred KB at most, as src/db/segment.ts reckons its segments).
+ * hundred KB at most, as src/db/where-bitmap.ts reckons its segments).
  */
 const kept = perReader<"members", LRUCache<string, Promise<DomainKeys>>>(
   () => new LRUCache({ maxSize: 64 * 1024 * 1024, sizeCalculation: () => 256 * 1024 }),

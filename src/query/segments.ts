@@ -1,6 +1,6 @@
 import { type ReadContext, servedOf } from "../context.ts";
-import { countDomains } from "../db/segment.ts";
 import { SegmentError, SegmentNotFoundError, Segments } from "../db/segments.ts";
+import { countDomains } from "../db/where-bitmap.ts";
 import { apiError, InputError } from "../errors.ts";
 import { domainListWhere } from "./domain-list.ts";
 import type { Where } from "./keyset.ts";
@@ -10,7 +10,7 @@ import type { SegmentArgs } from "./segment-members.ts";
  * The segments of the request's account (docs/decisions.md, "Segments"; src/db/segments.ts keeps
  * them), and what a segment's filter matches in a snapshot: its `where` (List Domains' own, on the
  * snapshot and account of the context), its members (keys, from the count index where the snapshot
- * has one: src/db/segment.ts) and its spread over the dimensions it names (platform, plan and
+ * has one: src/db/where-bitmap.ts) and its spread over the dimensions it names (platform, plan and
  * country by default).
  */
 const stores = new WeakMap<object, Segments>();

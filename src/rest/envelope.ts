@@ -1,4 +1,4 @@
-import { gzipAround } from "../db/rendered.ts";
+import { gzipAround } from "../codec/gzip.ts";
 import { whenWritten } from "../ops/access-log.ts";
 import { renderedPiece } from "../query/domain-read/read.ts";
 import { TextBytes } from "./text-bytes.ts";

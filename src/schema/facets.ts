@@ -1,6 +1,7 @@
 import { servedOf } from "../context.ts";
 import type { Scans } from "../cost.ts";
 import { InputError } from "../errors.ts";
+import { facetsOf } from "../query/facet-counts.ts";
 import {
   APP_DIMENSIONS,
   APP_HISTOGRAMS,
@@ -12,22 +13,21 @@ import {
   type FacetDimension,
   type FacetScope,
   facetSize,
-  facetsOf,
   type Histogram,
   type HistogramField,
-  histogramOf,
   MAX_BUCKETS,
   MAX_DIMENSIONS,
   MAX_FACET_SIZE,
   snakeName,
 } from "../query/facets.ts";
+import { histogramOf } from "../query/histograms.ts";
 import type { Connection } from "../query/page.ts";
 import { AppConnection } from "./app.ts";
 import { builder, legacy } from "./builder.ts";
 import { DomainConnection } from "./domain.ts";
 
 /**
- * `facets` and `histogram` on the Domain and App connections (src/query/facets.ts counts them):
+ * `facets` and `histogram` on the Domain and App connections (src/query/facet-counts.ts and histograms.ts count them):
  * over the connection's own filter and search, whatever page it reads. Their cost is not the
  * page's (src/cost.ts charges each by its dimensions, once per connection, not per item).
  */

@@ -38,5 +38,6 @@ export const schema = builder.toSchema({
   directives: [...specifiedDirectives, rateLimit],
 });
 
-// Kept segment filters are coerced by this schema's DomainFilter (src/query/segment-members.ts).
-useSegmentFilterType(schema.getType("DomainFilter") as GraphQLInputObjectType);
+/** The schema's DomainFilter: kept segment filters are coerced by it (src/query/segment-members.ts). */
+export const domainFilterInput = schema.getType("DomainFilter") as GraphQLInputObjectType;
+useSegmentFilterType(domainFilterInput);

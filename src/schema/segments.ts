@@ -8,6 +8,7 @@ import {
 } from "../db/segments.ts";
 import { InputError } from "../errors.ts";
 import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
+import { domainFilterType } from "../query/segment-members.ts";
 import {
   DEFAULT_SPREAD,
   SPREAD_LIMITS,
@@ -95,7 +96,7 @@ export const Segment = builder.objectRef<SegmentRow>("Segment").implement({
       ...legacy("size"),
       resolve: async (s, _args, ctx) => {
         try {
-          return await segmentSize(ctx, segmentArgsOf(s));
+          return await segmentSize(ctx, segmentArgsOf(s, domainFilterType()));
         } catch (e) {
           if (e instanceof InputError) return null;
           throw e;

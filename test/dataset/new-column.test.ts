@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { recordRows } from "../../src/dataset/load/rows.ts";
-import { modelOnlyFields } from "../../src/dataset/record.ts";
+import { modelOnlyFields } from "../../src/dataset/record-model.ts";
 
 /**
  * A column added to the Domain model is read from the input and written to its row with no other

@@ -4,8 +4,8 @@ import {
   BITMAP_FROM,
   SearchBuilder,
   searchIndexFromParts,
-  searchSegment,
   WORD,
+  wordBitmap,
 } from "../../src/db/search-index.ts";
 import { searchWords } from "../../src/query/filter.ts";
 
@@ -57,7 +57,7 @@ describe("the searched text's words in the count index", () => {
               if (chars.length > 2) words.add(chars.slice(1, -1).join(""));
             }
           for (const w of words)
-            expect(searchSegment(index, w)?.toArray() ?? null, w).toEqual(bruteForce(texts, w));
+            expect(wordBitmap(index, w)?.toArray() ?? null, w).toEqual(bruteForce(texts, w));
         },
       ),
       { numRuns: 200 },
@@ -73,12 +73,12 @@ describe("the searched text's words in the count index", () => {
     expect(index.bitmaps.has(common)).toBe(true);
     expect(bruteForce(texts, "common").length).toBeGreaterThanOrEqual(BITMAP_FROM);
     for (const w of ["common", "shop", "rare", "store", "store4", "1", "99", "nothing"])
-      expect(searchSegment(index, w)?.toArray(), w).toEqual(bruteForce(texts, w));
+      expect(wordBitmap(index, w)?.toArray(), w).toEqual(bruteForce(texts, w));
   });
 
   it("leaves to the database what is not one lower-cased search word", async () => {
     const index = await indexOf(["shop one", "Shop two"]);
     for (const w of ["", "Shop", "shop one", "a%", 3, null, undefined])
-      expect(searchSegment(index, w), String(w)).toBeNull();
+      expect(wordBitmap(index, w), String(w)).toBeNull();
   });
 });

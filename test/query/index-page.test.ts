@@ -8,13 +8,13 @@ import {
   type CountIndex,
   countIndexFromParts,
   countIndexOf,
-  sortBuckets,
 } from "../../src/db/count-index.ts";
+import { sortBuckets } from "../../src/db/count-index-build.ts";
 import { valueAt } from "../../src/db/number-column.ts";
+import { pageKeys } from "../../src/db/page-keys.ts";
 import type { SqlReader } from "../../src/db/reader.ts";
-import { localSegmentOf } from "../../src/db/segment.ts";
 import { TABLES } from "../../src/db/tables.ts";
-import { pageKeys } from "../../src/db/where-sql.ts";
+import { localWhereBitmapOf } from "../../src/db/where-bitmap.ts";
 import { searchWords } from "../../src/query/filter.ts";
 import { indexPageKeys, selectPage } from "../../src/query/index-page.ts";
 import { type KeyValue, readPage, type SortKey, type Where } from "../../src/query/keyset.ts";
@@ -193,7 +193,7 @@ describe.each(databaseKinds())("Domain pages from the count index on %s", (kind)
         async ({ where, database }, [keys, after], take) => {
           const want = await bySql(keys, where, after, take);
           const got = await indexPageKeys(sql, keys, where, after, take);
-          // Read by SQL only when the segment would ask the database, or a name must be placed.
+          // Read by SQL only when the set would ask the database, or a name must be placed.
           const placesName = !!after && keys.some((k, i) => k.kind === "string" && after[i] !== null);
           expect(
             got === null,
@@ -202,10 +202,10 @@ describe.each(databaseKinds())("Domain pages from the count index on %s", (kind)
           if (got) {
             served++;
             expect(got).toEqual(want);
-            // Read slice by slice of the key's order (as a large segment is), the same page.
-            const found = await localSegmentOf(sql, where);
-            if (!found) throw new Error("no segment");
-            expect(selectPage(sliced, found.segment, keys, after, take, 0)).toEqual(want);
+            // Read slice by slice of the key's order (as a large set is), the same page.
+            const found = await localWhereBitmapOf(sql, where);
+            if (!found) throw new Error("no bitmap");
+            expect(selectPage(sliced, found.bitmap, keys, after, take, 0)).toEqual(want);
           }
         },
       ),

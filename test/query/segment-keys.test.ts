@@ -8,9 +8,10 @@ import {
   RoaringBitmap32,
 } from "../../src/db/count-index.ts";
 import { DomainKeys } from "../../src/db/domain-keys.ts";
+import { pageKeys } from "../../src/db/page-keys.ts";
 import type { SqlReader } from "../../src/db/reader.ts";
-import { countDomains, whereKey } from "../../src/db/segment.ts";
-import { countWhere, pageKeys } from "../../src/db/where-sql.ts";
+import { countDomains, whereKey } from "../../src/db/where-bitmap.ts";
+import { countWhere } from "../../src/db/where-sql.ts";
 import type { Where } from "../../src/query/keyset.ts";
 import { REST_BASE } from "../../src/rest/routes.ts";
 import { dropSnapshotTables, startApi, type TestApi, tempDir } from "../support/api.ts";

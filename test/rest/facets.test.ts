@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import type { AppRecord, DomainRecord } from "../../src/dataset/record.ts";
-import { indexServedSnapshot } from "../../src/db/count-index.ts";
+import { indexServedSnapshot } from "../../src/db/count-index-build.ts";
 import { FACET_COLUMNS } from "../../src/db/facet-sql.ts";
 import { TABLES } from "../../src/db/tables.ts";
 import { RELATIONS } from "../../src/db/where-sql.ts";

@@ -2,15 +2,11 @@ import { join } from "node:path";
 import { gunzipSync, constants as zlibConstants } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
+import { pieceOf } from "../../src/codec/deflate.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
-import {
-  keptPiece,
-  pgRenderedSink,
-  pieceOf,
-  RENDERED_STAMP,
-  RENDERED_TABLE,
-  sqliteRenderedSink,
-} from "../../src/db/rendered.ts";
+import { keptPiece, RENDERED_STAMP, RENDERED_TABLE } from "../../src/db/rendered.ts";
+import { pgRenderedSink } from "../../src/db/rendered-pg-sink.ts";
+import { sqliteRenderedSink } from "../../src/db/rendered-sink.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
 import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";

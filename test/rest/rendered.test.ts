@@ -6,19 +6,12 @@ import { crc32, gunzipSync, inflateRawSync, constants as zlibConstants } from "n
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
+import { crc32Combine } from "../../src/codec/crc32.ts";
+import { joinPieces, jointOf, pieceOf } from "../../src/codec/deflate.ts";
+import { GZIP_HEADER, gzipTrailer } from "../../src/codec/gzip.ts";
 import { loadConfig } from "../../src/config.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
-import {
-  crc32Combine,
-  GZIP_HEADER,
-  gzipTrailer,
-  joinPieces,
-  jointOf,
-  PIECE_HEADER,
-  pieceOf,
-  RENDERED_STAMP,
-  RENDERED_TABLE,
-} from "../../src/db/rendered.ts";
+import { PIECE_HEADER, RENDERED_STAMP, RENDERED_TABLE } from "../../src/db/rendered.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { createHttpServer } from "../../src/http.ts";
 import { createLogger } from "../../src/logger.ts";

@@ -2,7 +2,7 @@ import type { SnapshotCounts, SnapshotWriter } from "../../db/store.ts";
 import type { Row, TableKey } from "../../db/tables.ts";
 import { TABLES } from "../../db/tables.ts";
 import { P1 } from "../platforms.ts";
-import { type NamedKeys, namedKeys } from "../record.ts";
+import { type NamedKeys, namedKeys } from "../record-issues.ts";
 import { type Culprit, Culprits } from "./culprits.ts";
 import type { FollowsFrom, Problems } from "./problems.ts";
 import type { LocatedFile, SnapshotFile } from "./read.ts";

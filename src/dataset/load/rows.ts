@@ -1,6 +1,8 @@
 import { type Row, TABLES, type Table, type TableKey, type Value } from "../../db/tables.ts";
 import type { AppRecord, ReviewRecord } from "../record.ts";
-import { DOMAIN_COMPUTED_COLUMNS, DomainRecord, toEpochMs } from "../record.ts";
+import { DomainRecord } from "../record.ts";
+import { toEpochMs } from "../record-fields.ts";
+import { DOMAIN_COMPUTED_COLUMNS } from "../record-model.ts";
 
 /**
  * Bulk-load rows: converters from validated records to the rows of each snapshot table, in the

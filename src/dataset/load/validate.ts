@@ -3,15 +3,8 @@ import { Worker } from "node:worker_threads";
 import type { z } from "zod";
 import type { Row, TableKey } from "../../db/tables.ts";
 import { fromRoot } from "../../root.ts";
-import {
-  AppRecord,
-  DomainRecord,
-  formatIssue,
-  type NamedKeys,
-  namedKeys,
-  ReviewRecord,
-  textProblems,
-} from "../record.ts";
+import { AppRecord, DomainRecord, ReviewRecord } from "../record.ts";
+import { formatIssue, type NamedKeys, namedKeys, textProblems } from "../record-issues.ts";
 import { jsonPrefix } from "./json-prefix.ts";
 import type { Line, SnapshotFile } from "./read.ts";
 import { appChildRows, appRow, domainChildRows, domainRow, reviewRows } from "./rows.ts";

@@ -12,7 +12,8 @@ import {
 } from "../../db/domain-children.ts";
 import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../../db/reader.ts";
 import { checkedPiece, renderedJoin, renderedTextJoin } from "../../db/rendered.ts";
-import { findStatement, sqlitePlan, type Where } from "../../db/where-sql.ts";
+import { sqlitePlan } from "../../db/sqlite-plan.ts";
+import { findStatement, type Where } from "../../db/where-sql.ts";
 import type { DomainApp, DomainTechnology, Technology } from "../../generated/sqlite/client.ts";
 import {
   type AppRow,

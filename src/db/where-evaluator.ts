@@ -1,22 +1,16 @@
-import { LRUCache } from "lru-cache";
-import {
-  type Bitmap,
-  type CountIndex,
-  countIndexOf,
-  RoaringBitmap32,
-  type TextColumn,
-} from "./count-index.ts";
+import { type Bitmap, type CountIndex, RoaringBitmap32, type TextColumn } from "./count-index.ts";
 import { DomainKeys } from "./domain-keys.ts";
 import type { NumberColumn } from "./number-column.ts";
-import { perReader, type SqlReader } from "./reader.ts";
-import { searchSegment } from "./search-index.ts";
+import type { SqlReader } from "./reader.ts";
+import { wordBitmap } from "./search-index.ts";
 import { TABLES } from "./tables.ts";
-import { countWhere, RELATIONS, statementOver, type Where } from "./where-sql.ts";
+import { RELATIONS, statementOver, type Where } from "./where-sql.ts";
 
 /**
- * A segment: the Domains a filter's `where` matches, as a bitmap of their ordinals in the
- * snapshot's count index (src/db/count-index.ts). The `where` is the same one a page and its
- * totalCount read (src/db/where-sql.ts compiles it to SQL), evaluated here with SQL's meaning:
+ * The evaluation of a where's bitmap (src/db/where-bitmap.ts keeps them): the Domains a filter's
+ * `where` matches, as a bitmap of their ordinals in the snapshot's count index
+ * (src/db/count-index.ts). The `where` is the same one a page and its totalCount read
+ * (src/db/where-sql.ts compiles it to SQL), evaluated here with SQL's meaning:
  *
  * - three-valued, as SQL is: a comparison with a Domain that has no value is neither true nor false,
  *   so `NOT` of it does not match that Domain either. Each part is evaluated to the Domains where it
@@ -46,10 +40,10 @@ function lazy(make: () => Promise<Bitmap>): () => Promise<Bitmap> {
 const isPlain = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !(v instanceof Date) && !Array.isArray(v);
 
-/** Thrown by an evaluation that may not ask the database (localSegmentOf) when a part needs it. */
-class NeedsDatabase extends Error {}
+/** Thrown by an evaluation that may not ask the database (localWhereBitmapOf) when a part needs it. */
+export class NeedsDatabase extends Error {}
 
-class Evaluator {
+export class Evaluator {
   constructor(
     private readonly index: CountIndex,
     private readonly sql: SqlReader,
@@ -89,7 +83,7 @@ class Evaluator {
   }
 
   /** The Domains matching `where` (its true part). */
-  async segment(where: Where): Promise<Bitmap> {
+  async bitmap(where: Where): Promise<Bitmap> {
     return (await this.condition(where)).t;
   }
 
@@ -251,13 +245,13 @@ class Evaluator {
   private searched(value: unknown): Leaf | null {
     const words = this.index.search;
     if (!words || !isPlain(value) || Object.keys(value).length !== 1) return null;
-    const t = searchSegment(words, value.contains);
+    const t = wordBitmap(words, value.contains);
     // The searched text is never NULL: a Domain not containing the word is false.
     return t && { t, f: lazy(async () => RoaringBitmap32.andNot(this.index.all, t)) };
   }
 
   /**
-   * `pk: { in: [...] }` (a search's keys on SQLite), `pk: { in: DomainKeys }` (a segment's members:
+   * `pk: { in: [...] }` (a search's keys on SQLite), `pk: { in: DomainKeys }` (a saved segment's members:
    * its ordinals as they are when made of this index), or a key.
    */
   private keys(value: unknown): Leaf | null {
@@ -328,7 +322,7 @@ class Evaluator {
   }
 }
 
-/** A segment's value tests of a child's value field: `w` holds only that field, AND, OR and NOT. */
+/** The value tests of a child's value field: `w` holds only that field, AND, OR and NOT. */
 function valueTest(w: Where, field: string): ((key: string) => boolean) | null {
   const tests: ((key: string) => boolean)[] = [];
   for (const [k, v] of Object.entries(w)) {
@@ -369,88 +363,4 @@ function fieldTest(v: unknown): ((key: string) => boolean) | null {
     else return null;
   }
   return (k) => tests.every((t) => t(k));
-}
-
-/** Segments of a snapshot, by their `where`, kept while memory allows (a few hundred KB each at most). */
-const SEGMENT_BYTES = 64 * 1024 * 1024;
-const segments = perReader<"segments", LRUCache<string, Promise<Bitmap>>>(
-  () =>
-    new LRUCache<string, Promise<Bitmap>>({
-      maxSize: SEGMENT_BYTES,
-      sizeCalculation: () => 256 * 1024,
-    }),
-);
-
-/** A `where` as a cache key: a set of keys (DomainKeys) by its name, not its every key. */
-export const whereKey = (where: Where) =>
-  JSON.stringify(where, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
-
-/**
- * The Domains `where` matches, from the snapshot's count index, with the index; null when the
- * snapshot has none (it is counted by SQL then).
- */
-export async function segmentOf(
-  sql: SqlReader,
-  where: Where,
-): Promise<{ index: CountIndex; segment: Bitmap } | null> {
-  const found = await cachedSegment(sql, where);
-  if (!found) return null;
-  const { index, cache, key } = found;
-  let segment = found.cached;
-  if (!segment) {
-    const evaluating = new Evaluator(index, sql).segment(where);
-    segment = evaluating;
-    cache.set(key, evaluating);
-    evaluating.then(
-      () => settled.add(evaluating),
-      () => cache.delete(key),
-    );
-  }
-  return { index, segment: await segment };
-}
-
-/**
- * The segment of `where` when it costs no statement: cached and settled, or evaluated from the index
- * alone (then cached); null when it would ask the database (a search's text, a list's names…) or
- * the snapshot has no index. A page in another order than rank is read from it
- * (src/query/index-page.ts), where gathering a search's every key to read 50 would cost more than
- * the page's own statement.
- */
-export async function localSegmentOf(
-  sql: SqlReader,
-  where: Where,
-): Promise<{ index: CountIndex; segment: Bitmap } | null> {
-  const found = await cachedSegment(sql, where);
-  if (!found) return null;
-  const { index, cache, key, cached } = found;
-  if (cached && settled.has(cached)) return { index, segment: await cached };
-  try {
-    const segment = await new Evaluator(index, sql, false).segment(where);
-    if (!cache.has(key)) {
-      const done = Promise.resolve(segment);
-      settled.add(done);
-      cache.set(key, done);
-    }
-    return { index, segment };
-  } catch (e) {
-    if (e instanceof NeedsDatabase) return null;
-    throw e;
-  }
-}
-/** The snapshot's index, its segment cache, `where`'s key in it and what it holds there; null without an index. */
-async function cachedSegment(sql: SqlReader, where: Where) {
-  const index = await countIndexOf(sql);
-  if (!index) return null;
-  const cache = segments(sql, "segments");
-  const key = whereKey(where);
-  return { index, cache, key, cached: cache.get(key) };
-}
-
-/** The cached segments whose evaluation is done. */
-const settled = new WeakSet<Promise<Bitmap>>();
-
-/** How many Domains match `where`: from the count index, or counted by SQL on a snapshot without one. */
-export async function countDomains(sql: SqlReader, where: Where): Promise<number> {
-  const found = await segmentOf(sql, where);
-  return found ? found.segment.size : countWhere(sql, "domain", where);
 }

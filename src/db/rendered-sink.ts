@@ -1,0 +1,177 @@
+import { rmSync } from "node:fs";
+import type { SqlReader } from "./reader.ts";
+import { RENDERED_STAGING, RENDERED_STAMP, RENDERED_TABLE, RENDERED_TEXT } from "./rendered.ts";
+
+/**
+ * Where a load's rendering (src/render.ts) writes the rendered records (src/db/rendered.ts): the
+ * sink's interface, the tables it makes, the check that a render is complete before it is
+ * published, and SQLite's sink (PostgreSQL's: src/db/rendered-pg-sink.ts).
+ */
+
+/**
+ * The statements that make the (empty) tables: on SQLite, RENDERED_TABLE itself; on PostgreSQL,
+ * the table the pieces are copied into as they are rendered (renderedLayout makes RENDERED_TABLE
+ * and RENDERED_TEXT of it). PostgreSQL leaves the tables it has until renderedLayout replaces them:
+ * a served snapshot rendered again (npm run load -- --render) is answered from them meanwhile.
+ */
+export function renderedTableStatements(
+  kind: SqlReader["kind"],
+  table: (name: string) => string,
+  texts = false,
+): string[] {
+  const stamp = (int: string) =>
+    `CREATE TABLE ${table(RENDERED_STAMP)} ("stamp" TEXT NOT NULL, "records" ${int} NOT NULL, "bytes" ${int} NOT NULL, "ms" ${int} NOT NULL)`;
+  if (kind === "sqlite")
+    return [
+      `DROP TABLE IF EXISTS ${table(RENDERED_TABLE)}`,
+      `DROP TABLE IF EXISTS ${table(RENDERED_STAMP)}`,
+      `CREATE TABLE ${table(RENDERED_TABLE)} ("ord" INTEGER PRIMARY KEY, "domain_pk" INTEGER NOT NULL, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL)`,
+      stamp("INTEGER"),
+    ];
+  return [
+    // What a render that did not finish left.
+    `DROP TABLE IF EXISTS ${table(RENDERED_STAGING)}`,
+    `DROP TABLE IF EXISTS ${table(next(RENDERED_TABLE))}`,
+    `DROP TABLE IF EXISTS ${table(next(RENDERED_TEXT))}`,
+    // Written once and read only by renderedLayout: not worth the WAL. The pieces are compressed
+    // already; the text is compressed here, as it is copied in, and stays so when laid out.
+    `CREATE UNLOGGED TABLE ${table(RENDERED_STAGING)} ("domain_pk" bigint NOT NULL, "crc" bigint NOT NULL, "len" bigint NOT NULL, "body" bytea NOT NULL${texts ? ', "text" text NOT NULL' : ""})`,
+    `ALTER TABLE ${table(RENDERED_STAGING)} ALTER COLUMN "body" SET STORAGE EXTERNAL`,
+    stamp("bigint").replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"),
+  ];
+}
+
+/** PostgreSQL: the name a table is built under before it replaces the served one (renderedLayout). */
+export const next = (name: string) => `${name}_next`;
+
+/**
+ * A page of a load's rendering: the pieces' bodies joined in `bytes`, each ending at `ends[i]`,
+ * with each one's key, CRC-32 and text length; and where asked, their texts joined in `texts`,
+ * each ending at `textEnds[i]`.
+ */
+export interface RenderedPage {
+  bytes: Uint8Array;
+  pks: Float64Array;
+  crcs: Uint32Array;
+  lens: Uint32Array;
+  ends: Uint32Array;
+  texts?: Uint8Array;
+  textEnds?: Uint32Array;
+}
+
+/** Where a load's rendering writes the pieces: the new snapshot's RENDERED_TABLE (and RENDERED_TEXT). */
+export interface RenderedSink {
+  /** Whether it keeps the texts too: its pages must then carry them (`texts`, `textEnds`). */
+  readonly text: boolean;
+  /** Writes a page of pieces, and where the sink keeps them, their texts. */
+  write(page: RenderedPage): Promise<void>;
+  /** Records the stamp and the totals; the table is complete. Returns the bytes the pieces take. */
+  finish(stamp: string, ms: number): Promise<{ records: number; bytes: number }>;
+  /** Drops what was written. */
+  abort(): Promise<void>;
+}
+
+/**
+ * A render is published only complete: a piece for every Domain of the snapshot, each once. The
+ * tables it is checked on are made of the pieces joined to the snapshot's Domains (a piece of no
+ * Domain is left out) and keyed by domain_pk (a second piece of one Domain fails the load), so the
+ * same count as the Domains is every Domain once. Else the load fails, and nothing is published.
+ */
+export function checkComplete(pieces: number, domains: number, what = "pieces"): void {
+  if (pieces !== domains)
+    throw new Error(
+      `the render holds ${what} of ${pieces} of the snapshot's ${domains} Domains (${domains - pieces} missing): not published`,
+    );
+}
+
+/**
+ * SQLite: the pieces are written as they come (in key ranges, by several threads) to a file beside
+ * the snapshot's, keyed by domain_pk; at the end they are put in rank order there (`INSERT …
+ * SELECT … ORDER BY rank, pk`), then copied into the snapshot in one transaction, with the unique
+ * index on domain_pk. A rowid table keeps its rows in rowid order, so the rank order, every list's
+ * and export's default, is then the table's own: an export's reads go forward through it, where in
+ * key order each piece was a page read of its own (docs/performance-history.md, "SQLite's exports sorted
+ * once"). A served snapshot (npm run load -- --render) is read by gateways meanwhile: once the
+ * copy outgrows the connection's cache, SQLite holds their reads off until it commits (seconds at
+ * 1M). The side file takes about twice the pieces' size at its largest, and is removed with the
+ * snapshot's files if a load stops (src/db/sqlite-store.ts).
+ */
+export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
+  const { default: Database } = await import("better-sqlite3");
+  const side = `${file}.rendering`;
+  rmSync(side, { force: true });
+  const db = new Database(side);
+  db.pragma("journal_mode = OFF");
+  db.pragma("synchronous = OFF");
+  db.pragma("cache_size = -65536");
+  db.exec(
+    `CREATE TABLE "${RENDERED_TABLE}" ("domain_pk" INTEGER PRIMARY KEY, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL)`,
+  );
+  const insert = db.prepare(`INSERT INTO "${RENDERED_TABLE}" VALUES (?, ?, ?, ?)`);
+  let records = 0;
+  let bytes = 0;
+  const writePage = db.transaction((page: Parameters<RenderedSink["write"]>[0]) => {
+    const all = Buffer.from(page.bytes.buffer, page.bytes.byteOffset, page.bytes.byteLength);
+    let start = 0;
+    for (let i = 0; i < page.pks.length; i++) {
+      insert.run(page.pks[i], page.crcs[i], page.lens[i], all.subarray(start, page.ends[i]));
+      start = page.ends[i];
+    }
+    records += page.pks.length;
+    bytes += page.bytes.byteLength;
+  });
+  return {
+    text: false,
+    async write(page) {
+      writePage(page);
+    },
+    async finish(stamp, ms) {
+      // Ordered in the side file first (the snapshot's Domains read through an ATTACH, read only),
+      // so that what the snapshot's own transaction does is a copy in rowid order and an index:
+      // a served snapshot's gateways wait on it for as short a time as it can be.
+      db.prepare("ATTACH DATABASE ? AS snapshot").run(file);
+      db.exec(
+        `CREATE TABLE "ordered" ("ord" INTEGER PRIMARY KEY, "domain_pk" INTEGER NOT NULL, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL)`,
+      );
+      db.exec(
+        `INSERT INTO "ordered" ("domain_pk", "crc", "len", "body") SELECT x."domain_pk", x."crc", x."len", x."body" FROM main."${RENDERED_TABLE}" x JOIN snapshot."domain" d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
+      );
+      const [pieces, domains] = db
+        .prepare(`SELECT (SELECT count(*) FROM "ordered"), (SELECT count(*) FROM snapshot."domain")`)
+        .raw()
+        .get() as [number, number];
+      db.exec("DETACH DATABASE snapshot");
+      db.close();
+      checkComplete(Number(pieces), Number(domains));
+      const main = new Database(file, { timeout: 30_000 });
+      try {
+        main.pragma("cache_size = -65536");
+        main.prepare("ATTACH DATABASE ? AS rendering").run(side);
+        const tables = renderedTableStatements("sqlite", (n) => `main."${n}"`);
+        main
+          .transaction(() => {
+            for (const statement of tables) main.exec(statement);
+            main.exec(
+              `INSERT INTO main."${RENDERED_TABLE}" ("ord", "domain_pk", "crc", "len", "body") SELECT "ord", "domain_pk", "crc", "len", "body" FROM rendering."ordered" ORDER BY "ord"`,
+            );
+            main.exec(
+              `CREATE UNIQUE INDEX main."${RENDERED_TABLE}_domain_pk" ON "${RENDERED_TABLE}" ("domain_pk")`,
+            );
+            main
+              .prepare(`INSERT INTO main."${RENDERED_STAMP}" VALUES (?, ?, ?, ?)`)
+              .run(stamp, records, bytes, Math.round(ms));
+          })
+          .immediate();
+        main.exec("DETACH DATABASE rendering");
+      } finally {
+        main.close();
+        rmSync(side, { force: true });
+      }
+      return { records, bytes };
+    },
+    async abort() {
+      if (db.open) db.close();
+      rmSync(side, { force: true });
+    },
+  };
+}
