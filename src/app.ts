@@ -26,9 +26,10 @@ import {
   type WebhookService,
 } from "./context.ts";
 import { useCostLimit } from "./cost.ts";
-import { cursorText, feedEnd, lastEventOfAll } from "./db/change-feed.ts";
+import { feedEnd, lastEventOfAll } from "./db/change-feed.ts";
 import { ExportJobs } from "./db/export-jobs.ts";
 import { jobResults } from "./db/export-results.ts";
+import { cursorText } from "./db/feed-cursor.ts";
 import { FeedWatch } from "./db/feed-watch.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import { Webhooks } from "./db/webhooks.ts";

@@ -45,9 +45,6 @@ const LAYERS: Record<string, readonly string[]> = {
  * then taken off this list.
  */
 const LONG = new Set([
-  // split by the lead
-  "db/webhooks.ts",
-  // not split yet
   "auth/rate-limit.ts",
   "dataset/load/ingest.ts",
   "query/domain-filter.ts",

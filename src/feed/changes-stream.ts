@@ -1,6 +1,6 @@
 import { apiKeyOf } from "../auth/plugin.ts";
 import { accountOf } from "../context.ts";
-import { parseFeedCursor } from "../db/change-feed.ts";
+import { parseFeedCursor } from "../db/feed-cursor.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { requestIdOf } from "../ops/request-id.ts";
 

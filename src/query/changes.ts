@@ -1,20 +1,22 @@
 import { type ReadContext, servedOf } from "../context.ts";
 import {
   type ChangeRow,
-  compareCursors,
-  cursorText,
-  FEED_START,
   type FeedBounds,
-  type FeedCursor,
   type FeedReader,
   type FeedWhere,
   feedBounds,
   feedEnd,
   type MetaStore,
-  parseFeedCursor,
   readFeed,
 } from "../db/change-feed.ts";
 import { GONE_TABLES } from "../db/change-sql.ts";
+import {
+  compareCursors,
+  cursorText,
+  FEED_START,
+  type FeedCursor,
+  parseFeedCursor,
+} from "../db/feed-cursor.ts";
 import { holdsTables, type SqlReader } from "../db/reader.ts";
 import { checkSegmentName } from "../db/segments.ts";
 import { countDomains } from "../db/where-bitmap.ts";

@@ -1,12 +1,6 @@
 import { type ReadContext, servedOf } from "../context.ts";
-import {
-  type ChangeRow,
-  domainEvents,
-  type FeedCursor,
-  feedStart,
-  type MetaStore,
-  parseFeedCursor,
-} from "../db/change-feed.ts";
+import { type ChangeRow, domainEvents, feedStart, type MetaStore } from "../db/change-feed.ts";
+import { type FeedCursor, parseFeedCursor } from "../db/feed-cursor.ts";
 import { type TrendLoadRow, type TrendRange, topValues, trendLoads, valueCounts } from "../db/history.ts";
 import { apiError, InputError } from "../errors.ts";
 import { point, readerOf } from "./changes.ts";

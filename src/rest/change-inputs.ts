@@ -1,5 +1,5 @@
-import { parseFeedCursor } from "../db/change-feed.ts";
 import { FEED_KINDS } from "../db/change-sql.ts";
+import { parseFeedCursor } from "../db/feed-cursor.ts";
 import { apiError } from "../errors.ts";
 import { meant, nearNames } from "../query/suggest.ts";
 import { optionOfArgument, readFilter } from "./filter-options.ts";

@@ -7,9 +7,9 @@ import {
   type FeedReader,
   feedEnd,
   type MetaStore,
-  parseFeedCursor,
   readFeed,
 } from "../../src/db/change-feed.ts";
+import { parseFeedCursor } from "../../src/db/feed-cursor.ts";
 import { applyPgMigrations, applySqliteMigrations } from "../../src/db/migrate.ts";
 import { META_SCHEMA, PgSnapshotStore } from "../../src/db/pg-store.ts";
 import { publishSegmentsPg, publishSegmentsSqlite } from "../../src/db/segment-publish.ts";
