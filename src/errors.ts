@@ -284,12 +284,29 @@ export function useErrorCodes(): Plugin {
     onResultProcess({ result }) {
       const results = Array.isArray(result) ? result : [result];
       for (const r of results) {
-        for (const e of withInputCodes((r as { errors?: GraphQLError[] }).errors ?? [])) {
-          if (e.message.length > MAX_ECHO * 2) e.message = boundEchoes(e.message);
-        }
+        const errors = withInputCodes((r as { errors?: GraphQLError[] }).errors ?? []);
+        errors.forEach((e, i) => {
+          if (e.message.length > MAX_ECHO * 2) errors[i] = withMessage(e, boundEchoes(e.message));
+        });
       }
     },
   };
+}
+
+/**
+ * The error with another message: a new one, since an error located by graphql-jit keeps its
+ * message read-only (assigning it threw a TypeError, and the client's long-messaged mistake, an
+ * unknown field listing the known ones, was masked as a fault).
+ */
+function withMessage(e: GraphQLError, message: string): GraphQLError {
+  return new GraphQLError(message, {
+    nodes: e.nodes,
+    source: e.source,
+    positions: e.positions,
+    path: e.path,
+    originalError: e.originalError,
+    extensions: e.extensions,
+  });
 }
 
 /** Gives a variable's coercion error (a bad value of the client's) the code BAD_USER_INPUT. */

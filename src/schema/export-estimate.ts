@@ -107,9 +107,9 @@ builder.queryField("exportEstimate", (t) =>
           },
         );
       } catch (e) {
-        // The estimate answers as REST does, with an API error naming the option; as a resolver's
-        // error it was masked (a GraphQLError thrown by a compiled resolver loses its code), so a
-        // client's mistake is handed on as the input error every other field throws.
+        // The estimate answers as REST does, with an API error whose message names the REST option
+        // (`fields: …`, `f:tags (…): …`): handed on as the input error every other field throws,
+        // naming the GraphQL argument the option came from.
         if (isApiError(e) && e.extensions.code === "BAD_USER_INPUT")
           throw new InputError(argumentOf(e.message), problemOf(e.message));
         throw e;

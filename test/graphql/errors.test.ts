@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REST_BASE } from "../../src/rest/routes.ts";
 import { type GqlResult, startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
@@ -70,6 +71,25 @@ describe.each(databaseKinds())("GraphQL errors on %s", (kind) => {
   afterAll(async () => {
     await api?.close();
     tmp.remove();
+  });
+
+  it("a client's mistake with a long message is its own error, its echoes cut, not a fault", async () => {
+    // Segments with names near the one asked for: the 404 lists them, past the length at which a
+    // message's quoted values are cut (useErrorCodes). An error located by graphql-jit keeps its
+    // message read-only: assigning the cut one threw, and the answer was INTERNAL_SERVER_ERROR.
+    const stem = "a-segment-with-a-long-name-of-many-words-to-ask-for-by-mistake";
+    for (const n of [1, 2, 3, 4]) {
+      const res = await api.app.fetch(`http://localhost${REST_BASE}/segment/${stem}${n}`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${api.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ "f:p": "shopify" }),
+      });
+      expect(res.status, await res.text()).toBe(200);
+    }
+    const res = await api.gql(`{ changes(filter: { segment: "${stem}0" }) { nodes { id } } }`);
+    expect(res.errors?.[0]?.message.length).toBeGreaterThan(200);
+    expect(res.errors?.[0]?.extensions?.code, res.errors?.[0]?.message).toBe("NOT_FOUND");
+    expect(res.errors?.[0]?.message).toContain(`${stem}1`);
   });
 
   describe("page size", () => {
