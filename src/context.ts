@@ -79,6 +79,12 @@ export interface ExportEstimate {
     countedAs: "exports" | "cursor_all_jobs";
     thisMonth: number | null;
   };
+  /**
+   * A cursor=all job of the same key and question already there (running, handed over, or done
+   * and not yet read): the request would answer it (its progress, or its result) and start none,
+   * drawing on neither the start's budget nor the month's count. Null for none, and for exports.
+   */
+  job: { status: string; progress: number; total: number } | null;
 }
 
 /** The dry run of an export (`cursorAll` false) or a job of List Domains' `filter` and `search`. */

@@ -5,6 +5,7 @@ import { monthOf } from "../auth/usage-counts.ts";
 import type { ExportEstimate, ExportEstimator } from "../context.ts";
 import type { ResultFormat } from "../db/export-jobs.ts";
 import { apiError } from "../errors.ts";
+import { fingerprint } from "../query/cursor.ts";
 import { drawOn } from "../rest/handler.ts";
 import { Options } from "../rest/options.ts";
 import { listDomains } from "../rest/routes.ts";
@@ -72,6 +73,7 @@ export async function dryRun(
         counted_as: w.countedAs,
         this_month: w.thisMonth,
       },
+      job: estimate.job,
     },
   };
   const response = Response.json(body, { headers: { "cache-control": "no-store" } });
@@ -118,6 +120,11 @@ export async function estimateExport(
   const framed = Buffer.concat([Buffer.from(head), sample, Buffer.from(tail)]);
   const gzipped = gzipSync(framed).byteLength;
   const gzipBytes = exact ? gzipped : Math.round((bytes * gzipped) / Math.max(1, framed.byteLength));
+  // A job of this question already there is what the request would answer (cursorAll's lookup).
+  const job =
+    of === "listDomainsAll"
+      ? await deps.jobs.find(key.id, fingerprint({ v: q.variables, f: q.fieldsKey, format }))
+      : null;
   const state = await deps.limits.peek(of, key);
   const counts = await deps.counts?.read(key);
   const row = RATE_LIMITS[of];
@@ -139,6 +146,7 @@ export async function estimateExport(
       countedAs: of === "exportDomains" ? "exports" : "cursor_all_jobs",
       thisMonth: counts ? (of === "exportDomains" ? counts.exports : counts.cursorAllJobs) : null,
     },
+    job: job ? { status: job.status, progress: job.progress, total: job.total } : null,
     budget,
   };
 }

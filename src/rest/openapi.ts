@@ -37,7 +37,7 @@ const ERROR_RESPONSES: Json = {
 
 /** What a whole answer's `dry_run=true` answers (src/export/estimate.ts). */
 const DRY_RUN_ANSWER =
-  "With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}}}, nothing started.";
+  "With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}, job: {status, progress, total} (a cursor=all job of the same question already there, which the request would answer instead, drawing nothing) or null}}, nothing started.";
 
 const RATE_HEADERS: Json = {
   "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },

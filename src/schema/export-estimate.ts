@@ -51,6 +51,18 @@ const ExportDraw = builder.objectRef<Estimate["wouldDraw"]>("ExportDraw").implem
   }),
 });
 
+const ExportJobState = builder.objectRef<NonNullable<Estimate["job"]>>("ExportJobState").implement({
+  description: "A cursor=all job of the same key and question already there.",
+  fields: (t) => ({
+    status: t.exposeString("status", {
+      description: "running, paused (handed over by a gateway that shut down), done or failed.",
+      ...legacy("status"),
+    }),
+    progress: t.exposeInt("progress", { description: "The Domains written so far.", ...legacy("progress") }),
+    total: t.exposeInt("total", { description: "The Domains it writes.", ...legacy("total") }),
+  }),
+});
+
 const ExportEstimate = builder.objectRef<Estimate>("ExportEstimate").implement({
   description:
     "What an export or a cursor=all job would write, not started: the count, and its bytes estimated from a page of its Domains written as it would write them.",
@@ -71,6 +83,14 @@ const ExportEstimate = builder.objectRef<Estimate>("ExportEstimate").implement({
       ...legacy("exact"),
     }),
     wouldDraw: t.field({ type: ExportDraw, resolve: (e) => e.wouldDraw, ...legacy("would_draw") }),
+    job: t.field({
+      type: ExportJobState,
+      nullable: true,
+      description:
+        "A cursor=all job of the same question already there: the request would answer it (its progress or its result) and start none, drawing on neither the start's budget nor the month's count. Null for none, and for exports.",
+      resolve: (e) => e.job,
+      ...legacy("job"),
+    }),
   }),
 });
 

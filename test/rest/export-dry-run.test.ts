@@ -30,6 +30,7 @@ interface DryRun {
   gzip_bytes: number;
   sample: number;
   exact: boolean;
+  job: { status: string; progress: number; total: number } | null;
   would_draw: {
     endpoint: string;
     title: string;
@@ -167,6 +168,13 @@ describe.each(databaseKinds())("dry_run on %s", (kind) => {
     const start = await get(key, "?fields=name&f:p=shopify&cursor=all");
     expect(start.status).toBe(202);
     expect(((await start.json()) as { total: number }).total).toBe(body.domains);
+    // Asked again, the dry run tells of the job the request would now answer, starting none.
+    expect(body.job).toBeNull();
+    const again = await dryRun(key, "?fields=name&f:p=shopify&cursor=all&dry_run=true");
+    expect(again.body.job).toMatchObject({ total: body.domains });
+    expect(["running", "done"]).toContain(again.body.job?.status);
+    // Another question's dry run has none.
+    expect((await dryRun(key, "?fields=name,rank&f:p=shopify&cursor=all&dry_run=true")).body.job).toBeNull();
   });
 
   it("bad input: a 400 that names it, and draws on no budget", async () => {

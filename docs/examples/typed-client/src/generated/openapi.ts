@@ -2754,7 +2754,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv). With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}}}, nothing started. */
+            /** @description Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv). With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}, job: {status, progress, total} (a cursor=all job of the same question already there, which the request would answer instead, drawing nothing) or null}}, nothing started. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3193,7 +3193,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv). With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}}}, nothing started. */
+            /** @description Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv). With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}, job: {status, progress, total} (a cursor=all job of the same question already there, which the request would answer instead, drawing nothing) or null}}, nothing started. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3551,7 +3551,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv). With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}}}, nothing started. */
+            /** @description Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv). With dry_run=true, JSON: {dry_run: {domains, format, fields, bytes, gzip_bytes, sample, exact, would_draw: {endpoint, title, limit, remaining, reset, month, counted_as, this_month}, job: {status, progress, total} (a cursor=all job of the same question already there, which the request would answer instead, drawing nothing) or null}}, nothing started. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
