@@ -287,28 +287,32 @@ const GONE_CHILD_COLUMNS: Record<string, string[]> = {
 /**
  * The statements that write the new copy's gone tables: the Domains the copy before kept as gone
  * (since `keepFrom`, and not back in the new copy), and those it held that the new copy lacks
- * (gone in `version`). `carry`: whether the copy before has gone tables of its own.
+ * (gone in `version`). `carry`: whether the copy before has gone tables of its own, and whether
+ * they keep the Domains' searched text (`search_text`, which a segment's search `q` reads: those
+ * kept by a load before it have none, and a search matches them no more).
  */
 export function goneStatements(
   n: (table: string) => string,
   o: (table: string) => string,
   version: number,
   keepFrom: number,
-  carry: boolean,
+  carry: { gone: boolean; search: boolean },
 ): string[] {
   const map = n("change_gone_map");
-  const carried = carry
+  const carried = carry.gone
     ? `SELECT g.pk AS src, 1 AS carried, g.name, g.gone_version FROM ${o("gone_domain")} g WHERE g.gone_version >= ${keepFrom} AND NOT EXISTS (SELECT 1 FROM ${n("domain")} d WHERE d.name = g.name) UNION ALL `
     : "";
   const fromBoth = (select: (source: string) => string, table: string) =>
-    `${carry ? `${select(`${o(`gone_${table}`)} c JOIN ${map} m ON m.carried = 1 AND c.${table === "domain" ? "pk" : "domain_pk"} = m.src`)} UNION ALL ` : ""}${select(`${o(table)} c JOIN ${map} m ON m.carried = 0 AND c.${table === "domain" ? "pk" : "domain_pk"} = m.src`)}`;
+    `${carry.gone ? `${select(`${o(`gone_${table}`)} c JOIN ${map} m ON m.carried = 1 AND c.${table === "domain" ? "pk" : "domain_pk"} = m.src`)} UNION ALL ` : ""}${select(`${o(table)} c JOIN ${map} m ON m.carried = 0 AND c.${table === "domain" ? "pk" : "domain_pk"} = m.src`)}`;
   const statements = [
     ...Object.values(GONE_TABLES).map((t) => `DROP TABLE IF EXISTS ${n(t)}`),
     `DROP TABLE IF EXISTS ${map}`,
     `CREATE TABLE ${map} AS SELECT row_number() OVER (ORDER BY name) AS pk, src, carried, name, gone_version FROM (${carried}SELECT o.pk AS src, 0 AS carried, o.name, ${version} AS gone_version FROM ${o("domain")} o WHERE NOT EXISTS (SELECT 1 FROM ${n("domain")} d WHERE d.name = o.name)) x`,
     `CREATE TABLE ${n("gone_domain")} AS ${fromBoth(
       (source) =>
-        `SELECT m.pk, m.name, m.gone_version, ${FACET_COLUMNS.map((c) => `c.${c}`).join(", ")} FROM ${source}`,
+        `SELECT m.pk, m.name, m.gone_version, ${FACET_COLUMNS.map((c) => `c.${c}`).join(", ")}, ${
+          source.startsWith(o("gone_domain")) && !carry.search ? "CAST(NULL AS TEXT)" : "c.search_text"
+        } AS search_text FROM ${source}`,
       "domain",
     )}`,
     createIndex("gone_domain_pk", n("gone_domain"), "pk"),

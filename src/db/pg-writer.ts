@@ -95,11 +95,12 @@ export class PgSnapshotWriter implements SnapshotWriter {
       const statements = changeStatements("postgresql", n, o);
       await client.query("BEGIN");
       if (from) {
-        const { rows: held } = await client.query<{ carry: boolean }>(
-          "SELECT to_regclass($1) IS NOT NULL AS carry",
-          [o("gone_domain")],
+        const { rows: held } = await client.query<{ gone: boolean; search: boolean }>(
+          `SELECT to_regclass($1) IS NOT NULL AS gone, EXISTS (SELECT 1 FROM information_schema.columns
+             WHERE table_schema = $2 AND table_name = 'gone_domain' AND column_name = 'search_text') AS search`,
+          [o("gone_domain"), from.previous],
         );
-        statements.push(...goneStatements(n, o, from.version, from.keepFrom, held[0].carry));
+        statements.push(...goneStatements(n, o, from.version, from.keepFrom, held[0]));
       }
       for (const statement of from ? statements : statements.slice(0, 2)) await client.query(statement);
       await client.query("COMMIT");

@@ -136,14 +136,17 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
     this.db.prepare("ATTACH DATABASE ? AS old").run(from.previous);
     try {
       const carry = this.db
-        .prepare("SELECT count(*) AS n FROM old.sqlite_master WHERE type = 'table' AND name = 'gone_domain'")
-        .get() as { n: number };
+        .prepare(
+          `SELECT (SELECT count(*) FROM old.sqlite_master WHERE type = 'table' AND name = 'gone_domain') AS gone,
+             (SELECT count(*) FROM pragma_table_info('gone_domain', 'old') WHERE name = 'search_text') AS search`,
+        )
+        .get() as { gone: number; search: number };
       const gone = goneStatements(
         (name) => `main."${name}"`,
         (name) => `old."${name}"`,
         from.version,
         from.keepFrom,
-        carry.n > 0,
+        { gone: carry.gone > 0, search: carry.search > 0 },
       );
       this.db.transaction(() => {
         for (const statement of [...statements, ...gone]) this.db.exec(statement);
