@@ -75,6 +75,8 @@ describe.each(databaseKinds())("a feed kept before cursors were places, upgraded
   let store: SnapshotStore;
   /** Publishes OUTCOME as version 2 with the feed's numbering as it stands. */
   let publish: () => Promise<void>;
+  /** SQLite: the state database as a writer of its own (publish's). */
+  let raw: Database.Database | null = null;
 
   beforeAll(async () => {
     db = await createTestDatabase(kind);
@@ -86,13 +88,13 @@ describe.each(databaseKinds())("a feed kept before cursors were places, upgraded
       for (const s of legacyInserts("", () => "?")) old.prepare(s.sql).run(...s.params);
       old.close();
       store = SqliteSnapshotStore.open(dataDir);
-      const raw = new Database(stateDbPath(dataDir));
+      const writer = new Database(stateDbPath(dataDir));
+      raw = writer;
       publish = async () => {
-        raw.transaction(() =>
-          publishSegmentsSqlite(raw, OUTCOME, 2, 1_700_000_100_000, { last: 7, lastPos: 7 }),
+        writer.transaction(() =>
+          publishSegmentsSqlite(writer, OUTCOME, 2, 1_700_000_100_000, { last: 7, lastPos: 7 }),
         )();
       };
-      afterAll(() => raw.close());
     } else {
       const url = (db.config.database as { url: string }).url;
       const old = new pg.Client({ connectionString: url });
@@ -119,13 +121,14 @@ describe.each(databaseKinds())("a feed kept before cursors were places, upgraded
     }
   }, 60_000);
   afterAll(async () => {
+    raw?.close();
     await store?.close();
     await db?.drop();
   });
 
   const meta = () => store as MetaStore;
   const reader = (account: string | null): FeedReader => ({ account });
-  const after = async (account: string | null, cursor: string, served = 2) =>
+  const readAfter = async (account: string | null, cursor: string, served = 2) =>
     (
       await readFeed(meta(), { after: parseFeedCursor(cursor) ?? { pos: -1, seq: 0 }, served, account }, 100)
     ).rows.map((r) => r.id);
@@ -145,12 +148,12 @@ describe.each(databaseKinds())("a feed kept before cursors were places, upgraded
   });
 
   it("answers the kept events with the cursors they had, and a cursor held before goes on meaning what it meant", async () => {
-    expect(await after("A", "0", 1)).toEqual(["1", "2", "3", "4", "5", "7"]);
-    expect(await after("B", "0", 1)).toEqual(["1", "2", "3", "5", "6"]);
+    expect(await readAfter("A", "0", 1)).toEqual(["1", "2", "3", "4", "5", "7"]);
+    expect(await readAfter("B", "0", 1)).toEqual(["1", "2", "3", "5", "6"]);
     // A's own event 4, and a public one, as cursors: the events after them in the one counter.
-    expect(await after("A", "4", 1)).toEqual(["5", "7"]);
-    expect(await after("B", "5", 1)).toEqual(["6"]);
-    expect(await after(null, "3", 1)).toEqual(["5"]);
+    expect(await readAfter("A", "4", 1)).toEqual(["5", "7"]);
+    expect(await readAfter("B", "5", 1)).toEqual(["6"]);
+    expect(await readAfter(null, "3", 1)).toEqual(["5"]);
     expect(await end("A", 1)).toBe("7");
     expect(await end("B", 1)).toBe("6");
     expect(await end(null, 1)).toBe("5");
@@ -158,13 +161,13 @@ describe.each(databaseKinds())("a feed kept before cursors were places, upgraded
 
   it("numbers a load's own events at the last public place, per account, after the kept ones", async () => {
     await publish();
-    expect(await after("A", "7")).toEqual(["7.1", "7.2"]);
-    expect(await after("A", "7.1")).toEqual(["7.2"]);
-    expect(await after("A", "7.2")).toEqual([]);
+    expect(await readAfter("A", "7")).toEqual(["7.1", "7.2"]);
+    expect(await readAfter("A", "7.1")).toEqual(["7.2"]);
+    expect(await readAfter("A", "7.2")).toEqual([]);
     // B's old cursor (its own 6) reads on to its new event; its place counts none of A's.
-    expect(await after("B", "6")).toEqual(["7.1"]);
-    expect(await after("B", "7.1")).toEqual([]);
-    expect(await after(null, "5")).toEqual([]);
+    expect(await readAfter("B", "6")).toEqual(["7.1"]);
+    expect(await readAfter("B", "7.1")).toEqual([]);
+    expect(await readAfter(null, "5")).toEqual([]);
     expect(await end("A")).toBe("7.2");
     expect(await end("B")).toBe("7.1");
     expect(await end(null)).toBe("5");
