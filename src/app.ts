@@ -13,7 +13,8 @@ import {
   useAuth,
   type Verify,
 } from "./auth/plugin.ts";
-import { type Charge, RateLimits } from "./auth/rate-limit.ts";
+import { RateLimits } from "./auth/rate-limit.ts";
+import type { Charge } from "./auth/rate-usage.ts";
 import { usageSource } from "./auth/usage.ts";
 import { MonthlyCounts } from "./auth/usage-counts.ts";
 import type { Config } from "./config.ts";

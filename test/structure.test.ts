@@ -45,7 +45,6 @@ const LAYERS: Record<string, readonly string[]> = {
  * then taken off this list.
  */
 const LONG = new Set([
-  "auth/rate-limit.ts",
   "dataset/load/ingest.ts",
   "query/domain-filter.ts",
   "db/reader.ts",

@@ -1,6 +1,7 @@
 import type { ApiKey } from "../auth/keys.ts";
 import { type Asker, apiKeyOf } from "../auth/plugin.ts";
-import type { Budget, RateLimits } from "../auth/rate-limit.ts";
+import type { Budget } from "../auth/rate-headers.ts";
+import type { RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
 import { readContext } from "../context.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";

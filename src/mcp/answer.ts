@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKey } from "../auth/keys.ts";
 import type { Caller } from "../auth/plugin.ts";
-import { budgetHeaders, RATE_HEADER_NAMES, rateHeadersIn } from "../auth/rate-limit.ts";
+import { budgetHeaders, RATE_HEADER_NAMES, rateHeadersIn } from "../auth/rate-headers.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { newRequestId } from "../ops/request-id.ts";
 import {
