@@ -45,7 +45,6 @@ const LAYERS: Record<string, readonly string[]> = {
  * then taken off this list.
  */
 const LONG = new Set([
-  "query/domain-filter.ts",
   "db/reader.ts",
   "query/domain-read/read.ts",
   "schema/domain.ts",

@@ -13,9 +13,10 @@ import {
 } from "../db/webhooks.ts";
 import { apiError, InputError } from "../errors.ts";
 import { changePage, readerOf } from "../query/changes.ts";
-import { type DomainFilter as DomainFilterShape, unknownSegment } from "../query/domain-filter.ts";
+import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
 import { dayText, isCalendarDay } from "../query/instant.ts";
 import { listsOf } from "../query/lists.ts";
+import { unknownSegment } from "../query/named-keys.ts";
 import { pageSize } from "../query/page.ts";
 import { domainFilterType } from "../query/segment-members.ts";
 import { segmentsOf } from "../query/segments.ts";
