@@ -45,7 +45,6 @@ const LAYERS: Record<string, readonly string[]> = {
  * then taken off this list.
  */
 const LONG = new Set([
-  "db/reader.ts",
   "query/domain-read/read.ts",
   "schema/domain.ts",
   "mcp/catalogue.ts",

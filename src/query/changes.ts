@@ -17,7 +17,8 @@ import {
   type FeedCursor,
   parseFeedCursor,
 } from "../db/feed-cursor.ts";
-import { holdsTables, type SqlReader } from "../db/reader.ts";
+import { holdsTables } from "../db/per-reader.ts";
+import type { SqlReader } from "../db/reader.ts";
 import { checkSegmentName } from "../db/segments.ts";
 import { countDomains } from "../db/where-bitmap.ts";
 import { countWhere, statementOver } from "../db/where-sql.ts";

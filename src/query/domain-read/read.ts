@@ -10,7 +10,9 @@ import {
   type DomainChild,
   keepsChildRows,
 } from "../../db/domain-children.ts";
-import { columnsOf, perReader, type RawRow, type SqlReader, selectList, toModel } from "../../db/reader.ts";
+import { columnsOf, selectList, toModel } from "../../db/model-rows.ts";
+import { perReader } from "../../db/per-reader.ts";
+import type { RawRow, SqlReader } from "../../db/reader.ts";
 import { checkedPiece, renderedJoin, renderedTextJoin } from "../../db/rendered.ts";
 import { sqlitePlan } from "../../db/sqlite-plan.ts";
 import { findStatement, type Where } from "../../db/where-sql.ts";
