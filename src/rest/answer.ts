@@ -14,7 +14,7 @@ import type { Logger } from "../logger.ts";
 import { chooseEncoding } from "../ops/compression.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "../ops/request-id.ts";
-import { renderedFaults } from "../query/domain-read/read.ts";
+import { renderedFaults } from "../query/domain-read/rendered-rows.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
 import { optionSuggester } from "./filter-options.ts";
