@@ -18,7 +18,7 @@ import { vocabularyOf } from "./vocabularies.ts";
 /**
  * Which Domains a list of Domains holds, and in which order: the `where` and sort keys of List
  * Domains' arguments (coerced, as a resolver receives them). The one statement of them, for a
- * page of the `domains` connection (src/schema/domain.ts) and for an export's stream of every
+ * page of the `domains` connection (src/schema/domain-queries.ts) and for an export's stream of every
  * match (src/export/export-page.ts).
  */
 export interface DomainListArgs {

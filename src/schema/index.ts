@@ -4,6 +4,7 @@ import { builder } from "./builder.ts";
 import "./snapshot.ts";
 import "./app.ts";
 import "./domain.ts";
+import "./domain-queries.ts";
 import "./facets.ts";
 import "./changes.ts";
 import "./history.ts";
