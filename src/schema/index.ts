@@ -13,6 +13,7 @@ import "./node.ts";
 import "./usage.ts";
 import "./lists.ts";
 import "./webhooks.ts";
+import "./webhook-deliveries.ts";
 import "./segments.ts";
 import "./export-estimate.ts";
 
