@@ -1,19 +1,9 @@
 import type { RequestListener } from "node:http";
-import { type DocumentNode, type ExecutionResult, GraphQLError } from "graphql";
+import { GraphQLError } from "graphql";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { ApiKeys } from "./auth/keys.ts";
-import type { Endpoint } from "./auth/limits.ts";
-import {
-  type Asker,
-  apiKeyOf,
-  type Caller,
-  createVerifier,
-  graphiqlKey,
-  isRequest,
-  useAuth,
-  type Verify,
-} from "./auth/plugin.ts";
-import { type Charge, RateLimits } from "./auth/rate-limit.ts";
+import { apiKeyOf, createVerifier, graphiqlKey, useAuth, type Verify } from "./auth/plugin.ts";
+import { RateLimits } from "./auth/rate-limit.ts";
 import { usageSource } from "./auth/usage.ts";
 import { MonthlyCounts } from "./auth/usage-counts.ts";
 import type { Config } from "./config.ts";
@@ -31,16 +21,11 @@ import { ExportJobs } from "./db/export-jobs.ts";
 import { jobResults } from "./db/export-results.ts";
 import { cursorText } from "./db/feed-cursor.ts";
 import { FeedWatch } from "./db/feed-watch.ts";
-import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
+import type { Snapshots } from "./db/snapshots.ts";
 import { Webhooks } from "./db/webhooks.ts";
 import { documentLimits } from "./document-limits.ts";
-import {
-  createMaskError,
-  isDatabaseUnavailable,
-  settleFaults,
-  useErrorCodes,
-  withInputCodes,
-} from "./errors.ts";
+import { createMaskError, isDatabaseUnavailable, useErrorCodes } from "./errors.ts";
+import { executeInternally, type ServerContext } from "./execute-internally.ts";
 import { exportEstimator } from "./export/estimate.ts";
 import { type ExportDeps, exportRoutes, handOverJobs } from "./export/export.ts";
 import { ExportReader, exportPoolSize } from "./export/export-reader.ts";
@@ -59,7 +44,7 @@ import { corsOf, useCorsVary } from "./ops/cors.ts";
 import { useJsonErrorBodies } from "./ops/error-bodies.ts";
 import type { Metrics } from "./ops/metrics.ts";
 import { useMetricsEndpoint } from "./ops/metrics-server.ts";
-import { requestIdOf, useRequestIds } from "./ops/request-id.ts";
+import { useRequestIds } from "./ops/request-id.ts";
 import { usePersistedDocuments } from "./persisted-documents.ts";
 import { useGraphQLRequestLimits } from "./request-body.ts";
 import { changeWriter, webhookChangeFilter } from "./rest/change-reading.ts";
@@ -78,17 +63,6 @@ import { useCompiledExecution } from "./schema/execute.ts";
 import { schema } from "./schema/index.ts";
 import { useTextInput } from "./text-input.ts";
 import { type DelivererDeps, WebhookDeliverer } from "./webhooks/deliverer.ts";
-
-/**
- * What yoga's context factory is given besides the request: a REST route's operation is run with
- * the budget it draws on (executeInternally); a client's GraphQL request, by the network, with
- * none, and draws on its fields' own budgets.
- */
-export interface ServerContext {
-  charge?: Charge;
-  /** Who asks, when no HTTP request is answered (an MCP tool call: src/auth/plugin.ts's Caller). */
-  caller?: Caller;
-}
 
 /**
  * The whole HTTP application. `listener` is the Node request handler (server.ts listens with it),
@@ -350,55 +324,4 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     mcp,
     verify,
   };
-}
-
-/**
- * A REST request's GraphQL operation runs through the same envelop pipeline as a GraphQL request
- * (validation cache, graphql-armor limits, the cost limit, rate limits, error masking), as a
- * request of the same client, so both faces are limited and masked alike. The document is the
- * REST layer's own (built as AST, kept per route and selection: src/rest/document.ts), so nothing
- * is printed or parsed. The HTTP layer is not run again: the outer request already passed auth
- * and the HTTPS check, and the result object is used as it is instead of being serialized to JSON
- * and parsed back. It draws on the budget of `charge` (the REST endpoint), and its rate-limit
- * headers are the REST response's.
- */
-async function executeInternally(
-  yoga: YogaServerInstance<ServerContext, Context>,
-  limits: RateLimits,
-  request: Asker,
-  document: DocumentNode,
-  variables: Record<string, unknown>,
-  charge: Endpoint | null,
-) {
-  // A caller without an HTTP request (an MCP tool call) is its own identity: the operation's
-  // context reads its key and budgets from it, and no request is made up for it.
-  const server = {
-    ...(isRequest(request) ? { request } : { caller: request }),
-    params: { variables },
-    charge: charge ? { kind: "route", endpoint: charge } : { kind: "none" },
-  } as ServerContext & { request: Request; params: unknown };
-  const { validate, contextFactory, execute, schema } = yoga.getEnveloped(server);
-  let served: ServedSnapshot | null = null;
-  const outcome = async (): Promise<{ data?: Record<string, unknown> | null; errors?: GraphQLError[] }> => {
-    const invalid = validate(schema, document);
-    if (invalid.length) return { errors: invalid.map(validationFailed) };
-    const contextValue = (await contextFactory()) as Context;
-    served = contextValue.served;
-    const result = (await execute({
-      schema,
-      document,
-      contextValue,
-      variableValues: variables,
-    })) as ExecutionResult<Record<string, unknown>>;
-    if (result.errors) settleFaults(result.errors, requestIdOf(request));
-    return { data: result.data, errors: result.errors ? withInputCodes([...result.errors]) : undefined };
-  };
-  const result = await outcome();
-  return { ...result, rateHeaders: limits.headersOf(request), served };
-}
-
-/** What yoga answers for a document that fails to parse or validate (HTTP 400). */
-function validationFailed(e: GraphQLError): GraphQLError {
-  if (!e.extensions?.code) (e.extensions as Record<string, unknown>).code = "GRAPHQL_VALIDATION_FAILED";
-  return e;
 }

@@ -2,7 +2,7 @@ import type DataLoader from "dataloader";
 import type { ApiKey } from "./auth/keys.ts";
 import type { Endpoint } from "./auth/limits.ts";
 import type { Caller } from "./auth/plugin.ts";
-import type { RateUsage } from "./auth/rate-limit.ts";
+import type { RateUsage } from "./auth/rate-usage.ts";
 import type { UsageSource } from "./auth/usage.ts";
 import type { FeedReader, MetaStore } from "./db/change-feed.ts";
 import type { FeedWatch } from "./db/feed-watch.ts";

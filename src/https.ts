@@ -9,7 +9,7 @@ import { requestIdOf } from "./ops/request-id.ts";
 /**
  * Whether a request reached the gateway over HTTPS: it arrived over TLS, or through a proxy of
  * TRUSTED_PROXIES that says (X-Forwarded-Proto) the client used https. A request's own GraphQL
- * operation (src/app.ts executeInternally) has no socket: its URL says.
+ * operation (src/execute-internally.ts) has no socket: its URL says.
  */
 export function createHttpsTest(
   config: Pick<Config, "trustedProxies">,
@@ -39,7 +39,7 @@ export function createHttpsCheck(
   const overHttps = createHttpsTest(config);
   return (request, serverContext) => {
     if (!config.requireHttps) return true;
-    // A REST request's own GraphQL operation (src/app.ts executeInternally) is not from the network.
+    // A REST request's own GraphQL operation (src/execute-internally.ts) is not from the network.
     if ((serverContext as { internal?: boolean }).internal === true) return true;
     return overHttps(request, serverContext);
   };

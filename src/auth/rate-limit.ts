@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { GraphQLError, GraphQLResolveInfo, GraphQLSchema } from "graphql";
+import type { GraphQLResolveInfo, GraphQLSchema } from "graphql";
 import { type RateLimitArgs, rateLimitDirective } from "graphql-rate-limit-directive";
 import type { Plugin } from "graphql-yoga";
 import type { Redis } from "ioredis";
@@ -11,7 +11,6 @@ import {
   RateLimiterRes,
 } from "rate-limiter-flexible";
 import { DEFAULT_TIMEOUTS, type Timeouts } from "../config.ts";
-import { apiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { ApiKey } from "./keys.ts";
 import {
@@ -21,191 +20,25 @@ import {
   RATE_LIMITS,
   unitsPerRequest,
 } from "./limits.ts";
+import type { Budget } from "./rate-headers.ts";
+import {
+  type Charge,
+  chargedEndpoint,
+  placeOf,
+  type RateLimitContext,
+  RateUsage,
+  rateLimitedError,
+  seconds,
+  Verdict,
+} from "./rate-usage.ts";
 
 /**
  * Per-key, per-endpoint rate limits (docs/api.md section 8) with graphql-rate-limit-directive over
  * rate-limiter-flexible: in memory, or in Redis so that every gateway process draws on one budget.
  *
- * Which budget a request draws on:
- * - a GraphQL request: each field marked `@rateLimit` that it selects draws once on that field's
- *   endpoint (once per place in the operation, not once per list item: `domains { edges { node {
- *   appReviews } } }` is one List Domains and one List App reviews for a Domain);
- * - a REST request: its route's endpoint, once, drawn by the root field of its operation (so an
- *   unknown App or Domain costs like a found one), and nothing else;
- * - the inner pages of cursor=all and Export Domains: nothing (the start was drawn on already).
+ * How one request draws on them is src/auth/rate-usage.ts; the fields an answer reports them in,
+ * src/auth/rate-headers.ts.
  */
-
-/** How a request draws on budgets. */
-export type Charge = { kind: "fields" } | { kind: "route"; endpoint: Endpoint } | { kind: "none" };
-
-/** What a response reports: the budget it drew on that has the least left. */
-export interface Budget {
-  endpoint: Endpoint;
-  limit: number;
-  remaining: number;
-  resetMs: number;
-}
-
-const RETRY_AFTER_MIN_S = 1;
-const seconds = (ms: number) => Math.max(RETRY_AFTER_MIN_S, Math.ceil(ms / 1000));
-
-/** One request's use of the budgets; read by the response to write the X-RateLimit headers. */
-export class RateUsage {
-  readonly budgets = new Map<Endpoint, Budget>();
-  /**
-   * Places in the operation already charged, with the verdict of that charge: the other items of
-   * a list wait for it and share it.
-   */
-  readonly charged = new Map<string, Verdict>();
-  /** Set when a budget was exhausted: the seconds to wait. */
-  retryAfter: number | null = null;
-
-  constructor(
-    readonly key: ApiKey | null,
-    readonly charge: Charge,
-  ) {}
-
-  record(endpoint: Endpoint, res: RateLimiterRes): Budget | null {
-    if (!this.key) return null;
-    const units = unitsPerRequest(endpoint, this.key.plan);
-    const budget: Budget = {
-      endpoint,
-      limit: RATE_LIMITS[endpoint][this.key.plan],
-      remaining: Math.max(0, Math.floor(res.remainingPoints / units)),
-      resetMs: res.msBeforeNext,
-    };
-    this.budgets.set(endpoint, budget);
-    return budget;
-  }
-
-  /** The budget with the least left (the longest wait on a tie); null when none was drawn on. */
-  tightest(): Budget | null {
-    let best: Budget | null = null;
-    for (const b of this.budgets.values()) {
-      if (
-        !best ||
-        b.remaining < best.remaining ||
-        (b.remaining === best.remaining && b.resetMs > best.resetMs)
-      )
-        best = b;
-    }
-    return best;
-  }
-
-  headers(): Record<string, string> {
-    const tightest = this.tightest();
-    const others = [...this.budgets.values()].filter((b) => b !== tightest);
-    return budgetHeaders(tightest, this.retryAfter, tightest ? [tightest, ...others] : []);
-  }
-}
-
-/** The rate-limit fields of a response: the X-RateLimit-* ones and the IETF ones (standardHeaders). */
-export const RATE_HEADER_NAMES = [
-  "x-ratelimit-limit",
-  "x-ratelimit-remaining",
-  "x-ratelimit-reset",
-  "ratelimit-policy",
-  "ratelimit",
-] as const;
-
-/**
- * X-RateLimit-* of `b` (X-RateLimit-Reset in seconds from now, like Retry-After), the IETF fields
- * of every budget in `all` (standardHeaders), and Retry-After.
- */
-export function budgetHeaders(
-  b: Budget | null,
-  retryAfter: number | null = null,
-  all: readonly Budget[] = b ? [b] : [],
-): Record<string, string> {
-  if (!b) return {};
-  return {
-    "x-ratelimit-limit": String(b.limit),
-    "x-ratelimit-remaining": String(b.remaining),
-    "x-ratelimit-reset": String(Math.ceil(b.resetMs / 1000)),
-    ...standardHeaders(all),
-    ...(retryAfter !== null ? { "retry-after": String(retryAfter) } : {}),
-  };
-}
-
-/**
- * RateLimit-Policy and RateLimit as draft-ietf-httpapi-ratelimit-headers (-08 to -10) writes them:
- * Structured Field Lists with one item per budget, the item a String naming its endpoint (the
- * `endpoint` of a 429's body), `q` the plan's requests per window and `w` the window in seconds,
- * `r` the requests left and `t` the seconds until the window resets (X-RateLimit-Reset's number).
- * @example
- * standardHeaders([{ endpoint: "listDomains", limit: 2, remaining: 1, resetMs: 800 }])
- * // { "ratelimit-policy": '"listDomains";q=2;w=1', ratelimit: '"listDomains";r=1;t=1' }
- */
-export function standardHeaders(budgets: readonly Budget[]): Record<string, string> {
-  if (!budgets.length) return {};
-  return {
-    "ratelimit-policy": budgets
-      .map((b) => `"${b.endpoint}";q=${b.limit};w=${RATE_LIMITS[b.endpoint].duration}`)
-      .join(", "),
-    ratelimit: budgets
-      .map((b) => `"${b.endpoint}";r=${b.remaining};t=${Math.ceil(b.resetMs / 1000)}`)
-      .join(", "),
-  };
-}
-
-/** The rate-limit fields `headers` carries (RATE_HEADER_NAMES), to be carried on by another answer. */
-export function rateHeadersIn(headers: Headers): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const name of RATE_HEADER_NAMES) {
-    const value = headers.get(name);
-    if (value !== null) found[name] = value;
-  }
-  return found;
-}
-
-export function rateLimitedError(endpoint: Endpoint, retryAfter: number, limit: number): GraphQLError {
-  const { title, duration } = RATE_LIMITS[endpoint];
-  const per = duration === 1 ? "second" : duration === 60 ? "minute" : `${duration} seconds`;
-  return apiError(
-    "RATE_LIMITED",
-    `rate limit of ${title} exceeded (${limit} per ${per} for this API key's plan); retry in ${retryAfter} s`,
-    { endpoint, retryAfter },
-  );
-}
-
-/** The endpoint a field serves, declared with its directive (see rateLimited). */
-function endpointOfField(info: GraphQLResolveInfo): Endpoint | undefined {
-  const field = info.parentType.getFields()[info.fieldName];
-  return (field?.extensions as { endpoint?: Endpoint } | undefined)?.endpoint;
-}
-
-/** The budget this field's resolution draws on for this request, if any. */
-function chargedEndpoint(usage: RateUsage, info: GraphQLResolveInfo): Endpoint | null {
-  if (usage.charge.kind === "none") return null;
-  if (usage.charge.kind === "route") return info.path.prev === undefined ? usage.charge.endpoint : null;
-  return endpointOfField(info) ?? null;
-}
-
-/** A place in the operation: the response path without list indices. */
-function placeOf(info: GraphQLResolveInfo): string {
-  const keys: (string | number)[] = [];
-  for (let p: GraphQLResolveInfo["path"] | undefined = info.path; p; p = p.prev) {
-    if (typeof p.key === "string") keys.push(p.key);
-  }
-  return keys.reverse().join(".");
-}
-
-/** The outcome of drawing on a budget, once known. */
-class Verdict {
-  resolve: () => void = () => {};
-  reject: (e: unknown) => void = () => {};
-  readonly done = new Promise<void>((resolve, reject) => {
-    this.resolve = resolve;
-    this.reject = reject;
-  });
-  constructor() {
-    this.done.catch(() => {}); // awaited only by the other items of a list, if any
-  }
-}
-
-export interface RateLimitContext {
-  rateUsage: RateUsage;
-}
 
 export interface RateLimiterConfig {
   enabled: boolean;

@@ -692,7 +692,7 @@ async function listDomains(db: Db, params: URLSearchParams): Promise<unknown> {
     // The App's key first, then Domains by that key: with the key a literal, PostgreSQL plans for
     // this App's installs (a subquery for it leaves the planner an average App, and a popular App's
     // filtered list at 1,000,000 Domains then took seconds). storegraph does the same
-    // (resolveKeys, src/query/domain-filter.ts).
+    // (resolveKeys, src/query/named-keys.ts).
     const dot = value.apps.indexOf(".");
     const a = new Params(db.kind);
     const [app] = await db.all(

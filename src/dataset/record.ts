@@ -31,9 +31,10 @@ import {
 
 /**
  * The shape of one line of each snapshot file (docs/dataset.md), as zod schemas. Per-record rules
- * live here; rules that span records are in load/ingest.ts. The forms of their values are in
- * record-fields.ts, the Domain model's columns the record does not describe in record-model.ts,
- * and how a line's problems are named in record-issues.ts.
+ * live here; rules that span records are in load/ingest.ts (as each record is read) and
+ * load/cross-checks.ts (once all are). The forms of their values are in record-fields.ts, the
+ * Domain model's columns the record does not describe in record-model.ts, and how a line's
+ * problems are named in record-issues.ts.
  *
  * Optional fields are absent when unknown: `null` is rejected (see formatIssue).
  */

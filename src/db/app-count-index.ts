@@ -1,7 +1,8 @@
 import { LRUCache } from "lru-cache";
 import { type Bitmap, bitmapsOf, RoaringBitmap32, sizeOrder } from "./bitmaps.ts";
 import { APP_FACET_VALUES, childValues, type FacetValues } from "./facet-sql.ts";
-import { perReader, type SqlReader } from "./reader.ts";
+import { perReader } from "./per-reader.ts";
+import type { SqlReader } from "./reader.ts";
 import { TABLES } from "./tables.ts";
 import { whereKey } from "./where-bitmap.ts";
 import { countWhere, statementOver, type Where } from "./where-sql.ts";

@@ -1,4 +1,6 @@
-import { type Column, columnsOf, holdsTables, type SqlReader } from "./reader.ts";
+import { type Column, columnsOf } from "./model-rows.ts";
+import { holdsTables } from "./per-reader.ts";
+import type { SqlReader } from "./reader.ts";
 import { TABLES, type TableKey } from "./tables.ts";
 
 /**

@@ -1,5 +1,6 @@
 import DataLoader from "dataloader";
-import { perReader, type SqlReader } from "./reader.ts";
+import { perReader } from "./per-reader.ts";
+import type { SqlReader } from "./reader.ts";
 import { sqlitePlan } from "./sqlite-plan.ts";
 import type { TableKey } from "./tables.ts";
 import { type FindArgs, findStatement } from "./where-sql.ts";

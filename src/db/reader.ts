@@ -11,14 +11,14 @@ import { spanName, sqlTracer } from "./sql-tracing.ts";
 import { sqliteParams, sqliteText } from "./sqlite-text.ts";
 import { sqliteReadThreads } from "./sqlite-threads.ts";
 import type { SnapshotRow } from "./store.ts";
-import { type ColumnKind, TABLES, type TableKey } from "./tables.ts";
 
 /**
  * Hand-written reads of a snapshot, for the hot paths (the batch loaders of src/query/loaders.ts).
  * Prisma costs about 0.3 ms per query in its client and adapter, and its SQLite adapter prepares
  * every statement anew; these reads keep one prepared statement per SQL text (better-sqlite3
  * statements, node-postgres named statements) and map rows to the Prisma model's shape
- * (field names, Date, BigInt, parsed JSON) themselves, so resolvers cannot tell the difference.
+ * (field names, Date, BigInt, parsed JSON: src/db/model-rows.ts) themselves, so resolvers cannot
+ * tell the difference. What is kept per reader is src/db/per-reader.ts.
  *
  * SQL is written once for both databases: `$1`… placeholders, and `keysParam` for a list of keys
  * matched by `anyOf`, so that a batch of any size is one statement.
@@ -365,138 +365,4 @@ function pgReader(
       await pool.end();
     },
   };
-}
-
-/**
- * A value per snapshot reader and key, made once by `make`: for what never changes within a
- * snapshot (its shared rows, whether it has a table). A reader lives as long as its snapshot is
- * served, so the values go with it.
- */
-export function perReader<K, V>(make: (sql: SqlReader, key: K) => V): (sql: SqlReader, key: K) => V {
-  const values = new WeakMap<SqlReader, Map<K, V>>();
-  return (sql, key) => {
-    let byKey = values.get(sql);
-    if (!byKey) {
-      byKey = new Map();
-      values.set(sql, byKey);
-    }
-    let value = byKey.get(key);
-    if (value === undefined) {
-      value = make(sql, key);
-      byKey.set(key, value);
-    }
-    return value;
-  };
-}
-
-/**
- * Whether the snapshot `sql` reads holds every one of `tables`: the tables a load derives outside
- * the migrations (a Domain's child rows, the facet tables, the Domains gone from the feed), which
- * a snapshot loaded by an older version lacks. Asked once per reader; a question that failed (the
- * database not answering) is asked again by the next.
- */
-export function holdsTables(sql: SqlReader, tables: readonly string[]): Promise<boolean> {
-  let byKey = heldTables.get(sql);
-  if (!byKey) {
-    byKey = new Map();
-    heldTables.set(sql, byKey);
-  }
-  const key = tables.join(",");
-  let answer = byKey.get(key);
-  if (!answer) {
-    const marks = tables.map((_t, i) => `$${i + 1}`);
-    answer = (
-      sql.kind === "postgresql"
-        ? sql.all(
-            `SELECT ${marks.map((m) => `to_regclass(${m}) IS NOT NULL`).join(" AND ")}`,
-            tables.map((t) => sql.table(t)),
-          )
-        : sql.all(
-            `SELECT count(*) = ${tables.length} FROM sqlite_master WHERE type = 'table' AND name IN (${marks.join(", ")})`,
-            [...tables],
-          )
-    ).then((rows) => Boolean(rows[0]?.[0]));
-    const asked = byKey;
-    answer.catch(() => asked.delete(key));
-    byKey.set(key, answer);
-  }
-  return answer;
-}
-const heldTables = new WeakMap<SqlReader, Map<string, Promise<boolean>>>();
-
-// ---------------------------------------------------------------------- rows in the model's shape
-
-export interface Column {
-  column: string;
-  field: string;
-  kind: ColumnKind;
-}
-
-const COLUMNS = new Map<TableKey, Column[]>(
-  (Object.keys(TABLES) as TableKey[]).map((key) => [
-    key,
-    TABLES[key].columns.map((column, i) => ({
-      column,
-      field: TABLES[key].fields[i],
-      kind: TABLES[key].kinds[i],
-    })),
-  ]),
-);
-
-export function columnsOf(table: TableKey, omit: readonly string[] = []): Column[] {
-  const all = COLUMNS.get(table);
-  if (!all) throw new Error(`unknown table ${table}`);
-  return omit.length ? all.filter((c) => !omit.includes(c.field)) : all;
-}
-
-/** `"a", "b"`: the select list of `columns`. */
-export const selectList = (columns: readonly Column[], alias = "") =>
-  columns.map((c) => `${alias}"${c.column}"`).join(", ");
-
-/**
- * Rows (their values in the order of `columns`, the query's select list) as Prisma returns them:
- * model field names; times as Date (SQLite keeps epoch milliseconds, PostgreSQL TIMESTAMP(3));
- * BIGINT as bigint; JSON parsed (SQLite keeps text); a missing value as null.
- */
-export function toModel<T>(columns: readonly Column[], rows: readonly RawRow[]): T[] {
-  const make = modelMaker(columns) as (raw: RawRow) => T;
-  const out = new Array<T>(rows.length);
-  for (let i = 0; i < rows.length; i++) out[i] = make(rows[i]);
-  return out;
-}
-
-type ModelMaker = (raw: RawRow) => Record<string, unknown>;
-const makers = new WeakMap<readonly Column[], ModelMaker>();
-const makersByFields = new Map<string, ModelMaker>();
-
-/**
- * The row of a column list, compiled: one object literal with every field at once, so that all rows
- * of a read share one hidden class with its fields in place. Assigned field by field through
- * `row[c.field]`, a Domain's hundred columns made each row a dictionary: every read of a field by
- * the resolvers and the row writer was a hash lookup (toModel alone was 6% of a page of 1,000
- * Domains' CPU). Made once per list (by identity, else by its fields and kinds).
- */
-function modelMaker(columns: readonly Column[]): ModelMaker {
-  let make = makers.get(columns);
-  if (make) return make;
-  const key = columns.map((c) => `${c.field}:${c.kind}`).join(",");
-  make = makersByFields.get(key);
-  if (!make) {
-    const value = (c: Column, i: number) => {
-      const v = `raw[${i}]`;
-      const converted =
-        c.kind === "time"
-          ? `(${v} instanceof Date ? ${v} : new Date(${v}))`
-          : c.kind === "bigint"
-            ? `(typeof ${v} === "bigint" ? ${v} : BigInt(${v}))`
-            : c.kind === "json"
-              ? `(typeof ${v} === "string" ? JSON.parse(${v}) : ${v})`
-              : v;
-      return `${JSON.stringify(c.field)}: ${v} === null || ${v} === undefined ? null : ${converted}`;
-    };
-    make = new Function("raw", `return { ${columns.map(value).join(",\n")} };`) as ModelMaker;
-    makersByFields.set(key, make);
-  }
-  makers.set(columns, make);
-  return make;
 }

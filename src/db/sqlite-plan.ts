@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
-import { perReader, type SqlReader } from "./reader.ts";
+import { perReader } from "./per-reader.ts";
+import type { SqlReader } from "./reader.ts";
 import type { TableKey } from "./tables.ts";
 import { countWhere, type FindArgs, PLANNER, type SqlitePlan, WHOLE, type Where } from "./where-sql.ts";
 

@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { type Bitmap, type CountIndex, countIndexOf } from "./count-index.ts";
-import { perReader, type SqlReader } from "./reader.ts";
+import { perReader } from "./per-reader.ts";
+import type { SqlReader } from "./reader.ts";
 import { Evaluator, NeedsDatabase } from "./where-evaluator.ts";
 import { countWhere, type Where } from "./where-sql.ts";
 

@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { DomainKeys } from "./domain-keys.ts";
-import { perReader, type SqlReader } from "./reader.ts";
+import { perReader } from "./per-reader.ts";
+import type { SqlReader } from "./reader.ts";
 import { type ColumnKind, TABLES, type TableKey } from "./tables.ts";
 
 /**

@@ -1,4 +1,5 @@
-import type { Budget, RateLimits } from "../auth/rate-limit.ts";
+import type { Budget } from "../auth/rate-headers.ts";
+import type { RateLimits } from "../auth/rate-limit.ts";
 import type { LiveFeed } from "../context.ts";
 import type { MetaStore } from "../db/change-feed.ts";
 import type { ListStore } from "../db/lists.ts";

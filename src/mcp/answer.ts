@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiKey } from "../auth/keys.ts";
 import type { Caller } from "../auth/plugin.ts";
-import { budgetHeaders, RATE_HEADER_NAMES, rateHeadersIn } from "../auth/rate-limit.ts";
+import { budgetHeaders, RATE_HEADER_NAMES, rateHeadersIn } from "../auth/rate-headers.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { newRequestId } from "../ops/request-id.ts";
 import {
@@ -16,14 +16,8 @@ import { Options } from "../rest/options.ts";
 import type { Operation } from "../rest/route.ts";
 import { REST_BASE } from "../rest/routes.ts";
 import { answerUsageOf } from "../rest/usage.ts";
-import {
-  argumentName,
-  MAX_ANSWER_BYTES,
-  operationOf,
-  optionName,
-  Refused,
-  type ToolSpec,
-} from "./catalogue.ts";
+import { argumentName, MAX_ANSWER_BYTES, operationOf, optionName, type ToolSpec } from "./catalogue.ts";
+import { Refused } from "./tool-schemas.ts";
 
 /** What the tools answer with: the REST layer's own context and whole answers (src/app.ts gives them). */
 export interface McpDeps {
@@ -145,7 +139,7 @@ async function answerPage(
   }
 }
 
-/** The first argument its schema refused (src/mcp/catalogue.ts Refused), if any. */
+/** The first argument its schema refused (src/mcp/tool-schemas.ts Refused), if any. */
 function refusalIn(args: Json): Refused | null {
   for (const value of Object.values(args)) if (value instanceof Refused) return value;
   return null;

@@ -4,16 +4,8 @@ import { RATE_LIMITS } from "../auth/limits.ts";
 import { VOCABULARY_KINDS, VOCABULARY_TEXT } from "../query/vocabularies.ts";
 import { REST_BASE } from "../rest/routes.ts";
 import { type CallScope, callTool, type McpDeps, vocabularies } from "./answer.ts";
-import {
-  endpointOf,
-  inputSchemaOf,
-  MAX_ANSWER_BYTES,
-  memo,
-  operationOf,
-  outputSchemaOf,
-  TOOLS,
-  type ToolSpec,
-} from "./catalogue.ts";
+import { endpointOf, MAX_ANSWER_BYTES, memo, operationOf, TOOLS, type ToolSpec } from "./catalogue.ts";
+import { inputSchemaOf, outputSchemaOf } from "./tool-schemas.ts";
 
 /** The server's name and version, as initialize reports them. */
 export const SERVER_INFO = { name: "storegraph", version: "0.1.0" };

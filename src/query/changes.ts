@@ -17,15 +17,17 @@ import {
   type FeedCursor,
   parseFeedCursor,
 } from "../db/feed-cursor.ts";
-import { holdsTables, type SqlReader } from "../db/reader.ts";
+import { holdsTables } from "../db/per-reader.ts";
+import type { SqlReader } from "../db/reader.ts";
 import { checkSegmentName } from "../db/segments.ts";
 import { countDomains } from "../db/where-bitmap.ts";
 import { countWhere, statementOver } from "../db/where-sql.ts";
 import { apiError, InputError } from "../errors.ts";
-import { type DomainFilter, unknownSegment } from "./domain-filter.ts";
+import type { DomainFilter } from "./domain-filter.ts";
 import { domainListWhere, segmentNamesOf } from "./domain-list.ts";
 import { parseInstant } from "./instant.ts";
 import type { Where } from "./keyset.ts";
+import { unknownSegment } from "./named-keys.ts";
 import { pageSize } from "./page.ts";
 
 /**

@@ -3,11 +3,12 @@ import type { DomainKeys } from "../db/domain-keys.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { Segments } from "../db/segments.ts";
 import { InputError } from "../errors.ts";
-import { type DomainFilter, resolveKeys, TERM_GROUPS, toDomainWhere } from "./domain-filter.ts";
+import { type DomainFilter, TERM_GROUPS, toDomainWhere } from "./domain-filter.ts";
 import { allOf } from "./filter.ts";
 import type { SortKey, Where } from "./keyset.ts";
 import { listsOf } from "./lists.ts";
 import { appByIdentifier, technologyKeys } from "./loaders.ts";
+import { resolveKeys } from "./named-keys.ts";
 import { searchCondition } from "./search.ts";
 import { domainFilterType, domainKeysOf, segmentArgsOf } from "./segment-members.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "./sort.ts";
@@ -17,7 +18,7 @@ import { vocabularyOf } from "./vocabularies.ts";
 /**
  * Which Domains a list of Domains holds, and in which order: the `where` and sort keys of List
  * Domains' arguments (coerced, as a resolver receives them). The one statement of them, for a
- * page of the `domains` connection (src/schema/domain.ts) and for an export's stream of every
+ * page of the `domains` connection (src/schema/domain-queries.ts) and for an export's stream of every
  * match (src/export/export-page.ts).
  */
 export interface DomainListArgs {

@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
-import { perReader, type SqlReader } from "../db/reader.ts";
+import { perReader } from "../db/per-reader.ts";
+import type { SqlReader } from "../db/reader.ts";
 
 /**
  * The counts of facets and histograms kept per snapshot reader (src/query/facet-counts.ts,

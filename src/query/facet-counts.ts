@@ -10,7 +10,8 @@ import {
   type FacetValues,
   labelled,
 } from "../db/facet-sql.ts";
-import { holdsTables, type SqlReader } from "../db/reader.ts";
+import { holdsTables } from "../db/per-reader.ts";
+import type { SqlReader } from "../db/reader.ts";
 import { TABLES } from "../db/tables.ts";
 import { whereBitmapOf, whereKey } from "../db/where-bitmap.ts";
 import { countWhere, RELATIONS, statementKey, statementOver } from "../db/where-sql.ts";

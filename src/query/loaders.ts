@@ -2,7 +2,9 @@ import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import { type ReadContext, servedOf } from "../context.ts";
 import { DOMAIN_CHILDREN, type DomainChild } from "../db/domain-children.ts";
-import { columnsOf, perReader, type SqlReader, selectList, toModel } from "../db/reader.ts";
+import { columnsOf, selectList, toModel } from "../db/model-rows.ts";
+import { perReader } from "../db/per-reader.ts";
+import type { SqlReader } from "../db/reader.ts";
 import { TABLES, type TableKey } from "../db/tables.ts";
 import type {
   App,

@@ -1,4 +1,5 @@
-import { perReader, type SqlReader } from "../db/reader.ts";
+import { perReader } from "../db/per-reader.ts";
+import type { SqlReader } from "../db/reader.ts";
 import { allOf, searchWhere, searchWords } from "./filter.ts";
 import type { Where } from "./keyset.ts";
 

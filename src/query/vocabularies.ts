@@ -1,5 +1,6 @@
 import { PLATFORM_LIST } from "../dataset/platforms.ts";
-import { perReader, type SqlReader } from "../db/reader.ts";
+import { perReader } from "../db/per-reader.ts";
+import type { SqlReader } from "../db/reader.ts";
 import { MAX_SUGGESTIONS, nearValues, unique } from "./suggest.ts";
 
 /**

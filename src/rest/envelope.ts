@@ -1,6 +1,6 @@
 import { gzipAround } from "../codec/gzip.ts";
 import { whenWritten } from "../ops/access-log.ts";
-import { renderedPiece } from "../query/domain-read/read.ts";
+import { renderedPiece } from "../query/domain-read/rendered-rows.ts";
 import { TextBytes } from "./text-bytes.ts";
 
 /**

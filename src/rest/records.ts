@@ -8,7 +8,7 @@ import {
   RENDERED_READ,
   RENDERED_TEXT_READ,
 } from "../query/domain-read/plan.ts";
-import { renderedText } from "../query/domain-read/read.ts";
+import { renderedText } from "../query/domain-read/rendered-rows.ts";
 import { schema } from "../schema/index.ts";
 import { rootArguments } from "./document.ts";
 import type { GraphQLErrorJson } from "./errors.ts";

@@ -2,7 +2,7 @@ import { encodeGlobalID } from "@pothos/plugin-relay";
 import { type DocumentNode, type FieldNode, Kind, type SelectionSetNode } from "graphql";
 import { LRUCache } from "lru-cache";
 import { readContext } from "../context.ts";
-import { perReader } from "../db/reader.ts";
+import { perReader } from "../db/per-reader.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { execute } from "../schema/execute.ts";
 import { MAX_NODES } from "../schema/node.ts";

@@ -11,10 +11,11 @@ import type { Route } from "./route.ts";
 
 /**
  * Beyond the legacy paths (docs/decisions.md, "Webhooks"): the webhooks of the key's account, each
- * path mapped onto its GraphQL operation (src/schema/webhooks.ts) as every route is. POST /webhooks
- * takes `{url, kinds, list, filter}`, `filter` being List Domains' `f:` options (and aq and bq) as a
- * JSON object, and answers `{id, secret, webhook}`: the secret is shown that once. A webhook's filter
- * is answered in the same options (filterOptionsOf), so what REST answers can be POSTed back.
+ * path mapped onto its GraphQL operation (src/schema/webhooks.ts, webhook-deliveries.ts) as every
+ * route is. POST /webhooks takes `{url, kinds, list, filter}`, `filter` being List Domains' `f:`
+ * options (and aq and bq) as a JSON object, and answers `{id, secret, webhook}`: the secret is shown
+ * that once. A webhook's filter is answered in the same options (filterOptionsOf), so what REST
+ * answers can be POSTed back.
  */
 
 /** The options a webhook's filter takes: List Domains' `f:` options but f:list (its own `list`), aq and bq. */

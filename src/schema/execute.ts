@@ -42,7 +42,7 @@ import { schema } from "./index.ts";
  *   has no `and`), and test/schema.test.ts keeps it so.
  *
  * Every operation runs through these plugins, and so on one path: a client's GraphQL request and
- * a REST route's operation through yoga's (src/app.ts; executeInternally adds the client's
+ * a REST route's operation through yoga's (src/app.ts; src/execute-internally.ts adds the client's
  * context), and the reads the server makes itself (an export's lookups by name, the text of
  * shared Apps and technologies) through `execute` below, with a ReadContext of their snapshot.
  */

@@ -24,7 +24,7 @@ import { histogramOf } from "../query/histograms.ts";
 import type { Connection } from "../query/page.ts";
 import { AppConnection } from "./app.ts";
 import { builder, legacy } from "./builder.ts";
-import { DomainConnection } from "./domain.ts";
+import { DomainConnection } from "./domain-queries.ts";
 
 /**
  * `facets` and `histogram` on the Domain and App connections (src/query/facet-counts.ts and histograms.ts count them):

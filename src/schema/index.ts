@@ -4,6 +4,7 @@ import { builder } from "./builder.ts";
 import "./snapshot.ts";
 import "./app.ts";
 import "./domain.ts";
+import "./domain-queries.ts";
 import "./facets.ts";
 import "./changes.ts";
 import "./history.ts";
@@ -12,6 +13,7 @@ import "./node.ts";
 import "./usage.ts";
 import "./lists.ts";
 import "./webhooks.ts";
+import "./webhook-deliveries.ts";
 import "./segments.ts";
 import "./export-estimate.ts";
 

@@ -4,7 +4,7 @@ import { canonicalDomainName } from "../query/domain-name.ts";
 import { checkNames, listFailure, listsOf, recognize } from "../query/lists.ts";
 import { DEFAULT_PAGE_SIZE } from "../query/page.ts";
 import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
-import { DomainConnection, domainListArgs, domainPage } from "./domain.ts";
+import { DomainConnection, domainListArgs, domainPage } from "./domain-queries.ts";
 
 /**
  * An account's lists of Domains (docs/decisions.md, "Lists"; src/db/lists.ts keeps them): read and

@@ -3,23 +3,16 @@ import type { ClientContext, WebhookService } from "../context.ts";
 import { FEED_KINDS } from "../db/change-sql.ts";
 import { noList } from "../db/lists.ts";
 import { checkSegmentName } from "../db/segments.ts";
-import {
-  type DeliveryRow,
-  type DeliveryStatus,
-  WEBHOOK_LIMITS,
-  WebhookError,
-  WebhookNotFoundError,
-  type WebhookRow,
-} from "../db/webhooks.ts";
+import { WEBHOOK_LIMITS, WebhookError, WebhookNotFoundError, type WebhookRow } from "../db/webhooks.ts";
 import { apiError, InputError } from "../errors.ts";
 import { changePage, readerOf } from "../query/changes.ts";
-import { type DomainFilter as DomainFilterShape, unknownSegment } from "../query/domain-filter.ts";
+import type { DomainFilter as DomainFilterShape } from "../query/domain-filter.ts";
 import { dayText, isCalendarDay } from "../query/instant.ts";
 import { listsOf } from "../query/lists.ts";
-import { pageSize } from "../query/page.ts";
+import { unknownSegment } from "../query/named-keys.ts";
 import { domainFilterType } from "../query/segment-members.ts";
 import { segmentsOf } from "../query/segments.ts";
-import { CHANGES_TYPE, changeFilterOf, TEST_TYPE, testBody } from "../webhooks/payload.ts";
+import { changeFilterOf } from "../webhooks/payload.ts";
 import { checkTarget } from "../webhooks/send.ts";
 import { builder, legacy, rateLimited } from "./builder.ts";
 import { ChangeKind } from "./changes.ts";
@@ -29,17 +22,17 @@ import { DomainFilter } from "./domain-parts.ts";
  * An account's webhooks (docs/decisions.md, "Webhooks"; src/webhooks/ keeps and delivers them):
  * the change feed's events of their kinds, list and Domain filter, POSTed after each load in
  * signed batches of at most 100. Every operation draws on the List Domains budget, as the REST
- * /webhooks paths do.
+ * /webhooks paths do. Their deliveries are src/schema/webhook-deliveries.ts.
  */
 
 /** The request's account's webhooks. */
-const webhooksOf = (ctx: ClientContext): { service: WebhookService; account: string } => ({
+export const webhooksOf = (ctx: ClientContext): { service: WebhookService; account: string } => ({
   service: ctx.webhooks,
   account: ctx.apiKey.account,
 });
 
 /** Runs a webhook operation; its errors as the API answers them (400 naming the argument, 404). */
-async function hooking<T>(work: () => Promise<T>): Promise<T> {
+export async function hooking<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (e) {
@@ -105,60 +98,6 @@ export const Webhook = builder.objectRef<WebhookShape>("Webhook").implement({
   }),
 });
 
-const WebhookDeliveryStatus = builder.enumType("WebhookDeliveryStatus", {
-  description:
-    "pending: not received yet (due, or waiting for a retry); succeeded: answered 2xx; failed: its last attempt failed.",
-  values: {
-    pending: { value: "pending" },
-    succeeded: { value: "succeeded" },
-    failed: { value: "failed" },
-  } as const,
-});
-
-export const WebhookDelivery = builder.objectRef<DeliveryRow>("WebhookDelivery").implement({
-  description:
-    "A signed POST of a webhook's changes (or a test). Its id is the webhook-id header, the same at every attempt, so a receiver can drop one it has taken.",
-  fields: (t) => ({
-    id: t.exposeString("id", legacy("id")),
-    webhook: t.exposeString("webhookId", legacy("webhook")),
-    type: t.exposeString("type", {
-      description: `${CHANGES_TYPE} or ${TEST_TYPE}.`,
-      ...legacy("type"),
-    }),
-    status: t.field({ type: WebhookDeliveryStatus, resolve: (d) => d.status, ...legacy("status") }),
-    events: t.exposeInt("events", { description: "The changes it carries.", ...legacy("events") }),
-    cursor: t.string({
-      nullable: true,
-      description: "The feed cursor of its last change (null for a test).",
-      resolve: (d) => d.cursorText,
-      ...legacy("cursor"),
-    }),
-    attempts: t.exposeInt("attempts", legacy("attempts")),
-    createdAt: t.expose("createdAt", { type: "DateTime", ...legacy("created_at") }),
-    lastAttemptAt: t.expose("lastAttemptAt", {
-      type: "DateTime",
-      nullable: true,
-      ...legacy("last_attempt_at"),
-    }),
-    nextAttemptAt: t.expose("nextAttemptAt", {
-      type: "DateTime",
-      nullable: true,
-      description: "When it is attempted next (null once it succeeded or failed).",
-      ...legacy("next_attempt_at"),
-    }),
-    responseStatus: t.exposeInt("responseStatus", {
-      nullable: true,
-      description: "The HTTP status the receiver answered at the last attempt.",
-      ...legacy("response_status"),
-    }),
-    error: t.exposeString("error", {
-      nullable: true,
-      description: "What went wrong at the last attempt.",
-      ...legacy("error"),
-    }),
-  }),
-});
-
 const WebhookCreated = builder
   .objectRef<{ webhook: WebhookRow; secret: string }>("WebhookCreated")
   .implement({
@@ -174,31 +113,11 @@ const WebhookCreated = builder
     }),
   });
 
-const WebhookDeliveryConnection = builder
-  .objectRef<{ nodes: DeliveryRow[]; hasNextPage: boolean }>("WebhookDeliveryConnection")
-  .implement({
-    description: "A page of a webhook's deliveries, newest first.",
-    fields: (t) => ({
-      nodes: t.field({ type: [WebhookDelivery], resolve: (c) => c.nodes }),
-      pageInfo: t.field({
-        type: builder
-          .objectRef<{ nodes: DeliveryRow[]; hasNextPage: boolean }>("WebhookDeliveryPageInfo")
-          .implement({
-            fields: (p) => ({
-              hasNextPage: p.exposeBoolean("hasNextPage"),
-              endCursor: p.string({ nullable: true, resolve: (c) => c.nodes.at(-1)?.id ?? null }),
-            }),
-          }),
-        resolve: (c) => c,
-      }),
-    }),
-  });
-
 /**
  * What a change of webhooks draws and weighs: the List Domains budget, and a few writes (a test or
  * retry waits on one attempt).
  */
-const CHANGE = { ...rateLimited("listDomains"), complexity: { field: 10, multiplier: 1 } };
+export const CHANGE = { ...rateLimited("listDomains"), complexity: { field: 10, multiplier: 1 } };
 
 /** The webhooks with their pending and failed counts. */
 async function withCounts(
@@ -220,31 +139,6 @@ builder.queryField("webhooks", (t) =>
       hooking(async () => {
         const { service, account } = webhooksOf(ctx);
         return withCounts(ctx, await service.webhooks.all(account));
-      }),
-  }),
-);
-
-builder.queryField("webhookDeliveries", (t) =>
-  t.withAuth({ client: true }).field({
-    type: WebhookDeliveryConnection,
-    description: "A webhook's deliveries, newest first (GET /webhooks/{id}/deliveries).",
-    ...rateLimited("listDomains"),
-    complexity: { field: 1, multiplier: 10 },
-    args: {
-      webhook: t.arg.string({ required: true }),
-      status: t.arg({ type: WebhookDeliveryStatus }),
-      first: t.arg.int({ description: "Page size, 1 to 100 (default 20)." }),
-      after: t.arg.string({ description: "The endCursor of the page before." }),
-    },
-    resolve: (_root, args, ctx) =>
-      hooking(async () => {
-        const { service, account } = webhooksOf(ctx);
-        await service.webhooks.get(account, args.webhook);
-        return service.webhooks.deliveries(args.webhook, {
-          status: (args.status as DeliveryStatus | null) ?? null,
-          first: args.first == null ? 20 : Math.max(1, pageSize(args.first, 100)),
-          after: args.after,
-        });
       }),
   }),
 );
@@ -356,59 +250,6 @@ builder.mutationField("deleteWebhook", (t) =>
       hooking(async () => {
         const { service, account } = webhooksOf(ctx);
         return service.webhooks.delete(account, args.webhook);
-      }),
-  }),
-);
-
-/** Attempts a delivery now where this gateway delivers (else the one that does, soon); the delivery after. */
-async function attemptNow(ctx: Parameters<typeof webhooksOf>[0], webhookId: string, deliveryId: string) {
-  const { service } = webhooksOf(ctx);
-  const since = Date.now();
-  const attempted = (await service.deliverer?.attemptNow(webhookId, deliveryId)) ?? false;
-  let delivery = await service.webhooks.delivery(webhookId, deliveryId);
-  // Another gateway took it first (or this one does not deliver): answered after that attempt.
-  const until = since + service.attemptWaitMs;
-  while (!attempted && (delivery.lastAttemptAt?.getTime() ?? 0) < since && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 50));
-    delivery = await service.webhooks.delivery(webhookId, deliveryId);
-  }
-  return delivery;
-}
-
-builder.mutationField("testWebhook", (t) =>
-  t.withAuth({ client: true }).field({
-    type: WebhookDelivery,
-    description: `Sends the webhook a signed ${TEST_TYPE} delivery now and answers it after its first attempt (retried as any other when it fails).`,
-    ...CHANGE,
-    args: { webhook: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) =>
-      hooking(async () => {
-        const { service, account } = webhooksOf(ctx);
-        const hook = await service.webhooks.get(account, args.webhook);
-        const made = await service.webhooks.add(hook.id, {
-          type: TEST_TYPE,
-          body: testBody(hook.id),
-          events: 0,
-          cursor: null,
-        });
-        return attemptNow(ctx, hook.id, made);
-      }),
-  }),
-);
-
-builder.mutationField("retryWebhookDelivery", (t) =>
-  t.withAuth({ client: true }).field({
-    type: WebhookDelivery,
-    description:
-      "Attempts a delivery again now, its retries started over: a failed one is replayed, a received one sent again (same id). Answers it after that attempt.",
-    ...CHANGE,
-    args: { webhook: t.arg.string({ required: true }), delivery: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) =>
-      hooking(async () => {
-        const { service, account } = webhooksOf(ctx);
-        await service.webhooks.get(account, args.webhook);
-        await service.webhooks.retry(args.webhook, args.delivery);
-        return attemptNow(ctx, args.webhook, args.delivery);
       }),
   }),
 );

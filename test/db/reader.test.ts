@@ -8,7 +8,8 @@ import {
   type DomainChild,
   keepsChildRows,
 } from "../../src/db/domain-children.ts";
-import { columnsOf, openSnapshotReader, type SqlReader, selectList, toModel } from "../../src/db/reader.ts";
+import { columnsOf, selectList, toModel } from "../../src/db/model-rows.ts";
+import { openSnapshotReader, type SqlReader } from "../../src/db/reader.ts";
 import { TABLES, type TableKey } from "../../src/db/tables.ts";
 import { Prisma } from "../../src/generated/sqlite/client.ts";
 import {

@@ -5,14 +5,11 @@ import { COMMON_PLATFORMS, PLATFORM_LIST } from "../../src/dataset/platforms.ts"
 import { InputError } from "../../src/errors.ts";
 import { type AppFilter, toAppWhere } from "../../src/query/app-filter.ts";
 import {
-  AppKey,
   DOMAIN_LIST_FILTERS,
   DOMAIN_RANGE_FILTERS,
   type DomainFilter,
   fridayOf,
   parseAppIdentifier,
-  resolveKeys,
-  TechnologyKey,
   toDomainWhere,
 } from "../../src/query/domain-filter.ts";
 import {
@@ -27,6 +24,7 @@ import {
   searchWhere,
   vocabulary,
 } from "../../src/query/filter.ts";
+import { AppKey, resolveKeys, TechnologyKey } from "../../src/query/named-keys.ts";
 import { schema } from "../../src/schema/index.ts";
 
 /** The DateTime scalar's parseValue, which marks dates written as YYYY-MM-DD as calendar days. */

@@ -13,7 +13,7 @@ import { plannedDomainByName, plannedDomainByPk } from "./read.ts";
 /**
  * The Domains that the API's Domain answers read, by name or as a page of a list, each read as a
  * plan says (./plan.ts): one function each, which the GraphQL resolvers call with the plan of
- * their selection (src/schema/domain.ts) and the REST routes with the plan of their `fields`
+ * their selection (src/schema/domain-queries.ts) and the REST routes with the plan of their `fields`
  * (src/rest/records.ts). Their arguments' errors name the GraphQL arguments, which REST renames
  * to its options.
  */

@@ -6,7 +6,7 @@ import type {
 } from "graphql";
 import { getNamedType, isObjectType, Kind } from "graphql";
 import { DOMAIN_CHILDREN, type DomainChild } from "../../db/domain-children.ts";
-import { columnsOf } from "../../db/reader.ts";
+import { columnsOf } from "../../db/model-rows.ts";
 import { DOMAIN_OMITTED } from "../loaders.ts";
 
 /**

@@ -1,0 +1,227 @@
+import { z } from "zod";
+import { meant, nearNames } from "../query/suggest.ts";
+import { VOCABULARY_KINDS } from "../query/vocabularies.ts";
+import { LIST_OPS } from "../rest/filter-options.ts";
+import type { OptionDoc } from "../rest/inputs.ts";
+import type { Part } from "../rest/route.ts";
+import { argumentName, MAX_ANSWER_BYTES, memo, operationOf, type ToolSpec } from "./catalogue.ts";
+
+/**
+ * The schemas of the MCP tools of src/mcp/catalogue.ts, as zod makes them and tools/list shows
+ * them: a tool's input (its path arguments and its REST operation's options, each catching its
+ * refusal as a Refused value that the tool answers in the API's words) and its output (its REST
+ * answer's envelope, or its own for the tools that stand for no REST operation).
+ */
+
+/** A REST option's schema, from its catalogue entry. */
+function schemaOf(doc: OptionDoc, spec: ToolSpec): z.ZodType {
+  let s: z.ZodType;
+  if (doc.name === "page_size" && spec.maxPage)
+    s = z
+      .number()
+      .int()
+      .min(1)
+      .max(spec.maxPage)
+      .describe(`Page size, 1 to ${spec.maxPage} (default ${spec.defaults?.page_size ?? 50}).`);
+  else if (doc.type === "integer") s = z.number().int();
+  else if (doc.type === "boolean") s = z.boolean();
+  else if (doc.type === "array")
+    s = z.array(
+      (doc.items as { type?: string } | undefined)?.type === "string"
+        ? z.string()
+        : z.record(z.string(), z.unknown()),
+    );
+  else if (doc.type === "object") s = z.record(z.string(), z.unknown());
+  else if (doc.enum?.length) s = z.enum(doc.enum as [string, ...string[]]);
+  // A filter's :op takes and, or, not: said shortly, as it is repeated for every list filter.
+  else if (/^f:.+:op$/.test(doc.name))
+    return z
+      .enum(LIST_OPS)
+      .optional()
+      .describe(`How ${doc.name.slice(0, -3)}'s values combine (default ${LIST_OPS[0]}).`);
+  // Ranges and lists are text in a query string; an agent may give a number.
+  else if (doc.name.startsWith("f:")) s = z.union([z.string(), z.number()]);
+  else s = z.string();
+  const variant = operationOf(spec)?.route.variant?.option;
+  const fields =
+    doc.name === "fields" && spec.defaults?.fields
+      ? ` Default here: ${spec.defaults.fields} (* for the API's own defaults)${variant ? `; with ${variant}, every field it answers` : ""}.`
+      : "";
+  return (
+    doc.name === "page_size" && spec.maxPage ? s : s.describe(`${doc.description}${fields}`)
+  ).optional();
+}
+
+/**
+ * A tool's input schema: its path arguments, then its operation's options under their argument
+ * names. Other properties are let through to the API, which refuses them as it refuses an unknown
+ * option, with its "did you mean" (f.country: f:cc).
+ */
+export const inputSchemaOf = memo(inputSchema);
+
+function inputSchema(spec: ToolSpec): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [arg, p] of Object.entries(spec.path ?? {}))
+    shape[arg] = z.string().min(1).describe(p.description);
+  const op = operationOf(spec);
+  for (const doc of op?.options ?? []) {
+    if (spec.omit?.includes(doc.name)) continue;
+    shape[argumentName(doc.name)] = schemaOf(doc, spec);
+  }
+  ownArguments(spec, shape);
+  for (const [arg, schema] of Object.entries(shape)) shape[arg] = refusing(arg, schema);
+  return z.looseObject(shape);
+}
+
+/**
+ * An argument the call gave that its schema refuses: the SDK validates a call's arguments before
+ * the tool sees them, and would answer its own text (MCP error -32602 and zod's issues); its
+ * schema instead catches the refusal, which the tool answers as the API does (src/mcp/answer.ts
+ * refusalIn): BAD_USER_INPUT, naming the argument. The schema listed is the same (tools/list).
+ */
+export class Refused {
+  constructor(
+    readonly argument: string,
+    readonly value: unknown,
+    readonly issue: z.core.$ZodIssue | undefined,
+  ) {}
+
+  /** The API's wording (src/rest/options.ts): `page_size: must be at most 100; got 1000`. */
+  get message(): string {
+    const { argument, value, issue } = this;
+    const at = issue?.path?.length
+      ? `${argument}${issue.path.map((p) => `[${String(p)}]`).join("")}`
+      : argument;
+    // The value refused: the argument's, or its element's the issue names (kinds[1]).
+    const input = (issue?.path ?? []).reduce<unknown>(
+      (v, k) => (v as Record<PropertyKey, unknown> | null | undefined)?.[k],
+      value,
+    );
+    const got = `; got ${JSON.stringify(input) ?? String(input)}`;
+    if (!issue) return `${at}: not valid${got}`;
+    const origin = (issue as { origin?: string }).origin;
+    const what = (n: unknown, noun: string) =>
+      origin === "string" ? `${n} characters` : origin === "array" ? `${n} ${noun}` : String(n);
+    switch (issue.code) {
+      case "invalid_type":
+        if (input === undefined) return `${at}: required`;
+        return `${at}: must be ${TYPE_NAMES[issue.expected] ?? issue.expected}${got}`;
+      case "too_big":
+        return `${at}: must be at most ${what(issue.maximum, "items")}${got}`;
+      case "too_small":
+        return origin === "string" && issue.minimum === 1
+          ? `${at}: must not be empty`
+          : `${at}: must be at least ${what(issue.minimum, "items")}${got}`;
+      case "invalid_value": {
+        const valid = issue.values.map(String);
+        return `${at}: must be one of ${valid.join(", ")}${got}${meant(nearNames(String(input), valid))}`;
+      }
+      case "invalid_union":
+        return `${at}: must be a string or a number${got}`;
+      default:
+        return `${at}: ${issue.message}${got}`;
+    }
+  }
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  int: "an integer",
+  boolean: "true or false",
+  array: "a list",
+  record: "an object",
+  object: "an object",
+};
+
+/** `schema`, its refusals caught as a Refused value (none is caught when JSON Schema asks, with no input). */
+const refusing = (argument: string, schema: z.ZodType): z.ZodType =>
+  schema.catch((ctx: z.core.$ZodCatchCtx | undefined) =>
+    ctx === undefined ? undefined : (new Refused(argument, ctx.input, ctx.error.issues[0]) as never),
+  );
+
+/** The arguments of the tools that stand for no REST operation. */
+function ownArguments(spec: ToolSpec, shape: Record<string, z.ZodType>): void {
+  if (spec.name === "usage")
+    shape.fields = z.string().optional().describe("Comma-separated fields of the answer; blank for all.");
+  if (spec.name === "lookup_vocabulary") {
+    shape.text = z.string().min(1).max(200).describe("The free text: a name as a person would write it.");
+    shape.kinds = z
+      .array(z.enum(VOCABULARY_KINDS))
+      .optional()
+      .describe(`The vocabularies to look in (default: all): ${VOCABULARY_KINDS.join(", ")}.`);
+    shape.limit = z
+      .number()
+      .int()
+      .min(1)
+      .max(5)
+      .optional()
+      .describe("Values per vocabulary, 1 to 5 (default 5).");
+  }
+}
+
+/**
+ * A record of an answer: any object (its fields are the API's, asked by `fields`). A loose object
+ * rather than a record of string keys: the SDK checks every answer against its output schema, and
+ * a record checked each key (11 µs for a Domain of 60 fields, against 4.5).
+ */
+const RECORD = z.looseObject({});
+
+/** An envelope key's schema (src/rest/route.ts's Part). */
+function partSchema(part: Part): z.ZodType {
+  if ("records" in part) return z.array(RECORD);
+  if ("record" in part) return RECORD;
+  const base = {
+    boolean: z.boolean(),
+    integer: z.number().int(),
+    string: z.string(),
+    "string[]": z.array(z.string()),
+  }[part.type];
+  // A value the answer leaves out (`when`) or gives as null (the feed's end has no cursor).
+  return part.when || part.type === "string" ? base.nullable().optional() : base;
+}
+
+/** What a tool adds to a cut answer: how many records it shows of how many, and how to get the rest. */
+export const CUT = z
+  .object({ shown: z.number().int(), of: z.number().int(), rest: z.string() })
+  .optional()
+  .describe(
+    `Present when the answer was cut to ${MAX_ANSWER_BYTES} bytes: what it shows, and how to get the rest.`,
+  );
+
+/** A tool's output schema: its REST answer's envelope (from its route), or its own for the others. */
+export const outputSchemaOf = memo(outputSchema);
+
+function outputSchema(spec: ToolSpec): z.ZodType {
+  const op = operationOf(spec);
+  if (spec.name === "export_segment")
+    return z.object({
+      status: z.enum(["running", "done", "dry_run"]),
+      progress: z.number().int().optional(),
+      total: z.number().int().optional(),
+      url: z.string(),
+      format: z.string(),
+      fetch: z.string(),
+      dry_run: RECORD.optional().describe(
+        "With dry_run: what the job would write (domains, bytes and gzip_bytes, estimated from its first page) and draw (would_draw), as REST's dry_run answers it; nothing started.",
+      ),
+    });
+  if (spec.name === "usage") return z.object({ usage: RECORD });
+  if (spec.name === "lookup_vocabulary")
+    return z.object({
+      text: z.string(),
+      matches: z.record(z.string(), z.array(z.object({ value: z.string(), name: z.string().optional() }))),
+    });
+  if (op?.route.facets)
+    return z.looseObject({
+      total: z.number().int(),
+      facets: z.record(z.string(), z.array(RECORD)).optional(),
+      other: z.record(z.string(), z.number()).optional(),
+      missing: z.record(z.string(), z.number()).optional(),
+      histograms: z.record(z.string(), z.array(RECORD)).optional(),
+    });
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, part] of Object.entries(op?.route.envelope ?? {})) shape[key] = partSchema(part);
+  shape.cut = CUT;
+  return z.object(shape);
+}

@@ -1,0 +1,124 @@
+import { constants, inflateRawSync } from "node:zlib";
+import type { ReadContext } from "../../context.ts";
+import type { RawRow } from "../../db/reader.ts";
+import { checkedPiece } from "../../db/rendered.ts";
+import type { DomainRow } from "../loaders.ts";
+
+/**
+ * The rendered records a planned read (./read.ts, with `read.rendered`) gives its Domain rows: each
+ * row's piece checked against its key, CRC-32 and length (or PostgreSQL's kept text), the pieces of
+ * a batch inflated together when a text is first asked for (renderedText), a piece passed on as it
+ * is kept (renderedPiece), and the keys of the rows whose record was lost or another's
+ * (renderedFaults), which the writer answers instead.
+ */
+
+const RENDERED = Symbol("the rendered record of the row");
+
+/** A read's rendered pieces (src/db/rendered.ts), inflated together when a text is first asked for. */
+interface RenderedBatch {
+  bodies: Uint8Array[];
+  crcs: number[];
+  lens: number[];
+  /**
+   * Each record's text: as read (PostgreSQL's kept texts, strings), or once inflated, its UTF-8
+   * bytes (a view of the batch's one inflated buffer: nothing decoded to be encoded again).
+   */
+  texts: (string | Uint8Array)[] | null;
+}
+interface RenderedOf {
+  batch: RenderedBatch;
+  i: number;
+}
+
+/** A Domain row's rendered record (read with read.rendered): its text, or its UTF-8 bytes. */
+export function renderedText(row: object): string | Uint8Array | undefined {
+  const of = (row as { [RENDERED]?: RenderedOf })[RENDERED];
+  if (!of) return undefined;
+  of.batch.texts ??= inflated(of.batch);
+  return of.batch.texts[of.i];
+}
+
+/**
+ * A Domain row's rendered record as it is kept: its piece of raw DEFLATE, with its text's CRC-32
+ * and length (a gzip answer passes it on without inflating it).
+ */
+export function renderedPiece(row: object): { body: Uint8Array; crc: number; len: number } | undefined {
+  const of = (row as { [RENDERED]?: RenderedOf })[RENDERED];
+  if (!of) return undefined;
+  const { batch, i } = of;
+  // Read as texts: no piece (a gzip answer reads the pieces).
+  if (!batch.bodies.length) return undefined;
+  return { body: batch.bodies[i], crc: batch.crcs[i], len: batch.lens[i] };
+}
+
+/** The keys of the Domains whose rendered record a context's reads found lost or another's (renderedFaults). */
+const faults = new WeakMap<ReadContext, number[]>();
+
+/**
+ * The keys of the Domains read with their rendered record through `ctx` whose record was not there,
+ * or named another Domain, CRC-32 or length (src/db/rendered.ts: checkedPiece): those rows have no
+ * rendered record (renderedText gives undefined), and are answered by the writer.
+ */
+export const renderedFaults = (ctx: ReadContext): readonly number[] => faults.get(ctx) ?? [];
+
+function fault(ctx: ReadContext, pk: number): void {
+  const list = faults.get(ctx);
+  if (list) list.push(pk);
+  else faults.set(ctx, [pk]);
+}
+
+const NO_PIECE = new Uint8Array(0);
+
+/**
+ * Gives each row its rendered record, from the CRC-32, length and piece at `at` in its raw row,
+ * or ("text") its text there; a row whose record is lost or another's gets none (renderedFaults).
+ */
+export function renderedTexts(
+  ctx: ReadContext,
+  rows: DomainRow[],
+  raw: readonly RawRow[],
+  at: number,
+  form: "pieces" | "text",
+): void {
+  const n = rows.length;
+  if (!n) return;
+  const batch: RenderedBatch = { crcs: [], lens: [], bodies: [], texts: form === "text" ? [] : null };
+  for (let i = 0; i < n; i++) {
+    const r = raw[i];
+    let ok: boolean;
+    if (form === "text") {
+      ok = r[at] !== null && r[at] !== undefined;
+      batch.texts?.push(ok ? String(r[at]) : "");
+    } else {
+      const crc = Number(r[at]);
+      const len = Number(r[at + 1]);
+      const body = checkedPiece(r[at + 2] as Uint8Array | null, rows[i].pk, crc, len);
+      ok = body !== null;
+      // A lost piece takes no place in the batch's stream: the others inflate as they are.
+      batch.crcs.push(ok ? crc : 0);
+      batch.lens.push(ok ? len : 0);
+      batch.bodies.push(body ?? NO_PIECE);
+    }
+    if (ok) (rows[i] as { [RENDERED]?: RenderedOf })[RENDERED] = { batch, i };
+    else fault(ctx, rows[i].pk);
+  }
+}
+
+/** The texts of a batch, as UTF-8 bytes: its pieces, joined, are one DEFLATE stream, inflated at once. */
+function inflated(batch: RenderedBatch): Uint8Array[] {
+  let size = 0;
+  for (const len of batch.lens) size += len;
+  // Its length is known: one output chunk, not chunks joined by a copy.
+  const text = inflateRawSync(Buffer.concat(batch.bodies), {
+    finishFlush: constants.Z_SYNC_FLUSH,
+    chunkSize: Math.max(constants.Z_MIN_CHUNK, size),
+  });
+  const texts: Uint8Array[] = [];
+  let start = 0;
+  for (const len of batch.lens) {
+    texts.push(text.subarray(start, start + len));
+    start += len;
+  }
+  if (start !== text.length) throw new Error("rendered records inflated to another length than kept");
+  return texts;
+}
