@@ -1,4 +1,4 @@
-import { constants, inflateRawSync } from "node:zlib";
+import { constants, crc32, inflateRawSync } from "node:zlib";
 import type { ReadContext } from "../../context.ts";
 import type { RawRow } from "../../db/reader.ts";
 import { checkedPiece } from "../../db/rendered.ts";
@@ -16,14 +16,18 @@ const RENDERED = Symbol("the rendered record of the row");
 
 /** A read's rendered pieces (src/db/rendered.ts), inflated together when a text is first asked for. */
 interface RenderedBatch {
+  /** The read the batch is of, and its rows' keys: where a text found broken once inflated is told. */
+  ctx: ReadContext;
+  pks: number[];
   bodies: Uint8Array[];
   crcs: number[];
   lens: number[];
   /**
    * Each record's text: as read (PostgreSQL's kept texts, strings), or once inflated, its UTF-8
-   * bytes (a view of the batch's one inflated buffer: nothing decoded to be encoded again).
+   * bytes (a view of the batch's one inflated buffer: nothing decoded to be encoded again);
+   * undefined for one whose inflated text was not the one kept (its CRC-32), answered by the writer.
    */
-  texts: (string | Uint8Array)[] | null;
+  texts: (string | Uint8Array | undefined)[] | null;
 }
 interface RenderedOf {
   batch: RenderedBatch;
@@ -82,7 +86,14 @@ export function renderedTexts(
 ): void {
   const n = rows.length;
   if (!n) return;
-  const batch: RenderedBatch = { crcs: [], lens: [], bodies: [], texts: form === "text" ? [] : null };
+  const batch: RenderedBatch = {
+    ctx,
+    pks: rows.map((r) => r.pk),
+    crcs: [],
+    lens: [],
+    bodies: [],
+    texts: form === "text" ? [] : null,
+  };
   for (let i = 0; i < n; i++) {
     const r = raw[i];
     let ok: boolean;
@@ -104,21 +115,55 @@ export function renderedTexts(
   }
 }
 
-/** The texts of a batch, as UTF-8 bytes: its pieces, joined, are one DEFLATE stream, inflated at once. */
-function inflated(batch: RenderedBatch): Uint8Array[] {
+/**
+ * The texts of a batch, as UTF-8 bytes: its pieces, joined, are one DEFLATE stream, inflated at
+ * once. Each text is checked against the CRC-32 its piece keeps (its header was checked when read:
+ * checkedPiece), since inflating checks nothing; a text that is not the one kept, or a batch that
+ * does not inflate, is none (undefined), and its Domains are told as faults: the writer answers
+ * them. (The check costs about 2 ms for the 6.5 MB of a page of 1000, beside 16 ms inflating it.)
+ */
+function inflated(batch: RenderedBatch): (Uint8Array | undefined)[] {
   let size = 0;
   for (const len of batch.lens) size += len;
-  // Its length is known: one output chunk, not chunks joined by a copy.
-  const text = inflateRawSync(Buffer.concat(batch.bodies), {
-    finishFlush: constants.Z_SYNC_FLUSH,
-    chunkSize: Math.max(constants.Z_MIN_CHUNK, size),
-  });
-  const texts: Uint8Array[] = [];
+  let text: Buffer;
+  try {
+    // Its length is known: one output chunk, not chunks joined by a copy.
+    text = inflateRawSync(Buffer.concat(batch.bodies), {
+      finishFlush: constants.Z_SYNC_FLUSH,
+      chunkSize: Math.max(constants.Z_MIN_CHUNK, size),
+    });
+  } catch {
+    return broken(
+      batch,
+      batch.lens.map(() => true),
+    );
+  }
+  const texts: (Uint8Array | undefined)[] = [];
   let start = 0;
   for (const len of batch.lens) {
     texts.push(text.subarray(start, start + len));
     start += len;
   }
-  if (start !== text.length) throw new Error("rendered records inflated to another length than kept");
-  return texts;
+  if (start !== text.length)
+    return broken(
+      batch,
+      batch.lens.map(() => true),
+    );
+  const wrong = texts.map(
+    (t, i) => batch.bodies[i].length > 0 && crc32(t as Uint8Array) !== batch.crcs[i] >>> 0,
+  );
+  return wrong.some(Boolean) ? broken(batch, wrong, texts) : texts;
+}
+
+/** The batch's texts with those `wrong` taken out, and their Domains told as faults. */
+function broken(
+  batch: RenderedBatch,
+  wrong: boolean[],
+  texts: (Uint8Array | undefined)[] = [],
+): (Uint8Array | undefined)[] {
+  return wrong.map((w, i) => {
+    if (!w) return texts[i];
+    if (batch.bodies[i].length > 0) fault(batch.ctx, batch.pks[i]);
+    return undefined;
+  });
 }
