@@ -58,12 +58,6 @@ const Env = z.object({
   REPLICA_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   DATA_DIR: z.string().trim().min(1).default("./data"),
   /**
-   * PostgreSQL: a load keeps each Domain's rendered text beside its DEFLATE piece, for answers
-   * that do not take gzip (docs/decisions.md, "Rendered records": off by default, since the texts
-   * more than double what the rendered records take). SQLite keeps the pieces alone.
-   */
-  RENDERED_TEXTS: z.enum(["on", "off"]).default("off"),
-  /**
    * SQLite: threads that run snapshot reads off the server's thread (src/db/sqlite-threads.ts);
    * 0 runs them on it. By default two where the machine has a second core, none on one core.
    */
@@ -152,8 +146,6 @@ export type Database =
       url: string;
       replicaUrls: string[];
       dataDir: string;
-      /** A load keeps the rendered texts beside the pieces (RENDERED_TEXTS; src/db/rendered.ts). */
-      renderedTexts?: boolean;
     };
 
 export interface Config {
@@ -249,8 +241,8 @@ export interface Switches {
 }
 
 /**
- * Variables that were settings once and are flags now: set, they stop the start with a line that
- * names the flag, rather than be ignored (DEMO=off ignored would load a demo and make a demo key).
+ * Variables that were settings once: set, they stop the start with a line that says what took
+ * their place, rather than be ignored (DEMO=off ignored would load a demo and make a demo key).
  */
 const RETIRED: Record<string, string> = {
   DEMO: "the demo is a flag: npm start gives --demo, and a gateway started without it (node dist/server.js, the image) loads none",
@@ -259,6 +251,8 @@ const RETIRED: Record<string, string> = {
   DEMO_SEED: "a flag now: npm start -- --demo-seed N",
   RATE_LIMITS: "a flag now: --no-rate-limits (local load tests only)",
   WEBHOOK_ALLOW_PRIVATE_TARGETS: "a flag now: --allow-private-webhook-targets",
+  RENDERED_TEXTS:
+    'a snapshot keeps its rendered records as DEFLATE pieces alone, on either database (docs/decisions.md, "One snapshot format")',
 };
 
 export function loadConfig(
@@ -294,14 +288,6 @@ export function loadConfig(
           path: ["DATABASE_REPLICA_URLS"],
           message: `"${u.replace(/\/\/[^@/]*@/, "//…@")}" is not a postgres:// or postgresql:// URL`,
         });
-    }
-    if (e.RENDERED_TEXTS === "on" && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL ?? "")) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["RENDERED_TEXTS"],
-        message:
-          "only PostgreSQL keeps the rendered texts (SQLite keeps the pieces alone): set DATABASE_URL to a postgres:// URL, or leave RENDERED_TEXTS off",
-      });
     }
     if (replicas.length && !/^postgres(ql)?:\/\//.test(e.DATABASE_URL ?? "")) {
       ctx.addIssue({
@@ -339,7 +325,6 @@ export function loadConfig(
       url: e.DATABASE_URL,
       replicaUrls: list(e.DATABASE_REPLICA_URLS),
       dataDir,
-      renderedTexts: e.RENDERED_TEXTS === "on",
     };
   }
   return {

@@ -2,33 +2,39 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ApiKeys } from "./auth/keys.ts";
 import type { Config } from "./config.ts";
-import type { SnapshotRow, SnapshotStore } from "./db/store.ts";
+import type { SnapshotStore } from "./db/store.ts";
 import type { Logger } from "./logger.ts";
 
 /**
  * First start on an empty database, with npm start's --demo: generate the demo dataset
  * (deterministic from its seed) and the week after it (src/dataset/evolve.ts), and load both, so
  * `npm start` on a fresh clone serves data and its change feed has a week of changes. Later starts
- * find a snapshot and skip this; without --demo (config.demo null) it does nothing.
+ * find a snapshot and skip this, upgrading it first when an older code loaded it (the demo's data
+ * directory is this process's own: src/snapshot-upgrade.ts); without --demo (config.demo null) it
+ * does nothing.
  * The generator and the loader are imported only then: the generator's faker alone was a fifth of
  * a restart's module loading (the bundle keeps a dynamic import in a chunk of its own).
  */
 export async function ensureDemoData(config: Config, store: SnapshotStore, log: Logger): Promise<void> {
-  if (!config.demo || (await store.current())) return;
+  if (!config.demo) return;
+  if (await store.current()) {
+    const { upgradeServedSnapshot } = await import("./snapshot-upgrade.ts");
+    const upgraded = await upgradeServedSnapshot(config, store, log);
+    if (upgraded)
+      log.info(
+        { built: upgraded.built, ms: upgraded.ms },
+        "the demo snapshot upgraded to this code's format",
+      );
+    return;
+  }
   const { domains, apps, seed } = config.demo;
-  const [
-    { GENERATOR_VERSION, generateDataset },
-    { evolveDataset },
-    { loadSnapshot },
-    { renderSnapshot },
-    { evaluateSegments },
-  ] = await Promise.all([
-    import("./dataset/generate.ts"),
-    import("./dataset/evolve.ts"),
-    import("./dataset/load/load.ts"),
-    import("./render.ts"),
-    import("./segments.ts"),
-  ]);
+  const [{ GENERATOR_VERSION, generateDataset }, { evolveDataset }, { loadSnapshot }, { loadSteps }] =
+    await Promise.all([
+      import("./dataset/generate.ts"),
+      import("./dataset/evolve.ts"),
+      import("./dataset/load/load.ts"),
+      import("./load-steps.ts"),
+    ]);
   // Named by the generator's version too: an older version's files may break today's rules.
   const dir = join(config.dataDir, "demo", `v${GENERATOR_VERSION}-${domains}-${apps}-${seed}`);
   const started = Date.now();
@@ -44,9 +50,7 @@ export async function ensureDemoData(config: Config, store: SnapshotStore, log: 
   const options = {
     keep: config.keepSnapshots,
     changesRetention: config.changesRetention,
-    render: (snapshot: Parameters<typeof renderSnapshot>[1]) => renderSnapshot(config, snapshot, log),
-    segments: (snapshot: SnapshotRow, previous: SnapshotRow | null) =>
-      evaluateSegments(config, store, snapshot, previous),
+    ...loadSteps(config, store, log),
   };
   for (const week of [dir, next]) {
     log.info({ dir: week }, "loading the demo dataset");

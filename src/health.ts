@@ -6,8 +6,8 @@ import { DATABASE_RETRY_AFTER_S } from "./errors.ts";
  * /healthz: the process is up (liveness). /readyz: the database answers and a snapshot is served
  * (readiness), with the snapshot's version and where it is read (the primary or a replica). Both JSON, both open without authentication. /readyz
  * answers within `timeoutMs` whatever the database does: a probe that hangs tells nothing.
- * A snapshot older than the code (src/db/catalogue-check.ts) is still ready, since its answers are
- * right for the data it holds: /readyz names the columns and tables it lacks.
+ * A snapshot of another format than the code's (src/db/snapshot-format.ts) is not served: /readyz
+ * says why in one line, and is ready only while an older snapshot is still served in its place.
  */
 export function useHealth(snapshots: Snapshots, timeoutMs: number): Plugin {
   return {
@@ -46,13 +46,13 @@ async function bounded(check: Promise<Response>, ms: number, R: typeof Response)
 async function readiness(snapshots: Snapshots, R: typeof Response): Promise<Response> {
   try {
     const served = await snapshots.current();
-    if (!served) return notReady(R, "no snapshot has been loaded yet (npm run load -- <dir>)");
+    const refusal = snapshots.refusal();
+    if (!served) return notReady(R, refusal ?? "no snapshot has been loaded yet (npm run load -- <dir>)");
     const info = await served.sql.all(`SELECT "version" FROM ${served.sql.table("snapshot_info")} i`, []);
     if (Number(info[0]?.[0]) !== served.snapshot.version) {
       return notReady(R, "the served snapshot's data does not answer");
     }
     const { version, domains, apps, reviews, finishedAt } = served.snapshot;
-    const { catalogue } = served.sql;
     return R.json(
       {
         status: "ready",
@@ -63,10 +63,9 @@ async function readiness(snapshots: Snapshots, R: typeof Response): Promise<Resp
           domains,
           apps,
           reviews,
-          // Loaded before the code's catalogue had them: read as absent until a newer load.
-          ...(catalogue?.missingColumns.length ? { missing_columns: catalogue.missingColumns } : {}),
-          ...(catalogue?.missingTables.length ? { missing_tables: catalogue.missingTables } : {}),
         },
+        // A newer snapshot not served for its format (this one is served meanwhile).
+        ...(refusal ? { refused: refusal } : {}),
         // Where reads go, and what each replica's last check found (DATABASE_REPLICA_URLS).
         read_source: { name: served.source.name, role: served.source.role },
         ...(snapshots.replicas

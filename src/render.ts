@@ -6,14 +6,16 @@ import { pgRenderedSink } from "./db/rendered-pg-sink.ts";
 import { type RenderedSink, sqliteRenderedSink } from "./db/rendered-sink.ts";
 import type { SnapshotRow } from "./db/store.ts";
 import { ExportReader } from "./export/export-reader.ts";
+import { renderStream } from "./export/export-rendered.ts";
 import type { Logger } from "./logger.ts";
-import { renderStamp } from "./rest/rendered.ts";
 
 /**
  * A load's rendered records (src/db/rendered.ts): every Domain of the new snapshot written with
  * the default fields by the export's own writer (src/export/export-rendered.ts: renderStream), on
- * worker threads (one per core, each a range of keys), and kept in the snapshot before it is
- * published, so the first request for it already copies bytes.
+ * worker threads (one per core, each a range of keys; a snapshot of ON_THIS_THREAD Domains or
+ * fewer on this thread, which costs less than starting one), and kept in the snapshot before it is
+ * published, so the first request for it already copies bytes. Every load renders: the records
+ * are a part of the snapshot's format (src/db/snapshot-format.ts), without which it is not served.
  */
 export interface Rendered {
   records: number;
@@ -36,10 +38,15 @@ export async function renderSnapshot(
   const sink: RenderedSink =
     db.kind === "sqlite"
       ? await sqliteRenderedSink(join(db.dataDir, snapshot.location))
-      : await pgRenderedSink(db.url, snapshot.location, db.renderedTexts ?? false);
+      : await pgRenderedSink(db.url, snapshot.location);
   const readers: ExportReader[] = [];
   try {
     const range = await keyRange(config, snapshot);
+    if (range.count <= ON_THIS_THREAD) {
+      await renderHere(config, snapshot, range, sink, options.signal);
+      const { records, bytes } = await sink.finish();
+      return { records, bytes, ms: performance.now() - started };
+    }
     const threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
     const step = Math.ceil((range.to - range.from) / threads) || 1;
     const parts: Promise<void>[] = [];
@@ -49,7 +56,7 @@ export async function renderSnapshot(
       const to = Math.min(range.to, from + step);
       parts.push(
         (async () => {
-          for await (const page of reader.render(snapshot, from, to, sink.text)) {
+          for await (const page of reader.render(snapshot, from, to)) {
             options.signal?.throwIfAborted();
             if (!page.pieces) throw new Error("a render page came without its pieces");
             await sink.write({ bytes: page.bytes, ...page.pieces });
@@ -60,14 +67,37 @@ export async function renderSnapshot(
     await Promise.all(parts);
     // The readers go first: none holds the snapshot's file while the sink writes it (SQLite).
     await Promise.all(readers.splice(0).map((r) => r.close()));
-    // Checked complete (every Domain of the snapshot, once) before its stamp is written: else it throws.
-    const { records, bytes } = await sink.finish(renderStamp(), performance.now() - started);
+    // Checked complete (every Domain of the snapshot, once) before the part is recorded: else it throws.
+    const { records, bytes } = await sink.finish();
     return { records, bytes, ms: performance.now() - started };
   } catch (e) {
     await sink.abort().catch(() => {});
     throw e;
   } finally {
     await Promise.all(readers.map((r) => r.close()));
+  }
+}
+
+/** Domains a render writes on this thread: a worker's start (loading the schema) costs more. */
+const ON_THIS_THREAD = 5_000;
+
+/** The pieces of the Domains of `range`, written on this thread (its reader closed when done). */
+async function renderHere(
+  config: Pick<Config, "database" | "timeouts">,
+  snapshot: SnapshotRow,
+  range: { from: number; to: number },
+  sink: RenderedSink,
+  signal?: AbortSignal,
+): Promise<void> {
+  const sql = openSnapshotReader(config, snapshot);
+  try {
+    const served = { snapshot, sql, source: { name: "primary" as const, role: "primary" as const, url: "" } };
+    for await (const { count: _count, ...page } of renderStream(served, range.from, range.to)) {
+      signal?.throwIfAborted();
+      await sink.write(page);
+    }
+  } finally {
+    await sql.close();
   }
 }
 

@@ -211,13 +211,21 @@ async function loadWeek(env: NodeJS.ProcessEnv, weeks: string[]) {
   const { openSnapshotStore } = await import("../db/open-store.ts");
   const { loadSnapshot } = await import("../dataset/load/load.ts");
   const { loadEventCounts } = await import("../db/change-feed.ts");
-  const store = await openSnapshotStore(loadConfig(env));
+  const { loadSteps } = await import("../load-steps.ts");
+  const { createLogger } = await import("../logger.ts");
+  const config = loadConfig(env);
+  const store = await openSnapshotStore(config);
+  // Every load as npm run load makes it: rendered, its segments compared; a database kept from a run
+  // of older code upgraded first (a load refuses to compare with a snapshot of another format).
+  const logger = createLogger({ logLevel: "warn" });
+  const steps = loadSteps(config, store, logger);
+  await (await import("../snapshot-upgrade.ts")).upgradeServedSnapshot(config, store, logger);
   try {
     const source = (await store.current())?.source ?? null;
     const dir = source === weeks[0] ? weeks[1] : weeks[0];
     console.log(`changes: loading ${dir} (${store.kind})`);
     const started = process.hrtime.bigint();
-    const r = await loadSnapshot(store, dir, { keep: 1, changesRetention: 52 });
+    const r = await loadSnapshot(store, dir, { keep: 1, changesRetention: 52, ...steps });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const feed = await loadEventCounts(store, r.version);
     return {

@@ -155,7 +155,18 @@ async function prepare(
 ): Promise<{ config: Config; key: string }> {
   const config = loadConfig(env);
   let snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
-  const served = await snapshots.current();
+  let served = await snapshots.current();
+  // A database kept from a run of older code: its snapshot upgraded to this code's format.
+  if (!served && snapshots.refusal()) {
+    await snapshots.close();
+    console.log(`upgrading the snapshot of ${config.database.kind}: ${snapshots.refusal()}`);
+    const u = await runMeasured(join(root, "src/cli/load.ts"), ["--upgrade"], env, [
+      "--max-semi-space-size=64",
+    ]);
+    if (u.code !== 0) throw new Error(`upgrade failed with exit code ${u.code}`);
+    snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
+    served = await snapshots.current();
+  }
   if (served?.snapshot.domains !== domains) {
     await snapshots.close();
     console.log(`loading ${dataset} into ${config.database.kind}`);

@@ -1,30 +1,30 @@
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
-import { type Config, ConfigError, loadConfig } from "../config.ts";
+import { ConfigError, loadConfig } from "../config.ts";
 import { loadSnapshot } from "../dataset/load/load.ts";
 import { LoadValidationError } from "../dataset/load/problems.ts";
 import { SnapshotDirError } from "../dataset/load/read.ts";
-import { indexServedSnapshot } from "../db/count-index-build.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
-import { LoadInProgressError, type SnapshotRow } from "../db/store.ts";
+import { type Part, SnapshotFormatError, UPGRADE_COMMAND } from "../db/snapshot-format.ts";
+import { LoadInProgressError, type SnapshotRow, type SnapshotStore } from "../db/store.ts";
+import { loadSteps } from "../load-steps.ts";
 import { createLogger } from "../logger.ts";
-import { renderSnapshot } from "../render.ts";
-import { evaluateSegments } from "../segments.ts";
+import { partsOf, upgradeSnapshot } from "../snapshot-upgrade.ts";
 
 const USAGE = `usage: npm run load -- <snapshot-dir>   (apps, domains and reviews .jsonl or .jsonl.gz)
-       npm run load -- --count-index    (build the served snapshot's count index)
-       npm run load -- --render         (render the served snapshot's records again)
+       npm run load -- --upgrade [--rebuild <parts>]
 
 Checks the snapshot in <snapshot-dir> (docs/dataset.md) and loads it as a new version into the
 database that DATABASE_URL names (SQLite under DATA_DIR when it is unset), served once complete.
 If any record has a problem, every problem is listed as file:line: field: problem and the served
 snapshot stays.
 
-  --count-index  build the count index (docs/decisions.md, "Counting") into the served snapshot,
-                 for one loaded before it existed; gateways use it within a minute
-  --render       render the served snapshot's records with the default fields again
-                 (docs/decisions.md, "Rendered records"): for one loaded before them, or
-                 rendered by another version (its answers are written per request meanwhile)
+  --upgrade      bring the served snapshot to this code's format (docs/decisions.md, "One
+                 snapshot format"): the parts of it an older code built are built again from
+                 its own tables; gateways of this code serve it within seconds
+  --rebuild      with --upgrade, build these parts again even where they are of this code's
+                 version: a comma list of tables, child_rows, facets, count_index, gone, rendered
+                 (rendered: after a warning of rendered records lost or another Domain's)
   -h, --help     show this help
 
 Exit status: 0 loaded, 1 not loaded (the reason is printed), 2 bad usage, 130 interrupted.`;
@@ -42,19 +42,30 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (values["count-index"]) {
-    if (positionals.length) {
-      console.error(`load: --count-index takes no snapshot directory\n\n${USAGE}`);
+  for (const gone of ["count-index", "render"] as const)
+    if (values[gone]) {
+      console.error(
+        `load: --${gone} is no more: ${UPGRADE_COMMAND} builds what the served snapshot lacks\n\n${USAGE}`,
+      );
       return 2;
     }
-    return indexServed();
+  if (values.rebuild !== undefined && !values.upgrade) {
+    console.error(`load: --rebuild goes with --upgrade\n\n${USAGE}`);
+    return 2;
   }
-  if (values.render) {
+  if (values.upgrade) {
     if (positionals.length) {
-      console.error(`load: --render takes no snapshot directory\n\n${USAGE}`);
+      console.error(`load: --upgrade takes no snapshot directory\n\n${USAGE}`);
       return 2;
     }
-    return renderServed();
+    let rebuild: Part[] = [];
+    try {
+      if (values.rebuild !== undefined) rebuild = partsOf(values.rebuild);
+    } catch (e) {
+      console.error(`load: ${(e as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    return upgradeServed(rebuild);
   }
   if (positionals.length !== 1) {
     console.error(`load: name one snapshot directory (got ${positionals.length})\n\n${USAGE}`);
@@ -74,14 +85,13 @@ async function main(): Promise<number> {
       changesRetention: config.changesRetention,
       signal: controller.signal,
       onProgress: progress.update,
-      render: (snapshot, signal) => renderSnapshot(config, snapshot, createLogger(config), { signal }),
-      segments: (snapshot, previous) => evaluateSegments(config, store, snapshot, previous),
+      ...loadSteps(config, store, createLogger(config)),
     });
     progress.stop();
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
       `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s ` +
-        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events and ${r.timings.countIndex} s building the count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB; ${r.timings.render} s rendering ${r.domains} records with the default fields into ${piecesOf(config, r.renderedBytes)}; ${r.timings.segments} s comparing segments)`,
+        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events and ${r.timings.countIndex} s building the count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB; ${r.timings.render} s rendering ${r.domains} records with the default fields into ${piecesOf(r.renderedBytes)}; ${r.timings.segments} s comparing segments)`,
     );
     return 0;
   } catch (e) {
@@ -91,6 +101,12 @@ async function main(): Promise<number> {
       return 1;
     }
     if (e instanceof SnapshotDirError || e instanceof LoadInProgressError) {
+      console.error(e.message);
+      return 1;
+    }
+    if (e instanceof SnapshotFormatError) {
+      // The served snapshot is read by the load (its changes, its segments): of this code's format.
+      console.error(`load: ${e.message}, then load again`);
       console.error(e.message);
       return 1;
     }
@@ -110,33 +126,30 @@ const parse = () =>
     strict: true,
     options: {
       help: { type: "boolean", short: "h" },
+      upgrade: { type: "boolean" },
+      rebuild: { type: "string" },
+      // Retired (src/snapshot-upgrade.ts does what they did): named, not "unknown option".
       "count-index": { type: "boolean" },
       render: { type: "boolean" },
     },
   });
 
-/** --count-index: the served snapshot's count index, built under the load lock. */
-const indexServed = () =>
-  onServed("its count index is built with it", async (config, served) => {
-    const built = await indexServedSnapshot(config, served.location);
-    return `built the count index of snapshot version ${served.version}: ${(built.bytes / 1e6).toFixed(1)} MB in ${(built.ms / 1000).toFixed(1)} s`;
-  });
+/** What the rendered records take: their pieces' bytes. */
+const piecesOf = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB of DEFLATE pieces`;
 
-/** What the rendered records take: their pieces' bytes, and where PostgreSQL keeps the texts beside them (RENDERED_TEXTS). */
-const piecesOf = (config: Config, bytes: number) =>
-  `${(bytes / 1e6).toFixed(1)} MB of DEFLATE pieces${config.database.kind === "postgresql" && config.database.renderedTexts ? " (their texts kept beside them, compressed by PostgreSQL)" : ""}`;
-
-/** --render: the served snapshot's rendered records, made again under the load lock. */
-const renderServed = () =>
-  onServed("its records are rendered with it", async (config, served) => {
-    const r = await renderSnapshot(config, served, createLogger(config, 2));
-    return `rendered ${r.records} records of snapshot version ${served.version} into ${piecesOf(config, r.bytes)} in ${(r.ms / 1000).toFixed(1)} s`;
+/** --upgrade: the served snapshot brought to this code's format, under the load lock. */
+const upgradeServed = (rebuild: Part[]) =>
+  onServed("it is of this code's format", async (config, served, store) => {
+    const r = await upgradeSnapshot(config, store, served, createLogger(config, 2), rebuild);
+    if (!r.built.length)
+      return `snapshot version ${served.version} is of this code's format: nothing to build`;
+    return `upgraded snapshot version ${served.version}: built ${r.built.join(", ")} in ${(r.ms / 1000).toFixed(1)} s`;
   });
 
 /** Runs `work` on the served snapshot under the load lock, and prints what it says. */
 async function onServed(
   withLoad: string,
-  work: (config: ReturnType<typeof loadConfig>, served: SnapshotRow) => Promise<string>,
+  work: (config: ReturnType<typeof loadConfig>, served: SnapshotRow, store: SnapshotStore) => Promise<string>,
 ): Promise<number> {
   const config = loadConfig();
   const store = await openSnapshotStore(config);
@@ -148,14 +161,14 @@ async function onServed(
         console.error(`load: no snapshot is served: load one (${withLoad})`);
         return 1;
       }
-      console.log(await work(config, served));
+      console.log(await work(config, served, store));
       return 0;
     } finally {
       await release();
     }
   } catch (e) {
-    if (e instanceof LoadInProgressError) {
-      console.error(e.message);
+    if (e instanceof LoadInProgressError || e instanceof SnapshotFormatError) {
+      console.error(`load: ${e.message}`);
       return 1;
     }
     throw e;

@@ -54,12 +54,6 @@ export function appCountIndexOf(sql: SqlReader): Promise<AppCountIndex> {
 }
 const built = new WeakMap<SqlReader, Promise<AppCountIndex>>();
 
-/** Whether the snapshot holds every App column and table the index reads (an older one is counted by SQL). */
-export function appIndexable(sql: SqlReader): boolean {
-  const lacks = sql.catalogue;
-  return !lacks || (!lacks.missingColumns.length && !lacks.missingTables.length);
-}
-
 async function buildAppIndex(sql: SqlReader): Promise<AppCountIndex> {
   const t = (name: string) => sql.table(name);
   const app = TABLES.app;

@@ -1,4 +1,5 @@
 import { FACET_COLUMNS } from "./facet-sql.ts";
+import { PART_TABLE, recordPartStatements } from "./snapshot-format.ts";
 
 /**
  * The change feed's events of a load (docs/decisions.md, "Change feed"), computed in the database
@@ -285,34 +286,34 @@ const GONE_CHILD_COLUMNS: Record<string, string[]> = {
 };
 
 /**
- * The statements that write the new copy's gone tables: the Domains the copy before kept as gone
- * (since `keepFrom`, and not back in the new copy), and those it held that the new copy lacks
- * (gone in `version`). `carry`: whether the copy before has gone tables of its own, and whether
- * they keep the Domains' searched text (`search_text`, which a segment's search `q` reads: those
- * kept by a load before it have none, and a search matches them no more).
+ * The statements that write the new copy's gone tables (a part of its format:
+ * src/db/snapshot-format.ts, `gone`): the Domains the copy before kept as gone (since `keepFrom`,
+ * and not back in the new copy), and those it held that the new copy lacks (gone in `version`).
+ * `o` names the copy before's tables; null at the first load, whose gone tables are empty.
  */
 export function goneStatements(
   n: (table: string) => string,
-  o: (table: string) => string,
+  o: ((table: string) => string) | null,
   version: number,
   keepFrom: number,
-  carry: { gone: boolean; search: boolean },
 ): string[] {
   const map = n("change_gone_map");
-  const carried = carry.gone
+  // The first load reads its own tables, matched by nothing, for the gone tables' columns.
+  const before = o ?? n;
+  const carried = o
     ? `SELECT g.pk AS src, 1 AS carried, g.name, g.gone_version FROM ${o("gone_domain")} g WHERE g.gone_version >= ${keepFrom} AND NOT EXISTS (SELECT 1 FROM ${n("domain")} d WHERE d.name = g.name) UNION ALL `
     : "";
+  const key = (table: string) => `c.${table === "domain" ? "pk" : "domain_pk"}`;
   const fromBoth = (select: (source: string) => string, table: string) =>
-    `${carry.gone ? `${select(`${o(`gone_${table}`)} c JOIN ${map} m ON m.carried = 1 AND c.${table === "domain" ? "pk" : "domain_pk"} = m.src`)} UNION ALL ` : ""}${select(`${o(table)} c JOIN ${map} m ON m.carried = 0 AND c.${table === "domain" ? "pk" : "domain_pk"} = m.src`)}`;
+    `${o ? `${select(`${o(`gone_${table}`)} c JOIN ${map} m ON m.carried = 1 AND ${key(table)} = m.src`)} UNION ALL ` : ""}${select(`${before(table)} c JOIN ${map} m ON m.carried = 0 AND ${key(table)} = m.src`)}`;
+  const goneNow = o ? `NOT EXISTS (SELECT 1 FROM ${n("domain")} d WHERE d.name = o.name)` : "1 = 0";
   const statements = [
     ...Object.values(GONE_TABLES).map((t) => `DROP TABLE IF EXISTS ${n(t)}`),
     `DROP TABLE IF EXISTS ${map}`,
-    `CREATE TABLE ${map} AS SELECT row_number() OVER (ORDER BY name) AS pk, src, carried, name, gone_version FROM (${carried}SELECT o.pk AS src, 0 AS carried, o.name, ${version} AS gone_version FROM ${o("domain")} o WHERE NOT EXISTS (SELECT 1 FROM ${n("domain")} d WHERE d.name = o.name)) x`,
+    `CREATE TABLE ${map} AS SELECT row_number() OVER (ORDER BY name) AS pk, src, carried, name, gone_version FROM (${carried}SELECT o.pk AS src, 0 AS carried, o.name, ${version} AS gone_version FROM ${before("domain")} o WHERE ${goneNow}) x`,
     `CREATE TABLE ${n("gone_domain")} AS ${fromBoth(
       (source) =>
-        `SELECT m.pk, m.name, m.gone_version, ${FACET_COLUMNS.map((c) => `c.${c}`).join(", ")}, ${
-          source.startsWith(o("gone_domain")) && !carry.search ? "CAST(NULL AS TEXT)" : "c.search_text"
-        } AS search_text FROM ${source}`,
+        `SELECT m.pk, m.name, m.gone_version, ${FACET_COLUMNS.map((c) => `c.${c}`).join(", ")}, c.search_text FROM ${source}`,
       "domain",
     )}`,
     createIndex("gone_domain_pk", n("gone_domain"), "pk"),
@@ -324,12 +325,12 @@ export function goneStatements(
     const remap =
       table === "domain_app"
         ? {
-            join: ` JOIN ${o("app")} oa ON oa.pk = c.app_pk JOIN ${n("app")} na ON na.id = oa.id`,
+            join: ` JOIN ${before("app")} oa ON oa.pk = c.app_pk JOIN ${n("app")} na ON na.id = oa.id`,
             cols: { app_pk: "na.pk" },
           }
         : table === "domain_technology"
           ? {
-              join: ` JOIN ${o("technology")} ot ON ot.pk = c.technology_pk JOIN ${n("technology")} nt ON nt.name = ot.name`,
+              join: ` JOIN ${before("technology")} ot ON ot.pk = c.technology_pk JOIN ${n("technology")} nt ON nt.name = ot.name`,
               cols: { technology_pk: "nt.pk" },
             }
           : { join: "", cols: {} as Record<string, string> };
@@ -341,6 +342,6 @@ export function goneStatements(
       createIndex(`gone_${table}_domain_pk`, n(`gone_${table}`), "domain_pk"),
     );
   }
-  statements.push(`DROP TABLE ${map}`);
+  statements.push(`DROP TABLE ${map}`, ...recordPartStatements(n(PART_TABLE), "gone"));
   return statements;
 }

@@ -1,12 +1,6 @@
 import type SqliteDatabase from "better-sqlite3";
 import { bitmapsOf, concatenated, RoaringBitmap32 } from "./bitmaps.ts";
-import {
-  type Bitmap,
-  COUNT_INDEX_FORMAT,
-  COUNT_INDEX_TABLE,
-  ORDER_BUCKET,
-  type SortBuckets,
-} from "./count-index.ts";
+import { type Bitmap, COUNT_INDEX_TABLE, ORDER_BUCKET, type SortBuckets } from "./count-index.ts";
 import {
   CHILD_DIMENSIONS,
   domain,
@@ -18,22 +12,16 @@ import {
   TEXT_COLUMNS,
 } from "./count-index-catalogue.ts";
 import { FACET_COLUMNS_TABLE } from "./facet-sql.ts";
-import {
-  encodeNumbers,
-  type NumberColumn,
-  plainColumn,
-  type StoredCoding,
-  storedColumn,
-  valueAt,
-} from "./number-column.ts";
+import { encodeNumbers, type NumberColumn, plainColumn, storedColumn, valueAt } from "./number-column.ts";
 import { SearchBuilder } from "./search-index.ts";
+import { PART_TABLE, recordPartStatements } from "./snapshot-format.ts";
 import type { KeyKind } from "./sort-fields.ts";
 import { TABLES } from "./tables.ts";
 
 /**
  * The count index's build (src/db/count-index.ts): its parts read from a snapshot being written
  * (SQLite's own connection, or a PostgreSQL cursor), and stored in COUNT_INDEX_TABLE, at a load or
- * into a served snapshot by the CLI.
+ * by an upgrade (src/db/snapshot-upgrade.ts).
  */
 
 // ---------------------------------------------------------------------- building
@@ -101,16 +89,19 @@ export async function buildCountIndex(source: IndexSource): Promise<IndexPart[]>
     pkToOrd[pk] = ord;
   });
   const parts: IndexPart[] = [{ name: "ords", body: Buffer.from(Int32Array.from(pks).buffer) }];
+  const sorts: StoredMeta["sorts"] = {};
+  const coded: StoredMeta["coded"] = {};
+  const orders: StoredMeta["orders"] = {};
   const meta: StoredMeta = {
-    format: COUNT_INDEX_FORMAT,
     n,
     text: {},
-    numbers: [],
+    coded,
     children: {},
+    sorts,
+    orders,
+    search: { words: 0, common: [], offsets: [] },
     buildMs: 0,
   };
-  const sorts: Record<string, "i32" | "f64"> = {};
-  meta.sorts = sorts;
   TEXT_COLUMNS.forEach((c, i) => {
     const { keys, bitmaps } = bitmapsOf(textLists[i]);
     const nulls = new RoaringBitmap32(Uint32Array.from(textNulls[i]));
@@ -118,10 +109,7 @@ export async function buildCountIndex(source: IndexSource): Promise<IndexPart[]>
     meta.text[c.column] = { keys, offsets };
     parts.push({ name: `text.${c.column}`, body });
   });
-  // Coded parts (src/db/number-column.ts) under their own names, `numbers` left empty: code that
-  // reads `number.*` parts as doubles finds none, and counts such an index's snapshot by SQL.
-  const coded: Record<string, StoredCoding> = {};
-  meta.coded = coded;
+  // Each number column coded (src/db/number-column.ts), under its own name.
   const sortArrays = new Map<string, NumberColumn>();
   NUMBER_COLUMNS.forEach((c, i) => {
     const column = encodeNumbers(numberLists[i]);
@@ -137,8 +125,6 @@ export async function buildCountIndex(source: IndexSource): Promise<IndexPart[]>
     sortArrays.set(c.field, plainColumn(sort.values));
     parts.push({ name: `sort.${c.field}`, body: Buffer.from(sort.values.buffer) });
   }
-  const orders: NonNullable<StoredMeta["orders"]> = {};
-  meta.orders = orders;
   for (const [field, values] of sortArrays) {
     const { bitmaps, nullStart, firsts, lasts } = sortBuckets(values, Int32Array.from(pks));
     const { body, offsets } = concatenated(bitmaps);
@@ -358,37 +344,7 @@ export async function storeCountIndex(
   await write(countIndexTableStatement(source.kind, table));
   for (const p of parts)
     await write(`INSERT INTO ${table} ("name", "body") VALUES ($1, $2)`, [p.name, p.body]);
+  for (const statement of recordPartStatements(source.table(PART_TABLE), "count_index"))
+    await write(statement);
   return { bytes: parts.reduce((s, p) => s + p.body.length, 0), ms: Math.round(performance.now() - started) };
-}
-
-/**
- * Builds the count index into the served snapshot (`npm run load -- --count-index`): for a
- * snapshot loaded before the index existed, or by code of another index format. The table is
- * added beside the others; gateways find it within a minute (countIndexOf asks again).
- */
-export async function indexServedSnapshot(
-  config: { database: { kind: "sqlite"; dataDir: string } | { kind: "postgresql"; url: string } },
-  location: string,
-): Promise<{ bytes: number; ms: number }> {
-  const db = config.database;
-  if (db.kind === "sqlite") {
-    const { default: Database } = await import("better-sqlite3");
-    const { join } = await import("node:path");
-    const file = new Database(join(db.dataDir, location));
-    try {
-      return await storeSqliteCountIndex(file);
-    } finally {
-      file.close();
-    }
-  }
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  try {
-    return await storeCountIndex(pgIndexSource(client, location), (statement, params) =>
-      client.query(statement, params),
-    );
-  } finally {
-    await client.end();
-  }
 }

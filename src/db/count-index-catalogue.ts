@@ -83,20 +83,18 @@ export function requiredNull(values: Child, table: TableKey): string | null {
   return fieldOfColumn(table, m[1]);
 }
 
+/** The `meta` part: what the others hold, and where each value's bitmap is in its part. */
 export interface StoredMeta {
-  format: number;
   n: number;
   text: Record<string, { keys: string[]; offsets: number[] }>;
-  /** The fields whose values are stored as doubles, in `number.<field>` parts (before `coded`). */
-  numbers: string[];
   /** Each number field's coding, its codes in a `coded.<field>` part. */
-  coded?: Record<string, StoredCoding>;
+  coded: Record<string, StoredCoding>;
   children: Record<string, { keys: string[]; labels: string[] | null; offsets: number[] }>;
-  /** Absent in an index built before the sort parts (format 1 still): those sorts are read by SQL. */
-  sorts?: Record<string, "i32" | "f64">;
-  /** Each sort key's slices (SortBuckets; absent then too). */
-  orders?: Record<string, { offsets: number[]; nullStart: number; firsts: number[]; lasts: number[] }>;
-  /** The searched text's words (absent in an index built before them: a search asks the database). */
-  search?: StoredSearch;
+  /** The type of each sort key with a part of its own (`sort.<field>`). */
+  sorts: Record<string, "i32" | "f64">;
+  /** Each sort key's slices (SortBuckets), in an `order.<field>` part. */
+  orders: Record<string, { offsets: number[]; nullStart: number; firsts: number[]; lasts: number[] }>;
+  /** The searched text's words. */
+  search: StoredSearch;
   buildMs: number;
 }

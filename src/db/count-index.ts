@@ -8,7 +8,7 @@ import {
   type StoredMeta,
   TEXT_COLUMNS,
 } from "./count-index-catalogue.ts";
-import { columnFromStored, encodeNumbers, type NumberColumn, plainColumn } from "./number-column.ts";
+import { columnFromStored, type NumberColumn, plainColumn } from "./number-column.ts";
 import type { SqlReader } from "./reader.ts";
 import { type SearchIndex, searchIndexFromParts } from "./search-index.ts";
 import type { KeyKind } from "./sort-fields.ts";
@@ -36,14 +36,12 @@ export { type Bitmap, RoaringBitmap32 };
  *
  * Every dimension and column comes from the catalogue the filters and facets already use
  * (DOMAIN_FACET_VALUES, FACET_COLUMNS, RELATIONS): nothing is listed twice. The index is stored
- * in the snapshot's table COUNT_INDEX_TABLE as named parts, and each gateway loads it once per
- * snapshot; a snapshot loaded before it existed has no such table and is counted by SQL. What it
+ * in the snapshot's table COUNT_INDEX_TABLE as named parts (a part of the snapshot's format:
+ * src/db/snapshot-format.ts, `count_index`), and each gateway loads it once per snapshot. What it
  * holds is listed in src/db/count-index-catalogue.ts, built in src/db/count-index-build.ts, and
  * loaded here.
  */
 export const COUNT_INDEX_TABLE = "count_index";
-/** Bumped when the stored parts change shape: a snapshot of another format is counted by SQL. */
-export const COUNT_INDEX_FORMAT = 1;
 
 /** A column dimension's values (a text column of FACET_COLUMNS_TABLE). */
 export interface TextColumn {
@@ -74,7 +72,6 @@ export interface ChildDimension {
 }
 
 export interface CountIndex {
-  format: number;
   /** Domains. */
   n: number;
   ordToPk: Int32Array;
@@ -87,16 +84,10 @@ export interface CountIndex {
   numbers: Map<string, NumberColumn>;
   /** By dimension name (DOMAIN_FACET_VALUES). */
   children: Map<string, ChildDimension>;
-  /**
-   * By model field, each Domain sort key the index can order by (a snapshot indexed before the
-   * sort parts existed lacks those of its own part): values (or positions) by ordinal.
-   */
+  /** By model field, each Domain sort key (DOMAIN_SORTS): values (or positions) by ordinal. */
   sorts: Map<string, SortValues>;
-  /**
-   * The searched text's words and the Domains having each (src/db/search-index.ts): `q` from the
-   * index; null in an index built before it (a search then asks the database).
-   */
-  search: SearchIndex | null;
+  /** The searched text's words and the Domains having each (src/db/search-index.ts): `q` from the index. */
+  search: SearchIndex;
   /** Bytes stored, and milliseconds the build took (from the stored meta). */
   bytes: number;
   buildMs: number;
@@ -109,8 +100,8 @@ export interface SortValues {
   positions: boolean;
   /** Every value compares as the database compares it (an integer beyond 2^53 would not). */
   exact: boolean;
-  /** The Domains in this key's order, in slices (absent from an index built before them). */
-  buckets: SortBuckets | null;
+  /** The Domains in this key's order, in slices. */
+  buckets: SortBuckets;
 }
 
 /**
@@ -139,25 +130,20 @@ export type PartReader = (name: string) => Promise<Uint8Array | undefined>;
  * An index from its stored parts, each read when it is needed (a gateway's reads one at a time from
  * the database: a million Domains' index is about 140 MB of parts, 195 MB before the coded number
  * columns, and asked all at once they were held together with what is made of them, adding 512 MB
- * to the gateway's RSS); null when they are of another format.
+ * to the gateway's RSS). A part missing is a fault: the snapshot's format says the index is whole.
  */
-export async function countIndexFromParts(
-  parts: Map<string, Uint8Array> | PartReader,
-): Promise<CountIndex | null> {
+export async function countIndexFromParts(parts: Map<string, Uint8Array> | PartReader): Promise<CountIndex> {
   let bytes = 0;
-  const read: PartReader = async (name) => {
+  const part = async (name: string) => {
     const p = typeof parts === "function" ? await parts(name) : parts.get(name);
-    bytes += p?.byteLength ?? 0;
+    if (!p) throw new Error(`the snapshot's count index has no part ${name}`);
+    bytes += p.byteLength;
     return p;
   };
-  const metaBody = await read("meta");
-  if (!metaBody) return null;
-  const meta = JSON.parse(Buffer.from(metaBody).toString("utf8")) as StoredMeta;
-  if (meta.format !== COUNT_INDEX_FORMAT) return null;
-  const part = async (name: string) => {
-    const p = await read(name);
-    if (!p) throw new Error(`the snapshot's count index has no part ${name}`);
-    return p;
+  const meta = JSON.parse(Buffer.from(await part("meta")).toString("utf8")) as StoredMeta;
+  const stored = <T>(what: string, value: T | undefined): T => {
+    if (value === undefined) throw new Error(`the snapshot's count index describes no ${what}`);
+    return value;
   };
   const aligned = (p: Uint8Array) => {
     const copy = new Uint8Array(p.byteLength);
@@ -173,82 +159,58 @@ export async function countIndexFromParts(
   if (n) all.addRange(0, n);
   const text = new Map<string, TextColumn>();
   for (const c of TEXT_COLUMNS) {
-    const stored = meta.text[c.column];
-    if (!stored) return null;
-    const [nulls, ...bitmaps] = split(await part(`text.${c.column}`), stored.offsets);
+    const { keys, offsets } = stored(`text column ${c.column}`, meta.text[c.column]);
+    const [nulls, ...bitmaps] = split(await part(`text.${c.column}`), offsets);
     text.set(c.column, {
       field: c.field,
-      keys: stored.keys,
+      keys,
       bitmaps,
       nulls,
       nonNull: RoaringBitmap32.andNot(all, nulls),
-      order: sizeOrder(bitmaps, stored.keys),
-      byKey: new Map(stored.keys.map((k, i) => [k, i])),
+      order: sizeOrder(bitmaps, keys),
+      byKey: new Map(keys.map((k, i) => [k, i])),
     });
   }
   const numbers = new Map<string, NumberColumn>();
   for (const c of NUMBER_COLUMNS) {
-    const coding = meta.coded?.[c.field];
-    if (coding) numbers.set(c.field, columnFromStored(coding, aligned(await part(`coded.${c.field}`))));
-    // An index built before coded parts: its doubles, coded as they are read.
-    else if (meta.numbers.includes(c.field))
-      numbers.set(c.field, encodeNumbers(new Float64Array(aligned(await part(`number.${c.field}`)))));
-    else return null;
+    const coding = stored(`number column ${c.field}`, meta.coded[c.field]);
+    numbers.set(c.field, columnFromStored(coding, aligned(await part(`coded.${c.field}`))));
   }
   const children = new Map<string, ChildDimension>();
   for (const spec of CHILD_DIMENSIONS) {
-    const stored = meta.children[spec.name];
-    if (!stored) return null;
-    const bitmaps = split(await part(`child.${spec.name}`), stored.offsets);
-    const facetKeys = stored.labels ?? stored.keys;
+    const { keys, labels, offsets } = stored(`dimension ${spec.name}`, meta.children[spec.name]);
+    const bitmaps = split(await part(`child.${spec.name}`), offsets);
     children.set(spec.name, {
       relation: spec.relation,
       idField: fieldOfColumn(spec.table, spec.values.id),
       requiresNull: requiredNull(spec.values, spec.table),
-      keys: stored.keys,
-      labels: stored.labels,
+      keys,
+      labels,
       bitmaps,
-      order: sizeOrder(bitmaps, facetKeys),
-      byKey: new Map(stored.keys.map((k, i) => [k, i])),
+      order: sizeOrder(bitmaps, labels ?? keys),
+      byKey: new Map(keys.map((k, i) => [k, i])),
     });
   }
   const sorts = new Map<string, SortValues>();
   for (const [field, kind] of SORT_KINDS) {
-    const shared = numbers.get(field);
-    const type = meta.sorts?.[field];
-    const own = !shared && type ? await read(`sort.${field}`) : undefined;
-    const values =
-      shared ??
-      (own && plainColumn(type === "i32" ? new Int32Array(aligned(own)) : new Float64Array(aligned(own))));
-    if (!values) continue;
-    const order = meta.orders?.[field];
-    const held = order ? await read(`order.${field}`) : undefined;
-    const buckets =
-      order && held
-        ? {
-            bitmaps: split(held, order.offsets),
-            nullStart: order.nullStart,
-            firsts: order.firsts,
-            lasts: order.lasts,
-          }
-        : null;
+    let values = numbers.get(field);
+    if (!values) {
+      const own = aligned(await part(`sort.${field}`));
+      values = plainColumn(
+        stored(`sort ${field}`, meta.sorts[field]) === "i32" ? new Int32Array(own) : new Float64Array(own),
+      );
+    }
+    const order = stored(`order of ${field}`, meta.orders[field]);
+    const buckets = {
+      bitmaps: split(await part(`order.${field}`), order.offsets),
+      nullStart: order.nullStart,
+      firsts: order.firsts,
+      lasts: order.lasts,
+    };
     sorts.set(field, { values, positions: kind === "string", exact: exactFor(values, kind), buckets });
   }
-  const search = await searchIndexFromParts(meta.search, read, aligned);
-  return {
-    format: meta.format,
-    n,
-    ordToPk,
-    pkToOrd,
-    all,
-    text,
-    numbers,
-    children,
-    sorts,
-    search,
-    bytes,
-    buildMs: meta.buildMs,
-  };
+  const search = await searchIndexFromParts(meta.search, part, aligned);
+  return { n, ordToPk, pkToOrd, all, text, numbers, children, sorts, search, bytes, buildMs: meta.buildMs };
 }
 
 /** Whether a double holds every value of a key exactly as the database compares them. */
@@ -265,43 +227,27 @@ function exactFor(column: NumberColumn, kind: KeyKind): boolean {
 
 /**
  * The count index of the snapshot `sql` reads, loaded once per reader (so per snapshot and
- * gateway); null for a snapshot without one (loaded before it existed, or of another format),
- * which is counted by SQL as before. A load that failed (a database that did not answer) is tried
- * again by the next count.
+ * gateway); null for the reader of the Domains gone from a snapshot, which have none, and for an
+ * unindexed reader (the parity tests' SQL side). A load that failed (a database that did not
+ * answer) is tried again by the next count.
  */
 export function countIndexOf(sql: SqlReader): Promise<CountIndex | null> {
   // The snapshot's index describes its own Domains, not those gone from it.
-  if (sql.gone) return Promise.resolve(null);
+  if (sql.gone || sql.unindexed) return Promise.resolve(null);
   let index = loaded.get(sql);
   if (!index) {
     const loading = loadIndex(sql);
     index = loading;
     loaded.set(sql, loading);
-    const forget = () => {
+    loading.catch(() => {
       if (loaded.get(sql) === loading) loaded.delete(sql);
-    };
-    // None yet: asked again in a minute (an index built into the served snapshot by the CLI).
-    loading.then((found) => {
-      if (!found) setTimeout(forget, ABSENT_MS).unref();
-    }, forget);
+    });
   }
   return index;
 }
-const ABSENT_MS = 60_000;
-const loaded = new WeakMap<SqlReader, Promise<CountIndex | null>>();
+const loaded = new WeakMap<SqlReader, Promise<CountIndex>>();
 
-async function loadIndex(sql: SqlReader): Promise<CountIndex | null> {
-  // A snapshot older than the code reads what it lacks of the catalogue as absent (SQL does that,
-  // src/db/catalogue-check.ts): it is counted by SQL, with that meaning.
-  const lacks = sql.catalogue;
-  if (lacks && (lacks.missingColumns.length || lacks.missingTables.length)) return null;
-  const [held] =
-    sql.kind === "postgresql"
-      ? await sql.all("SELECT to_regclass($1) IS NOT NULL", [sql.table(COUNT_INDEX_TABLE)])
-      : await sql.all("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1)", [
-          COUNT_INDEX_TABLE,
-        ]);
-  if (!held?.[0]) return null;
+function loadIndex(sql: SqlReader): Promise<CountIndex> {
   const table = sql.table(COUNT_INDEX_TABLE);
   return countIndexFromParts(async (name) => {
     const [row] = await sql.all(`SELECT x."body" FROM ${table} x WHERE x."name" = $1`, [name]);

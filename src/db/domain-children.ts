@@ -1,6 +1,6 @@
 import { type Column, columnsOf } from "./model-rows.ts";
-import { holdsTables } from "./per-reader.ts";
 import type { SqlReader } from "./reader.ts";
+import { PART_TABLE, recordPartStatements } from "./snapshot-format.ts";
 import { TABLES, type TableKey } from "./tables.ts";
 
 /**
@@ -69,31 +69,28 @@ export function childArraySql(
 export const CHILD_ROWS_TABLE = "domain_child_rows";
 const CHILDREN = Object.keys(DOMAIN_CHILDREN) as DomainChild[];
 
-/** The statements that build CHILD_ROWS_TABLE from a loaded snapshot's tables (named by `table`). */
+/**
+ * The statements that build CHILD_ROWS_TABLE from a loaded snapshot's tables (named by `table`),
+ * replacing one built before, and record the part (src/db/snapshot-format.ts).
+ */
 export function childRowsStatements(kind: SqlReader["kind"], table: (name: string) => string): string[] {
   const target = table(CHILD_ROWS_TABLE);
   const arrays = CHILDREN.map((child) => `${childArraySql(kind, table, child, "d.")} AS "${child}"`);
   const select = `SELECT d."pk" AS "domain_pk", ${arrays.join(", ")} FROM ${table(TABLES.domain.name)} d`;
+  const record = recordPartStatements(table(PART_TABLE), "child_rows");
   if (kind === "postgresql")
     return [
+      `DROP TABLE IF EXISTS ${target}`,
       `CREATE TABLE ${target} AS ${select} ORDER BY d."pk"`,
       `ALTER TABLE ${target} ADD PRIMARY KEY ("domain_pk")`,
       `ANALYZE ${target}`,
+      ...record,
     ];
   const columns = CHILDREN.map((child) => `"${child}" TEXT`).join(", ");
   return [
+    `DROP TABLE IF EXISTS ${target}`,
     `CREATE TABLE ${target} ("domain_pk" INTEGER PRIMARY KEY, ${columns})`,
     `INSERT INTO ${target} ${select} ORDER BY d."pk"`,
+    ...record,
   ];
-}
-
-/**
- * Whether the snapshot `sql` reads keeps its child rows (CHILD_ROWS_TABLE): a snapshot loaded by
- * an older version has none, and is read through the correlated subqueries. Asked once per reader,
- * unless the check made before serving the snapshot answered it (src/db/catalogue-check.ts).
- */
-const [KEPT, NOT_KEPT] = [Promise.resolve(true), Promise.resolve(false)];
-export function keepsChildRows(sql: SqlReader): Promise<boolean> {
-  if (sql.catalogue) return sql.catalogue.keepsChildRows ? KEPT : NOT_KEPT;
-  return holdsTables(sql, [CHILD_ROWS_TABLE]);
 }

@@ -1,4 +1,5 @@
 import type { SqlReader } from "./reader.ts";
+import { PART_TABLE, recordPartStatements } from "./snapshot-format.ts";
 import { TABLES, type TableKey } from "./tables.ts";
 
 /**
@@ -208,7 +209,10 @@ export const FACET_SUMMARY_TABLE = "facet_summary";
 
 const literal = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
-/** The statements that build the facet tables from a loaded snapshot's tables (named by `table`). */
+/**
+ * The statements that build the facet tables from a loaded snapshot's tables (named by `table`),
+ * replacing those built before, and record the part (src/db/snapshot-format.ts).
+ */
 export function facetStatements(kind: Kind, table: Quote): string[] {
   const domain = TABLES.domain;
   const copied = FACET_COLUMNS.map((c) => {
@@ -219,9 +223,11 @@ export function facetStatements(kind: Kind, table: Quote): string[] {
   const month = DOMAIN_FACET_VALUES.createdMonth;
   const narrow = [...copied, { column: month.narrow, expr: month.expr(kind), type: "TEXT" }];
   const columnsTable = table(FACET_COLUMNS_TABLE);
+  const target = table(FACET_SUMMARY_TABLE);
   const select = `SELECT r."pk", ${narrow.map((c) => `${c.expr} AS "${c.column}"`).join(", ")} FROM ${table(domain.name)} r`;
-  const out =
-    kind === "postgresql"
+  const out = [`DROP TABLE IF EXISTS ${columnsTable}`, `DROP TABLE IF EXISTS ${target}`];
+  out.push(
+    ...(kind === "postgresql"
       ? [
           `CREATE TABLE ${columnsTable} AS ${select} ORDER BY r."pk"`,
           `ALTER TABLE ${columnsTable} ADD PRIMARY KEY ("pk")`,
@@ -230,8 +236,8 @@ export function facetStatements(kind: Kind, table: Quote): string[] {
       : [
           `CREATE TABLE ${columnsTable} ("pk" INTEGER PRIMARY KEY, ${narrow.map((c) => `"${c.column}" ${c.type}`).join(", ")})`,
           `INSERT INTO ${columnsTable} ${select} ORDER BY r."pk"`,
-        ];
-  const target = table(FACET_SUMMARY_TABLE);
+        ]),
+  );
   const columns = `("dimension", "position", "value", "count", "covered")`;
   out.push(
     kind === "postgresql"
@@ -266,5 +272,6 @@ export function facetStatements(kind: Kind, table: Quote): string[] {
     }
   }
   if (kind === "postgresql") out.push(`ANALYZE ${target}`);
+  out.push(...recordPartStatements(table(PART_TABLE), "facets"));
   return out;
 }

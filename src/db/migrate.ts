@@ -146,6 +146,20 @@ export async function applyPgMigrations(
   return ran;
 }
 
+/**
+ * The names of the snapshot migrations this code has, in order: a copy with all of them applied
+ * has this code's tables (src/db/snapshot-format.ts). Read once.
+ */
+export function snapshotMigrations(provider: Provider): readonly string[] {
+  let names = snapshotNames.get(provider);
+  if (!names) {
+    names = readMigrations(provider, "snapshot").map((m) => m.name);
+    snapshotNames.set(provider, names);
+  }
+  return names;
+}
+const snapshotNames = new Map<Provider, string[]>();
+
 /** What `phase` still has to run of migration `m` given its recorded state; null when nothing. */
 function plan(
   m: Migration,

@@ -9,6 +9,7 @@ import { poolTimeouts } from "./pg-pool.ts";
 import { PgSnapshotWriter } from "./pg-writer.ts";
 import { utc } from "./reader.ts";
 import { publishSegmentsPg } from "./segment-publish.ts";
+import { assertLoadable, checkFormat, type FormatCheck } from "./snapshot-format.ts";
 import type {
   PublishOptions,
   RawSnapshotRow,
@@ -161,8 +162,18 @@ export class PgSnapshotStore implements SnapshotStore {
     };
   }
 
+  async format(location: string): Promise<FormatCheck> {
+    return checkFormat({
+      kind: "postgresql",
+      table: (name) => `"${location}"."${name}"`,
+      all: async (sql, params) =>
+        (await this.pool.query({ text: sql, values: [...params], rowMode: "array" })).rows as unknown[][],
+    });
+  }
+
   async begin(source: string, changesRetention = 52): Promise<{ version: number; writer: SnapshotWriter }> {
     const served = await this.current();
+    if (served) assertLoadable(served.version, await this.format(served.location));
     const published = (
       await this.query<{ version: number }>(
         `SELECT version FROM "${META_SCHEMA}".snapshot WHERE status IN ('ready', 'retired') ORDER BY version DESC`,

@@ -94,15 +94,11 @@ export class PgSnapshotWriter implements SnapshotWriter {
       const o = (name: string) => `"${from?.previous}"."${name}"`;
       const statements = changeStatements("postgresql", n, o);
       await client.query("BEGIN");
-      if (from) {
-        const { rows: held } = await client.query<{ gone: boolean; search: boolean }>(
-          `SELECT to_regclass($1) IS NOT NULL AS gone, EXISTS (SELECT 1 FROM information_schema.columns
-             WHERE table_schema = $2 AND table_name = 'gone_domain' AND column_name = 'search_text') AS search`,
-          [o("gone_domain"), from.previous],
-        );
-        statements.push(...goneStatements(n, o, from.version, from.keepFrom, held[0]));
-      }
-      for (const statement of from ? statements : statements.slice(0, 2)) await client.query(statement);
+      // The first load: no events, but the (empty) table the publish reads, and no gone Domains.
+      const all = from
+        ? [...statements, ...goneStatements(n, o, from.version, from.keepFrom)]
+        : [...statements.slice(0, 2), ...goneStatements(n, null, 0, 0)];
+      for (const statement of all) await client.query(statement);
       await client.query("COMMIT");
       if (from) this.changesMs = performance.now() - started;
       // A COPY leaves every page "not all-visible", so index-only scans (a page of primary keys

@@ -29,23 +29,22 @@ export type RawRow = unknown[];
 export interface SqlReader {
   readonly kind: "sqlite" | "postgresql";
   /**
-   * The quoted, schema-qualified name of a snapshot table, to read it by. On a snapshot older than
-   * the code's catalogue (`catalogue`), a catalogued table it lacks, or lacks columns of, is a
-   * derived table that gives them as NULL: always alias it (`FROM ${table("x")} x`), since
-   * PostgreSQL before 16 refuses a derived table without an alias.
+   * The quoted, schema-qualified name of a snapshot table, to read it by. Always alias it
+   * (`FROM ${table("x")} x`): the reader of the Domains gone from a snapshot names other tables.
    */
   table(name: string): string;
-  /**
-   * What the snapshot holds of the code's table catalogue, as the gateway checked it before
-   * serving it (src/db/catalogue-check.ts); null for a reader nobody checked, read as up to date.
-   */
-  readonly catalogue: CatalogueCheck | null;
   /**
    * Set on a reader whose Domain tables are those of the Domains gone from the snapshot (the change
    * feed's, src/query/changes.ts: GONE_TABLES): they have no count index nor search table of their
    * own, and what the snapshot's hold describes other Domains, numbered apart.
    */
   readonly gone?: true;
+  /**
+   * Set on a reader opened with `indexed: false` (ReaderOptions): its snapshot's count index is
+   * not used (src/db/count-index.ts: countIndexOf), so every count, facet and page of Domains is
+   * answered by SQL. Only the parity tests open one, to hold the index to SQL's answers.
+   */
+  readonly unindexed?: true;
   /** `column` equals one of the keys bound at placeholder `$n` (see keysParam), or at `placeholder`. */
   anyOf(column: string, n: number | string): string;
   /** How a list of keys is bound for anyOf. */
@@ -74,16 +73,6 @@ export interface SqlReader {
   close(): Promise<void>;
 }
 
-/** What a snapshot holds of the code's table catalogue (src/db/tables.ts): src/db/catalogue-check.ts. */
-export interface CatalogueCheck {
-  /** Catalogued tables the snapshot has not (database names), in catalogue order. */
-  missingTables: string[];
-  /** Catalogued columns its tables have not, as `table.column` (database names), in catalogue order. */
-  missingColumns: string[];
-  /** Whether it keeps its Domains' child rows as this code reads them (src/db/domain-children.ts). */
-  keepsChildRows: boolean;
-}
-
 export interface QueryOptions {
   /**
    * Plan the statement for the values bound (PostgreSQL: an unnamed statement, planned anew each
@@ -99,6 +88,8 @@ export interface ReaderOptions {
   onQuery?: (sql: string) => void;
   /** PostgreSQL: the pool's connections at most (POOL_SIZE by default). */
   poolSize?: number;
+  /** false: a reader whose counts and pages are all SQL's (`unindexed`): the parity tests'. */
+  indexed?: boolean;
 }
 
 /** A PostgreSQL snapshot reader's connections at most, unless its opener says otherwise. */
@@ -118,11 +109,12 @@ export function openSnapshotReader(
   options: ReaderOptions = {},
 ): SqlReader {
   const db = config.database;
-  return traced(
+  const reader = traced(
     db.kind === "sqlite"
       ? sqliteReader(join(db.dataDir, snapshot.location), db.readThreads ?? 0, options)
       : pgReader(snapshot.url ?? db.url, snapshot.location, config.timeouts, options),
   );
+  return options.indexed === false ? Object.assign(reader, { unindexed: true as const }) : reader;
 }
 
 /** Each statement in a span of its own while tracing is on (src/db/sql-tracing.ts). */
@@ -197,7 +189,6 @@ function sqliteReader(file: string, threads: number, { onQuery }: ReaderOptions)
   return {
     kind: "sqlite",
     table: (name) => `"${name}"`,
-    catalogue: null,
     anyOf: (column, n) => `${column} IN (SELECT value FROM json_each(${placeholder(n)}))`,
     keysParam: (keys) => JSON.stringify(keys),
     async all(sql, params) {
@@ -294,7 +285,6 @@ function pgReader(
   let counter = 0;
   return {
     kind: "postgresql",
-    catalogue: null,
     connections: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     table: (name) => `"${schema}"."${name}"`,
     anyOf: (column, n) => `${column} = ANY(${placeholder(n)})`,

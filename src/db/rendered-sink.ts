@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import type { SqlReader } from "./reader.ts";
-import { RENDERED_STAGING, RENDERED_STAMP, RENDERED_TABLE, RENDERED_TEXT } from "./rendered.ts";
+import { RENDERED_STAGING, RENDERED_TABLE } from "./rendered.ts";
+import { PART_TABLE, recordPartStatements } from "./snapshot-format.ts";
 
 /**
  * Where a load's rendering (src/render.ts) writes the rendered records (src/db/rendered.ts): the
@@ -11,33 +12,23 @@ import { RENDERED_STAGING, RENDERED_STAMP, RENDERED_TABLE, RENDERED_TEXT } from 
 /**
  * The statements that make the (empty) tables: on SQLite, RENDERED_TABLE itself; on PostgreSQL,
  * the table the pieces are copied into as they are rendered (renderedLayout makes RENDERED_TABLE
- * and RENDERED_TEXT of it). PostgreSQL leaves the tables it has until renderedLayout replaces them:
- * a served snapshot rendered again (npm run load -- --render) is answered from them meanwhile.
+ * of it). PostgreSQL leaves the table it has until renderedLayout replaces it: a served snapshot
+ * rendered again (npm run load -- --upgrade) is answered from it meanwhile.
  */
-export function renderedTableStatements(
-  kind: SqlReader["kind"],
-  table: (name: string) => string,
-  texts = false,
-): string[] {
-  const stamp = (int: string) =>
-    `CREATE TABLE ${table(RENDERED_STAMP)} ("stamp" TEXT NOT NULL, "records" ${int} NOT NULL, "bytes" ${int} NOT NULL, "ms" ${int} NOT NULL)`;
+export function renderedTableStatements(kind: SqlReader["kind"], table: (name: string) => string): string[] {
   if (kind === "sqlite")
     return [
       `DROP TABLE IF EXISTS ${table(RENDERED_TABLE)}`,
-      `DROP TABLE IF EXISTS ${table(RENDERED_STAMP)}`,
       `CREATE TABLE ${table(RENDERED_TABLE)} ("ord" INTEGER PRIMARY KEY, "domain_pk" INTEGER NOT NULL, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL)`,
-      stamp("INTEGER"),
     ];
   return [
     // What a render that did not finish left.
     `DROP TABLE IF EXISTS ${table(RENDERED_STAGING)}`,
     `DROP TABLE IF EXISTS ${table(next(RENDERED_TABLE))}`,
-    `DROP TABLE IF EXISTS ${table(next(RENDERED_TEXT))}`,
     // Written once and read only by renderedLayout: not worth the WAL. The pieces are compressed
-    // already; the text is compressed here, as it is copied in, and stays so when laid out.
-    `CREATE UNLOGGED TABLE ${table(RENDERED_STAGING)} ("domain_pk" bigint NOT NULL, "crc" bigint NOT NULL, "len" bigint NOT NULL, "body" bytea NOT NULL${texts ? ', "text" text NOT NULL' : ""})`,
+    // already.
+    `CREATE UNLOGGED TABLE ${table(RENDERED_STAGING)} ("domain_pk" bigint NOT NULL, "crc" bigint NOT NULL, "len" bigint NOT NULL, "body" bytea NOT NULL)`,
     `ALTER TABLE ${table(RENDERED_STAGING)} ALTER COLUMN "body" SET STORAGE EXTERNAL`,
-    stamp("bigint").replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"),
   ];
 }
 
@@ -46,8 +37,7 @@ export const next = (name: string) => `${name}_next`;
 
 /**
  * A page of a load's rendering: the pieces' bodies joined in `bytes`, each ending at `ends[i]`,
- * with each one's key, CRC-32 and text length; and where asked, their texts joined in `texts`,
- * each ending at `textEnds[i]`.
+ * with each one's key, CRC-32 and text length.
  */
 export interface RenderedPage {
   bytes: Uint8Array;
@@ -55,18 +45,17 @@ export interface RenderedPage {
   crcs: Uint32Array;
   lens: Uint32Array;
   ends: Uint32Array;
-  texts?: Uint8Array;
-  textEnds?: Uint32Array;
 }
 
-/** Where a load's rendering writes the pieces: the new snapshot's RENDERED_TABLE (and RENDERED_TEXT). */
+/** Where a load's rendering writes the pieces: the new snapshot's RENDERED_TABLE. */
 export interface RenderedSink {
-  /** Whether it keeps the texts too: its pages must then carry them (`texts`, `textEnds`). */
-  readonly text: boolean;
-  /** Writes a page of pieces, and where the sink keeps them, their texts. */
+  /** Writes a page of pieces. */
   write(page: RenderedPage): Promise<void>;
-  /** Records the stamp and the totals; the table is complete. Returns the bytes the pieces take. */
-  finish(stamp: string, ms: number): Promise<{ records: number; bytes: number }>;
+  /**
+   * The table complete, it is served with the part recorded (src/db/snapshot-format.ts,
+   * `rendered`), in one transaction. Returns the records and the bytes the pieces take.
+   */
+  finish(): Promise<{ records: number; bytes: number }>;
   /** Drops what was written. */
   abort(): Promise<void>;
 }
@@ -91,7 +80,7 @@ export function checkComplete(pieces: number, domains: number, what = "pieces"):
  * index on domain_pk. A rowid table keeps its rows in rowid order, so the rank order, every list's
  * and export's default, is then the table's own: an export's reads go forward through it, where in
  * key order each piece was a page read of its own (docs/performance-history.md, "SQLite's exports sorted
- * once"). A served snapshot (npm run load -- --render) is read by gateways meanwhile: once the
+ * once"). A served snapshot (npm run load -- --upgrade) is read by gateways meanwhile: once the
  * copy outgrows the connection's cache, SQLite holds their reads off until it commits (seconds at
  * 1M). The side file takes about twice the pieces' size at its largest, and is removed with the
  * snapshot's files if a load stops (src/db/sqlite-store.ts).
@@ -121,11 +110,10 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
     bytes += page.bytes.byteLength;
   });
   return {
-    text: false,
     async write(page) {
       writePage(page);
     },
-    async finish(stamp, ms) {
+    async finish() {
       // Ordered in the side file first (the snapshot's Domains read through an ATTACH, read only),
       // so that what the snapshot's own transaction does is a copy in rowid order and an index:
       // a served snapshot's gateways wait on it for as short a time as it can be.
@@ -157,9 +145,8 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
             main.exec(
               `CREATE UNIQUE INDEX main."${RENDERED_TABLE}_domain_pk" ON "${RENDERED_TABLE}" ("domain_pk")`,
             );
-            main
-              .prepare(`INSERT INTO main."${RENDERED_STAMP}" VALUES (?, ?, ?, ?)`)
-              .run(stamp, records, bytes, Math.round(ms));
+            for (const statement of recordPartStatements(`main."${PART_TABLE}"`, "rendered"))
+              main.exec(statement);
           })
           .immediate();
         main.exec("DETACH DATABASE rendering");

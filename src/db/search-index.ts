@@ -101,17 +101,15 @@ export class SearchBuilder {
   }
 }
 
-/** The search part of an index from its stored parts, or null when the index has none. */
+/** The search part of an index from its stored parts (`part` throws for one missing). */
 export async function searchIndexFromParts(
-  stored: StoredSearch | undefined,
-  part: (name: string) => Uint8Array | undefined | Promise<Uint8Array | undefined>,
+  stored: StoredSearch,
+  part: (name: string) => Promise<Uint8Array>,
   aligned: (p: Uint8Array) => ArrayBuffer,
-): Promise<SearchIndex | null> {
-  if (!stored) return null;
+): Promise<SearchIndex> {
   // One part at a time (a gateway reads each from the database as it is asked for): what is held
   // at once is the parts made so far and the one being read.
   const text = await part("search.words");
-  if (!text) return null;
   const words = Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString("utf8");
   const starts = new Int32Array(stored.words + 1);
   let w = 0;
@@ -119,7 +117,6 @@ export async function searchIndexFromParts(
   if (w !== stored.words)
     throw new Error(`the count index's search part holds ${w} words of ${stored.words}`);
   const held = await part("search.bitmaps");
-  if (!held) return null;
   const bitmaps = new Map<number, Bitmap>();
   stored.common.forEach((id, i) => {
     const start = stored.offsets[i];
@@ -131,11 +128,8 @@ export async function searchIndexFromParts(
       ),
     );
   });
-  const from = await part("search.from");
-  if (!from) return null;
-  const smallFrom = new Int32Array(aligned(from));
+  const smallFrom = new Int32Array(aligned(await part("search.from")));
   const smallPart = await part("search.small");
-  if (!smallPart) return null;
   return { words, starts, smallFrom, small: new Int32Array(aligned(smallPart)), bitmaps };
 }
 

@@ -1,7 +1,6 @@
 import type { Config } from "../config.ts";
 import { createLogger, type Logger } from "../logger.ts";
-import { appCountIndexOf, appIndexable } from "./app-count-index.ts";
-import { checkCatalogue, checkedReader, lacksAny } from "./catalogue-check.ts";
+import { appCountIndexOf } from "./app-count-index.ts";
 import { countIndexOf } from "./count-index.ts";
 import { openSnapshotStore } from "./open-store.ts";
 import {
@@ -12,8 +11,12 @@ import {
   type SqlReader,
 } from "./reader.ts";
 import { type ReadSource, Replicas } from "./replicas.ts";
+import { checkFormat, isCurrent, refusalLine } from "./snapshot-format.ts";
 import type { SnapshotRow, SnapshotStore } from "./store.ts";
 import { isRecoveryConflict, isReplicaFailure } from "./unavailable.ts";
+
+/** How often a snapshot refused for its format is checked again (an upgrade is served within it). */
+const REFUSED_RECHECK_MS = 5_000;
 
 export interface ServedSnapshot {
   snapshot: SnapshotRow;
@@ -23,15 +26,11 @@ export interface ServedSnapshot {
   source: ReadSource;
 }
 
-/**
- * A served snapshot's row, where it is read and what it holds of the catalogue, for the export
- * thread (src/export/export-reader.ts).
- */
+/** A served snapshot's row and where it is read, for the export thread (src/export/export-reader.ts). */
 export const readAt = (served: ServedSnapshot) => ({
   ...served.snapshot,
   url: served.source.url || undefined,
   readFrom: served.source,
-  catalogue: served.sql.catalogue ?? undefined,
 });
 
 const PRIMARY = (config: Config): ReadSource => ({
@@ -60,9 +59,12 @@ const PRIMARY = (config: Config): ReadSource => ({
  * The reader of a replaced snapshot (or source) is closed after `graceMs`, letting in-flight
  * requests finish on it.
  *
- * Before a snapshot is served, its reader asks once what it holds of the code's table catalogue
- * (src/db/catalogue-check.ts): a snapshot loaded before a column or table was added is served with
- * what it lacks read as absent, and a warning names them, once per snapshot. A check that fails
+ * Before a snapshot is served, its reader asks once for the version of each of its parts
+ * (src/db/snapshot-format.ts): a snapshot of another format than the code's is not served. The
+ * gateway goes on serving the snapshot it served, if any (a newer load of newer code, during a
+ * rolling upgrade; or one of older code, until `npm run load -- --upgrade`), and says why in one
+ * line, logged once per snapshot and answered by /readyz (refusal). A refused snapshot is checked
+ * again every REFUSED_RECHECK_MS, so an upgrade is served without a restart. A check that fails
  * (the database not answering) serves nothing new, and the next request checks again.
  */
 export class Snapshots {
@@ -72,8 +74,8 @@ export class Snapshots {
   private readonly primary: ReadSource;
   /** Reads failed on a replica so far (a refresh under way when one fails does not count as fresh). */
   private failures = 0;
-  /** The last snapshot version warned of as older than the code (a warning per snapshot). */
-  private warned = 0;
+  /** The newest snapshot not served for its format: why, and when it was last checked. */
+  private refused: { version: number; source: string; line: string; at: number } | null = null;
 
   private constructor(
     private readonly config: Config,
@@ -94,7 +96,7 @@ export class Snapshots {
       refreshMs?: number;
       graceMs?: number;
       onReplicaChange?: Replicas["onChange"];
-      /** Where a snapshot older than the code is warned of: the config's logger when not given. */
+      /** Where a snapshot of another format is told of: the config's logger when not given. */
       logger?: Logger;
       /**
        * Load each new snapshot's count index as soon as it is served (a gateway's), so that the
@@ -119,7 +121,7 @@ export class Snapshots {
       replicas,
       options.refreshMs ?? 1000,
       options.graceMs ?? 30_000,
-      { onQuery: options.onQuery },
+      { onQuery: options.onQuery, indexed: options.indexed },
       options.logger ?? null,
       options.warm ?? false,
     );
@@ -130,7 +132,16 @@ export class Snapshots {
     this.checkedAt = 0;
   }
 
-  /** The served snapshot, or null while none has been loaded. */
+  /**
+   * Why the newest ready snapshot is not served (src/db/snapshot-format.ts: refusalLine), or null
+   * when it is.
+   */
+  refusal(): string | null {
+    const r = this.refused;
+    return r && r.version > (this.served?.snapshot.version ?? 0) ? r.line : null;
+  }
+
+  /** The served snapshot, or null while none has been loaded (or none of this code's format). */
   async current(): Promise<ServedSnapshot | null> {
     if (Date.now() - this.checkedAt < this.refreshMs) return this.served;
     this.pending ??= this.refresh().finally(() => {
@@ -148,44 +159,53 @@ export class Snapshots {
     // A read that failed meanwhile makes the next request choose again.
     this.checkedAt = failures === this.failures ? Date.now() : 0;
     const old = this.served;
-    if (row?.version !== old?.snapshot.version || source.name !== old?.source.name) {
+    if (row?.version === old?.snapshot.version && source.name === old?.source.name) return old;
+    if (!row) {
+      this.served = null;
+    } else {
+      const r = this.refused;
+      const recheck = !r || r.version !== row.version || r.source !== source.name;
+      if (!recheck && Date.now() - r.at < REFUSED_RECHECK_MS) return old;
+      let sql: SqlReader | null;
       try {
-        this.served = row
-          ? { snapshot: row, source, sql: await this.checked(row, this.open(row, source)) }
-          : null;
-        // A failed load is tried again by the first count that needs the index.
-        if (this.warm && this.served) {
-          countIndexOf(this.served.sql).catch(() => {});
-          if (appIndexable(this.served.sql)) appCountIndexOf(this.served.sql).catch(() => {});
-        }
+        sql = await this.checked(row, source);
       } catch (e) {
         this.checkedAt = 0; // the next request checks again
         throw e;
       }
-      if (old) setTimeout(() => void closeServed(old), this.graceMs).unref();
+      // Not of this code's format: what was served goes on being served.
+      if (!sql) return old;
+      this.refused = null;
+      this.served = { snapshot: row, source, sql };
+      // A failed load is tried again by the first count that needs the index.
+      if (this.warm) {
+        countIndexOf(sql).catch(() => {});
+        appCountIndexOf(sql).catch(() => {});
+      }
     }
+    if (old) setTimeout(() => void closeServed(old), this.graceMs).unref();
     return this.served;
   }
 
-  /** `reader` once it has checked what its snapshot holds of the catalogue (closed if it could not). */
-  private async checked(row: SnapshotRow, reader: SqlReader): Promise<SqlReader> {
-    const check = await checkCatalogue(reader).catch(async (e: unknown) => {
+  /**
+   * A reader of `row` on `source` once its parts are found of this code's format (src/db/
+   * snapshot-format.ts); null (closed, the refusal logged once per snapshot) when they are not.
+   */
+  private async checked(row: SnapshotRow, source: ReadSource): Promise<SqlReader | null> {
+    const reader = this.open(row, source);
+    const check = await checkFormat(reader).catch(async (e: unknown) => {
       await reader.close().catch(() => {});
       throw e;
     });
-    if (lacksAny(check) && this.warned !== row.version) {
-      this.warned = row.version;
+    if (isCurrent(check)) return reader;
+    await reader.close().catch(() => {});
+    const line = refusalLine(row.version, check);
+    if (this.refused?.version !== row.version) {
       this.logger ??= createLogger(this.config);
-      this.logger.warn(
-        {
-          snapshot: row.version,
-          missingColumns: check.missingColumns,
-          missingTables: check.missingTables,
-        },
-        `snapshot ${row.version} is older than this code: what it lacks of the catalogue is read as absent until a newer load (npm run load)`,
-      );
+      this.logger.warn({ snapshot: row.version, older: check.older, newer: check.newer }, line);
     }
-    return checkedReader(reader, check);
+    this.refused = { version: row.version, source: source.name, line, at: Date.now() };
+    return null;
   }
 
   private open(row: SnapshotRow, source: ReadSource): SqlReader {

@@ -19,6 +19,7 @@ import { FACET_SUMMARY_TABLE } from "./facet-sql.ts";
 import { keepTrendStatement, pruneTrendsStatement } from "./history.ts";
 import { applySqliteMigrations } from "./migrate.ts";
 import { publishSegmentsSqlite } from "./segment-publish.ts";
+import { assertLoadable, checkFormat, type FormatCheck } from "./snapshot-format.ts";
 import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
 import type {
   PublishOptions,
@@ -147,8 +148,29 @@ export class SqliteSnapshotStore implements SnapshotStore {
     return async () => rmSync(lockPath, { force: true });
   }
 
+  async format(location: string): Promise<FormatCheck> {
+    const file = new Database(snapshotFilePath(this.dataDir, location), {
+      readonly: true,
+      fileMustExist: true,
+    });
+    try {
+      return await checkFormat({
+        kind: "sqlite",
+        table: (name) => `"${name}"`,
+        all: async (sql, params) =>
+          file
+            .prepare(sql.replace(/\$\d+/g, "?"))
+            .raw()
+            .all(...params) as unknown[][],
+      });
+    } finally {
+      file.close();
+    }
+  }
+
   async begin(source: string, changesRetention = 52): Promise<{ version: number; writer: SnapshotWriter }> {
     const served = await this.current();
+    if (served) assertLoadable(served.version, await this.format(served.location));
     const published = (
       this.db
         .prepare("SELECT version FROM snapshot WHERE status IN ('ready', 'retired') ORDER BY version DESC")

@@ -118,36 +118,27 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
     }
   }
 
-  /** The load's change events, against the snapshot before (read-only, attached). */
+  /**
+   * The load's change events, against the snapshot before (attached), and the Domains gone from
+   * this one (the first load's: none, in empty tables).
+   */
   private computeChanges(): void {
     const started = performance.now();
     // Every table written is named main."…": the snapshot before is attached beside, read-write.
-    const statements = changeStatements(
-      "sqlite",
-      (name) => `main."${name}"`,
-      (name) => `old."${name}"`,
-    );
+    const n = (name: string) => `main."${name}"`;
+    const statements = changeStatements("sqlite", n, (name) => `old."${name}"`);
     const from = this.changes;
     if (!from) {
       // No snapshot before: no events, but the (empty) table the publish reads.
-      for (const statement of statements.slice(0, 2)) this.db.exec(statement);
+      this.db.transaction(() => {
+        for (const statement of [...statements.slice(0, 2), ...goneStatements(n, null, 0, 0)])
+          this.db.exec(statement);
+      })();
       return;
     }
     this.db.prepare("ATTACH DATABASE ? AS old").run(from.previous);
     try {
-      const carry = this.db
-        .prepare(
-          `SELECT (SELECT count(*) FROM old.sqlite_master WHERE type = 'table' AND name = 'gone_domain') AS gone,
-             (SELECT count(*) FROM pragma_table_info('gone_domain', 'old') WHERE name = 'search_text') AS search`,
-        )
-        .get() as { gone: number; search: number };
-      const gone = goneStatements(
-        (name) => `main."${name}"`,
-        (name) => `old."${name}"`,
-        from.version,
-        from.keepFrom,
-        { gone: carry.gone > 0, search: carry.search > 0 },
-      );
+      const gone = goneStatements(n, (name) => `old."${name}"`, from.version, from.keepFrom);
       this.db.transaction(() => {
         for (const statement of [...statements, ...gone]) this.db.exec(statement);
       })();

@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import type { FormatCheck } from "./snapshot-format.ts";
 import type { Row, Table } from "./tables.ts";
 
 /**
@@ -60,6 +61,8 @@ export interface SnapshotStore {
   /** The served snapshot, or null before the first successful load. */
   current(): Promise<SnapshotRow | null>;
   list(): Promise<SnapshotRow[]>;
+  /** What the copy at `location` holds of this code's format (src/db/snapshot-format.ts). */
+  format(location: string): Promise<FormatCheck>;
   /**
    * Takes the store's load lock (one load at a time, across processes) and cleans up after loads
    * that died without releasing it. Throws LoadInProgressError when another load holds it.
@@ -68,7 +71,9 @@ export interface SnapshotStore {
   /**
    * Registers a new snapshot in state `loading` and opens a writer on its fresh copy, which
    * computes its change events against the served snapshot (keeping the Domains gone within the
-   * newest `changesRetention` loads: src/db/change-sql.ts).
+   * newest `changesRetention` loads: src/db/change-sql.ts). The served snapshot must be of this
+   * code's format but for its rendered records, which a load does not read (loadable): else
+   * SnapshotFormatError, before anything is registered.
    */
   begin(source: string, changesRetention?: number): Promise<{ version: number; writer: SnapshotWriter }>;
   /**

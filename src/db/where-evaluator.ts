@@ -241,11 +241,10 @@ export class Evaluator {
     return new RoaringBitmap32(out.subarray(0, k));
   }
 
-  /** `searchText: { contains: word }` (a search's word) from the index's words, when it has them. */
+  /** `searchText: { contains: word }` (a search's word) from the index's words. */
   private searched(value: unknown): Leaf | null {
-    const words = this.index.search;
-    if (!words || !isPlain(value) || Object.keys(value).length !== 1) return null;
-    const t = wordBitmap(words, value.contains);
+    if (!isPlain(value) || Object.keys(value).length !== 1) return null;
+    const t = wordBitmap(this.index.search, value.contains);
     // The searched text is never NULL: a Domain not containing the word is false.
     return t && { t, f: lazy(async () => RoaringBitmap32.andNot(this.index.all, t)) };
   }

@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { Database, Timeouts } from "../config.ts";
 import type { ResultFormat } from "../db/export-jobs.ts";
-import { type CatalogueCheck, POOL_SIZE } from "../db/reader.ts";
+import { POOL_SIZE } from "../db/reader.ts";
 import type { RenderedPage } from "../db/rendered-sink.ts";
 import type { ReadSource } from "../db/replicas.ts";
 import type { SnapshotRow } from "../db/store.ts";
@@ -31,8 +31,6 @@ export type StreamMessage =
       url?: string;
       /** Where the server's thread reads it (the primary when not given). */
       readFrom?: ReadSource;
-      /** What it holds of the code's catalogue, as the server's thread found (src/db/catalogue-check.ts). */
-      catalogue?: CatalogueCheck;
       /** The `fields` option as given ("" for the defaults). */
       fields: string;
       /** List Domains' filter, sort and search (its GraphQL variables, checked on this thread). */
@@ -49,8 +47,7 @@ export type StreamMessage =
       ring?: SharedArrayBuffer;
     }
   /**
-   * The rendered pieces of the Domains whose key is in [from, to), for a load (src/render.ts),
-   * with their texts where `text`.
+   * The rendered pieces of the Domains whose key is in [from, to), for a load (src/render.ts).
    */
   | {
       type: "render";
@@ -59,7 +56,6 @@ export type StreamMessage =
       url?: string;
       from: number;
       to: number;
-      text?: boolean;
     }
   /** The stream's next page (answered in turn). */
   | { type: "next"; id: number }
@@ -78,13 +74,13 @@ export interface Page {
   bytes: Uint8Array;
   /** Batches the row writer left to the resolver path (src/rest/row-writer.ts). */
   fallbacks?: number;
-  /** Whether the Domains came from rendered records, and whether those were another code's (then not used). */
-  rendered?: "fresh" | "stale";
+  /** Whether the Domains came from rendered records. */
+  rendered?: "fresh";
   /** Domains of the page whose rendered piece was lost or another's: written instead, and counted. */
   broken?: number;
   /** The bytes are raw DEFLATE of a text of `len` bytes whose CRC-32 is `crc` (a stream asked with gzip). */
   gzip?: { crc: number; len: number };
-  /** A render stream's page: its pieces' keys, CRC-32s, lengths and ends in `bytes`, and texts where asked. */
+  /** A render stream's page: its pieces' keys, CRC-32s, lengths and ends in `bytes`. */
   pieces?: Omit<RenderedPage, "bytes">;
   /**
    * The page is a view of a slot of the stream's ring (src/export/page-ring.ts): called once the
@@ -178,7 +174,7 @@ export class ExportReader {
    * closes the stream's cursor.
    */
   async *stream(
-    snapshot: SnapshotRow & { url?: string; readFrom?: ReadSource; catalogue?: CatalogueCheck },
+    snapshot: SnapshotRow & { url?: string; readFrom?: ReadSource },
     fields: string,
     query: ExportQuery,
     format: PageFormat,
@@ -191,7 +187,6 @@ export class ExportReader {
       snapshot: rowOf(snapshot),
       url: snapshot.url,
       readFrom: snapshot.readFrom,
-      catalogue: snapshot.catalogue,
       fields,
       query,
       format,
@@ -203,14 +198,9 @@ export class ExportReader {
 
   /**
    * The rendered pieces of the Domains of `snapshot` whose key is in [from, to), in key order (a
-   * load's rendering), with their texts where `text`.
+   * load's rendering).
    */
-  render(
-    snapshot: SnapshotRow & { url?: string },
-    from: number,
-    to: number,
-    text = false,
-  ): AsyncGenerator<Page> {
+  render(snapshot: SnapshotRow & { url?: string }, from: number, to: number): AsyncGenerator<Page> {
     return this.pages({
       type: "render",
       id: 0,
@@ -218,7 +208,6 @@ export class ExportReader {
       url: snapshot.url,
       from,
       to,
-      text,
     });
   }
 
@@ -338,8 +327,7 @@ function handled<T>(promise: Promise<T>): Promise<T> {
 function rowOf({
   url: _url,
   readFrom: _readFrom,
-  catalogue: _catalogue,
   ...row
-}: SnapshotRow & { url?: string; readFrom?: ReadSource; catalogue?: CatalogueCheck }): SnapshotRow {
+}: SnapshotRow & { url?: string; readFrom?: ReadSource }): SnapshotRow {
   return row satisfies SnapshotRow;
 }

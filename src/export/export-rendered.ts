@@ -2,7 +2,7 @@ import { jointOf, pieceOf } from "../codec/deflate.ts";
 import { readContext } from "../context.ts";
 import { int8Of } from "../db/copy-binary.ts";
 import type { RawRow } from "../db/reader.ts";
-import { checkedPiece, keptPiece, RENDERED_TABLE, RENDERED_TEXT, renderedJoin } from "../db/rendered.ts";
+import { checkedPiece, keptPiece, RENDERED_TABLE, renderedJoin } from "../db/rendered.ts";
 import type { RenderedPage } from "../db/rendered-sink.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { sqlitePlan } from "../db/sqlite-plan.ts";
@@ -37,12 +37,6 @@ export interface ReadPieces {
   broken: number;
 }
 
-/** A page of rendered texts as an export reads them (PostgreSQL's RENDERED_TEXT): views of what was read. */
-export interface ReadTexts {
-  texts: Uint8Array[];
-  broken: number;
-}
-
 /**
  * The default fields' text of the Domains `pks`, in that order, written from their rows by the row
  * writer (or the resolver path where it cannot): what answers a Domain whose rendered piece is lost
@@ -71,7 +65,6 @@ export async function* renderStream(
   served: ServedSnapshot,
   from: number,
   to: number,
-  withText = false,
 ): AsyncGenerator<Pieces> {
   const c = compiledLookup("");
   const planned = withFields(c.read, ["name", "pk"]);
@@ -90,13 +83,9 @@ export async function* renderStream(
     const lens = new Uint32Array(n);
     const ends = new Uint32Array(n);
     const bodies: Buffer[] = [];
-    const texts: Buffer[] = [];
-    const textEnds = withText ? new Uint32Array(n) : null;
     let at = 0;
-    let textAt = 0;
     for (let i = 0; i < n; i++) {
-      const text = Buffer.from(lines[i], "utf8");
-      const piece = pieceOf(text);
+      const piece = pieceOf(Buffer.from(lines[i], "utf8"));
       const kept = keptPiece(rows[i].pk, piece);
       pks[i] = rows[i].pk;
       crcs[i] = piece.crc;
@@ -104,44 +93,21 @@ export async function* renderStream(
       at += kept.length;
       ends[i] = at;
       bodies.push(kept);
-      if (textEnds) {
-        textAt += text.length;
-        textEnds[i] = textAt;
-        texts.push(text);
-      }
     }
-    const page: Pieces = { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
-    if (textEnds) Object.assign(page, { texts: Buffer.concat(texts, textAt), textEnds });
-    yield page;
+    yield { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
   }
 }
 
 /**
  * The rendered pieces of every Domain that List Domains' `query` matches, in its order (the same
  * statement as domainStream's, reading each Domain's piece instead of its columns), a batch of
- * BATCH at a time; null when the snapshot has no rendered records of this code (renderedFor).
- */
-export function renderedPieces(
-  served: ServedSnapshot,
-  query: ExportQuery,
-  skip?: number,
-): AsyncGenerator<ReadPieces>;
-export function renderedPieces(
-  served: ServedSnapshot,
-  query: ExportQuery,
-  skip: number,
-  form: "text",
-): AsyncGenerator<ReadTexts>;
-/**
- * `form` "text": the Domains' texts instead (PostgreSQL's RENDERED_TEXT, where the snapshot keeps
- * them: RenderedInfo's `text`), for an export that does not take gzip.
+ * BATCH at a time.
  */
 export async function* renderedPieces(
   served: ServedSnapshot,
   query: ExportQuery,
   skip = 0,
-  form: "pieces" | "text" = "pieces",
-): AsyncGenerator<ReadPieces | ReadTexts> {
+): AsyncGenerator<ReadPieces> {
   const args = listArgs(query);
   const where = await domainListWhere(readContext(served), args, null);
   const { sql } = served;
@@ -149,13 +115,11 @@ export async function* renderedPieces(
   // binary COPY (src/db/copy-binary.ts): a FETCH answered the pieces as hex text, the server
   // writing it and the driver decoding it (src/db/reader.ts, `copy`).
   const pg = sql.kind === "postgresql";
-  const texts = form === "text";
-  if (texts && !pg) throw new Error("only PostgreSQL keeps the rendered texts");
   // Each Domain's key comes with its piece (an outer join: a lost piece is a null, not a Domain
   // left out), for checkedPiece.
   const copy = pg
     ? (keys: RawRow[]) =>
-        `SELECT k."pk", ${texts ? 'x."text"' : 'x."crc", x."len", x."body"'} FROM unnest('{${keys.map((k) => Number(k[0])).join(",")}}'::bigint[]) WITH ORDINALITY k("pk", "i") LEFT JOIN ${sql.table(texts ? RENDERED_TEXT : RENDERED_TABLE)} x ON x."domain_pk" = k."pk" ORDER BY k."i"`
+        `SELECT k."pk", x."crc", x."len", x."body" FROM unnest('{${keys.map((k) => Number(k[0])).join(",")}}'::bigint[]) WITH ORDINALITY k("pk", "i") LEFT JOIN ${sql.table(RENDERED_TABLE)} x ON x."domain_pk" = k."pk" ORDER BY k."i"`
     : undefined;
   for (const find of orderedReads(domainSortKeys(args), where)) {
     const { text, params } = pg
@@ -180,27 +144,8 @@ export async function* renderedPieces(
       raw = pass(raw);
       if (!raw.length) continue;
       const n = raw.length;
-      /** Where a Domain's piece (or text) was lost or another's: written instead (writtenOf). */
+      /** Where a Domain's piece was lost or another's: written instead (writtenOf). */
       const broken: number[] = [];
-      if (texts) {
-        // Each text as it was read (a view of the COPY's output): the page copies it once.
-        const page: Uint8Array[] = new Array(n);
-        for (let i = 0; i < n; i++) {
-          page[i] = raw[i][1] as Buffer;
-          if (!page[i]) broken.push(i);
-        }
-        if (broken.length) {
-          const written = await writtenOf(
-            served,
-            broken.map((i) => number(raw[i][0])),
-          );
-          broken.forEach((at, k) => {
-            page[at] = written[k];
-          });
-        }
-        yield { texts: page, broken: broken.length };
-        continue;
-      }
       const crcs = new Uint32Array(n);
       const lens = new Uint32Array(n);
       // Each body as it was read (a view of the COPY's output, or SQLite's own buffer): the page

@@ -2,23 +2,14 @@ import { promisify } from "node:util";
 import { parentPort, workerData } from "node:worker_threads";
 import { constants, inflateRaw } from "node:zlib";
 import { COMMA as COMMA_JOINT, joinPieces, NEWLINE as NEWLINE_JOINT } from "../codec/deflate.ts";
-import { checkedReader } from "../db/catalogue-check.ts";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
-import { forgetRendered, isMissingTable } from "../db/rendered.ts";
-import { renderedFor } from "../rest/rendered.ts";
 import { TextBytes } from "../rest/text-bytes.ts";
 import { type CsvPlan, domainCsvPlan } from "./csv.ts";
 import { EXIT, HOLD, holdRead } from "./export-hold.ts";
 import { type Batch, domainStream } from "./export-page.ts";
 import type { PageAnswer, PageFormat, ReaderData, StreamMessage } from "./export-reader.ts";
-import {
-  type Pieces,
-  type ReadPieces,
-  type ReadTexts,
-  renderedPieces,
-  renderStream,
-} from "./export-rendered.ts";
-import { fillRing, intoRing } from "./page-ring.ts";
+import { type Pieces, type ReadPieces, renderedPieces, renderStream } from "./export-rendered.ts";
+import { intoRing } from "./page-ring.ts";
 
 // The thread of export-reader.ts: reads and writes the Domains of exports and cursor=all jobs.
 
@@ -36,14 +27,14 @@ let latest = "";
 interface Stream {
   location: string;
   /** Batches written here, or rendered pieces (src/db/rendered.ts) read as they are kept. */
-  pages: AsyncGenerator<Batch | Pieces | ReadPieces | ReadTexts>;
+  pages: AsyncGenerator<Batch | Pieces | ReadPieces>;
   format: PageFormat;
   /** The client takes gzip: rendered pieces are handed on compressed. */
   gzip: boolean;
   /** The stream's ring (src/export/page-ring.ts): its pages go through it where they fit. */
   ring?: SharedArrayBuffer;
-  /** Whether the snapshot's rendered records served this stream ("stale": another code's, not used). */
-  rendered?: "fresh" | "stale";
+  /** Whether the snapshot's rendered records served this stream. */
+  rendered?: "fresh";
   /** csv: the records of the stream's `fields`, written from each Domain's JSON line. */
   csv: CsvPlan | null;
   /** The stream's requests, in turn: a page is read only once the one before it is. */
@@ -59,29 +50,9 @@ const streams = new Map<number, Stream>();
 /** What a stream that is over answers to any further `next`. */
 const over = (id: number): PageAnswer => ({ id, count: 0, bytes: new Uint8Array(), done: true });
 
-/**
- * A page still to be joined: `length` bytes that `fill` writes (rendered texts, joined where the
- * page goes: into a slot of the stream's ring, else a buffer of its own).
- */
-type Unjoined = Extract<PageAnswer, { bytes: Uint8Array }> & {
-  join: { length: number; fill: (into: Uint8Array) => void };
-};
-
-function post(answer: PageAnswer | Unjoined, ring?: SharedArrayBuffer): void {
+function post(answer: PageAnswer, ring?: SharedArrayBuffer): void {
   if (!("bytes" in answer)) {
     parentPort?.postMessage(answer);
-    return;
-  }
-  if ("join" in answer) {
-    const { join, bytes: _none, ...rest } = answer;
-    const slot = ring && join.length ? fillRing(ring, join.length, join.fill) : null;
-    if (slot !== null) {
-      parentPort?.postMessage({ ...rest, bytes: EMPTY, ringed: { slot, length: join.length } });
-      return;
-    }
-    const bytes = Buffer.allocUnsafeSlow(join.length);
-    join.fill(bytes);
-    parentPort?.postMessage({ ...rest, bytes }, [bytes.buffer as ArrayBuffer]);
     return;
   }
   // Through the stream's ring where a slot is free and the page fits (src/export/page-ring.ts);
@@ -106,7 +77,6 @@ function failure(id: number, e: unknown): PageAnswer {
 function open(message: Extract<StreamMessage, { type: "open" | "render" }>): void {
   const { id, url, snapshot } = message;
   const readFrom = message.type === "open" ? message.readFrom : undefined;
-  const catalogue = message.type === "open" ? message.catalogue : undefined;
   // A snapshot is read where the server's thread reads it: a replica, or the primary.
   const location = url ? `${url} ${snapshot.location}` : snapshot.location;
   latest = location;
@@ -117,8 +87,7 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
       { location: snapshot.location, url },
       { poolSize },
     );
-    // Read as the server's thread reads it: what an older snapshot lacks, as absent.
-    reader = { sql: catalogue ? checkedReader(sql, catalogue) : sql, streams: 0 };
+    reader = { sql, streams: 0 };
     readers.set(location, reader);
   }
   reader.streams++;
@@ -131,7 +100,7 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
   if (message.type === "render") {
     streams.set(id, {
       location,
-      pages: renderStream(served, message.from, message.to, message.text === true),
+      pages: renderStream(served, message.from, message.to),
       format: "jsonl",
       gzip: false,
       csv: null,
@@ -152,32 +121,13 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
     posted: Promise.resolve(),
   };
   stream.pages = (async function* () {
-    // The default fields, written as JSON: copied from the snapshot's rendered records where
-    // this code rendered them (src/rest/rendered.ts); anything else is written here.
+    // The default fields, written as JSON: copied from the snapshot's rendered records (a client
+    // that takes gzip gets the pieces as they are; any other, the pieces inflated); anything else
+    // is written here.
     if (fields === "" && format !== "csv") {
-      const rendered = await renderedFor(served.sql);
-      stream.rendered = rendered?.state;
-      if (rendered?.state === "fresh") {
-        // A client that takes gzip gets the pieces as they are; any other, the texts where the
-        // snapshot keeps them (PostgreSQL), else the pieces inflated.
-        if (rendered.info.text && !stream.gzip) {
-          let started = false;
-          try {
-            for await (const page of renderedPieces(served, query, skip ?? 0, "text")) {
-              started = true;
-              yield page;
-            }
-            return;
-          } catch (e) {
-            // The texts were dropped by a render of the served snapshot that keeps none
-            // (RENDERED_TEXTS off) before this export read any: its pieces answer.
-            if (started || !isMissingTable(e)) throw e;
-            forgetRendered(served.sql);
-          }
-        }
-        yield* renderedPieces(served, query, skip);
-        return;
-      }
+      stream.rendered = "fresh";
+      yield* renderedPieces(served, query, skip);
+      return;
     }
     yield* domainStream(served, fields, query, undefined, skip);
   })();
@@ -200,17 +150,7 @@ const inflating = promisify(inflateRaw);
  * export's pieces are a quarter of its time to inflate, the rest reading them), so that on a
  * machine of more than one core an export is bound by the slower of the two, not their sum.
  */
-function piecesPage(
-  id: number,
-  stream: Stream,
-  p: Pieces | ReadPieces | ReadTexts,
-): PageAnswer | Unjoined | Promise<PageAnswer> {
-  if (!("ends" in p) && "texts" in p) {
-    // Texts as they are kept: joined once, into the page.
-    const base = { id, count: p.texts.length, done: false, rendered: stream.rendered, broken: p.broken };
-    const json = stream.format === "json";
-    return { ...base, bytes: EMPTY, join: joinedTexts(p.texts, json ? COMMA : NEWLINE, !json) };
-  }
+function piecesPage(id: number, stream: Stream, p: Pieces | ReadPieces): PageAnswer | Promise<PageAnswer> {
   if (!("bodies" in p)) {
     // A render stream's page: the pieces as they are, with their keys.
     const { bytes, count, ...pieces } = p;
@@ -247,27 +187,8 @@ const PAGE_BYTES = 256 * 1024;
 const NEWLINE = 0x0a;
 const COMMA = 0x2c;
 
-/** `texts` with `joint` after each (`last`: after the last one too): its length, and what writes it. */
-function joinedTexts(texts: readonly Uint8Array[], joint: number, last: boolean): Unjoined["join"] {
-  const count = texts.length;
-  const joints = last ? count : Math.max(0, count - 1);
-  let length = joints;
-  for (const text of texts) length += text.length;
-  return {
-    length,
-    fill(out) {
-      let at = 0;
-      for (let i = 0; i < count; i++) {
-        out.set(texts[i], at);
-        at += texts[i].length;
-        if (i < joints) out[at++] = joint;
-      }
-    },
-  };
-}
-
 /** The stream's next page, or its end (a page of pieces still being inflated: its promise). */
-async function next(id: number, stream: Stream): Promise<PageAnswer | Unjoined | Promise<PageAnswer>> {
+async function next(id: number, stream: Stream): Promise<PageAnswer | Promise<PageAnswer>> {
   try {
     holdRead(hold);
     if (hold && Atomics.load(hold, HOLD) === EXIT) process.exit(1);
@@ -282,7 +203,7 @@ async function next(id: number, stream: Stream): Promise<PageAnswer | Unjoined |
         done = true;
         break;
       }
-      if ("ends" in batch.value || "bodies" in batch.value || "texts" in batch.value) {
+      if ("ends" in batch.value || "bodies" in batch.value) {
         // Rendered pieces come as pages of their own (a batch of them, never mixed with written ones).
         if (!count) return piecesPage(id, stream, batch.value);
         throw new Error("rendered pieces after written Domains in one stream");
@@ -339,7 +260,7 @@ parentPort?.on("message", (message: StreamMessage) => {
   }
   stream.turn = stream.turn.then(async () => {
     // Every answer of a stream is posted after the ones before it (a page may be inflating).
-    const send = (answer: PageAnswer | Unjoined | Promise<PageAnswer>) => {
+    const send = (answer: PageAnswer | Promise<PageAnswer>) => {
       stream.posted = stream.posted.then(async () => post(await answer, stream.ring));
     };
     // The page before may have ended the stream (its last batch): what is asked after it is over.

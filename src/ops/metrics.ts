@@ -71,7 +71,7 @@ export class Metrics {
 
   private readonly renderedDomains = new Counter({
     name: "storegraph_rendered_domains_total",
-    help: "Domains answered with the default fields, by where their text came from: the snapshot's rendered records (fresh), or the row writer because those were rendered by another code (stale) or because the Domain's rendered piece was lost or another Domain's (broken) (src/db/rendered.ts).",
+    help: "Domains answered with the default fields, by where their text came from: the snapshot's rendered records (fresh), or the row writer because the Domain's rendered piece was lost or another Domain's (broken) (src/db/rendered.ts).",
     labelNames: ["path", "state"] as const,
     registers: [this.registry],
   });
@@ -218,10 +218,10 @@ export class Metrics {
   }
 
   /**
-   * Domains of a REST answer with the default fields: from rendered records (fresh) or not, as they
-   * were another code's (stale), or a Domain's was lost or another's (broken).
+   * Domains of a REST answer with the default fields: from rendered records (fresh), or the
+   * writer's as a Domain's was lost or another's (broken).
    */
-  rendered(path: "rest", state: "fresh" | "stale" | "broken", count: number): void {
+  rendered(path: "rest", state: "fresh" | "broken", count: number): void {
     this.renderedDomains.inc({ path, state }, count);
   }
 
@@ -240,13 +240,7 @@ export class Metrics {
 
   /** An export (or job) began; returns what it calls per page, and once at its end. */
   export(kind: "export" | "job"): {
-    page(
-      count: number,
-      bytes: number,
-      fallbacks?: number,
-      rendered?: "fresh" | "stale",
-      broken?: number,
-    ): void;
+    page(count: number, bytes: number, fallbacks?: number, rendered?: "fresh", broken?: number): void;
     end(): void;
   } {
     this.exportsRunning.inc({ kind });

@@ -17,7 +17,6 @@ import {
   type FeedCursor,
   parseFeedCursor,
 } from "../db/feed-cursor.ts";
-import { holdsTables } from "../db/per-reader.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { checkSegmentName } from "../db/segments.ts";
 import { countDomains } from "../db/where-bitmap.ts";
@@ -300,20 +299,19 @@ function pageOf(rows: ChangeRow[], first: number, after: FeedCursor): ChangePage
 
 /**
  * A Domain filter's condition on each set of rows it is matched against: the served snapshot's
- * Domains, and those gone from it (null without gone tables). Each is resolved on its own rows, so
+ * Domains, and those gone from it. Each is resolved on its own rows, so
  * that what the filter holds by key (a segment's members: f:segment) is of those rows: keys are a
  * table's own, and the gone Domains number theirs apart from the snapshot's.
  */
 interface Matches {
   served: Where;
-  gone: { sql: SqlReader; where: Where } | null;
+  gone: { sql: SqlReader; where: Where };
 }
 
 async function matchesOf(ctx: ReadContext, filter: DomainFilter): Promise<Matches> {
   const argument = "filter.domain";
   const served = await domainListWhere(ctx, { filter }, null, false, { argument });
-  const sql = await goneOf(servedOf(ctx).sql);
-  if (!sql) return { served, gone: null };
+  const sql = goneOf(servedOf(ctx).sql);
   const gone = await domainListWhere(ctx, { filter }, null, false, { rows: sql, argument });
   return { served, gone: { sql, where: gone } };
 }
@@ -324,7 +322,7 @@ async function matchesOf(ctx: ReadContext, filter: DomainFilter): Promise<Matche
  */
 async function matchingNames(ctx: ReadContext, match: Matches, among: string[] | null): Promise<string[]> {
   const names: string[] = [];
-  const sets = [{ sql: servedOf(ctx).sql, where: match.served }, ...(match.gone ? [match.gone] : [])];
+  const sets = [{ sql: servedOf(ctx).sql, where: match.served }, match.gone];
   for (const { sql, where: matched } of sets) {
     const where = among ? { AND: [matched, { name: { in: among } }] } : matched;
     const { text, params } = statementOver(
@@ -340,11 +338,10 @@ async function matchingNames(ctx: ReadContext, match: Matches, among: string[] |
 
 /**
  * The snapshot's Domains gone from it, as a reader whose Domain tables are the gone ones
- * (src/db/change-sql.ts, GONE_TABLES): a filter compiled for the domain table reads the same on
- * them. Null for a snapshot loaded without them (the first load, or an older version's).
+ * (src/db/change-sql.ts, GONE_TABLES; every load writes them, empty at the first): a filter
+ * compiled for the domain table reads the same on them.
  */
-async function goneOf(sql: SqlReader): Promise<SqlReader | null> {
-  if (!(await holdsTables(sql, Object.values(GONE_TABLES)))) return null;
+function goneOf(sql: SqlReader): SqlReader {
   let gone = goneReaders.get(sql);
   if (!gone) {
     gone = { ...sql, table: (name: string) => sql.table(GONE_TABLES[name] ?? name), gone: true };

@@ -1,4 +1,4 @@
-import { appCountIndexOf, appIndexable, appWhereBitmapOf } from "../db/app-count-index.ts";
+import { appCountIndexOf, appWhereBitmapOf } from "../db/app-count-index.ts";
 import { countIndexOf } from "../db/count-index.ts";
 import {
   byValue,
@@ -10,7 +10,6 @@ import {
   type FacetValues,
   labelled,
 } from "../db/facet-sql.ts";
-import { holdsTables } from "../db/per-reader.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { TABLES } from "../db/tables.ts";
 import { whereBitmapOf, whereKey } from "../db/where-bitmap.ts";
@@ -59,7 +58,7 @@ async function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, siz
     return cached(sql, `summary|${scope.table}.${dimension}|${size}`, size, () =>
       summaryFacet(sql, scope.table, dimension, size),
     );
-  if (scope.table === "app" && appIndexable(sql))
+  if (scope.table === "app" && !sql.unindexed)
     return cached(sql, `app-index|${dimension}|${size}|${whereKey(scope.where)}`, size, async () => {
       const [index, matched] = await Promise.all([appCountIndexOf(sql), appWhereBitmapOf(sql, scope.where)]);
       const values = index.dimensions.get(dimension);
@@ -85,14 +84,12 @@ async function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, siz
  *   hold and matches at least a twentieth of the Domains (a country, a platform, a state);
  * - `keys`: the matching keys read by the filter's indexes, then their narrow columns by key
  *   (a smaller set, or a filter on what they do not hold: the searched text);
- * - `rows`: the records' own rows (a snapshot loaded before facets existed, and Apps).
+ * - `rows`: the records' own rows (Apps).
  */
 export type Source = "summary" | "scan" | "keys" | "rows";
 const LARGE_SHARE = 0.05;
 
 export async function sourceOf(sql: SqlReader, scope: FacetScope): Promise<Source> {
-  const kept = await keepsFacetTables(sql);
-  if (!kept) return "rows";
   if (Object.keys(scope.where).length === 0) return "summary";
   if (scope.table !== "domain") return "rows";
   if (!testsOnly(scope.where, NARROW_FIELDS)) return "keys";
@@ -242,12 +239,4 @@ async function summaryFacet(
     otherCount: valued - covered,
     missingCount: missing,
   };
-}
-
-/**
- * Whether the snapshot keeps the facet tables (src/db/facet-sql.ts; built together, after the
- * load): one loaded before facets existed does not, and is counted from its own rows.
- */
-function keepsFacetTables(sql: SqlReader): Promise<boolean> {
-  return holdsTables(sql, [FACET_SUMMARY_TABLE, FACET_COLUMNS_TABLE]);
 }

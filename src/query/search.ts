@@ -1,4 +1,3 @@
-import { perReader } from "../db/per-reader.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { allOf, searchWhere, searchWords } from "./filter.ts";
 import type { Where } from "./keyset.ts";
@@ -20,12 +19,6 @@ const MAX_KEYS = 1000;
 const TRIGRAM = 3;
 
 type Searched = "app" | "domain";
-/** Whether each snapshot copy has the search tables (copies loaded before 0003 have not). */
-const hasSearchTable = perReader<Searched, Promise<boolean>>((sql, table) =>
-  sql
-    .all("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = $1", [`${table}_search`])
-    .then((rows) => rows.length > 0),
-);
 
 /**
  * The condition for `search` on `table` (null for none). searchWhere's input errors come first,
@@ -43,7 +36,7 @@ export async function searchCondition(
   // Characters, not UTF-16 units: a trigram is three characters.
   const words = searchWords(search as string).filter((w) => [...w].length >= TRIGRAM);
   // The Domains gone from a snapshot (sql.gone) have no search table: theirs would be its own's.
-  if (!words.length || sql.gone || !(await hasSearchTable(sql, table))) return where;
+  if (!words.length || sql.gone) return where;
   // Words are letters and digits only (searchWords): no LIKE wildcard to escape.
   const rows = await sql.all(
     `SELECT rowid FROM ${sql.table(`${table}_search`)} WHERE ${words.map((_, i) => `search_text LIKE $${i + 1}`).join(" AND ")} LIMIT ${MAX_KEYS + 1}`,

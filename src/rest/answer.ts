@@ -6,7 +6,6 @@ import { type Asker, apiKeyOf } from "../auth/plugin.ts";
 import { type Budget, budgetHeaders } from "../auth/rate-headers.ts";
 import type { RateLimits } from "../auth/rate-limit.ts";
 import type { ReadContext } from "../context.ts";
-import { forgetRendered, isMissingTable } from "../db/rendered.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { inSpan } from "../db/sql-tracing.ts";
 import { apiError, errorResponse, isApiError, maskFault } from "../errors.ts";
@@ -21,7 +20,7 @@ import { optionSuggester } from "./filter-options.ts";
 import type { Options } from "./options.ts";
 import { planRequest } from "./plan.ts";
 import { errorJsonOf, type RecordsPlan } from "./records.ts";
-import { renderedFor, reportBroken } from "./rendered.ts";
+import { reportBroken } from "./rendered.ts";
 import type { Operation, RecordsEnvelope } from "./route.ts";
 import { OPERATIONS } from "./routes.ts";
 import { withSharedTexts } from "./shared-text.ts";
@@ -262,28 +261,12 @@ export async function answerOperation(
         args = records.plan.args(plan.variables);
         if (charged) drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
         const readCtx = await ctx.readContext(request);
-        // The default fields: copied from the snapshot's rendered records where it keeps this
-        // code's (src/db/rendered.ts); another code's are counted and left (the writer answers).
-        if (all.rendered && readCtx.served) {
-          const rendered = await renderedFor(readCtx.served.sql);
-          if (rendered?.state === "fresh") {
-            records = all.rendered;
-            if (acceptsGzip(request)) gzipped = all.rendered.gzipped;
-            // Not gzip: the texts where the snapshot keeps them (PostgreSQL), nothing to inflate.
-            else if (rendered.info.text) records = all.rendered.text;
-          } else if (rendered?.state === "stale") ctx.metrics?.rendered("rest", "stale", 1);
-        }
-        try {
-          read = await readWith(records, readCtx);
-        } catch (e) {
-          // The texts were dropped by a render of the served snapshot that keeps none
-          // (RENDERED_TEXTS off): its pieces answer, and the snapshot is asked again.
-          if (!all.rendered || records !== all.rendered.text || !readCtx.served || !isMissingTable(e))
-            throw e;
-          forgetRendered(readCtx.served.sql);
+        // The default fields: copied from the snapshot's rendered records (src/db/rendered.ts).
+        if (all.rendered) {
           records = all.rendered;
-          read = await readWith(records, readCtx);
+          if (acceptsGzip(request)) gzipped = all.rendered.gzipped;
         }
+        read = await readWith(records, readCtx);
       } catch (e) {
         // Named as GraphQL's errors are, by the option each argument came from.
         const json = errorJsonOf(e);

@@ -2,12 +2,7 @@ import type { DocumentNode, GraphQLObjectType } from "graphql";
 import type { ReadContext } from "../context.ts";
 import { InputError, isApiError } from "../errors.ts";
 import { domainListPage, findDomain, findDomains } from "../query/domain-read/lookup.ts";
-import {
-  type DomainRead,
-  domainReadOfSets,
-  RENDERED_READ,
-  RENDERED_TEXT_READ,
-} from "../query/domain-read/plan.ts";
+import { type DomainRead, domainReadOfSets, RENDERED_READ } from "../query/domain-read/plan.ts";
 import { renderedText } from "../query/domain-read/rendered-rows.ts";
 import { schema } from "../schema/index.ts";
 import { rootArguments } from "./document.ts";
@@ -76,18 +71,12 @@ export function recordsPlanOf(
 /**
  * The records plan of a route whose root field READERS reads, answering with the default fields
  * from the snapshot's rendered records (src/db/rendered.ts): each Domain's key, name and text are
- * read, and the text written as it is. Used only where the snapshot keeps this code's records
- * (src/rest/answer.ts); undefined for any other route. `form` "text": the texts PostgreSQL keeps
- * beside the pieces are read instead of the pieces (nothing to inflate).
+ * read, and the text written as it is; undefined for any other route.
  */
-export function renderedPlanOf(
-  root: string,
-  document: () => DocumentNode,
-  form: "pieces" | "text" = "pieces",
-): RecordsPlan | undefined {
+export function renderedPlanOf(root: string, document: () => DocumentNode): RecordsPlan | undefined {
   const reader = READERS[root];
   if (!reader) return undefined;
-  const read = form === "text" ? RENDERED_TEXT_READ : RENDERED_READ;
+  const read = RENDERED_READ;
   return {
     read,
     write: (record) => renderedText(record),

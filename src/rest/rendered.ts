@@ -10,8 +10,6 @@ import {
   isScalarType,
   printType,
 } from "graphql";
-import type { SqlReader } from "../db/reader.ts";
-import { type RenderedInfo, renderedInfo } from "../db/rendered.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import type { Logger } from "../logger.ts";
 import { schema } from "../schema/index.ts";
@@ -21,9 +19,11 @@ import { partsOf } from "./legacy-writer.ts";
 /**
  * The fingerprint of what renders a Domain's default answer (src/db/rendered.ts): the pieces'
  * format, the schema's fields the default selection reads (selectedShape), the default fields'
- * plan (their legacy names, order, runs) and what each scalar makes of a set of probe values (its serializer, as it behaves: a bundle and its sources
- * give the same stamp, a changed serializer another). A snapshot whose rendered records carry
- * another stamp is answered by the row writer, and counted (storegraph_rendered_stale_total).
+ * plan (their legacy names, order, runs) and what each scalar makes of a set of probe values (its
+ * serializer, as it behaves: a bundle and its sources give the same stamp, a changed serializer
+ * another). test/rest/rendered-stamp.test.ts pins it beside the rendered part's version
+ * (src/db/snapshot-format.ts): a change of it fails that test until the version is bumped, so
+ * that snapshots rendered before are rendered again (npm run load -- --upgrade), never served.
  */
 const FORMAT = "domain-default/raw-deflate-6/sync-flush/crc32-len/no-newline/keyed-16/3";
 
@@ -104,15 +104,16 @@ function serializerProbe(types: GraphQLNamedType[]): string {
       try {
         const v = type.serialize(probe);
         out.push([type.name, typeof v === "bigint" ? `${v}n` : v]);
-      } catch (e) {
-        out.push([type.name, "throws", (e as Error).message]);
+      } catch {
+        // That it refuses the value, not its message: a message may print the value as the
+        // process's time zone and locale write it (a Date), which would make the stamp the zone's.
+        out.push([type.name, "throws"]);
       }
     }
   }
   return JSON.stringify(out);
 }
 
-let stamp: string | null = null;
 let defaultKey: string | null = null;
 
 /** Whether `sel` is the Domain's default fields, which rendered records hold. */
@@ -121,10 +122,7 @@ export function isRenderedSelection(sel: Selection): boolean {
   return selectionKey(sel) === defaultKey;
 }
 
-/**
- * The stamp `schema` gives rendered records (exported for tests: the running code's is
- * renderStamp()).
- */
+/** The stamp `schema` gives rendered records (test/rest/rendered-stamp.test.ts pins the code's). */
 export function stampOf(schema: GraphQLSchema): string {
   const DOMAIN = schema.getType("Domain") as GraphQLObjectType;
   const sel = parseFields("", DOMAIN);
@@ -152,25 +150,6 @@ export function stampOf(schema: GraphQLSchema): string {
     .slice(0, 32);
 }
 
-/** The running code's stamp (made once). */
-export function renderStamp(): string {
-  stamp ??= stampOf(schema);
-  return stamp;
-}
-
-/**
- * What the snapshot `sql` reads keeps of rendered records: "fresh" (this code's stamp: answers
- * with the default fields copy them), "stale" (another stamp: the row writer answers), or null
- * (none: a snapshot loaded before rendered records, or not rendered).
- */
-export async function renderedFor(
-  sql: SqlReader,
-): Promise<{ state: "fresh" | "stale"; info: RenderedInfo } | null> {
-  const info = await renderedInfo(sql, renderStamp());
-  if (!info) return null;
-  return { state: info.stamp === renderStamp() ? "fresh" : "stale", info };
-}
-
 /** The snapshots (by location) whose lost or mismatched rendered records were logged: once each. */
 const reported = new Set<string>();
 
@@ -191,6 +170,6 @@ export function reportBroken(
   reported.add(location);
   logger.warn(
     { snapshot: version, location, path, count, keys: keys.slice(0, 20) },
-    "rendered records lost or another Domain's: those Domains are answered by the row writer (render the snapshot again: npm run load -- --render)",
+    "rendered records lost or another Domain's: those Domains are answered by the row writer (render the snapshot again: npm run load -- --upgrade --rebuild rendered)",
   );
 }

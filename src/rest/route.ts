@@ -137,15 +137,14 @@ export interface Plan {
     envelope: RecordsEnvelope;
     /**
      * The default fields: the same records copied from the snapshot's rendered records
-     * (src/db/rendered.ts), where it keeps this code's (src/rest/answer.ts chooses).
+     * (src/db/rendered.ts), which every served snapshot has: they answer, and `plan` answers
+     * only a Domain whose rendered piece was lost or another's (src/rest/answer.ts).
      */
     rendered?: {
       plan: RecordsPlan;
       envelope: RecordsEnvelope;
       /** The same answer as one gzip member, the records' pieces passed on as they are kept. */
       gzipped: RecordsEnvelope;
-      /** The same answer from the texts PostgreSQL keeps beside the pieces (RenderedInfo's `text`). */
-      text: { plan: RecordsPlan; envelope: RecordsEnvelope };
     };
   } | null;
 }
@@ -217,24 +216,18 @@ function recordsOf(route: Route, sel: Selection, document: () => DocumentNode): 
   const { root, members } = compiled(route);
   const plan = recordsPlanOf(root[0], document, sel);
   const rendered = isRenderedSelection(sel) ? renderedPlanOf(root[0], document) : null;
-  const renderedText = rendered ? renderedPlanOf(root[0], document, "text") : null;
   const records: Plan["records"] = plan
     ? {
         plan,
         envelope: (value, ctx, shared) =>
           writeEnvelope(members, (record) => plan.write(record, ctx, shared), value),
-        ...(rendered && renderedText
+        ...(rendered
           ? {
               rendered: {
                 plan: rendered,
                 envelope: (value, ctx, shared) =>
                   writeEnvelope(members, (record) => rendered.write(record, ctx, shared), value),
                 gzipped: (value) => gzippedEnvelope(members, value),
-                text: {
-                  plan: renderedText,
-                  envelope: (value, ctx, shared) =>
-                    writeEnvelope(members, (record) => renderedText.write(record, ctx, shared), value),
-                },
               },
             }
           : {}),

@@ -7,7 +7,7 @@ import { openSnapshotStore } from "../../src/db/open-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
 import { ensureDemoData } from "../../src/demo.ts";
 import { createLogger } from "../../src/logger.ts";
-import { tempDir } from "../support/api.ts";
+import { tempDir, testLoadSteps } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { openSnapshotClient } from "../support/prisma.ts";
 
@@ -39,7 +39,11 @@ describe.each(databaseKinds())("generated datasets load on %s", (kind) => {
         async (seed, domains, apps) => {
           const dir = join(scratch, `p${++n}`);
           const generated = await generateDataset({ domains, apps, seed, outDir: dir, gzip: n % 2 === 0 });
-          const loaded = await loadSnapshot(store, dir, { keep: 0, workers: n % 2 });
+          const loaded = await loadSnapshot(store, dir, {
+            ...testLoadSteps(db.config, store),
+            keep: 0,
+            workers: n % 2,
+          });
           expect(loaded).toMatchObject({
             apps: generated.apps,
             domains: generated.domains,
@@ -54,7 +58,7 @@ describe.each(databaseKinds())("generated datasets load on %s", (kind) => {
   it("keeps what was generated: counts per table agree with the files", async () => {
     const dir = join(scratch, "counts");
     const generated = await generateDataset({ domains: 1500, apps: 120, seed: 11, outDir: dir });
-    await loadSnapshot(store, dir, { keep: 0 });
+    await loadSnapshot(store, dir, { ...testLoadSteps(db.config, store), keep: 0 });
     const current = await store.current();
     const prisma = openSnapshotClient(db.config, current ?? { location: "" });
     try {

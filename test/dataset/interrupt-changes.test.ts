@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { openSnapshotStore } from "../../src/db/open-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
+import { testLoadSteps } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -81,8 +82,14 @@ describe.each(databaseKinds())("a load killed while computing its changes on %s"
   }
 
   it("leaves the served snapshot and the feed as they were", async () => {
-    await loadSnapshot(store, writeSnapshotDir(join(scratch, "a"), bigFixture(40_000)), { keep: 1 });
-    await loadSnapshot(store, writeSnapshotDir(join(scratch, "b"), bigFixture(40_000, 500)), { keep: 1 });
+    await loadSnapshot(store, writeSnapshotDir(join(scratch, "a"), bigFixture(40_000)), {
+      ...testLoadSteps(db.config, store),
+      keep: 1,
+    });
+    await loadSnapshot(store, writeSnapshotDir(join(scratch, "b"), bigFixture(40_000, 500)), {
+      ...testLoadSteps(db.config, store),
+      keep: 1,
+    });
     const served = (await store.current())?.version;
     const before = await feed();
     expect(JSON.parse(before)[0].length).toBeGreaterThan(900);
@@ -118,7 +125,7 @@ describe.each(databaseKinds())("a load killed while computing its changes on %s"
     expect(await feed()).toBe(before);
 
     // The next load cleans up and publishes what the killed one would have.
-    const r = await loadSnapshot(store, next, { keep: 1 });
+    const r = await loadSnapshot(store, next, { ...testLoadSteps(db.config, store), keep: 1 });
     const events = (await store.metaQuery("SELECT kind FROM {meta}.change_event WHERE version = ?", [
       r.version,
     ])) as { kind: string }[];

@@ -6,7 +6,7 @@ import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { openSnapshotStore } from "../../src/db/open-store.ts";
 import { snapshotFilePath } from "../../src/db/sqlite-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
-import { tempDir } from "../support/api.ts";
+import { tempDir, testLoadSteps } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -49,7 +49,10 @@ describe.each(databaseKinds())("a load process killed midway on %s", (kind) => {
   });
 
   it("leaves the served snapshot intact, and the next load cleans up after it", async () => {
-    await loadSnapshot(store, writeSnapshotDir(join(scratch, "small"), validFixture()), { keep: 1 });
+    await loadSnapshot(store, writeSnapshotDir(join(scratch, "small"), validFixture()), {
+      ...testLoadSteps(db.config, store),
+      keep: 1,
+    });
     const big = writeSnapshotDir(join(scratch, "big"), bigFixture(60_000));
 
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: db.config.dataDir, LOG_LEVEL: "silent" };
@@ -80,6 +83,7 @@ describe.each(databaseKinds())("a load process killed midway on %s", (kind) => {
     if (file) writeFileSync(`${file}.rendering`, "the pieces of a render that stopped");
 
     const next = await loadSnapshot(store, writeSnapshotDir(join(scratch, "again"), validFixture()), {
+      ...testLoadSteps(db.config, store),
       keep: 1,
     });
     expect(next.version).toBe(3);

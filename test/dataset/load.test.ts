@@ -9,7 +9,7 @@ import { LoadValidationError, MAX_LISTED, Problems } from "../../src/dataset/loa
 import { openSnapshotStore } from "../../src/db/open-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
 import { LoadInProgressError } from "../../src/db/store.ts";
-import { tempDir } from "../support/api.ts";
+import { tempDir, testLoadSteps } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { type Fixture, type Json, validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { openSnapshotClient } from "../support/prisma.ts";
@@ -490,7 +490,11 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
 
   it("loads a valid snapshot (gzip too) and round-trips its values through Prisma", async () => {
     // Through the worker-thread path (small inputs otherwise load in process, as the rest here do).
-    const r = await loadSnapshot(store, snapshotDir(validFixture(), ["domains"]), { keep: 1, workers: 2 });
+    const r = await loadSnapshot(store, snapshotDir(validFixture(), ["domains"]), {
+      ...testLoadSteps(db.config, store),
+      keep: 1,
+      workers: 2,
+    });
     expect(r).toMatchObject({ version: 1, apps: 3, domains: 4, reviews: 2 });
     const current = await store.current();
     expect(current).toMatchObject({ version: 1, status: "ready", domains: 4 });
@@ -552,7 +556,10 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     async (_name, mutate, message) => {
       const f = validFixture();
       mutate(f);
-      const err = await loadSnapshot(store, snapshotDir(f), { keep: 1 }).catch((e) => e);
+      const err = await loadSnapshot(store, snapshotDir(f), {
+        ...testLoadSteps(db.config, store),
+        keep: 1,
+      }).catch((e) => e);
       expect(err).toBeInstanceOf(LoadValidationError);
       expect((err as LoadValidationError).problems.lines().join("\n")).toContain(message);
       expect((await store.current())?.version).toBe(1);
@@ -567,7 +574,9 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     f.domains[1].platform = "nosuchshop";
     writeSnapshotDir(dir, f);
     writeFileSync(join(dir, "reviews.jsonl"), '{"updated_at": \n');
-    const err = (await loadSnapshot(store, dir, { keep: 1 }).catch((e) => e)) as LoadValidationError;
+    const err = (await loadSnapshot(store, dir, { ...testLoadSteps(db.config, store), keep: 1 }).catch(
+      (e) => e,
+    )) as LoadValidationError;
     const lines = err.problems.lines();
     expect(lines[0]).toBe("apps.jsonl:1: removed_at: is set only for Inactive Apps");
     expect(lines).toContain("domains.jsonl:2: platform: must be a platform of src/dataset/platforms.txt");
@@ -580,7 +589,10 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     async (_name, mutate, expected) => {
       const f = validFixture();
       mutate(f);
-      const err = await loadSnapshot(store, snapshotDir(f), { keep: 1 }).catch((e) => e);
+      const err = await loadSnapshot(store, snapshotDir(f), {
+        ...testLoadSteps(db.config, store),
+        keep: 1,
+      }).catch((e) => e);
       expect(err).toBeInstanceOf(LoadValidationError);
       expect((err as LoadValidationError).problems.lines()).toEqual(expected);
       expect((await store.current())?.version).toBe(1);
@@ -595,7 +607,9 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
       const lines = f[file].map((r) => JSON.stringify(r));
       lines[index] = breakLine(lines[index]);
       writeFileSync(join(dir, `${file}.jsonl`), `${lines.join("\n")}\n`);
-      const err = await loadSnapshot(store, dir, { keep: 1 }).catch((e) => e);
+      const err = await loadSnapshot(store, dir, { ...testLoadSteps(db.config, store), keep: 1 }).catch(
+        (e) => e,
+      );
       expect(err).toBeInstanceOf(LoadValidationError);
       expect((err as LoadValidationError).problems.lines()).toEqual(
         expected.map((e) => (typeof e === "string" ? e : expect.stringMatching(e))),
@@ -608,7 +622,11 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     const f = validFixture();
     f.domains[1].title = "Woo\u0000Shop";
     f.reviews[0].merchant_name = "Example \udbff";
-    const err = await loadSnapshot(store, snapshotDir(f), { keep: 1, workers: 2 }).catch((e) => e);
+    const err = await loadSnapshot(store, snapshotDir(f), {
+      ...testLoadSteps(db.config, store),
+      keep: 1,
+      workers: 2,
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(LoadValidationError);
     expect((err as LoadValidationError).problems.lines().slice(0, 2)).toEqual([
       "domains.jsonl:2: title: must not contain the NUL character (U+0000)",
@@ -622,7 +640,11 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     const [, mutate, expected] = followOns[0];
     const f = validFixture();
     mutate(f);
-    const err = await loadSnapshot(store, snapshotDir(f), { keep: 1, workers: 2 }).catch((e) => e);
+    const err = await loadSnapshot(store, snapshotDir(f), {
+      ...testLoadSteps(db.config, store),
+      keep: 1,
+      workers: 2,
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(LoadValidationError);
     expect((err as LoadValidationError).problems.lines()).toEqual(expected);
     expect((err as Error).message).toBe(
@@ -634,7 +656,7 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
 
   it("names missing files and leaves the served snapshot", async () => {
     const dir = mkdtempSync(join(scratch, "empty-"));
-    await expect(loadSnapshot(store, dir, { keep: 1 })).rejects.toThrow(
+    await expect(loadSnapshot(store, dir, { ...testLoadSteps(db.config, store), keep: 1 })).rejects.toThrow(
       /apps\.jsonl \(or apps\.jsonl\.gz\) is missing/,
     );
     expect((await store.current())?.version).toBe(1);
@@ -643,6 +665,7 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
   it("an interrupted load leaves the served snapshot and is cleaned up", async () => {
     const controller = new AbortController();
     const load = loadSnapshot(store, snapshotDir(validFixture()), {
+      ...testLoadSteps(db.config, store),
       keep: 1,
       signal: controller.signal,
       onProgress: () => controller.abort(),
@@ -657,9 +680,9 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
   it("allows one load at a time", async () => {
     const release = await store.lockForLoad();
     try {
-      await expect(loadSnapshot(store, snapshotDir(validFixture()), { keep: 1 })).rejects.toBeInstanceOf(
-        LoadInProgressError,
-      );
+      await expect(
+        loadSnapshot(store, snapshotDir(validFixture()), { ...testLoadSteps(db.config, store), keep: 1 }),
+      ).rejects.toBeInstanceOf(LoadInProgressError);
     } finally {
       await release();
     }
@@ -668,8 +691,8 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
   it("a new load replaces the served snapshot and retires copies beyond `keep`", async () => {
     const f = validFixture();
     f.domains[1].title = "Version two";
-    const a = await loadSnapshot(store, snapshotDir(f), { keep: 1 });
-    const b = await loadSnapshot(store, snapshotDir(f), { keep: 1 });
+    const a = await loadSnapshot(store, snapshotDir(f), { ...testLoadSteps(db.config, store), keep: 1 });
+    const b = await loadSnapshot(store, snapshotDir(f), { ...testLoadSteps(db.config, store), keep: 1 });
     expect(b.version).toBeGreaterThan(a.version);
     const rows = await store.list();
     expect(rows.filter((r) => r.status === "ready").map((r) => r.version)).toEqual([a.version, b.version]);
@@ -688,7 +711,7 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     const file = join(dir, "domains.jsonl");
     writeFileSync(file, readFileSync(file, "utf8").replace("\u{1F3D5}", "\\ud83c\\udfd5"));
     expect(readFileSync(file, "utf8")).toContain('"title":"Tents \\ud83c\\udfd5 \u{1F3D5} \\\\u0000');
-    const r = await loadSnapshot(store, dir, { keep: 1 });
+    const r = await loadSnapshot(store, dir, { ...testLoadSteps(db.config, store), keep: 1 });
     const current = await store.current();
     expect(current?.version).toBe(r.version);
     const prisma = openSnapshotClient(db.config, current ?? { location: "" });
@@ -702,7 +725,10 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
 
   if (kind === "postgresql") {
     it("leaves the loaded tables vacuumed: every page all-visible, for index-only scans", async () => {
-      await loadSnapshot(store, snapshotDir(validFixture(), ["domains"]), { keep: 1 });
+      await loadSnapshot(store, snapshotDir(validFixture(), ["domains"]), {
+        ...testLoadSteps(db.config, store),
+        keep: 1,
+      });
       const current = await store.current();
       const database = db.config.database;
       if (database.kind !== "postgresql") throw new Error("a PostgreSQL test on another database");

@@ -5,7 +5,7 @@ import { FeedWatch } from "../../src/db/feed-watch.ts";
 import { openSnapshotStore } from "../../src/db/open-store.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
-import { tempDir } from "../support/api.ts";
+import { tempDir, testLoadSteps } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -24,7 +24,10 @@ describe.each(databaseKinds())("FeedWatch on %s", (kind) => {
   beforeAll(async () => {
     db = await createTestDatabase(kind);
     loader = await openSnapshotStore(db.config);
-    await loadSnapshot(loader, writeSnapshotDir(join(tmp.dir, "w0"), validFixture()), { keep: 1 });
+    await loadSnapshot(loader, writeSnapshotDir(join(tmp.dir, "w0"), validFixture()), {
+      ...testLoadSteps(db.config, loader),
+      keep: 1,
+    });
     snapshots = await Snapshots.open(db.config, { refreshMs: 60_000, graceMs: 0 });
   }, 60_000);
   afterAll(async () => {
@@ -47,7 +50,10 @@ describe.each(databaseKinds())("FeedWatch on %s", (kind) => {
       const started = Date.now();
       const next = validFixture();
       next.domains = next.domains.filter((d) => d.name !== "old-shop.example.com");
-      await loadSnapshot(loader, writeSnapshotDir(join(tmp.dir, "w1"), next), { keep: 1 });
+      await loadSnapshot(loader, writeSnapshotDir(join(tmp.dir, "w1"), next), {
+        ...testLoadSteps(db.config, loader),
+        keep: 1,
+      });
       expect(await woken).toBe("moved");
       expect(Date.now() - started).toBeLessThan(20_000);
       expect((await snapshots.current())?.snapshot.version).toBe(version + 1);

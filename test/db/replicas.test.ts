@@ -9,6 +9,7 @@ import { generateDataset } from "../../src/dataset/generate.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { openSnapshotStore } from "../../src/db/open-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
+import { testLoadSteps } from "../support/api.ts";
 import type { TestDatabase } from "../support/databases.ts";
 import { Cluster, canRunClusters } from "../support/pg-cluster.ts";
 import { freePort, type Server, startServer } from "../support/server.ts";
@@ -188,7 +189,10 @@ describe.skipIf(!canRunClusters)(
       await admin.end();
       const config = loadConfig({ DATABASE_URL: primary.url("storegraph"), LOG_LEVEL: "silent" });
       store = await openSnapshotStore(config);
-      const loaded = await loadSnapshot(store, await dataset(V1), { keep: 1 });
+      const loaded = await loadSnapshot(store, await dataset(V1), {
+        ...testLoadSteps(config, store),
+        keep: 1,
+      });
       counts.set(loaded.version, V1.domains);
       ({ key } = await new ApiKeys(store).create("replicas", "enterprise"));
       await startGateway("A", { REPLICA_MAX_LAG_MS: "30000" });
@@ -214,7 +218,10 @@ describe.skipIf(!canRunClusters)(
       const v2 = await dataset(V2);
       const load = readLoad();
       await sleep(500);
-      const loaded = await loadSnapshot(store, v2, { keep: 1 });
+      const loaded = await loadSnapshot(store, v2, {
+        ...testLoadSteps(loadConfig({ DATABASE_URL: primary.url("storegraph"), LOG_LEVEL: "silent" }), store),
+        keep: 1,
+      });
       const published = Date.now();
       counts.set(loaded.version, V2.domains);
       // Both gateways end on the new snapshot, read from the replica again.

@@ -20,13 +20,15 @@ async function indexOf(texts: string[]) {
   const { meta, parts } = builder.parts();
   // Through the stored bytes, as a gateway loads them.
   const byName = new Map(parts.map((p) => [p.name, new Uint8Array(p.body)]));
-  const index = await searchIndexFromParts(
+  return searchIndexFromParts(
     meta,
-    (n) => byName.get(n),
+    async (n) => {
+      const part = byName.get(n);
+      if (!part) throw new Error(`no part ${n}`);
+      return part;
+    },
     (p) => p.slice().buffer,
   );
-  if (!index) throw new Error("no search index");
-  return index;
 }
 
 const bruteForce = (texts: string[], word: string) =>

@@ -32,16 +32,15 @@ describe.each(databaseKinds())("a page of 1000 Domains on %s", (kind) => {
       .edges;
     expect(edges).toHaveLength(1000);
     expect(edges.some((e) => (e.node.technologies?.length ?? 0) > 0)).toBe(true);
-    // The page's keys from the snapshot's count index (src/query/index-page.ts: a look for its table,
-    // then its parts, one statement a part, once per snapshot) + 1 planned read of the rows with all 8 Domain relations (categories,
+    // The page's keys from the snapshot's count index (src/query/index-page.ts: its parts, one
+    // statement a part, once per snapshot) + 1 planned read of the rows with all 8 Domain relations (categories,
     // features, tags, sales channels, ships-to, contacts, technologies, apps), + the Apps and
     // technologies they name, + app categories and app plans, each by distinct key (read once per
     // snapshot): keys are bound as one parameter (src/db/reader.ts), so no batch is split by the
-    // database's parameter limit; + once per snapshot, before it is served, what it holds of the
-    // code's catalogue, which tells whether it keeps its Domains' child rows
-    // (src/db/catalogue-check.ts, src/db/domain-children.ts).
+    // database's parameter limit; + once per snapshot, before it is served, its format (its
+    // migrations, then its parts' versions: src/db/snapshot-format.ts).
     const parts = api.queries.filter((q) => q.includes("count_index") && q.includes('"name" = ')).length;
     expect(parts).toBeGreaterThan(10);
-    expect(api.queries.length - parts).toBe(1 + 1 + 4 + 1);
+    expect(api.queries.length - parts).toBe(1 + 4 + 2);
   });
 });

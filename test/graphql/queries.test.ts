@@ -21,7 +21,7 @@ import { manyDomainsFixture } from "../support/fixture-graphql.ts";
 function tables(sql: readonly string[]): string[] {
   const named = sql
     .map((s) =>
-      // What the snapshot holds of the code's catalogue: asked once per reader, before serving it.
+      // The snapshot's migrations, and whether it records its parts: asked once, before serving it.
       /to_regclass|sqlite_master/.test(s)
         ? "(catalogue)"
         : ([...s.matchAll(/\bFROM\s+(?:[`"][^`"]+[`"]\.)?[`"]([^`"]+)[`"]/g)].at(-1)?.[1] ?? s),
@@ -55,11 +55,11 @@ const DOMAIN_TABLES = ["domain"];
 const DOMAIN_PAGE_TABLES = ["domain"];
 /**
  * The first read of Domains on a new snapshot also reads the Apps and technologies they name (kept
- * per snapshot). Before the snapshot is served, the gateway asks once what it holds of the code's
- * catalogue (src/db/catalogue-check.ts), which also tells whether it keeps its Domains' child rows
- * (src/db/domain-children.ts): that question is the first request's, whatever it reads.
+ * per snapshot). Before the snapshot is served, the gateway asks once for its format (its
+ * migrations, then its parts' versions: src/db/snapshot-format.ts): those two questions are the
+ * first request's, whatever it reads.
  */
-const cold = (tables: string[]) => [...tables, ...SHARED_TABLES, "(catalogue)"].sort();
+const cold = (tables: string[]) => [...tables, ...SHARED_TABLES, "(catalogue)", "snapshot_part"].sort();
 
 type DomainNode = {
   name: string;
@@ -138,9 +138,9 @@ describe.each(databaseKinds())("query counts on %s", (kind) => {
 
     it("a page of 50 Domains with apps, technologies, contacts, theme, categories, features: 1 query, 8 on a new snapshot", async () => {
       await newSnapshot();
-      // A new snapshot's first page also loads its count index (a look for its table, then its parts).
+      // A new snapshot's first page also loads its count index (its parts).
       expect(tables((await counted<Page>(page, { first: 50 })).sql)).toEqual(
-        cold([...DOMAIN_PAGE_TABLES, "(catalogue)", "count_index"]),
+        cold([...DOMAIN_PAGE_TABLES, "count_index"]),
       );
       const { data, sql } = await counted<Page>(page, { first: 50 });
       const nodes = data.domains.edges.map((e) => e.node);
@@ -227,7 +227,14 @@ describe.each(databaseKinds())("query counts on %s", (kind) => {
       // categories and plans, kept per snapshot (sharedLoader).
       await newSnapshot();
       const first = await counted<Page>(page(", orderBy: [{ field: CREATED_AT }]"), { first: 50 });
-      expect(tables(first.sql)).toEqual(["(catalogue)", "app", "app", "app_category", "app_plan"]);
+      expect(tables(first.sql)).toEqual([
+        "(catalogue)",
+        "app",
+        "app",
+        "app_category",
+        "app_plan",
+        "snapshot_part",
+      ]);
       for (const first of [5, 50]) {
         const { data, sql } = await counted<Page>(page(", orderBy: [{ field: CREATED_AT }]"), { first });
         // All 33 Apps fit in a page of 50.

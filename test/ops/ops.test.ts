@@ -17,7 +17,7 @@ import { Metrics } from "../../src/ops/metrics.ts";
 import { serveMetrics } from "../../src/ops/metrics-server.ts";
 import { shutDown } from "../../src/ops/shutdown.ts";
 import { OPERATIONS } from "../../src/rest/routes.ts";
-import { tempDir } from "../support/api.ts";
+import { tempDir, testLoadSteps } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, TEST_SWITCHES, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 import { type Endpoint, prepare, restEndpoint } from "../support/routes.ts";
@@ -157,7 +157,10 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
   beforeAll(async () => {
     db = await createTestDatabase(kind);
     const snapshots = await Snapshots.open(db.config, { refreshMs: 0, graceMs: 0 });
-    await loadSnapshot(snapshots.store, snapshotDir, { keep: 1 });
+    await loadSnapshot(snapshots.store, snapshotDir, {
+      ...testLoadSteps(db.config, snapshots.store),
+      keep: 1,
+    });
     await snapshots.close();
     g = await startGateway(db, { CORS_ORIGINS: "https://app.example.com,https://b.example.com" });
   });

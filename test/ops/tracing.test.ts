@@ -8,7 +8,7 @@ import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { createHttpServer } from "../../src/http.ts";
 import { startTracing, type Tracing } from "../../src/ops/tracing.ts";
-import { tempDir } from "../support/api.ts";
+import { tempDir, testLoadSteps } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -56,7 +56,10 @@ describe.each(databaseKinds())("traces (%s)", (kind) => {
   beforeAll(async () => {
     db = await createTestDatabase(kind);
     const snapshots = await Snapshots.open(db.config, { refreshMs: 0, graceMs: 0 });
-    await loadSnapshot(snapshots.store, snapshotDir, { keep: 1 });
+    await loadSnapshot(snapshots.store, snapshotDir, {
+      ...testLoadSteps(db.config, snapshots.store),
+      keep: 1,
+    });
     key = (await new ApiKeys(snapshots.store).create("trace", "enterprise")).key;
     const app = createApp(db.config, snapshots, { plugins: tracing?.plugins });
     const server = createHttpServer(app.listener);

@@ -17,7 +17,7 @@ import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { argumentName, operationOf, TOOLS } from "../../src/mcp/catalogue.ts";
 import { OPERATIONS, REST_BASE } from "../../src/rest/routes.ts";
 import { schema } from "../../src/schema/index.ts";
-import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { startApi, type TestApi, tempDir, testLoadSteps } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { connect, textOf } from "../support/mcp.ts";
 import { Receiver } from "../webhooks/receiver.ts";
@@ -605,7 +605,11 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
       cursor = page.next_cursor;
     }
     // The same week again, keeping one load's events: nothing changed, and the load before is pruned.
-    await loadSnapshot(api.snapshots.store, weeks[1] as string, { keep: 1, changesRetention: 1 });
+    await loadSnapshot(api.snapshots.store, weeks[1] as string, {
+      ...testLoadSteps(api.db.config, api.snapshots.store),
+      keep: 1,
+      changesRetention: 1,
+    });
     for (const key of [api.key, other]) {
       const page = JSON.parse((await call(`${REST_BASE}/changes`, key)).text);
       expect(page.changes).toEqual([]);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
-import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { startApi, type TestApi, tempDir, testLoadSteps } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { readJsonl } from "../support/jsonl.ts";
 
@@ -38,7 +38,12 @@ describe.each(databaseKinds())("history past the retention on %s", (kind) => {
     domains = weeks.map((w) => readJsonl<Rec>(join(w, "domains.jsonl")));
     for (const [i, week] of weeks.entries()) {
       if (i === 0) api = await startApi(kind, week);
-      else await loadSnapshot(api.snapshots.store, week, { keep: 1, changesRetention: RETENTION });
+      else
+        await loadSnapshot(api.snapshots.store, week, {
+          ...testLoadSteps(api.db.config, api.snapshots.store),
+          keep: 1,
+          changesRetention: RETENTION,
+        });
       versions.push((await api.snapshots.current())?.snapshot.version as number);
     }
     kept = versions.slice(-RETENTION);

@@ -4,7 +4,7 @@ import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { EVENT_DOC } from "../../src/db/change-feed.ts";
-import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { startApi, type TestApi, tempDir, testLoadSteps } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { readJsonl } from "../support/jsonl.ts";
 
@@ -340,7 +340,11 @@ describe.each(databaseKinds())("GET /changes on %s", (kind) => {
     const before = await all("");
     const old = before[0].id;
     // A load keeping the events of one load: its own.
-    await loadSnapshot(api.snapshots.store, weeks[1], { keep: 1, changesRetention: 1 });
+    await loadSnapshot(api.snapshots.store, weeks[1], {
+      ...testLoadSteps(api.db.config, api.snapshots.store),
+      keep: 1,
+      changesRetention: 1,
+    });
     const after = await all("");
     expect(after.every((c) => Number(c.id) > Number(before[before.length - 1].id))).toBe(true);
     expect(new Set(after.map((c) => c.version)).size).toBe(1);

@@ -16,7 +16,7 @@ import {
   type Oracle,
   oracleOf,
 } from "../graphql/oracle.ts";
-import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { startApi, type TestApi, tempDir, testLoadSteps } from "../support/api.ts";
 import { databaseKinds, TEST_SWITCHES } from "../support/databases.ts";
 
 // Whole results of List Domains (docs/api.md 4.7, docs/decisions.md "cursor=all and export"): cursor=all
@@ -641,7 +641,7 @@ describe.each(databaseKinds())("cursor=all and Export Domains (%s)", (kind) => {
           await resumed;
         },
       });
-      const loading = loadSnapshot(gated, dirB, { keep: 1 });
+      const loading = loadSnapshot(gated, dirB, { ...testLoadSteps(api.db.config, gated), keep: 1 });
       try {
         await atPublish;
         const first = await app.fetch(target, { headers: auth("mid-job") });

@@ -41,7 +41,7 @@ describe.each(databaseKinds())("REST records from rows against the resolvers on 
     const dir = join(tmp.dir, "a");
     await generateDataset({ domains: 300, apps: 30, seed: 35, outDir: dir });
     // Rendered at load, as npm run load does: the default fields are copied from the rendered records.
-    api = await startApi(kind, dir, {}, {}, { render: true });
+    api = await startApi(kind, dir);
     metrics = new Metrics(api.snapshots);
     rows = withKey(createApp(api.db.config, api.snapshots, { metrics }), api.key);
     resolvers = withKey(createApp(api.db.config, api.snapshots, { restWriter: "resolvers" }), api.key);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { pieceOf } from "../../src/codec/deflate.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
-import { keptPiece, RENDERED_STAMP, RENDERED_TABLE } from "../../src/db/rendered.ts";
+import { keptPiece, RENDERED_TABLE } from "../../src/db/rendered.ts";
 import { pgRenderedSink } from "../../src/db/rendered-pg-sink.ts";
 import { sqliteRenderedSink } from "../../src/db/rendered-sink.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
@@ -63,7 +63,7 @@ describe.each(databaseKinds())("rendered records lost or another's on %s", (kind
   beforeAll(async () => {
     const dir = join(tmp.dir, "a");
     await generateDataset({ domains: 300, apps: 30, seed: 70, outDir: dir });
-    api = await startApi(kind, dir, {}, {}, { render: true });
+    api = await startApi(kind, dir);
     metrics = new Metrics(api.snapshots);
     await api.app.dispose();
     api.app = withKey(createApp(api.db.config, api.snapshots, { metrics }), api.key);
@@ -226,7 +226,7 @@ describe.each(databaseKinds())("rendered records lost or another's on %s", (kind
     const sink =
       db.kind === "sqlite"
         ? await sqliteRenderedSink(join(db.dataDir, served.snapshot.location))
-        : await pgRenderedSink(db.url, served.snapshot.location, false);
+        : await pgRenderedSink(db.url, served.snapshot.location);
     // Every Domain but the last two, each with a piece of its own.
     const kept = domains
       .slice(0, -2)
@@ -243,13 +243,9 @@ describe.each(databaseKinds())("rendered records lost or another's on %s", (kind
       lens: new Uint32Array(kept.length),
       ends,
     });
-    await expect(sink.finish("a stamp", 1)).rejects.toThrow(
-      /298 of the snapshot's 300 Domains.*not published/,
-    );
+    await expect(sink.finish()).rejects.toThrow(/298 of the snapshot's 300 Domains.*not published/);
     await sink.abort();
-    // The served records are as they were: this code's stamp, the same pieces.
-    const [[stamp]] = await served.sql.all(`SELECT "stamp" FROM ${served.sql.table(RENDERED_STAMP)}`, []);
-    expect(stamp).not.toBe("a stamp");
+    // The served records are as they were: the same pieces.
     expect(await countOf()).toBe(before);
     expect((await same("/domain/export")).split("\n")).toHaveLength(301);
   });
@@ -263,7 +259,7 @@ describe.each(databaseKinds())("an export of rendered pieces that fails midway o
     // More Domains than a page of pieces holds (1,000): the export's second page is read after
     // its first is sent.
     await generateDataset({ domains: 1100, apps: 30, seed: 71, outDir: dir });
-    api = await startApi(kind, dir, {}, {}, { render: true });
+    api = await startApi(kind, dir);
   }, 300_000);
   afterAll(async () => {
     await api?.close();

@@ -11,22 +11,22 @@ import { joinPieces, jointOf, pieceOf } from "../../src/codec/deflate.ts";
 import { GZIP_HEADER, gzipTrailer } from "../../src/codec/gzip.ts";
 import { loadConfig } from "../../src/config.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
-import { PIECE_HEADER, RENDERED_STAMP, RENDERED_TABLE } from "../../src/db/rendered.ts";
-import { Snapshots } from "../../src/db/snapshots.ts";
+import { PIECE_HEADER, RENDERED_TABLE } from "../../src/db/rendered.ts";
 import { createHttpServer } from "../../src/http.ts";
 import { createLogger } from "../../src/logger.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
 import { renderSnapshot } from "../../src/render.ts";
 import { ANSWERS } from "../../src/rest/text-bytes.ts";
-import { startApi, type TestApi, tempDir, withKey, withTexts } from "../support/api.ts";
-import { type DatabaseKind, databaseKinds } from "../support/databases.ts";
+import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
 import { slowGet } from "../support/raw-http.ts";
 
 // Rendered records (src/db/rendered.ts, docs/decisions.md "Rendered records"): every answer with
 // the default fields copied from the text rendered at load, held byte for byte to the resolver
 // path on both databases (exports, gzip exports, cursor=all, one Domain, bulk, list pages and
-// their next pages), a stale stamp falling back to the writer, and the CRC-32 combination the
-// gzip answers rest on.
+// their next pages), and the CRC-32 combination the gzip answers rest on. Every load renders them:
+// they are a part of the snapshot's format (test/db/snapshot-format.test.ts); what renders them is
+// pinned to the part's version in test/rest/rendered-stamp.test.ts.
 
 const BASE = "http://localhost/json/api/v1/all";
 
@@ -90,30 +90,14 @@ describe("pieces joined by stored blocks", () => {
 });
 
 describe("RENDERED_TEXTS", () => {
-  it("is off unless asked, and refused where the database is SQLite", () => {
-    const pg = "postgres://postgres@127.0.0.1:5432/x";
-    const on = loadConfig({ DATABASE_URL: pg, RENDERED_TEXTS: "on" }).database;
-    expect(on.kind === "postgresql" && on.renderedTexts).toBe(true);
-    const off = loadConfig({ DATABASE_URL: pg }).database;
-    expect(off.kind === "postgresql" && off.renderedTexts).toBe(false);
+  it("is retired: set, it stops the start with a line saying the pieces alone are kept", () => {
     expect(() => loadConfig({ RENDERED_TEXTS: "on" })).toThrow(
-      /RENDERED_TEXTS.*only PostgreSQL keeps the rendered texts/s,
+      /RENDERED_TEXTS: no longer read; a snapshot keeps its rendered records as DEFLATE pieces alone/,
     );
-    expect(() => loadConfig({ DATABASE_URL: pg, RENDERED_TEXTS: "yes" })).toThrow(/RENDERED_TEXTS/);
   });
 });
 
-// PostgreSQL twice: with the pieces alone (the default) and with the texts beside them (RENDERED_TEXTS on).
-const variants = databaseKinds().flatMap((kind): [DatabaseKind, boolean][] =>
-  kind === "postgresql"
-    ? [
-        [kind, false],
-        [kind, true],
-      ]
-    : [[kind, false]],
-);
-
-describe.each(variants)("rendered records on %s (texts kept: %s)", (kind, texts) => {
+describe.each(databaseKinds())("rendered records on %s", (kind) => {
   let api: TestApi;
   let resolvers: App;
   let metrics: Metrics;
@@ -123,7 +107,7 @@ describe.each(variants)("rendered records on %s (texts kept: %s)", (kind, texts)
     const dir = join(tmp.dir, "a");
     await generateDataset({ domains: 300, apps: 30, seed: 55, outDir: dir });
     metrics = null as unknown as Metrics;
-    api = await startApi(kind, dir, {}, {}, { render: true, texts });
+    api = await startApi(kind, dir);
     metrics = new Metrics(api.snapshots);
     await api.app.dispose();
     api.app = withKey(createApp(api.db.config, api.snapshots, { metrics }), api.key);
@@ -138,24 +122,7 @@ describe.each(variants)("rendered records on %s (texts kept: %s)", (kind, texts)
     tmp.remove();
   });
 
-  /** Sets the stamp the snapshot's rendered records carry, as another code would have left it. */
-  async function setStamp(location: string, stamp: string): Promise<void> {
-    const db = api.db.config.database;
-    if (db.kind === "sqlite") {
-      const { default: Database } = await import("better-sqlite3");
-      const file = new Database(join(db.dataDir, location), { timeout: 10_000 });
-      file.prepare(`UPDATE "${RENDERED_STAMP}" SET "stamp" = ?`).run(stamp);
-      file.close();
-      return;
-    }
-    const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    await client.query(`UPDATE "${location}"."${RENDERED_STAMP}" SET "stamp" = $1`, [stamp]);
-    await client.end();
-  }
-
-  const counted = async (path: string, state: "fresh" | "stale") =>
+  const counted = async (path: string, state: "fresh" | "broken") =>
     (await metrics.registry.getSingleMetric("storegraph_rendered_domains_total")?.get())?.values.find(
       (v) => v.labels.path === path && v.labels.state === state,
     )?.value ?? 0;
@@ -222,73 +189,8 @@ describe.each(variants)("rendered records on %s (texts kept: %s)", (kind, texts)
         expect(Number(longest)).toBeGreaterThan(2100);
         expect(Number(toast)).toBe(0);
         expect((await q(`SELECT to_regclass('${s}."domain_rendered_staging"')`))[0][0]).toBeNull();
-        if (!texts) {
-          // RENDERED_TEXTS off: the pieces alone.
-          expect((await q(`SELECT to_regclass('${s}."domain_rendered_text"')`))[0][0]).toBeNull();
-          return;
-        }
-        // The texts the same way, each the piece's text, and compressed by PostgreSQL with lz4
-        // (every one long enough to be worth it).
-        const textOrder = (await q(`SELECT "domain_pk" FROM ${s}."domain_rendered_text" ORDER BY ctid`)).map(
-          Number,
-        );
-        expect(textOrder).toEqual(ranked);
-        const [[mismatched, uncompressed, textToast]] = await q(
-          `SELECT count(*) FILTER (WHERE octet_length(t."text") <> x."len"),
-                  count(*) FILTER (WHERE octet_length(t."text") > 4000 AND pg_column_compression(t."text") IS DISTINCT FROM 'lz4'),
-                  pg_relation_size((SELECT reltoastrelid FROM pg_class WHERE oid = '${s}."domain_rendered_text"'::regclass))
-             FROM ${s}."domain_rendered_text" t JOIN ${s}."domain_rendered" x USING ("domain_pk")`,
-        );
-        expect(Number(mismatched)).toBe(0);
-        expect(Number(uncompressed)).toBe(0);
-        expect(Number(textToast)).toBe(0);
+        expect((await q(`SELECT to_regclass('${s}."domain_rendered_text"')`))[0][0]).toBeNull();
       } finally {
-        await client.end();
-      }
-    },
-  );
-
-  it.runIf(texts)(
-    "PostgreSQL: an export or REST answer that does not take gzip copies the kept texts, one that does the pieces",
-    async () => {
-      const served = await api.snapshots.current();
-      const db = api.db.config.database;
-      if (!served || db.kind !== "postgresql") throw new Error("nothing served on PostgreSQL");
-      const table = `"${served.snapshot.location}"."domain_rendered_text"`;
-      const { default: pg } = await import("pg");
-      const client = new pg.Client({ connectionString: db.url });
-      await client.connect();
-      // One Domain's kept text, marked: only a read of the texts can answer the mark.
-      const [{ domain_pk: pk, text }] = (
-        await client.query(`SELECT "domain_pk", "text" FROM ${table} ORDER BY ctid LIMIT 1`)
-      ).rows as { domain_pk: string; text: string }[];
-      const marked = text.replace(/^\{/, '{"marked":true,');
-      try {
-        await client.query(`UPDATE ${table} SET "text" = $1 WHERE "domain_pk" = $2`, [marked, pk]);
-        const plain = await (await api.app.fetch(`${BASE}/domain/export`)).text();
-        expect(plain.split("\n")[0]).toBe(marked);
-        expect(plain.split("\n").length).toBe(301);
-        const zipped = await api.app.fetch(`${BASE}/domain/export`, {
-          headers: { "accept-encoding": "gzip" },
-        });
-        expect(zipped.headers.get("content-encoding")).toBe("gzip");
-        const inflated = gunzipSync(Buffer.from(await zipped.arrayBuffer())).toString("utf8");
-        expect(inflated.split("\n")[0]).toBe(text);
-        expect(inflated.split("\n").slice(1)).toEqual(plain.split("\n").slice(1));
-        // REST reads them the same way: the texts for a plain answer, the pieces for gzip.
-        const name = (JSON.parse(text) as { name: string }).name;
-        const one = await (await api.app.fetch(`${BASE}/domain/${encodeURIComponent(name)}`)).text();
-        expect(one).toContain('{"marked":true,');
-        const page = await (await api.app.fetch(`${BASE}/domain?page_size=3`)).text();
-        expect(page).toContain('{"marked":true,');
-        const zippedOne = await api.app.fetch(`${BASE}/domain/${encodeURIComponent(name)}`, {
-          headers: { "accept-encoding": "gzip" },
-        });
-        const oneText = gunzipSync(Buffer.from(await zippedOne.arrayBuffer())).toString("utf8");
-        expect(oneText).not.toContain('"marked"');
-        expect(oneText.replace(text, marked)).toBe(one);
-      } finally {
-        await client.query(`UPDATE ${table} SET "text" = $1 WHERE "domain_pk" = $2`, [text, pk]);
         await client.end();
       }
     },
@@ -498,127 +400,6 @@ describe.each(variants)("rendered records on %s (texts kept: %s)", (kind, texts)
     await sameGzip(`/domain/${encodeURIComponent(names[0])}?fields=name,rank`);
   });
 
-  it.runIf(texts)(
-    "PostgreSQL: a snapshot rendered before the texts is answered from its pieces, and rendering it again adds them",
-    async () => {
-      const served = await api.snapshots.current();
-      const db = api.db.config.database;
-      if (!served || db.kind !== "postgresql") throw new Error("nothing served on PostgreSQL");
-      const { default: pg } = await import("pg");
-      const client = new pg.Client({ connectionString: db.url });
-      await client.connect();
-      const texts = `"${served.snapshot.location}"."domain_rendered_text"`;
-      const target = "/domain/export?f:cc=US";
-      const expected = await (await resolvers.fetch(`${BASE}${target}`)).text();
-      const one = `/domain/${encodeURIComponent(names[2])}`;
-      const expectedOne = (await (await resolvers.fetch(`${BASE}${one}`)).text()).replace(
-        /"request_id":"[^"]*"/,
-        "",
-      );
-      /** A gateway that opens the snapshot now: its answers, and how many Domains its export copied. */
-      const fresh = async () => {
-        const snapshots = await Snapshots.open(api.db.config, { refreshMs: 0, graceMs: 0 });
-        const metrics = new Metrics(snapshots);
-        const gateway = withKey(createApp(api.db.config, snapshots, { metrics }), api.key);
-        try {
-          const exported = await (await gateway.fetch(`${BASE}${target}`)).text();
-          const answer = (await (await gateway.fetch(`${BASE}${one}`)).text()).replace(
-            /"request_id":"[^"]*"/,
-            "",
-          );
-          const values = (await metrics.registry.getSingleMetric("storegraph_rendered_domains_total")?.get())
-            ?.values;
-          const copied =
-            values?.find((v) => v.labels.path === "export" && v.labels.state === "fresh")?.value ?? 0;
-          return { exported, answer, copied };
-        } finally {
-          await gateway.dispose();
-          await snapshots.close();
-        }
-      };
-      let before: Awaited<ReturnType<typeof fresh>>;
-      try {
-        // As a snapshot rendered before the texts were kept: the pieces alone.
-        await client.query(`DROP TABLE ${texts}`);
-        before = await fresh();
-        expect(before.exported).toBe(expected);
-        expect(before.answer).toBe(expectedOne);
-        expect(before.copied).toBe(expected.split("\n").length - 1);
-      } finally {
-        // npm run load -- --render: the texts come back (and the pieces again).
-        await renderSnapshot(
-          withTexts(api.db.config, true),
-          served.snapshot,
-          createLogger({ logLevel: "warn" }),
-        );
-        await client.end();
-      }
-      const after = await fresh();
-      expect(after.exported).toBe(expected);
-      expect(after.answer).toBe(expectedOne);
-      expect(after.copied).toBe(before.copied);
-      const check = new pg.Client({ connectionString: db.url });
-      await check.connect();
-      try {
-        expect(Number((await check.query(`SELECT count(*) FROM ${texts}`)).rows[0].count)).toBe(300);
-      } finally {
-        await check.end();
-      }
-    },
-  );
-
-  it.runIf(texts)(
-    "PostgreSQL: rendered again with RENDERED_TEXTS off, the texts go, and a gateway that read them answers from the pieces",
-    async () => {
-      const served = await api.snapshots.current();
-      const db = api.db.config.database;
-      if (!served || db.kind !== "postgresql") throw new Error("nothing served on PostgreSQL");
-      const paths = [
-        "/domain/export?f:cc=US",
-        `/domain/${encodeURIComponent(names[3])}`,
-        "/domain?page_size=7",
-      ];
-      const id = /"request_id":"[^"]*"/;
-      const expected = await Promise.all(
-        paths.map(async (p) => (await (await resolvers.fetch(`${BASE}${p}`)).text()).replace(id, "")),
-      );
-      // A gateway that has read the texts: it knows the snapshot keeps them.
-      const snapshots = await Snapshots.open(api.db.config, { refreshMs: 0, graceMs: 0 });
-      const gateway = withKey(createApp(api.db.config, snapshots), api.key);
-      const answers = () =>
-        Promise.all(
-          paths.map(async (p) => (await (await gateway.fetch(`${BASE}${p}`)).text()).replace(id, "")),
-        );
-      const { default: pg } = await import("pg");
-      const client = new pg.Client({ connectionString: db.url });
-      await client.connect();
-      const table = `"${served.snapshot.location}"."domain_rendered_text"`;
-      try {
-        expect(await answers()).toEqual(expected);
-        await renderSnapshot(
-          withTexts(api.db.config, false),
-          served.snapshot,
-          createLogger({ logLevel: "warn" }),
-        );
-        expect((await client.query(`SELECT to_regclass('${table}') AS t`)).rows[0].t).toBeNull();
-        // Its plain export, one Domain and page each find the texts gone, and are answered from
-        // the pieces; and so are the answers after them.
-        expect(await answers()).toEqual(expected);
-        expect(await answers()).toEqual(expected);
-      } finally {
-        await gateway.dispose();
-        await snapshots.close();
-        // The texts back, for the tests after this one.
-        await renderSnapshot(
-          withTexts(api.db.config, true),
-          served.snapshot,
-          createLogger({ logLevel: "warn" }),
-        );
-        await client.end();
-      }
-    },
-  );
-
   it("a served snapshot rendered again is answered from its records throughout, and nothing of the render is left", async () => {
     const served = await api.snapshots.current();
     if (!served) throw new Error("nothing served");
@@ -627,13 +408,11 @@ describe.each(variants)("rendered records on %s (texts kept: %s)", (kind, texts)
     expect(lines).toBeGreaterThan(0);
     const before = await counted("export", "fresh");
     let rendering = true;
-    const render = renderSnapshot(
-      withTexts(api.db.config, texts),
-      served.snapshot,
-      createLogger({ logLevel: "warn" }),
-    ).finally(() => {
-      rendering = false;
-    });
+    const render = renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" })).finally(
+      () => {
+        rendering = false;
+      },
+    );
     let asked = 0;
     while (rendering) {
       const res = await api.app.fetch(`${BASE}/domain/export?f:cc=US`);
@@ -683,98 +462,9 @@ describe.each(variants)("rendered records on %s (texts kept: %s)", (kind, texts)
       expect(rows.map((r: { relname: string }) => r.relname)).toEqual([
         "domain_rendered",
         "domain_rendered_pkey",
-        "domain_rendered_stamp",
-        ...(texts ? ["domain_rendered_text", "domain_rendered_text_pkey"] : []),
       ]);
     } finally {
       await client.end();
-    }
-  });
-
-  it("SQLite: pieces kept in key order (rendered before the rank order) are answered the same", async () => {
-    const db = api.db.config.database;
-    if (db.kind !== "sqlite") return;
-    const served = await api.snapshots.current();
-    if (!served) throw new Error("nothing served");
-    const { default: Database } = await import("better-sqlite3");
-    const file = new Database(join(db.dataDir, served.snapshot.location), { timeout: 10_000 });
-    try {
-      // The table as a load before 2026-11-30 left it: keyed by domain_pk, in key order.
-      file.exec(
-        `CREATE TABLE "keyed" ("domain_pk" INTEGER PRIMARY KEY, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL);
-         INSERT INTO "keyed" SELECT "domain_pk", "crc", "len", "body" FROM "${RENDERED_TABLE}" ORDER BY "domain_pk";
-         DROP TABLE "${RENDERED_TABLE}";
-         ALTER TABLE "keyed" RENAME TO "${RENDERED_TABLE}";`,
-      );
-      const before = await counted("export", "fresh");
-      const exported = await same("/domain/export?sort=-er");
-      await same("/domain?page_size=50&f:cc=US");
-      await same(`/domain/${encodeURIComponent(names[7])}`);
-      await same("/domain/bulk", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ domains: names.slice(0, 9) }),
-      });
-      expect((await counted("export", "fresh")) - before).toBe(exported.split("\n").length - 1);
-    } finally {
-      file.close();
-      // Rendered again: the rank order back, for the tests after this one.
-      await renderSnapshot(api.db.config, served.snapshot, createLogger({ logLevel: "warn" }));
-    }
-  });
-
-  it("records of another code's stamp are not used: answers are written, and counted stale, until rendered again", async () => {
-    const served = await api.snapshots.current();
-    if (!served) throw new Error("nothing served");
-    await setStamp(served.snapshot.location, "another code");
-    // A gateway that opens the snapshot now reads the new stamp.
-    const snapshots = await Snapshots.open(api.db.config, { refreshMs: 0, graceMs: 0 });
-    const fresh = new Metrics(snapshots);
-    const gateway = withKey(createApp(api.db.config, snapshots, { metrics: fresh }), api.key);
-    try {
-      const name = names[5];
-      const a = await gateway.fetch(`${BASE}/domain/${encodeURIComponent(name)}`);
-      const b = await resolvers.fetch(`${BASE}/domain/${encodeURIComponent(name)}`);
-      expect(await a.text()).toBe(await b.text());
-      const exp = await gateway.fetch(`${BASE}/domain/export?f:cc=US`);
-      const expB = await resolvers.fetch(`${BASE}/domain/export?f:cc=US`);
-      expect(await exp.text()).toBe(await expB.text());
-      const stale = (await fresh.registry.getSingleMetric("storegraph_rendered_domains_total")?.get())
-        ?.values;
-      expect(
-        stale?.find((v) => v.labels.path === "rest" && v.labels.state === "stale")?.value,
-      ).toBeGreaterThan(0);
-      expect(
-        stale?.find((v) => v.labels.path === "export" && v.labels.state === "stale")?.value,
-      ).toBeGreaterThan(0);
-      expect(stale?.find((v) => v.labels.state === "fresh")).toBeUndefined();
-      // npm run load -- --render: rendered again, with this code's stamp.
-      const r = await renderSnapshot(
-        withTexts(api.db.config, texts),
-        served.snapshot,
-        createLogger({ logLevel: "warn" }),
-      );
-      expect(r.records).toBe(300);
-    } finally {
-      await gateway.dispose();
-      await snapshots.close();
-    }
-    // A gateway that opens the snapshot now reads this code's records again.
-    const again = await Snapshots.open(api.db.config, { refreshMs: 0, graceMs: 0 });
-    const againMetrics = new Metrics(again);
-    const gateway2 = withKey(createApp(api.db.config, again, { metrics: againMetrics }), api.key);
-    try {
-      const exp = await gateway2.fetch(`${BASE}/domain/export?f:cc=US`);
-      const expB = await resolvers.fetch(`${BASE}/domain/export?f:cc=US`);
-      expect(await exp.text()).toBe(await expB.text());
-      const values = (await againMetrics.registry.getSingleMetric("storegraph_rendered_domains_total")?.get())
-        ?.values;
-      expect(
-        values?.find((v) => v.labels.path === "export" && v.labels.state === "fresh")?.value,
-      ).toBeGreaterThan(0);
-    } finally {
-      await gateway2.dispose();
-      await again.close();
     }
   });
 });

@@ -10,7 +10,7 @@ import { generateDataset } from "../../src/dataset/generate.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { createHttpServer } from "../../src/http.ts";
-import { tempDir } from "../support/api.ts";
+import { tempDir, testLoadSteps } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { FaultProxy } from "../support/fault-proxy.ts";
 
@@ -67,7 +67,8 @@ describe.skipIf(!databaseKinds().includes("postgresql"))("exports while PostgreS
     await evolveDataset({ from: weeks[0], outDir: weeks[1], seed: 3, churn });
     db = await createTestDatabase("postgresql");
     direct = await Snapshots.open(db.config);
-    for (const week of weeks) await loadSnapshot(direct.store, week, { keep: 1 });
+    for (const week of weeks)
+      await loadSnapshot(direct.store, week, { ...testLoadSteps(db.config, direct.store), keep: 1 });
     const database = db.config.database as Extract<Config["database"], { kind: "postgresql" }>;
     const u = new URL(database.url);
     proxy = await FaultProxy.start({ host: u.hostname, port: Number(u.port || 5432) });

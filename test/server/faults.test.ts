@@ -9,7 +9,7 @@ import type { Config } from "../../src/config.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { isDatabaseUnavailable, isPoolBusy, maskFault } from "../../src/errors.ts";
-import { tempDir } from "../support/api.ts";
+import { tempDir, testLoadSteps } from "../support/api.ts";
 import {
   createTestDatabase,
   type DatabaseKind,
@@ -89,7 +89,10 @@ interface Gateway {
 async function startGateway(kind: DatabaseKind, tmp: string): Promise<Gateway> {
   const db: TestDatabase = await createTestDatabase(kind);
   const direct = await Snapshots.open(db.config);
-  await loadSnapshot(direct.store, writeSnapshotDir(join(tmp, "s"), validFixture()), { keep: 1 });
+  await loadSnapshot(direct.store, writeSnapshotDir(join(tmp, "s"), validFixture()), {
+    ...testLoadSteps(db.config, direct.store),
+    keep: 1,
+  });
   const database = db.config.database;
   let pg: FaultProxy | null = null;
   let config: Config = { ...db.config, timeouts: TIMEOUTS };

@@ -4,7 +4,7 @@ import { type App, createApp } from "../../src/app.ts";
 import { ApiKeys } from "../../src/auth/keys.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
-import { tempDir } from "../support/api.ts";
+import { tempDir, testLoadSteps } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
@@ -43,7 +43,10 @@ describe.each(databaseKinds())("health endpoints on %s", (kind) => {
 
   it("/readyz reports the served snapshot's version, and follows a new load", async () => {
     const dir = tmp.dir;
-    await loadSnapshot(snapshots.store, writeSnapshotDir(join(dir, "a"), validFixture()), { keep: 1 });
+    await loadSnapshot(snapshots.store, writeSnapshotDir(join(dir, "a"), validFixture()), {
+      ...testLoadSteps(db.config, snapshots.store),
+      keep: 1,
+    });
     let res = await app.fetch("http://localhost/readyz");
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
@@ -52,7 +55,10 @@ describe.each(databaseKinds())("health endpoints on %s", (kind) => {
       snapshot: { version: 1, domains: 4, apps: 3, reviews: 2 },
     });
 
-    await loadSnapshot(snapshots.store, writeSnapshotDir(join(dir, "b"), validFixture()), { keep: 1 });
+    await loadSnapshot(snapshots.store, writeSnapshotDir(join(dir, "b"), validFixture()), {
+      ...testLoadSteps(db.config, snapshots.store),
+      keep: 1,
+    });
     res = await app.fetch("http://localhost/readyz");
     expect(await res.json()).toMatchObject({ status: "ready", snapshot: { version: 2 } });
 

@@ -6,9 +6,9 @@ import { ApiKeys, type Plan } from "../../src/auth/keys.ts";
 import type { Config } from "../../src/config.ts";
 import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
+import type { SnapshotStore } from "../../src/db/store.ts";
+import { loadSteps } from "../../src/load-steps.ts";
 import { createLogger } from "../../src/logger.ts";
-import { renderSnapshot } from "../../src/render.ts";
-import { evaluateSegments } from "../../src/segments.ts";
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from "./databases.ts";
 
 /** A GraphQL response as the tests read it. */
@@ -45,11 +45,8 @@ export async function startApi(
   snapshotDir: string,
   overrides: Partial<Config> = {},
   appOptions: AppOptions = {},
-  /**
-   * render: each load renders the snapshot's records with the default fields (src/render.ts), as
-   * npm run load does; texts: PostgreSQL keeps their texts too (RENDERED_TEXTS on).
-   */
-  harness: { render?: boolean; texts?: boolean } = {},
+  /** indexed: false: every count, facet and page by SQL (src/db/reader.ts, `unindexed`), for parity tests. */
+  harness: { indexed?: boolean } = {},
 ): Promise<TestApi> {
   const db = await createTestDatabase(kind);
   const queries: string[] = [];
@@ -57,23 +54,11 @@ export async function startApi(
     refreshMs: 0,
     graceMs: 0,
     onQuery: (s) => queries.push(s),
+    indexed: harness.indexed,
   });
   const load = async (dir: string) => {
-    await loadSnapshot(snapshots.store, dir, {
-      keep: 1,
-      // As npm run load does: the accounts' segments compared at each load.
-      segments: (snapshot, previous) => evaluateSegments(db.config, snapshots.store, snapshot, previous),
-      ...(harness.render
-        ? {
-            render: (snapshot) =>
-              renderSnapshot(
-                withTexts(db.config, harness.texts ?? false),
-                snapshot,
-                createLogger({ logLevel: "warn" }),
-              ),
-          }
-        : {}),
-    });
+    // As npm run load does: the records rendered, the accounts' segments compared at each load.
+    await loadSnapshot(snapshots.store, dir, { keep: 1, ...testLoadSteps(db.config, snapshots.store) });
   };
   await load(snapshotDir);
   const keys = new ApiKeys(snapshots.store);
@@ -146,38 +131,7 @@ export function withKey(app: App, key: string): App {
   });
 }
 
-/**
- * Drops tables of the snapshot `on` serves, as a snapshot loaded before they were built lacks them
- * (a reader opened after reads it as such).
- */
-export async function dropSnapshotTables(on: TestApi, tables: readonly string[]): Promise<void> {
-  const served = await on.snapshots.current();
-  if (!served) throw new Error("nothing served");
-  const { location } = served.snapshot;
-  const config = on.db.config;
-  if (config.database.kind === "sqlite") {
-    const { default: Database } = await import("better-sqlite3");
-    const db = new Database(join(config.database.dataDir, location));
-    try {
-      for (const t of tables) db.exec(`DROP TABLE "${t}"`);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: config.database.url });
-  await client.connect();
-  try {
-    for (const t of tables) await client.query(`DROP TABLE "${location}"."${t}"`);
-  } finally {
-    await client.end();
-  }
-}
-
-/** `config` with PostgreSQL's RENDERED_TEXTS set to `texts` (SQLite's is left as it is: it keeps none). */
-export function withTexts(config: Config, texts: boolean): Config {
-  return config.database.kind === "postgresql"
-    ? { ...config, database: { ...config.database, renderedTexts: texts } }
-    : config;
+/** What every test load does beyond its rows, as npm run load does (src/load-steps.ts). */
+export function testLoadSteps(config: Pick<Config, "database" | "timeouts">, store: SnapshotStore) {
+  return loadSteps(config, store, createLogger({ logLevel: "warn" }));
 }

@@ -24,10 +24,10 @@ export interface LoadOptions {
   workers?: number;
   /**
    * Renders the new copy's records with the default fields before it is published
-   * (src/render.ts, given by the caller: the loader does not write answers itself). Without
-   * it the snapshot has none, and answers are written per request, as before.
+   * (src/render.ts, given by the caller: the loader does not write answers itself). A part of the
+   * snapshot's format (src/db/snapshot-format.ts): a copy without it is not served.
    */
-  render?: (
+  render: (
     snapshot: SnapshotRow,
     signal?: AbortSignal,
   ) => Promise<{ records: number; bytes: number; ms: number }>;
@@ -59,7 +59,7 @@ export interface LoadResult extends SnapshotCounts {
   };
   /** Bytes the snapshot's count index takes (src/db/count-index.ts). */
   countIndexBytes: number;
-  /** Bytes its rendered records take (src/db/rendered.ts); 0 when not rendered. */
+  /** Bytes its rendered records take (src/db/rendered.ts). */
   renderedBytes: number;
 }
 
@@ -102,16 +102,11 @@ export async function loadSnapshot(
       const ingested = performance.now();
       await writer.finish();
       options.signal?.throwIfAborted();
-      let rendered: { bytes: number; ms: number } | null = null;
-      const row =
-        options.render || options.segments ? (await store.list()).find((r) => r.version === version) : null;
-      if ((options.render || options.segments) && !row)
-        throw new Error(`snapshot ${version} is not in the registry`);
-      if (options.render && row) {
-        rendered = await options.render(row, options.signal);
-        options.signal?.throwIfAborted();
-      }
-      const segments = options.segments && row ? await options.segments(row, previous) : undefined;
+      const row = (await store.list()).find((r) => r.version === version);
+      if (!row) throw new Error(`snapshot ${version} is not in the registry`);
+      const rendered = await options.render(row, options.signal);
+      options.signal?.throwIfAborted();
+      const segments = options.segments ? await options.segments(row, previous) : undefined;
       options.signal?.throwIfAborted();
       await store.publish(version, counts, {
         keep: options.keep,
@@ -127,11 +122,11 @@ export async function loadSnapshot(
           finish: seconds(ingested, performance.now()),
           changes: Math.round(writer.changesMs) / 1000,
           countIndex: Math.round(writer.countIndex?.ms ?? 0) / 1000,
-          render: Math.round(rendered?.ms ?? 0) / 1000,
+          render: Math.round(rendered.ms) / 1000,
           segments: Math.round(segments?.ms ?? 0) / 1000,
         },
         countIndexBytes: writer.countIndex?.bytes ?? 0,
-        renderedBytes: rendered?.bytes ?? 0,
+        renderedBytes: rendered.bytes,
       };
     } catch (e) {
       await writer.abort();

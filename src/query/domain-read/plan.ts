@@ -23,23 +23,20 @@ export interface DomainRead {
   /**
    * Each Domain's rendered record (its text with the default fields, kept by the snapshot:
    * src/db/rendered.ts), read instead of the columns and child rows that text is written from
-   * (renderedText gives it). "text": PostgreSQL's kept texts (RENDERED_TEXT) instead of the
-   * pieces, for an answer that does not take gzip (nothing to inflate).
+   * (renderedText gives it).
    */
-  rendered?: boolean | "text";
+  rendered?: boolean;
 }
 
 /** The read of Domains' rendered records: their key and name (what pages and lookups need), and the text. */
 export const RENDERED_READ: DomainRead = { fields: ["name", "pk"], children: [], rendered: true };
-/** The same, reading the texts PostgreSQL keeps beside the pieces (RenderedInfo's `text`). */
-export const RENDERED_TEXT_READ: DomainRead = { fields: ["name", "pk"], children: [], rendered: "text" };
 
 const readKeys = new WeakMap<DomainRead, string>();
 /** A string that identifies what `read` plans (reads are made once per selection and kept). */
 export function readKey(read: DomainRead): string {
   let key = readKeys.get(read);
   if (key === undefined) {
-    key = `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}${read.rendered === "text" ? "|rendered-text" : read.rendered ? "|rendered" : ""}`;
+    key = `${read.fields?.join(",") ?? "*"}|${read.children.join(",")}${read.rendered ? "|rendered" : ""}`;
     readKeys.set(read, key);
   }
   return key;

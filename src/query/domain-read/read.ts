@@ -1,18 +1,16 @@
 import DataLoader from "dataloader";
 import { LRUCache } from "lru-cache";
 import type { ReadContext } from "../../context.ts";
-import { namingKey } from "../../db/catalogue-check.ts";
 import {
   CHILD_ROWS_TABLE,
   childArraySql,
   DOMAIN_CHILDREN,
   type DomainChild,
-  keepsChildRows,
 } from "../../db/domain-children.ts";
 import { columnsOf, selectList, toModel } from "../../db/model-rows.ts";
 import { perReader } from "../../db/per-reader.ts";
 import type { RawRow, SqlReader } from "../../db/reader.ts";
-import { renderedJoin, renderedTextJoin } from "../../db/rendered.ts";
+import { renderedJoin } from "../../db/rendered.ts";
 import { sqlitePlan } from "../../db/sqlite-plan.ts";
 import { findStatement, type Where } from "../../db/where-sql.ts";
 import type { DomainApp, DomainTechnology, Technology } from "../../generated/sqlite/client.ts";
@@ -49,10 +47,9 @@ interface PlannedSelect {
   /** Per child in read.children: its columns. */
   children: { child: DomainChild; columns: ReturnType<typeof columnsOf> }[];
   /**
-   * Whether the list ends with the rendered record (read.rendered): its CRC-32, length and piece,
-   * or ("text") its text.
+   * Whether the list ends with the rendered record (read.rendered): its CRC-32, length and piece.
    */
-  rendered: false | "pieces" | "text";
+  rendered: boolean;
 }
 interface PlannedStatement extends PlannedSelect {
   text: string;
@@ -60,10 +57,9 @@ interface PlannedStatement extends PlannedSelect {
 
 /**
  * The select list of a planned read of Domains aliased `alias`, on either database: the Domain's
- * selected columns and, per child table, its rows as one JSON array per Domain. A snapshot that
- * keeps its child rows (CHILD_ROWS_TABLE, src/db/domain-children.ts) gives them through one join
- * on its key (`join`, aliased k); an older one through a correlated subquery per child
- * (childArraySql). The Apps and technologies the rows name are not joined in: they are shared by
+ * selected columns and, per child table, its rows as one JSON array per Domain: `kept`, through
+ * one join on the key of the snapshot's child rows (CHILD_ROWS_TABLE, src/db/domain-children.ts;
+ * `join`, aliased k), else through a correlated subquery per child (childArraySql). The Apps and technologies the rows name are not joined in: they are shared by
  * many Domains and kept per snapshot (sharedLoader), so a page reads only those no request has read
  * yet (joined in, every page built and parsed them again as JSON).
  */
@@ -77,10 +73,9 @@ function plannedSelect(sql: SqlReader, read: DomainRead, alias: string, kept: bo
     kept ? `, k."${child}"` : `, ${childArraySql(sql.kind, sql.table.bind(sql), child, alias)}`,
   );
   let join = kept ? ` LEFT JOIN ${sql.table(CHILD_ROWS_TABLE)} k ON k."domain_pk" = ${alias}"pk"` : "";
-  const rendered = read.rendered === "text" ? "text" : read.rendered ? "pieces" : false;
-  if (rendered === "text") join += renderedTextJoin(sql, alias);
-  else if (rendered) join += renderedJoin(sql, alias);
-  const piece = rendered === "text" ? ', x."text"' : rendered ? ', x."crc", x."len", x."body"' : "";
+  const rendered = read.rendered === true;
+  if (rendered) join += renderedJoin(sql, alias);
+  const piece = rendered ? ', x."crc", x."len", x."body"' : "";
   return {
     list: `${selectList(columns, alias)}${arrays.join("")}${piece}`,
     join,
@@ -100,9 +95,8 @@ function plannedStatement(
   single: boolean,
   kept: boolean,
 ): PlannedStatement {
-  // The table names tell apart the snapshots of PostgreSQL (a schema each), namingKey an older
-  // snapshot's derived tables (src/db/catalogue-check.ts) on either.
-  const cacheKey = `${sql.kind}|${match}|${single}|${kept}|${readKey(read)}|${sql.table("domain")}|${namingKey(sql)}`;
+  // The table names tell apart the snapshots of PostgreSQL (a schema each).
+  const cacheKey = `${sql.kind}|${match}|${single}|${kept}|${readKey(read)}|${sql.table("domain")}`;
   const cached = statements.get(cacheKey);
   if (cached) return cached;
   const select = plannedSelect(sql, read, "d.", kept);
@@ -170,7 +164,7 @@ export async function readPlannedDomains(
   read: DomainRead,
 ): Promise<DomainRow[]> {
   const single = keys.length === 1;
-  const kept = joinsKeptChildren(read) && (await keepsChildRows(sql));
+  const kept = joinsKeptChildren(read);
   if (sql.kind === "postgresql") {
     const s = plannedStatement(sql, match, read, false, kept);
     const columns = keyColumns(s, match);
@@ -291,7 +285,7 @@ async function domainRowsOf(
       attach(detected, (r) => r.technologyPk, technologyByPk(ctx), TECHNOLOGY_OF),
     ]);
   }
-  if (s.rendered) renderedTexts(ctx, rows, raw, s.columns.length + s.children.length, s.rendered);
+  if (s.rendered) renderedTexts(ctx, rows, raw, s.columns.length + s.children.length);
   if (read.fields?.includes("mostRecentlyPublishedProduct")) {
     const product = domainProduct(ctx);
     for (const r of rows)
@@ -317,7 +311,7 @@ export async function* streamPlannedDomains(
   /** Rows to pass over first, unread beyond their raw values (a resumed export job); counted down. */
   skip: { left: number } = { left: 0 },
 ): AsyncGenerator<{ ctx: ReadContext; rows: DomainRow[] }> {
-  const kept = joinsKeptChildren(read) && (await keepsChildRows(sql));
+  const kept = joinsKeptChildren(read);
   const select = plannedSelect(sql, read, "r.", kept);
   // Read to its end: on SQLite, the rows of a read of named columns alone are sorted once
   // gathered (sqlitePlan's `whole`). Rows with child rows or every column (several KB each) are

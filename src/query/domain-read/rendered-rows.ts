@@ -6,7 +6,7 @@ import type { DomainRow } from "../loaders.ts";
 
 /**
  * The rendered records a planned read (./read.ts, with `read.rendered`) gives its Domain rows: each
- * row's piece checked against its key, CRC-32 and length (or PostgreSQL's kept text), the pieces of
+ * row's piece checked against its key, CRC-32 and length, the pieces of
  * a batch inflated together when a text is first asked for (renderedText), a piece passed on as it
  * is kept (renderedPiece), and the keys of the rows whose record was lost or another's
  * (renderedFaults), which the writer answers instead.
@@ -23,11 +23,11 @@ interface RenderedBatch {
   crcs: number[];
   lens: number[];
   /**
-   * Each record's text: as read (PostgreSQL's kept texts, strings), or once inflated, its UTF-8
-   * bytes (a view of the batch's one inflated buffer: nothing decoded to be encoded again);
-   * undefined for one whose inflated text was not the one kept (its CRC-32), answered by the writer.
+   * Each record's text once inflated, its UTF-8 bytes (a view of the batch's one inflated buffer:
+   * nothing decoded to be encoded again); undefined for one whose inflated text was not the one
+   * kept (its CRC-32), answered by the writer.
    */
-  texts: (string | Uint8Array | undefined)[] | null;
+  texts: (Uint8Array | undefined)[] | null;
 }
 interface RenderedOf {
   batch: RenderedBatch;
@@ -35,7 +35,7 @@ interface RenderedOf {
 }
 
 /** A Domain row's rendered record (read with read.rendered): its text, or its UTF-8 bytes. */
-export function renderedText(row: object): string | Uint8Array | undefined {
+export function renderedText(row: object): Uint8Array | undefined {
   const of = (row as { [RENDERED]?: RenderedOf })[RENDERED];
   if (!of) return undefined;
   of.batch.texts ??= inflated(of.batch);
@@ -50,8 +50,6 @@ export function renderedPiece(row: object): { body: Uint8Array; crc: number; len
   const of = (row as { [RENDERED]?: RenderedOf })[RENDERED];
   if (!of) return undefined;
   const { batch, i } = of;
-  // Read as texts: no piece (a gzip answer reads the pieces).
-  if (!batch.bodies.length) return undefined;
   return { body: batch.bodies[i], crc: batch.crcs[i], len: batch.lens[i] };
 }
 
@@ -74,16 +72,10 @@ function fault(ctx: ReadContext, pk: number): void {
 const NO_PIECE = new Uint8Array(0);
 
 /**
- * Gives each row its rendered record, from the CRC-32, length and piece at `at` in its raw row,
- * or ("text") its text there; a row whose record is lost or another's gets none (renderedFaults).
+ * Gives each row its rendered record, from the CRC-32, length and piece at `at` in its raw row; a
+ * row whose record is lost or another's gets none (renderedFaults).
  */
-export function renderedTexts(
-  ctx: ReadContext,
-  rows: DomainRow[],
-  raw: readonly RawRow[],
-  at: number,
-  form: "pieces" | "text",
-): void {
+export function renderedTexts(ctx: ReadContext, rows: DomainRow[], raw: readonly RawRow[], at: number): void {
   const n = rows.length;
   if (!n) return;
   const batch: RenderedBatch = {
@@ -92,24 +84,18 @@ export function renderedTexts(
     crcs: [],
     lens: [],
     bodies: [],
-    texts: form === "text" ? [] : null,
+    texts: null,
   };
   for (let i = 0; i < n; i++) {
     const r = raw[i];
-    let ok: boolean;
-    if (form === "text") {
-      ok = r[at] !== null && r[at] !== undefined;
-      batch.texts?.push(ok ? String(r[at]) : "");
-    } else {
-      const crc = Number(r[at]);
-      const len = Number(r[at + 1]);
-      const body = checkedPiece(r[at + 2] as Uint8Array | null, rows[i].pk, crc, len);
-      ok = body !== null;
-      // A lost piece takes no place in the batch's stream: the others inflate as they are.
-      batch.crcs.push(ok ? crc : 0);
-      batch.lens.push(ok ? len : 0);
-      batch.bodies.push(body ?? NO_PIECE);
-    }
+    const crc = Number(r[at]);
+    const len = Number(r[at + 1]);
+    const body = checkedPiece(r[at + 2] as Uint8Array | null, rows[i].pk, crc, len);
+    const ok = body !== null;
+    // A lost piece takes no place in the batch's stream: the others inflate as they are.
+    batch.crcs.push(ok ? crc : 0);
+    batch.lens.push(ok ? len : 0);
+    batch.bodies.push(body ?? NO_PIECE);
     if (ok) (rows[i] as { [RENDERED]?: RenderedOf })[RENDERED] = { batch, i };
     else fault(ctx, rows[i].pk);
   }
