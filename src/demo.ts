@@ -17,7 +17,10 @@ import type { Logger } from "./logger.ts";
  */
 export async function ensureDemoData(config: Config, store: SnapshotStore, log: Logger): Promise<void> {
   if (!config.demo) return;
-  if (await store.current()) {
+  const served = await store.current();
+  if (served) {
+    // The upgrade (and what it imports: the renderer) only where there is one to make.
+    if (!(await store.format(served.location)).older.length) return;
     const { upgradeServedSnapshot } = await import("./snapshot-upgrade.ts");
     const upgraded = await upgradeServedSnapshot(config, store, log);
     if (upgraded)

@@ -1,6 +1,6 @@
 import { join } from "node:path";
-import Database from "better-sqlite3";
-import pg from "pg";
+import type Database from "better-sqlite3";
+import type pg from "pg";
 import type { Config } from "../config.ts";
 import { goneStatements } from "./change-sql.ts";
 import { pgIndexSource, storeCountIndex, storeSqliteCountIndex } from "./count-index-build.ts";
@@ -28,8 +28,10 @@ export async function upgradeCopy(
     parts.includes(p as CopyPart),
   );
   const db = config.database;
+  // Each database's driver imported only where it is used (a gateway on SQLite loads no pg).
   if (db.kind === "sqlite") {
-    const file = new Database(join(db.dataDir, location), { timeout: 30_000 });
+    const { default: Sqlite } = await import("better-sqlite3");
+    const file = new Sqlite(join(db.dataDir, location), { timeout: 30_000 });
     try {
       if (parts.includes("tables")) applySqliteMigrations(file, "snapshot", "all");
       const n = (name: string) => `"${name}"`;
@@ -53,7 +55,8 @@ export async function upgradeCopy(
     }
     return;
   }
-  const client = new pg.Client({ connectionString: db.url });
+  const { default: Pg } = await import("pg");
+  const client = new Pg.Client({ connectionString: db.url });
   await client.connect();
   try {
     if (parts.includes("tables")) await applyPgMigrations(client, location, "snapshot", "all");

@@ -133,11 +133,9 @@ builder.node(Domain, {
     ...columns(t, "String", [["platformDomain", "platform_domain"]]),
     clusterBestRanked: t.string({
       description: "The best-ranked Domain of its cluster (the Domain itself when alone).",
-      // A snapshot loaded before every Domain had a cluster: the Domain's own name stands in.
-      ...fromParent(
-        (d: DomainRow) => d.clusterBestRanked ?? d.name,
-        legacy("cluster_best_ranked", reads(["clusterBestRanked", "name"])),
-      ),
+      // Every Domain has one: the loader requires it, and a snapshot loaded before it did is
+      // given its clusters of one by its upgrade (prisma/migrations/…/0006_cluster_of_one.sql).
+      ...fromParent((d: DomainRow) => d.clusterBestRanked as string, legacy("cluster_best_ranked")),
     }),
     ...columns(t, "String", [
       ["plan", "plan"],
@@ -218,7 +216,7 @@ builder.node(Domain, {
     ]),
     clusterDomains: t.stringList({
       description: "The Domains of its cluster, itself included: a cluster of one when no other shares it.",
-      ...fromParent(clusterOf, legacy("cluster_domains", reads(["clusterDomains", "name"]))),
+      ...fromParent(clusterOf, legacy("cluster_domains")),
     }),
     ...jsonLists(t, [
       ["collections", "collections"],
@@ -343,18 +341,15 @@ builder.node(Domain, {
     cluster: t.field({
       type: [Domain],
       description: "The Domains of the same cluster that the dataset has.",
-      extensions: reads(["clusterDomains", "name"]),
+      extensions: reads(["clusterDomains"]),
       resolve: (d, _a, ctx) => knownDomains(ctx, clusterOf(d)),
     }),
   }),
 });
 
-/**
- * Every Domain is in a cluster; a snapshot loaded before the loader required one stores none,
- * which can only mean the Domain was alone.
- */
+/** Every Domain is in a cluster (its clusterBestRanked's comment says how a snapshot holds it). */
 function clusterOf(d: DomainRow): string[] {
-  return (d.clusterDomains as string[] | null) ?? [d.name];
+  return d.clusterDomains as string[];
 }
 
 async function knownDomains(ctx: ReadContext, names: string[]): Promise<DomainRow[]> {

@@ -24,7 +24,7 @@ vi.mock("../../src/logger.ts", async (original) =>
  * being served. A load refuses to compute its changes against a served copy of another format.
  */
 const BASE = "http://localhost/json/api/v1/all";
-const LAST_MIGRATION = "0005_alternates_json.sql";
+const LAST_MIGRATION = "0006_cluster_of_one.sql";
 
 describe.each(databaseKinds())("one snapshot format on %s", (kind) => {
   let api: TestApi;

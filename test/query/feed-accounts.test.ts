@@ -604,8 +604,10 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
       if (!page.has_next_page) break;
       cursor = page.next_cursor;
     }
-    // The same week again, keeping one load's events: nothing changed, and the load before is pruned.
-    await loadSnapshot(api.snapshots.store, weeks[1] as string, {
+    // The week the test before loaded, again (segments are compared at every load: weeks[1] would
+    // move its Domain out of "rich" again), keeping one load's events: nothing changed, and the
+    // load before is pruned.
+    await loadSnapshot(api.snapshots.store, join(scratch.dir, `${kind}-sales`), {
       ...testLoadSteps(api.db.config, api.snapshots.store),
       keep: 1,
       changesRetention: 1,
