@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { benchLoader } from "./loader.ts";
 import { runMeasured } from "./measure.ts";
 import { cpuMs } from "./peer.ts";
 import { type ChangesResult, PAGE_ROUNDS } from "./report.ts";
@@ -207,25 +208,14 @@ function spread(ids: string[], n: number): (string | null)[] {
  * timings say what its events took); its seconds, and its events.
  */
 async function loadWeek(env: NodeJS.ProcessEnv, weeks: string[]) {
-  const { loadConfig } = await import("../config.ts");
-  const { openSnapshotStore } = await import("../db/open-store.ts");
-  const { loadSnapshot } = await import("../dataset/load/load.ts");
   const { loadEventCounts } = await import("../db/change-feed.ts");
-  const { loadSteps } = await import("../load-steps.ts");
-  const { createLogger } = await import("../logger.ts");
-  const config = loadConfig(env);
-  const store = await openSnapshotStore(config);
-  // Every load as npm run load makes it: rendered, its segments compared; a database kept from a run
-  // of older code upgraded first (a load refuses to compare with a snapshot of another format).
-  const logger = createLogger({ logLevel: "warn" });
-  const steps = loadSteps(config, store, logger);
-  await (await import("../snapshot-upgrade.ts")).upgradeServedSnapshot(config, store, logger);
+  const { store, load } = await benchLoader(env);
   try {
     const source = (await store.current())?.source ?? null;
     const dir = source === weeks[0] ? weeks[1] : weeks[0];
     console.log(`changes: loading ${dir} (${store.kind})`);
     const started = process.hrtime.bigint();
-    const r = await loadSnapshot(store, dir, { keep: 1, changesRetention: 52, ...steps });
+    const r = await load(dir, { keep: 1, changesRetention: 52 });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const feed = await loadEventCounts(store, r.version);
     return {

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
 import { PUBLISHED_CHANNEL } from "../db/pg-store.ts";
+import { benchLoader } from "./loader.ts";
 import { runMeasured } from "./measure.ts";
 import { cpuMs } from "./peer.ts";
 import type { PushResult } from "./report.ts";
@@ -110,20 +111,9 @@ export async function pushBench(deps: PushDeps, kind: "sqlite" | "postgresql"): 
     WEBHOOK_TIMEOUT_MS: "2000",
     WEBHOOK_CONCURRENCY: String(CONCURRENCY),
   };
-  const { loadConfig } = await import("../config.ts");
-  const { openSnapshotStore } = await import("../db/open-store.ts");
-  const { loadSnapshot } = await import("../dataset/load/load.ts");
   const { loadEventCounts } = await import("../db/change-feed.ts");
   const { ApiKeys } = await import("../auth/keys.ts");
-  const { loadSteps } = await import("../load-steps.ts");
-  const { createLogger } = await import("../logger.ts");
-  const config = loadConfig(env);
-  const store = await openSnapshotStore(config);
-  // Every load as npm run load makes it: rendered, its segments compared; a database kept from a run
-  // of older code upgraded first (a load refuses to compare with a snapshot of another format).
-  const logger = createLogger({ logLevel: "warn" });
-  const steps = loadSteps(config, store, logger);
-  await (await import("../snapshot-upgrade.ts")).upgradeServedSnapshot(config, store, logger);
+  const { store, load: loadDir } = await benchLoader(env);
   const receiver = await new Receiver().start();
   const procs: Proc[] = [];
   const gateway = async () => {
@@ -145,7 +135,7 @@ export async function pushBench(deps: PushDeps, kind: "sqlite" | "postgresql"): 
   /** Loads a week; when it was published (ms), and its events. */
   const load = async (dir: string) => {
     console.log(`push: loading ${dir} (${kind})`);
-    const r = await loadSnapshot(store, dir, { keep: 1, changesRetention: 52, ...steps });
+    const r = await loadDir(dir, { keep: 1, changesRetention: 52 });
     const served = await store.current();
     const { events, firstId, lastId } = await loadEventCounts(store, r.version);
     const published = heard.get(r.version) ?? served?.finishedAt?.getTime() ?? Date.now();
