@@ -7,21 +7,19 @@ import { type Budget, budgetHeaders } from "../auth/rate-headers.ts";
 import type { RateLimits } from "../auth/rate-limit.ts";
 import type { ReadContext } from "../context.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
-import { inSpan } from "../db/sql-tracing.ts";
 import { apiError, errorResponse, isApiError, maskFault } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { chooseEncoding } from "../ops/compression.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "../ops/request-id.ts";
-import { renderedFaults } from "../query/domain-read/rendered-rows.ts";
+import { type RecordsRead, readRecords, writeRecords } from "./answer-records.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
 import { optionSuggester } from "./filter-options.ts";
 import type { Options } from "./options.ts";
 import { planRequest } from "./plan.ts";
-import { errorJsonOf, type RecordsPlan } from "./records.ts";
-import { reportBroken } from "./rendered.ts";
-import type { Operation, RecordsEnvelope } from "./route.ts";
+import { errorJsonOf } from "./records.ts";
+import type { Operation } from "./route.ts";
 import { OPERATIONS } from "./routes.ts";
 import { withSharedTexts } from "./shared-text.ts";
 
@@ -246,49 +244,22 @@ export async function answerOperation(
       return ok(await withSharedTexts(result.served ?? null, (shared) => plan.envelope(data, shared)));
     }
 
-    /** The answer from the records' rows; null where one cannot be written so. */
+    /** The answer from the records' rows (src/rest/answer-records.ts); null where one cannot be written so. */
     async function fromRows(all: NonNullable<typeof plan.records>): Promise<Response | null> {
-      let read: { value: unknown; readCtx: ReadContext };
-      let records: { plan: RecordsPlan; envelope: RecordsEnvelope } = all;
-      // Rendered records to a client that takes gzip: their pieces as they are kept, in one gzip
-      // member (src/db/rendered.ts), neither inflated nor compressed again.
-      let gzipped: RecordsEnvelope | null = null;
       let args: Record<string, unknown>;
-      // Traced as a GraphQL operation's execution is: its statements are the span's children.
-      const readWith = (r: typeof records, readCtx: ReadContext) =>
-        inSpan(`rest.read ${op.id}`, async () => ({ value: await r.plan.answer(readCtx, args), readCtx }));
+      let read: RecordsRead;
       try {
-        args = records.plan.args(plan.variables);
+        args = all.plan.args(plan.variables);
         if (charged) drawn = budgetHeaders(await drawOn(ctx.limits, route.endpoint, request));
-        const readCtx = await ctx.readContext(request);
-        // The default fields: copied from the snapshot's rendered records (src/db/rendered.ts).
-        if (all.rendered) {
-          records = all.rendered;
-          if (acceptsGzip(request)) gzipped = all.rendered.gzipped;
-        }
-        read = await readWith(records, readCtx);
+        read = await readRecords(op.id, all, args, await ctx.readContext(request), acceptsGzip(request));
       } catch (e) {
         // Named as GraphQL's errors are, by the option each argument came from.
         const json = errorJsonOf(e);
         throw json ? restErrorOf([json], plan.option) : e;
       }
       if (wanted === "*") return answer(new Response(null, { status: 304, headers: cache }));
-      const { value, readCtx } = read;
-      const write = gzipped ?? records.envelope;
-      const body = await withSharedTexts(readCtx.served, (shared) => write(value, readCtx, shared));
-      if (body) return ok(body, gzipped !== null);
-      if (records === all) return null;
-      // A Domain whose rendered record was lost or another's (src/db/rendered.ts: checkedPiece):
-      // the answer is read again and written from the rows, as without rendered records; counted,
-      // and logged once per snapshot.
-      const broken = renderedFaults(readCtx);
-      ctx.metrics?.rendered("rest", "broken", Math.max(1, broken.length));
-      if (readCtx.served) reportBroken(ctx.logger, readCtx.served, "rest", broken.length, broken);
-      const again = await readWith(all, readCtx);
-      const written = await withSharedTexts(readCtx.served, (shared) =>
-        all.envelope(again.value, readCtx, shared),
-      );
-      return written ? ok(written) : null;
+      const written = await writeRecords(ctx, op.id, all, args, read);
+      return written ? ok(written.body, written.gzipped) : null;
     }
   } catch (e) {
     if (isApiError(e)) return answer(errorResponse(e, id));
