@@ -31,6 +31,8 @@ export interface Pieces extends RenderedPage {
  * instead (their text as stored blocks in its place: one DEFLATE stream still).
  */
 export interface ReadPieces {
+  /** The Domains' keys, in the page's order (what the writer writes them by, where need be). */
+  pks: number[];
   bodies: Uint8Array[];
   crcs: Uint32Array;
   lens: Uint32Array;
@@ -42,7 +44,7 @@ export interface ReadPieces {
  * writer (or the resolver path where it cannot): what answers a Domain whose rendered piece is lost
  * or another's.
  */
-async function writtenOf(served: ServedSnapshot, pks: number[]): Promise<Buffer[]> {
+export async function writtenOf(served: ServedSnapshot, pks: number[]): Promise<Buffer[]> {
   const c = compiledLookup("");
   const ctx = readContext(served);
   const rows = await readPlannedDomains(ctx, served.sql, "pk", pks, withFields(c.read, ["name", "pk"]));
@@ -177,7 +179,7 @@ export async function* renderedPieces(
           lens[at] = joint.len;
         });
       }
-      yield { bodies, crcs, lens, broken: broken.length };
+      yield { pks: raw.map((r) => number(r[0])), bodies, crcs, lens, broken: broken.length };
     }
   }
 }
