@@ -1,8 +1,11 @@
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MetaStore, readFeed } from "../../src/db/change-feed.ts";
 import { openSnapshotStore } from "../../src/db/open-store.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
+import { startApi, tempDir } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
+import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
 /**
  * A page of the change feed is read along the feed's own order, by its primary key from the
@@ -14,6 +17,8 @@ import { createTestDatabase, databaseKinds, type TestDatabase } from "../support
  * statistics chose the same).
  */
 const EVENTS = 20_000;
+const scratch = tempDir("storegraph-feed-plan-");
+afterAll(() => scratch.remove());
 
 describe.each(databaseKinds())("the change feed's page plan on %s", (kind) => {
   let db: TestDatabase;
@@ -41,8 +46,8 @@ describe.each(databaseKinds())("the change feed's page plan on %s", (kind) => {
            SELECT ${EVENTS} + i, 1, 1700000000000, 'segment_entered', 'd' || (i * 100) || '.com', i * 100, 1, 'A', 'mine'
            FROM generate_series(1, ${EVENTS / 100}) i`;
     await store.metaQuery(own);
-    // Statistics as each server keeps them: PostgreSQL's autovacuum analyzes the events a load
-    // adds; SQLite keeps none (nothing runs its ANALYZE on the meta database).
+    // Statistics as each server keeps them: PostgreSQL's publish analyzes the events a load adds
+    // (below); SQLite keeps none (nothing runs its ANALYZE on the meta database).
     if (kind === "postgresql") await store.metaQuery("ANALYZE {meta}.change_event");
   }, 60_000);
   afterAll(async () => {
@@ -86,4 +91,18 @@ describe.each(databaseKinds())("the change feed's page plan on %s", (kind) => {
       }
     }
   });
+});
+
+describe.runIf(databaseKinds().includes("postgresql"))("PostgreSQL's publish", () => {
+  it("analyzes the feed's events it adds, so that a page is planned with them (without, it is sorted)", async () => {
+    const api = await startApi("postgresql", writeSnapshotDir(join(scratch.dir, "a"), validFixture()));
+    try {
+      const [row] = await api.snapshots.store.metaQuery(
+        "SELECT last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE schemaname = 'storegraph' AND relname = 'change_event'",
+      );
+      expect(row?.analyzed).toBe(true);
+    } finally {
+      await api.close();
+    }
+  }, 60_000);
 });
