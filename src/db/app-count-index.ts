@@ -39,6 +39,12 @@ export interface AppCountIndex {
   maxPk: number;
 }
 
+/**
+ * Whether the App index answers for the snapshot `sql` reads: always, but for an unindexed reader
+ * (the parity tests' SQL side: src/db/reader.ts), as countIndexOf decides for Domains.
+ */
+export const appIndexed = (sql: SqlReader): boolean => !sql.unindexed;
+
 /** The App index of the snapshot `sql` reads (built once per reader; a failed build is tried again). */
 export function appCountIndexOf(sql: SqlReader): Promise<AppCountIndex> {
   let index = built.get(sql);

@@ -1,4 +1,4 @@
-import { appCountIndexOf, appWhereBitmapOf } from "../db/app-count-index.ts";
+import { appCountIndexOf, appIndexed, appWhereBitmapOf } from "../db/app-count-index.ts";
 import { countIndexOf } from "../db/count-index.ts";
 import {
   byValue,
@@ -58,7 +58,7 @@ async function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, siz
     return cached(sql, `summary|${scope.table}.${dimension}|${size}`, size, () =>
       summaryFacet(sql, scope.table, dimension, size),
     );
-  if (scope.table === "app" && !sql.unindexed)
+  if (scope.table === "app" && appIndexed(sql))
     return cached(sql, `app-index|${dimension}|${size}|${whereKey(scope.where)}`, size, async () => {
       const [index, matched] = await Promise.all([appCountIndexOf(sql), appWhereBitmapOf(sql, scope.where)]);
       const values = index.dimensions.get(dimension);

@@ -1,4 +1,4 @@
-import { appValuesOf, appWhereBitmapOf } from "../db/app-count-index.ts";
+import { appIndexed, appValuesOf, appWhereBitmapOf } from "../db/app-count-index.ts";
 import { type Bitmap, countIndexOf } from "../db/count-index.ts";
 import { FACET_COLUMNS_TABLE } from "../db/facet-sql.ts";
 import { type NumberColumn, plainColumn, valueAt } from "../db/number-column.ts";
@@ -89,7 +89,7 @@ export async function histogramOf(
   const given = givenBounds(request);
   const scale = given ? "given" : (request.scale ?? spec.scale);
   const n = request.buckets ?? DEFAULT_BUCKETS;
-  if (scope.table === "app" && !sql.unindexed) {
+  if (scope.table === "app" && appIndexed(sql)) {
     const key = `app-histogram|${field}|${scale}|${n}|${JSON.stringify(given)}|${whereKey(scope.where)}`;
     return cached(sql, key, given?.length ?? n, async () => {
       const [values, matched] = await Promise.all([

@@ -1,6 +1,6 @@
 import type DataLoader from "dataloader";
 import { type ReadContext, servedOf } from "../context.ts";
-import { appCountOf } from "../db/app-count-index.ts";
+import { appCountOf, appIndexed } from "../db/app-count-index.ts";
 import { pageKeys } from "../db/page-keys.ts";
 import type { TableKey } from "../db/tables.ts";
 import { countDomains } from "../db/where-bitmap.ts";
@@ -129,13 +129,13 @@ export async function connectionPage<R extends Record<string, unknown>>(
       total ??=
         options.table === "domain"
           ? countDomains(sql, options.where)
-          : options.table === "app" && !sql.unindexed
+          : options.table === "app" && appIndexed(sql)
             ? appCountOf(sql, options.where)
             : countWhere(sql, options.table, options.where);
       return total;
     },
     scope:
-      options.table === "domain" || (options.table === "app" && !sql.unindexed)
+      options.table === "domain" || options.table === "app"
         ? { table: options.table, where: options.where }
         : null,
   };
