@@ -54,11 +54,13 @@ export async function executeInternally(
   } as ServerContext & { request: Request; params: unknown };
   const { validate, contextFactory, execute, schema } = yoga.getEnveloped(server);
   let served: ServedSnapshot | null = null;
+  let context: Context | undefined;
   const outcome = async (): Promise<{ data?: Record<string, unknown> | null; errors?: GraphQLError[] }> => {
     const invalid = validate(schema, document);
     if (invalid.length) return { errors: invalid.map(validationFailed) };
     const contextValue = (await contextFactory()) as Context;
     served = contextValue.served;
+    context = contextValue;
     const result = (await execute({
       schema,
       document,
@@ -69,7 +71,7 @@ export async function executeInternally(
     return { data: result.data, errors: result.errors ? withInputCodes([...result.errors]) : undefined };
   };
   const result = await outcome();
-  return { ...result, rateHeaders: limits.headersOf(request), served };
+  return { ...result, rateHeaders: limits.headersOf(request), served, context };
 }
 
 /** What yoga answers for a document that fails to parse or validate (HTTP 400). */

@@ -1,7 +1,7 @@
 import type { Config } from "./config.ts";
 import { readContext } from "./context.ts";
 import { STAGED } from "./db/change-sql.ts";
-import { type Bitmap, type CountIndex, countIndexOf, RoaringBitmap32 } from "./db/count-index.ts";
+import { type Bitmap, type CountIndex, RoaringBitmap32 } from "./db/count-index.ts";
 import { openSnapshotReader, type SqlReader } from "./db/reader.ts";
 import { Segments, type StoredSegment } from "./db/segments.ts";
 import type { ServedSnapshot } from "./db/snapshots.ts";
@@ -12,9 +12,10 @@ import type {
   SnapshotRow,
   SnapshotStore,
 } from "./db/store.ts";
+import { DomainSet } from "./query/domain-set.ts";
 import type { Where } from "./query/keyset.ts";
-import { DEFAULT_SPREAD, indexedMembersOf, pksOf, type Spread, spreadOf } from "./query/segment-members.ts";
-import { membersOf, segmentArgsOf, segmentWhere } from "./query/segments.ts";
+import { DEFAULT_SPREAD, type Spread, spreadOf } from "./query/segment-members.ts";
+import { segmentArgsOf, segmentWhere } from "./query/segments.ts";
 import { domainFilterInput } from "./schema/index.ts";
 
 /**
@@ -25,9 +26,9 @@ import { domainFilterInput } from "./schema/index.ts";
  * load starts: src/query/segment-members.ts spreadOf). Given to the loader by its caller (as the
  * rendered records are: src/cli/load.ts, src/demo.ts), and published with the load.
  *
- * Members come from each snapshot's count index (src/db/where-bitmap.ts: set-membership filters are
- * bitmap algebra, other parts asked of SQL for their keys), as keys of that snapshot; the two
- * snapshots' keys differ, so they are compared through the Domains' names, read once per load.
+ * Members are each snapshot's set of Domains (src/query/domain-set.ts), as ordinals of its count
+ * index or keys of that snapshot; the two snapshots' numbers differ, so they are compared through
+ * the Domains' names, read once per load.
  */
 export interface SegmentsResult extends SegmentOutcome {
   ms: number;
@@ -53,34 +54,31 @@ export async function evaluateSegments(
     });
     const now = served(snapshot, after);
     const then = previous && before ? served(previous, before) : null;
-    // Both snapshots indexed: members are compared as ordinals, the old ones mapped to the new
-    // (one array for the load); else as keys, from SQL where a snapshot has no index.
-    const [indexAfter, indexBefore] = await Promise.all([
-      countIndexOf(after),
-      before ? countIndexOf(before) : null,
-    ]);
-    const ordAfter = indexAfter && indexBefore ? ordinalMap(indexBefore, indexAfter, names) : null;
-    // The spread is counted on the new snapshot only, from its index (none without one).
+    // Both sets indexed: members are compared as ordinals, the old ones mapped to the new (one
+    // array for the load); else as keys. The spread is counted on the new snapshot's index only.
+    let ordAfter: Int32Array | null = null;
     const moved = async (where: Where, whereThen: Where | null, dimensions: readonly string[]) => {
-      const indexed = indexAfter ? await indexedMembersOf(after, where) : null;
-      const spread = indexed ? spreadOf(indexed.index, indexed.ords, dimensions) : null;
-      if (indexed && ordAfter && indexAfter && before && whereThen) {
-        const was = await indexedMembersOf(before, whereThen);
-        if (was) {
-          const nameOf = (ord: number) => names.after[indexAfter.ordToPk[ord]];
-          const wasName = (ord: number) => names.before[was.index.ordToPk[ord]];
-          return {
-            size: indexed.ords.size,
-            spread,
-            ...compare(indexed.ords, was.ords, ordAfter, nameOf, wasName),
-          };
-        }
+      const set = new DomainSet(after, where);
+      const setThen = whereThen && before ? new DomainSet(before, whereThen) : null;
+      const [indexed, was] = await Promise.all([set.indexed(), setThen?.indexed()]);
+      const spread = indexed ? spreadOf(indexed.index, indexed.bitmap, dimensions) : null;
+      if (indexed && was) {
+        ordAfter ??= ordinalMap(was.index, indexed.index, names);
+        const nameOf = (ord: number) => names.after[indexed.index.ordToPk[ord]];
+        const wasName = (ord: number) => names.before[was.index.ordToPk[ord]];
+        return {
+          size: indexed.bitmap.size,
+          spread,
+          ...compare(indexed.bitmap, was.bitmap, ordAfter, nameOf, wasName),
+        };
       }
-      const now = indexed ? pksOf(indexed) : await membersOf(after, where);
-      const was = whereThen && before ? await membersOf(before, whereThen) : null;
+      const now = await set.pks();
+      const wasKeys = setThen ? await setThen.pks() : null;
       const nameOf = (pk: number) => names.after[pk];
       const wasName = (pk: number) => names.before[pk];
-      const changes = was ? compare(now, was, names.keyAfter, nameOf, wasName) : { entered: [], left: [] };
+      const changes = wasKeys
+        ? compare(now, wasKeys, names.keyAfter, nameOf, wasName)
+        : { entered: [], left: [] };
       return { size: now.size, spread, ...changes };
     };
     const loads: SegmentLoadOutcome[] = [];

@@ -116,6 +116,20 @@ describe("structure of src/", () => {
     expect(split).toEqual([]);
   });
 
+  it("one module answers index or SQL: only the sets of Domains and Apps ask whether an index answers", () => {
+    // What a reader's indexes are, and what a `where` is over them (src/db/), is asked by the set of
+    // Domains (src/query/domain-set.ts) and the set of Apps (src/query/app-set.ts) alone: every other
+    // consumer of a list asks its set. src/db/ itself builds, loads and warms them.
+    const asks =
+      /\b(countIndexOf|whereBitmapOf|localWhereBitmapOf|appIndexed|appCountIndexOf|appWhereBitmapOf|appCountOf|appValuesOf|unindexed)\b/;
+    const askers = files
+      .filter((f) => !["db", "bench"].includes(name(f).split("/")[0]))
+      .filter((f) => !["query/domain-set.ts", "query/app-set.ts"].includes(name(f)))
+      .filter((f) => asks.test(readFileSync(f, "utf8")))
+      .map(name);
+    expect(askers).toEqual([]);
+  });
+
   it("one way into execution: only src/schema/execute.ts compiles or executes an operation", () => {
     const doors = files
       .filter((f) => name(f) !== "schema/execute.ts")

@@ -3,7 +3,7 @@ import { type Bitmap, type CountIndex, countIndexOf } from "./count-index.ts";
 import { perReader } from "./per-reader.ts";
 import type { SqlReader } from "./reader.ts";
 import { Evaluator, NeedsDatabase } from "./where-evaluator.ts";
-import { countWhere, type Where } from "./where-sql.ts";
+import type { Where } from "./where-sql.ts";
 
 /**
  * The bitmap of a filter's `where` over the snapshot's count index (src/db/count-index.ts): the
@@ -22,7 +22,7 @@ const bitmaps = perReader<"whereBitmaps", LRUCache<string, Promise<Bitmap>>>(
 );
 
 /** A `where` as a cache key: a set of keys (DomainKeys) by its name, not its every key. */
-export const whereKey = (where: Where) =>
+export const whereKey = (where: unknown) =>
   JSON.stringify(where, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
 
 /**
@@ -88,9 +88,3 @@ async function cachedBitmap(sql: SqlReader, where: Where) {
 
 /** The cached bitmaps whose evaluation is done. */
 const settled = new WeakSet<Promise<Bitmap>>();
-
-/** How many Domains match `where`: from the count index, or counted by SQL on a snapshot without one. */
-export async function countDomains(sql: SqlReader, where: Where): Promise<number> {
-  const found = await whereBitmapOf(sql, where);
-  return found ? found.bitmap.size : countWhere(sql, "domain", where);
-}

@@ -9,11 +9,11 @@ import {
 import { LRUCache } from "lru-cache";
 import { type ReadContext, readContext } from "../context.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
-import type { DomainFilter } from "../query/domain-filter.ts";
-import { type DomainListArgs, domainListWhere, domainSortKeys } from "../query/domain-list.ts";
+import { type DomainListArgs, domainSetOf, domainSortKeys } from "../query/domain-list.ts";
 import { type DomainRead, domainReadOfSets, withFields } from "../query/domain-read/plan.ts";
 import { streamPlannedDomains } from "../query/domain-read/read.ts";
-import { orderedReads } from "../query/keyset.ts";
+import { DomainSet, type DomainSetWire } from "../query/domain-set.ts";
+import { orderedReads, type SortKey } from "../query/keyset.ts";
 import type { DomainRow } from "../query/loaders.ts";
 import { field, operation, selection } from "../rest/document.ts";
 import { parseFields, toSelectionSet } from "../rest/fields.ts";
@@ -51,10 +51,32 @@ const CHUNK = 100;
 const DOMAIN = schema.getType("Domain") as GraphQLObjectType;
 
 /** List Domains' filter, sort and search, as the REST options give them (GraphQL variables). */
-export interface ExportQuery {
+export interface ExportVariables {
   filter?: unknown;
   orderBy?: unknown;
   search?: string | null;
+}
+
+/**
+ * Which Domains an export writes, in which order: the set of Domains its check resolved on the
+ * server's thread (src/query/domain-set.ts: lists and segments read there, as the account's),
+ * as it crosses to the export thread, and List Domains' sort keys. The export thread resolves
+ * nothing again.
+ */
+export interface ExportQuery {
+  set: DomainSetWire;
+  keys: SortKey[];
+}
+
+/**
+ * The export query of List Domains' `variables` on the snapshot and account of `ctx`: the set of
+ * Domains of the operation that checked them (domainSetOf keeps it per operation, so it is not
+ * resolved twice), or resolved now.
+ */
+export async function exportQueryOf(ctx: ReadContext, variables: ExportVariables): Promise<ExportQuery> {
+  const args = listArgs(variables);
+  const set = await domainSetOf(ctx, args, null);
+  return { set: set.toWire(), keys: domainSortKeys(args) };
 }
 
 export interface Compiled {
@@ -108,39 +130,18 @@ export interface Batch {
 let listVariables: readonly VariableDefinitionNode[] | null = null;
 
 /** The variables of List Domains, coerced as its resolver receives them (enums, dates, inputs). */
-export function listArgs(query: ExportQuery): DomainListArgs {
+export function listArgs(variables: ExportVariables): DomainListArgs {
   listVariables ??=
     domainNamesDocument().definitions.find(
       (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
     )?.variableDefinitions ?? [];
-  // A list's names, read before the export (export-query.ts: withListNames), are no GraphQL
-  // input: coerced without them, then put back where they were.
-  const filter = query.filter as DomainFilter | null | undefined;
-  const own = (f: DomainFilter) => {
-    const { listNames: _names, segmentKeys: _keys, ...rest } = f;
-    return rest;
-  };
   const { coerced, errors } = getVariableValues(schema, listVariables, {
-    filter: filter ? { ...own(filter), ...(filter.and ? { and: filter.and.map(own) } : {}) } : null,
-    orderBy: query.orderBy ?? null,
-    search: query.search ?? null,
+    filter: variables.filter ?? null,
+    orderBy: variables.orderBy ?? null,
+    search: variables.search ?? null,
   });
   if (errors?.length) throw errors[0];
-  const args = coerced as DomainListArgs;
-  if (filter && args.filter) {
-    const back = (to: DomainFilter, from: DomainFilter): DomainFilter => ({
-      ...to,
-      ...(from.listNames ? { listNames: from.listNames } : {}),
-      ...(from.segmentKeys ? { segmentKeys: from.segmentKeys } : {}),
-    });
-    args.filter = {
-      ...back(args.filter, filter),
-      ...(args.filter.and && filter.and
-        ? { and: args.filter.and.map((term, i) => back(term, (filter.and as DomainFilter[])[i])) }
-        : {}),
-    };
-  }
-  return args;
+  return coerced as DomainListArgs;
 }
 
 type Found = { domains: Record<string, unknown>[]; notFound: string[] };
@@ -182,8 +183,8 @@ async function resolvedLinesOf(ctx: ReadContext, c: Compiled, rows: DomainRow[])
 }
 
 /**
- * The JSON text of every Domain that List Domains' `query` matches in the snapshot `sql` reads, in
- * its order, with `fields`: a batch (up to BATCH, or WIDE_BATCH, Domains) at a time.
+ * The JSON text of every Domain of `query`'s set in the snapshot `served`, in its order, with
+ * `fields`: a batch (up to BATCH, or WIDE_BATCH, Domains) at a time.
  */
 export async function* domainStream(
   served: ServedSnapshot,
@@ -197,12 +198,11 @@ export async function* domainStream(
   const read = writer === "rows" ? c.read : c.names;
   const wide = c.rows === null || read.children.length > 0 || read.fields === null;
   const size = batch ?? (wide ? WIDE_BATCH : BATCH);
-  const args = listArgs(query);
-  const where = await domainListWhere(readContext(served), args, null);
+  const { where } = DomainSet.fromWire(served.sql, query.set);
   // Its names: the resolver path looks a batch's Domains up by them.
   const planned = withFields(read, ["name"]);
   const passOver = { left: skip };
-  for (const find of orderedReads(domainSortKeys(args), where)) {
+  for (const find of orderedReads(query.keys, where)) {
     for await (const { ctx, rows } of streamPlannedDomains(
       () => readContext(served),
       served.sql,

@@ -3,18 +3,14 @@ import { type Asker, apiKeyOf } from "../auth/plugin.ts";
 import type { Budget } from "../auth/rate-headers.ts";
 import type { RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
-import { readContext } from "../context.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
-import { DomainLists, type ListStore, noList } from "../db/lists.ts";
-import { readAt, type ServedSnapshot } from "../db/snapshots.ts";
+import type { ListStore } from "../db/lists.ts";
+import { readAt } from "../db/snapshots.ts";
 import { apiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { CURSOR_RETRY_AFTER_S } from "../query/cursor.ts";
-import type { DomainFilter } from "../query/domain-filter.ts";
-import { segmentMembers, segmentNamesOf } from "../query/domain-list.ts";
-import { unknownSegment } from "../query/named-keys.ts";
 import { cachedDocument, field, operation, selection } from "../rest/document.ts";
 import { restErrorOf } from "../rest/errors.ts";
 import { selectionKey } from "../rest/fields.ts";
@@ -24,6 +20,7 @@ import type { Options } from "../rest/options.ts";
 import { reportBroken } from "../rest/rendered.ts";
 import { type Route, selectionOf } from "../rest/route.ts";
 import { domainNamesDocument } from "../rest/routes.ts";
+import { exportQueryOf } from "./export-page.ts";
 import type { ExportReader, Page, PageFormat, PageWire } from "./export-reader.ts";
 import type { ExportSlots } from "./export-slots.ts";
 
@@ -130,11 +127,13 @@ export async function* domainPages(
     throw notServedYet(snapshotVersion, version);
   if (snapshotVersion !== undefined && snapshotVersion !== version) throw expired(snapshotVersion, version);
   const counted = kind === "estimate" ? undefined : deps.metrics?.export(kind);
-  // The reader runs without the account: a list the filter names is read now, as the check above
-  // found it (a job resumed on another gateway reads it again, as it is then).
-  const variables = await withListNames(deps, request, q.variables, served);
+  // The set of Domains the check resolved, as the account's (its lists and segments read now: a
+  // job resumed on another gateway reads them again, as they are then); the export thread reads
+  // it and resolves nothing.
+  if (!result.context) throw new Error("an export's query answered without its context");
+  const query = await exportQueryOf(result.context, q.variables);
   try {
-    for await (const page of deps.reader.stream(readAt(served), q.fields, variables, format, from, wire)) {
+    for await (const page of deps.reader.stream(readAt(served), q.fields, query, format, from, wire)) {
       await deps.beforePage?.();
       const now = await deps.version();
       if (now !== version) throw expired(version, now);
@@ -145,44 +144,6 @@ export async function* domainPages(
   } finally {
     counted?.end();
   }
-}
-
-/**
- * `variables` with the filter's lists (`list`, in it or in its terms) as the names they hold, and
- * its segments (`segment`) as their members' keys in the snapshot read (`served`).
- */
-async function withListNames(
-  deps: ExportDeps,
-  request: Asker,
-  variables: DomainQuery["variables"],
-  served: ServedSnapshot,
-): Promise<DomainQuery["variables"]> {
-  const filter = variables.filter as DomainFilter | null | undefined;
-  if (!filter || ![filter, ...(filter.and ?? [])].some((f) => f.list != null || f.segment != null))
-    return variables;
-  if (!deps.lists) throw new Error("an export names a list, and nothing reads lists");
-  const store = deps.lists;
-  const lists = new DomainLists(store);
-  const account = keyOf(request).account;
-  const ctx = readContext(served, { account: { account, lists: store } });
-  const resolve = async (f: DomainFilter): Promise<DomainFilter> => {
-    let out = f;
-    if (out.list != null) {
-      const names = await lists.domains(account, out.list);
-      if (names === null) throw apiError("BAD_USER_INPUT", `f:list: ${noList(out.list)}`);
-      const { list: _list, ...rest } = out;
-      out = { ...rest, listNames: names };
-    }
-    if (out.segment != null) {
-      const members = await segmentMembers(ctx, out.segment);
-      if (!members) throw unknownSegment("f:segment", out.segment, await segmentNamesOf(ctx));
-      const { segment: _segment, ...rest } = out;
-      out = { ...rest, segmentKeys: members.keys() };
-    }
-    return out;
-  };
-  const and = filter.and ? await Promise.all(filter.and.map(resolve)) : filter.and;
-  return { ...variables, filter: { ...(await resolve(filter)), ...(and ? { and } : {}) } };
 }
 
 export async function countDomains(deps: ExportDeps, request: Asker, q: DomainQuery): Promise<number> {

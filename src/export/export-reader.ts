@@ -33,7 +33,7 @@ export type StreamMessage =
       readFrom?: ReadSource;
       /** The `fields` option as given ("" for the defaults). */
       fields: string;
-      /** List Domains' filter, sort and search (its GraphQL variables, checked on this thread). */
+      /** Which Domains, in which order: the set of Domains resolved on this thread, and the sort. */
       query: ExportQuery;
       format: PageFormat;
       /** Domains to pass over first (a job resumed where another gateway left it). */
@@ -169,7 +169,7 @@ export class ExportReader {
   }
 
   /**
-   * Every Domain of `snapshot` that List Domains' `query` matches, in its order, as pages of
+   * Every Domain of `query`'s set (resolved on this thread) in `snapshot`, in its order, as pages of
    * `format`. The next pages are read while this one is handed on (AHEAD); stopping early
    * closes the stream's cursor.
    */

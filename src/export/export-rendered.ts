@@ -7,11 +7,11 @@ import type { RenderedPage } from "../db/rendered-sink.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { sqlitePlan } from "../db/sqlite-plan.ts";
 import { findStatement } from "../db/where-sql.ts";
-import { domainListWhere, domainSortKeys } from "../query/domain-list.ts";
 import { withFields } from "../query/domain-read/plan.ts";
 import { readPlannedDomains, streamPlannedDomains } from "../query/domain-read/read.ts";
+import { DomainSet } from "../query/domain-set.ts";
 import { orderedReads } from "../query/keyset.ts";
-import { BATCH, batchOf, compiledLookup, type ExportQuery, listArgs, WIDE_BATCH } from "./export-page.ts";
+import { BATCH, batchOf, compiledLookup, type ExportQuery, WIDE_BATCH } from "./export-page.ts";
 
 /*
  * Rendered records (src/db/rendered.ts) on the export thread: the pieces a load renders
@@ -101,7 +101,7 @@ export async function* renderStream(
 }
 
 /**
- * The rendered pieces of every Domain that List Domains' `query` matches, in its order (the same
+ * The rendered pieces of every Domain of `query`'s set, in its order (the same
  * statement as domainStream's, reading each Domain's piece instead of its columns), a batch of
  * BATCH at a time.
  */
@@ -110,9 +110,8 @@ export async function* renderedPieces(
   query: ExportQuery,
   skip = 0,
 ): AsyncGenerator<ReadPieces> {
-  const args = listArgs(query);
-  const where = await domainListWhere(readContext(served), args, null);
   const { sql } = served;
+  const { where } = DomainSet.fromWire(sql, query.set);
   // PostgreSQL: the cursor reads the Domains' keys in order, and each batch's pieces come by a
   // binary COPY (src/db/copy-binary.ts): a FETCH answered the pieces as hex text, the server
   // writing it and the driver decoding it (src/db/reader.ts, `copy`).
@@ -123,7 +122,7 @@ export async function* renderedPieces(
     ? (keys: RawRow[]) =>
         `SELECT k."pk", x."crc", x."len", x."body" FROM unnest('{${keys.map((k) => Number(k[0])).join(",")}}'::bigint[]) WITH ORDINALITY k("pk", "i") LEFT JOIN ${sql.table(RENDERED_TABLE)} x ON x."domain_pk" = k."pk" ORDER BY k."i"`
     : undefined;
-  for (const find of orderedReads(domainSortKeys(args), where)) {
+  for (const find of orderedReads(query.keys, where)) {
     const { text, params } = pg
       ? findStatement(sql, "domain", find, 'r."pk"', await sqlitePlan(sql, "domain", find))
       : findStatement(

@@ -19,13 +19,12 @@ import {
 } from "../db/feed-cursor.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { checkSegmentName } from "../db/segments.ts";
-import { countDomains } from "../db/where-bitmap.ts";
-import { countWhere, statementOver } from "../db/where-sql.ts";
+import { statementOver } from "../db/where-sql.ts";
 import { apiError, InputError } from "../errors.ts";
 import type { DomainFilter } from "./domain-filter.ts";
-import { domainListWhere, segmentNamesOf } from "./domain-list.ts";
+import { domainSetOf, segmentNamesOf } from "./domain-list.ts";
+import type { DomainSet } from "./domain-set.ts";
 import { parseInstant } from "./instant.ts";
-import type { Where } from "./keyset.ts";
 import { unknownSegment } from "./named-keys.ts";
 import { pageSize } from "./page.ts";
 
@@ -187,10 +186,9 @@ async function pageAfter(
   if (args.after != null) await checkCursor(meta, where, await feedBounds(meta), where.after, false);
   const named = Math.min(NAMED_DOMAINS, NAMED_SHARE * served.snapshot.domains);
   const { served: here, gone } = match;
-  const count = async () =>
-    (await countDomains(served.sql, here)) + (gone ? await countWhere(gone.sql, "domain", gone.where) : 0);
+  const count = async () => (await here.count()) + (await gone.count());
   if (where.domains === undefined && (await count()) <= named) {
-    const names = await matchingNames(ctx, match, null);
+    const names = await matchingNames(match, null);
     return pageOf(
       await read(meta, { ...where, domains: names }, first + 1, args.after != null),
       first,
@@ -209,7 +207,7 @@ async function pageAfter(
       cursor === where.after && args.after != null,
     );
     const names = [...new Set(batch.map((r) => r.domainName as string))];
-    const matched = new Set(names.length ? await matchingNames(ctx, match, names) : []);
+    const matched = new Set(names.length ? await matchingNames(match, names) : []);
     for (const row of batch) {
       if (!matched.has(row.domainName as string)) continue;
       kept.push(row);
@@ -304,26 +302,24 @@ function pageOf(rows: ChangeRow[], first: number, after: FeedCursor): ChangePage
  * table's own, and the gone Domains number theirs apart from the snapshot's.
  */
 interface Matches {
-  served: Where;
-  gone: { sql: SqlReader; where: Where };
+  served: DomainSet;
+  gone: DomainSet;
 }
 
 async function matchesOf(ctx: ReadContext, filter: DomainFilter): Promise<Matches> {
   const argument = "filter.domain";
-  const served = await domainListWhere(ctx, { filter }, null, false, { argument });
-  const sql = goneOf(servedOf(ctx).sql);
-  const gone = await domainListWhere(ctx, { filter }, null, false, { rows: sql, argument });
-  return { served, gone: { sql, where: gone } };
+  const served = await domainSetOf(ctx, { filter }, null, { argument });
+  const gone = await domainSetOf(ctx, { filter }, null, { rows: goneOf(servedOf(ctx).sql), argument });
+  return { served, gone };
 }
 
 /**
  * The names of the Domains that `match` matches (of `among`, when given): those of the served
  * snapshot as they are, and those gone from it as they were when removed (its gone tables).
  */
-async function matchingNames(ctx: ReadContext, match: Matches, among: string[] | null): Promise<string[]> {
+async function matchingNames(match: Matches, among: string[] | null): Promise<string[]> {
   const names: string[] = [];
-  const sets = [{ sql: servedOf(ctx).sql, where: match.served }, match.gone];
-  for (const { sql, where: matched } of sets) {
+  for (const { sql, where: matched } of [match.served, match.gone]) {
     const where = among ? { AND: [matched, { name: { in: among } }] } : matched;
     const { text, params } = statementOver(
       sql,

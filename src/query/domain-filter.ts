@@ -188,8 +188,10 @@ export const DOMAIN_RANGE_FILTERS = {
 
 /**
  * Filters by one name of something the key's account keeps: `list`, one of its lists (the
- * Domains it holds). Resolved to the list's names by resolveKeys (its `list` lookup), or before a
- * read that runs without the account (an export's: `listNames`).
+ * Domains it holds), and `segment`, one of its segments (its members). Resolved by resolveKeys
+ * (its `list` and `segment` lookups) as the account's, where the request is: a read that runs
+ * without the account (an export's thread) receives the set of Domains resolved
+ * (src/query/domain-set.ts), never a filter to resolve again.
  */
 export const DOMAIN_NAMED_FILTERS = {
   list: { legacy: "f:list", description: "In this list of the API key's account (GET /list)" },
@@ -229,12 +231,8 @@ export type DomainFilter = { [K in keyof typeof DOMAIN_LIST_FILTERS]?: ListFilte
 } & { [K in keyof typeof DOMAIN_EVENT_FILTERS]?: EventFilter | null } & {
   /** One of the account's lists, by name (DOMAIN_NAMED_FILTERS). */
   list?: string | null;
-  /** The names `list` holds, resolved beforehand (never a client's input: GraphQL has no such field). */
-  listNames?: readonly string[] | null;
   /** One of the account's segments, by name (DOMAIN_NAMED_FILTERS). */
   segment?: string | null;
-  /** The keys of `segment`'s members, resolved beforehand (never a client's input). */
-  segmentKeys?: readonly number[] | null;
   /** Terms that must all match too (the same filter twice: aq). */
   and?: readonly DomainFilter[] | null;
   /** Terms of which at least one must match (bq's should). */
@@ -327,12 +325,10 @@ function partsOf(filter: DomainFilter, argument: string): Part[] {
     if (e) parts.push(negated(eventWhere(name, e, `${argument}.${name}`)));
   }
   // A name is never NULL, nor is an EXISTS: NOT alone is exact.
-  if (filter.listNames) parts.push(negated({ name: { in: [...filter.listNames] } }));
-  else if (filter.list != null)
+  if (filter.list != null)
     parts.push(negated({ name: { in: new ListKey(filter.list, `${argument}.list`) } }));
   // A segment's members by key in the snapshot read: NOT is exact (a key is never NULL).
-  if (filter.segmentKeys) parts.push(negated({ pk: { in: [...filter.segmentKeys] } }));
-  else if (filter.segment != null)
+  if (filter.segment != null)
     parts.push(negated({ pk: { in: new SegmentKey(filter.segment, `${argument}.segment`) } }));
   return parts;
 }

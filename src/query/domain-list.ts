@@ -2,15 +2,17 @@ import { type ReadContext, servedOf } from "../context.ts";
 import type { DomainKeys } from "../db/domain-keys.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { Segments } from "../db/segments.ts";
+import { whereKey } from "../db/where-bitmap.ts";
 import { InputError } from "../errors.ts";
 import { type DomainFilter, TERM_GROUPS, toDomainWhere } from "./domain-filter.ts";
+import { DomainSet } from "./domain-set.ts";
 import { allOf } from "./filter.ts";
 import type { SortKey, Where } from "./keyset.ts";
 import { listsOf } from "./lists.ts";
 import { appByIdentifier, technologyKeys } from "./loaders.ts";
 import { resolveKeys } from "./named-keys.ts";
 import { searchCondition } from "./search.ts";
-import { domainFilterType, domainKeysOf, segmentArgsOf } from "./segment-members.ts";
+import { domainFilterType, segmentArgsOf } from "./segment-members.ts";
 import { DOMAIN_SORTS, type Order, toSortKeys } from "./sort.ts";
 import { meant, nearValues } from "./suggest.ts";
 import { vocabularyOf } from "./vocabularies.ts";
@@ -77,6 +79,37 @@ export async function domainListWhere(
 }
 
 /**
+ * The set of Domains (src/query/domain-set.ts) that List Domains' filter and search of `args`
+ * match within `base`, on the snapshot `rows` reads (the context's by default): its `where`
+ * resolved once per operation and arguments (domainListWhere), so that a page, its totalCount,
+ * facets and histograms, and an export started by the operation (src/export/export-query.ts) ask
+ * the one set.
+ */
+export function domainSetOf(
+  ctx: ReadContext,
+  args: DomainListArgs,
+  base: Where | null,
+  options: { rows?: SqlReader; argument?: string } = {},
+): Promise<DomainSet> {
+  const rows = options.rows ?? servedOf(ctx).sql;
+  let sets = resolved.get(ctx);
+  if (!sets) {
+    sets = new Map();
+    resolved.set(ctx, sets);
+  }
+  const key = whereKey([rows.table("domain"), options.argument, base, args.filter, args.search]);
+  let set = sets.get(key);
+  if (!set) {
+    set = domainListWhere(ctx, args, base, false, options).then((where) => new DomainSet(rows, where));
+    sets.set(key, set);
+  }
+  return set;
+}
+
+/** The sets an operation resolved, by its arguments (domainSetOf). */
+const resolved = new WeakMap<ReadContext, Map<string, Promise<DomainSet>>>();
+
+/**
  * A client's filter names plans the served snapshot has, as it spells them (`Shopify Plus`): an
  * unknown one, or one in another letter case, is refused naming it and the plans near it, rather
  * than answered with no Domain. Plans are a vocabulary of the data, not of the API (the snapshot's
@@ -116,7 +149,7 @@ export async function checkPlans(ctx: ReadContext, filter: DomainFilter | null |
  * snapshot of `ctx` by default), under its filter as saved now (read as List Domains reads it,
  * naming no segment), evaluated on those rows: their keys, never another table's. Null when the
  * account has no such segment (the caller answers for it). A filter read again is the same set of
- * members (domainKeysOf), until it is replaced or a list it names changes.
+ * members (DomainSet.members), until it is replaced or a list it names changes.
  */
 export async function segmentMembers(
   ctx: ReadContext,
@@ -128,7 +161,7 @@ export async function segmentMembers(
   const row = await new Segments(store).get(account, name);
   if (!row) return null;
   const where = await domainListWhere(ctx, segmentArgsOf(row, domainFilterType()), null, true, { rows });
-  return domainKeysOf(rows, where);
+  return new DomainSet(rows, where).members();
 }
 
 /** The names of the account's segments (for a "did you mean" when a request names one it lacks). */

@@ -1,5 +1,3 @@
-import { appCountIndexOf, appIndexed, appWhereBitmapOf } from "../db/app-count-index.ts";
-import { countIndexOf } from "../db/count-index.ts";
 import {
   byValue,
   childValues,
@@ -12,25 +10,24 @@ import {
 } from "../db/facet-sql.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { TABLES } from "../db/tables.ts";
-import { whereBitmapOf, whereKey } from "../db/where-bitmap.ts";
+import { whereKey } from "../db/where-bitmap.ts";
 import { countWhere, RELATIONS, statementKey, statementOver } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
 import { cached } from "./facet-cache.ts";
-import { byCount, FACETS, type Facet, type FacetScope, type FacetValue, MAX_DIMENSIONS } from "./facets.ts";
-import { bitmapFacet, indexFacet } from "./index-facet.ts";
+import { byCount, FACETS, type Facet, type FacetValue, MAX_DIMENSIONS, type RecordSet } from "./facets.ts";
 import type { Where } from "./keyset.ts";
 
 /**
- * A list's facets counted (src/query/facets.ts says what they are): from the count index where the
- * snapshot has one and the list is filtered, from the snapshot's summary where it is not, from the
- * App index for Apps, else by one statement a facet over the narrow facet columns, the matching
- * keys or the records' rows (sourceOf chooses, and histograms read the same choice).
+ * A list's facets counted (src/query/facets.ts says what they are): from the snapshot's summary
+ * where the list is not filtered, else from the set's members over its index (src/query/domain-set.ts,
+ * src/query/app-set.ts), or, on a reader without one, by one statement a facet over the narrow
+ * facet columns, the matching keys or the records' rows (sourceOf chooses, and histograms read the
+ * same choice).
  */
 
 /** The facets of `dimensions` (names of FACETS[table].dimensions, each once), top `size` values each, in their order. */
 export async function facetsOf(
-  sql: SqlReader,
-  scope: FacetScope,
+  scope: RecordSet,
   dimensions: readonly string[],
   size: number,
 ): Promise<Facet[]> {
@@ -43,28 +40,28 @@ export async function facetsOf(
     if (seen.has(d)) throw new InputError("by", `names ${d} twice`);
     seen.add(d);
   }
-  return Promise.all(dimensions.map((d) => facetOf(sql, scope, d, size)));
+  return Promise.all(dimensions.map((d) => facetOf(scope, d, size)));
 }
 
-async function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, size: number): Promise<Facet> {
-  if (scope.table === "domain" && Object.keys(scope.where).length && (await countIndexOf(sql)))
-    return cached(sql, `index|${dimension}|${size}|${whereKey(scope.where)}`, size, async () => {
-      const found = await whereBitmapOf(sql, scope.where);
-      if (!found) throw new Error("the snapshot's count index vanished");
-      return indexFacet(found.index, found.bitmap, dimension, size);
-    });
-  const source = await sourceOf(sql, scope);
-  if (source === "summary")
+async function facetOf(scope: RecordSet, dimension: string, size: number): Promise<Facet> {
+  const { sql } = scope;
+  if (Object.keys(scope.where).length === 0)
     return cached(sql, `summary|${scope.table}.${dimension}|${size}`, size, () =>
       summaryFacet(sql, scope.table, dimension, size),
     );
-  if (scope.table === "app" && appIndexed(sql))
-    return cached(sql, `app-index|${dimension}|${size}|${whereKey(scope.where)}`, size, async () => {
-      const [index, matched] = await Promise.all([appCountIndexOf(sql), appWhereBitmapOf(sql, scope.where)]);
-      const values = index.dimensions.get(dimension);
-      if (!values) throw new Error(`the App count index has no dimension ${dimension}`);
-      return bitmapFacet(values, values.kind, matched, dimension, size);
-    });
+  if (await scope.hasIndex())
+    return cached(
+      sql,
+      `${scope.table}-index|${dimension}|${size}|${whereKey(scope.where)}`,
+      size,
+      async () => {
+        const found = await scope.indexed();
+        if (!found) throw new Error(`the snapshot's ${scope.table} index vanished`);
+        return found.facet(dimension, size);
+      },
+    );
+  // Not the summary: the list is filtered.
+  const source = (await sourceOf(scope)) as Exclude<Source, "summary">;
   const statement = facetStatement(
     sql,
     scope,
@@ -89,7 +86,8 @@ async function facetOf(sql: SqlReader, scope: FacetScope, dimension: string, siz
 export type Source = "summary" | "scan" | "keys" | "rows";
 const LARGE_SHARE = 0.05;
 
-export async function sourceOf(sql: SqlReader, scope: FacetScope): Promise<Source> {
+export async function sourceOf(scope: RecordSet): Promise<Source> {
+  const { sql } = scope;
   if (Object.keys(scope.where).length === 0) return "summary";
   if (scope.table !== "domain") return "rows";
   if (!testsOnly(scope.where, NARROW_FIELDS)) return "keys";
@@ -135,7 +133,7 @@ export async function run(sql: SqlReader, s: { text: string; params: unknown[] }
  */
 function facetStatement(
   sql: SqlReader,
-  scope: FacetScope,
+  scope: RecordSet,
   values: FacetValues,
   size: number,
   source: Exclude<Source, "summary">,

@@ -1,9 +1,12 @@
+import type { Bitmap } from "../db/count-index.ts";
 import { APP_FACET_VALUES, DOMAIN_FACET_VALUES, type FacetTable, type FacetValues } from "../db/facet-sql.ts";
+import type { NumberColumn } from "../db/number-column.ts";
+import type { SqlReader } from "../db/reader.ts";
 import { InputError } from "../errors.ts";
 import { APP_LIST_FILTERS, APP_RANGE_FILTERS } from "./app-filter.ts";
 import { DOMAIN_LIST_FILTERS, DOMAIN_RANGE_FILTERS } from "./domain-filter.ts";
 import type { RangeSpec } from "./filter.ts";
-import type { Where } from "./keyset.ts";
+import type { KeyValue, SortKey, Where } from "./keyset.ts";
 
 /**
  * Facets and histograms of a list: how the records matching a list's own filter and search are
@@ -148,10 +151,35 @@ export interface HistogramRequest {
   scale?: "log" | "linear" | null;
 }
 
-/** What a list counts over: its table and the `where` of its filter and search (keys resolved). */
-export interface FacetScope {
-  table: FacetTable;
-  where: Where;
+/**
+ * What a list's totalCount, facets, histograms and pages count over: the records of one snapshot
+ * reader that one `where` matches (its filter and search, keys resolved), as a set of Domains
+ * (src/query/domain-set.ts) or of Apps (src/query/app-set.ts). Each set alone knows whether its
+ * table's index answers for it or SQL does: no reader of a set asks.
+ */
+export interface RecordSet {
+  readonly table: FacetTable;
+  readonly sql: SqlReader;
+  readonly where: Where;
+  /** Whether its members are read from an index (else every count of it is a statement). */
+  hasIndex(): Promise<boolean>;
+  /** Its members over the index; null when the reader has none. */
+  indexed(): Promise<IndexedMembers | null>;
+  /** The values of a number field by member of the index; null without an index (or that field in it). */
+  numbers(field: string): Promise<NumberColumn | null>;
+  count(): Promise<number>;
+  /** The keys of a page in the order of `keys` after `after`, from the index; null: read it by SQL. */
+  pageKeys(
+    keys: readonly SortKey[],
+    after: readonly KeyValue[] | null,
+    take: number,
+  ): Promise<number[] | null>;
+}
+
+/** A set's members as a bitmap over its table's index, and their facets. */
+export interface IndexedMembers {
+  readonly bitmap: Bitmap;
+  facet(dimension: string, size: number): Facet;
 }
 
 /** Checks `size` (1 to MAX_FACET_SIZE). */

@@ -1,10 +1,8 @@
-import { appIndexed, appValuesOf, appWhereBitmapOf } from "../db/app-count-index.ts";
-import { type Bitmap, countIndexOf } from "../db/count-index.ts";
+import type { Bitmap } from "../db/count-index.ts";
 import { FACET_COLUMNS_TABLE } from "../db/facet-sql.ts";
-import { type NumberColumn, plainColumn, valueAt } from "../db/number-column.ts";
-import type { SqlReader } from "../db/reader.ts";
+import { type NumberColumn, valueAt } from "../db/number-column.ts";
 import { TABLES } from "../db/tables.ts";
-import { whereBitmapOf, whereKey } from "../db/where-bitmap.ts";
+import { whereKey } from "../db/where-bitmap.ts";
 import { statementKey, statementOver } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
 import { cached } from "./facet-cache.ts";
@@ -12,10 +10,10 @@ import { run, sourceOf } from "./facet-counts.ts";
 import {
   DEFAULT_BUCKETS,
   FACETS,
-  type FacetScope,
   type Histogram,
   type HistogramRequest,
   MAX_BUCKETS,
+  type RecordSet,
 } from "./facets.ts";
 
 /**
@@ -79,33 +77,22 @@ export function chooseBounds(min: number, max: number, n: number, scale: "log" |
 
 /** The histogram of `field` (a name of FACETS[table].histograms) over the list's records. */
 export async function histogramOf(
-  sql: SqlReader,
-  scope: FacetScope,
+  scope: RecordSet,
   field: string,
   request: HistogramRequest,
 ): Promise<Histogram> {
+  const { sql } = scope;
   const spec = FACETS[scope.table].histograms[field];
   if (!spec) throw new Error(`unknown histogram field ${scope.table}.${field}`);
   const given = givenBounds(request);
   const scale = given ? "given" : (request.scale ?? spec.scale);
   const n = request.buckets ?? DEFAULT_BUCKETS;
-  if (scope.table === "app" && appIndexed(sql)) {
-    const key = `app-histogram|${field}|${scale}|${n}|${JSON.stringify(given)}|${whereKey(scope.where)}`;
-    return cached(sql, key, given?.length ?? n, async () => {
-      const [values, matched] = await Promise.all([
-        appValuesOf(sql, spec.column),
-        appWhereBitmapOf(sql, scope.where),
-      ]);
-      return indexHistogram(plainColumn(values), matched, field, scale, given, n);
-    });
-  }
-  const index = scope.table === "domain" ? await countIndexOf(sql) : null;
-  const values = index?.numbers.get(spec.column);
+  const values = await scope.numbers(spec.column);
   if (values) {
-    const key = `index-histogram|${field}|${scale}|${n}|${JSON.stringify(given)}|${whereKey(scope.where)}`;
+    const key = `${scope.table}-histogram|${field}|${scale}|${n}|${JSON.stringify(given)}|${whereKey(scope.where)}`;
     return cached(sql, key, given?.length ?? n, async () => {
-      const found = await whereBitmapOf(sql, scope.where);
-      if (!found) throw new Error("the snapshot's count index vanished");
+      const found = await scope.indexed();
+      if (!found) throw new Error(`the snapshot's ${scope.table} index vanished`);
       return indexHistogram(values, found.bitmap, field, scale, given, n);
     });
   }
@@ -113,7 +100,7 @@ export async function histogramOf(
   // PostgreSQL compares bigint bounds with a 32-bit column only once the column is widened.
   const value = sql.kind === "postgresql" ? `r."${column}"::bigint` : `r."${column}"`;
   // Every histogram field is a narrow facet column: a large set is scanned there.
-  const source = await sourceOf(sql, scope);
+  const source = await sourceOf(scope);
   const narrow = source === "scan" || (source === "summary" && scope.table === "domain");
   const from = `${sql.table(narrow ? FACET_COLUMNS_TABLE : TABLES[scope.table].name)} r`;
   let bounds = given;

@@ -1,12 +1,10 @@
 import { type Bitmap, type CountIndex, ORDER_BUCKET, RoaringBitmap32 } from "../db/count-index.ts";
 import { type NumberColumn, plainColumn, valueAt } from "../db/number-column.ts";
-import type { SqlReader } from "../db/reader.ts";
-import { localWhereBitmapOf } from "../db/where-bitmap.ts";
-import type { KeyValue, SortKey, Where } from "./keyset.ts";
+import type { KeyValue, SortKey } from "./keyset.ts";
 
 /**
  * A keyset page of Domains from the snapshot's count index (src/db/count-index.ts), without a
- * statement: the keys of the `take` Domains of the set `where` matches that follow `after` in the
+ * statement: the keys of the `take` members of `matched` (a set of Domains) that follow `after` in the
  * order of `keys`, exactly as readPage's statements (src/query/keyset.ts) order them: each key
  * ascending or descending with its unknown (NULL) values last in both directions, then the next
  * key, ending with `pk`.
@@ -20,24 +18,10 @@ import type { KeyValue, SortKey, Where } from "./keyset.ts";
  * - Otherwise (a small set, several keys), one pass over the set's members keeps the best
  *   `take` in a heap.
  *
- * Null (the page is read by SQL) when the snapshot has no index, the set would ask the
- * database (src/db/where-bitmap.ts, localWhereBitmapOf), a key has no array in the index (an index built
- * before its sort parts), or a cursor's value cannot be placed exactly (a name: the index holds
- * names' positions, not the names; a number a double cannot hold).
+ * Null (the page is read by SQL) when a key has no array in the index, or a cursor's value
+ * cannot be placed exactly (a name: the index holds names' positions, not the names; a number a
+ * double cannot hold). A set of Domains asks it for a page (src/query/domain-set.ts, pageKeys).
  */
-export async function indexPageKeys(
-  sql: SqlReader,
-  keys: readonly SortKey[],
-  where: Where,
-  after: readonly KeyValue[] | null,
-  take: number,
-): Promise<number[] | null> {
-  if (take <= 0 || keys.at(-1)?.field !== "pk") return null;
-  const found = await localWhereBitmapOf(sql, where);
-  return found && selectPage(found.index, found.bitmap, keys, after, take);
-}
-
-/** The keys of the page of `matched`'s members, or null when the index cannot order them so. */
 export function selectPage(
   index: CountIndex,
   matched: Bitmap,

@@ -1,14 +1,11 @@
 import type DataLoader from "dataloader";
 import { type ReadContext, servedOf } from "../context.ts";
-import { appCountOf, appIndexed } from "../db/app-count-index.ts";
 import { pageKeys } from "../db/page-keys.ts";
 import type { TableKey } from "../db/tables.ts";
-import { countDomains } from "../db/where-bitmap.ts";
 import { countWhere } from "../db/where-sql.ts";
 import { InputError } from "../errors.ts";
 import { decodeCursor, encodeCursor, fingerprint } from "./cursor.ts";
-import type { FacetScope } from "./facets.ts";
-import { indexPageKeys } from "./index-page.ts";
+import type { RecordSet } from "./facets.ts";
 import {
   type FindArgs,
   type KeyValue,
@@ -39,7 +36,7 @@ export interface Connection<R> {
   /** Counted only when the field is selected. */
   totalCount: () => Promise<number>;
   /** What its facets and histograms count over: the records its totalCount counts (src/query/facets.ts). */
-  scope: FacetScope | null;
+  scope: RecordSet | null;
 }
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -62,11 +59,15 @@ export async function connectionPage<R extends Record<string, unknown>>(
     args: PageArgs;
     max: number;
     keys: SortKey[];
-    where: Where;
+    /**
+     * The records the page is of: a set of Domains or Apps (src/query/domain-set.ts,
+     * src/query/app-set.ts), which counts itself and may know a page's keys; or a table's rows
+     * that `where` matches (an App's reviews). Keys the set does not give are read by a statement
+     * of src/db/where-sql.ts.
+     */
+    of: RecordSet | { table: TableKey; where: Where };
     /** What the cursor belongs to besides its sort (root or parent, filter, search). */
     scope: readonly unknown[];
-    /** The table the page is of: its keys are read by a statement of src/db/where-sql.ts. */
-    table: TableKey;
     /** Its rows by key, in one batch. */
     rows: DataLoader<number, R | null>;
     /**
@@ -77,7 +78,9 @@ export async function connectionPage<R extends Record<string, unknown>>(
   },
 ): Promise<Connection<R>> {
   const { snapshot, sql } = servedOf(ctx);
-  const find = async (args: FindArgs) => rowsOfKeys(options.rows, await pageKeys(sql, options.table, args));
+  const { table, where } = options.of;
+  const set = "count" in options.of ? options.of : null;
+  const find = async (args: FindArgs) => rowsOfKeys(options.rows, await pageKeys(sql, table, args));
   const size = pageSize(options.args.first, options.max);
   // The sort ends every cursor's scope: a cursor is a position in one order.
   const scope = fingerprint([...options.scope, options.keys]);
@@ -95,21 +98,18 @@ export async function connectionPage<R extends Record<string, unknown>>(
     // Nothing of the page is selected.
   } else if (offset > 0) {
     rows = await find({
-      where: options.where,
+      where,
       orderBy: orderBy(options.keys),
       skip: offset,
       take: size + 1,
     });
   } else {
-    // first: 0 still reads one row, so that hasNextPage tells whether there is anything. A page of
-    // Domains is read from the snapshot's count index when it can be (src/query/index-page.ts).
-    const keys =
-      options.table === "domain"
-        ? await indexPageKeys(sql, options.keys, options.where, after, size + 1)
-        : null;
+    // first: 0 still reads one row, so that hasNextPage tells whether there is anything. A page's
+    // keys come from its set when it knows them (the count index: src/query/domain-set.ts).
+    const keys = set ? await set.pageKeys(options.keys, after, size + 1) : null;
     rows = keys
       ? await rowsOfKeys(options.rows, keys)
-      : await readPage(options.keys, options.where, after, size + 1, find);
+      : await readPage(options.keys, where, after, size + 1, find);
   }
   const page = rows.slice(0, size);
   const edges = page.map((node) => ({
@@ -126,18 +126,10 @@ export async function connectionPage<R extends Record<string, unknown>>(
       endCursor: edges.at(-1)?.cursor ?? null,
     },
     totalCount: () => {
-      total ??=
-        options.table === "domain"
-          ? countDomains(sql, options.where)
-          : options.table === "app" && appIndexed(sql)
-            ? appCountOf(sql, options.where)
-            : countWhere(sql, options.table, options.where);
+      total ??= set ? set.count() : countWhere(sql, table, where);
       return total;
     },
-    scope:
-      options.table === "domain" || options.table === "app"
-        ? { table: options.table, where: options.where }
-        : null,
+    scope: set,
   };
 }
 

@@ -1,16 +1,9 @@
 import { coerceInputValue, type GraphQLInputObjectType } from "graphql";
-import { LRUCache } from "lru-cache";
-import { type Bitmap, type CountIndex, RoaringBitmap32 } from "../db/count-index.ts";
-import { DomainKeys } from "../db/domain-keys.ts";
-import { perReader } from "../db/per-reader.ts";
-import type { SqlReader } from "../db/reader.ts";
+import type { Bitmap, CountIndex } from "../db/count-index.ts";
 import type { SegmentRow } from "../db/segments.ts";
-import { whereBitmapOf, whereKey } from "../db/where-bitmap.ts";
-import { statementOver } from "../db/where-sql.ts";
 import type { DomainFilter } from "./domain-filter.ts";
 import { DOMAIN_DIMENSIONS, MAX_FACET_SIZE, snakeName } from "./facets.ts";
 import { indexFacet, indexFacetCut } from "./index-facet.ts";
-import type { Where } from "./keyset.ts";
 
 /**
  * A saved segment's filter as List Domains' arguments (coerced by the schema's DomainFilter, which
@@ -121,77 +114,4 @@ export function spreadOf(
     if (indexFacetCut(index, ords, dimension, facet, size)) other[key] = facet.otherCount;
   }
   return { counts, other };
-}
-
-/** A segment's members as ordinals of its snapshot's count index. */
-export interface IndexedMembers {
-  index: CountIndex;
-  ords: Bitmap;
-}
-
-/** The Domains `where` matches, from the snapshot's count index; null for a snapshot without one. */
-export async function indexedMembersOf(sql: SqlReader, where: Where): Promise<IndexedMembers | null> {
-  const found = await whereBitmapOf(sql, where);
-  return found ? { index: found.index, ords: found.bitmap } : null;
-}
-
-/** Indexed members by key. */
-export function pksOf({ index, ords }: IndexedMembers): Bitmap {
-  const members = ords.toUint32Array();
-  const pks = new Uint32Array(members.length);
-  for (let i = 0; i < members.length; i++) pks[i] = index.ordToPk[members[i]];
-  return new RoaringBitmap32(pks);
-}
-
-/**
- * The keys of the Domains `where` matches in the snapshot `sql` reads: from its count index (a
- * bitmap of ordinals, then their keys), and by SQL on a snapshot without one.
- */
-export async function membersOf(sql: SqlReader, where: Where): Promise<Bitmap> {
-  const found = await indexedMembersOf(sql, where);
-  return found ? pksOf(found) : keysBySql(sql, where);
-}
-
-async function keysBySql(sql: SqlReader, where: Where): Promise<Bitmap> {
-  const { text, params } = statementOver(
-    sql,
-    "domain",
-    where,
-    (cond) => `SELECT r."pk" FROM ${sql.table("domain")} r WHERE ${cond}`,
-  );
-  const rows = await sql.all(text, params);
-  return new RoaringBitmap32(rows.map((r) => Number(r[0])));
-}
-
-/**
- * Sets of members by reader and `where`, kept while memory allows (each holds a bitmap: a few
- * hundred KB at most, as src/db/where-bitmap.ts reckons its segments).
- */
-const kept = perReader<"members", LRUCache<string, Promise<DomainKeys>>>(
-  () => new LRUCache({ maxSize: 64 * 1024 * 1024, sizeCalculation: () => 256 * 1024 }),
-);
-
-/**
- * The Domains `where` (a segment's filter, read now) matches in the snapshot `sql` reads, as a set
- * to stand in another `where` for their keys (`f:segment`): the count index's ordinals as they are
- * on a snapshot with one, SQL's keys without. Made once per reader and `where`, so that requests
- * naming the segment share one set and the caches keyed by their `where` (whereKey) find it by its
- * name. Kept by the `where` rather than by the segment's name and time: a filter naming a list is
- * another `where` once the list changes, though the segment itself did not.
- */
-export function domainKeysOf(sql: SqlReader, where: Where): Promise<DomainKeys> {
-  const cache = kept(sql, "members");
-  const key = whereKey(where);
-  let found = cache.get(key);
-  if (!found) {
-    found = indexedMembersOf(sql, where).then(async (indexed) =>
-      indexed
-        ? DomainKeys.ofOrdinals(sql, indexed.index, indexed.ords)
-        : DomainKeys.ofKeys(sql, await keysBySql(sql, where)),
-    );
-    cache.set(key, found);
-    // A read that failed (the database did not answer) is made again by the next request.
-    found.catch(() => cache.delete(key));
-  }
-  return found;
 }

@@ -1,16 +1,15 @@
 import { type ReadContext, servedOf } from "../context.ts";
 import { SegmentError, SegmentNotFoundError, Segments } from "../db/segments.ts";
-import { countDomains } from "../db/where-bitmap.ts";
 import { apiError, InputError } from "../errors.ts";
 import { domainListWhere } from "./domain-list.ts";
+import { DomainSet } from "./domain-set.ts";
 import type { Where } from "./keyset.ts";
 import type { SegmentArgs } from "./segment-members.ts";
 
 /**
  * The segments of the request's account (docs/decisions.md, "Segments"; src/db/segments.ts keeps
  * them), and what a segment's filter matches in a snapshot: its `where` (List Domains' own, on the
- * snapshot and account of the context), its members (keys, from the count index where the snapshot
- * has one: src/db/where-bitmap.ts) and its spread over the dimensions it names (platform, plan and
+ * snapshot and account of the context), its members (src/query/domain-set.ts) and its spread over the dimensions it names (platform, plan and
  * country by default).
  */
 const stores = new WeakMap<object, Segments>();
@@ -28,7 +27,6 @@ export function segmentsOf(ctx: ReadContext): { segments: Segments; account: str
 
 export {
   DEFAULT_SPREAD,
-  membersOf,
   type SegmentArgs,
   SPREAD_LIMITS,
   segmentArgsOf,
@@ -42,7 +40,7 @@ export function segmentWhere(ctx: ReadContext, args: SegmentArgs): Promise<Where
 
 /** The segment's members in the context's snapshot now. */
 export async function segmentSize(ctx: ReadContext, args: SegmentArgs): Promise<number> {
-  return countDomains(servedOf(ctx).sql, await segmentWhere(ctx, args));
+  return new DomainSet(servedOf(ctx).sql, await segmentWhere(ctx, args)).count();
 }
 
 const NAMES = { name: "name" };

@@ -46,6 +46,8 @@ export type ExecuteGraphQL = (
   rateHeaders?: Record<string, string>;
   /** The snapshot the operation read (fixed for the whole operation: src/context.ts). */
   served?: ServedSnapshot | null;
+  /** What its resolvers read (an export takes the set of Domains its check resolved: src/export/export-query.ts). */
+  context?: ReadContext;
 }>;
 
 export interface RestContext {

@@ -7,6 +7,7 @@ import {
   type AppFilter as AppFilterShape,
   toAppWhere,
 } from "../query/app-filter.ts";
+import { AppSet } from "../query/app-set.ts";
 import { allOf } from "../query/filter.ts";
 import {
   type AppRow,
@@ -201,17 +202,14 @@ builder.queryField("apps", (t) =>
     },
     resolve: async (_root, args, ctx, info) => {
       const keys = toSortKeys(APP_SORTS, args.orderBy, DEFAULT_APP_ORDER);
-      const where = allOf([
-        toAppWhere(args.filter),
-        await searchCondition("app", args.search, () => servedOf(ctx).sql),
-      ]);
+      const { sql } = servedOf(ctx);
+      const where = allOf([toAppWhere(args.filter), await searchCondition("app", args.search, () => sql)]);
       return connectionPage(ctx, {
         args,
         max: 50,
         keys,
-        where,
+        of: new AppSet(sql, where),
         scope: ["apps", args.filter, args.search],
-        table: "app",
         rows: appByPk(ctx),
         page: selectsPage(info),
       });

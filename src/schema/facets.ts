@@ -1,4 +1,3 @@
-import { servedOf } from "../context.ts";
 import type { Scans } from "../cost.ts";
 import { InputError } from "../errors.ts";
 import { facetsOf } from "../query/facet-counts.ts";
@@ -11,13 +10,13 @@ import {
   DOMAIN_HISTOGRAMS,
   type Facet,
   type FacetDimension,
-  type FacetScope,
   facetSize,
   type Histogram,
   type HistogramField,
   MAX_BUCKETS,
   MAX_DIMENSIONS,
   MAX_FACET_SIZE,
+  type RecordSet,
   snakeName,
 } from "../query/facets.ts";
 import { histogramOf } from "../query/histograms.ts";
@@ -132,7 +131,7 @@ const HistogramType = builder.objectRef<Histogram>("Histogram").implement({
   }),
 });
 
-const scopeOf = (c: unknown): FacetScope => {
+const scopeOf = (c: unknown): RecordSet => {
   const scope = (c as Connection<Record<string, unknown>>).scope;
   if (!scope) throw new Error("a connection without a facet scope");
   return scope;
@@ -159,9 +158,9 @@ function facetFields(
         by: t.arg({ type: [dimension], required: true }),
         size: t.arg.int({ defaultValue: DEFAULT_FACET_SIZE }),
       },
-      resolve: (c, args, ctx) => {
+      resolve: (c, args) => {
         if (args.by.length === 0) throw new InputError("by", "must name at least one dimension");
-        return facetsOf(servedOf(ctx).sql, scopeOf(c), args.by as string[], facetSize(args.size));
+        return facetsOf(scopeOf(c), args.by as string[], facetSize(args.size));
       },
     }),
   );
@@ -185,12 +184,12 @@ function facetFields(
           description: "How chosen bounds are placed (default: the field's).",
         }),
       },
-      resolve: (c, args, ctx) => {
+      resolve: (c, args) => {
         if (args.scale === "given")
           throw new InputError("scale", "GIVEN is what bounds do: give bounds instead");
         if (args.bounds && args.scale)
           throw new InputError("scale", "applies to chosen bounds, not to bounds given");
-        return histogramOf(servedOf(ctx).sql, scopeOf(c), args.field as string, {
+        return histogramOf(scopeOf(c), args.field as string, {
           buckets: args.buckets,
           bounds: args.bounds,
           scale: args.scale as "log" | "linear" | null | undefined,

@@ -93,9 +93,8 @@ function reviewPage(
     args,
     max: 50,
     keys,
-    where,
+    of: { table: "appReview", where },
     scope: [scope],
-    table: "appReview",
     rows: reviewByPk(ctx),
   });
 }

@@ -1,9 +1,10 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readContext } from "../../src/context.ts";
 import { evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { openSnapshotReader } from "../../src/db/reader.ts";
-import { domainStream } from "../../src/export/export-page.ts";
+import { domainStream, exportQueryOf } from "../../src/export/export-page.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 
@@ -84,13 +85,9 @@ describe.each(databaseKinds())("the plans of canonical operations on %s", (kind)
     if (!served) throw new Error("no snapshot");
     const seen: string[] = [];
     const sql = openSnapshotReader(api.db.config, served.snapshot, { onQuery: (text) => seen.push(text) });
+    const query = await exportQueryOf(readContext(served), { filter: { countryCode: { values: ["US"] } } });
     const batch = async () => {
-      for await (const _ of domainStream(
-        { ...served, sql },
-        "",
-        { filter: { countryCode: { values: ["US"] } } },
-        50,
-      ));
+      for await (const _ of domainStream({ ...served, sql }, "", query, 50));
     };
     try {
       await batch();

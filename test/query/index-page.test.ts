@@ -15,8 +15,9 @@ import { pageKeys } from "../../src/db/page-keys.ts";
 import type { SqlReader } from "../../src/db/reader.ts";
 import { TABLES } from "../../src/db/tables.ts";
 import { localWhereBitmapOf } from "../../src/db/where-bitmap.ts";
+import { DomainSet } from "../../src/query/domain-set.ts";
 import { searchWords } from "../../src/query/filter.ts";
-import { indexPageKeys, selectPage } from "../../src/query/index-page.ts";
+import { selectPage } from "../../src/query/index-page.ts";
 import { type KeyValue, readPage, type SortKey, type Where } from "../../src/query/keyset.ts";
 import { DOMAIN_SORTS, toSortKeys } from "../../src/query/sort.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
@@ -192,7 +193,7 @@ describe.each(databaseKinds())("Domain pages from the count index on %s", (kind)
         fc.integer({ min: 1, max: 40 }),
         async ({ where, database }, [keys, after], take) => {
           const want = await bySql(keys, where, after, take);
-          const got = await indexPageKeys(sql, keys, where, after, take);
+          const got = await new DomainSet(sql, where).pageKeys(keys, after, take);
           // Read by SQL only when the set would ask the database, or a name must be placed.
           const placesName = !!after && keys.some((k, i) => k.kind === "string" && after[i] !== null);
           expect(
@@ -222,7 +223,7 @@ describe.each(databaseKinds())("Domain pages from the count index on %s", (kind)
         const seen: number[] = [];
         let after: KeyValue[] | null = null;
         for (;;) {
-          const got = await indexPageKeys(sql, keys, where, after, 37);
+          const got = await new DomainSet(sql, where).pageKeys(keys, after, 37);
           const want = await bySql(keys, where, after, 37);
           // Past the first page a name's cursor is placed by SQL.
           if (after && name === "NAME") expect(got).toBeNull();

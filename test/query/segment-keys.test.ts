@@ -5,8 +5,9 @@ import { type CountIndex, countIndexOf, RoaringBitmap32 } from "../../src/db/cou
 import { DomainKeys } from "../../src/db/domain-keys.ts";
 import { pageKeys } from "../../src/db/page-keys.ts";
 import type { SqlReader } from "../../src/db/reader.ts";
-import { countDomains, whereKey } from "../../src/db/where-bitmap.ts";
+import { whereKey } from "../../src/db/where-bitmap.ts";
 import { countWhere } from "../../src/db/where-sql.ts";
+import { DomainSet } from "../../src/query/domain-set.ts";
 import type { Where } from "../../src/query/keyset.ts";
 import { REST_BASE } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
@@ -81,7 +82,7 @@ describe.each(databaseKinds())("a segment's members in a where on %s", (kind) =>
           expect(byOrdinals.keys()).toEqual([...members].sort((a, b) => a - b));
           const want = await countWhere(sql, "domain", within(members));
           for (const keys of [byKeys, byOrdinals]) {
-            expect(await countDomains(sql, within(keys))).toBe(want);
+            expect(await new DomainSet(sql, within(keys)).count()).toBe(want);
             expect(await countWhere(sql, "domain", within(keys))).toBe(want);
           }
           const page = (where: Where) =>

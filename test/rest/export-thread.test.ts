@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
+import { readContext } from "../../src/context.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
+import type { SnapshotRow } from "../../src/db/store.ts";
 import { isDatabaseUnavailable } from "../../src/errors.ts";
 import { ENTERED, EXIT, HOLD, LEFT } from "../../src/export/export-hold.ts";
-import { domainStream, type ExportQuery } from "../../src/export/export-page.ts";
+import { domainStream, type ExportVariables, exportQueryOf } from "../../src/export/export-page.ts";
+import type { PageFormat } from "../../src/export/export-reader.ts";
 import { ExportReader } from "../../src/export/export-reader.ts";
 import { createLogger } from "../../src/logger.ts";
 import { type Oracle, oracleOf } from "../graphql/oracle.ts";
@@ -72,12 +75,24 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
     await api?.close();
   });
 
+  /** List Domains' `variables` resolved as an export's check resolves them, on the served snapshot. */
+  async function resolved(variables: ExportVariables = {}) {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("no snapshot");
+    return exportQueryOf(readContext(served), variables);
+  }
+
   /** Every Domain `query` matches, as the in-process stream writes them, in batches of `batch`. */
-  async function linesInProcess(fields: string, query: ExportQuery = {}, batch = 1000): Promise<string[]> {
+  async function linesInProcess(
+    fields: string,
+    query: ExportVariables = {},
+    batch = 1000,
+  ): Promise<string[]> {
     const served = await api.snapshots.current();
     if (!served) throw new Error("no snapshot");
     const lines: string[] = [];
-    for await (const page of domainStream(served, fields, query, batch)) lines.push(...page.lines);
+    for await (const page of domainStream(served, fields, await resolved(query), batch))
+      lines.push(...page.lines);
     return lines;
   }
 
@@ -201,19 +216,24 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
     };
 
     /** A stream's text, and its count of Domains. */
-    const read = async (...args: Parameters<ExportReader["stream"]>) => {
+    const read = async (
+      snapshot: SnapshotRow,
+      fields: string,
+      variables: ExportVariables,
+      format: PageFormat,
+    ) => {
       let count = 0;
       const texts: string[] = [];
       const decoder = new TextDecoder();
-      for await (const page of reader.stream(...args)) {
+      for await (const page of reader.stream(snapshot, fields, await resolved(variables), format)) {
         count += page.count;
         texts.push(decoder.decode(page.bytes));
       }
       // JSON pages are joined by commas (as a cursor=all result joins them), JSON Lines end lines.
-      return { count, text: texts.join(args[3] === "json" ? "," : "") };
+      return { count, text: texts.join(format === "json" ? "," : "") };
     };
 
-    const QUERIES: ExportQuery[] = [
+    const QUERIES: ExportVariables[] = [
       {},
       // A nullable sort key (read in two phases: known values, then unknown ones) and a filter.
       {
@@ -269,7 +289,9 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
       try {
         // Nothing released: the one slot holds the first page, and the rest are moved.
         const kept: { text: string; release?: () => void }[] = [];
-        for await (const page of ringed.stream(s.snapshot, fields, {}, "jsonl", 0, { ring: true }))
+        for await (const page of ringed.stream(s.snapshot, fields, await resolved(), "jsonl", 0, {
+          ring: true,
+        }))
           kept.push({ text: decoder.decode(page.bytes), release: page.release });
         expect(kept.length).toBeGreaterThan(1);
         expect(kept.map((p) => p.release !== undefined)).toEqual(kept.map((_p, i) => i === 0));
@@ -277,7 +299,9 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
         // Each page released once read: every page is still its own.
         const texts: string[] = [];
         let through = 0;
-        for await (const page of ringed.stream(s.snapshot, fields, {}, "jsonl", 0, { ring: true })) {
+        for await (const page of ringed.stream(s.snapshot, fields, await resolved(), "jsonl", 0, {
+          ring: true,
+        })) {
           texts.push(decoder.decode(page.bytes));
           if (page.release) through++;
           page.release?.();
@@ -321,7 +345,12 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
       try {
         let count = 0;
         const query = { orderBy: [{ field: "ESTIMATED_SALES", direction: "DESC" }] };
-        for await (const page of domainStream({ ...s, sql }, "name,rank,apps.name", query, 10))
+        for await (const page of domainStream(
+          { ...s, sql },
+          "name,rank,apps.name",
+          await resolved(query),
+          10,
+        ))
           count += page.lines.length;
         expect(count).toBe(oracle.domainNames().length);
         const domainReads = seen.filter(
@@ -340,9 +369,8 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
       await expect(
         read({ ...s.snapshot, location: "snapshots/no-such-file.db" }, "name", {}, "jsonl"),
       ).rejects.toThrow();
-      await expect(read(s.snapshot, "name", { orderBy: [{ field: "NOPE" }] }, "jsonl")).rejects.toThrow(
-        /NOPE/,
-      );
+      // A sort it does not know is refused where the export is resolved, before a thread reads.
+      await expect(resolved({ orderBy: [{ field: "NOPE" }] })).rejects.toThrow(/NOPE/);
       expect((await read(s.snapshot, "name", {}, "json")).text).toBe(
         oracle
           .domainNames()
@@ -367,7 +395,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
         );
         try {
           const sel = "name";
-          const pages = down.stream((await served()).snapshot, sel, {}, "jsonl");
+          const pages = down.stream((await served()).snapshot, sel, await resolved(), "jsonl");
           const err = await pages.next().catch((e: unknown) => e);
           expect(err).toBeInstanceOf(Error);
           expect(isDatabaseUnavailable(err), String(err)).toBe(true);
@@ -381,7 +409,7 @@ describe.each(databaseKinds())("cursor=all reads off the server's thread (%s)", 
       const s = await served();
       const sel = "name";
       const names = oracle.domainNames();
-      const pages = reader.stream(s.snapshot, sel, {}, "json");
+      const pages = reader.stream(s.snapshot, sel, await resolved(), "json");
       await pages.next();
       expect(reader.running).toBe(true);
       await pages.return(undefined);

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiKeys } from "../../src/auth/keys.ts";
 import { REST_BASE } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
@@ -140,6 +140,18 @@ describe.each(databaseKinds())("REST /list on %s", (kind) => {
       .map((l) => JSON.parse(l).name)
       .sort();
     expect(lines).toEqual(["shop.example.com", "woo.example.org"]);
+    // The export resolves its filter once: its check reads the list, and the export thread gets
+    // the set of Domains it resolved (it read the list a second time before).
+    const reads = vi.spyOn(api.snapshots.store, "metaQuery");
+    try {
+      const again = await api.app.fetch(
+        `http://localhost${REST_BASE}/domain/export?f:list=segment&fields=name`,
+      );
+      expect((await again.text()).trim().split("\n")).toHaveLength(2);
+      expect(reads.mock.calls.filter(([text]) => String(text).includes("domain_list_item"))).toHaveLength(1);
+    } finally {
+      reads.mockRestore();
+    }
     let job = await call("GET", "/domain?f:list=segment&fields=name&cursor=all");
     expect(job.status).toBe(202);
     for (let i = 0; i < 100 && job.status === 202; i++) {

@@ -3,8 +3,9 @@ import { join } from "node:path";
 import fc from "fast-check";
 import type { GraphQLObjectType } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readContext } from "../../src/context.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
-import { domainStream } from "../../src/export/export-page.ts";
+import { domainStream, exportQueryOf } from "../../src/export/export-page.ts";
 import { readQuery } from "../../src/export/export-query.ts";
 import { Options } from "../../src/rest/options.ts";
 import { ROUTES } from "../../src/rest/routes.ts";
@@ -102,7 +103,8 @@ describe.each(databaseKinds())("the row writer against the resolver path on %s",
     const q = readQuery(EXPORT as never, Options.fromQuery(new URLSearchParams({ ...options, fields })));
     const out: string[] = [];
     fallbacks = 0;
-    for await (const page of domainStream(served, q.fields, q.variables, batch, 0, writer)) {
+    const query = await exportQueryOf(readContext(served), q.variables);
+    for await (const page of domainStream(served, q.fields, query, batch, 0, writer)) {
       out.push(...page.lines);
       if (page.fallback) fallbacks++;
     }

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { SEGMENT_LIMITS } from "../../src/db/segments.ts";
-import { indexedMembersOf, SPREAD_LIMITS, spreadOf } from "../../src/query/segment-members.ts";
+import { DomainSet } from "../../src/query/domain-set.ts";
+import { SPREAD_LIMITS, spreadOf } from "../../src/query/segment-members.ts";
 import { REST_BASE } from "../../src/rest/routes.ts";
 import { startApi, type TestApi, tempDir } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
@@ -570,14 +571,14 @@ describe.each(databaseKinds())("segments on %s", (kind) => {
     // dimension the index lacks is left out.
     const current = await api.snapshots.current();
     if (!current) throw new Error("no served snapshot");
-    const found = await indexedMembersOf(current.sql, { state: { in: ["Active"] } });
+    const found = await new DomainSet(current.sql, { state: { in: ["Active"] } }).indexed();
     if (!found) throw new Error("no count index");
-    const small = spreadOf(found.index, found.ords, ["technologies", "apps", "countryCode"], 5);
+    const small = spreadOf(found.index, found.bitmap, ["technologies", "apps", "countryCode"], 5);
     const bruteSmall = bruteSpread(members, pick(["technologies", "apps", "country_code"]), 5);
     expect(small).toEqual({ counts: bruteSmall.counts, other: bruteSmall.other });
     expect(Object.keys(small.other).length).toBeGreaterThan(0);
     const lacking = { ...found.index, children: new Map() };
-    expect(Object.keys(spreadOf(lacking, found.ords, ["technologies", "countryCode"]).counts)).toEqual([
+    expect(Object.keys(spreadOf(lacking, found.bitmap, ["technologies", "countryCode"]).counts)).toEqual([
       "country_code",
     ]);
 

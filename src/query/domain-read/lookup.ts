@@ -1,6 +1,6 @@
 import type { ReadContext } from "../../context.ts";
 import { InputError, notFound } from "../../errors.ts";
-import { checkPlans, type DomainListArgs, domainListWhere, domainSortKeys } from "../domain-list.ts";
+import { checkPlans, type DomainListArgs, domainSetOf, domainSortKeys } from "../domain-list.ts";
 import { canonicalDomainName } from "../domain-name.ts";
 import { removedHint } from "../history.ts";
 import type { Where } from "../keyset.ts";
@@ -115,9 +115,8 @@ export async function domainListPage(
     args,
     max: 1000,
     keys,
-    where: await domainListWhere(ctx, args, base),
+    of: await domainSetOf(ctx, args, base),
     scope: [scope, args.filter, args.search],
-    table: "domain",
     rows,
     page,
   });
