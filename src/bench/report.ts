@@ -105,6 +105,8 @@ export interface RunInfo {
   command: string;
   /** The CPUs, memory and Node version of the machine that measured. */
   machine: string;
+  /** The code it measured: a commit (src/bench/run.ts, commitOf); absent in runs before 2026-12-06. */
+  commit?: string;
 }
 
 /** Facets of five dimensions of one filter (src/bench/facets.ts): p50 ms, one request at a time. */
@@ -312,6 +314,8 @@ const tailTarget = (p50: number, p99: number) =>
         `p99 ≤ ${TARGETS.tail}× p50${p50 > 0 ? ` (${(p99 / p50).toFixed(1)}×)` : " (no p50: nothing completed)"}`,
       );
 /** A run's start, to the minute (UTC). */
+/** The code a run measured, where it recorded it. */
+const codeOf = (run: RunInfo) => (run.commit ? `, of commit ${run.commit}` : "");
 const startOf = (run: RunInfo) => `${run.started.slice(0, 16).replace("T", " ")} UTC`;
 
 /** The sizes and databases of some results: "20,000 Domains on PostgreSQL and SQLite and 1,000,000 …". */
@@ -347,7 +351,7 @@ function header(results: DbResult[], source: ReportSource): string[] {
         `a report of one run was given results of others: ${strangers.map((r) => `${r.kind} ${r.domains}`).join(", ")}`,
       );
     lines.push(
-      `Every number in this file comes from one run: \`${run.command}\`, started ${startOf(run)} and finished ${source.finished.slice(0, 16).replace("T", " ")} UTC, on ${run.machine}. It measured ${coverage(results)}, one after another on that machine. The next \`npm run bench\` rewrites the whole file.`,
+      `Every number in this file comes from one run: \`${run.command}\`, started ${startOf(run)} and finished ${source.finished.slice(0, 16).replace("T", " ")} UTC, on ${run.machine}${codeOf(run)}. It measured ${coverage(results)}, one after another on that machine. The next \`npm run bench\` rewrites the whole file.`,
     );
   } else {
     const runs = [
@@ -361,13 +365,13 @@ function header(results: DbResult[], source: ReportSource): string[] {
           ? "Its numbers come from more than one run, below, on different days or hours: they are not one measurement"
           : "Its numbers come from a bench that did not record its runs: they may not be one measurement";
     lines.push(
-      `Rewritten by \`${source.command}\` on ${source.date} from the results kept in bench/out/results-*.json, measuring nothing. ${from}; each section says which run measured it and when.`,
+      `Rewritten by \`${source.command}\` on ${source.date} from the results kept in docs/benchmarks/results-*.json, measuring nothing. ${from}; each section says which run measured it and when.`,
       "",
       ...runs
         .sort((a, b) => a.started.localeCompare(b.started))
         .map(
           (run) =>
-            `- The run started ${startOf(run)}: \`${run.command}\` on ${run.machine}; it measured ${coverage(results.filter((r) => r.run?.started === run.started))} of this report.`,
+            `- The run started ${startOf(run)}: \`${run.command}\` on ${run.machine}${codeOf(run)}; it measured ${coverage(results.filter((r) => r.run?.started === run.started))} of this report.`,
         ),
       ...(unrecorded.length
         ? [

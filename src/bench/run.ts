@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { get } from "node:http";
 import { cpus, totalmem } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { print } from "graphql";
@@ -39,7 +39,8 @@ import {
  * from this one: req/s, p50 and p99 at 32 connections, the server's CPU and peak RSS, export
  * Domains/s beside the database alone, and on PostgreSQL PostGraphile (src/bench/peer.ts). Writes
  * BENCHMARKS.md (or --out) from this run's results alone (src/bench/report.ts), and keeps them in
- * bench/out/results-<N>.json, from which --report-only writes it again.
+ * docs/benchmarks/results-<N>.json (committed: a fresh clone has them), from which --report-only
+ * writes it again, from parts measured by different runs when a whole run does not fit a sitting.
  */
 const { values } = parseArgs({
   options: {
@@ -48,6 +49,7 @@ const { values } = parseArgs({
     db: { type: "string", default: "both" },
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "32" },
+    /** The report; its results are kept beside it (in docs/benchmarks for BENCHMARKS.md: KEPT). */
     out: { type: "string", default: "BENCHMARKS.md" },
     /** --no-baseline: storegraph alone (quicker; no ratios). */
     "no-baseline": { type: "boolean", default: false },
@@ -66,7 +68,7 @@ const { values } = parseArgs({
      * --cpu-prof) into <dir> when it stops, to be read with Chrome's DevTools or speedscope.
      */
     "cpu-prof": { type: "string" },
-    /** --report-only: rewrite the report from the kept results (bench/out/results-*.json), measuring nothing. */
+    /** --report-only: rewrite the report from the kept results (docs/benchmarks/results-*.json), measuring nothing. */
     "report-only": { type: "boolean", default: false },
     "pg-url": {
       type: "string",
@@ -910,13 +912,22 @@ function startServer(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Proc>
   );
 }
 
-const kept = (f: string) => join(root, "bench", "out", f);
+/**
+ * Where each database's latest results at each size are kept: in the repository (docs/benchmarks)
+ * for the report users read, BENCHMARKS.md; beside the report for any other --out (CI's quick run),
+ * so that a quick run never replaces a whole run's results.
+ */
+const KEPT =
+  values.out === "BENCHMARKS.md"
+    ? join("docs", "benchmarks")
+    : relative(root, dirname(resolve(root, values.out)));
+const kept = (f: string) => join(root, KEPT, f);
 
 /** Whether a kept result can be reported (older benches kept no seconds or connections). */
 const reportable = (r: DbResult) => typeof r.seconds === "number" && typeof r.connections === "number";
 
 /**
- * Every result kept in bench/out (results-<N>.json: the latest measurement of each database at N
+ * Every result kept in docs/benchmarks (results-<N>.json: the latest measurement of each database at N
  * Domains, each naming the run that measured it).
  */
 function keptResults(): DbResult[] {
@@ -927,7 +938,7 @@ function keptResults(): DbResult[] {
       const results = JSON.parse(readFileSync(kept(f), "utf8")) as DbResult[];
       if (!results.every(reportable))
         throw new Error(
-          `bench/out/${f} was written by an older bench (no seconds or connections): measure it again`,
+          `${KEPT}/${f} was written by an older bench (no seconds or connections): measure it again`,
         );
       return results;
     });
@@ -938,6 +949,7 @@ function keptResults(): DbResult[] {
  * soon as it is measured: a run that fails later keeps what it measured, for --report-only.
  */
 function keep(result: DbResult): void {
+  mkdirSync(kept("."), { recursive: true });
   const file = kept(`results-${result.domains}.json`);
   const earlier = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DbResult[]) : [];
   const others = earlier.filter((r) => reportable(r) && r.kind !== result.kind);
@@ -945,6 +957,18 @@ function keep(result: DbResult): void {
 }
 
 const today = () => new Date().toISOString().slice(0, 10);
+
+/**
+ * The code a run measures: the commit checked out, and whether src/ or the lockfile differ from it
+ * (then the results are of uncommitted code, and the report says so).
+ */
+function commitOf(): string {
+  const git = (...args: string[]) => spawnSync("git", args, { cwd: root, encoding: "utf8" });
+  const head = git("rev-parse", "--short=10", "HEAD");
+  if (head.status !== 0) return "unknown";
+  const dirty = git("status", "--porcelain", "--", "src", "package.json", "package-lock.json").stdout.trim();
+  return `${head.stdout.trim()}${dirty ? " with uncommitted changes" : ""}`;
+}
 
 /** This machine, as a run records it. */
 function machine(): string {
@@ -958,7 +982,7 @@ let text: string;
 if (values["report-only"]) {
   const all = keptResults();
   if (!all.length) {
-    console.error("no results kept in bench/out/results-*.json: run `npm run bench` first");
+    console.error(`no results kept in ${KEPT}/results-*.json: run \`npm run bench\` first`);
     process.exit(1);
   }
   text = writeReport(all, { kind: "kept", date: today(), command: "npm run bench -- --report-only" });
@@ -975,6 +999,7 @@ if (values["report-only"]) {
       only: values.only,
     }),
     machine: machine(),
+    commit: commitOf(),
   };
   for (const domains of sizes) {
     const size = sizeOf(domains);

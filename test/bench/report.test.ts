@@ -384,6 +384,7 @@ describe("the benchmark report", () => {
       started: "2029-12-30T10:00:00.000Z",
       command: "npm run bench -- --domains 1000000 --db sqlite --duration 5 --connections 32",
       machine: "2 × Other CPU, 8 GiB, Node v20.0.0",
+      commit: "0123abcdef",
     };
     const kept = writeReport(
       [
@@ -397,8 +398,9 @@ describe("the benchmark report", () => {
     expect(head).toContain("Rewritten by `npm run bench -- --report-only` on 2030-02-01");
     expect(head).toContain("come from more than one run");
     expect(head).not.toContain("Every number");
+    // The code each run measured, where it recorded it.
     expect(head).toContain(
-      `- The run started 2029-12-30 10:00 UTC: \`${older.command}\` on ${older.machine}`,
+      `- The run started 2029-12-30 10:00 UTC: \`${older.command}\` on ${older.machine}, of commit 0123abcdef;`,
     );
     expect(head).toContain(`- The run started 2030-01-02 03:04 UTC: \`${RUN.command}\``);
     expect(head).toContain("did not record its runs (no command or machine): 20,000 Domains on SQLite");
