@@ -31,13 +31,11 @@ export async function ensureDemoData(config: Config, store: SnapshotStore, log: 
     return;
   }
   const { domains, apps, seed } = config.demo;
-  const [{ GENERATOR_VERSION, generateDataset }, { evolveDataset }, { loadSnapshot }, { loadSteps }] =
-    await Promise.all([
-      import("./dataset/generate.ts"),
-      import("./dataset/evolve.ts"),
-      import("./dataset/load/load.ts"),
-      import("./load-steps.ts"),
-    ]);
+  const [{ GENERATOR_VERSION, generateDataset }, { evolveDataset }, { loadSnapshot }] = await Promise.all([
+    import("./dataset/generate.ts"),
+    import("./dataset/evolve.ts"),
+    import("./load-pipeline.ts"),
+  ]);
   // Named by the generator's version too: an older version's files may break today's rules.
   const dir = join(config.dataDir, "demo", `v${GENERATOR_VERSION}-${domains}-${apps}-${seed}`);
   const started = Date.now();
@@ -53,7 +51,8 @@ export async function ensureDemoData(config: Config, store: SnapshotStore, log: 
   const options = {
     keep: config.keepSnapshots,
     changesRetention: config.changesRetention,
-    ...loadSteps(config, store, log),
+    config,
+    logger: log,
   };
   for (const week of [dir, next]) {
     log.info({ dir: week }, "loading the demo dataset");

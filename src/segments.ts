@@ -1,17 +1,10 @@
-import type { Config } from "./config.ts";
 import { readContext } from "./context.ts";
 import { STAGED } from "./db/change-sql.ts";
 import { type Bitmap, type CountIndex, RoaringBitmap32 } from "./db/count-index.ts";
-import { openSnapshotReader, type SqlReader } from "./db/reader.ts";
+import type { SqlReader } from "./db/reader.ts";
 import { Segments, type StoredSegment } from "./db/segments.ts";
 import type { ServedSnapshot } from "./db/snapshots.ts";
-import type {
-  SegmentEvent,
-  SegmentLoadOutcome,
-  SegmentOutcome,
-  SnapshotRow,
-  SnapshotStore,
-} from "./db/store.ts";
+import type { SegmentEvent, SegmentLoadOutcome, SegmentOutcome, SnapshotStore } from "./db/store.ts";
 import { DomainSet } from "./query/domain-set.ts";
 import type { Where } from "./query/keyset.ts";
 import { DEFAULT_SPREAD, type Spread, spreadOf } from "./query/segment-members.ts";
@@ -23,8 +16,8 @@ import { domainFilterInput } from "./schema/index.ts";
  * snapshot and on the one served before it, under its filter as saved now, and the Domains that
  * entered and left it made into the feed's segment_entered and segment_left (seen by the segment's
  * account alone), with its size and its spread at the load (over the dimensions it names as the
- * load starts: src/query/segment-members.ts spreadOf). Given to the loader by its caller (as the
- * rendered records are: src/cli/load.ts, src/demo.ts), and published with the load.
+ * load starts: src/query/segment-members.ts spreadOf). A step of the load (src/load-pipeline.ts),
+ * which reads both copies as a gateway would, and publishes the outcome with the load.
  *
  * Members are each snapshot's set of Domains (src/query/domain-set.ts), as ordinals of its count
  * index or keys of that snapshot; the two snapshots' numbers differ, so they are compared through
@@ -35,114 +28,101 @@ export interface SegmentsResult extends SegmentOutcome {
 }
 
 export async function evaluateSegments(
-  config: Pick<Config, "database" | "timeouts">,
   store: SnapshotStore,
-  snapshot: SnapshotRow,
-  previous: SnapshotRow | null,
+  now: ServedSnapshot,
+  then: ServedSnapshot | null,
 ): Promise<SegmentsResult> {
   const started = performance.now();
   const segments = await new Segments(store).every();
   if (!segments.length) return { events: [], loads: [], ms: performance.now() - started };
-  const after = openSnapshotReader(config, snapshot);
-  const before = previous ? openSnapshotReader(config, previous) : null;
-  try {
-    const names = await namesOf(after, before);
-    const served = (row: SnapshotRow, sql: SqlReader): ServedSnapshot => ({
-      snapshot: row,
-      sql,
-      source: { name: "primary", role: "primary", url: "" },
-    });
-    const now = served(snapshot, after);
-    const then = previous && before ? served(previous, before) : null;
-    // Both sets indexed: members are compared as ordinals, the old ones mapped to the new (one
-    // array for the load); else as keys. The spread is counted on the new snapshot's index only.
-    let ordAfter: Int32Array | null = null;
-    const moved = async (where: Where, whereThen: Where | null, dimensions: readonly string[]) => {
-      const set = new DomainSet(after, where);
-      const setThen = whereThen && before ? new DomainSet(before, whereThen) : null;
-      const [indexed, was] = await Promise.all([set.indexed(), setThen?.indexed()]);
-      const spread = indexed ? spreadOf(indexed.index, indexed.bitmap, dimensions) : null;
-      if (indexed && was) {
-        ordAfter ??= ordinalMap(was.index, indexed.index, names);
-        const nameOf = (ord: number) => names.after[indexed.index.ordToPk[ord]];
-        const wasName = (ord: number) => names.before[was.index.ordToPk[ord]];
-        return {
-          size: indexed.bitmap.size,
-          spread,
-          ...compare(indexed.bitmap, was.bitmap, ordAfter, nameOf, wasName),
-        };
-      }
-      const now = await set.pks();
-      const wasKeys = setThen ? await setThen.pks() : null;
-      const nameOf = (pk: number) => names.after[pk];
-      const wasName = (pk: number) => names.before[pk];
-      const changes = wasKeys
-        ? compare(now, wasKeys, names.keyAfter, nameOf, wasName)
-        : { entered: [], left: [] };
-      return { size: now.size, spread, ...changes };
-    };
-    const loads: SegmentLoadOutcome[] = [];
-    const moves: { segment: StoredSegment; entered: string[]; left: string[]; where: Where }[] = [];
-    for (const segment of segments) {
-      const scope = { meta: store, account: { account: segment.account, lists: store } };
-      let where: Where;
-      let whereThen: Where | null = null;
-      try {
-        const args = segmentArgsOf(segment, domainFilterInput);
-        where = await segmentWhere(readContext(now, scope), args);
-        if (then) whereThen = await segmentWhere(readContext(then, scope), args);
-      } catch (e) {
-        // A list it names was deleted since it was saved: no events, and why, at this load.
-        loads.push({
-          segmentId: segment.id,
-          size: null,
-          entered: 0,
-          left: 0,
-          counts: null,
-          other: null,
-          error: (e as Error).message,
-        });
-        continue;
-      }
-      const { size, spread, entered, left } = await moved(where, whereThen, segment.spread ?? DEFAULT_SPREAD);
+  const after = now.sql;
+  const before = then?.sql ?? null;
+  const names = await namesOf(after, before);
+  // Both sets indexed: members are compared as ordinals, the old ones mapped to the new (one
+  // array for the load); else as keys. The spread is counted on the new snapshot's index only.
+  let ordAfter: Int32Array | null = null;
+  const moved = async (where: Where, whereThen: Where | null, dimensions: readonly string[]) => {
+    const set = new DomainSet(after, where);
+    const setThen = whereThen && before ? new DomainSet(before, whereThen) : null;
+    const [indexed, was] = await Promise.all([set.indexed(), setThen?.indexed()]);
+    const spread = indexed ? spreadOf(indexed.index, indexed.bitmap, dimensions) : null;
+    if (indexed && was) {
+      ordAfter ??= ordinalMap(was.index, indexed.index, names);
+      const nameOf = (ord: number) => names.after[indexed.index.ordToPk[ord]];
+      const wasName = (ord: number) => names.before[was.index.ordToPk[ord]];
+      return {
+        size: indexed.bitmap.size,
+        spread,
+        ...compare(indexed.bitmap, was.bitmap, ordAfter, nameOf, wasName),
+      };
+    }
+    const members = await set.pks();
+    const wasKeys = setThen ? await setThen.pks() : null;
+    const nameOf = (pk: number) => names.after[pk];
+    const wasName = (pk: number) => names.before[pk];
+    const changes = wasKeys
+      ? compare(members, wasKeys, names.keyAfter, nameOf, wasName)
+      : { entered: [], left: [] };
+    return { size: members.size, spread, ...changes };
+  };
+  const loads: SegmentLoadOutcome[] = [];
+  const moves: { segment: StoredSegment; entered: string[]; left: string[]; where: Where }[] = [];
+  for (const segment of segments) {
+    const scope = { meta: store, account: { account: segment.account, lists: store } };
+    let where: Where;
+    let whereThen: Where | null = null;
+    try {
+      const args = segmentArgsOf(segment, domainFilterInput);
+      where = await segmentWhere(readContext(now, scope), args);
+      if (then) whereThen = await segmentWhere(readContext(then, scope), args);
+    } catch (e) {
+      // A list it names was deleted since it was saved: no events, and why, at this load.
       loads.push({
         segmentId: segment.id,
-        size,
-        entered: entered.length,
-        left: left.length,
-        ...spreadColumns(spread),
-        error: null,
+        size: null,
+        entered: 0,
+        left: 0,
+        counts: null,
+        other: null,
+        error: (e as Error).message,
       });
-      if (entered.length || left.length) moves.push({ segment, entered, left, where });
+      continue;
     }
-    const why = await changesOf(
-      after,
-      moves.flatMap((m) => [...m.entered, ...m.left]),
-    );
-    const events: SegmentEvent[] = [];
-    for (const { segment, entered, left, where } of moves) {
-      const kinds = movingKinds(where);
-      for (const [kind, domains] of [
-        ["segment_entered", entered],
-        ["segment_left", left],
-      ] as const) {
-        for (const domain of domains) {
-          const changes = (why.get(domain) ?? []).filter((c) => kinds.has(c.kind));
-          events.push({
-            kind,
-            domain,
-            account: segment.account,
-            segment: segment.name,
-            after: JSON.stringify({ segment: segment.name, changes }),
-          });
-        }
+    const { size, spread, entered, left } = await moved(where, whereThen, segment.spread ?? DEFAULT_SPREAD);
+    loads.push({
+      segmentId: segment.id,
+      size,
+      entered: entered.length,
+      left: left.length,
+      ...spreadColumns(spread),
+      error: null,
+    });
+    if (entered.length || left.length) moves.push({ segment, entered, left, where });
+  }
+  const why = await changesOf(
+    after,
+    moves.flatMap((m) => [...m.entered, ...m.left]),
+  );
+  const events: SegmentEvent[] = [];
+  for (const { segment, entered, left, where } of moves) {
+    const kinds = movingKinds(where);
+    for (const [kind, domains] of [
+      ["segment_entered", entered],
+      ["segment_left", left],
+    ] as const) {
+      for (const domain of domains) {
+        const changes = (why.get(domain) ?? []).filter((c) => kinds.has(c.kind));
+        events.push({
+          kind,
+          domain,
+          account: segment.account,
+          segment: segment.name,
+          after: JSON.stringify({ segment: segment.name, changes }),
+        });
       }
     }
-    return { events, loads, ms: performance.now() - started };
-  } finally {
-    await after.close();
-    await before?.close();
   }
+  return { events, loads, ms: performance.now() - started };
 }
 
 /** A spread as segment_load keeps it: JSON text, `other` null when no dimension was cut. */

@@ -1,13 +1,12 @@
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { ConfigError, loadConfig } from "../config.ts";
-import { loadSnapshot } from "../dataset/load/load.ts";
 import { LoadValidationError } from "../dataset/load/problems.ts";
 import { SnapshotDirError } from "../dataset/load/read.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
 import { type Part, SnapshotFormatError, UPGRADE_COMMAND } from "../db/snapshot-format.ts";
 import { LoadInProgressError, type SnapshotRow, type SnapshotStore } from "../db/store.ts";
-import { loadSteps } from "../load-steps.ts";
+import { loadSnapshot, STEP_TITLES } from "../load-pipeline.ts";
 import { createLogger } from "../logger.ts";
 import { partsOf, upgradeSnapshot } from "../snapshot-upgrade.ts";
 
@@ -85,13 +84,19 @@ async function main(): Promise<number> {
       changesRetention: config.changesRetention,
       signal: controller.signal,
       onProgress: progress.update,
-      ...loadSteps(config, store, createLogger(config)),
+      // Each step as it ends, on stderr beside the progress: its time and the loader's peak memory.
+      onStep: (s) => {
+        if (s.step === "ingest") progress.stop();
+        console.error(`load: ${STEP_TITLES[s.step]}: ${s.seconds.toFixed(1)} s, peak RSS ${s.peakRssMb} MB`);
+      },
+      config,
+      logger: createLogger(config),
     });
     progress.stop();
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
       `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s ` +
-        `(${config.database.kind}: ${r.timings.ingest} s reading, checking and writing rows, ${r.timings.finish} s indexing, of which ${r.timings.changes} s computing change events and ${r.timings.countIndex} s building the count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB; ${r.timings.render} s rendering ${r.domains} records with the default fields into ${piecesOf(r.renderedBytes)}; ${r.timings.segments} s comparing segments)`,
+        `(${config.database.kind}; peak RSS ${r.peakRssMb} MB; a count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB; ${r.domains} records rendered with the default fields into ${piecesOf(r.renderedBytes)})`,
     );
     return 0;
   } catch (e) {

@@ -18,9 +18,6 @@ import type { Row, Table, Value } from "./tables.ts";
 export class PgSnapshotWriter implements SnapshotWriter {
   private readonly copies = new Map<string, { client: pg.Client; stream: Writable; done: Promise<void> }>();
 
-  changesMs = 0;
-  countIndex: { bytes: number; ms: number } | null = null;
-
   private constructor(
     private readonly url: string,
     readonly schema: string,
@@ -55,7 +52,7 @@ export class PgSnapshotWriter implements SnapshotWriter {
         stream.on("finish", resolve);
         stream.on("error", (e) => reject(new Error(`COPY into ${table.name} failed: ${e.message}`)));
       });
-      done.catch(() => {}); // observed in write() and finish()
+      done.catch(() => {}); // observed in write() and endRows()
       c = { client, stream, done };
       this.copies.set(table.name, c);
     }
@@ -71,36 +68,59 @@ export class PgSnapshotWriter implements SnapshotWriter {
     if (!stream.write(text)) await Promise.race([once(stream, "drain"), this.copies.get(table.name)?.done]);
   }
 
-  async finish(): Promise<void> {
+  async endRows(): Promise<void> {
     await this.endCopies();
-    const client = new pg.Client({ connectionString: this.url });
-    await client.connect();
+  }
+
+  /** One connection for the steps after the rows, closed by seal() or abort(). */
+  private stepClient: pg.Client | null = null;
+  private async client(): Promise<pg.Client> {
+    if (!this.stepClient) {
+      const client = new pg.Client({ connectionString: this.url });
+      await client.connect();
+      client.on("error", () => {});
+      this.stepClient = client;
+    }
+    return this.stepClient;
+  }
+
+  private readonly table = (name: string) => `"${this.schema}"."${name}"`;
+
+  async buildIndexes(): Promise<void> {
+    await applyPgMigrations(await this.client(), this.schema, "snapshot", "after-load");
+  }
+
+  async buildDerived(): Promise<void> {
+    const client = await this.client();
+    for (const statement of childRowsStatements("postgresql", this.table)) await client.query(statement);
+    for (const statement of facetStatements("postgresql", this.table)) await client.query(statement);
+  }
+
+  async buildCountIndex(): Promise<number> {
+    const client = await this.client();
+    const built = await storeCountIndex(pgIndexSource(client, this.schema), (statement, params) =>
+      client.query(statement, params),
+    );
+    return built.bytes;
+  }
+
+  async buildChanges(): Promise<void> {
+    const client = await this.client();
+    const from = this.changes;
+    const o = (name: string) => `"${from?.previous}"."${name}"`;
+    const statements = changeStatements("postgresql", this.table, o);
+    await client.query("BEGIN");
+    // The first load: no events, but the (empty) table the publish reads, and no gone Domains.
+    const all = from
+      ? [...statements, ...goneStatements(this.table, o, from.version, from.keepFrom)]
+      : [...statements.slice(0, 2), ...goneStatements(this.table, null, 0, 0)];
+    for (const statement of all) await client.query(statement);
+    await client.query("COMMIT");
+  }
+
+  async seal(): Promise<void> {
+    const client = await this.client();
     try {
-      await applyPgMigrations(client, this.schema, "snapshot", "after-load");
-      // Each Domain's child rows, kept for the reads (src/db/domain-children.ts).
-      for (const statement of childRowsStatements("postgresql", (name) => `"${this.schema}"."${name}"`))
-        await client.query(statement);
-      // The facet tables: narrow Domain values and the unfiltered counts (src/db/facet-sql.ts).
-      for (const statement of facetStatements("postgresql", (name) => `"${this.schema}"."${name}"`))
-        await client.query(statement);
-      // The count index, from the facet columns and the child tables (src/db/count-index.ts).
-      this.countIndex = await storeCountIndex(pgIndexSource(client, this.schema), (statement, params) =>
-        client.query(statement, params),
-      );
-      // The load's change events, against the snapshot before (src/db/change-sql.ts).
-      const started = performance.now();
-      const from = this.changes;
-      const n = (name: string) => `"${this.schema}"."${name}"`;
-      const o = (name: string) => `"${from?.previous}"."${name}"`;
-      const statements = changeStatements("postgresql", n, o);
-      await client.query("BEGIN");
-      // The first load: no events, but the (empty) table the publish reads, and no gone Domains.
-      const all = from
-        ? [...statements, ...goneStatements(n, o, from.version, from.keepFrom)]
-        : [...statements.slice(0, 2), ...goneStatements(n, null, 0, 0)];
-      for (const statement of all) await client.query(statement);
-      await client.query("COMMIT");
-      if (from) this.changesMs = performance.now() - started;
       // A COPY leaves every page "not all-visible", so index-only scans (a page of primary keys
       // sorted by rank) still visit the heap for each row until a VACUUM sets the visibility map.
       // VACUUM cannot run in a migration's transaction: it runs here, on this copy's tables only.
@@ -108,9 +128,10 @@ export class PgSnapshotWriter implements SnapshotWriter {
         "SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename",
         [this.schema],
       );
-      const tables = rows.map((r) => `"${this.schema}"."${r.tablename}"`);
+      const tables = rows.map((r) => this.table(r.tablename));
       if (tables.length) await client.query(`VACUUM ${tables.join(", ")}`);
     } finally {
+      this.stepClient = null;
       await client.end();
     }
   }
@@ -125,6 +146,9 @@ export class PgSnapshotWriter implements SnapshotWriter {
   }
 
   async abort(): Promise<void> {
+    const step = this.stepClient;
+    this.stepClient = null;
+    await step?.end().catch(() => {});
     for (const { client, stream } of this.copies.values()) {
       stream.on("error", () => {});
       stream.destroy();

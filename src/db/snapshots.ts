@@ -33,11 +33,22 @@ export const readAt = (served: ServedSnapshot) => ({
   readFrom: served.source,
 });
 
-const PRIMARY = (config: Config): ReadSource => ({
+const PRIMARY = (config: Pick<Config, "database">): ReadSource => ({
   name: "primary",
   role: "primary",
   url: config.database.kind === "postgresql" ? config.database.url : "",
 });
+
+/**
+ * A copy as a gateway serves it, read on the primary: what a load reads of the copy it builds and
+ * the one served before it (src/load-pipeline.ts: the segments step). The caller closes its reader.
+ */
+export function servedOnPrimary(
+  config: Pick<Config, "database" | "timeouts">,
+  snapshot: SnapshotRow,
+): ServedSnapshot {
+  return { snapshot, sql: openSnapshotReader(config, snapshot), source: PRIMARY(config) };
+}
 
 /**
  * The snapshot being served, for request handlers. Each request takes one ServedSnapshot (its

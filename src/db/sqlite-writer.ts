@@ -14,7 +14,7 @@ const ROWS_PER_STATEMENT = 64;
 
 /**
  * Builds one snapshot file. Durability settings are off while building: the file is not served
- * until finish() has synced it and the registry names it, so a crash only leaves a file that the
+ * until seal() has synced it and the registry names it, so a crash only leaves a file that the
  * next load deletes.
  */
 export class SqliteSnapshotWriter implements SnapshotWriter {
@@ -22,8 +22,6 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
   private readonly statements = new Map<string, Database.Statement>();
   private pending: [Table, Row[]][] = [];
   private pendingRows = 0;
-  changesMs = 0;
-  countIndex: { bytes: number; ms: number } | null = null;
 
   /** `changes`: the snapshot served when the load began (its file), to compute changes from. */
   constructor(
@@ -92,18 +90,26 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
     for (; i < rows.length; i++) one.run(rows[i]);
   }
 
-  async finish(): Promise<void> {
+  async endRows(): Promise<void> {
     this.flush();
+  }
+
+  async buildIndexes(): Promise<void> {
     applySqliteMigrations(this.db, "snapshot", "after-load");
-    // Each Domain's child rows, kept for the reads (src/db/domain-children.ts).
+  }
+
+  async buildDerived(): Promise<void> {
     this.db.transaction(() => {
       for (const statement of childRowsStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
-      // The facet tables: narrow Domain values and the unfiltered counts (src/db/facet-sql.ts).
       for (const statement of facetStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
     })();
-    // The count index, from the facet columns and the child tables (src/db/count-index.ts).
-    this.countIndex = await storeSqliteCountIndex(this.db);
-    this.computeChanges();
+  }
+
+  async buildCountIndex(): Promise<number> {
+    return (await storeSqliteCountIndex(this.db)).bytes;
+  }
+
+  async seal(): Promise<void> {
     this.db.exec("ANALYZE");
     // Readers open the file read-only; a rollback journal (not WAL) keeps it a single file.
     this.db.pragma("locking_mode = NORMAL");
@@ -122,8 +128,7 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
    * The load's change events, against the snapshot before (attached), and the Domains gone from
    * this one (the first load's: none, in empty tables).
    */
-  private computeChanges(): void {
-    const started = performance.now();
+  async buildChanges(): Promise<void> {
     // Every table written is named main."…": the snapshot before is attached beside, read-write.
     const n = (name: string) => `main."${name}"`;
     const statements = changeStatements("sqlite", n, (name) => `old."${name}"`);
@@ -145,7 +150,6 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
     } finally {
       this.db.exec("DETACH DATABASE old");
     }
-    this.changesMs = performance.now() - started;
   }
 
   async abort(): Promise<void> {

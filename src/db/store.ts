@@ -40,18 +40,29 @@ export interface SnapshotCounts {
 }
 
 /** Bulk writer into a new, not yet served snapshot copy. */
+/**
+ * Writes one new copy of a snapshot, step by step as the load pipeline calls it
+ * (src/load-pipeline.ts): its rows, then each part built from them. The copy is not served until
+ * the store publishes it, so no step needs to be undone but by abort().
+ */
 export interface SnapshotWriter {
   /** Queues rows; resolves when the writer can take more (backpressure). */
   write(table: Table, rows: Row[]): Promise<void>;
+  /** Every row queued is written (PostgreSQL: the COPYs ended; SQLite: the last batch inserted). */
+  endRows(): Promise<void>;
+  /** The indexes and constraints of the tables (the migrations' after-load part). */
+  buildIndexes(): Promise<void>;
+  /** Each Domain's child rows (src/db/domain-children.ts) and the facet tables (src/db/facet-sql.ts). */
+  buildDerived(): Promise<void>;
+  /** The count index (src/db/count-index.ts), from the facet columns and child tables; its bytes. */
+  buildCountIndex(): Promise<number>;
   /**
-   * Flushes, builds indexes and constraints (the migrations' after-load part), computes the load's
-   * change events against the snapshot served when it began (src/db/change-sql.ts), analyzes.
+   * The load's change events against the snapshot served when it began (src/db/change-sql.ts),
+   * and the Domains gone from it (empty tables at a first load).
    */
-  finish(): Promise<void>;
-  /** Milliseconds finish() spent computing change events (0 with no snapshot before). */
-  readonly changesMs: number;
-  /** The count index finish() built (src/db/count-index.ts): bytes stored and milliseconds taken. */
-  readonly countIndex: { bytes: number; ms: number } | null;
+  buildChanges(): Promise<void>;
+  /** The copy made ready to be read (PostgreSQL: VACUUM; SQLite: ANALYZE, its journal, synced). */
+  seal(): Promise<void>;
   /** Stops writing; the copy is discarded by the store. */
   abort(): Promise<void>;
 }

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { FeedWatch } from "../../src/db/feed-watch.ts";
 import { openSnapshotStore } from "../../src/db/open-store.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
+import { loadSnapshot } from "../../src/load-pipeline.ts";
 import { tempDir, testLoadSteps } from "../support/api.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
 import { validFixture, writeSnapshotDir } from "../support/fixture.ts";

@@ -13,7 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
-import { loadSnapshot } from "../../src/dataset/load/load.ts";
+import { loadSnapshot } from "../../src/load-pipeline.ts";
 import { argumentName, operationOf, TOOLS } from "../../src/mcp/catalogue.ts";
 import { OPERATIONS, REST_BASE } from "../../src/rest/routes.ts";
 import { schema } from "../../src/schema/index.ts";

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
-import { loadSnapshot } from "../../src/dataset/load/load.ts";
+import { loadSnapshot } from "../../src/load-pipeline.ts";
 import { startApi, type TestApi, tempDir, testLoadSteps } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
 import { readJsonl } from "../support/jsonl.ts";

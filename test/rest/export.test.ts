@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
-import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import type { DomainRecord } from "../../src/dataset/record.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
+import { loadSnapshot } from "../../src/load-pipeline.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
 import {
   type DomainFilterInput,

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { ApiKeys, type Plan } from "../../src/auth/keys.ts";
 import type { Config } from "../../src/config.ts";
-import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import { isDatabaseUnavailable, isPoolBusy, maskFault } from "../../src/errors.ts";
+import { loadSnapshot } from "../../src/load-pipeline.ts";
 import { tempDir, testLoadSteps } from "../support/api.ts";
 import {
   createTestDatabase,

@@ -4,10 +4,9 @@ import { join } from "node:path";
 import { type App, type AppOptions, createApp } from "../../src/app.ts";
 import { ApiKeys, type Plan } from "../../src/auth/keys.ts";
 import type { Config } from "../../src/config.ts";
-import { loadSnapshot } from "../../src/dataset/load/load.ts";
 import { Snapshots } from "../../src/db/snapshots.ts";
 import type { SnapshotStore } from "../../src/db/store.ts";
-import { loadSteps } from "../../src/load-steps.ts";
+import { loadSnapshot } from "../../src/load-pipeline.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from "./databases.ts";
 
@@ -131,7 +130,7 @@ export function withKey(app: App, key: string): App {
   });
 }
 
-/** What every test load does beyond its rows, as npm run load does (src/load-steps.ts). */
-export function testLoadSteps(config: Pick<Config, "database" | "timeouts">, store: SnapshotStore) {
-  return loadSteps(config, store, createLogger({ logLevel: "warn" }));
+/** What every test load reads with, as npm run load does (src/load-pipeline.ts): its database, quietly. */
+export function testLoadSteps(config: Pick<Config, "database" | "timeouts">, _store?: SnapshotStore) {
+  return { config, logger: createLogger({ logLevel: "warn" }) };
 }
