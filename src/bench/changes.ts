@@ -223,6 +223,7 @@ async function loadWeek(env: NodeJS.ProcessEnv, weeks: string[]) {
       changes: r.timings.changes,
       events: feed.events,
       churn: r.domains ? feed.domains / r.domains : 0,
+      steps: r.steps,
     };
   } finally {
     await store.close();

@@ -146,8 +146,17 @@ export interface FacetExtra {
 export const PAGE_ROUNDS = 3;
 
 export interface ChangesResult {
-  /** The load of a week: its seconds, those its events took, its events, the share of Domains changed. */
-  load: { seconds: number; changes: number; events: number; churn: number };
+  /**
+   * The load of a week: its seconds, those its events took, its events, the share of Domains
+   * changed, and each step of the load (src/load-pipeline.ts; absent from results before 2026-12-06).
+   */
+  load: {
+    seconds: number;
+    changes: number;
+    events: number;
+    churn: number;
+    steps?: { step: string; seconds: number; peakRssMb: number }[];
+  };
   /** GET /changes/export of the whole feed. */
   export: { events: number; seconds: number; cpuMs: number; rssMb: number };
   /** GraphQL pages of 100 at 32 connections to one gateway. */
@@ -827,7 +836,22 @@ function changesSection(r: DbResult): string[] {
     `Change feed: the load of a week (${count(c.load.events)} events; ${(100 * c.load.churn).toFixed(1)}% of the Domains changed) took ${c.load.seconds.toFixed(1)} s, of which its events ${c.load.changes.toFixed(1)} s (${(100 * share).toFixed(1)}% of the rest). GET /changes/export of the whole feed (${count(c.export.events)} events): ${Math.round(rate).toLocaleString("en-US")} events/s, ${((c.export.cpuMs / Math.max(1, c.export.events)) * 1000).toFixed(1)} µs of server CPU an event, peak RSS ${c.export.rssMb} MB. GraphQL changes(first: 100) from cursors spread over the feed, one gateway (the median of ${PAGE_ROUNDS} runs): ${Math.round(c.pages.rps)} pages/s, p50 ${c.pages.p50} ms, p99 ${c.pages.p99} ms, ${c.pages.cpuMs.toFixed(2)} ms of server CPU a page.`,
     "",
     `Targets: ${verdict(share <= TARGETS.changesLoadShare, `events ≤ ${100 * TARGETS.changesLoadShare}% of the load`)}; ${verdict(rate >= TARGETS.changesExportRate, `export ≥ ${count(TARGETS.changesExportRate)} events/s`)}; ${verdict(c.pages.rps >= TARGETS.changesPages, `≥ ${count(TARGETS.changesPages)} pages of 100 a second`)}`,
+    ...loadSteps(c.load),
     ...historySection(c.history),
+  ];
+}
+
+/** The week's load step by step (src/load-pipeline.ts): seconds, share and peak RSS of each. */
+function loadSteps(load: ChangesResult["load"]): string[] {
+  if (!load.steps?.length) return [];
+  const total = load.steps.reduce((s, x) => s + x.seconds, 0);
+  const steps = load.steps.map(
+    (x) => `${x.step} ${x.seconds.toFixed(1)} s (${((100 * x.seconds) / Math.max(total, 1e-9)).toFixed(0)}%)`,
+  );
+  const peak = Math.max(...load.steps.map((x) => x.peakRssMb));
+  return [
+    "",
+    `The week's load, step by step: ${steps.join(", ")}; the loading process's peak RSS ${count(peak)} MB (the bench's own process, which loads in-process).`,
   ];
 }
 

@@ -466,6 +466,31 @@ describe("the bench's options and failures", () => {
   });
 });
 
+describe("the week's load step by step", () => {
+  it("gives each step of the change feed's load with its seconds, share and the peak RSS", () => {
+    const steps = [
+      { step: "ingest", seconds: 60, peakRssMb: 900 },
+      { step: "render", seconds: 30, peakRssMb: 1100 },
+      { step: "publish", seconds: 10, peakRssMb: 700 },
+    ];
+    const text = writeReport(
+      [
+        result("sqlite", 20_000, {
+          changes: {
+            load: { seconds: 100, changes: 5, events: 7000, churn: 0.06, steps },
+            export: { events: 7000, seconds: 0.2, cpuMs: 150, rssMb: 120 },
+            pages: { rps: 1500, p50: 20, p99: 45, errors: 0, cpuMs: 0.6 },
+          },
+        }),
+      ],
+      FROM_RUN,
+    );
+    expect(text).toContain(
+      "The week's load, step by step: ingest 60.0 s (60%), render 30.0 s (30%), publish 10.0 s (10%); the loading process's peak RSS 1,100 MB",
+    );
+  });
+});
+
 describe("the change feed's history lines (issue 58)", () => {
   const changes = (
     history: NonNullable<DbResult["changes"]>["history"],
@@ -490,6 +515,8 @@ describe("the change feed's history lines (issue 58)", () => {
       /History over the 2 loads .*GET \/trends of 3 values: p50 4\.0 ms, p99 8\.0 ms \(100 requests, 100 answered 200\).*as_of=<the load before>: p50 5\.0 ms, p99 10\.0 ms \(100 requests, 97 answered 200\)/,
     );
     expect(met).toMatch(/met: each ≤ 20 ms \(p50\)\n/);
+    // Without the steps (results kept before 2026-12-06), no line of them.
+    expect(met).not.toContain("step by step");
     const missed = writeReport(
       [
         result("sqlite", 20_000, {
