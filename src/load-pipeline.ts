@@ -220,10 +220,10 @@ async function compareSegments(
 }
 
 /** Runs a step, timing it and sampling the process's resident memory meanwhile. */
-async function measured<T>(
-  step: StepName,
+export async function measured<T, S extends string = StepName>(
+  step: S,
   work: () => Promise<T>,
-): Promise<{ value: T; report: StepReport }> {
+): Promise<{ value: T; report: Omit<StepReport, "step"> & { step: S } }> {
   const started = performance.now();
   let peak = process.memoryUsage.rss();
   const timer = setInterval(() => {

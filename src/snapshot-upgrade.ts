@@ -2,6 +2,7 @@ import type { Config } from "./config.ts";
 import { DERIVED_PARTS, type Part, SnapshotFormatError } from "./db/snapshot-format.ts";
 import { type CopyPart, upgradeCopy } from "./db/snapshot-upgrade.ts";
 import type { SnapshotRow, SnapshotStore } from "./db/store.ts";
+import { measured, type StepReport } from "./load-pipeline.ts";
 import type { Logger } from "./logger.ts";
 import { renderSnapshot } from "./render.ts";
 
@@ -20,6 +21,8 @@ export async function upgradeSnapshot(
   snapshot: SnapshotRow,
   logger: Logger,
   rebuild: readonly Part[] = [],
+  /** Told as each part is built, as the load's steps are (src/load-pipeline.ts). */
+  onStep?: (report: PartReport) => void,
 ): Promise<{ built: Part[]; ms: number }> {
   const started = performance.now();
   const check = await store.format(snapshot.location);
@@ -28,11 +31,19 @@ export async function upgradeSnapshot(
   const built: Part[] = wanted.has("tables")
     ? ["tables", ...DERIVED_PARTS]
     : DERIVED_PARTS.filter((p) => wanted.has(p));
-  const inCopy = built.filter((p): p is CopyPart => p !== "rendered");
-  if (inCopy.length) await upgradeCopy(config, snapshot.location, inCopy);
-  if (built.includes("rendered")) await renderSnapshot(config, snapshot, logger);
+  // A partial run of the load's pipeline: each part built as its step builds it, timed and told.
+  for (const part of built) {
+    const { report } = await measured(part, async () => {
+      if (part === "rendered") await renderSnapshot(config, snapshot, logger);
+      else await upgradeCopy(config, snapshot.location, [part as CopyPart]);
+    });
+    onStep?.(report);
+  }
   return { built, ms: performance.now() - started };
 }
+
+/** A part built again, reported as a load's step is. */
+export type PartReport = Omit<StepReport, "step"> & { step: Part };
 
 /** The parts `--rebuild` names, from its comma list; an unknown name is the caller's error. */
 export function partsOf(list: string): Part[] {

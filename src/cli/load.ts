@@ -145,7 +145,9 @@ const piecesOf = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB of DEFLATE p
 /** --upgrade: the served snapshot brought to this code's format, under the load lock. */
 const upgradeServed = (rebuild: Part[]) =>
   onServed("it is of this code's format", async (config, served, store) => {
-    const r = await upgradeSnapshot(config, store, served, createLogger(config, 2), rebuild);
+    const r = await upgradeSnapshot(config, store, served, createLogger(config, 2), rebuild, (s) =>
+      console.error(`load: building ${s.step} again: ${s.seconds.toFixed(1)} s, peak RSS ${s.peakRssMb} MB`),
+    );
     if (!r.built.length)
       return `snapshot version ${served.version} is of this code's format: nothing to build`;
     return `upgraded snapshot version ${served.version}: built ${r.built.join(", ")} in ${(r.ms / 1000).toFixed(1)} s`;

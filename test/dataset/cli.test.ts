@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STEP_TITLES, STEPS } from "../../src/load-pipeline.ts";
 import { createTestDatabase, databaseKinds, type TestDatabase } from "../support/databases.ts";
+import { validFixture, writeSnapshotDir } from "../support/fixture.ts";
 
 interface CliResult {
   code: number;
@@ -84,4 +86,54 @@ describe.each(databaseKinds())("the commands' usage on %s", (kind) => {
       expect(r.stderr).not.toMatch(STACK);
     },
   );
+});
+
+describe.each(databaseKinds())("npm run load's steps and --upgrade on %s", (kind) => {
+  let db: TestDatabase;
+  const scratch = mkdtempSync(join(tmpdir(), "storegraph-cli-"));
+
+  beforeAll(async () => {
+    db = await createTestDatabase(kind);
+  });
+  afterAll(async () => {
+    await db?.drop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("a load prints each step of its pipeline as it ends, in order, with its time and peak memory", async () => {
+    const r = await cli(db, "load", writeSnapshotDir(join(scratch, "a"), validFixture()));
+    expect(r.code, r.stderr).toBe(0);
+    const steps = r.stderr
+      .split("\n")
+      .filter((l) => /^load: [^:]+: \d+\.\d s, peak RSS \d+ MB$/.test(l))
+      .map((l) => l.slice("load: ".length, l.indexOf(":", "load: ".length)));
+    expect(steps).toEqual(STEPS.map((s) => STEP_TITLES[s]));
+    expect(r.stdout).toMatch(/^loaded snapshot version 1: .* \(\w+; peak RSS \d+ MB;/);
+  });
+
+  it("--upgrade builds nothing on a snapshot of this code's format; --rebuild builds the parts named, each told", async () => {
+    const none = await cli(db, "load", "--upgrade");
+    expect(none).toMatchObject({
+      code: 0,
+      stdout: "snapshot version 1 is of this code's format: nothing to build\n",
+    });
+    const again = await cli(db, "load", "--upgrade", "--rebuild", "facets,count_index");
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^upgraded snapshot version 1: built facets, count_index in \d+\.\d s\n$/);
+    expect(again.stderr).toMatch(/^load: building facets again: \d+\.\d s, peak RSS \d+ MB$/m);
+    expect(again.stderr).toMatch(/^load: building count_index again: \d+\.\d s, peak RSS \d+ MB$/m);
+  });
+
+  it.each([
+    [["--rebuild", "facets"], /--rebuild goes with --upgrade/],
+    [["--upgrade", "--rebuild", "facet"], /--rebuild takes a comma list of .*; got "facet"/],
+    [["--upgrade", "data/x"], /--upgrade takes no snapshot directory/],
+    [["--render"], /--render is no more: npm run load -- --upgrade/],
+  ] as const)("npm run load -- %j is bad usage naming what is wrong: exit 2", async (args, says) => {
+    const r = await cli(db, "load", ...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(says);
+    expect(r.stderr).not.toMatch(STACK);
+  });
 });
