@@ -120,20 +120,18 @@ async function answerPage(
       charged,
     );
     noteDrawn(scope, rateHeadersIn(response.headers));
-    // Parsed from its bytes, whose count is the answer's size (not measured again by writing it).
+    // Parsed from its bytes, whose count is the answer's size (not measured again by writing it),
+    // and whose text is the answer's JSON for a client that reads text (not written again).
     const bytes = await response.bytes();
-    return {
-      ok: response.status < 400,
-      body: JSON.parse(UTF8.decode(bytes)) as Json,
-      size: bytes.byteLength,
-    };
+    const text = UTF8.decode(bytes);
+    return { ok: response.status < 400, body: JSON.parse(text) as Json, size: bytes.byteLength, text };
   };
   let page = await ask(options);
   let of: number | undefined;
   for (let again = 0; ; again++) {
     if (!page.ok) return failed(page.body);
     const shown = spec.paging === "cursor" ? fitting(spec, page.body, page.size) : null;
-    if (!shown || again === 3) return answered(spec, page.body, page.size, of);
+    if (!shown || again === 3) return answered(spec, page.body, page.size, of, page.text);
     of ??= recordsOf(spec, page.body)?.length;
     page = await ask({ ...options, page_size: shown }, false);
   }
@@ -197,15 +195,18 @@ export function fitting(spec: ToolSpec, body: Json, size: number): number | null
  * The REST answer as the tool's, cut to fit, with a short text saying what it holds and what is
  * next. `size` is its JSON's byte count when known (the REST answer's bytes). `cutFrom`: the
  * answer is already the page cut to fit (asked again with fewer records), of a page that had
- * `cutFrom` records: it says so, its next_cursor following its last record.
+ * `cutFrom` records: it says so, its next_cursor following its last record. `text`: the body's
+ * JSON text as it came, when known (written anew when the answer is cut).
  */
 export function answered(
   spec: ToolSpec,
   body: Json,
   size = Buffer.byteLength(JSON.stringify(body)),
   cutFrom?: number,
+  text?: string,
 ): CallToolResult {
   let bytes = size;
+  let json = text;
   const records = recordsOf(spec, body);
   const shown = fitting(spec, body, size);
   if (records && (shown !== null || (cutFrom !== undefined && cutFrom > records.length))) {
@@ -222,7 +223,8 @@ export function answered(
           ? `${ask.replace("ask", "ask again")}, and page through`
           : "ask for fewer names or fewer fields";
     body.cut = { shown: kept, of, rest };
-    bytes = Buffer.byteLength(JSON.stringify(body));
+    json = JSON.stringify(body);
+    bytes = Buffer.byteLength(json);
     // Not even the first record fits: an empty page would skip them all.
     if (kept === 0)
       return failed({
@@ -236,7 +238,23 @@ export function answered(
       code: "ANSWER_TOO_LARGE",
       error: `the answer is ${bytes} bytes, over the ${MAX_ANSWER_BYTES} a tool answers: ask for fewer fields${spec.records ? "" : " (or smaller facets)"}`,
     });
-  return { content: [{ type: "text", text: summary(spec, body) }], structuredContent: body };
+  return withData(summary(spec, body), body, json);
+}
+
+/**
+ * A tool's answer: a line saying what it holds and what is next, then its data as compact JSON in
+ * a text block of its own, and the same data as structuredContent. The MCP specification says a
+ * tool that returns structured content SHOULD also return it serialized in a text block: many
+ * clients pass only text to their model. `json`: the data's JSON text when already written.
+ */
+export function withData(line: string, body: Json, json = JSON.stringify(body)): CallToolResult {
+  return {
+    content: [
+      { type: "text", text: line },
+      { type: "text", text: json },
+    ],
+    structuredContent: body,
+  };
 }
 
 function summary(spec: ToolSpec, body: Json): string {
@@ -250,14 +268,14 @@ function summary(spec: ToolSpec, body: Json): string {
     if (body.has_next_page === true && typeof body.next_cursor === "string")
       parts.push(`more: cursor "${body.next_cursor}"`);
     if (spec.paging === "page" && n > 0) parts.push("more: the next page");
-    return `${parts.join("; ")}. The records are in the structured content.`;
+    return `${parts.join("; ")}. The records follow as JSON.`;
   }
   if (typeof body.total === "number")
-    return `${body.total} Domains match; facets and histograms in the structured content.`;
+    return `${body.total} Domains match; facets and histograms follow as JSON.`;
   const [key] = Object.keys(body);
   const record = body[key] as Json | undefined;
   const name = record && typeof record === "object" ? (record.name ?? record.id) : undefined;
-  return `${key}${name !== undefined ? ` ${String(name)}` : ""}: in the structured content.`;
+  return `${key}${name !== undefined ? ` ${String(name)}` : ""}: follows as JSON.`;
 }
 
 async function usage(deps: McpDeps, caller: Caller, args: Json): Promise<CallToolResult> {
@@ -265,15 +283,7 @@ async function usage(deps: McpDeps, caller: Caller, args: Json): Promise<CallToo
   const body = (await response.json()) as Json;
   if (response.status >= 400) return failed(body);
   const u = body.usage as { plan?: string } | undefined;
-  return {
-    content: [
-      {
-        type: "text",
-        text: `Plan ${u?.plan ?? "?"}: budgets and the month's counts in the structured content.`,
-      },
-    ],
-    structuredContent: body,
-  };
+  return withData(`Plan ${u?.plan ?? "?"}: budgets and the month's counts follow as JSON.`, body);
 }
 
 /** The query string of a tool's options, as REST reads it (JSON values as their JSON text). */
@@ -320,31 +330,27 @@ async function exportSegment(
     const { dry_run: _, ...start } = options;
     const url = `${scope.origin ?? ""}${REST_BASE}/domain?${queryOf(start)}`;
     const fetch = `Call export_segment again without dry_run to start it (or GET ${url} with Authorization: Bearer <API key>).`;
-    return {
-      content: [
-        {
-          type: "text",
-          text: `Dry run, nothing started: ${estimate.domains} Domains, about ${estimate.bytes} bytes as ${format}. ${fetch}`,
-        },
-      ],
-      structuredContent: { status: "dry_run", url, format, fetch, dry_run: estimate },
-    };
+    return withData(
+      `Dry run, nothing started: ${estimate.domains} Domains, about ${estimate.bytes} bytes as ${format}. ${fetch}`,
+      { status: "dry_run", url, format, fetch, dry_run: estimate },
+    );
   }
   const url = `${scope.origin ?? ""}${REST_BASE}/domain?${queryOf(options)}`;
   const fetch = `GET ${url} with Authorization: Bearer <API key>: 202 with the progress while the job runs, then the whole result (kept for a while).`;
   if (response.status === 202) {
     const { progress, total } = (await response.json()) as { progress: number; total: number };
-    return {
-      content: [{ type: "text", text: `Export running: ${progress} of ${total} Domains written. ${fetch}` }],
-      structuredContent: { status: "running", progress, total, url, format, fetch },
-    };
+    return withData(`Export running: ${progress} of ${total} Domains written. ${fetch}`, {
+      status: "running",
+      progress,
+      total,
+      url,
+      format,
+      fetch,
+    });
   }
   // Done: the result is the client's to fetch, not this answer's.
   await response.body?.cancel();
-  return {
-    content: [{ type: "text", text: `Export done. ${fetch}` }],
-    structuredContent: { status: "done", url, format, fetch },
-  };
+  return withData(`Export done. ${fetch}`, { status: "done", url, format, fetch });
 }
 
 /**
@@ -371,10 +377,7 @@ async function lookup(deps: McpDeps, scope: CallScope, caller: Caller, args: Jso
   const found = Object.entries(matches)
     .filter(([, m]) => m.length)
     .map(([kind, m]) => `${kind}: ${m.map((e) => e.value).join(", ")}`);
-  return {
-    content: [{ type: "text", text: found.length ? found.join("; ") : `nothing near "${text}"` }],
-    structuredContent: { text, matches },
-  };
+  return withData(found.length ? found.join("; ") : `nothing near "${text}"`, { text, matches });
 }
 
 /** The vocabularies `kinds` of the snapshot served now. */

@@ -80,6 +80,42 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(search?.description).toContain("Default fields: name,platform");
   });
 
+  it("answers a client that reads only text: each answer's data as compact JSON in a text block, the same as its structured content", async () => {
+    const name = (
+      (await call("search_domains", { page_size: 1, fields: "name" })).structuredContent as {
+        domains: Json[];
+      }
+    ).domains[0].name as string;
+    const calls: [string, Json][] = [
+      ["search_domains", { "f.p": "shopify", page_size: 3, fields: "name,plan" }],
+      ["search_domains", { page_size: 50, fields: "*" }], // cut to fit: the text says so, and holds the cut page
+      ["get_domain", { name }],
+      ["get_domains", { domains: [name, "nope.example.com"] }],
+      ["domain_facets", { facets: "p,cc" }],
+      ["search_apps", { page_size: 2 }],
+      ["changes", { page_size: 2 }],
+      ["usage", {}],
+      ["lookup_vocabulary", { text: "klavio" }],
+      ["export_segment", { "f.p": "shopify", dry_run: true }],
+    ];
+    for (const [tool, args] of calls) {
+      const r = await call(tool, args);
+      expect(r.isError, `${tool}: ${textOf(r)}`).toBeFalsy();
+      // What a text-only client sees: the text blocks, a line saying what the answer holds, then its JSON.
+      const texts = r.content.filter((c) => c.type === "text").map((c) => (c as { text: string }).text);
+      expect(texts, tool).toHaveLength(2);
+      expect(texts[0], tool).not.toMatch(/structured content/);
+      expect(JSON.parse(texts[1]), tool).toEqual(r.structuredContent);
+      // Compact, and within the answer's cap.
+      expect(texts[1], tool).toBe(JSON.stringify(r.structuredContent));
+      expect(Buffer.byteLength(texts[1]), tool).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
+    }
+    // An error is one text block, naming what was wrong.
+    const bad = await call("search_domains", { "f.p": "shopfy" });
+    expect(bad.isError).toBe(true);
+    expect(bad.content).toHaveLength(1);
+  });
+
   it("search_domains answers as List Domains does for the same options", async () => {
     const args = { "f.p": "shopify", sort: "name", page_size: 1, fields: "name,plan,country_code" };
     const r = await call("search_domains", args);
