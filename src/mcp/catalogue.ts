@@ -34,6 +34,11 @@ export interface ToolSpec {
   endpoint?: Endpoint | null;
   /** Does it change what the account keeps (lists)? */
   writes?: true;
+  /**
+   * How its List Domains filters (f:…) are told in the tool list: in full, once (search_domains:
+   * src/mcp/filter-grammar.ts), or by reference to it. Either way they are not listed one by one.
+   */
+  filters?: "described" | "referred";
 }
 
 /** An answer's text is at most this many bytes: records past it are cut, and the answer says so. */
@@ -55,6 +60,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "search_domains",
     title: "Search Domains",
+    filters: "described",
     summary:
       "Find online stores (Domains) by List Domains' filters: platform (f.p), plan (f.plan), country (f.cc), category (f.cat), installed App (f.an), technology (f.tech), sales and traffic ranges (f.ermin, …), aq and bq queries, q words; sorted by `sort`; paged by `cursor`.",
     op: "searchDomains",
@@ -83,6 +89,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "domain_facets",
     title: "Facets of a segment",
+    filters: "referred",
     summary:
       "How the Domains matching List Domains' filters spread: their count (total), the commonest values of each dimension asked for (facets: cc, p, plan, cat, tech, an, …) and histograms of numeric fields (histogram: er, rank, …).",
     op: "searchDomainFacets",
@@ -130,6 +137,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "changes",
     title: "The change feed",
+    filters: "referred",
     summary:
       "What each load of the dataset changed (Domains added or removed, platform and plan changes, Apps installed or uninstalled, …), in feed order after `cursor`: filter by `kinds`, `since` and List Domains' filters.",
     op: "listChanges",
@@ -148,6 +156,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "list_domains",
     title: "A list's Domains",
+    filters: "referred",
     summary: "The Domains of one of the account's lists, filtered and sorted as List Domains.",
     op: "listListDomains",
     path: { list: LIST_ARG },
@@ -182,6 +191,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "export_segment",
     title: "Export a segment",
+    filters: "referred",
     summary:
       "Starts the cursor=all job of every Domain matching List Domains' filters, or reports its progress when called again with the same arguments (at most once every 5 s): answers its status and the URL that fetches the whole result with the API key, never the records themselves.",
     op: "listDomains",

@@ -4,7 +4,16 @@ import { RATE_LIMITS } from "../auth/limits.ts";
 import { VOCABULARY_KINDS, VOCABULARY_TEXT } from "../query/vocabularies.ts";
 import { REST_BASE } from "../rest/routes.ts";
 import { type CallScope, callTool, type McpDeps, vocabularies } from "./answer.ts";
-import { endpointOf, MAX_ANSWER_BYTES, memo, operationOf, TOOLS, type ToolSpec } from "./catalogue.ts";
+import {
+  argumentName,
+  endpointOf,
+  MAX_ANSWER_BYTES,
+  memo,
+  operationOf,
+  TOOLS,
+  type ToolSpec,
+} from "./catalogue.ts";
+import { FILTERS_URI, filterGrammar, isDomainFilter } from "./filter-grammar.ts";
 import { inputSchemaOf, outputSchemaOf } from "./tool-schemas.ts";
 
 /** The server's name and version, as initialize reports them. */
@@ -12,6 +21,21 @@ export const SERVER_INFO = { name: "storegraph", version: "0.1.0" };
 
 /** Where the vocabularies are read as resources. */
 export const vocabularyUri = (kind: string) => `storegraph://vocabulary/${kind}`;
+
+/** List Domains' filter options, each with its argument name and description (the resource FILTERS_URI). */
+let filterDocs: string | undefined;
+const domainFilterDocs = () => {
+  const op = operationOf(TOOLS.find((t) => t.filters === "described") as ToolSpec);
+  filterDocs ??= JSON.stringify({
+    filters: (op?.options ?? []).filter(isDomainFilter).map((o) => ({
+      option: o.name,
+      argument: argumentName(o.name),
+      description: o.description,
+      ...(o.enum ? { values: o.enum } : {}),
+    })),
+  });
+  return filterDocs;
+};
 
 /** A tool's description: what it does, what it stands for, its defaults and caps, its budget. */
 export const descriptionOf = memo(description);
@@ -24,6 +48,9 @@ function description(spec: ToolSpec): string {
     parts.push(
       `Stands for ${op.method} ${REST_BASE}${op.path} (${op.id}): its options are the arguments, \`:\` written \`.\` (f.cc for f:cc).`,
     );
+  if (op && spec.filters === "described") parts.push(filterGrammar(op.options));
+  if (spec.filters === "referred")
+    parts.push(`Filters: the f.* arguments search_domains describes (every option: ${FILTERS_URI}).`);
   const d = spec.defaults ?? {};
   if (d.page_size)
     parts.push(`Default page: ${d.page_size} records${spec.maxPage ? `, at most ${spec.maxPage}` : ""}.`);
@@ -98,6 +125,19 @@ export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpS
         callTool(deps, () => scopeOf(extra), spec, args)) as never,
     );
   }
+  server.registerResource(
+    "filters-domains",
+    FILTERS_URI,
+    {
+      title: "Domain filters",
+      description:
+        "Every List Domains filter option the Domain tools take (search_domains, domain_facets, changes, list_domains, export_segment), with its argument name and description, as JSON.",
+      mimeType: "application/json",
+    },
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: "application/json", text: domainFilterDocs() }],
+    }),
+  );
   for (const kind of VOCABULARY_KINDS) {
     server.registerResource(
       `vocabulary-${kind}`,

@@ -5,6 +5,7 @@ import { LIST_OPS } from "../rest/filter-options.ts";
 import type { OptionDoc } from "../rest/inputs.ts";
 import type { Part } from "../rest/route.ts";
 import { argumentName, MAX_ANSWER_BYTES, memo, operationOf, type ToolSpec } from "./catalogue.ts";
+import { isDomainFilter } from "./filter-grammar.ts";
 
 /**
  * The schemas of the MCP tools of src/mcp/catalogue.ts, as zod makes them and tools/list shows
@@ -15,6 +16,9 @@ import { argumentName, MAX_ANSWER_BYTES, memo, operationOf, type ToolSpec } from
 
 /** A REST option's schema, from its catalogue entry. */
 function schemaOf(doc: OptionDoc, spec: ToolSpec): z.ZodType {
+  // aq and bq are told in full once, by search_domains; the other Domain tools take them as it does.
+  if (spec.filters === "referred" && (doc.name === "aq" || doc.name === "bq"))
+    return z.unknown().optional().describe("As in search_domains.");
   let s: z.ZodType;
   if (doc.name === "page_size" && spec.maxPage)
     s = z
@@ -66,6 +70,8 @@ function inputSchema(spec: ToolSpec): z.ZodType {
   const op = operationOf(spec);
   for (const doc of op?.options ?? []) {
     if (spec.omit?.includes(doc.name)) continue;
+    // List Domains' filters are told once, in search_domains' description, not listed one by one.
+    if (spec.filters && isDomainFilter(doc)) continue;
     shape[argumentName(doc.name)] = schemaOf(doc, spec);
   }
   ownArguments(spec, shape);
@@ -183,10 +189,10 @@ function partSchema(part: Part): z.ZodType {
 
 /** What a tool adds to a cut answer: how many records it shows of how many, and how to get the rest. */
 export const CUT = z
-  .object({ shown: z.number().int(), of: z.number().int(), rest: z.string() })
+  .looseObject({})
   .optional()
   .describe(
-    `Present when the answer was cut to ${MAX_ANSWER_BYTES} bytes: what it shows, and how to get the rest.`,
+    `When cut to ${MAX_ANSWER_BYTES / 1024} KB: {shown, of, rest}, rest saying how to get the others.`,
   );
 
 /** A tool's output schema: its REST answer's envelope (from its route), or its own for the others. */

@@ -1,0 +1,57 @@
+import type { OptionDoc } from "../rest/inputs.ts";
+import { argumentName } from "./catalogue.ts";
+
+/**
+ * List Domains' filters as the MCP tool list says them: once, in a compact grammar in
+ * search_domains' description, rather than as some 70 properties (each with its description)
+ * repeated by every tool that takes them, which made tools/list 82 KB, about 20,000 tokens an agent
+ * pays before its first question. The tools take them as arguments all the same (`f.cc`, `f.ermin`:
+ * their input schemas let through what they do not list, and the API checks it, naming the option
+ * and what it meant); every option with its whole description is a resource (FILTERS_URI).
+ */
+
+/** Where every Domain filter option is described, as JSON. */
+export const FILTERS_URI = "storegraph://filters/domains";
+
+/** Whether an option is one of List Domains' filters (f:…), which the tool list does not list. */
+export const isDomainFilter = (doc: OptionDoc) => doc.name.startsWith("f:");
+
+/** The words of a description before its first detail: "Country code", "Installed App (<platform>.<token>)". */
+const label = (description: string) => {
+  const head = description.split(/[;:]/)[0].trim().replace(/\.$/, "");
+  return head.charAt(0).toLowerCase() + head.slice(1);
+};
+
+/** The grammar of the filters among `options` (a Domain list operation's), in a few lines. */
+export function filterGrammar(options: readonly OptionDoc[]): string {
+  const filters = options.filter(isDomainFilter);
+  const names = new Set(filters.map((o) => o.name));
+  const lists: string[] = [];
+  const ranges: string[] = [];
+  const events: string[] = [];
+  const own: string[] = [];
+  for (const o of filters) {
+    const arg = argumentName(o.name);
+    if (o.name.endsWith(":op")) continue;
+    if (names.has(`${o.name}:op`)) lists.push(`${arg} ${label(o.description)}`);
+    else if (names.has(o.name.replace(/:(min|max)$/, "")) && /:(min|max)$/.test(o.name)) continue;
+    else if (/min$/.test(o.name) && names.has(o.name.replace(/min$/, "max"))) {
+      const base = argumentName(o.name.replace(/:?min$/, ""));
+      const sep = o.name.endsWith(":min") ? ".min/.max" : "min/max";
+      ranges.push(`${base}${sep} ${label(o.description)}`);
+    } else if (/max$/.test(o.name)) continue;
+    else if (names.has(`${o.name}:min`)) {
+      // "The app of f:app_installed_at:min / :max (exactly one)": what it names, then its times.
+      const what = /^The (\w+) of /.exec(o.description)?.[1] ?? "value";
+      events.push(`${arg} (one ${what === "app" ? "App" : what}) with ${arg}.min/.max`);
+    } else own.push(`${arg} ${label(o.description)}`);
+  }
+  return [
+    "Filters: List Domains' f: options as arguments, `:` written `.`.",
+    `Lists of values (comma-separated; f.<x>.op and|or|not, default and): ${lists.join("; ")}.`,
+    `Ranges (inclusive): ${ranges.join("; ")}.`,
+    ...(events.length ? [`When an App or technology came or went: ${events.join("; ")}.`] : []),
+    ...(own.length ? [`The account's own: ${own.join("; ")}.`] : []),
+    `Exact values: lookup_vocabulary. Each option in full: the resource ${FILTERS_URI}.`,
+  ].join(" ");
+}
