@@ -137,7 +137,8 @@ export async function feedEnd(
   served: number | null,
 ): Promise<{ cursor: FeedCursor; order: number }> {
   const seen = seenBy(reader);
-  const upTo = served === null ? "" : "version <= ? AND ";
+  // `+ 0`: by the primary key from the end, never the index on version (readFeed says why).
+  const upTo = served === null ? "" : "version + 0 <= ? AND ";
   const last = `FROM {meta}.change_event WHERE ${upTo}${seen.sql} ORDER BY id DESC LIMIT 1`;
   const [row] = await meta.metaQuery(
     `SELECT (SELECT ${CURSOR_TEXT[meta.kind]} ${last}) AS last_place, (SELECT id ${last}) AS last_id,
@@ -159,7 +160,7 @@ export async function feedEnd(
 export async function lastEventOfAll(meta: MetaStore, served: number): Promise<number> {
   // In the internal order webhooks keep their cursor in (none left: nothing to read).
   const [row] = await meta.metaQuery(
-    "SELECT max(id) AS last_id FROM {meta}.change_event WHERE version <= ?",
+    "SELECT max(id) AS last_id FROM {meta}.change_event WHERE version + 0 <= ?",
     [served],
   );
   return Number(row?.last_id ?? 0);
@@ -231,7 +232,11 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
     "order" in where.after
       ? { sql: "id > ?", params: [where.after.order] }
       : await placeTerm(meta, where.after, "after");
-  const terms = [place.sql, "version <= ?"];
+  // The served version, written so that no index serves it (`+ 0`): nearly every event meets it,
+  // and a prepared page's generic plan, which cannot see the value, took the index on version for
+  // it, read every event the gateway serves and sorted them (34 ms a page instead of 0.27 on the
+  // bench's webhooks). A page reads the primary key from its place.
+  const terms = [place.sql, "version + 0 <= ?"];
   const params: unknown[] = [...place.params, where.served];
   const term = (sql: string, ...values: unknown[]) => {
     terms.push(sql);
