@@ -953,7 +953,7 @@ function keep(result: DbResult): void {
   const file = kept(`results-${result.domains}.json`);
   const earlier = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DbResult[]) : [];
   const others = earlier.filter((r) => reportable(r) && r.kind !== result.kind);
-  writeFileSync(file, JSON.stringify([...others, result], null, 2));
+  writeFileSync(file, `${JSON.stringify([...others, result], null, 2)}\n`);
 }
 
 const today = () => new Date().toISOString().slice(0, 10);

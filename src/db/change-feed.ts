@@ -137,8 +137,7 @@ export async function feedEnd(
   served: number | null,
 ): Promise<{ cursor: FeedCursor; order: number }> {
   const seen = seenBy(reader);
-  // `+ 0`: by the primary key from the end, never the index on version (readFeed says why).
-  const upTo = served === null ? "" : "version + 0 <= ? AND ";
+  const upTo = served === null ? "" : "version + 0 <= ? AND "; // + 0: readFeed says why
   const last = `FROM {meta}.change_event WHERE ${upTo}${seen.sql} ORDER BY id DESC LIMIT 1`;
   const [row] = await meta.metaQuery(
     `SELECT (SELECT ${CURSOR_TEXT[meta.kind]} ${last}) AS last_place, (SELECT id ${last}) AS last_id,
@@ -232,10 +231,8 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
     "order" in where.after
       ? { sql: "id > ?", params: [where.after.order] }
       : await placeTerm(meta, where.after, "after");
-  // The served version, written so that no index serves it (`+ 0`): nearly every event meets it,
-  // and a prepared page's generic plan, which cannot see the value, took the index on version for
-  // it, read every event the gateway serves and sorted them (34 ms a page instead of 0.27 on the
-  // bench's webhooks). A page reads the primary key from its place.
+  // `+ 0`: no index serves it. A prepared page's generic plan took the index on version, read every
+  // served event and sorted them (34 ms a page, not 0.27): pages read the primary key from the place.
   const terms = [place.sql, "version + 0 <= ?"];
   const params: unknown[] = [...place.params, where.served];
   const term = (sql: string, ...values: unknown[]) => {
@@ -256,17 +253,15 @@ export async function readFeed(meta: MetaStore, where: FeedWhere, limit: number)
   const none = where.domains?.length === 0;
   if (where.domains?.length) term(`domain IN (${where.domains.map(() => "?").join(", ")})`, ...where.domains);
   else if (where.domainEvents) terms.push("domain IS NOT NULL");
-  // The limit is written into the text (an integer of a few values: a page size + 1, or a scan's
-  // batch): PostgreSQL plans a `LIMIT $n` as if it kept a tenth of the table, so a prepared
-  // statement with one was planned again at every run (its generic plan never looked cheaper).
+  // The limit is in the text (a page size + 1, or a scan's batch): PostgreSQL plans a `LIMIT $n` as
+  // if it kept a tenth of the table, and planned a prepared page again at every run.
   if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`readFeed: limit ${limit} is not a count`);
   const page = `SELECT ${COLUMNS}, before, after, segment, pos, seq, doc FROM {meta}.change_event WHERE ${terms.join(" AND ")} ORDER BY id LIMIT ${none ? 0 : limit}`;
   const [r] = await meta.metaQuery(
     `SELECT ${BOUNDS}, (${PAGE_TEXT[meta.kind](page)}) AS page`,
     params,
-    // Kept prepared for the pages of the whole feed (a text for each page size): planned once a
-    // connection. Filtered pages (a text for each combination) are planned at each run.
-    // Its terms: the place, the version and the reader's (b91db7a counted 4, a page of one filter).
+    // Prepared for the whole feed's pages (its terms: the place, the version, the reader's), planned
+    // once a connection; filtered pages (a text for each combination) are planned at each run.
     { prepare: terms.length === 3 },
   );
   const text = r?.page as string | null | undefined;
