@@ -39,17 +39,24 @@ function cli(db: TestDatabase, command: keyof typeof COMMANDS, ...args: string[]
 
 const STACK = /\n\s+at /;
 
-describe.each(databaseKinds())("the commands' usage on %s", (kind) => {
-  let db: TestDatabase;
-  const scratch = mkdtempSync(join(tmpdir(), "storegraph-cli-"));
-
+/** A test database of `kind` and a scratch directory, for the describe block that asks (dropped after it). */
+function databaseAndScratch(kind: Parameters<typeof createTestDatabase>[0]) {
+  const t = {
+    db: undefined as unknown as TestDatabase,
+    scratch: mkdtempSync(join(tmpdir(), "storegraph-cli-")),
+  };
   beforeAll(async () => {
-    db = await createTestDatabase(kind);
+    t.db = await createTestDatabase(kind);
   });
   afterAll(async () => {
-    await db?.drop();
-    rmSync(scratch, { recursive: true, force: true });
+    await t.db?.drop();
+    rmSync(t.scratch, { recursive: true, force: true });
   });
+  return t;
+}
+
+describe.each(databaseKinds())("the commands' usage on %s", (kind) => {
+  const t = databaseAndScratch(kind);
 
   it.each([
     ["load", "--help"],
@@ -60,10 +67,10 @@ describe.each(databaseKinds())("the commands' usage on %s", (kind) => {
     ["keys", "-h"],
   ] as const)("npm run %s -- %s prints the usage on stdout and exits 0", async (command, flag) => {
     // Arguments beside the flag are not acted on: help is all that is asked for.
-    const out = join(scratch, `${command}${flag}`);
+    const out = join(t.scratch, `${command}${flag}`);
     const args =
       command === "generate-data" ? ["--out", out, flag] : command === "load" ? [flag, out] : [flag];
-    const r = await cli(db, command, ...args);
+    const r = await cli(t.db, command, ...args);
     expect(r).toMatchObject({ code: 0, stderr: "" });
     expect(r.stdout).toMatch(new RegExp(`^usage:\\n?\\s*npm run ${command} -- `));
     expect(r.stdout).toMatch(/-h, --help/);
@@ -79,7 +86,7 @@ describe.each(databaseKinds())("the commands' usage on %s", (kind) => {
   ] as const)(
     "npm run %s -- %j is bad usage: the usage on stderr, exit 2, no stack",
     async (command, args) => {
-      const r = await cli(db, command, ...args);
+      const r = await cli(t.db, command, ...args);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toMatch(new RegExp(`usage:\\n?\\s*npm run ${command} -- `));
@@ -89,19 +96,10 @@ describe.each(databaseKinds())("the commands' usage on %s", (kind) => {
 });
 
 describe.each(databaseKinds())("npm run load's steps and --upgrade on %s", (kind) => {
-  let db: TestDatabase;
-  const scratch = mkdtempSync(join(tmpdir(), "storegraph-cli-"));
-
-  beforeAll(async () => {
-    db = await createTestDatabase(kind);
-  });
-  afterAll(async () => {
-    await db?.drop();
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  const t = databaseAndScratch(kind);
 
   it("a load prints each step of its pipeline as it ends, in order, with its time and peak memory", async () => {
-    const r = await cli(db, "load", writeSnapshotDir(join(scratch, "a"), validFixture()));
+    const r = await cli(t.db, "load", writeSnapshotDir(join(t.scratch, "a"), validFixture()));
     expect(r.code, r.stderr).toBe(0);
     const steps = r.stderr
       .split("\n")
@@ -112,12 +110,12 @@ describe.each(databaseKinds())("npm run load's steps and --upgrade on %s", (kind
   });
 
   it("--upgrade builds nothing on a snapshot of this code's format; --rebuild builds the parts named, each told", async () => {
-    const none = await cli(db, "load", "--upgrade");
+    const none = await cli(t.db, "load", "--upgrade");
     expect(none).toMatchObject({
       code: 0,
       stdout: "snapshot version 1 is of this code's format: nothing to build\n",
     });
-    const again = await cli(db, "load", "--upgrade", "--rebuild", "facets,count_index");
+    const again = await cli(t.db, "load", "--upgrade", "--rebuild", "facets,count_index");
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^upgraded snapshot version 1: built facets, count_index in \d+\.\d s\n$/);
     expect(again.stderr).toMatch(/^load: building facets again: \d+\.\d s, peak RSS \d+ MB$/m);
@@ -130,7 +128,7 @@ describe.each(databaseKinds())("npm run load's steps and --upgrade on %s", (kind
     [["--upgrade", "data/x"], /--upgrade takes no snapshot directory/],
     [["--render"], /--render is no more: npm run load -- --upgrade/],
   ] as const)("npm run load -- %j is bad usage naming what is wrong: exit 2", async (args, says) => {
-    const r = await cli(db, "load", ...args);
+    const r = await cli(t.db, "load", ...args);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(says);
