@@ -93,7 +93,13 @@ export async function changesBench(
     rounds.sort((a, b) => a.r.requests.average - b.r.requests.average);
     const { r: pages, cpu } = rounds[Math.floor(rounds.length / 2)];
     return {
-      load: { seconds: load.seconds, changes: load.changes, events: load.events, churn: load.churn },
+      load: {
+        seconds: load.seconds,
+        changes: load.changes,
+        events: load.events,
+        churn: load.churn,
+        steps: load.steps,
+      },
       export: {
         events: exported.lines,
         seconds: exported.seconds,
