@@ -191,7 +191,6 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     slots: new ExportSlots(config.exportConcurrency),
     metrics,
     counts,
-    lists: snapshots.store,
   };
   const feedDeps: FeedDeps = {
     limits,

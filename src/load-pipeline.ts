@@ -135,7 +135,10 @@ export async function loadSnapshot(
       return value;
     };
     try {
-      const counts = await step("ingest", () => ingest(writer, files, version, dir, options, onBytes));
+      const workers = options.workers ?? (total >= WORKERS_FROM_BYTES ? defaultWorkerCount() : 0);
+      const counts = await step("ingest", () =>
+        ingest(writer, files, version, dir, { ...options, workers }, onBytes),
+      );
       await step("indexes", () => writer.buildIndexes());
       await step("derived", () => writer.buildDerived());
       await step("changes", () => writer.buildChanges());
@@ -182,12 +185,11 @@ async function ingest(
   options: LoadOptions,
   onBytes: ((n: number) => void) | undefined,
 ): Promise<SnapshotCounts> {
-  const total = files.reduce((s, f) => s + f.bytes, 0);
   const problems = new Problems();
   const counts = await new Ingest(writer, problems, {
     onBytes,
     signal: options.signal,
-    workers: options.workers ?? (total >= WORKERS_FROM_BYTES ? defaultWorkerCount() : 0),
+    workers: options.workers,
   }).run(files);
   if (problems.total > 0) throw new LoadValidationError(problems);
   options.signal?.throwIfAborted();

@@ -39,7 +39,6 @@ export interface SnapshotCounts {
   reviews: number;
 }
 
-/** Bulk writer into a new, not yet served snapshot copy. */
 /**
  * Writes one new copy of a snapshot, step by step as the load pipeline calls it
  * (src/load-pipeline.ts): its rows, then each part built from them. The copy is not served until

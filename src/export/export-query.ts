@@ -5,7 +5,6 @@ import type { RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
 import type { ExportJobs, ResultFormat } from "../db/export-jobs.ts";
 import type { JobResults } from "../db/export-results.ts";
-import type { ListStore } from "../db/lists.ts";
 import { readAt } from "../db/snapshots.ts";
 import { apiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
@@ -52,8 +51,6 @@ export interface ExportDeps {
   metrics?: Metrics | null;
   /** Counts each key's exports and cursor=all jobs of the month (GET /json/api/v1/usage). */
   counts?: MonthlyCounts | null;
-  /** Where accounts keep their lists (`f:list`: src/db/lists.ts). */
-  lists?: ListStore;
 }
 
 /** The key of a request that reached an export (useAuth let it through). */

@@ -134,9 +134,11 @@ export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpS
         "Every List Domains filter option the Domain tools take (search_domains, domain_facets, changes, list_domains, export_segment), with its argument name and description, as JSON.",
       mimeType: "application/json",
     },
-    async (uri) => ({
-      contents: [{ uri: uri.href, mimeType: "application/json", text: domainFilterDocs() }],
-    }),
+    async (uri, extra) => {
+      // Read for a key, as every resource is: a revoked key's session reads nothing more.
+      await scopeOf(extra);
+      return { contents: [{ uri: uri.href, mimeType: "application/json", text: domainFilterDocs() }] };
+    },
   );
   for (const kind of VOCABULARY_KINDS) {
     server.registerResource(

@@ -67,10 +67,9 @@ export class DomainSet implements RecordSet {
     return found && selectPage(found.index, found.bitmap, keys, after, take);
   }
 
-  /** Its members' keys, ascending, as a bitmap. */
+  /** Its members' keys, as a bitmap (the ordinals mapped by DomainKeys, which its members are). */
   async pks(): Promise<Bitmap> {
-    const found = await this.indexed();
-    return found ? pksOf(found.index, found.bitmap) : keysBySql(this.sql, this.where);
+    return new RoaringBitmap32((await this.members()).keys());
   }
 
   /**
@@ -149,14 +148,6 @@ function decode(sql: SqlReader, v: unknown): unknown {
   const keys = (v as Record<string, unknown>)[KEYS];
   if (keys instanceof Uint32Array) return DomainKeys.ofKeys(sql, new RoaringBitmap32(keys));
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, decode(sql, x)]));
-}
-
-/** Ordinals of `index` as the keys of their Domains. */
-function pksOf(index: CountIndex, ords: Bitmap): Bitmap {
-  const members = ords.toUint32Array();
-  const pks = new Uint32Array(members.length);
-  for (let i = 0; i < members.length; i++) pks[i] = index.ordToPk[members[i]];
-  return new RoaringBitmap32(pks);
 }
 
 async function keysBySql(sql: SqlReader, where: Where): Promise<Bitmap> {

@@ -117,6 +117,9 @@ describe.each(databaseKinds())("MCP over stdio on %s", (kind) => {
       await expect(client.readResource({ uri: "storegraph://vocabulary/plans" })).rejects.toThrow(
         /unknown or revoked API key/,
       );
+      await expect(client.readResource({ uri: "storegraph://filters/domains" })).rejects.toThrow(
+        /unknown or revoked API key/,
+      );
     } finally {
       await client.close();
     }
