@@ -16,7 +16,15 @@ import { Options } from "../rest/options.ts";
 import type { Operation } from "../rest/route.ts";
 import { REST_BASE } from "../rest/routes.ts";
 import { answerUsageOf } from "../rest/usage.ts";
-import { argumentName, MAX_ANSWER_BYTES, operationOf, optionName, type ToolSpec } from "./catalogue.ts";
+import {
+  argumentName,
+  inToolWords,
+  MAX_ANSWER_BYTES,
+  NOUNS,
+  operationOf,
+  optionName,
+  type ToolSpec,
+} from "./catalogue.ts";
 import { Refused } from "./tool-schemas.ts";
 
 /** What the tools answer with: the REST layer's own context and whole answers (src/app.ts gives them). */
@@ -146,7 +154,7 @@ function refusalIn(args: Json): Refused | null {
 /** A tool error: the API's message (its suggestion in it), its code, and when to retry. */
 function failed(body: Json): CallToolResult {
   const retry = typeof body.retry_after === "number" ? body.retry_after : null;
-  const message = String(body.error ?? "the request failed");
+  const message = inToolWords(String(body.error ?? "the request failed"));
   const when = retry !== null && !/retry in \d+/.test(message) ? ` Retry in ${retry} s.` : "";
   return {
     isError: true,
@@ -154,14 +162,6 @@ function failed(body: Json): CallToolResult {
     _meta: { code: body.code, ...(retry !== null ? { retry_after: retry } : {}) },
   };
 }
-
-const NOUNS: Record<string, string> = {
-  domains: "Domains",
-  apps: "Apps",
-  reviews: "reviews",
-  changes: "changes",
-  lists: "lists",
-};
 
 const UTF8 = new TextDecoder();
 
@@ -271,7 +271,7 @@ function summary(spec: ToolSpec, body: Json): string {
     return `${parts.join("; ")}. The records follow as JSON.`;
   }
   if (typeof body.total === "number")
-    return `${body.total} Domains match; facets and histograms follow as JSON.`;
+    return `${body.total} ${spec.filtersOf === "apps" ? "Apps" : "Domains"} match; facets and histograms follow as JSON.`;
   const [key] = Object.keys(body);
   const record = body[key] as Json | undefined;
   const name = record && typeof record === "object" ? (record.name ?? record.id) : undefined;

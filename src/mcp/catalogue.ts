@@ -32,20 +32,36 @@ export interface ToolSpec {
   paging?: "cursor" | "page";
   /** The budget it draws on (its REST endpoint's, or its own for usage and the vocabulary). */
   endpoint?: Endpoint | null;
-  /** Does it change what the account keeps (lists)? */
+  /** Does it change what the account keeps (lists, segments)? */
   writes?: true;
+  /** Does it take away what the account keeps (remove_from_list, delete_list, delete_segment)? */
+  destructive?: true;
   /**
    * How its List Domains filters (f:…) are told in the tool list: in full, once (search_domains:
    * src/mcp/filter-grammar.ts), or by reference to it. Either way they are not listed one by one.
    */
   filters?: "described" | "referred";
+  /** Whose filters: List Domains' (the default) or List Apps'. */
+  filtersOf?: FilterSubject;
 }
+
+/** The records whose filters (f:…) a tool takes. */
+export type FilterSubject = "domains" | "apps";
+
+/** The tool whose description tells the filters of `of`; the others refer to it. */
+export const describerOf = (of: FilterSubject): ToolSpec => {
+  const spec = TOOLS.find((t) => t.filters === "described" && (t.filtersOf ?? "domains") === of);
+  if (!spec) throw new Error(`no tool describes the filters of ${of}`);
+  return spec;
+};
 
 /** An answer's text is at most this many bytes: records past it are cut, and the answer says so. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
-const DOMAIN_FIELDS = "name,platform,plan,state,country_code,rank,estimated_sales,product_count,categories";
-const APP_FIELDS = "id,name,state,installs,average_rating,review_count,categories,vendor_name";
+/** The compact fields a tool answers by default (named once, in the server's instructions). */
+export const DOMAIN_FIELDS =
+  "name,platform,plan,state,country_code,rank,estimated_sales,product_count,categories";
+export const APP_FIELDS = "id,name,state,installs,average_rating,review_count,categories,vendor_name";
 const REVIEW_FIELDS = "updated_at,rating,merchant_name,body";
 
 const DOMAIN_ARG = { param: "name", description: "The Domain's name, e.g. shop.example.com.", example: "" };
@@ -55,6 +71,7 @@ const APP_ARG = {
   example: "",
 };
 const LIST_ARG = { param: "list", description: "The list's name.", example: "" };
+const SEGMENT_ARG = { param: "segment", description: "The segment's name.", example: "" };
 
 export const TOOLS: readonly ToolSpec[] = [
   {
@@ -62,7 +79,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: "Search Domains",
     filters: "described",
     summary:
-      "Find online stores (Domains) by List Domains' filters: platform (f.p), plan (f.plan), country (f.cc), category (f.cat), installed App (f.an), technology (f.tech), sales and traffic ranges (f.ermin, …), aq and bq queries, q words; sorted by `sort`; paged by `cursor`.",
+      "Find online stores (Domains) by filters, aq and bq queries and q words; sorted by `sort`, paged by `cursor`.",
     op: "searchDomains",
     omit: ["for", "dry_run"],
     defaults: { page_size: 10, fields: DOMAIN_FIELDS },
@@ -91,7 +108,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: "Facets of a segment",
     filters: "referred",
     summary:
-      "How the Domains matching List Domains' filters spread: their count (total), the commonest values of each dimension asked for (facets: cc, p, plan, cat, tech, an, …) and histograms of numeric fields (histogram: er, rank, …).",
+      "How the Domains matching the filters spread: their count, the commonest values of each dimension (facets) and histograms of numbers.",
     op: "searchDomainFacets",
   },
   {
@@ -105,7 +122,9 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "search_apps",
     title: "Search Apps",
-    summary: "Find Apps by List Apps' filters (platform f.p, category, vendor, installs, …) and q words.",
+    filters: "described",
+    filtersOf: "apps",
+    summary: "Find Apps of the platforms' App stores by List Apps' filters and q words.",
     op: "searchApps",
     defaults: { page_size: 10, fields: APP_FIELDS },
     maxPage: 50,
@@ -139,7 +158,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: "The change feed",
     filters: "referred",
     summary:
-      "What each load of the dataset changed (Domains added or removed, platform and plan changes, Apps installed or uninstalled, …), in feed order after `cursor`: filter by `kinds`, `since` and List Domains' filters.",
+      "What each weekly load changed (Domains added or removed, platform, plan, Apps, technologies, segments, …), in feed order after `cursor`.",
     op: "listChanges",
     defaults: { page_size: 20 },
     maxPage: 100,
@@ -157,7 +176,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "list_domains",
     title: "A list's Domains",
     filters: "referred",
-    summary: "The Domains of one of the account's lists, filtered and sorted as List Domains.",
+    summary: "The Domains of one of the account's lists.",
     op: "listListDomains",
     path: { list: LIST_ARG },
     defaults: { page_size: 10, fields: DOMAIN_FIELDS },
@@ -180,12 +199,91 @@ export const TOOLS: readonly ToolSpec[] = [
     op: "removeDomainsFromList",
     path: { list: LIST_ARG },
     writes: true,
+    destructive: true,
+  },
+  {
+    name: "delete_list",
+    title: "Delete a list",
+    summary: "Deletes a list of the account, with its Domains; answers it as it was.",
+    op: "deleteList",
+    path: { list: LIST_ARG },
+    writes: true,
+    destructive: true,
+  },
+  {
+    name: "domain_history",
+    title: "A Domain's history",
+    summary:
+      "A Domain's changes at each load (platform, plan, Apps, technologies, …), newest first. The Domain as it was at a load: get_domain with as_of.",
+    op: "domainHistory",
+    path: { name: DOMAIN_ARG },
+    defaults: { page_size: 20 },
+    maxPage: 100,
+    records: "changes",
+    paging: "cursor",
+  },
+  {
+    name: "domain_trends",
+    title: "Trends of Domains",
+    summary:
+      "How many Domains had each value of a dimension at each load, oldest first: stores on BigCommerce over time is dimension p, values bigcommerce.",
+    op: "domainTrends",
+    records: "loads",
+  },
+  {
+    name: "app_trends",
+    title: "Trends of Apps",
+    summary: "How many Apps had each value of a dimension at each load, oldest first.",
+    op: "appTrends",
+    records: "loads",
+  },
+  {
+    name: "app_facets",
+    title: "Facets of Apps",
+    filters: "referred",
+    filtersOf: "apps",
+    summary:
+      "How the Apps matching the filters spread: their count, the commonest values of each dimension, histograms.",
+    op: "searchAppFacets",
+  },
+  {
+    name: "segments",
+    title: "Show segments",
+    summary: "The segments (saved filters) of the account, with their sizes now.",
+    op: "listSegments",
+    records: "segments",
+  },
+  {
+    name: "get_segment",
+    title: "Get a segment",
+    summary:
+      "A segment: its filter, size, and at each load its size, entries, exits and spread. Its Domains: search_domains with f.segment; who moved: changes with f.segment.",
+    op: "retrieveSegment",
+    path: { segment: SEGMENT_ARG },
+  },
+  {
+    name: "save_segment",
+    title: "Save a segment",
+    filters: "referred",
+    summary:
+      "Saves a named filter of Domains (made, or replaced): each later load counts it and records which Domains entered and left.",
+    op: "saveSegment",
+    path: { segment: SEGMENT_ARG },
+    writes: true,
+  },
+  {
+    name: "delete_segment",
+    title: "Delete a segment",
+    summary: "Deletes a segment of the account and its history (its events stay in the change feed).",
+    op: "deleteSegment",
+    path: { segment: SEGMENT_ARG },
+    writes: true,
+    destructive: true,
   },
   {
     name: "usage",
     title: "Usage",
-    summary:
-      "The API key's plan, what is left of each budget (read without drawing on it), and the month's exports and cursor=all jobs.",
+    summary: "The API key's plan, what is left of each budget (drawing on none), and the month's exports.",
     endpoint: null,
   },
   {
@@ -193,23 +291,76 @@ export const TOOLS: readonly ToolSpec[] = [
     title: "Export a segment",
     filters: "referred",
     summary:
-      "Starts the cursor=all job of every Domain matching List Domains' filters, or reports its progress when called again with the same arguments (at most once every 5 s): answers its status and the URL that fetches the whole result with the API key, never the records themselves.",
+      "Every Domain matching the filters as a file: starts the job, or reports its progress when called again alike (at most every 5 s). Answers the file's URL (fetched with the API key), not the records.",
     op: "listDomains",
     omit: ["page_size", "cursor"],
   },
   {
     name: "lookup_vocabulary",
     title: "Look up a vocabulary",
-    summary: `The values nearest to a free text in the vocabularies filters take, as the API's "did you mean" finds them: ${VOCABULARY_KINDS.map((k) => `${k} (${VOCABULARY_TEXT[k].what}, for ${VOCABULARY_TEXT[k].filter})`).join(", ")}. "klavio" finds the App shopify.klaviyo; "shopify plus" the plan Shopify Plus.`,
+    summary: `The exact values nearest to a free text in the vocabularies filters take (${VOCABULARY_KINDS.map((k) => `${k} for ${VOCABULARY_TEXT[k].filter}`).join(", ")}): "klavio" finds the App shopify.klaviyo, "shopify plus" the plan Shopify Plus.`,
     endpoint: "retrieveDomain",
   },
 ];
+
+/**
+ * The REST operations no tool stands for, and why: a test (test/mcp/catalogue.test.ts) fails when an
+ * operation is neither a tool's nor here.
+ */
+export const NO_TOOL: Readonly<Record<string, string>> = {
+  listApps: "search_apps asks the same (its POST twin)",
+  domainFacets: "domain_facets asks the same (its POST twin)",
+  appFacets: "app_facets asks the same (its POST twin)",
+  exportDomains:
+    "a file of a whole segment, streamed: export_segment starts the job and answers the URL a client fetches",
+  exportChanges: "the whole feed as one file: changes pages through it",
+  streamChanges:
+    "a stream held open, where a tool answers once: changes with the last cursor reads what came since",
+  createWebhook:
+    "webhooks post to a server the account runs, set up by its developer (docs/rest.md), not by an agent",
+  listWebhooks: "as createWebhook",
+  deleteWebhook: "as createWebhook",
+  testWebhook: "as createWebhook",
+  listWebhookDeliveries: "as createWebhook",
+  retryWebhookDelivery: "as createWebhook",
+};
 
 export const operationOf = (spec: ToolSpec): Operation | null => {
   if (!spec.op) return null;
   const op = OPERATIONS.find((o) => o.id === spec.op);
   if (!op) throw new Error(`tool ${spec.name}: no REST operation ${spec.op}`);
   return op;
+};
+
+/**
+ * A REST request a message names (`GET /list shows this key's account's lists`), as the tool an
+ * agent calls for it (`the tool lists shows …`); one no tool stands for is left as it is.
+ */
+const REST_REQUEST = /\b(GET|POST|PUT|DELETE) (\/[^\s),;]*)/g;
+const pathKey = (method: string, path: string) => `${method} ${path.replace(/[<{][^>}]*[>}]/g, "{}")}`;
+let toolsByRequest: Map<string, string> | undefined;
+export function inToolWords(message: string): string {
+  toolsByRequest ??= new Map(
+    TOOLS.flatMap((t) => {
+      const op = operationOf(t);
+      return op ? [[pathKey(op.method, op.path), t.name] as const] : [];
+    }),
+  );
+  return message.replace(REST_REQUEST, (request, method: string, path: string) => {
+    const tool = toolsByRequest?.get(pathKey(method, path));
+    return tool ? `the tool ${tool}` : request;
+  });
+}
+
+/** What an answer's records are called, by the key that holds them (ToolSpec.records). */
+export const NOUNS: Record<string, string> = {
+  domains: "Domains",
+  apps: "Apps",
+  reviews: "reviews",
+  changes: "changes",
+  lists: "lists",
+  loads: "loads",
+  segments: "segments",
 };
 
 /** The endpoint whose budget a tool's call draws on. */

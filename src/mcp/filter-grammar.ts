@@ -1,5 +1,5 @@
 import type { OptionDoc } from "../rest/inputs.ts";
-import { argumentName } from "./catalogue.ts";
+import { argumentName, type FilterSubject } from "./catalogue.ts";
 
 /**
  * List Domains' filters as the MCP tool list says them: once, in a compact grammar in
@@ -10,11 +10,12 @@ import { argumentName } from "./catalogue.ts";
  * and what it meant); every option with its whole description is a resource (FILTERS_URI).
  */
 
-/** Where every Domain filter option is described, as JSON. */
-export const FILTERS_URI = "storegraph://filters/domains";
+/** Where every filter option of Domains (or of Apps) is described, as JSON. */
+export const filtersUri = (of: FilterSubject) => `storegraph://filters/${of}`;
+export const FILTERS_URI = filtersUri("domains");
 
-/** Whether an option is one of List Domains' filters (f:…), which the tool list does not list. */
-export const isDomainFilter = (doc: OptionDoc) => doc.name.startsWith("f:");
+/** Whether an option is a filter (f:…), which the tool list does not list one by one. */
+export const isFilter = (doc: OptionDoc) => doc.name.startsWith("f:");
 
 /** The words of a description before its first detail: "Country code", "Installed App (<platform>.<token>)". */
 const label = (description: string) => {
@@ -23,8 +24,8 @@ const label = (description: string) => {
 };
 
 /** The grammar of the filters among `options` (a Domain list operation's), in a few lines. */
-export function filterGrammar(options: readonly OptionDoc[]): string {
-  const filters = options.filter(isDomainFilter);
+export function filterGrammar(options: readonly OptionDoc[], of: FilterSubject): string {
+  const filters = options.filter(isFilter);
   const names = new Set(filters.map((o) => o.name));
   const lists: string[] = [];
   const ranges: string[] = [];
@@ -47,11 +48,10 @@ export function filterGrammar(options: readonly OptionDoc[]): string {
     } else own.push(`${arg} ${label(o.description)}`);
   }
   return [
-    "Filters: List Domains' f: options as arguments, `:` written `.`.",
-    `Lists of values (comma-separated; f.<x>.op and|or|not, default and): ${lists.join("; ")}.`,
+    `Filters. Lists of values (comma-separated; f.<x>.op and|or|not, default and): ${lists.join("; ")}.`,
     `Ranges (inclusive): ${ranges.join("; ")}.`,
     ...(events.length ? [`When an App or technology came or went: ${events.join("; ")}.`] : []),
     ...(own.length ? [`The account's own: ${own.join("; ")}.`] : []),
-    `Exact values: lookup_vocabulary. Each option in full: the resource ${FILTERS_URI}.`,
+    `Each in full: the resource ${filtersUri(of)}.`,
   ].join(" ");
 }

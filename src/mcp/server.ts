@@ -1,19 +1,24 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { RATE_LIMITS } from "../auth/limits.ts";
 import { VOCABULARY_KINDS, VOCABULARY_TEXT } from "../query/vocabularies.ts";
-import { REST_BASE } from "../rest/routes.ts";
 import { type CallScope, callTool, type McpDeps, vocabularies } from "./answer.ts";
 import {
+  APP_FIELDS,
   argumentName,
+  DOMAIN_FIELDS,
+  describerOf,
   endpointOf,
+  type FilterSubject,
   MAX_ANSWER_BYTES,
   memo,
   operationOf,
   TOOLS,
   type ToolSpec,
 } from "./catalogue.ts";
-import { FILTERS_URI, filterGrammar, isDomainFilter } from "./filter-grammar.ts";
+import { filterGrammar, filtersUri, isFilter } from "./filter-grammar.ts";
+import { annotationsOf, toolList } from "./tool-list.ts";
 import { inputSchemaOf, outputSchemaOf } from "./tool-schemas.ts";
 
 /** The server's name and version, as initialize reports them. */
@@ -22,45 +27,53 @@ export const SERVER_INFO = { name: "storegraph", version: "0.1.0" };
 /** Where the vocabularies are read as resources. */
 export const vocabularyUri = (kind: string) => `storegraph://vocabulary/${kind}`;
 
-/** List Domains' filter options, each with its argument name and description (the resource FILTERS_URI). */
-let filterDocs: string | undefined;
-const domainFilterDocs = () => {
-  const op = operationOf(TOOLS.find((t) => t.filters === "described") as ToolSpec);
-  filterDocs ??= JSON.stringify({
-    filters: (op?.options ?? []).filter(isDomainFilter).map((o) => ({
-      option: o.name,
-      argument: argumentName(o.name),
-      description: o.description,
-      ...(o.enum ? { values: o.enum } : {}),
-    })),
-  });
-  return filterDocs;
+/** The filter options of Domains (or Apps), each with its argument name and description (a resource). */
+const filterDocs = new Map<FilterSubject, string>();
+const filterDocsOf = (of: FilterSubject) => {
+  let docs = filterDocs.get(of);
+  if (docs === undefined) {
+    const op = operationOf(describerOf(of));
+    docs = JSON.stringify({
+      filters: (op?.options ?? []).filter(isFilter).map((o) => ({
+        option: o.name,
+        argument: argumentName(o.name),
+        description: o.description,
+        ...(o.enum ? { values: o.enum } : {}),
+      })),
+    });
+    filterDocs.set(of, docs);
+  }
+  return docs;
 };
 
-/** A tool's description: what it does, what it stands for, its defaults and caps, its budget. */
+/**
+ * A tool's description: what it does and when to use it, then what it costs. What every tool
+ * shares (`:` written `.`, `fields`, answers cut to fit) is said once, in the server's
+ * instructions; each argument's default and bounds, in its own schema.
+ */
 export const descriptionOf = memo(description);
 
 function description(spec: ToolSpec): string {
   const op = operationOf(spec);
   const endpoint = endpointOf(spec);
   const parts = [spec.summary];
-  if (op)
-    parts.push(
-      `Stands for ${op.method} ${REST_BASE}${op.path} (${op.id}): its options are the arguments, \`:\` written \`.\` (f.cc for f:cc).`,
-    );
-  if (op && spec.filters === "described") parts.push(filterGrammar(op.options));
+  const of = spec.filtersOf ?? "domains";
+  if (op && spec.filters === "described") parts.push(filterGrammar(op.options, of));
   if (spec.filters === "referred")
-    parts.push(`Filters: the f.* arguments search_domains describes (every option: ${FILTERS_URI}).`);
-  const d = spec.defaults ?? {};
-  if (d.page_size)
-    parts.push(`Default page: ${d.page_size} records${spec.maxPage ? `, at most ${spec.maxPage}` : ""}.`);
-  if (d.fields)
-    parts.push(`Default fields: ${d.fields} (fields: "*" for the API's defaults, or name your own).`);
-  if (spec.records) parts.push(`Answers are cut to ${MAX_ANSWER_BYTES / 1024} KB, and say so (cut).`);
-  if (endpoint) parts.push(`Draws on the ${RATE_LIMITS[endpoint].title} budget.`);
-  else parts.push("Draws on no budget.");
+    parts.push(`Filters: the f.* arguments ${describerOf(of).name} describes.`);
+  parts.push(endpoint ? `Budget: ${RATE_LIMITS[endpoint].title}.` : "Budget: none.");
   return parts.join(" ");
 }
+
+/** What every tool shares, said once (initialize's instructions) rather than in each description. */
+export const INSTRUCTIONS = [
+  "storegraph: online stores (Domains), their platforms, plans, Apps and technologies, App reviews, segments and the change feed of each weekly load.",
+  "Arguments are the REST API's options (docs/api.md), `:` written `.` (f.cc for f:cc); search_domains describes the Domain filters every Domain tool takes.",
+  "Look exact values up with lookup_vocabulary before filtering (plans, categories, App tokens, countries).",
+  `fields: by default the Domain set (${DOMAIN_FIELDS}) or the App set (${APP_FIELDS}); * for the API's defaults, or name your own.`,
+  `An answer of records over ${MAX_ANSWER_BYTES / 1024} KB is cut and says so in \`cut\` ({shown, of, rest}: how to get the others).`,
+  "Each tool names the budget it draws on; usage shows what is left of each.",
+].join(" ");
 
 /**
  * Who a call is for: the scope of a stdio session (its key, checked again at each call: a revoked
@@ -102,8 +115,7 @@ export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpS
   const scopeOf: ScopeOf = typeof scope === "function" ? scope : () => scope;
   validator ??= new AjvJsonSchemaValidator();
   const server = new McpServer(SERVER_INFO, {
-    instructions:
-      "storegraph: online stores (Domains), their platforms, plans, Apps and technologies, App reviews and the change feed. Look exact values up with lookup_vocabulary before filtering (plans, categories, App tokens); search_domains and domain_facets take the same filters.",
+    instructions: INSTRUCTIONS,
     jsonSchemaValidator: validator,
   });
   for (const spec of TOOLS) {
@@ -114,32 +126,31 @@ export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpS
         description: descriptionOf(spec),
         inputSchema: inputSchemaOf(spec) as never,
         outputSchema: outputSchemaOf(spec) as never,
-        annotations: {
-          readOnlyHint: !spec.writes,
-          destructiveHint: spec.name === "remove_from_list",
-          idempotentHint: !spec.writes,
-          openWorldHint: false,
-        },
+        annotations: annotationsOf(spec),
       },
       ((args: Record<string, unknown>, extra: Parameters<ScopeOf>[0]) =>
         callTool(deps, () => scopeOf(extra), spec, args)) as never,
     );
   }
-  server.registerResource(
-    "filters-domains",
-    FILTERS_URI,
-    {
-      title: "Domain filters",
-      description:
-        "Every List Domains filter option the Domain tools take (search_domains, domain_facets, changes, list_domains, export_segment), with its argument name and description, as JSON.",
-      mimeType: "application/json",
-    },
-    async (uri, extra) => {
-      // Read for a key, as every resource is: a revoked key's session reads nothing more.
-      await scopeOf(extra);
-      return { contents: [{ uri: uri.href, mimeType: "application/json", text: domainFilterDocs() }] };
-    },
-  );
+  // The list as tool-list.ts writes it, once per process; the SDK's handler wrote it at each call.
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(descriptionOf) }));
+  for (const of of ["domains", "apps"] as const) {
+    const users = TOOLS.filter((t) => t.filters && (t.filtersOf ?? "domains") === of).map((t) => t.name);
+    server.registerResource(
+      `filters-${of}`,
+      filtersUri(of),
+      {
+        title: `${of === "domains" ? "Domain" : "App"} filters`,
+        description: `Every filter option the tools ${users.join(", ")} take, with its argument name and description, as JSON.`,
+        mimeType: "application/json",
+      },
+      async (uri, extra) => {
+        // Read for a key, as every resource is: a revoked key's session reads nothing more.
+        await scopeOf(extra);
+        return { contents: [{ uri: uri.href, mimeType: "application/json", text: filterDocsOf(of) }] };
+      },
+    );
+  }
   for (const kind of VOCABULARY_KINDS) {
     server.registerResource(
       `vocabulary-${kind}`,
@@ -160,5 +171,8 @@ export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpS
       },
     );
   }
+  // Neither the tools nor the resources change while a server runs: it sends no list_changed
+  // notification, so it does not say it would (the SDK says so when a tool is registered).
+  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
   return server;
 }

@@ -4,8 +4,16 @@ import { VOCABULARY_KINDS } from "../query/vocabularies.ts";
 import { LIST_OPS } from "../rest/filter-options.ts";
 import type { OptionDoc } from "../rest/inputs.ts";
 import type { Part } from "../rest/route.ts";
-import { argumentName, MAX_ANSWER_BYTES, memo, operationOf, type ToolSpec } from "./catalogue.ts";
-import { isDomainFilter } from "./filter-grammar.ts";
+import {
+  APP_FIELDS,
+  argumentName,
+  DOMAIN_FIELDS,
+  describerOf,
+  memo,
+  operationOf,
+  type ToolSpec,
+} from "./catalogue.ts";
+import { isFilter } from "./filter-grammar.ts";
 
 /**
  * The schemas of the MCP tools of src/mcp/catalogue.ts, as zod makes them and tools/list shows
@@ -18,7 +26,10 @@ import { isDomainFilter } from "./filter-grammar.ts";
 function schemaOf(doc: OptionDoc, spec: ToolSpec): z.ZodType {
   // aq and bq are told in full once, by search_domains; the other Domain tools take them as it does.
   if (spec.filters === "referred" && (doc.name === "aq" || doc.name === "bq"))
-    return z.unknown().optional().describe("As in search_domains.");
+    return z
+      .unknown()
+      .optional()
+      .describe(`As in ${describerOf(spec.filtersOf ?? "domains").name}.`);
   let s: z.ZodType;
   if (doc.name === "page_size" && spec.maxPage)
     s = z
@@ -26,7 +37,7 @@ function schemaOf(doc: OptionDoc, spec: ToolSpec): z.ZodType {
       .int()
       .min(1)
       .max(spec.maxPage)
-      .describe(`Page size, 1 to ${spec.maxPage} (default ${spec.defaults?.page_size ?? 50}).`);
+      .describe(`Default ${spec.defaults?.page_size ?? 50}.`);
   else if (doc.type === "integer") s = z.number().int();
   else if (doc.type === "boolean") s = z.boolean();
   else if (doc.type === "array")
@@ -46,15 +57,48 @@ function schemaOf(doc: OptionDoc, spec: ToolSpec): z.ZodType {
   // Ranges and lists are text in a query string; an agent may give a number.
   else if (doc.name.startsWith("f:")) s = z.union([z.string(), z.number()]);
   else s = z.string();
-  const variant = operationOf(spec)?.route.variant?.option;
-  const fields =
-    doc.name === "fields" && spec.defaults?.fields
-      ? ` Default here: ${spec.defaults.fields} (* for the API's own defaults)${variant ? `; with ${variant}, every field it answers` : ""}.`
-      : "";
-  return (
-    doc.name === "page_size" && spec.maxPage ? s : s.describe(`${doc.description}${fields}`)
-  ).optional();
+  const description = doc.name === "page_size" && spec.maxPage ? "" : shortDescription(doc, spec);
+  return (description ? s.describe(description) : s).optional();
 }
+
+/**
+ * An option's description in the tool list: the REST catalogue's, but for the options most tools
+ * share, said shortly, with the tool's own defaults.
+ */
+function shortDescription(doc: OptionDoc, spec: ToolSpec): string {
+  // What fields takes is said once (the server's instructions); here, only a tool's own default.
+  if (doc.name === "fields") {
+    const variant = operationOf(spec)?.route.variant?.option;
+    const fields = spec.defaults?.fields;
+    const set = fields === DOMAIN_FIELDS ? "the Domain set" : fields === APP_FIELDS ? "the App set" : fields;
+    return set ? `Default: ${set}${variant ? `; with ${variant}, every field it answers` : ""}.` : "";
+  }
+  // cursor=all is a job, export_segment's: a page tool is not told of it.
+  if (doc.name === "cursor") return "next_cursor of the previous page.";
+  const short = SHORT[doc.name];
+  if (short) return short;
+  // An option a tool takes as the tool that tells its filters does: said once, there.
+  if (spec.filters === "referred") {
+    const describer = describerOf(spec.filtersOf ?? "domains");
+    const same = operationOf(describer)?.options.find((o) => o.name === doc.name);
+    if (same?.description === doc.description) return `As in ${describer.name}.`;
+  }
+  return doc.description;
+}
+
+/** The tool list's words for options whose REST description is long (docs/api.md says them in full). */
+const SHORT: Record<string, string> = {
+  since: "From this load on: a snapshot version, or an RFC 3339 time or a date.",
+  until: "Up to this load: a snapshot version, or an RFC 3339 time or a date.",
+  as_of:
+    "The Domain as it was at a load: a snapshot version, or an RFC 3339 time or a date; only the fields the change feed covers.",
+  dry_run: "true: how many Domains the job would write, its bytes, and what it would draw; nothing started.",
+  for: "The result's format: json (default), jsonl or csv.",
+  top: "Without values: how many of the newest load's top values (default 10).",
+  page: "Page number, from 0.",
+  aq: "Advanced search: [{field, value, operator}], all met; field a filter without f: (ermin) or q, value comma-separated, operator and (default), or, nand, nor.",
+  bq: "Boolean query: {must: {conjuncts}, should: {disjuncts}, must_not: {disjuncts}}; a condition {field, match} (values space-separated; operator or|and), {field, term} or {field, min, max}. In full: docs/api.md.",
+};
 
 /**
  * A tool's input schema: its path arguments, then its operation's options under their argument
@@ -70,8 +114,8 @@ function inputSchema(spec: ToolSpec): z.ZodType {
   const op = operationOf(spec);
   for (const doc of op?.options ?? []) {
     if (spec.omit?.includes(doc.name)) continue;
-    // List Domains' filters are told once, in search_domains' description, not listed one by one.
-    if (spec.filters && isDomainFilter(doc)) continue;
+    // The filters are told once, in search_domains' (search_apps') description, not listed one by one.
+    if (spec.filters && isFilter(doc)) continue;
     shape[argumentName(doc.name)] = schemaOf(doc, spec);
   }
   ownArguments(spec, shape);
@@ -188,12 +232,7 @@ function partSchema(part: Part): z.ZodType {
 }
 
 /** What a tool adds to a cut answer: how many records it shows of how many, and how to get the rest. */
-export const CUT = z
-  .looseObject({})
-  .optional()
-  .describe(
-    `When cut to ${MAX_ANSWER_BYTES / 1024} KB: {shown, of, rest}, rest saying how to get the others.`,
-  );
+export const CUT = z.looseObject({}).optional();
 
 /** A tool's output schema: its REST answer's envelope (from its route), or its own for the others. */
 export const outputSchemaOf = memo(outputSchema);
@@ -208,9 +247,8 @@ function outputSchema(spec: ToolSpec): z.ZodType {
       url: z.string(),
       format: z.string(),
       fetch: z.string(),
-      dry_run: RECORD.optional().describe(
-        "With dry_run: what the job would write (domains, bytes and gzip_bytes, estimated from its first page) and draw (would_draw), as REST's dry_run answers it; nothing started.",
-      ),
+      // With dry_run: REST's dry_run answer (domains, bytes, gzip_bytes, would_draw).
+      dry_run: RECORD.optional(),
     });
   if (spec.name === "usage") return z.object({ usage: RECORD });
   if (spec.name === "lookup_vocabulary")
@@ -228,6 +266,6 @@ function outputSchema(spec: ToolSpec): z.ZodType {
     });
   const shape: Record<string, z.ZodType> = {};
   for (const [key, part] of Object.entries(op?.route.envelope ?? {})) shape[key] = partSchema(part);
-  shape.cut = CUT;
+  if (spec.records) shape.cut = CUT;
   return z.object(shape);
 }

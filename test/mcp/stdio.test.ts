@@ -17,12 +17,12 @@ import { textOf } from "../support/mcp.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 
-/** The stdio server's process, as npm run mcp starts it once built. */
+/** The stdio server's process, as npm run mcp starts it once built (src/cli/build-if-stale.mjs). */
 function stdioClient(api: TestApi, key: string, env: Record<string, string> = {}) {
   const database = api.db.config.database;
   const transport = new StdioClientTransport({
     command: process.execPath,
-    // The bundle npm run mcp builds and runs (built by the tests' global setup, as npm run build).
+    // The bundle npm run mcp runs (built by the tests' global setup, as npm run build).
     args: ["dist/mcp-stdio.js"],
     cwd: ROOT,
     env: {

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { NO_TOOL, TOOLS } from "../../src/mcp/catalogue.ts";
+import { OPERATIONS } from "../../src/rest/routes.ts";
+
+/**
+ * Every question of the API has a tool (issue 75): each REST operation is a tool's, or is in
+ * NO_TOOL with the reason an agent is not given it. An operation added to REST fails here until
+ * it is one or the other.
+ */
+describe("the MCP catalogue", () => {
+  it("gives every REST operation a tool, or a written reason for none", () => {
+    const tooled = new Set(TOOLS.map((t) => t.op).filter((op) => op !== undefined));
+    const neither = OPERATIONS.filter((o) => !tooled.has(o.id) && !NO_TOOL[o.id]).map((o) => o.id);
+    expect(neither).toEqual([]);
+    // A reason for an operation that has a tool, or that REST no longer has, is stale.
+    const both = Object.keys(NO_TOOL).filter((id) => tooled.has(id));
+    expect(both).toEqual([]);
+    const unknown = Object.keys(NO_TOOL).filter((id) => !OPERATIONS.some((o) => o.id === id));
+    expect(unknown).toEqual([]);
+    for (const [id, reason] of Object.entries(NO_TOOL)) expect(reason.length, id).toBeGreaterThan(10);
+  });
+
+  it("names each tool once, and says what each does", () => {
+    const names = TOOLS.map((t) => t.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const t of TOOLS) expect(t.summary.length, t.name).toBeGreaterThan(30);
+  });
+});
