@@ -4,13 +4,6 @@ import type { Caller } from "../auth/plugin.ts";
 import { budgetHeaders, RATE_HEADER_NAMES, rateHeadersIn } from "../auth/rate-headers.ts";
 import { apiError, errorBody, isApiError, maskFault } from "../errors.ts";
 import { newRequestId } from "../ops/request-id.ts";
-import {
-  nearestEntries,
-  VOCABULARY_KINDS,
-  type VocabularyEntry,
-  type VocabularyKind,
-  vocabularyOf,
-} from "../query/vocabularies.ts";
 import { answerOperation, drawOn, type RestContext, type Whole } from "../rest/answer.ts";
 import { Options } from "../rest/options.ts";
 import type { Operation } from "../rest/route.ts";
@@ -25,6 +18,7 @@ import {
   optionName,
   type ToolSpec,
 } from "./catalogue.ts";
+import { lookUp } from "./lookup.ts";
 import { Refused } from "./tool-schemas.ts";
 
 /** What the tools answer with: the REST layer's own context and whole answers (src/app.ts gives them). */
@@ -76,7 +70,12 @@ export async function callTool(
     const refused = refusalIn(args);
     if (refused) throw apiError("BAD_USER_INPUT", refused.message);
     if (spec.name === "usage") return await usage(deps, caller, args);
-    if (spec.name === "lookup_vocabulary") return await lookup(deps, scope, caller, args);
+    if (spec.name === "lookup_vocabulary") {
+      // A look-up draws on Retrieve a Domain's budget (src/mcp/lookup.ts).
+      noteDrawn(scope, budgetHeaders(await drawOn(deps.rest.limits, "retrieveDomain", caller)));
+      const { line, body } = await lookUp(deps, caller, args);
+      return withData(line, body);
+    }
     const op = operationOf(spec);
     if (!op) throw new Error(`tool ${spec.name} has no operation`);
     const params: Record<string, string> = {};
@@ -351,44 +350,4 @@ async function exportSegment(
   // Done: the result is the client's to fetch, not this answer's.
   await response.body?.cancel();
   return withData(`Export done. ${fetch}`, { status: "done", url, format, fetch });
-}
-
-/**
- * lookup_vocabulary: the values nearest to a free text in each vocabulary of the served snapshot
- * (src/query/vocabularies.ts), drawing on Retrieve a Domain's budget as a look-up.
- */
-async function lookup(deps: McpDeps, scope: CallScope, caller: Caller, args: Json): Promise<CallToolResult> {
-  const text = String(args.text ?? "").trim();
-  if (!text) throw apiError("BAD_USER_INPUT", "text: give the words to look up");
-  const kinds = (
-    Array.isArray(args.kinds) && args.kinds.length ? args.kinds : VOCABULARY_KINDS
-  ) as VocabularyKind[];
-  for (const k of kinds)
-    if (!VOCABULARY_KINDS.includes(k))
-      throw apiError(
-        "BAD_USER_INPUT",
-        `kinds: unknown vocabulary "${k}"; valid: ${VOCABULARY_KINDS.join(", ")}`,
-      );
-  const limit = Number(args.limit ?? 5);
-  noteDrawn(scope, budgetHeaders(await drawOn(deps.rest.limits, "retrieveDomain", caller)));
-  const entries = await vocabularies(deps, caller, kinds);
-  const matches: Record<string, VocabularyEntry[]> = {};
-  for (const [kind, list] of Object.entries(entries)) matches[kind] = nearestEntries(list, text, limit);
-  const found = Object.entries(matches)
-    .filter(([, m]) => m.length)
-    .map(([kind, m]) => `${kind}: ${m.map((e) => e.value).join(", ")}`);
-  return withData(found.length ? found.join("; ") : `nothing near "${text}"`, { text, matches });
-}
-
-/** The vocabularies `kinds` of the snapshot served now. */
-export async function vocabularies(
-  deps: McpDeps,
-  caller: Caller,
-  kinds: readonly VocabularyKind[],
-): Promise<Record<string, VocabularyEntry[]>> {
-  const ctx = await deps.rest.readContext(caller);
-  const sql = ctx.served?.sql;
-  if (!sql) throw apiError("NOT_READY", "no dataset has been loaded yet; try again shortly");
-  const lists = await Promise.all(kinds.map((k) => vocabularyOf(sql, k)));
-  return Object.fromEntries(kinds.map((k, i) => [k, lists[i]]));
 }

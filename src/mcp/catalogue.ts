@@ -298,7 +298,7 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: "lookup_vocabulary",
     title: "Look up a vocabulary",
-    summary: `The exact values nearest to a free text in the vocabularies filters take (${VOCABULARY_KINDS.map((k) => `${k} for ${VOCABULARY_TEXT[k].filter}`).join(", ")}): "klavio" finds the App shopify.klaviyo, "shopify plus" the plan Shopify Plus.`,
+    summary: `The exact values matching a free text in the vocabularies filters take (${VOCABULARY_KINDS.map((k) => `${k} for ${VOCABULARY_TEXT[k].filter}`).join(", ")}), scored 0 to 1, the best of all first: "klavio" finds the App shopify.klaviyo, "Deutschland" the country DE.`,
     endpoint: "retrieveDomain",
   },
 ];

@@ -3,7 +3,7 @@ import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { RATE_LIMITS } from "../auth/limits.ts";
 import { VOCABULARY_KINDS, VOCABULARY_TEXT } from "../query/vocabularies.ts";
-import { type CallScope, callTool, type McpDeps, vocabularies } from "./answer.ts";
+import { type CallScope, callTool, type McpDeps } from "./answer.ts";
 import {
   APP_FIELDS,
   argumentName,
@@ -17,7 +17,9 @@ import {
   TOOLS,
   type ToolSpec,
 } from "./catalogue.ts";
+import { fieldDocs, fieldDocTypes, fieldsUri } from "./field-docs.ts";
 import { filterGrammar, filtersUri, isFilter } from "./filter-grammar.ts";
+import { vocabularies } from "./lookup.ts";
 import { annotationsOf, toolList } from "./tool-list.ts";
 import { inputSchemaOf, outputSchemaOf } from "./tool-schemas.ts";
 
@@ -70,7 +72,7 @@ export const INSTRUCTIONS = [
   "storegraph: online stores (Domains), their platforms, plans, Apps and technologies, App reviews, segments and the change feed of each weekly load.",
   "Arguments are the REST API's options (docs/api.md), `:` written `.` (f.cc for f:cc); search_domains describes the Domain filters every Domain tool takes.",
   "Look exact values up with lookup_vocabulary before filtering (plans, categories, App tokens, countries).",
-  `fields: by default the Domain set (${DOMAIN_FIELDS}) or the App set (${APP_FIELDS}); * for the API's defaults, or name your own.`,
+  `fields: by default the Domain set (${DOMAIN_FIELDS}) or the App set (${APP_FIELDS}); * for the API's defaults, or name your own: each type's are the resource storegraph://fields/<type> (domain, app, app_review, change, segment, …).`,
   `An answer of records over ${MAX_ANSWER_BYTES / 1024} KB is cut and says so in \`cut\` ({shown, of, rest}: how to get the others).`,
   "Each tool names the budget it draws on; usage shows what is left of each.",
 ].join(" ");
@@ -148,6 +150,22 @@ export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpS
         // Read for a key, as every resource is: a revoked key's session reads nothing more.
         await scopeOf(extra);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: filterDocsOf(of) }] };
+      },
+    );
+  }
+  for (const [name, type] of fieldDocTypes()) {
+    server.registerResource(
+      `fields-${name}`,
+      fieldsUri(name),
+      {
+        title: `Fields: ${type.name}`,
+        description: `Every field of a ${type.name} that a tool's fields argument may name (nested: parent.child), its type, whether it is answered by default, as JSON.`,
+        mimeType: "application/json",
+      },
+      async (uri, extra) => {
+        await scopeOf(extra);
+        const text = JSON.stringify({ type: type.name, fields: fieldDocs(type) });
+        return { contents: [{ uri: uri.href, mimeType: "application/json", text }] };
       },
     );
   }

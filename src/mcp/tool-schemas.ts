@@ -254,7 +254,19 @@ function outputSchema(spec: ToolSpec): z.ZodType {
   if (spec.name === "lookup_vocabulary")
     return z.object({
       text: z.string(),
-      matches: z.record(z.string(), z.array(z.object({ value: z.string(), name: z.string().optional() }))),
+      best: z.array(
+        z.object({
+          kind: z.enum(VOCABULARY_KINDS),
+          filter: z.string(),
+          value: z.string(),
+          name: z.string().optional(),
+          score: z.number(),
+        }),
+      ),
+      matches: z.record(
+        z.string(),
+        z.array(z.object({ value: z.string(), name: z.string().optional(), score: z.number() })),
+      ),
     });
   if (op?.route.facets)
     return z.looseObject({

@@ -1,14 +1,13 @@
 import { PLATFORM_LIST } from "../dataset/platforms.ts";
 import { perReader } from "../db/per-reader.ts";
 import type { SqlReader } from "../db/reader.ts";
-import { MAX_SUGGESTIONS, nearValues, unique } from "./suggest.ts";
 
 /**
  * The values a client names Domains and Apps by, as the served snapshot holds them: the
  * vocabularies of the filters an agent does not know the spelling of (a plan, a category, an App's
  * token). The platforms are the gateway's own list; the others are read from the snapshot once per
- * reader (a new snapshot has a new reader) and kept while it is served. The look-up finds the
- * values near a free text as the API's "did you mean" finds them (nearValues, src/query/suggest.ts).
+ * reader (a new snapshot has a new reader) and kept while it is served. The look-up scores them
+ * against a free text (src/query/vocabulary-match.ts).
  */
 export const VOCABULARY_KINDS = [
   "platforms",
@@ -30,10 +29,12 @@ export const VOCABULARY_TEXT: Record<VocabularyKind, { what: string; filter: str
   apps: { what: "Apps as <platform>.<token>", filter: "f:an" },
 };
 
-/** A value of a vocabulary, and for an App its name. */
+/** A value of a vocabulary, for an App its name, for a country its English name and others. */
 export interface VocabularyEntry {
   value: string;
   name?: string;
+  /** A country's names in its own languages and in others many write in (DE: Deutschland, Allemagne). */
+  aliases?: string[];
 }
 
 const STATEMENTS: Record<Exclude<VocabularyKind, "platforms">, (sql: SqlReader) => string> = {
@@ -62,6 +63,46 @@ function countryName(code: string): string | null {
   }
 }
 
+/** Languages many clients write country names in, beside English and the country's own. */
+const ALIAS_LANGUAGES = ["de", "fr", "es", "it", "pt", "nl"];
+/** What people write that no locale's name is: the short forms. */
+const SHORT_NAMES: Record<string, string[]> = {
+  US: ["USA", "United States of America", "America"],
+  GB: ["UK", "Great Britain", "Britain", "England"],
+  AE: ["UAE"],
+  NL: ["Holland"],
+  KR: ["Korea"],
+};
+const namesIn = new Map<string, Intl.DisplayNames>();
+
+/** A country's names other than its English one (DE: Deutschland, Allemagne, Alemania, …), from ICU. */
+function countryAliases(code: string, english: string | null): string[] {
+  let own: string | undefined;
+  try {
+    own = new Intl.Locale(`und-${code}`).maximize().language;
+  } catch {
+    return SHORT_NAMES[code] ?? [];
+  }
+  const names = new Set<string>(SHORT_NAMES[code] ?? []);
+  for (const language of [own, ...ALIAS_LANGUAGES]) {
+    let display = namesIn.get(language);
+    if (!display) {
+      display = new Intl.DisplayNames([language], { type: "region", fallback: "none" });
+      namesIn.set(language, display);
+    }
+    const name = display.of(code);
+    if (name && name !== english) names.add(name);
+  }
+  return [...names];
+}
+
+/** A country code's entry: its English name, and the names others write it by (DE: Deutschland). */
+export function countryEntry(code: string): VocabularyEntry {
+  const name = countryName(code);
+  const aliases = countryAliases(code, name);
+  return { value: code, ...(name ? { name } : {}), ...(aliases.length ? { aliases } : {}) };
+}
+
 /** Every value of a vocabulary in the snapshot `sql` reads, sorted. */
 export function vocabularyOf(sql: SqlReader, kind: VocabularyKind): Promise<VocabularyEntry[]> {
   if (kind === "platforms") return Promise.resolve(PLATFORM_LIST.map((value) => ({ value })));
@@ -70,9 +111,8 @@ export function vocabularyOf(sql: SqlReader, kind: VocabularyKind): Promise<Voca
     const read = sql.all(STATEMENTS[kind](sql), []).then((rows) =>
       rows.map((r) => {
         const value = String(r[0]);
-        const name =
-          r.length > 1 && r[1] != null ? String(r[1]) : kind === "countries" ? countryName(value) : null;
-        return name ? { value, name } : { value };
+        if (kind === "countries") return countryEntry(value);
+        return r.length > 1 && r[1] != null ? { value, name: String(r[1]) } : { value };
       }),
     );
     slot.entries = read;
@@ -82,32 +122,4 @@ export function vocabularyOf(sql: SqlReader, kind: VocabularyKind): Promise<Voca
     });
   }
   return slot.entries;
-}
-
-/**
- * The values of a vocabulary nearest to `text`, best first (at most `limit`): a value near it or
- * containing it, or for an App, one whose token or name is (klavio: shopify.klaviyo).
- */
-export function nearestEntries(
-  entries: readonly VocabularyEntry[],
-  text: string,
-  limit = MAX_SUGGESTIONS,
-): VocabularyEntry[] {
-  const byText = new Map<string, VocabularyEntry[]>();
-  const add = (key: string, e: VocabularyEntry) => {
-    const list = byText.get(key);
-    if (list) list.push(e);
-    else byText.set(key, [e]);
-  };
-  for (const e of entries) {
-    add(e.value, e);
-    if (e.name !== undefined) {
-      // An App by its token too (shopify.klaviyo: klaviyo), and anything named by its name.
-      const dot = e.value.indexOf(".");
-      if (dot > 0) add(e.value.slice(dot + 1), e);
-      add(e.name, e);
-    }
-  }
-  const near = nearValues(text, [...byText.keys()]);
-  return unique(near.flatMap((k) => byText.get(k) ?? [])).slice(0, limit);
 }

@@ -378,6 +378,27 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(bad.isError).toBe(true);
   });
 
+  it("each record type's fields are a resource, every one a name the tools' fields argument takes", async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    for (const type of ["domain", "app", "app_review", "change", "segment"])
+      expect(uris).toContain(`storegraph://fields/${type}`);
+    const read = await client.readResource({ uri: "storegraph://fields/domain" });
+    const { fields } = JSON.parse((read.contents[0] as { text: string }).text) as {
+      fields: { field: string; default: boolean; fields?: { field: string; single_only?: true }[] }[];
+    };
+    const names = fields.map((f) => f.field);
+    expect(names).toEqual(expect.arrayContaining(["name", "platform", "plan", "apps", "technologies"]));
+    expect(fields.find((f) => f.field === "apps")?.fields?.map((f) => f.field)).toContain("name");
+    // Every field, and every nested one but those the resource says only get_app answers, at once:
+    // none refused.
+    const nested = (f: (typeof fields)[number]) =>
+      (f.fields ?? []).filter((c) => !c.single_only).map((c) => `${f.field}.${c.field}`);
+    const all = fields.flatMap((f) => [f.field, ...nested(f)]);
+    const r = await call("get_domain", { name: "shop.example.com", fields: all.join(",") });
+    expect(r.isError, textOf(r)).toBeFalsy();
+  });
+
   it("errors name the tool to call, not the REST request", async () => {
     const r = await call("list_domains", { list: "no-such-list" });
     expect(textOf(r)).toMatch(/^NOT_FOUND: no list named "no-such-list" \(the tool lists shows/);
@@ -453,10 +474,17 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     const country = await call("lookup_vocabulary", { text: "united states", kinds: ["countries"] });
     expect(
       (country.structuredContent as { matches: { countries: { value: string }[] } }).matches.countries[0],
-    ).toEqual({
+    ).toEqual({ value: "US", name: "United States", score: 1 });
+    // As people write it, and the best of all vocabularies first, with the filter that takes it.
+    const us = await call("lookup_vocabulary", { text: "Estados Unidos" });
+    expect((us.structuredContent as { best: Json[] }).best[0]).toEqual({
+      kind: "countries",
+      filter: "f:cc",
       value: "US",
       name: "United States",
+      score: 1,
     });
+    expect(textOf(us)).toMatch(/^Best: US \(countries, f:cc, 1\)/);
     const platform = await call("lookup_vocabulary", { text: "shopfy", kinds: ["platforms"] });
     expect(textOf(platform)).toContain("shopify");
     const bad = await call("lookup_vocabulary", { text: "x", kinds: ["colours"] });

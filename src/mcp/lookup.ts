@@ -1,0 +1,66 @@
+import type { Caller } from "../auth/plugin.ts";
+import { apiError } from "../errors.ts";
+import {
+  VOCABULARY_KINDS,
+  VOCABULARY_TEXT,
+  type VocabularyEntry,
+  type VocabularyKind,
+  vocabularyOf,
+} from "../query/vocabularies.ts";
+import { matchEntries, type ScoredEntry } from "../query/vocabulary-match.ts";
+import type { McpDeps } from "./answer.ts";
+
+type Json = Record<string, unknown>;
+
+/** A match as the tool answers it: its value, its name, its score (a country's other names stay out). */
+const shown = ({ aliases: _, ...e }: ScoredEntry) => e;
+
+/**
+ * lookup_vocabulary: the values of each vocabulary asked (all by default) that match a free text,
+ * each with its score (src/query/vocabulary-match.ts), and `best`, the best of them all with the
+ * vocabulary each came from and the filter that takes it: a value that is what was asked comes
+ * before one that merely mentions it, whichever vocabulary holds them. The call draws on Retrieve
+ * a Domain's budget (the caller, src/mcp/answer.ts).
+ */
+export async function lookUp(
+  deps: McpDeps,
+  caller: Caller,
+  args: Json,
+): Promise<{ line: string; body: Json }> {
+  const text = String(args.text ?? "").trim();
+  if (!text) throw apiError("BAD_USER_INPUT", "text: give the words to look up");
+  const kinds = (
+    Array.isArray(args.kinds) && args.kinds.length ? args.kinds : VOCABULARY_KINDS
+  ) as VocabularyKind[];
+  for (const k of kinds)
+    if (!VOCABULARY_KINDS.includes(k))
+      throw apiError(
+        "BAD_USER_INPUT",
+        `kinds: unknown vocabulary "${k}"; valid: ${VOCABULARY_KINDS.join(", ")}`,
+      );
+  const limit = Number(args.limit ?? 5);
+  const entries = await vocabularies(deps, caller, kinds);
+  const matches: Record<string, ScoredEntry[]> = {};
+  for (const kind of kinds) matches[kind] = matchEntries(entries[kind], text, limit).map(shown);
+  const best = kinds
+    .flatMap((kind) => matches[kind].map((m) => ({ kind, filter: VOCABULARY_TEXT[kind].filter, ...m })))
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit);
+  const line = best.length
+    ? `Best: ${best.map((m) => `${m.value} (${m.kind}, ${m.filter}, ${m.score})`).join("; ")}.`
+    : `nothing near "${text}"`;
+  return { line, body: { text, best, matches } };
+}
+
+/** The vocabularies `kinds` of the snapshot served now. */
+export async function vocabularies(
+  deps: McpDeps,
+  caller: Caller,
+  kinds: readonly VocabularyKind[],
+): Promise<Record<string, VocabularyEntry[]>> {
+  const ctx = await deps.rest.readContext(caller);
+  const sql = ctx.served?.sql;
+  if (!sql) throw apiError("NOT_READY", "no dataset has been loaded yet; try again shortly");
+  const lists = await Promise.all(kinds.map((k) => vocabularyOf(sql, k)));
+  return Object.fromEntries(kinds.map((k, i) => [k, lists[i]]));
+}
