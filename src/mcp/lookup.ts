@@ -8,9 +8,11 @@ import {
   vocabularyOf,
 } from "../query/vocabularies.ts";
 import { matchEntries, type ScoredEntry } from "../query/vocabulary-match.ts";
-import type { McpDeps } from "./answer.ts";
+import type { RestContext } from "../rest/answer.ts";
 
 type Json = Record<string, unknown>;
+/** What the look-up reads with: the REST layer's read context (McpDeps, src/mcp/answer.ts, has it). */
+type Deps = { rest: Pick<RestContext, "readContext"> };
 
 /** A match as the tool answers it: its value, its name, its score (a country's other names stay out). */
 const shown = ({ aliases: _, ...e }: ScoredEntry) => e;
@@ -23,7 +25,7 @@ const shown = ({ aliases: _, ...e }: ScoredEntry) => e;
  * a Domain's budget (the caller, src/mcp/answer.ts).
  */
 export async function lookUp(
-  deps: McpDeps,
+  deps: Deps,
   caller: Caller,
   args: Json,
 ): Promise<{ line: string; body: Json }> {
@@ -54,7 +56,7 @@ export async function lookUp(
 
 /** The vocabularies `kinds` of the snapshot served now. */
 export async function vocabularies(
-  deps: McpDeps,
+  deps: Deps,
   caller: Caller,
   kinds: readonly VocabularyKind[],
 ): Promise<Record<string, VocabularyEntry[]>> {

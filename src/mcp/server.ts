@@ -20,6 +20,7 @@ import {
 import { fieldDocs, fieldDocTypes, fieldsUri } from "./field-docs.ts";
 import { filterGrammar, filtersUri, isFilter } from "./filter-grammar.ts";
 import { vocabularies } from "./lookup.ts";
+import { argsSchemaOf, PROMPTS, promptText } from "./prompts.ts";
 import { annotationsOf, toolList } from "./tool-list.ts";
 import { inputSchemaOf, outputSchemaOf } from "./tool-schemas.ts";
 
@@ -189,8 +190,29 @@ export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpS
       },
     );
   }
+  for (const spec of PROMPTS) {
+    server.registerPrompt(
+      spec.name,
+      { title: spec.title, description: spec.description, argsSchema: argsSchemaOf(spec) as never },
+      (async (args: Record<string, string>, extra: Parameters<ScopeOf>[0]) => {
+        const caller = { apiKey: (await scopeOf(extra)).key, requestId: crypto.randomUUID() };
+        // "The last load": the changes after the version before the one served.
+        const served = (await deps.rest.readContext(caller)).served;
+        const since = Math.max(0, (served?.snapshot.version ?? 1) - 1);
+        const text = promptText(spec, args, since);
+        return {
+          description: spec.description,
+          messages: [{ role: "user", content: { type: "text", text } }],
+        };
+      }) as never,
+    );
+  }
   // Neither the tools nor the resources change while a server runs: it sends no list_changed
   // notification, so it does not say it would (the SDK says so when a tool is registered).
-  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
+  server.server.registerCapabilities({
+    tools: { listChanged: false },
+    resources: { listChanged: false },
+    prompts: { listChanged: false },
+  });
   return server;
 }
