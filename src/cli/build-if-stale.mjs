@@ -30,13 +30,25 @@ const mtime = (path) => {
   }
 };
 
-const sources = Math.max(newest(join(root, "src")), mtime("package.json"), mtime("package-lock.json"));
+const sources = Math.max(
+  newest(join(root, "src")),
+  ...["package.json", "package-lock.json", "tsconfig.json"].map(mtime),
+);
 const built = Math.min(...BUNDLES.map(mtime));
 if (built < sources) {
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const run = spawnSync(npm, ["run", "--silent", "build"], { cwd: root, stdio: ["ignore", 2, 2] });
+  // npm run sets npm_execpath (npm's own script): run it with this node, as npm did (no shell, on
+  // any platform); run directly, the npm on PATH.
+  const npm = process.env.npm_execpath;
+  const [command, args] = npm ? [process.execPath, [npm]] : ["npm", []];
+  const run = spawnSync(command, [...args, "run", "--silent", "build"], {
+    cwd: root,
+    stdio: ["ignore", 2, 2],
+    shell: !npm && process.platform === "win32",
+  });
   if (run.status !== 0) {
-    console.error("npm run mcp: building dist/ failed (npm run build)");
+    console.error(
+      `npm run mcp: building dist/ failed (npm run build)${run.error ? `: ${run.error.message}` : ""}`,
+    );
     process.exit(run.status ?? 1);
   }
 }

@@ -257,7 +257,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "get_segment",
     title: "Get a segment",
     summary:
-      "A segment: its filter, size, and at each load its size, entries, exits and spread. Its Domains: search_domains with f.segment; who moved: changes with f.segment.",
+      "A segment: its filter, size, and at each load its size, entries, exits and spread. Its Domains: search_domains with f.segment; who entered or left: changes with segment.",
     op: "retrieveSegment",
     path: { segment: SEGMENT_ARG },
   },
@@ -336,14 +336,15 @@ export const operationOf = (spec: ToolSpec): Operation | null => {
  * A REST request a message names (`GET /list shows this key's account's lists`), as the tool an
  * agent calls for it (`the tool lists shows …`); one no tool stands for is left as it is.
  */
-const REST_REQUEST = /\b(GET|POST|PUT|DELETE) (\/[^\s),;]*)/g;
+const REST_REQUEST = /\b(GET|POST|PUT|DELETE) (\/[^\s),;.:'"?]*)/g;
 const pathKey = (method: string, path: string) => `${method} ${path.replace(/[<{][^>}]*[>}]/g, "{}")}`;
 let toolsByRequest: Map<string, string> | undefined;
 export function inToolWords(message: string): string {
   toolsByRequest ??= new Map(
     TOOLS.flatMap((t) => {
       const op = operationOf(t);
-      return op ? [[pathKey(op.method, op.path), t.name] as const] : [];
+      // export_segment stands for GET /domain with cursor=all: a page of it is search_domains'.
+      return op && t.name !== "export_segment" ? [[pathKey(op.method, op.path), t.name] as const] : [];
     }),
   );
   return message.replace(REST_REQUEST, (request, method: string, path: string) => {

@@ -43,7 +43,8 @@ const made = new Map<GraphQLObjectType, FieldDoc[]>();
 
 /** Every field of `type` that `fields` may name, as the resource lists them. */
 export function fieldDocs(type: GraphQLObjectType, depth = 0): FieldDoc[] {
-  const known = made.get(type);
+  // Only the top level is kept: an object's nested fields go one level down from wherever it is.
+  const known = depth === 0 ? made.get(type) : undefined;
   if (known) return known;
   const docs: FieldDoc[] = [];
   for (const [name, info] of legacyFields(type)) {

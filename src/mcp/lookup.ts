@@ -24,16 +24,12 @@ const shown = ({ aliases: _, ...e }: ScoredEntry) => e;
  * before one that merely mentions it, whichever vocabulary holds them. The call draws on Retrieve
  * a Domain's budget (the caller, src/mcp/answer.ts).
  */
-export async function lookUp(
-  deps: Deps,
-  caller: Caller,
-  args: Json,
-): Promise<{ line: string; body: Json }> {
+export async function lookUp(deps: Deps, caller: Caller, args: Json): Promise<{ line: string; body: Json }> {
   const text = String(args.text ?? "").trim();
   if (!text) throw apiError("BAD_USER_INPUT", "text: give the words to look up");
-  const kinds = (
-    Array.isArray(args.kinds) && args.kinds.length ? args.kinds : VOCABULARY_KINDS
-  ) as VocabularyKind[];
+  const kinds = [
+    ...new Set(Array.isArray(args.kinds) && args.kinds.length ? args.kinds : VOCABULARY_KINDS),
+  ] as VocabularyKind[];
   for (const k of kinds)
     if (!VOCABULARY_KINDS.includes(k))
       throw apiError(

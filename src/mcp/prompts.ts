@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * The MCP prompts (docs/mcp.md): the workflows users start, each a message that tells the model
  * the question, the tool calls that answer it (with their arguments, as JSON a client can run
- * as written: test/mcp/prompts.test.ts runs each against the demo), and how to write the answer.
+ * as written: test/mcp/agent.test.ts runs each against the demo), and how to write the answer.
  * A prompt reads nothing itself but the served snapshot's version, which dates "the last load".
  */
 export interface PromptSpec {
@@ -94,7 +94,7 @@ export const PROMPTS: readonly PromptSpec[] = [
         { tool: "domain_trends", arguments: { dimension: "tech", values: technology } },
       ],
       write:
-        "If lookup_vocabulary's best value differs from the name given, call changes and domain_trends again with it. Answer the counts added and removed, the stores by name (at most 20 each, biggest rank first), and the trend as a short table.",
+        "If lookup_vocabulary's best[0].value differs from the name given, call changes and domain_trends again with that value. Answer the counts added and removed, the stores by name (at most 20 each, biggest rank first), and the trend as a short table.",
     }),
   },
 ];

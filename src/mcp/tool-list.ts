@@ -41,27 +41,38 @@ function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string,
     unknown
   >;
   const { $schema: _, ...rest } = json;
-  return compact(rest) as Record<string, unknown>;
+  return compact(rest, io) as Record<string, unknown>;
 }
 
-/** A JSON Schema without the keywords that hold for every value they could apply to. */
-export function compact(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(compact);
+/** Keywords whose value is data, not a schema: kept as they are. */
+const VALUES = new Set(["default", "const", "enum", "examples", "required", "type", "description", "title"]);
+/** Keywords whose value maps names to schemas. */
+const NAMED = new Set(["properties", "patternProperties", "$defs", "definitions"]);
+
+/**
+ * A JSON Schema without the keywords that hold for every value they could apply to. An input
+ * schema keeps an empty `properties` (some clients refuse an object schema without one).
+ */
+export function compact(schema: unknown, io: "input" | "output" = "output"): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => compact(s, io));
   if (schema === null || typeof schema !== "object") return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
+    if (VALUES.has(key)) {
+      out[key] = value;
+      continue;
+    }
     if (key === "additionalProperties" && isEmpty(value)) continue;
     if (key === "propertyNames" && isStringType(value)) continue;
-    if (key === "properties" && isEmpty(value)) continue;
+    if (key === "properties" && isEmpty(value) && io === "output") continue;
     if (key === "items" && isEmpty(value)) continue;
     // zod's bounds of an integer: the safe integers, which no agent's number passes.
     if ((key === "minimum" || key === "maximum") && Math.abs(value as number) === Number.MAX_SAFE_INTEGER)
       continue;
-    // Under `properties`, the keys are names, not keywords.
-    out[key] =
-      key === "properties"
-        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, compact(v)]))
-        : compact(value);
+    // Under `properties` and its kind, the keys are names, not keywords.
+    out[key] = NAMED.has(key)
+      ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, compact(v, io)]))
+      : compact(value, io);
   }
   return out;
 }

@@ -88,8 +88,6 @@ function shortDescription(doc: OptionDoc, spec: ToolSpec): string {
 
 /** The tool list's words for options whose REST description is long (docs/api.md says them in full). */
 const SHORT: Record<string, string> = {
-  since: "From this load on: a snapshot version, or an RFC 3339 time or a date.",
-  until: "Up to this load: a snapshot version, or an RFC 3339 time or a date.",
   as_of:
     "The Domain as it was at a load: a snapshot version, or an RFC 3339 time or a date; only the fields the change feed covers.",
   dry_run: "true: how many Domains the job would write, its bytes, and what it would draw; nothing started.",
@@ -97,7 +95,7 @@ const SHORT: Record<string, string> = {
   top: "Without values: how many of the newest load's top values (default 10).",
   page: "Page number, from 0.",
   aq: "Advanced search: [{field, value, operator}], all met; field a filter without f: (ermin) or q, value comma-separated, operator and (default), or, nand, nor.",
-  bq: "Boolean query: {must: {conjuncts}, should: {disjuncts}, must_not: {disjuncts}}; a condition {field, match} (values space-separated; operator or|and), {field, term} or {field, min, max}. In full: docs/api.md.",
+  bq: "Boolean query: {must: {conjuncts}, should: {disjuncts}, must_not: {disjuncts}}; a condition {field, match} (values space-separated; operator or|and), {field, term} or {field, min, max} (max excluded unless inclusive_max). In full: docs/api.md.",
 };
 
 /**

@@ -54,10 +54,16 @@ function scoreOf(q: string, qw: readonly string[], t: string): number {
   if (t.startsWith(q) && q.length >= 2) return 0.6 + 0.3 * cover;
   let best = 0;
   const tw = t.split(" ");
-  if (qw.every((w) => w.length >= 2 && tw.some((x) => x.startsWith(w))))
-    best = 0.5 + 0.3 * Math.min(1, cover);
-  const d =
-    Math.abs(q.length - t.length) <= 3 && q.length >= 4 ? distance(q, t, Math.ceil(q.length / 4)) : null;
+  // A word of one letter ("analytics 4") does not stop the others from counting: it lowers the
+  // score of a value that does not have it as a word of its own.
+  const words = qw.filter((w) => w.length >= 2);
+  if (words.length && words.every((w) => tw.some((x) => x.startsWith(w)))) {
+    const missing = qw.filter((w) => w.length < 2 && !tw.includes(w)).length;
+    best = (0.5 + 0.3 * Math.min(1, cover)) * 0.8 ** missing;
+  }
+  // One edit in 4 letters at most: "chile" is not "china".
+  const edits = Math.max(1, Math.floor(q.length / 4));
+  const d = Math.abs(q.length - t.length) <= edits && q.length >= 4 ? distance(q, t, edits) : null;
   if (d !== null && d > 0) best = Math.max(best, 0.85 - 0.15 * d);
   if (q.length >= 3 && t.includes(q)) best = Math.max(best, 0.3 + 0.3 * cover);
   return best;
