@@ -24,7 +24,20 @@ export const SCENARIOS = {
    */
   oneMcp: "one Domain (MCP get_domain, default fields)",
   listMcp: "list, 3 filters, page 1 (MCP search_domains, fields=name,rank)",
+  /** One Domain with every field, and the facets of the 3 filters, by REST and by MCP (issue 75). */
+  oneRestAll: "one Domain (REST, every field)",
+  oneMcpAll: "one Domain (MCP get_domain, every field)",
+  facetsRest: "facets of 3 filters (REST, cc,p,plan)",
+  facetsMcp: "facets of 3 filters (MCP domain_facets, cc,p,plan)",
 } as const;
+
+/** Each MCP scenario, and the REST one it is measured against. */
+const MCP_TWINS: Record<string, string> = {
+  [SCENARIOS.oneMcp]: SCENARIOS.oneRest,
+  [SCENARIOS.listMcp]: SCENARIOS.listFew,
+  [SCENARIOS.oneMcpAll]: SCENARIOS.oneRestAll,
+  [SCENARIOS.facetsMcp]: SCENARIOS.facetsRest,
+};
 
 export const TARGETS = {
   oneDomainRatio: 0.5,
@@ -600,10 +613,10 @@ function sectionLines(r: DbResult): { lines: Line[]; notes: string[] } {
         if (!row.baseline) line.beside = `${sql}: not measured in this run`;
         break;
       case SCENARIOS.oneMcp:
-      case SCENARIOS.listMcp: {
-        const rest = r.rows.find(
-          (x) => x.scenario === (row.scenario === SCENARIOS.oneMcp ? SCENARIOS.oneRest : SCENARIOS.listFew),
-        );
+      case SCENARIOS.listMcp:
+      case SCENARIOS.oneMcpAll:
+      case SCENARIOS.facetsMcp: {
+        const rest = r.rows.find((x) => x.scenario === MCP_TWINS[row.scenario]);
         line.beside = rest ? `REST: ${rest.scenario}` : "REST: not measured in this run";
         if (rest?.cpuMs && row.cpuMs) {
           const x = row.cpuMs / rest.cpuMs;

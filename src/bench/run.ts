@@ -5,14 +5,16 @@ import { cpus, totalmem } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { print } from "graphql";
+import { type GraphQLObjectType, print } from "graphql";
 import pg from "pg";
 import { ApiKeys } from "../auth/keys.ts";
 import { type Config, loadConfig } from "../config.ts";
 import { Snapshots } from "../db/snapshots.ts";
+import { legacyFields } from "../rest/fields.ts";
 import { Options } from "../rest/options.ts";
 import { planOf } from "../rest/route.ts";
 import { ROUTES } from "../rest/routes.ts";
+import { schema } from "../schema/index.ts";
 import { changesBench } from "./changes.ts";
 import { facetBench } from "./facets.ts";
 import { MALLOC_ENV, runMeasured } from "./measure.ts";
@@ -281,6 +283,9 @@ interface Load {
   body?: string | (() => string);
   headers?: Record<string, string>;
 }
+
+/** Every field of a Domain (its defaults and those answered only on request), as `fields` names them. */
+const EVERY_FIELD = [...legacyFields(schema.getType("Domain") as GraphQLObjectType).keys()].join(",");
 
 /** A tool call of the MCP server at /mcp, as a client sends it (JSON-RPC, JSON answers). */
 function mcpCall(tool: string, args: () => Record<string, unknown>): Load {
@@ -809,6 +814,22 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
           ...Object.fromEntries(new URLSearchParams(list)),
           page_size: 50,
           fields: "name,rank",
+        })),
+        false,
+      ],
+      // Every field of a Domain, and the facets of the 3 filters: REST, then the same by MCP.
+      [
+        SCENARIOS.oneRestAll,
+        { path: () => `/json/api/v1/all/domain/${nextName()}?fields=${EVERY_FIELD}` },
+        false,
+      ],
+      [SCENARIOS.oneMcpAll, mcpCall("get_domain", () => ({ name: nextName(), fields: EVERY_FIELD })), false],
+      [SCENARIOS.facetsRest, { path: `/json/api/v1/all/domain/facets?${d.filter}&facets=cc,p,plan` }, false],
+      [
+        SCENARIOS.facetsMcp,
+        mcpCall("domain_facets", () => ({
+          ...Object.fromEntries(new URLSearchParams(d.filter)),
+          facets: "cc,p,plan",
         })),
         false,
       ],
