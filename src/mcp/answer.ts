@@ -11,7 +11,6 @@ import { REST_BASE } from "../rest/routes.ts";
 import { answerUsageOf } from "../rest/usage.ts";
 import {
   argumentName,
-  inToolWords,
   MAX_ANSWER_BYTES,
   NOUNS,
   operationOf,
@@ -20,6 +19,7 @@ import {
 } from "./catalogue.ts";
 import { lookUp } from "./lookup.ts";
 import { Refused } from "./tool-schemas.ts";
+import { inToolWords } from "./tool-words.ts";
 
 /** What the tools answer with: the REST layer's own context and whole answers (src/app.ts gives them). */
 export interface McpDeps {

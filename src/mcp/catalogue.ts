@@ -211,6 +211,16 @@ export const TOOLS: readonly ToolSpec[] = [
     destructive: true,
   },
   {
+    name: "lookup_company",
+    title: "Company to domain",
+    summary:
+      "A company's Domains by its name as people write it (Allbirds, All Birds Inc.): matched against each Domain's merchant name, title and name, scored 0 to 1, best first.",
+    op: "lookupDomains",
+    defaults: { page_size: 5 },
+    maxPage: 100,
+    records: "matches",
+  },
+  {
     name: "domain_history",
     title: "A Domain's history",
     summary:
@@ -332,27 +342,6 @@ export const operationOf = (spec: ToolSpec): Operation | null => {
   return op;
 };
 
-/**
- * A REST request a message names (`GET /list shows this key's account's lists`), as the tool an
- * agent calls for it (`the tool lists shows …`); one no tool stands for is left as it is.
- */
-const REST_REQUEST = /\b(GET|POST|PUT|DELETE) (\/[^\s),;.:'"?]*)/g;
-const pathKey = (method: string, path: string) => `${method} ${path.replace(/[<{][^>}]*[>}]/g, "{}")}`;
-let toolsByRequest: Map<string, string> | undefined;
-export function inToolWords(message: string): string {
-  toolsByRequest ??= new Map(
-    TOOLS.flatMap((t) => {
-      const op = operationOf(t);
-      // export_segment stands for GET /domain with cursor=all: a page of it is search_domains'.
-      return op && t.name !== "export_segment" ? [[pathKey(op.method, op.path), t.name] as const] : [];
-    }),
-  );
-  return message.replace(REST_REQUEST, (request, method: string, path: string) => {
-    const tool = toolsByRequest?.get(pathKey(method, path));
-    return tool ? `the tool ${tool}` : request;
-  });
-}
-
 /** What an answer's records are called, by the key that holds them (ToolSpec.records). */
 export const NOUNS: Record<string, string> = {
   domains: "Domains",
@@ -362,6 +351,7 @@ export const NOUNS: Record<string, string> = {
   lists: "lists",
   loads: "loads",
   segments: "segments",
+  matches: "matches",
 };
 
 /** The endpoint whose budget a tool's call draws on. */

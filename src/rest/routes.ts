@@ -23,6 +23,7 @@ import {
   offsetPage,
   REVIEW_SORT,
 } from "./inputs.ts";
+import { LOOKUP_ROUTES } from "./lookup-routes.ts";
 import { documentOf, operationsOf, type Route } from "./route.ts";
 import { SEGMENT_ROUTES } from "./segment-routes.ts";
 import { WEBHOOK_ROUTES } from "./webhook-routes.ts";
@@ -322,6 +323,7 @@ export const ROUTES: readonly Route[] = [
   addToList,
   removeFromList,
   ...HISTORY_ROUTES,
+  ...LOOKUP_ROUTES,
   ...SEGMENT_ROUTES,
   ...WEBHOOK_ROUTES,
 ];

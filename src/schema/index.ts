@@ -5,6 +5,7 @@ import "./snapshot.ts";
 import "./app.ts";
 import "./domain.ts";
 import "./domain-queries.ts";
+import "./company-lookup.ts";
 import "./facets.ts";
 import "./changes.ts";
 import "./history.ts";

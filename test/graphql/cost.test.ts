@@ -195,6 +195,12 @@ describe("operation cost", () => {
     listApps: { type: "App", single: false, params: {}, options: { page_size: "50" } },
     searchApps: { type: "App", single: false, params: {}, options: { page_size: "50" } },
     retrieveDomain: { type: "Domain", single: true, params: { name: "x.com" }, options: {} },
+    lookupDomains: {
+      type: "DomainMatch",
+      single: false,
+      params: {},
+      options: { company: "example shop", page_size: "100" },
+    },
     bulkRetrieveDomains: {
       type: "Domain",
       single: false,

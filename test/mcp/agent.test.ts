@@ -121,6 +121,15 @@ const QUESTIONS: Question[] = [
     check: ([f]) => expect(f.total).toBeGreaterThan(0),
   },
   {
+    question: "What is the domain of Example Goods?",
+    calls: [["lookup_company", { company: "Example Goods" }]],
+    check: ([l]) => {
+      const matches = l.matches as { score: number; domain: Json }[];
+      expect(matches[0].score).toBe(1);
+      expect(matches.map((m) => m.domain.name)).toContain("example.com");
+    },
+  },
+  {
     question: "How much of my budget is left?",
     calls: [["usage", {}]],
     check: ([u]) => expect((u.usage as Json).plan).toBeDefined(),

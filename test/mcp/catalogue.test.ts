@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NO_TOOL, TOOLS } from "../../src/mcp/catalogue.ts";
+import { inToolWords } from "../../src/mcp/tool-words.ts";
 import { OPERATIONS } from "../../src/rest/routes.ts";
 
 /**
@@ -24,5 +25,18 @@ describe("the MCP catalogue", () => {
     const names = TOOLS.map((t) => t.name);
     expect(new Set(names).size).toBe(names.length);
     for (const t of TOOLS) expect(t.summary.length, t.name).toBeGreaterThan(30);
+  });
+
+  it("words a REST request a message names as the tool an agent calls", () => {
+    expect(inToolWords('no list named "x" (GET /list shows them)')).toBe(
+      'no list named "x" (the tool lists shows them)',
+    );
+    expect(inToolWords("see GET /list.")).toBe("see the tool lists.");
+    expect(inToolWords("only when retrieving a single App (GET /app/<platform>.<token>)")).toBe(
+      "only when retrieving a single App (the tool get_app)",
+    );
+    // No tool stands for it (webhooks), or the tool is not its page's (cursor=all): left as it is.
+    expect(inToolWords("GET /webhooks shows them")).toBe("GET /webhooks shows them");
+    expect(inToolWords("GET /domain?cursor=all")).toBe("GET /domain?cursor=all");
   });
 });

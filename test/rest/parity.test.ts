@@ -1527,6 +1527,20 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
     });
   });
 
+  describe("Company to domain (GET /domain/lookup)", () => {
+    it("answers as domainLookup, with the fields asked for", async () => {
+      covered.add("lookupDomains");
+      const data = await gql(
+        `{ domainLookup(company: "Example Shop Inc.", first: 5) { company matches { score matched domain { name } } } }`,
+      );
+      const body = await ok(
+        "/domain/lookup?company=Example%20Shop%20Inc.&page_size=5&fields=score,matched,domain.name",
+      );
+      expect(body).toEqual(data.domainLookup);
+      expect((body.matches as Json[]).length).toBe(5);
+    });
+  });
+
   it("covers every route of the route table", () => {
     expect([...covered].sort()).toEqual(OPERATIONS.map((r) => r.id).sort());
   });

@@ -67,6 +67,7 @@ const QUERIES: Record<string, string> = {
   streamChanges: "?max_seconds=1",
   domainTrends: "?dimension=tech",
   appTrends: "?dimension=p",
+  lookupDomains: "?company=Example%20Shop",
 };
 
 /** A valid JSON body for every route that reads one (by route id). */

@@ -1,0 +1,46 @@
+import { apiError } from "../errors.ts";
+import { MAX_LOOKUP } from "../query/company-lookup.ts";
+import type { Input } from "./inputs.ts";
+import type { Route } from "./route.ts";
+
+/**
+ * Company to domain (docs/rest.md; src/query/company-lookup.ts): GET /domain/lookup?company=…, the
+ * Domains whose merchant name, title or name best match, each with its score and the field that
+ * matched, best first.
+ */
+
+const COMPANY: Input = {
+  options: [
+    {
+      name: "company",
+      type: "string",
+      description:
+        "The company's name as people write it (Allbirds, All Birds Inc.): matched against each Domain's merchant name, title and name (required).",
+    },
+    { name: "page_size", type: "integer", description: `How many matches, 1 to ${MAX_LOOKUP} (default 10).` },
+  ],
+  variables: { company: "String!", first: "Int" },
+  read(o) {
+    const company = o.string("company");
+    if (company === undefined || company.trim() === "")
+      throw apiError("BAD_USER_INPUT", "company: is required: give the company's name (company=Allbirds)");
+    return { company, first: o.int("page_size", { min: 1, max: MAX_LOOKUP }) ?? 10 };
+  },
+};
+
+const lookupDomains: Route = {
+  methods: { GET: "lookupDomains" },
+  path: "/domain/lookup",
+  summary:
+    "Company to domain: the Domains whose merchant name, title or name best match a company's name, with their scores, best first",
+  endpoint: "listDomains",
+  type: "DomainMatch",
+  inputs: [COMPANY],
+  query: [["domainLookup", ["company", "first"]]],
+  envelope: {
+    company: { value: "company", type: "string" },
+    matches: { records: "matches" },
+  },
+};
+
+export const LOOKUP_ROUTES: readonly Route[] = [lookupDomains];

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateDataset } from "../../src/dataset/generate.ts";
+import type { DomainRecord } from "../../src/dataset/record.ts";
+import { lookupCompany } from "../../src/query/company-lookup.ts";
+import { oracleOf } from "../graphql/oracle.ts";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
+
+/**
+ * Company to domain (issue 74, item 3): every answer equals a brute force of the documented
+ * formula (docs/decisions.md, "Company to domain") over every Domain of the dataset, written here
+ * apart from src/query/company-lookup.ts, on both databases, for company names taken from the
+ * data as people write them (whole, in part, with "Inc.", run together, in other letter case).
+ */
+
+const scratch = tempDir("storegraph-company-");
+let domains: readonly DomainRecord[];
+
+beforeAll(async () => {
+  await generateDataset({ domains: 1500, apps: 60, seed: 17, outDir: scratch.dir });
+  ({ domains } = oracleOf(scratch.dir));
+});
+afterAll(() => scratch.remove());
+
+// The formula, from its documentation.
+const CORPORATE =
+  "inc incorporated llc ltd limited co corp corporation company gmbh ag sa sas sarl srl spa bv nv plc pty the and of";
+const corporate = new Set(CORPORATE.split(" "));
+const words = (t: string) => t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+const own = (ws: string[]) => (ws.some((w) => !corporate.has(w)) ? ws.filter((w) => !corporate.has(w)) : ws);
+
+function brute(company: string, first: number, maxCandidates = 5000) {
+  const q = own(words(company));
+  const run = q.join("");
+  const search = (d: DomainRecord) =>
+    [d.name, d.title, d.description, d.merchant_name].filter(Boolean).join(" \u001f ").toLowerCase();
+  const rankOf = (d: DomainRecord) => d.rank ?? Number.POSITIVE_INFINITY;
+  // The candidates: what q finds for the words, or for them run together; the best-ranked.
+  const candidates = domains
+    .filter((d) => q.every((w) => search(d).includes(w)) || (q.length > 1 && search(d).includes(run)))
+    .sort((a, b) => rankOf(a) - rankOf(b) || (a.name < b.name ? -1 : 1))
+    .slice(0, maxCandidates);
+  const score = (text: string | undefined) => {
+    if (!text) return 0;
+    const ws = words(text);
+    const a = q.every((w) => ws.some((x) => x.startsWith(w)));
+    const b = ws.some((x) => x.includes(run));
+    if (!a && !b) return 0;
+    const mine = own(ws).join("");
+    if (mine === run) return 1;
+    return (a ? 0.5 : 0.4) + 0.4 * Math.min(1, run.length / Math.max(1, mine.length));
+  };
+  const label = (name: string) => (name.lastIndexOf(".") > 0 ? name.slice(0, name.lastIndexOf(".")) : name);
+  return candidates
+    .map((d) => {
+      const scores: [string, number][] = [
+        ["merchant_name", Math.round(score(d.merchant_name) * 1000) / 1000],
+        ["title", Math.round(score(d.title) * 0.95 * 1000) / 1000],
+        ["name", Math.round(score(label(d.name)) * 0.9 * 1000) / 1000],
+      ];
+      const [matched, s] = scores.reduce((best, x) => (x[1] > best[1] ? x : best));
+      return { name: d.name, rank: rankOf(d), score: s, matched };
+    })
+    .filter((m) => m.score > 0)
+    .sort((a, b) => b.score - a.score || a.rank - b.rank || (a.name < b.name ? -1 : 1))
+    .slice(0, first)
+    .map(({ name, score, matched }) => ({ name, score, matched }));
+}
+
+/** Company names as people write them, from the data. */
+function companies(): string[] {
+  const out = new Set<string>(["Example Goods", "example goods inc.", "EXAMPLE", "zzqqx nothing"]);
+  for (const d of domains.slice(0, 400)) {
+    if (d.merchant_name) {
+      out.add(d.merchant_name);
+      out.add(`${d.merchant_name} Inc.`);
+      out.add(words(d.merchant_name)[0] ?? "x");
+      const ws = words(d.merchant_name);
+      if (ws.length > 1) out.add(ws.join(""));
+    }
+    if (d.title) out.add(words(d.title).slice(0, 2).join(" "));
+    out.add(d.name.split(".")[0]);
+  }
+  return [...out].slice(0, 120);
+}
+
+describe.each(databaseKinds())("company to domain on %s", (kind) => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi(kind, scratch.dir);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it("answers as the formula's brute force over every Domain", async () => {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("nothing served");
+    const nameOf = new Map(
+      (await served.sql.all(`SELECT "pk", "name" FROM ${served.sql.table("domain")}`, [])).map((r) => [
+        Number(r[0]),
+        String(r[1]),
+      ]),
+    );
+    let found = 0;
+    for (const company of companies()) {
+      const got = (await lookupCompany(served.sql, company, 10)).map((m) => ({
+        name: nameOf.get(m.pk),
+        score: m.score,
+        matched: m.matched,
+      }));
+      expect(got, company).toEqual(brute(company, 10));
+      if (got.length) found++;
+    }
+    expect(found).toBeGreaterThan(50);
+    // Of more candidates than the bound, the best-ranked are scored.
+    for (const company of ["shop", "store", "the"]) {
+      const got = (await lookupCompany(served.sql, company, 20, 7)).map((m) => nameOf.get(m.pk));
+      expect(got, company).toEqual(brute(company, 20, 7).map((m) => m.name));
+    }
+  });
+
+  it("answers GET /domain/lookup with the matches and their Domains, and refuses a bad request", async () => {
+    const get = async (query: string) => {
+      const res = await api.app.fetch(`http://localhost/json/api/v1/all/domain/lookup?${query}`, {
+        headers: { authorization: `Bearer ${api.key}` },
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const { status, body } = await get("company=Example%20Goods%20Inc.&page_size=3");
+    expect(status).toBe(200);
+    expect(body.company).toBe("Example Goods Inc.");
+    const matches = body.matches as { score: number; matched: string; domain: Record<string, unknown> }[];
+    expect(matches.map((m) => m.domain.name)).toEqual(brute("Example Goods Inc.", 3).map((m) => m.name));
+    expect(matches[0]).toMatchObject({ score: 1, matched: "merchant_name" });
+    expect(Object.keys(matches[0].domain)).toEqual(
+      expect.arrayContaining(["name", "merchant_name", "title", "platform", "country_code", "rank"]),
+    );
+    // fields reach into each match's Domain.
+    const some = await get("company=Example%20Goods&fields=score,domain.name");
+    expect((some.body.matches as Record<string, unknown>[])[0]).toEqual({
+      score: 1,
+      domain: { name: expect.any(String) },
+    });
+    for (const [query, message] of [
+      ["company=", /^company: is required/],
+      ["company=%20%2C%20", /^company: must name a company/],
+      ["company=x&page_size=0", /^page_size: must be at least 1/],
+      ["company=x&page_size=101", /^page_size: must be at most 100/],
+      [`company=${"a".repeat(201)}`, /^company: must be at most 200 characters/],
+      ["company=x&fields=domain.nme", /did you mean "domain.name"/],
+    ] as const) {
+      const r = await get(query);
+      expect(r.status, query).toBe(400);
+      expect(String(r.body.error), query).toMatch(message);
+    }
+  });
+
+  it("answers GraphQL's domainLookup as REST", async () => {
+    const res = await api.gql(
+      `{ domainLookup(company: "Example Goods", first: 2) { company matches { score matched domain { name } } } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    const data = res.data as { domainLookup: { matches: { domain: { name: string } }[] } };
+    expect(data.domainLookup.matches.map((m) => m.domain.name)).toEqual(
+      brute("Example Goods", 2).map((m) => m.name),
+    );
+  });
+});
