@@ -29,6 +29,8 @@ export const SCENARIOS = {
   oneMcpAll: "one Domain (MCP get_domain, every field)",
   facetsRest: "facets of 3 filters (REST, cc,p,plan)",
   facetsMcp: "facets of 3 filters (MCP domain_facets, cc,p,plan)",
+  /** Company to domain (issue 74): a merchant name of the sample, as asked. */
+  lookup: "company to domain (GET /domain/lookup, merchant names)",
 } as const;
 
 /** Each MCP scenario, and the REST one it is measured against. */
@@ -42,6 +44,8 @@ const MCP_TWINS: Record<string, string> = {
 export const TARGETS = {
   oneDomainRatio: 0.5,
   oneDomainP99: 25,
+  /** Company to domain's p50, ms (issue 74). */
+  lookupP50: 20,
   listRatio: 0.4,
   deepVsFirst: 1.5,
   /** Default fields: Domains/s, and the share of the database alone's rate. */
@@ -567,6 +571,9 @@ function sectionLines(r: DbResult): { lines: Line[]; notes: string[] } {
       line.ratio = ratioOf(row.rps, row.baseline.rps);
     }
     switch (row.scenario) {
+      case SCENARIOS.lookup:
+        line.targets.push(verdict(row.p50 <= TARGETS.lookupP50, `p50 ≤ ${TARGETS.lookupP50} ms`));
+        break;
       case SCENARIOS.oneRest: {
         if (!row.baseline) line.beside = `${sql}: not measured in this run`;
         else

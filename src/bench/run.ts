@@ -364,12 +364,13 @@ async function discover(base: string, key: string) {
     return body.data;
   };
   const sample = (await gql(
-    "{ domains(first: 1000) { edges { node { name countryCode platform state categories features apps { app { platform token } } technologies { name } } } } }",
+    "{ domains(first: 1000) { edges { node { name merchantName countryCode platform state categories features apps { app { platform token } } technologies { name } } } } }",
   )) as {
     domains: {
       edges: {
         node: {
           name: string;
+          merchantName: string | null;
           countryCode: string | null;
           platform: string;
           state: string;
@@ -415,6 +416,7 @@ async function discover(base: string, key: string) {
   return {
     matrixFilters,
     names: nodes.map((n) => n.name),
+    companies: nodes.flatMap((n) => (n.merchantName ? [n.merchantName] : [])),
     filter: `f:cc=${encodeURIComponent(country)}&f:features=${encodeURIComponent(feature)}&f:an=${encodeURIComponent(app)}`,
     app: `${top.platform}.${top.token}`,
     word,
@@ -831,6 +833,14 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
           ...Object.fromEntries(new URLSearchParams(d.filter)),
           facets: "cc,p,plan",
         })),
+        false,
+      ],
+      [
+        SCENARIOS.lookup,
+        {
+          path: () =>
+            `/json/api/v1/all/domain/lookup?company=${encodeURIComponent(d.companies[i++ % d.companies.length] ?? "shop")}`,
+        },
         false,
       ],
       [SCENARIOS.appsSearch, { path: `/json/api/v1/all/app?q=${encodeURIComponent(d.word)}` }, false],
