@@ -33,6 +33,8 @@ import type { Where } from "./keyset.ts";
 
 export const MAX_LOOKUP = 100;
 export const MAX_CANDIDATES = 5000;
+/** The company's words that count: a search (q) takes at most this many. */
+const MAX_WORDS = 10;
 
 /** Words of a company's name that say what kind of company it is, not which. */
 const CORPORATE = new Set(
@@ -73,8 +75,10 @@ const withoutCorporate = (words: string[]) => {
 
 /** The company's words, or an InputError naming `argument` when it has none. */
 export function companyQuery(company: string, argument = "company"): CompanyQuery {
+  if (company.trim() === "") throw new InputError(argument, "is required: give the company's name");
   if (company.length > 200) throw new InputError(argument, "must be at most 200 characters");
-  const words = withoutCorporate(wordsOf(company));
+  // Each word once, at most MAX_WORDS of them (a search takes no more).
+  const words = [...new Set(withoutCorporate(wordsOf(company)))].slice(0, MAX_WORDS);
   if (!words.length) throw new InputError(argument, "must name a company: give at least one letter or digit");
   return { words, run: words.join("") };
 }
@@ -161,7 +165,8 @@ async function candidates(sql: SqlReader, q: CompanyQuery, max: number): Promise
   const indexed = await set.indexed();
   let where: Where;
   if (indexed) {
-    // The index's ordinals are in rank order: the best-ranked candidates are its smallest.
+    // The index's ordinals are in rank order (then key): the best-ranked candidates are its
+    // smallest. roaring's rangeUint32Array(offset, limit) takes members by position.
     const ords = indexed.bitmap.rangeUint32Array(0, max);
     if (ords.length === 0) return [];
     const keys = DomainKeys.ofOrdinals(sql, indexed.index, new RoaringBitmap32(ords));

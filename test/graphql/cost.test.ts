@@ -331,7 +331,7 @@ describe("operation cost", () => {
         Options.fromBody(
           route.id === "createWebhook"
             ? { url: "https://example.com/hook" }
-            : { domains: ["x.com"], dimension: route.id === "appTrends" ? "p" : "tech" },
+            : { domains: ["x.com"], dimension: route.id === "appTrends" ? "p" : "tech", company: "x" },
         ),
       );
       const doc = plan.document();
