@@ -21,10 +21,12 @@ const COMPANY: Input = {
   ],
   variables: { company: "String!", first: "Int" },
   read(o) {
+    // Each option checked in the order they are listed: a bad page_size is named as such.
+    const first = o.int("page_size", { min: 1, max: MAX_LOOKUP }) ?? 10;
     const company = o.string("company");
     if (company === undefined || company.trim() === "")
       throw apiError("BAD_USER_INPUT", "company: is required: give the company's name (company=Allbirds)");
-    return { company, first: o.int("page_size", { min: 1, max: MAX_LOOKUP }) ?? 10 };
+    return { company, first };
   },
 };
 

@@ -227,6 +227,7 @@ describe.each(databaseKinds())("REST caching on %s", (kind) => {
         "listApps",
         "listDomainAppReviews",
         "listDomains",
+        "lookupDomains",
         "retrieveApp",
         "retrieveDomain",
       ].sort(),
