@@ -1,5 +1,3 @@
-import { RoaringBitmap32 } from "../db/bitmaps.ts";
-import { DomainKeys } from "../db/domain-keys.ts";
 import type { SqlReader } from "../db/reader.ts";
 import { WORD } from "../db/search-index.ts";
 import { statementOver } from "../db/where-sql.ts";
@@ -159,25 +157,16 @@ export function candidateWhere(q: CompanyQuery): Where {
   return parts.length === 1 ? (parts[0] as Where) : { OR: parts };
 }
 
-/** The candidates' texts: of at most `max` Domains, the best-ranked. */
+/** The candidates' texts: of at most `max` Domains, the best-ranked (the set says which). */
 async function candidates(sql: SqlReader, q: CompanyQuery, max: number): Promise<CompanyTexts[]> {
-  const set = new DomainSet(sql, candidateWhere(q));
-  const indexed = await set.indexed();
-  let where: Where;
-  if (indexed) {
-    // The index's ordinals are in rank order (then key): the best-ranked candidates are its
-    // smallest. roaring's rangeUint32Array(offset, limit) takes members by position.
-    const ords = indexed.bitmap.rangeUint32Array(0, max);
-    if (ords.length === 0) return [];
-    const keys = DomainKeys.ofOrdinals(sql, indexed.index, new RoaringBitmap32(ords));
-    where = { pk: { in: keys.keysIn(sql.table("domain")) } };
-  } else where = set.where;
+  const pks = await new DomainSet(sql, candidateWhere(q)).bestRanked(max);
+  if (pks.length === 0) return [];
   const { text, params } = statementOver(
     sql,
     "domain",
-    where,
-    (cond, bind) =>
-      `SELECT r."pk", r."name", r."title", r."merchant_name", r."rank" FROM ${sql.table("domain")} r WHERE ${cond} ORDER BY (CASE WHEN r."rank" IS NULL THEN 1 ELSE 0 END), r."rank", r."pk" LIMIT ${bind(max)}`,
+    { pk: { in: pks } },
+    (cond) =>
+      `SELECT r."pk", r."name", r."title", r."merchant_name", r."rank" FROM ${sql.table("domain")} r WHERE ${cond}`,
   );
   const rows = await sql.all(text, params);
   return rows.map((r) => ({

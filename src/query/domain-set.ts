@@ -67,6 +67,28 @@ export class DomainSet implements RecordSet {
     return found && selectPage(found.index, found.bitmap, keys, after, take);
   }
 
+  /**
+   * The keys of its best-ranked members, at most `max`, in rank order (unranked last, then key):
+   * the index's smallest ordinals, which are in that order (src/db/count-index-build.ts), or a
+   * statement on a reader without one.
+   */
+  async bestRanked(max: number): Promise<number[]> {
+    const indexed = await this.indexed();
+    if (indexed) {
+      // roaring's rangeUint32Array(offset, limit) takes members by position.
+      const ords = new RoaringBitmap32(indexed.bitmap.rangeUint32Array(0, max));
+      return DomainKeys.ofOrdinals(this.sql, indexed.index, ords).keysIn(this.sql.table("domain"));
+    }
+    const { text, params } = statementOver(
+      this.sql,
+      "domain",
+      this.where,
+      (cond, bind) =>
+        `SELECT r."pk" FROM ${this.sql.table("domain")} r WHERE ${cond} ORDER BY (CASE WHEN r."rank" IS NULL THEN 1 ELSE 0 END), r."rank", r."pk" LIMIT ${bind(max)}`,
+    );
+    return (await this.sql.all(text, params)).map((r) => Number(r[0]));
+  }
+
   /** Its members' keys, as a bitmap (the ordinals mapped by DomainKeys, which its members are). */
   async pks(): Promise<Bitmap> {
     return new RoaringBitmap32((await this.members()).keys());

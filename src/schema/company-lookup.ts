@@ -1,5 +1,4 @@
-import type { ReadContext } from "../context.ts";
-import { servedOf } from "../context.ts";
+import { type ReadContext, servedOf } from "../context.ts";
 import { type CompanyMatch, lookupCompany, MAX_LOOKUP } from "../query/company-lookup.ts";
 import { type DomainRead, domainReadOf, withFields } from "../query/domain-read/plan.ts";
 import { plannedDomainByPk } from "../query/domain-read/read.ts";

@@ -136,6 +136,30 @@ describe.each(databaseKinds())("company to domain on %s", (kind) => {
     }
   });
 
+  it("answers the same from a reader without the count index (the candidates by SQL)", async () => {
+    const unindexed = await startApi(kind, scratch.dir, {}, {}, { indexed: false });
+    try {
+      const served = await unindexed.snapshots.current();
+      if (!served) throw new Error("nothing served");
+      const nameOf = new Map(
+        (await served.sql.all(`SELECT "pk", "name" FROM ${served.sql.table("domain")}`, [])).map((r) => [
+          Number(r[0]),
+          String(r[1]),
+        ]),
+      );
+      for (const [company, max] of [
+        ["Example Goods Inc.", 5000],
+        ["shop", 7],
+        ["store", 7],
+      ] as const) {
+        const got = (await lookupCompany(served.sql, company, 20, max)).map((m) => nameOf.get(m.pk));
+        expect(got, company).toEqual(brute(company, 20, max).map((m) => m.name));
+      }
+    } finally {
+      await unindexed.close();
+    }
+  });
+
   it("answers GET /domain/lookup with the matches and their Domains, and refuses a bad request", async () => {
     const get = async (query: string) => {
       const res = await api.app.fetch(`http://localhost/json/api/v1/all/domain/lookup?${query}`, {
