@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, expect, it } from "vitest";
-import { type Line, readLines } from "../../src/dataset/load/read.ts";
+import { type Line, type LineBatch, readBatches, readLines } from "../../src/dataset/load/read.ts";
 import { tempDir } from "../support/api.ts";
 
 const tmp = tempDir("storegraph-read-");
@@ -36,5 +36,42 @@ it("keeps multi-byte characters whole across read chunks, gzip included", async 
     const got = await lines(name, data);
     expect(got.map((l) => l.line)).toEqual([1, 2]);
     expect(got[0].text).toBe(long);
+  }
+});
+
+it("cuts batches only after a newline and numbers lines across them, gzip included", async () => {
+  // About 3 MB of lines of varied lengths, blank ones and CRLFs among them: several batches.
+  const want: Line[] = [];
+  const parts: string[] = [];
+  for (let line = 1; line <= 6000; line++) {
+    if (line % 7 === 0) {
+      parts.push(line % 14 === 0 ? "  \r\n" : "\n");
+      continue;
+    }
+    const text = `{"n":${line},"pad":"${"é".repeat((line * 37) % 400)}"}`;
+    want.push({ line, text });
+    parts.push(line % 5 === 0 ? `${text}\r\n` : `${text}\n`);
+  }
+  const content = parts.join("");
+  for (const [name, data] of [
+    ["apps.jsonl", Buffer.from(content)],
+    ["apps.jsonl.gz", gzipSync(content)],
+  ] as const) {
+    expect(await lines(name, data)).toEqual(want);
+    const dir = mkdtempSync(join(tmp.dir, "batches-"));
+    writeFileSync(join(dir, name), data);
+    const batches: LineBatch[] = [];
+    for await (const b of readBatches({ kind: "apps", path: join(dir, name), name, bytes: data.length }))
+      batches.push(b);
+    expect(batches.length).toBeGreaterThan(1);
+    let next = 1;
+    for (const b of batches) {
+      expect(b.firstLine).toBe(next);
+      expect(b.bytes[b.bytes.length - 1]).toBe(10); // the file ends with a newline: every batch does
+      expect(b.bytes.byteOffset).toBe(0); // owns its buffer: transferable
+      expect(b.bytes.buffer.byteLength).toBe(b.bytes.length);
+      next += b.lines;
+    }
+    expect(next - 1).toBe(6000);
   }
 });

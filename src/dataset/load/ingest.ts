@@ -8,8 +8,8 @@ import { Culprits } from "./culprits.ts";
 import { clusterKey, Kept } from "./kept.ts";
 import type { FollowsFrom, Problems } from "./problems.ts";
 import type { LocatedFile, SnapshotFile } from "./read.ts";
-import { readLines } from "./read.ts";
-import { type Facts, prepareLines, ValidationPool } from "./validate.ts";
+import { readBatches } from "./read.ts";
+import { type Facts, prepareBatches, ValidationPool } from "./validate.ts";
 
 export interface IngestOptions {
   onBytes?: (n: number) => void;
@@ -86,8 +86,8 @@ export class Ingest {
     kind: K,
     handle: (facts: Facts[K], rows: [TableKey, Row[]][], line: number) => Promise<void>,
   ): Promise<void> {
-    const lines = readLines(file, this.options.onBytes);
-    for await (const p of prepareLines(kind, lines, this.pool)) {
+    const batches = readBatches(file, this.options.onBytes);
+    for await (const p of prepareBatches(kind, batches, this.pool)) {
       if (this.options.signal?.aborted) throw new Error("the load was interrupted");
       if (p.problems) {
         for (const problem of p.problems) this.problems.add(file.name, p.line, problem);

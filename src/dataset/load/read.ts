@@ -1,6 +1,5 @@
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { StringDecoder } from "node:string_decoder";
 import { createGunzip } from "node:zlib";
 
 export const SNAPSHOT_FILES = ["apps", "domains", "reviews"] as const;
@@ -42,32 +41,100 @@ export interface Line {
 }
 
 /**
- * Streams the non-blank lines of a file; onBytes reports bytes read from disk (compressed for .gz).
- * Pull-based: the stream's own async iterator reads the next chunk only when the caller asks for
- * more (readline's iterator reads ahead without limit when the consumer is the slower side).
+ * A run of whole lines of a file: its bytes (ending with a newline, or at the file's end), the
+ * number of its first line, and how many lines it holds. Its bytes own their ArrayBuffer, so the
+ * batch can be transferred to a worker thread rather than copied, and are decoded there: a newline
+ * byte is never part of a multi-byte UTF-8 character, so a batch cut after one decodes alone.
  */
-export async function* readLines(file: LocatedFile, onBytes?: (n: number) => void): AsyncGenerator<Line> {
-  const raw = createReadStream(file.path, { highWaterMark: 1 << 20 });
+export interface LineBatch {
+  firstLine: number;
+  lines: number;
+  bytes: Uint8Array;
+}
+
+/** Bytes a batch holds at least (but whole lines: a longer line makes a longer batch). */
+const BATCH_BYTES = 1 << 20;
+
+/**
+ * Streams a file as batches of whole lines; onBytes reports bytes read from disk (compressed for
+ * .gz). Pull-based: the stream's own async iterator reads the next chunk only when the caller
+ * asks for more (readline's iterator reads ahead without limit when the consumer is the slower
+ * side).
+ */
+export async function* readBatches(
+  file: LocatedFile,
+  onBytes?: (n: number) => void,
+): AsyncGenerator<LineBatch> {
+  const raw = createReadStream(file.path, { highWaterMark: BATCH_BYTES });
   if (onBytes) raw.on("data", (chunk) => onBytes(chunk.length));
   const input = file.path.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
-  const decoder = new StringDecoder("utf8");
-  let rest = "";
-  let line = 0;
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let line = 1;
+  const cut = (end: number, tail: Buffer): LineBatch => {
+    // One new buffer of exactly the batch (not a view of the stream's), to transfer.
+    const bytes = new Uint8Array(new ArrayBuffer(end));
+    let at = 0;
+    for (const b of held) {
+      const n = Math.min(b.length, end - at);
+      bytes.set(n === b.length ? b : b.subarray(0, n), at);
+      at += n;
+      if (at === end) break;
+    }
+    held = tail.length ? [tail] : [];
+    heldBytes = tail.length;
+    const batch = { firstLine: line, lines: countNewlines(bytes), bytes };
+    line += batch.lines;
+    return batch;
+  };
   try {
     for await (const chunk of input) {
-      const text = rest + decoder.write(chunk as Buffer);
-      let start = 0;
-      for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
-        line++;
-        const l = text.slice(start, nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl);
-        if (l.trim() !== "") yield { line, text: l };
-        start = nl + 1;
-      }
-      rest = text.slice(start);
+      held.push(chunk as Buffer);
+      heldBytes += (chunk as Buffer).length;
+      if (heldBytes < BATCH_BYTES) continue;
+      const last = (chunk as Buffer).lastIndexOf(10);
+      if (last === -1) continue; // the line goes on: read on
+      yield cut(heldBytes - (chunk as Buffer).length + last + 1, (chunk as Buffer).subarray(last + 1));
     }
-    rest += decoder.end();
-    if (rest.trim() !== "") yield { line: line + 1, text: rest.endsWith("\r") ? rest.slice(0, -1) : rest };
+    if (heldBytes > 0) {
+      const batch = cut(heldBytes, Buffer.alloc(0));
+      // A last line without its newline is a line all the same.
+      if (batch.bytes[batch.bytes.length - 1] !== 10) batch.lines++;
+      yield batch;
+    }
   } finally {
     raw.destroy();
   }
+}
+
+function countNewlines(bytes: Uint8Array): number {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  let n = 0;
+  for (let at = b.indexOf(10); at !== -1; at = b.indexOf(10, at + 1)) n++;
+  return n;
+}
+
+/**
+ * The non-blank lines of a batch, numbered as an editor does (a CRLF's CR dropped). The decoding
+ * replaces bytes that are not UTF-8 with U+FFFD, as a streaming decoder does.
+ */
+export function linesOf(batch: LineBatch): Line[] {
+  const text = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.length).toString("utf8");
+  const out: Line[] = [];
+  let line = batch.firstLine;
+  let start = 0;
+  while (start < text.length) {
+    let nl = text.indexOf("\n", start);
+    if (nl === -1) nl = text.length;
+    const l = text.slice(start, nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl);
+    if (l.trim() !== "") out.push({ line, text: l });
+    line++;
+    start = nl + 1;
+  }
+  return out;
+}
+
+/** Streams the non-blank lines of a file (readBatches, each split by linesOf). */
+export async function* readLines(file: LocatedFile, onBytes?: (n: number) => void): AsyncGenerator<Line> {
+  for await (const batch of readBatches(file, onBytes)) yield* linesOf(batch);
 }

@@ -1,8 +1,8 @@
 import { parentPort } from "node:worker_threads";
-import type { Line, SnapshotFile } from "./read.ts";
-import { prepareLine } from "./validate.ts";
+import type { LineBatch, SnapshotFile } from "./read.ts";
+import { prepareBatch } from "./validate.ts";
 
-// A validation worker of validate.ts: JSON-parses and validates batches of lines.
-parentPort?.on("message", ({ seq, kind, lines }: { seq: number; kind: SnapshotFile; lines: Line[] }) => {
-  parentPort?.postMessage({ seq, results: lines.map((l) => prepareLine(kind, l)) });
+// A validation worker of validate.ts: decodes, JSON-parses and validates batches of lines.
+parentPort?.on("message", ({ seq, kind, batch }: { seq: number; kind: SnapshotFile; batch: LineBatch }) => {
+  parentPort?.postMessage({ seq, results: prepareBatch(kind, batch) });
 });

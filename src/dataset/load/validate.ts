@@ -6,7 +6,7 @@ import { fromRoot } from "../../root.ts";
 import { AppRecord, DomainRecord, ReviewRecord } from "../record.ts";
 import { formatIssue, type NamedKeys, namedKeys, textProblems } from "../record-issues.ts";
 import { jsonPrefix } from "./json-prefix.ts";
-import type { Line, SnapshotFile } from "./read.ts";
+import { type Line, type LineBatch, linesOf, type SnapshotFile } from "./read.ts";
 import { appChildRows, appRow, domainChildRows, domainRow, reviewRows } from "./rows.ts";
 
 /** The schema of each file's lines. */
@@ -132,8 +132,13 @@ const PREPARE = {
   reviews: (r: ReviewRecord) => ({ facts: { app: r.app, domains: r.domains }, rows: reviewRows(0, r) }),
 } satisfies { [K in SnapshotFile]: (record: never) => { facts: Facts[K]; rows: [TableKey, Row[]][] } };
 
-const BATCH_LINES = 256;
-const IN_FLIGHT_PER_WORKER = 4;
+/** Batches of lines (read.ts: about 1 MB each) each worker holds at once, queued or at work. */
+const IN_FLIGHT_PER_WORKER = 3;
+
+/** Every line of a batch prepared (prepareLine), in order: what a worker does with a batch. */
+export function prepareBatch<K extends SnapshotFile>(kind: K, batch: LineBatch): Prepared<K>[] {
+  return linesOf(batch).map((l) => prepareLine(kind, l));
+}
 
 /** Workers to use by default: validation is most of a load's CPU, so use every core. */
 export function defaultWorkerCount(): number {
@@ -141,29 +146,25 @@ export function defaultWorkerCount(): number {
 }
 
 /**
- * Validates lines in order of appearance. With a pool, the JSON parsing and validation run on
- * worker threads in batches while the caller writes rows; results are still yielded in line
- * order, with at most IN_FLIGHT_PER_WORKER batches per worker outstanding (bounded memory).
+ * Prepares a file's lines in order of appearance. With a pool, batches of bytes go to worker
+ * threads (transferred, not copied), which decode, parse, check and make rows while the caller
+ * writes the rows before; results are still yielded in line order, with at most
+ * IN_FLIGHT_PER_WORKER batches per worker outstanding (bounded memory).
  */
-export async function* prepareLines<K extends SnapshotFile>(
+export async function* prepareBatches<K extends SnapshotFile>(
   kind: K,
-  lines: AsyncIterable<Line>,
+  batches: AsyncIterable<LineBatch>,
   pool: ValidationPool | null,
 ): AsyncGenerator<Prepared<K>> {
   if (!pool) {
-    for await (const l of lines) yield prepareLine(kind, l);
+    for await (const batch of batches) yield* prepareBatch(kind, batch);
     return;
   }
   const pending: Promise<Prepared<K>[]>[] = [];
-  let batch: Line[] = [];
-  for await (const l of lines) {
-    batch.push(l);
-    if (batch.length < BATCH_LINES) continue;
+  for await (const batch of batches) {
     pending.push(pool.validate(kind, batch));
-    batch = [];
     while (pending.length >= pool.size * IN_FLIGHT_PER_WORKER) yield* (await pending.shift()) ?? [];
   }
-  if (batch.length) pending.push(pool.validate(kind, batch));
   while (pending.length) yield* (await pending.shift()) ?? [];
 }
 
@@ -192,11 +193,13 @@ export class ValidationPool {
     });
   }
 
-  validate<K extends SnapshotFile>(kind: K, lines: Line[]): Promise<Prepared<K>[]> {
+  validate<K extends SnapshotFile>(kind: K, batch: LineBatch): Promise<Prepared<K>[]> {
     const seq = this.seq++;
     return new Promise((resolve, reject) => {
       this.waiting.set(seq, { resolve: resolve as (v: Prepared[]) => void, reject });
-      this.workers[seq % this.workers.length].postMessage({ seq, kind, lines });
+      this.workers[seq % this.workers.length].postMessage({ seq, kind, batch }, [
+        batch.bytes.buffer as ArrayBuffer,
+      ]);
     });
   }
 
