@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { loadConfig } from "../config.ts";
+import { bulkFloor } from "./load-floor.ts";
 import { benchLoader } from "./loader.ts";
 import { runMeasured } from "./measure.ts";
 import { cpuMs } from "./peer.ts";
@@ -225,12 +227,18 @@ async function loadWeek(env: NodeJS.ProcessEnv, weeks: string[]) {
     const r = await load(dir, { keep: 1, changesRetention: 52 });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const feed = await loadEventCounts(store, r.version);
+    const served = await store.current();
+    if (!served) throw new Error("the week's load serves no snapshot");
+    // The database's own bulk load of the same rows, beside it (src/bench/load-floor.ts).
+    console.log(`changes: the database's own bulk load of the week's rows (${store.kind})`);
+    const floor = await bulkFloor(loadConfig(env), served);
     return {
       seconds,
       changes: r.timings.changes,
       events: feed.events,
       churn: r.domains ? feed.domains / r.domains : 0,
       steps: r.steps,
+      floor: { seconds: floor.seconds, rows: floor.rows, bytes: floor.bytes, how: floor.how },
     };
   } finally {
     await store.close();

@@ -42,6 +42,11 @@ const MCP_TWINS: Record<string, string> = {
 };
 
 export const TARGETS = {
+  /** The load (issue 72), at loadDomains: the whole load, s; ingest over the floor; peak RSS, MB. */
+  loadDomains: 1_000_000,
+  loadSeconds: 300,
+  loadFloorRatio: 3,
+  loadRssMb: 1024,
   oneDomainRatio: 0.5,
   oneDomainP99: 25,
   /** Company to domain's p50, ms (issue 74). */
@@ -177,6 +182,8 @@ export interface ChangesResult {
     events: number;
     churn: number;
     steps?: { step: string; seconds: number; peakRssMb: number }[];
+    /** The database's own bulk load of the same rows (src/bench/load-floor.ts; absent before 2026-12-06). */
+    floor?: { seconds: number; rows: number; bytes: number; how: string };
   };
   /** GET /changes/export of the whole feed. */
   export: { events: number; seconds: number; cpuMs: number; rssMb: number };
@@ -864,22 +871,36 @@ function changesSection(r: DbResult): string[] {
     `Change feed: the load of a week (${count(c.load.events)} events; ${(100 * c.load.churn).toFixed(1)}% of the Domains changed) took ${c.load.seconds.toFixed(1)} s, of which its events ${c.load.changes.toFixed(1)} s (${(100 * share).toFixed(1)}% of the rest). GET /changes/export of the whole feed (${count(c.export.events)} events): ${Math.round(rate).toLocaleString("en-US")} events/s, ${((c.export.cpuMs / Math.max(1, c.export.events)) * 1000).toFixed(1)} µs of server CPU an event, peak RSS ${c.export.rssMb} MB. GraphQL changes(first: 100) from cursors spread over the feed, one gateway (the median of ${PAGE_ROUNDS} runs): ${Math.round(c.pages.rps)} pages/s, p50 ${c.pages.p50} ms, p99 ${c.pages.p99} ms, ${c.pages.cpuMs.toFixed(2)} ms of server CPU a page.`,
     "",
     `Targets: ${verdict(share <= TARGETS.changesLoadShare, `events ≤ ${100 * TARGETS.changesLoadShare}% of the load`)}; ${verdict(rate >= TARGETS.changesExportRate, `export ≥ ${count(TARGETS.changesExportRate)} events/s`)}; ${verdict(c.pages.rps >= TARGETS.changesPages, `≥ ${count(TARGETS.changesPages)} pages of 100 a second`)}`,
-    ...loadSteps(c.load),
+    ...loadSteps(c.load, r.domains),
     ...historySection(c.history),
   ];
 }
 
-/** The week's load step by step (src/load-pipeline.ts): seconds, share and peak RSS of each. */
-function loadSteps(load: ChangesResult["load"]): string[] {
+/**
+ * The load (issue 72): the week's load step by step (src/load-pipeline.ts), seconds, share and
+ * peak RSS of each, its ingest beside the database's own bulk load of the same rows, and the
+ * targets (at 1M: the whole load ≤ 5 minutes, ingest ≤ 3× the floor, peak RSS ≤ 1 GiB).
+ */
+function loadSteps(load: ChangesResult["load"], domains: number): string[] {
   if (!load.steps?.length) return [];
   const total = load.steps.reduce((s, x) => s + x.seconds, 0);
   const steps = load.steps.map(
-    (x) => `${x.step} ${x.seconds.toFixed(1)} s (${((100 * x.seconds) / Math.max(total, 1e-9)).toFixed(0)}%)`,
+    (x) =>
+      `${x.step} ${x.seconds.toFixed(1)} s (${((100 * x.seconds) / Math.max(total, 1e-9)).toFixed(0)}%, ${count(x.peakRssMb)} MB)`,
   );
   const peak = Math.max(...load.steps.map((x) => x.peakRssMb));
+  const ingest = load.steps.find((x) => x.step === "ingest")?.seconds ?? 0;
+  const f = load.floor;
+  const floor = f
+    ? ` Its ingest took ${ingest.toFixed(1)} s; the database's own bulk load of the same ${count(f.rows)} rows (${(f.bytes / 1e6).toFixed(0)} MB; ${f.how}) took ${f.seconds.toFixed(1)} s: ${(ingest / Math.max(f.seconds, 1e-9)).toFixed(1)}× the floor.`
+    : "";
+  const scaled =
+    domains === TARGETS.loadDomains ? "" : ` (the targets are for ${count(TARGETS.loadDomains)} Domains)`;
   return [
     "",
-    `The week's load, step by step: ${steps.join(", ")}; the loading process's peak RSS ${count(peak)} MB (the bench's own process, which loads in-process).`,
+    `Load: the week's, step by step (seconds, share, the loading process's peak RSS meanwhile): ${steps.join(", ")}; ${total.toFixed(1)} s in all, peak RSS ${count(peak)} MB (the bench's own process, which loads in-process).${floor}`,
+    "",
+    `Targets${scaled}: ${verdict(total <= TARGETS.loadSeconds, `the whole load ≤ ${TARGETS.loadSeconds / 60} minutes`)}; ${f ? verdict(ingest <= TARGETS.loadFloorRatio * f.seconds, `ingest ≤ ${TARGETS.loadFloorRatio}× the database's own bulk load`) : "ingest against the floor: not measured in this run"}; ${verdict(peak <= TARGETS.loadRssMb, `peak RSS ≤ ${count(TARGETS.loadRssMb)} MB`)}`,
   ];
 }
 

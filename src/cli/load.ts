@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import { ConfigError, loadConfig } from "../config.ts";
@@ -18,6 +19,8 @@ database that DATABASE_URL names (SQLite under DATA_DIR when it is unset), serve
 If any record has a problem, every problem is listed as file:line: field: problem and the served
 snapshot stays.
 
+  --report FILE  also write what the load did as JSON to FILE: its version, counts, each step's
+                 seconds and peak RSS (the bench reads it)
   --upgrade      bring the served snapshot to this code's format (docs/decisions.md, "One
                  snapshot format"): the parts of it an older code built are built again from
                  its own tables; gateways of this code serve it within seconds
@@ -50,6 +53,10 @@ async function main(): Promise<number> {
     }
   if (values.rebuild !== undefined && !values.upgrade) {
     console.error(`load: --rebuild goes with --upgrade\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.report !== undefined && values.upgrade) {
+    console.error(`load: --report goes with a snapshot directory, not --upgrade\n\n${USAGE}`);
     return 2;
   }
   if (values.upgrade) {
@@ -94,6 +101,11 @@ async function main(): Promise<number> {
     });
     progress.stop();
     const secs = ((Date.now() - started) / 1000).toFixed(1);
+    if (values.report)
+      writeFileSync(
+        values.report,
+        `${JSON.stringify({ database: config.database.kind, ...r, seconds: Number(secs) }, null, 2)}\n`,
+      );
     console.log(
       `loaded snapshot version ${r.version}: ${r.apps} apps, ${r.domains} domains, ${r.reviews} reviews in ${secs} s ` +
         `(${config.database.kind}; peak RSS ${r.peakRssMb} MB; a count index of ${(r.countIndexBytes / 1e6).toFixed(1)} MB; ${r.domains} records rendered with the default fields into ${piecesOf(r.renderedBytes)})`,
@@ -133,6 +145,7 @@ const parse = () =>
       help: { type: "boolean", short: "h" },
       upgrade: { type: "boolean" },
       rebuild: { type: "string" },
+      report: { type: "string" },
       // Retired (src/snapshot-upgrade.ts does what they did): named, not "unknown option".
       "count-index": { type: "boolean" },
       render: { type: "boolean" },

@@ -471,7 +471,7 @@ describe("the bench's options and failures", () => {
   });
 });
 
-describe("the week's load step by step", () => {
+describe("the load, step by step, beside its floor (issue 72)", () => {
   it("gives each step of the change feed's load with its seconds, share and the peak RSS", () => {
     const steps = [
       { step: "ingest", seconds: 60, peakRssMb: 900 },
@@ -491,8 +491,45 @@ describe("the week's load step by step", () => {
       FROM_RUN,
     );
     expect(text).toContain(
-      "The week's load, step by step: ingest 60.0 s (60%), render 30.0 s (30%), publish 10.0 s (10%); the loading process's peak RSS 1,100 MB",
+      "Load: the week's, step by step (seconds, share, the loading process's peak RSS meanwhile): ingest 60.0 s (60%, 900 MB), render 30.0 s (30%, 1,100 MB), publish 10.0 s (10%, 700 MB); 100.0 s in all, peak RSS 1,100 MB",
     );
+    expect(text).toContain(
+      "Targets (the targets are for 1,000,000 Domains): met: the whole load ≤ 5 minutes; ingest against the floor: not measured in this run; MISSED: peak RSS ≤ 1,024 MB",
+    );
+  });
+
+  it("sets the ingest beside the database's own bulk load of the same rows, and holds it to 3× (issue 72)", () => {
+    const load = (ingest: number, floor: number) =>
+      writeReport(
+        [
+          result("postgresql", 1_000_000, {
+            changes: {
+              load: {
+                seconds: 280,
+                changes: 20,
+                events: 7000,
+                churn: 0.06,
+                steps: [
+                  { step: "ingest", seconds: ingest, peakRssMb: 900 },
+                  { step: "render", seconds: 280 - ingest, peakRssMb: 1000 },
+                ],
+                floor: { seconds: floor, rows: 19_000_000, bytes: 2.5e9, how: "COPY" },
+              },
+              export: { events: 7000, seconds: 0.2, cpuMs: 150, rssMb: 120 },
+              pages: { rps: 1500, p50: 20, p99: 45, errors: 0, cpuMs: 0.6 },
+            },
+          }),
+        ],
+        FROM_RUN,
+      );
+    const met = load(150, 60);
+    expect(met).toContain(
+      "Its ingest took 150.0 s; the database's own bulk load of the same 19,000,000 rows (2500 MB; COPY) took 60.0 s: 2.5× the floor.",
+    );
+    expect(met).toContain(
+      "Targets: met: the whole load ≤ 5 minutes; met: ingest ≤ 3× the database's own bulk load; met: peak RSS ≤ 1,024 MB",
+    );
+    expect(load(200, 60)).toContain("MISSED: ingest ≤ 3× the database's own bulk load");
   });
 });
 

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -122,11 +122,34 @@ describe.each(databaseKinds())("npm run load's steps and --upgrade on %s", (kind
     expect(again.stderr).toMatch(/^load: building count_index again: \d+\.\d s, peak RSS \d+ MB$/m);
   });
 
+  it("--report writes what the load did as JSON: its counts and each step's seconds and peak RSS", async () => {
+    const file = join(t.scratch, "report.json");
+    const r = await cli(
+      t.db,
+      "load",
+      "--report",
+      file,
+      writeSnapshotDir(join(t.scratch, "r"), validFixture()),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(file, "utf8"));
+    expect(report).toMatchObject({ database: kind, domains: validFixture().domains.length });
+    expect(report.steps.map((s: { step: string }) => s.step)).toEqual([...STEPS]);
+    for (const s of report.steps) {
+      expect(s.seconds).toBeGreaterThanOrEqual(0);
+      expect(s.peakRssMb).toBeGreaterThan(0);
+    }
+    expect(report.seconds).toBeGreaterThanOrEqual(
+      report.steps.reduce((a: number, s: { seconds: number }) => a + s.seconds, 0) - 0.5,
+    );
+  });
+
   it.each([
     [["--rebuild", "facets"], /--rebuild goes with --upgrade/],
     [["--upgrade", "--rebuild", "facet"], /--rebuild takes a comma list of .*; got "facet"/],
     [["--upgrade", "data/x"], /--upgrade takes no snapshot directory/],
     [["--render"], /--render is no more: npm run load -- --upgrade/],
+    [["--upgrade", "--report", "r.json"], /--report goes with a snapshot directory, not --upgrade/],
   ] as const)("npm run load -- %j is bad usage naming what is wrong: exit 2", async (args, says) => {
     const r = await cli(t.db, "load", ...args);
     expect(r.code).toBe(2);
