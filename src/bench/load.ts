@@ -1,9 +1,14 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { loadConfig } from "../config.ts";
+import { openSnapshotStore } from "../db/open-store.ts";
+import type { LoadResult } from "../load-pipeline.ts";
+import { bulkFloor } from "./load-floor.ts";
 import { runMeasured } from "./measure.ts";
+import { loadSteps } from "./report.ts";
 
 /**
  * Generation and load benchmark (issue: 1M Domains + 20k Apps under 5 min on SQLite, 10 on
@@ -36,6 +41,8 @@ if (!["sqlite", "postgresql", "both"].includes(values.db))
 const root = resolve(import.meta.dirname, "../..");
 const dataDir = join(root, "bench", "out", `data-${domains}-${apps}-${values.seed}`);
 const results: string[] = [];
+/** The Load section of each database (src/bench/report.ts: loadSteps). */
+const sections: string[] = [];
 const mb = (n: number) => `${n} MB`;
 
 if (!existsSync(join(dataDir, "reviews.jsonl"))) {
@@ -73,10 +80,29 @@ for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]
     delete env.DATABASE_URL;
   }
   try {
-    // Same flags as `npm run load`.
-    const l = await runMeasured(join(root, "src/cli/load.ts"), [dataDir], env, ["--max-semi-space-size=64"]);
+    // Same flags as `npm run load`; its own report of each step (--report).
+    const report = join(scratch, "load-report.json");
+    const l = await runMeasured(join(root, "src/cli/load.ts"), ["--report", report, dataDir], env, [
+      "--max-semi-space-size=64",
+    ]);
     if (l.code !== 0) throw new Error(`load on ${kind} failed with exit code ${l.code}`);
     results.push(`| load (${kind}) | ${l.seconds.toFixed(1)} s | ${mb(l.peakRssMb)} |`);
+    const done = JSON.parse(readFileSync(report, "utf8")) as LoadResult;
+    const config = loadConfig(env);
+    const store = await openSnapshotStore(config);
+    const served = await store.current().finally(() => store.close());
+    if (!served) throw new Error(`the load on ${kind} serves no snapshot`);
+    const floor = await bulkFloor(config, served);
+    sections.push(
+      `### ${kind}`,
+      ...loadSteps(
+        { seconds: l.seconds, changes: done.timings.changes, events: 0, churn: 0, steps: done.steps, floor },
+        domains,
+        "a first load",
+        "npm run load's process, with its flags",
+      ),
+      "",
+    );
     if (values.segments !== undefined) {
       // The week after, loaded with the segments saved: the load prints its "comparing segments" time.
       const next = `${dataDir}-week-1`;
@@ -111,5 +137,5 @@ for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]
 }
 
 console.log(
-  `\n${domains} Domains, ${apps} Apps, seed ${values.seed}\n\n| step | wall time | peak RSS |\n|---|---|---|\n${results.join("\n")}`,
+  `\n${domains} Domains, ${apps} Apps, seed ${values.seed}\n\n| step | wall time | peak RSS |\n|---|---|---|\n${results.join("\n")}\n\n${sections.join("\n")}`,
 );

@@ -881,7 +881,12 @@ function changesSection(r: DbResult): string[] {
  * peak RSS of each, its ingest beside the database's own bulk load of the same rows, and the
  * targets (at 1M: the whole load ≤ 5 minutes, ingest ≤ 3× the floor, peak RSS ≤ 1 GiB).
  */
-function loadSteps(load: ChangesResult["load"], domains: number): string[] {
+export function loadSteps(
+  load: ChangesResult["load"],
+  domains: number,
+  which = "the week's",
+  loader = "the bench's own process, which loads in-process",
+): string[] {
   if (!load.steps?.length) return [];
   const total = load.steps.reduce((s, x) => s + x.seconds, 0);
   const steps = load.steps.map(
@@ -898,7 +903,7 @@ function loadSteps(load: ChangesResult["load"], domains: number): string[] {
     domains === TARGETS.loadDomains ? "" : ` (the targets are for ${count(TARGETS.loadDomains)} Domains)`;
   return [
     "",
-    `Load: the week's, step by step (seconds, share, the loading process's peak RSS meanwhile): ${steps.join(", ")}; ${total.toFixed(1)} s in all, peak RSS ${count(peak)} MB (the bench's own process, which loads in-process).${floor}`,
+    `Load: ${which}, step by step (seconds, share, the loading process's peak RSS meanwhile): ${steps.join(", ")}; ${total.toFixed(1)} s in all, peak RSS ${count(peak)} MB (${loader}).${floor}`,
     "",
     `Targets${scaled}: ${verdict(total <= TARGETS.loadSeconds, `the whole load ≤ ${TARGETS.loadSeconds / 60} minutes`)}; ${f ? verdict(ingest <= TARGETS.loadFloorRatio * f.seconds, `ingest ≤ ${TARGETS.loadFloorRatio}× the database's own bulk load`) : "ingest against the floor: not measured in this run"}; ${verdict(peak <= TARGETS.loadRssMb, `peak RSS ≤ ${count(TARGETS.loadRssMb)} MB`)}`,
   ];
