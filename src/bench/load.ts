@@ -80,11 +80,9 @@ for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]
     delete env.DATABASE_URL;
   }
   try {
-    // Same flags as `npm run load`; its own report of each step (--report).
+    // As `npm run load` runs it; its own report of each step (--report).
     const report = join(scratch, "load-report.json");
-    const l = await runMeasured(join(root, "src/cli/load.ts"), ["--report", report, dataDir], env, [
-      "--max-semi-space-size=64",
-    ]);
+    const l = await runMeasured(join(root, "src/cli/load.ts"), ["--report", report, dataDir], env);
     if (l.code !== 0) throw new Error(`load on ${kind} failed with exit code ${l.code}`);
     results.push(`| load (${kind}) | ${l.seconds.toFixed(1)} s | ${mb(l.peakRssMb)} |`);
     const done = JSON.parse(readFileSync(report, "utf8")) as LoadResult;
@@ -99,7 +97,7 @@ for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]
         { seconds: l.seconds, changes: done.timings.changes, events: 0, churn: 0, steps: done.steps, floor },
         domains,
         "a first load",
-        "npm run load's process, with its flags",
+        "npm run load's process",
       ),
       "",
     );
@@ -124,7 +122,7 @@ for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]
         env,
       );
       if (s.code !== 0) throw new Error(`seeding segments failed with exit code ${s.code}`);
-      const w = await runMeasured(join(root, "src/cli/load.ts"), [next], env, ["--max-semi-space-size=64"]);
+      const w = await runMeasured(join(root, "src/cli/load.ts"), [next], env);
       if (w.code !== 0) throw new Error(`the second load on ${kind} failed with exit code ${w.code}`);
       results.push(
         `| load of the week after, ${values.segments} segments${values["segment-spread"] ? ` spread over ${values["segment-spread"]}` : ""} (${kind}) | ${w.seconds.toFixed(1)} s | ${mb(w.peakRssMb)} |`,

@@ -164,9 +164,7 @@ async function prepare(
   if (!served && snapshots.refusal()) {
     await snapshots.close();
     console.log(`upgrading the snapshot of ${config.database.kind}: ${snapshots.refusal()}`);
-    const u = await runMeasured(join(root, "src/cli/load.ts"), ["--upgrade"], env, [
-      "--max-semi-space-size=64",
-    ]);
+    const u = await runMeasured(join(root, "src/cli/load.ts"), ["--upgrade"], env);
     if (u.code !== 0) throw new Error(`upgrade failed with exit code ${u.code}`);
     snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
     served = await snapshots.current();
@@ -174,7 +172,7 @@ async function prepare(
   if (served?.snapshot.domains !== domains) {
     await snapshots.close();
     console.log(`loading ${dataset} into ${config.database.kind}`);
-    const l = await runMeasured(join(root, "src/cli/load.ts"), [dataset], env, ["--max-semi-space-size=64"]);
+    const l = await runMeasured(join(root, "src/cli/load.ts"), [dataset], env);
     if (l.code !== 0) throw new Error(`load failed with exit code ${l.code}`);
     snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
   }
