@@ -11,7 +11,7 @@ import { loadSnapshot, STEP_TITLES } from "../load-pipeline.ts";
 import { createLogger } from "../logger.ts";
 import { partsOf, upgradeSnapshot } from "../snapshot-upgrade.ts";
 
-const USAGE = `usage: npm run load -- <snapshot-dir>   (apps, domains and reviews .jsonl or .jsonl.gz)
+const USAGE = `usage: npm run load -- [--report FILE] <snapshot-dir>   (apps, domains and reviews .jsonl or .jsonl.gz)
        npm run load -- --upgrade [--rebuild <parts>]
 
 Checks the snapshot in <snapshot-dir> (docs/dataset.md) and loads it as a new version into the
