@@ -193,6 +193,14 @@ if (served?.snapshot.domains !== domains)
 const names = (
   await served.sql.all(`SELECT "name" FROM ${served.sql.table("domain")} ORDER BY "pk" LIMIT 20000`, [])
 ).map((r) => String(r[0]));
+// Company to domain (issue 74): the merchant names of the sample, as a sales list names them.
+const companies = (
+  await served.sql.all(
+    `SELECT "merchant_name" FROM ${served.sql.table("domain")} WHERE "merchant_name" IS NOT NULL ORDER BY "pk" LIMIT 2000`,
+    [],
+  )
+).map((r) => String(r[0]));
+if (!companies.length) throw new Error("the bench database's Domains have no merchant names");
 const { key } = await new ApiKeys(snapshots.store).create("bench-compare", "enterprise");
 await snapshots.close();
 const pick = (i: number) => names[(i * 7919) % names.length];
@@ -221,6 +229,12 @@ const SCENARIOS: Scenario[] = [
     name: `fresh facets (f:cc=US&f:p=shopify, facets=${FACET_DIMENSIONS})`,
     request: (i) => ({
       path: `/json/api/v1/all/domain/facets?f:cc=US&f:p=shopify&facets=${FACET_DIMENSIONS}&facet_size=${20 + (i % 80)}`,
+    }),
+  },
+  {
+    name: "company to domain (GET /domain/lookup)",
+    request: (i) => ({
+      path: `/json/api/v1/all/domain/lookup?company=${encodeURIComponent(companies[(i * 7919) % companies.length])}`,
     }),
   },
   {

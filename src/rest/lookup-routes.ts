@@ -23,8 +23,9 @@ const COMPANY: Input = {
   read(o) {
     // Each option checked in the order they are listed: a bad page_size is named as such.
     const first = o.int("page_size", { min: 1, max: MAX_LOOKUP }) ?? 10;
+    // Absent here; blank or without a word, by companyQuery, as on every face.
     const company = o.string("company");
-    if (company === undefined || company.trim() === "")
+    if (company === undefined)
       throw apiError("BAD_USER_INPUT", "company: is required: give the company's name (company=Allbirds)");
     return { company, first };
   },
