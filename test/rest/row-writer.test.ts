@@ -159,14 +159,17 @@ describe.each(databaseKinds())("the row writer against the resolver path on %s",
           }
           expect(await lines(fields, options, "rows", batch)).toEqual(expected);
           compared++;
-          written += expected.length;
+          if (expected.length) written++;
         },
       ),
       { numRuns: 60 },
     );
-    // Most selections are valid, and most filters match something: the property compared text.
+    // Not vacuous: most selections are valid (measured, 79% of draws compared: mean 47.6 of 60,
+    // sd 3.1) and half the draws compared some lines (53%: mean 31.6, sd 3.9); each bound is over
+    // 6 sd below. Draws with lines are counted, not lines: the lines per draw are 0 for a third of
+    // the filters and up to 240 for others, and a total above 5 per comparison failed ~1 run in 60.
     expect(compared).toBeGreaterThan(20);
-    expect(written).toBeGreaterThan(compared * 5);
+    expect(written).toBeGreaterThan(7);
   });
 
   it("a field whose resolver answers later (read on request) takes the resolver path, counted", async () => {
