@@ -2,7 +2,7 @@ import type { RequestListener } from "node:http";
 import { GraphQLError } from "graphql";
 import { createYoga, type Plugin, type YogaServerInstance } from "graphql-yoga";
 import { ApiKeys } from "./auth/keys.ts";
-import { apiKeyOf, createVerifier, graphiqlKey, useAuth, type Verify } from "./auth/plugin.ts";
+import { apiKeyOf, createVerifier, graphiqlKey, isRequest, useAuth, type Verify } from "./auth/plugin.ts";
 import { RateLimits } from "./auth/rate-limit.ts";
 import { usageSource } from "./auth/usage.ts";
 import { MonthlyCounts } from "./auth/usage-counts.ts";
@@ -32,6 +32,8 @@ import { ExportReader, exportPoolSize } from "./export/export-reader.ts";
 import { ExportSlots } from "./export/export-slots.ts";
 import type { FeedDeps } from "./feed/deps.ts";
 import { feedRoutes } from "./feed/feed.ts";
+import { fileRoutes } from "./files/routes.ts";
+import { snapshotFiles } from "./files/service.ts";
 import { EXAMPLE_OPERATIONS } from "./graphiql.ts";
 import { useHealth } from "./health.ts";
 import { createHttpsCheck, createHttpsTest, useHttpsOnly } from "./https.ts";
@@ -58,7 +60,7 @@ import {
 } from "./rest/handler.ts";
 import { Options } from "./rest/options.ts";
 import { selectionOf } from "./rest/route.ts";
-import { listChanges } from "./rest/routes.ts";
+import { listChanges, REST_BASE } from "./rest/routes.ts";
 import { useCompiledExecution } from "./schema/execute.ts";
 import { schema } from "./schema/index.ts";
 import { useTextInput } from "./text-input.ts";
@@ -199,11 +201,14 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     lists: snapshots.store,
     live: { ...liveFeed, heartbeatMs: options.streamHeartbeatMs ?? 15_000 },
   };
+  const files = snapshotFiles(config, snapshots.store, REST_BASE);
+  const filed = fileRoutes({ files, limits, counts });
   const exported = exportRoutes(exportDeps);
   const estimator = exportEstimator(exportDeps);
   const fed = feedRoutes(feedDeps);
-  /** The routes answered whole: the change feed's export and stream, the Domain exports and jobs. */
-  const whole: Whole = async (op, o, request) => (await fed(op, o, request)) ?? exported(op, o, request);
+  /** The routes answered whole: the change feed's export and stream, the Domain exports and jobs, the snapshot files. */
+  const whole: Whole = async (op, o, request, params) =>
+    (await fed(op, o, request)) ?? (await filed(op, o, request, params)) ?? exported(op, o, request);
   const rest: RestContext = {
     execute,
     readContext: async (request) =>
@@ -274,6 +279,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
         liveFeed,
         webhookService,
         estimator,
+        { files, baseUrl: isRequest(asker) ? new URL(asker.url).origin : undefined },
       );
     },
     plugins: [
@@ -281,6 +287,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       { onDispose: () => exportReader.close() },
       { onDispose: () => feedWatch.close() },
       { onDispose: () => deliverer?.stop() },
+      { onDispose: () => files.close() },
       useHealth(snapshots, config.timeouts.readyzMs),
       useHttpsOnly(config, ["/healthz", "/readyz"]),
       // After the HTTPS check: the token and the metrics never travel over plain HTTP.

@@ -10,6 +10,7 @@ import type { ListStore } from "./db/lists.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import type { TargetPolicy, Webhooks } from "./db/webhooks.ts";
 import { apiError } from "./errors.ts";
+import type { SnapshotFiles } from "./files/service.ts";
 
 /**
  * What an operation's resolvers read: the snapshot, fixed for the whole operation, and the
@@ -24,6 +25,10 @@ export interface ReadContext {
   meta?: MetaStore;
   /** The account the read is made for: whose lists `f:list` names (src/query/lists.ts). */
   account?: AccountScope;
+  /** The kept snapshots and their files for data teams (src/files/service.ts). */
+  files?: SnapshotFiles;
+  /** The request's scheme and host (https://api.example.com), which files' URLs start with. */
+  baseUrl?: string;
 }
 
 /** An account and where it keeps its lists (the meta database: src/db/lists.ts). */
@@ -161,6 +166,7 @@ export async function createContext(
   live?: LiveFeed,
   webhooks?: WebhookService,
   exports?: ExportEstimator,
+  files?: Pick<Context, "files" | "baseUrl">,
 ): Promise<Context> {
   return {
     served: await snapshots.current(),
@@ -174,6 +180,7 @@ export async function createContext(
     live,
     webhooks,
     exports,
+    ...files,
   };
 }
 

@@ -30,6 +30,8 @@ export const STATUS = {
   CURSOR_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  /** A byte range outside a snapshot file (GET /snapshots/{version}/{file}: src/files/routes.ts). */
+  RANGE_NOT_SATISFIABLE: 416,
   EXPECTATION_FAILED: 417,
   HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,

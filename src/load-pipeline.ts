@@ -16,13 +16,14 @@ import { TABLES } from "./db/tables.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { renderSnapshot } from "./render.ts";
 import { evaluateSegments } from "./segments.ts";
+import { buildSnapshotFiles } from "./snapshot-files.ts";
 
 /**
  * The weekly load, as one pipeline that reads top to bottom as the job does (docs/structure.md,
  * "The load"): every loader (npm run load, the demo, the benchmarks, the tests) runs it whole.
  *
- *   ingest → indexes → derived tables → change events → count index → seal → render → segments →
- *   publish (with the trends)
+ *   ingest → indexes → derived tables → change events → count index → seal → render → files →
+ *   segments → publish (with the trends)
  *
  * Each step is a function of what the steps before made, timed, checked for an abort as it ends,
  * and reported with its seconds and the loader's peak RSS meanwhile (`onStep`). The new copy is
@@ -41,6 +42,7 @@ export const STEPS = [
   "countIndex",
   "seal",
   "render",
+  "files",
   "segments",
   "publish",
 ] as const;
@@ -55,6 +57,7 @@ export const STEP_TITLES: Record<StepName, string> = {
   countIndex: "the count index",
   seal: "sealing the copy",
   render: "rendering the default answers",
+  files: "the Parquet files for data teams",
   segments: "comparing the accounts' segments",
   publish: "publishing (events, trends, segments)",
 };
@@ -85,6 +88,12 @@ export interface LoadOptions {
    * more, where they pay for their ~0.5 s start; none below). 0 does it in the loading thread.
    */
   workers?: number;
+  /**
+   * Whether the load writes the snapshot's Parquet files (src/parquet/files.ts; default true).
+   * Tests of other things turn it off to save the second each costs; a snapshot without them is
+   * listed without files.
+   */
+  files?: boolean;
 }
 
 export interface LoadResult extends SnapshotCounts {
@@ -97,6 +106,8 @@ export interface LoadResult extends SnapshotCounts {
   countIndexBytes: number;
   /** Bytes its rendered records take (src/db/rendered.ts). */
   renderedBytes: number;
+  /** Bytes its Parquet files take (0 when not written). */
+  filesBytes: number;
   /** The loader's peak resident memory over the load, MB. */
   peakRssMb: number;
 }
@@ -149,6 +160,15 @@ export async function loadSnapshot(
       const rendered = await step("render", () =>
         renderSnapshot(options.config, row, logger, { signal: options.signal }),
       );
+      const manifest =
+        options.files === false
+          ? null
+          : await step("files", () =>
+              buildSnapshotFiles(options.config, row, files, {
+                version,
+                signal: options.signal,
+              }),
+            );
       const segments = await step("segments", () => compareSegments(options.config, store, row, previous));
       await step("publish", () =>
         store.publish(version, counts, { keep: options.keep, changesRetention: retention, segments }),
@@ -162,6 +182,7 @@ export async function loadSnapshot(
         timings,
         countIndexBytes,
         renderedBytes: rendered.bytes,
+        filesBytes: manifest?.files.reduce((n, f) => n + f.bytes, 0) ?? 0,
         peakRssMb: Math.max(...steps.map((r) => r.peakRssMb)),
       };
     } catch (e) {

@@ -26,6 +26,11 @@ export const RATE_LIMITS = {
    * one never refuses the other.
    */
   exportDomains: { title: "Export Domains", enterprise: 1, elite: 1, pro: 1, duration: 60 },
+  /**
+   * A snapshot's files (GET /snapshots, /snapshots/{version}/{file}): each request, a byte range
+   * too, since a remote query of a Parquet file is many range reads (docs/parquet.md).
+   */
+  snapshotFiles: { title: "Snapshot files", enterprise: 20, elite: 10, pro: 10, duration: 1 },
   /** GraphQL only: `node` and `nodes`, which read any record by global ID (like a retrieve). */
   node: { title: "Nodes by global ID (GraphQL)", enterprise: 20, elite: 5, pro: 5, duration: 1 },
 } as const;

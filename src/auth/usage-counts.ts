@@ -99,6 +99,43 @@ export class MonthlyCounts {
     }
   }
 
+  /** What each key has read of this month (firstOfMonth), kept here (all of it without Redis). */
+  private readonly seen = new Map<string, Set<string>>();
+  private seenMonth = "";
+
+  /**
+   * Whether `what` (a snapshot file) is read by the key for the first time this month, marked
+   * read as it answers: every gateway's marks (a Redis set), or this one's alone while Redis does
+   * not answer (then a file read on two gateways counts twice). Never throws.
+   */
+  async firstOfMonth(key: ApiKey, what: string): Promise<boolean> {
+    const { month, endsAt } = monthOf(this.now());
+    if (month !== this.seenMonth) {
+      this.seen.clear();
+      this.seenMonth = month;
+    }
+    const mine = this.seen.get(key.id) ?? new Set<string>();
+    this.seen.set(key.id, mine);
+    if (mine.has(what)) return false;
+    mine.add(what);
+    const redis = this.connected();
+    if (!redis) return true;
+    const set = `${this.bucket(key.id, month)}:read`;
+    try {
+      const results = await redis
+        .multi()
+        .sadd(set, what)
+        .pexpireat(set, endsAt + DAY_MS)
+        .exec();
+      const [err, added] = results?.[0] ?? [new Error("the transaction was discarded"), 0];
+      if (err) throw err;
+      return Number(added) === 1;
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, "usage counts: Redis did not mark a file read");
+      return true;
+    }
+  }
+
   /** The key's counts this month: Redis's (every gateway's), and what this one holds besides. */
   async read(key: ApiKey): Promise<MonthCounts> {
     const { month } = monthOf(this.now());

@@ -166,6 +166,17 @@ export const TOOLS: readonly ToolSpec[] = [
     paging: "cursor",
   },
   {
+    name: "snapshot_files",
+    title: "Snapshot files (Parquet)",
+    summary:
+      "The kept snapshots' Parquet files (Domains, Apps, reviews) for a warehouse: rows, bytes, and the URL to GET each with the API key.",
+    op: "listSnapshots",
+    records: "snapshots",
+    defaults: {
+      fields: "version,loaded_at,domains,schema_version,files.name,files.url,files.rows,files.bytes",
+    },
+  },
+  {
     name: "lists",
     title: "Show lists",
     summary: "The lists of Domains the API key's account keeps, with their counts.",
@@ -324,6 +335,8 @@ export const NO_TOOL: Readonly<Record<string, string>> = {
   exportDomains:
     "a file of a whole segment, streamed: export_segment starts the job and answers the URL a client fetches",
   exportChanges: "the whole feed as one file: changes pages through it",
+  downloadSnapshotFile:
+    "a file's bytes (Parquet, hundreds of MB), fetched by the URL snapshot_files answers, not a tool's answer",
   streamChanges:
     "a stream held open, where a tool answers once: changes with the last cursor reads what came since",
   createWebhook:

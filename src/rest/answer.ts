@@ -91,6 +91,8 @@ export type Whole = (
   operation: Operation,
   options: Options,
   request: Asker,
+  /** The path's parameters (`{version}`, `{file}`). */
+  params?: Record<string, string>,
 ) => Promise<{ response: Response; budget?: Budget | null } | null>;
 
 /**
@@ -176,7 +178,7 @@ export async function answerOperation(
     if (route.whole && whole) {
       // Its errors and answers report the budget of the whole answer, not the route's own.
       endpoint = route.whole.endpoint;
-      const answered = await whole(op, options, request);
+      const answered = await whole(op, options, request, params);
       if (answered) {
         drawn = answered.budget ? budgetHeaders(answered.budget) : undefined;
         return answer(answered.response);

@@ -4,6 +4,7 @@ import { schema } from "../schema/index.ts";
 import { cacheable } from "./etag.ts";
 import { FACETS_RESPONSE } from "./facets.ts";
 import { FIELDS_OPTION, type OptionDoc } from "./inputs.ts";
+import { FILE_CONTENT, FILE_HEADERS, FILE_RESPONSES } from "./openapi-files.ts";
 import { type Json, typeSchema } from "./openapi-schema.ts";
 import type { Operation, Part, Route } from "./route.ts";
 import { OPERATIONS, REST_BASE, ROUTES } from "./routes.ts";
@@ -198,13 +199,15 @@ function operationOf(op: Operation, components: Json): Json {
     summary: op.summary,
     description: limitsOf(route),
     tags: [
-      route.path.startsWith("/app")
-        ? "Apps"
-        : route.path.startsWith("/list")
-          ? "Lists"
-          : route.path.startsWith("/webhooks")
-            ? "Webhooks"
-            : "Domains",
+      route.path.startsWith("/snapshots")
+        ? "Snapshots"
+        : route.path.startsWith("/app")
+          ? "Apps"
+          : route.path.startsWith("/list")
+            ? "Lists"
+            : route.path.startsWith("/webhooks")
+              ? "Webhooks"
+              : "Domains",
     ],
     parameters: [
       ...params,
@@ -213,36 +216,42 @@ function operationOf(op: Operation, components: Json): Json {
       ...(live
         ? [{ name: "Last-Event-ID", in: "header", description: LAST_EVENT_ID, schema: { type: "string" } }]
         : []),
+      ...(route.file ? FILE_HEADERS : []),
     ],
     ...body,
     responses: {
       "200": {
-        description: live
-          ? LIVE
-          : whole === "stream"
-            ? `Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv).${dryRun}`
-            : whole === "job"
-              ? `Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv).${dryRun}`
-              : "Success.",
+        description: route.file
+          ? "The whole file: Parquet (application/vnd.apache.parquet), or the manifest (application/json). Its ETag is its SHA-256. Counts as one of the month's exports."
+          : live
+            ? LIVE
+            : whole === "stream"
+              ? `Every matching Domain: one per line (JSON Lines, for=jsonl, the default), or CSV (for=csv).${dryRun}`
+              : whole === "job"
+                ? `Success. With cursor=all, the whole result: {domains} (for=json, the default), JSON Lines (for=jsonl) or CSV (for=csv).${dryRun}`
+                : "Success.",
         headers: {
           ...(cached ? { ...RATE_HEADERS, ...CACHE_HEADERS } : RATE_HEADERS),
           ...(whole ? { "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" } } : {}),
         },
-        content: {
-          ...(whole === "stream"
-            ? {}
-            : {
-                "application/json": {
-                  schema: route.facets ? FACETS_RESPONSE : { type: "object", properties: envelope },
-                },
-              }),
-          ...(live
-            ? { "text/event-stream": { schema: { type: "string" } } }
-            : whole
-              ? { "application/x-ndjson": { schema: domain() }, "text/csv": CSV }
-              : {}),
-        },
+        content: route.file
+          ? FILE_CONTENT
+          : {
+              ...(whole === "stream"
+                ? {}
+                : {
+                    "application/json": {
+                      schema: route.facets ? FACETS_RESPONSE : { type: "object", properties: envelope },
+                    },
+                  }),
+              ...(live
+                ? { "text/event-stream": { schema: { type: "string" } } }
+                : whole
+                  ? { "application/x-ndjson": { schema: domain() }, "text/csv": CSV }
+                  : {}),
+            },
       },
+      ...(route.file ? FILE_RESPONSES : {}),
       ...(route.whole?.kind === "job"
         ? {
             "202": {

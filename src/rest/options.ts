@@ -119,7 +119,9 @@ export class Options {
     const more = unknown.length > MAX_NAMED ? ` and ${unknown.length - MAX_NAMED} more` : "";
     throw apiError(
       "BAD_USER_INPUT",
-      `unknown ${kind}${unknown.length > 1 ? "s" : ""} ${named.join(", ")}${more}; valid options: ${valid.join(", ")}`,
+      `unknown ${kind}${unknown.length > 1 ? "s" : ""} ${named.join(", ")}${more}; ${
+        valid.length ? `valid options: ${valid.join(", ")}` : "this path takes no options"
+      }`,
     );
   }
 }

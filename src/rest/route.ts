@@ -28,7 +28,7 @@ export interface Route {
   /** The rate limit it draws on (docs/api.md section 8). */
   endpoint: Endpoint;
   /** The GraphQL type of its records, whose fields `fields` selects. */
-  type: "App" | "AppReview" | "Domain" | "DomainMatch" | HistoryType | AccountType;
+  type: "App" | "AppReview" | "Domain" | "DomainMatch" | "Snapshot" | HistoryType | AccountType;
   /**
    * Its operation is a mutation (an account's lists): never cached (no ETag, no 304), and run on
    * the method's own operation id.
@@ -60,6 +60,8 @@ export interface Route {
   whole?: { kind: "stream" | "job"; endpoint: Endpoint };
   /** Answers the facets of the list it names (src/rest/facets.ts, planFacets), not records: no `fields`. */
   facets?: "domain" | "app";
+  /** Answers a file's bytes (a snapshot's Parquet file: src/files/routes.ts), not records: no `fields`. */
+  file?: true;
   /** Answered by another route of its path (not in the table) when this option is given (as_of). */
   variant?: { option: string; route: Route };
   /** The option a GraphQL argument came from, where the route's own naming differs (else optionOf). */
@@ -102,7 +104,10 @@ export interface Operation {
 export function operationsOf(routes: readonly Route[]): Operation[] {
   return routes.flatMap((route) => {
     const methods = Object.entries(route.methods) as [Method, string][];
-    const options = [...(route.facets ? [] : [FIELDS_OPTION]), ...route.inputs.flatMap((i) => i.options)];
+    const options = [
+      ...(route.facets || route.file ? [] : [FIELDS_OPTION]),
+      ...route.inputs.flatMap((i) => i.options),
+    ];
     return methods.map(([method, id]) => ({
       id,
       method,

@@ -26,6 +26,7 @@ import {
 import { LOOKUP_ROUTES } from "./lookup-routes.ts";
 import { documentOf, operationsOf, type Route } from "./route.ts";
 import { SEGMENT_ROUTES } from "./segment-routes.ts";
+import { SNAPSHOT_ROUTES } from "./snapshot-routes.ts";
 import { WEBHOOK_ROUTES } from "./webhook-routes.ts";
 
 /** Where the legacy REST API is served, and its OpenAPI document. */
@@ -326,6 +327,7 @@ export const ROUTES: readonly Route[] = [
   ...LOOKUP_ROUTES,
   ...SEGMENT_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...SNAPSHOT_ROUTES,
 ];
 
 /** Each route once per method it answers. */

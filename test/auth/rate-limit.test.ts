@@ -40,6 +40,7 @@ const REST_CALLS: Record<Exclude<Endpoint, "listDomainsAll" | "exportDomains" | 
   },
   listDomainAppReviews: { path: "/domain/shop.example.com/app_reviews?fields=rating" },
   listDomains: { path: "/domain?fields=name&page_size=2" },
+  snapshotFiles: { path: "/snapshots?fields=version" },
 };
 
 const PLANS: Plan[] = ["pro", "elite", "enterprise"];

@@ -217,6 +217,7 @@ describe("operation cost", () => {
     searchDomains: { type: "Domain", single: false, params: {}, options: { page_size: "1000" } },
     listChanges: { type: "Change", single: false, params: {}, options: { page_size: "1000" } },
     listLists: { type: "DomainList", single: false, params: {}, options: {} },
+    listSnapshots: { type: "Snapshot", single: false, params: {}, options: {} },
     domainTrends: {
       type: "TrendLoad",
       single: false,

@@ -883,13 +883,16 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
   const listPath = option === "(path)" && route.path.includes("{list}") ? text : "prospects";
   const segmentPath = option === "(path)" && route.path.includes("{segment}") ? text : "us-plus";
   const webhookPath = option === "(path)" && route.path.includes("{webhook}") ? text : "wh_none";
+  const filePath = option === "(path)" && route.path.includes("{file}") ? text : "apps.parquet";
   const path = route.path
     .replace("{platform}.{token}", enc(appPath))
     .replace("{name}", enc(domainPath))
     .replace("{list}", enc(listPath))
     .replace("{segment}", enc(segmentPath))
     .replace("{webhook}", enc(webhookPath))
-    .replace("{delivery}", "msg_none");
+    .replace("{delivery}", "msg_none")
+    .replace("{version}", "1")
+    .replace("{file}", enc(filePath));
   const options: Record<string, unknown> =
     option === "(path)"
       ? { ...REQUIRED[route.id] }
@@ -913,7 +916,9 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
           ? /^segment: /
           : route.path.includes("{webhook}")
             ? /^webhook: /
-            : /^App: /;
+            : route.path.includes("{file}")
+              ? /^file: /
+              : /^App: /;
   if (route.body)
     return { names, method: route.method, path, query: "", body: JSON.stringify(options), sent: text };
   // A query string cannot carry an unpaired surrogate (it arrives as U+FFFD); enc() sends a path
@@ -942,7 +947,9 @@ function sampleOf(route: (typeof OPERATIONS)[number], option: string): string {
           ? "us-plus"
           : route.path.includes("{webhook}")
             ? "wh_none"
-            : "shopify.klaviyo";
+            : route.path.includes("{file}")
+              ? "apps.parquet"
+              : "shopify.klaviyo";
   if (option === "domains") return "shop.example.com";
   if (option === "aq") return "Google Analytics";
   return PLAUSIBLE[option]?.[0] ?? "x";

@@ -47,7 +47,7 @@ const REVIEW = "updatedAt body merchantName rating domains { name platformDomain
 const DOMAIN_REVIEW = `${REVIEW} app { appId name appStoreUrl vendorName }`;
 
 /** GraphQL names whose legacy name is not their snake_case. */
-const RENAMED: Record<string, string> = { appId: "id", tld1: "tld1" };
+const RENAMED: Record<string, string> = { appId: "id", tld1: "tld1", sha256: "sha256" };
 /** Values that are JSON scalars: their keys are data, not field names. */
 const OPAQUE = new Set(["alternates"]);
 
@@ -1538,6 +1538,34 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
       );
       expect(body).toEqual(data.domainLookup);
       expect((body.matches as Json[]).length).toBe(5);
+    });
+  });
+
+  describe("Snapshots (/snapshots): the list as GraphQL lists it, and each file as listed", () => {
+    it("GET /snapshots, GET /snapshots/{version}/{file}", async () => {
+      covered.add("listSnapshots");
+      covered.add("downloadSnapshotFile");
+      const data = await gql(
+        "{ snapshots { version loadedAt apps domains reviews schemaVersion files { name url rows bytes sha256 columns { name type required } } } }",
+      );
+      const body = await ok("/snapshots");
+      expect(body.snapshots).toEqual(legacy(data.snapshots));
+      const [snapshot] = body.snapshots as {
+        version: number;
+        files: { name: string; url: string; bytes?: number; sha256?: string }[];
+      }[];
+      expect(snapshot.files.map((f) => f.name)).toEqual([
+        "apps.parquet",
+        "domains.parquet",
+        "reviews.parquet",
+        "manifest.json",
+      ]);
+      for (const f of snapshot.files.filter((x) => x.sha256)) {
+        const res = await api.app.fetch(f.url);
+        expect(res.status, f.url).toBe(200);
+        expect(res.headers.get("etag")).toBe(`"${f.sha256}"`);
+        expect((await res.arrayBuffer()).byteLength).toBe(f.bytes);
+      }
     });
   });
 

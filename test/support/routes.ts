@@ -60,6 +60,12 @@ const MADE: Record<
   { by: string; value: (answer: Record<string, Record<string, string>>) => string | undefined }
 > = {
   "{delivery}": { by: "testWebhook", value: (a) => a?.delivery?.id },
+  // The served snapshot's version, and one of its files.
+  "{version}": {
+    by: "listSnapshots",
+    value: (a) => String((a?.snapshots as unknown as { version: number }[] | undefined)?.[0]?.version),
+  },
+  "{file}": { by: "listSnapshots", value: () => "apps.parquet" },
   "{webhook}": { by: "createWebhook", value: (a) => (a?.id as unknown as string) ?? a?.delivery?.webhook },
 };
 /** A query string some routes need to answer at all (by route id): a live stream that ends. */
@@ -93,7 +99,7 @@ export function restEndpoint(route: Operation): Endpoint {
   if (made) {
     const [, { by }] = made;
     const setup = OPERATIONS.find((op) => op.id === by) as Operation;
-    const ep = restEndpoint({ ...route, path: path.replace(/\{(webhook|delivery)\}/g, "none") });
+    const ep = restEndpoint({ ...route, path: path.replace(/\{(webhook|delivery|version|file)\}/g, "none") });
     const bind = (answer: unknown) => {
       let bound = path;
       for (const [template, m] of Object.entries(MADE))

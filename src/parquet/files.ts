@@ -1,0 +1,90 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createReadStream, mkdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import type { LocatedFile, SnapshotFile } from "../dataset/load/read.ts";
+import { fromRoot } from "../root.ts";
+import { FILES, SCHEMA_VERSION } from "./columns.ts";
+import type { Manifest, ManifestFile } from "./manifest.ts";
+
+/**
+ * A snapshot's files for data teams (docs/parquet.md): one Parquet file per record file, written
+ * by DuckDB in a process of its own (duckdb-writer.ts), and a manifest naming each file's rows,
+ * bytes, SHA-256 and columns.
+ */
+
+export interface ParquetJob {
+  files: { kind: SnapshotFile; input: string; output: string }[];
+  threads: number;
+  memoryLimit: string;
+  tempDir: string;
+  rowGroup: number;
+}
+
+export interface FilesOptions {
+  version: number;
+  signal?: AbortSignal;
+  /** DuckDB's memory before it spills its sort to disk (default 3GB: less doubles its CPU at 1M). */
+  memoryLimit?: string;
+  /** Rows per row group (default 100,000: a rank range reads one, a remote reader few ranges). */
+  rowGroup?: number;
+}
+
+const run = promisify(execFile);
+
+/** SHA-256 of a file, hex. */
+export async function sha256Of(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/** Writes `<kind>.parquet` for each input into `outDir` and returns their manifest. */
+export async function writeParquetFiles(
+  inputs: readonly LocatedFile[],
+  outDir: string,
+  options: FilesOptions,
+): Promise<Manifest> {
+  mkdirSync(outDir, { recursive: true });
+  const tempDir = join(outDir, ".duckdb-tmp");
+  const job: ParquetJob = {
+    files: inputs.map((f) => ({ kind: f.kind, input: f.path, output: join(outDir, `${f.kind}.parquet`) })),
+    threads: 2,
+    memoryLimit: options.memoryLimit ?? "3GB",
+    tempDir,
+    rowGroup: options.rowGroup ?? 100_000,
+  };
+  let out: string;
+  try {
+    ({ stdout: out } = await run(
+      process.execPath,
+      [fileURLToPath(fromRoot("src/parquet/duckdb-process.mjs")), JSON.stringify(job)],
+      { signal: options.signal, maxBuffer: 1 << 20 },
+    ));
+  } catch (e) {
+    const stdout = (e as { stdout?: string }).stdout;
+    const said = stdout ? (JSON.parse(stdout) as { error?: string }).error : undefined;
+    throw new Error(`writing the Parquet files: ${said ?? (e as Error).message}`);
+  } finally {
+    rmSync(tempDir, { recursive: true, force: true });
+  }
+  const { rows } = JSON.parse(out) as { rows: Record<string, number> };
+  const files: ManifestFile[] = [];
+  for (const f of job.files) {
+    files.push({
+      name: `${f.kind}.parquet`,
+      rows: rows[f.kind],
+      bytes: statSync(f.output).size,
+      sha256: await sha256Of(f.output),
+      columns: FILES[f.kind].columns.map(({ name, type, required }) => ({ name, type, required })),
+    });
+  }
+  const manifest: Manifest = {
+    version: options.version,
+    schema_version: SCHEMA_VERSION,
+    files,
+  };
+  return manifest;
+}

@@ -1,0 +1,243 @@
+import { createHash } from "node:crypto";
+import { zstdDecompressSync } from "node:zlib";
+import { parquetReadObjects } from "hyparquet";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateDataset } from "../../src/dataset/generate.ts";
+import { FILES } from "../../src/parquet/columns.ts";
+import { DOMAIN_RECORD_FIELDS } from "../../src/parquet/records.ts";
+import { startApi, type TestApi, tempDir } from "../support/api.ts";
+import { databaseKinds } from "../support/databases.ts";
+
+const scratch = tempDir("storegraph-files-");
+const BASE = "http://localhost/json/api/v1/all";
+const compressors = { ZSTD: (bytes: Uint8Array) => new Uint8Array(zstdDecompressSync(bytes)) };
+
+interface Listed {
+  version: number;
+  loaded_at: string;
+  domains: number;
+  schema_version: string;
+  files: { name: string; url: string; rows?: number; bytes?: number; sha256?: string; columns?: unknown[] }[];
+}
+
+beforeAll(async () => {
+  await generateDataset({ domains: 1500, apps: 50, seed: 4242, outDir: `${scratch.dir}/a` });
+  await generateDataset({ domains: 1200, apps: 40, seed: 4343, outDir: `${scratch.dir}/b` });
+}, 120_000);
+
+afterAll(() => scratch.remove());
+
+/** A value in one form for both sides: no nulls, integers as numbers, times as epoch ms. */
+function plain(v: unknown): unknown {
+  if (v === null || v === undefined) return undefined;
+  if (typeof v === "bigint") return Number(v);
+  if (v instanceof Date) return v.getTime();
+  if (typeof v === "string" && /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(v))
+    return Date.parse(v.length === 10 ? `${v}T00:00:00Z` : /Z|[+-]\d{2}:\d{2}$/.test(v) ? v : `${v}Z`);
+  if (Array.isArray(v)) return v.map(plain);
+  if (typeof v === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const p = plain(x);
+      if (p !== undefined) out[k] = p;
+    }
+    return out;
+  }
+  return v;
+}
+
+describe.each(databaseKinds())("a snapshot's files through the API (%s)", (kind) => {
+  let api: TestApi;
+  const get = (path: string, headers: Record<string, string> = {}, method = "GET") =>
+    api.app.fetch(path.startsWith("http") ? path : `${BASE}${path}`, { method, headers });
+  const listed = async (): Promise<Listed[]> => {
+    const res = await get("/snapshots");
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { snapshots: Listed[] }).snapshots;
+  };
+  const exportsOfMonth = async () => {
+    const res = await api.app.fetch("http://localhost/json/api/v1/usage?fields=exports");
+    return ((await res.json()) as { usage: { exports: number } }).usage.exports;
+  };
+  /** hyparquet's remote reader: every read a Range request to the API. */
+  const remote = (url: string, size: number, ranges: string[]) => ({
+    byteLength: size,
+    async slice(start: number, end?: number) {
+      const range = `bytes=${start}-${(end ?? size) - 1}`;
+      ranges.push(range);
+      const res = await get(url, { range });
+      expect(res.status, range).toBe(206);
+      expect(res.headers.get("content-range")).toBe(`bytes ${start}-${(end ?? size) - 1}/${size}`);
+      return await res.arrayBuffer();
+    },
+  });
+
+  beforeAll(async () => {
+    api = await startApi(kind, `${scratch.dir}/a`);
+  }, 120_000);
+  afterAll(() => api?.close());
+
+  it("lists the kept snapshot with its files, their rows, bytes, SHA-256, columns and URLs", async () => {
+    const [snapshot, ...older] = await listed();
+    expect(older).toEqual([]);
+    expect(snapshot.domains).toBe(1500);
+    expect(snapshot.schema_version).toMatch(/^[0-9a-f]{16}$/);
+    expect(snapshot.files.map((f) => f.name)).toEqual([
+      "apps.parquet",
+      "domains.parquet",
+      "reviews.parquet",
+      "manifest.json",
+    ]);
+    const domains = snapshot.files[1];
+    expect(domains).toMatchObject({
+      rows: 1500,
+      url: `${BASE}/snapshots/${snapshot.version}/domains.parquet`,
+    });
+    expect(domains.columns).toHaveLength(FILES.domains.columns.length);
+    // GraphQL lists the same.
+    const { data } = await api.gql("{ snapshots { version schemaVersion files { name url sha256 } } }");
+    expect(data?.snapshots).toEqual([
+      {
+        version: snapshot.version,
+        schemaVersion: snapshot.schema_version,
+        files: snapshot.files.map(({ name, url, sha256 }) => ({ name, url, sha256: sha256 ?? null })),
+      },
+    ]);
+  });
+
+  it("sends a file whole with its ETag, and its bytes are the manifest's; the manifest as a file of its own", async () => {
+    const [snapshot] = await listed();
+    const before = await exportsOfMonth();
+    for (const f of snapshot.files.filter((x) => x.sha256)) {
+      const res = await get(f.url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("etag")).toBe(`"${f.sha256}"`);
+      expect(res.headers.get("accept-ranges")).toBe("bytes");
+      expect(res.headers.get("content-length")).toBe(String(f.bytes));
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      expect(createHash("sha256").update(bytes).digest("hex")).toBe(f.sha256);
+    }
+    // Each whole download counts as one of the month's exports.
+    expect(await exportsOfMonth()).toBe(before + 3);
+    const manifest = await (await get(`/snapshots/${snapshot.version}/manifest.json`)).json();
+    expect(manifest).toEqual({
+      version: snapshot.version,
+      loaded_at: snapshot.loaded_at,
+      schema_version: snapshot.schema_version,
+      files: snapshot.files.filter((f) => f.sha256).map(({ url: _, ...f }) => f),
+    });
+  });
+
+  it("is read by ranges as a remote Parquet reader reads it: every Domain, equal to its export record; the file counted once", async () => {
+    const [snapshot] = await listed();
+    const file = snapshot.files[1];
+    const before = await exportsOfMonth();
+    const ranges: string[] = [];
+    const rows = (await parquetReadObjects({
+      file: remote(file.url, file.bytes as number, ranges),
+      compressors,
+    })) as Record<string, unknown>[];
+    expect(ranges.length).toBeGreaterThan(1);
+    expect(rows).toHaveLength(1500);
+    expect(await exportsOfMonth()).toBe(before + 1);
+    // The export's records, with every field a column holds (of an installed App, those the file
+    // keeps: the rest is in apps.parquet).
+    const res = await get(`/domain/export?fields=${DOMAIN_RECORD_FIELDS}`);
+    expect(res.status).toBe(200);
+    const exported = new Map(
+      (await res.text())
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .map((d) => [d.name, d]),
+    );
+    expect(exported.size).toBe(1500);
+    for (const row of rows) {
+      const { keywords, keywords_text, ...rest } = row;
+      expect(plain({ ...rest, keywords: keywords ?? keywords_text }), String(row.name)).toEqual(
+        plain(exported.get(row.name)),
+      );
+    }
+    // Its platforms counted as the facets count them.
+    const facetsRes = await get("/domain/facets?facets=p&facet_size=100");
+    const facetsText = await facetsRes.text();
+    expect(facetsRes.status, facetsText).toBe(200);
+    const facets = JSON.parse(facetsText) as {
+      facets: { p: { value: string; count: number }[] };
+      other: { p: number };
+    };
+    const counts = new Map<string, number>();
+    for (const r of rows) counts.set(String(r.platform), (counts.get(String(r.platform)) ?? 0) + 1);
+    for (const f of facets.facets.p) expect(counts.get(f.value), f.value).toBe(f.count);
+    const top = facets.facets.p.reduce((n, f) => n + f.count, 0);
+    expect(top + facets.other.p).toBe(rows.length);
+  });
+
+  it("answers 304 to its ETag, the whole file to an If-Range of another, and HEAD without a body or a count", async () => {
+    const [snapshot] = await listed();
+    const file = snapshot.files[0];
+    const before = await exportsOfMonth();
+    const notModified = await get(file.url, { "if-none-match": `"${file.sha256}"` });
+    expect(notModified.status).toBe(304);
+    expect(await notModified.text()).toBe("");
+    const head = await get(file.url, {}, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(String(file.bytes));
+    expect(await exportsOfMonth()).toBe(before);
+    const stale = await get(file.url, { range: "bytes=0-9", "if-range": '"an-older-etag"' });
+    expect(stale.status).toBe(200);
+    expect((await stale.arrayBuffer()).byteLength).toBe(file.bytes);
+    const tail = await get(file.url, { range: "bytes=-8", "if-range": `"${file.sha256}"` });
+    expect(tail.status).toBe(206);
+    const last = new Uint8Array(await tail.arrayBuffer());
+    expect(Buffer.from(last.subarray(4)).toString("latin1")).toBe("PAR1");
+  });
+
+  it.each([
+    ["/snapshots/abc/domains.parquet", {}, 400, /^version: must be a snapshot's version, a positive integer/],
+    [
+      "/snapshots/999999/domains.parquet",
+      {},
+      404,
+      /^snapshot 999999 is not kept: the kept snapshots are \d+/,
+    ],
+    [
+      "/snapshots/{v}/domain.parquet",
+      {},
+      404,
+      /has no file "domain.parquet": its files are manifest.json, apps.parquet, domains.parquet, reviews.parquet$/,
+    ],
+    ["/snapshots/{v}/domains.parquet", { range: "bytes=9-2" }, 400, /^Range: the end is before the start/],
+    ["/snapshots/{v}/domains.parquet", { range: "bytes=0-1,5-6" }, 400, /^Range: one range per request/],
+    ["/snapshots/{v}/domains.parquet", { range: "items=0-1" }, 400, /^Range: must be bytes=start-end/],
+    [
+      "/snapshots/{v}/domains.parquet",
+      { range: "bytes=999999999-" },
+      416,
+      /^Range: bytes=999999999- is outside the file, which has \d+ bytes$/,
+    ],
+    ["/snapshots/{v}/domains.parquet?fields=name", {}, 400, /fields/],
+  ])("refuses %s %j with %i, naming what was wrong", async (path, headers, status, message) => {
+    const [snapshot] = await listed();
+    const res = await get(path.replace("{v}", String(snapshot.version)), headers as Record<string, string>);
+    const body = (await res.json()) as { error: string };
+    expect(res.status, body.error).toBe(status);
+    expect(body.error).toMatch(message);
+    if (status === 416) expect(res.headers.get("content-range")).toMatch(/^bytes \*\/\d+$/);
+  });
+
+  it("serves a newer load's files, and an older snapshot's go when it is pruned", async () => {
+    const [first] = await listed();
+    await api.load(`${scratch.dir}/b`);
+    const now = await listed();
+    expect(now.map((s) => s.version)).toEqual([now[0].version, first.version]);
+    expect(now[0].files[1].rows).toBe(1200);
+    expect((await get(first.files[1].url, { range: "bytes=0-3" })).status).toBe(206);
+    await api.load(`${scratch.dir}/a`);
+    const res = await get(first.files[1].url);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: string }).error).toMatch(
+      new RegExp(`^snapshot ${first.version} is not kept`),
+    );
+  });
+});
