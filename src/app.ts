@@ -39,7 +39,7 @@ import { useHealth } from "./health.ts";
 import { createHttpsCheck, createHttpsTest, useHttpsOnly } from "./https.ts";
 import { createLogger, type Logger, logArgs } from "./logger.ts";
 import type { McpDeps } from "./mcp/answer.ts";
-import { useMcp } from "./mcp/http.ts";
+import { originOf, useMcp } from "./mcp/http.ts";
 import { useAccessLog } from "./ops/access-log.ts";
 import { useCompression } from "./ops/compression.ts";
 import { corsOf, useCorsVary } from "./ops/cors.ts";
@@ -202,6 +202,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     live: { ...liveFeed, heartbeatMs: options.streamHeartbeatMs ?? 15_000 },
   };
   const files = snapshotFiles(config, snapshots.store, REST_BASE);
+  const overHttps = createHttpsTest(config);
   const filed = fileRoutes({ files, limits, counts });
   const exported = exportRoutes(exportDeps);
   const estimator = exportEstimator(exportDeps);
@@ -268,7 +269,8 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
     maskedErrors: {
       maskError: createMaskError(logger),
     },
-    context: ({ request, charge, caller }) => {
+    context: (initial) => {
+      const { request, charge, caller } = initial;
       const asker = caller ?? request;
       const key = apiKeyOf(asker);
       return createContext(
@@ -279,7 +281,11 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
         liveFeed,
         webhookService,
         estimator,
-        { files, baseUrl: isRequest(asker) ? new URL(asker.url).origin : undefined },
+        // Behind a TLS-terminating proxy of TRUSTED_PROXIES, the files' URLs say https.
+        {
+          files,
+          baseUrl: isRequest(asker) ? originOf(new URL(asker.url), overHttps(asker, initial)) : undefined,
+        },
       );
     },
     plugins: [
@@ -298,7 +304,7 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
       useMcp(mcp, {
         allowedHosts: config.mcp.allowedHosts,
         origins: config.corsOrigins,
-        overHttps: createHttpsTest(config),
+        overHttps,
       }),
       useRest(rest, whole),
       useJsonNotFound(["/graphql"]),

@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { createWriteStream, mkdirSync, rmSync } from "node:fs";
+import { createWriteStream, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
 import { readContext } from "./context.ts";
@@ -18,6 +18,9 @@ import { DOMAIN_RECORD_FIELDS } from "./parquet/records.ts";
  * records, read from the copy (records.ts); the Apps' and reviews' are the lines they were loaded
  * from (checked whole by then).
  */
+/** The directory a load's files are written in, beside the data (its version and pid follow). */
+const FILES_DIR = ".files-";
+
 export async function buildSnapshotFiles(
   config: Pick<Config, "database" | "timeouts">,
   row: SnapshotRow,
@@ -25,17 +28,25 @@ export async function buildSnapshotFiles(
   options: FilesOptions,
 ): Promise<Manifest> {
   const { database } = config;
-  const dir = join(database.dataDir, `.files-${options.version}-${process.pid}`);
-  rmSync(dir, { recursive: true, force: true });
+  // What a load killed during this step left (loads run one at a time: the load lock).
+  for (const name of readdirSync(database.dataDir))
+    if (name.startsWith(FILES_DIR)) rmSync(join(database.dataDir, name), { recursive: true, force: true });
+  const dir = join(database.dataDir, `${FILES_DIR}${options.version}-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   try {
     const records = join(dir, "domain-records.jsonl");
     await writeDomainRecords(config, row, records, options.signal);
-    const sources = inputs.map((f) => (f.kind === "domains" ? { ...f, path: records } : f));
+    // DuckDB reads a path as a glob: the inputs by names of this directory's own.
+    const sources = inputs.map((f) => {
+      if (f.kind === "domains") return { ...f, path: records };
+      const path = join(dir, `${f.kind}-input${f.path.endsWith(".gz") ? ".jsonl.gz" : ".jsonl"}`);
+      symlinkSync(f.path, path);
+      return { ...f, path };
+    });
     const manifest = await writeParquetFiles(sources, dir, options);
     rmSync(records, { force: true });
     options.signal?.throwIfAborted();
-    await storeSnapshotFiles(database, row.location, dir, manifest);
+    await storeSnapshotFiles(database, row.location, dir, manifest, options.signal);
     return manifest;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -48,17 +48,21 @@ export async function storeSnapshotFiles(
   location: string,
   dir: string,
   manifest: Manifest,
+  signal?: AbortSignal,
 ): Promise<void> {
   if (database.kind === "sqlite") {
     const { default: Database } = await import("better-sqlite3");
-    const db = new Database(join(database.dataDir, location), { timeout: 30_000 });
+    const db = new Database(join(database.dataDir, location), { timeout: 30_000, fileMustExist: true });
     try {
       const table = (n: string) => `main."${n}"`;
       db.transaction(() => {
         for (const s of tables(table, "BLOB")) db.exec(s);
         const insert = db.prepare(`INSERT INTO ${table(FILE_TABLE)} VALUES (?, ?, ?)`);
         for (const f of manifest.files)
-          for (const [seq, bytes] of chunksOf(join(dir, f.name))) insert.run(f.name, seq, bytes);
+          for (const [seq, bytes] of chunksOf(join(dir, f.name))) {
+            signal?.throwIfAborted();
+            insert.run(f.name, seq, bytes);
+          }
         db.prepare(`INSERT INTO ${table(MANIFEST_TABLE)} VALUES (?)`).run(JSON.stringify(manifest));
       }).immediate();
     } finally {
@@ -69,15 +73,17 @@ export async function storeSnapshotFiles(
   const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
-  const table = (n: string) => `"${location}"."${n}"`;
+  const table = (n: string) => `"${location.replaceAll('"', '""')}"."${n}"`;
   try {
     await client.query("BEGIN");
     for (const s of tables(table, "bytea")) await client.query(s);
     // Stored as it is: Parquet pages are compressed already.
     await client.query(`ALTER TABLE ${table(FILE_TABLE)} ALTER COLUMN "bytes" SET STORAGE EXTERNAL`);
     for (const f of manifest.files)
-      for (const [seq, bytes] of chunksOf(join(dir, f.name)))
+      for (const [seq, bytes] of chunksOf(join(dir, f.name))) {
+        signal?.throwIfAborted();
         await client.query(`INSERT INTO ${table(FILE_TABLE)} VALUES ($1, $2, $3)`, [f.name, seq, bytes]);
+      }
     await client.query(`INSERT INTO ${table(MANIFEST_TABLE)} VALUES ($1)`, [JSON.stringify(manifest)]);
     await client.query("COMMIT");
   } catch (e) {

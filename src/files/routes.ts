@@ -19,6 +19,7 @@ import type { SnapshotFile, SnapshotFiles } from "./service.ts";
  *   counts once in the month, at its first range, however many follow.
  */
 export const FILE_ROUTE = "downloadSnapshotFile";
+const PARQUET = "application/vnd.apache.parquet";
 
 export interface FileDeps {
   files: SnapshotFiles;
@@ -89,10 +90,11 @@ async function answerFile(deps: FileDeps, request: Request, params: Record<strin
   };
   if (matches(request.headers.get("if-none-match"), etag))
     return { response: new Response(null, { status: 304, headers: common }) };
-  const ifRange = request.headers.get("if-range");
-  const rangeHeader = ifRange !== null && ifRange !== etag ? null : request.headers.get("range");
-  const range = rangeHeader === null ? null : rangeOf(rangeHeader, file.bytes);
   const head = request.method === "HEAD";
+  // Range applies to GET alone (RFC 9110 14.2), and only while If-Range names this file.
+  const ifRange = request.headers.get("if-range");
+  const rangeHeader = head || (ifRange !== null && ifRange !== etag) ? null : request.headers.get("range");
+  const range = rangeHeader === null ? null : rangeOf(rangeHeader, file.bytes);
   const [start, end] = range ?? [0, file.bytes];
   const headers: Record<string, string> = {
     ...common,
@@ -105,7 +107,14 @@ async function answerFile(deps: FileDeps, request: Request, params: Record<strin
   if (head) return { response: new Response(null, { status, headers }) };
   const key = apiKeyOf(request);
   const budget: Budget | null = await drawOn(deps.limits, "snapshotFiles", request);
-  if (key && (!range || (await deps.counts.firstOfMonth(key, `${file.version}/${file.name}`))))
+  // The month's exports: a Parquet file sent whole (a range of all of it too) each time, one read
+  // by ranges once a month; the manifest never.
+  const whole = start === 0 && end === file.bytes;
+  if (
+    key &&
+    file.contentType === PARQUET &&
+    (whole || (await deps.counts.firstOfMonth(key, `${file.version}/${file.name}`)))
+  )
     await deps.counts.add(key, "exports");
   return { response: new Response(bodyOf(file, start, end), { status, headers }), budget };
 }
@@ -121,17 +130,21 @@ function matches(header: string | null, etag: string): boolean {
 
 /**
  * The one byte range of a Range header, as [start, end) within a file of `size` bytes: `a-b`,
- * `a-` and `-n` (the last n bytes). A header that is not one such range is refused naming it;
- * a range that starts past the file's end is answered 416 with the file's size.
+ * `a-` and `-n` (the last n bytes); null for a unit other than bytes (the whole file). A bytes
+ * range that is not one such range is refused naming it (a list of ranges too: one a request); a
+ * range that starts past the file's end is answered 416 with the file's size.
  */
-export function rangeOf(header: string, size: number): [number, number] {
+export function rangeOf(header: string, size: number): [number, number] | null {
   const bad = (why: string) =>
     apiError("BAD_USER_INPUT", `Range: ${why}, not ${JSON.stringify(header.slice(0, 100))}`, {
       argument: "Range",
     });
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  const text = header.trim();
+  // A unit other than bytes is not ours to read: the whole file (RFC 9110 14.2).
+  if (!/^bytes=/i.test(text)) return null;
+  const m = /^bytes=(\d*)-(\d*)$/i.exec(text);
   if (!m) {
-    if (/^bytes=.*,/.test(header.trim())) throw bad("one range per request (bytes=start-end)");
+    if (text.includes(",")) throw bad("one range per request (bytes=start-end)");
     throw bad("must be bytes=start-end, bytes=start- or bytes=-length");
   }
   const [, a, b] = m;

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Config } from "../config.ts";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
 import { readFileRange, readManifest } from "../db/snapshot-files.ts";
@@ -39,10 +40,15 @@ export interface SnapshotFiles {
   close(): Promise<void>;
 }
 
-interface Open {
+/** A reader of a kept copy, while reads of its files are under way and a while after. */
+interface Lease {
   reader: SqlReader;
-  manifest: Manifest | null;
+  active: number;
+  idle: NodeJS.Timeout | null;
 }
+
+/** How long a copy's reader stays open after its last read (a remote query reads in bursts). */
+const IDLE_MS = 30_000;
 
 /** `base`: the REST API's path (src/rest/routes.ts, REST_BASE). */
 export function snapshotFiles(
@@ -50,34 +56,62 @@ export function snapshotFiles(
   store: SnapshotStore,
   base: string,
 ): SnapshotFiles {
-  const open = new Map<number, Promise<Open>>();
-  const openOf = (row: SnapshotRow): Promise<Open> => {
-    let o = open.get(row.version);
-    if (!o) {
-      o = (async () => {
-        const reader = openSnapshotReader(config, row, { poolSize: 2 });
+  /** Each kept copy's manifest, read once (a copy never changes). */
+  const manifests = new Map<number, Promise<Manifest | null>>();
+  const leases = new Map<number, Lease>();
+  let closed = false;
+
+  const retire = (version: number, lease: Lease) => {
+    if (leases.get(version) === lease) leases.delete(version);
+    if (lease.idle) clearTimeout(lease.idle);
+    void lease.reader.close().catch(() => {});
+  };
+  const acquire = (row: SnapshotRow): Lease => {
+    if (closed) throw new Error("the snapshot files are closed");
+    let lease = leases.get(row.version);
+    if (!lease) {
+      lease = { reader: openSnapshotReader(config, row, { poolSize: 2 }), active: 0, idle: null };
+      leases.set(row.version, lease);
+    }
+    lease.active++;
+    if (lease.idle) clearTimeout(lease.idle);
+    lease.idle = null;
+    return lease;
+  };
+  const release = (version: number, lease: Lease) => {
+    lease.active--;
+    if (lease.active > 0) return;
+    if (leases.get(version) !== lease) return retire(version, lease);
+    lease.idle = setTimeout(() => retire(version, lease), IDLE_MS);
+    lease.idle.unref();
+  };
+  const manifestOfRow = (row: SnapshotRow): Promise<Manifest | null> => {
+    let m = manifests.get(row.version);
+    if (!m) {
+      m = (async () => {
+        const lease = acquire(row);
         try {
-          return { reader, manifest: await readManifest(reader) };
-        } catch (e) {
-          await reader.close().catch(() => {});
-          throw e;
+          return await readManifest(lease.reader);
+        } finally {
+          release(row.version, lease);
         }
       })();
-      open.set(row.version, o);
-      o.catch(() => open.delete(row.version));
+      manifests.set(row.version, m);
+      m.catch(() => manifests.delete(row.version));
     }
-    return o;
+    return m;
   };
-  /** The kept rows; readers of copies no longer kept are closed. */
+  /** The kept rows; what is held of copies no longer kept goes (a reader once its reads end). */
   const kept = async (): Promise<SnapshotRow[]> => {
     const rows = (await store.list())
       .filter((r) => r.status === "ready")
       .sort((a, b) => b.version - a.version);
     const versions = new Set(rows.map((r) => r.version));
-    for (const [version, o] of open)
+    for (const version of manifests.keys()) if (!versions.has(version)) manifests.delete(version);
+    for (const [version, lease] of leases)
       if (!versions.has(version)) {
-        open.delete(version);
-        void o.then((x) => x.reader.close()).catch(() => {});
+        leases.delete(version);
+        if (lease.active === 0) retire(version, lease);
       }
     return rows;
   };
@@ -85,14 +119,14 @@ export function snapshotFiles(
     list: kept,
     async manifest(version) {
       const row = (await kept()).find((r) => r.version === version);
-      return row ? (await openOf(row)).manifest : null;
+      return row ? manifestOfRow(row) : null;
     },
     path: (version, name) => `${base}/snapshots/${version}/${name}`,
     async file(version, name) {
       const rows = await kept();
       const row = rows.find((r) => r.version === version);
       if (!row) return { missing: "version", versions: rows.map((r) => r.version) };
-      const { reader, manifest } = await openOf(row);
+      const manifest = await manifestOfRow(row);
       const files = manifest?.files ?? [];
       if (name === MANIFEST_FILE && manifest) {
         const text = Buffer.from(`${JSON.stringify(manifestOf(row, manifest), null, 2)}\n`);
@@ -101,7 +135,7 @@ export function snapshotFiles(
             version,
             name,
             bytes: text.byteLength,
-            sha256: await sha256(text),
+            sha256: createHash("sha256").update(text).digest("hex"),
             contentType: "application/json",
             async *read(start, end) {
               yield text.subarray(start, end);
@@ -119,14 +153,23 @@ export function snapshotFiles(
           bytes: file.bytes,
           sha256: file.sha256,
           contentType: "application/vnd.apache.parquet",
-          read: (start, end) => readFileRange(reader, name, start, end),
+          async *read(start, end) {
+            const lease = acquire(row);
+            try {
+              yield* readFileRange(lease.reader, name, start, end);
+            } finally {
+              release(version, lease);
+            }
+          },
         },
       };
     },
     async close() {
-      const all = [...open.values()];
-      open.clear();
-      await Promise.all(all.map((o) => o.then((x) => x.reader.close()).catch(() => {})));
+      closed = true;
+      const all = [...leases];
+      leases.clear();
+      manifests.clear();
+      for (const [version, lease] of all) retire(version, lease);
     },
   };
 }
@@ -138,11 +181,6 @@ export function manifestOf(
 ): Manifest & { loaded_at: string } {
   const { version, schema_version, files } = manifest;
   return { version, loaded_at: (row.finishedAt ?? row.startedAt).toISOString(), schema_version, files };
-}
-
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const { createHash } = await import("node:crypto");
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 export type { ManifestFile };

@@ -11,7 +11,7 @@ import type { Plugin } from "graphql-yoga";
  * `br, gzip` chose nothing), so the client's best choice by q-value is handed to it; and answers
  * built with Node's own Response (the REST layer's) are compressed by Node's own
  * CompressionStream, since a native stream pipes only through a native transform. Server-Sent
- * Events are sent as they are.
+ * Events and files sent by ranges are sent as they are.
  */
 export function useCompression(): Plugin {
   const inner = useContentEncoding();
@@ -23,6 +23,9 @@ export function useCompression(): Plugin {
       if (payload.response.headers.has("content-encoding")) return;
       // A live stream's events go out as they come: a compressor would hold them for its block.
       if (payload.response.headers.get("content-type")?.startsWith("text/event-stream")) return;
+      // A file sent by byte ranges (a snapshot's Parquet, src/files/routes.ts): its ranges and its
+      // ETag are of its own bytes, which are compressed already.
+      if (payload.response.headers.has("accept-ranges")) return;
       // The answer now depends on Accept-Encoding: a cache must not hand it to another client.
       try {
         if (!/accept-encoding/i.test(payload.response.headers.get("vary") ?? ""))

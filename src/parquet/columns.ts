@@ -127,13 +127,10 @@ export function columnsOf(schema: z.ZodType): Column[] {
 export const FILES: Record<SnapshotFile, { columns: Column[]; orderBy: string[] }> = {
   // Platform first: a filter on platform reads only its row groups; rank next, the default order
   // (docs/decisions.md, "Parquet files").
-  domains: { columns: columnsOf(DomainRecord), orderBy: ["platform", "rank"] },
+  domains: { columns: columnsOf(DomainRecord), orderBy: ["platform", "rank", "name"] },
   apps: { columns: columnsOf(AppRecord), orderBy: ["platform", "id"] },
-  // A review has no key: every field orders them, so a file written twice is the same.
-  reviews: {
-    columns: columnsOf(ReviewRecord),
-    orderBy: ['"app".id', "updated_at", "merchant_name", "rating", "body"],
-  },
+  // A review has no key: every field orders them (left to right), so a file written twice is the same.
+  reviews: { columns: columnsOf(ReviewRecord), orderBy: ["ALL"] },
 };
 
 /**

@@ -1,9 +1,9 @@
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { once } from "node:events";
 import { createReadStream, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import type { LocatedFile, SnapshotFile } from "../dataset/load/read.ts";
 import { fromRoot } from "../root.ts";
 import { FILES, SCHEMA_VERSION } from "./columns.ts";
@@ -32,13 +32,46 @@ export interface FilesOptions {
   rowGroup?: number;
 }
 
-const run = promisify(execFile);
-
 /** SHA-256 of a file, hex. */
 export async function sha256Of(path: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest("hex");
+}
+
+/**
+ * Runs `job` in DuckDB's process; its rows by kind, or an error saying what DuckDB said. An abort
+ * kills the process, and this returns once it has ended (nothing then writes in the directory).
+ */
+async function runDuckDb(job: ParquetJob, signal?: AbortSignal): Promise<{ rows: Record<string, number> }> {
+  signal?.throwIfAborted();
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(fromRoot("src/parquet/duckdb-process.mjs")), JSON.stringify(job)],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    stderr = (stderr + d).slice(-4000);
+  });
+  const kill = () => child.kill("SIGKILL");
+  signal?.addEventListener("abort", kill, { once: true });
+  const [code] = (await once(child, "close")) as [number | null];
+  signal?.removeEventListener("abort", kill);
+  signal?.throwIfAborted();
+  let said: { rows?: Record<string, number>; error?: string } = {};
+  try {
+    said = JSON.parse(stdout);
+  } catch {
+    // A process that ended without its answer (killed, out of memory): its stderr says why.
+  }
+  if (code === 0 && said.rows) return { rows: said.rows };
+  const why = said.error ?? (stderr.trim().split("\n").at(-1) || `DuckDB's process ended with ${code}`);
+  throw new Error(`writing the Parquet files: ${why}`);
 }
 
 /** Writes `<kind>.parquet` for each input into `outDir` and returns their manifest. */
@@ -56,21 +89,9 @@ export async function writeParquetFiles(
     tempDir,
     rowGroup: options.rowGroup ?? 100_000,
   };
-  let out: string;
-  try {
-    ({ stdout: out } = await run(
-      process.execPath,
-      [fileURLToPath(fromRoot("src/parquet/duckdb-process.mjs")), JSON.stringify(job)],
-      { signal: options.signal, maxBuffer: 1 << 20 },
-    ));
-  } catch (e) {
-    const stdout = (e as { stdout?: string }).stdout;
-    const said = stdout ? (JSON.parse(stdout) as { error?: string }).error : undefined;
-    throw new Error(`writing the Parquet files: ${said ?? (e as Error).message}`);
-  } finally {
-    rmSync(tempDir, { recursive: true, force: true });
-  }
-  const { rows } = JSON.parse(out) as { rows: Record<string, number> };
+  const { rows } = await runDuckDb(job, options.signal).finally(() =>
+    rmSync(tempDir, { recursive: true, force: true }),
+  );
   const files: ManifestFile[] = [];
   for (const f of job.files) {
     files.push({

@@ -38,9 +38,9 @@ const SnapshotFile = builder.objectRef<FileRow>("SnapshotFile").implement({
       description: "Its rows (null for the manifest).",
       ...legacy("rows"),
     }),
-    bytes: t.exposeInt("bytes", {
+    bytes: t.exposeFloat("bytes", {
       nullable: true,
-      description: "Its size (null for the manifest).",
+      description: "Its size in bytes (null for the manifest): a Float, since a file may pass 2 GiB.",
       ...legacy("bytes"),
     }),
     sha256: t.exposeString("sha256", {

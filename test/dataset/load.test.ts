@@ -662,6 +662,24 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     expect((await store.current())?.version).toBe(1);
   });
 
+  it("a load stopped while it writes its Parquet files publishes nothing and leaves no files behind", async () => {
+    const controller = new AbortController();
+    const load = loadSnapshot(store, snapshotDir(validFixture()), {
+      ...testLoadSteps(db.config, store),
+      keep: 1,
+      signal: controller.signal,
+      // Stopped as the files step starts its DuckDB process (or, on a fast machine, as it ends).
+      onStep: (r) => {
+        if (r.step === "render") setTimeout(() => controller.abort(), 200);
+      },
+    });
+    await expect(load).rejects.toThrow();
+    expect((await store.current())?.version).toBe(1);
+    expect((await store.list()).at(-1)?.status).toBe("failed");
+    await expectNoLeftoverCopies(db, store);
+    expect(readdirSync(db.config.dataDir).filter((n) => n.startsWith(".files-"))).toEqual([]);
+  });
+
   it("an interrupted load leaves the served snapshot and is cleaned up", async () => {
     const controller = new AbortController();
     const load = loadSnapshot(store, snapshotDir(validFixture()), {

@@ -187,10 +187,49 @@ describe.each(databaseKinds())("a snapshot's files through the API (%s)", (kind)
     const stale = await get(file.url, { range: "bytes=0-9", "if-range": '"an-older-etag"' });
     expect(stale.status).toBe(200);
     expect((await stale.arrayBuffer()).byteLength).toBe(file.bytes);
+    // Range is for GET alone; a unit other than bytes is not read (the whole file); bytes in any case.
+    const headRange = await get(file.url, { range: "bytes=0-9" }, "HEAD");
+    expect(headRange.status).toBe(200);
+    expect(headRange.headers.get("content-length")).toBe(String(file.bytes));
+    const items = await get(file.url, { range: "items=0-1" });
+    expect(items.status).toBe(200);
+    expect((await items.arrayBuffer()).byteLength).toBe(file.bytes);
+    const upper = await get(file.url, { range: "Bytes=0-3" });
+    expect(upper.status).toBe(206);
+    expect(Buffer.from(await upper.arrayBuffer()).toString("latin1")).toBe("PAR1");
     const tail = await get(file.url, { range: "bytes=-8", "if-range": `"${file.sha256}"` });
     expect(tail.status).toBe(206);
     const last = new Uint8Array(await tail.arrayBuffer());
     expect(Buffer.from(last.subarray(4)).toString("latin1")).toBe("PAR1");
+  });
+
+  it("sends a file's bytes as they are to a client that accepts gzip: its ranges and ETag are of them", async () => {
+    const [snapshot] = await listed();
+    const file = snapshot.files[1];
+    const res = await get(file.url, { range: "bytes=0-99", "accept-encoding": "gzip, deflate" });
+    expect(res.status).toBe(206);
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect((await res.arrayBuffer()).byteLength).toBe(100);
+    const whole = await get(file.url, { "accept-encoding": "gzip" });
+    expect(whole.headers.get("content-encoding")).toBeNull();
+    expect(
+      createHash("sha256")
+        .update(new Uint8Array(await whole.arrayBuffer()))
+        .digest("hex"),
+    ).toBe(file.sha256);
+  });
+
+  it("counts a range of the whole file as a whole download, and the manifest never", async () => {
+    const [snapshot] = await listed();
+    const file = snapshot.files[2];
+    const before = await exportsOfMonth();
+    for (let i = 0; i < 2; i++) {
+      const res = await get(file.url, { range: "bytes=0-" });
+      expect(res.status).toBe(206);
+      await res.arrayBuffer();
+    }
+    await (await get(`/snapshots/${snapshot.version}/manifest.json`)).arrayBuffer();
+    expect(await exportsOfMonth()).toBe(before + 2);
   });
 
   it.each([
@@ -209,7 +248,7 @@ describe.each(databaseKinds())("a snapshot's files through the API (%s)", (kind)
     ],
     ["/snapshots/{v}/domains.parquet", { range: "bytes=9-2" }, 400, /^Range: the end is before the start/],
     ["/snapshots/{v}/domains.parquet", { range: "bytes=0-1,5-6" }, 400, /^Range: one range per request/],
-    ["/snapshots/{v}/domains.parquet", { range: "items=0-1" }, 400, /^Range: must be bytes=start-end/],
+    ["/snapshots/{v}/domains.parquet", { range: "bytes=a-b" }, 400, /^Range: must be bytes=start-end/],
     [
       "/snapshots/{v}/domains.parquet",
       { range: "bytes=999999999-" },

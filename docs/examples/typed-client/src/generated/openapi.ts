@@ -1146,7 +1146,7 @@ export interface components {
             url: string;
             /** @description Its rows (null for the manifest). */
             rows?: number;
-            /** @description Its size (null for the manifest). */
+            /** @description Its size in bytes (null for the manifest): a Float, since a file may pass 2 GiB. */
             bytes?: number;
             /** @description Its SHA-256, hex: also its ETag (null for the manifest). */
             sha256?: string;
