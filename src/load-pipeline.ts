@@ -16,7 +16,7 @@ import { TABLES } from "./db/tables.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { renderSnapshot } from "./render.ts";
 import { evaluateSegments } from "./segments.ts";
-import { buildSnapshotFiles } from "./snapshot-files.ts";
+import { buildSnapshotFiles, filesDirOf, removeFilesDir } from "./snapshot-files.ts";
 
 /**
  * The weekly load, as one pipeline that reads top to bottom as the job does (docs/structure.md,
@@ -138,6 +138,7 @@ export async function loadSnapshot(
     const previous = await store.current();
     const { version, writer } = await store.begin(resolve(dir), retention);
     const steps: StepReport[] = [];
+    let filesDir: string | null = null;
     const step = async <T>(name: StepName, work: () => Promise<T>): Promise<T> => {
       const { value, report } = await measured(name, work);
       steps.push(report);
@@ -157,14 +158,17 @@ export async function loadSnapshot(
       await step("seal", () => writer.seal());
       const row = (await store.list()).find((r) => r.version === version);
       if (!row) throw new Error(`snapshot ${version} is not in the registry`);
+      // The Domains' export records for the Parquet files are written by the render, from its reads.
+      filesDir = options.files === false ? null : filesDirOf(options.config.database.dataDir, version);
+      const records = filesDir ?? undefined;
       const rendered = await step("render", () =>
-        renderSnapshot(options.config, row, logger, { signal: options.signal }),
+        renderSnapshot(options.config, row, logger, { signal: options.signal, records }),
       );
       const manifest =
-        options.files === false
+        filesDir === null
           ? null
           : await step("files", () =>
-              buildSnapshotFiles(options.config, row, files, {
+              buildSnapshotFiles(options.config, row, files, filesDir as string, {
                 version,
                 signal: options.signal,
               }),
@@ -186,6 +190,7 @@ export async function loadSnapshot(
         peakRssMb: Math.max(...steps.map((r) => r.peakRssMb)),
       };
     } catch (e) {
+      if (filesDir) removeFilesDir(filesDir);
       await writer.abort();
       const reason =
         e instanceof LoadValidationError ? e.problems.summary() : String((e as Error).message ?? e);

@@ -31,6 +31,11 @@ export async function renderSnapshot(
   options: {
     threads?: number;
     signal?: AbortSignal;
+    /**
+     * A directory where each thread writes its Domains' export records for the Parquet files
+     * (src/export/export-rendered.ts), from the same reads: `records-<n>.jsonl`.
+     */
+    records?: string;
   } = {},
 ): Promise<Rendered> {
   const started = performance.now();
@@ -42,21 +47,24 @@ export async function renderSnapshot(
   const readers: ExportReader[] = [];
   try {
     const range = await keyRange(config, snapshot);
+    const recordsOf = (n: number) =>
+      options.records ? join(options.records, `records-${n}.jsonl`) : undefined;
     if (range.count <= ON_THIS_THREAD) {
-      await renderHere(config, snapshot, range, sink, options.signal);
+      await renderHere(config, snapshot, range, sink, options.signal, recordsOf(0));
       const { records, bytes } = await sink.finish();
       return { records, bytes, ms: performance.now() - started };
     }
     const threads = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
     const step = Math.ceil((range.to - range.from) / threads) || 1;
     const parts: Promise<void>[] = [];
-    for (let from = range.from; from < range.to; from += step) {
+    for (let from = range.from, n = 0; from < range.to; from += step, n++) {
       const reader = new ExportReader({ database: config.database, timeouts: config.timeouts }, logger, 1000);
       readers.push(reader);
       const to = Math.min(range.to, from + step);
+      const records = recordsOf(n);
       parts.push(
         (async () => {
-          for await (const page of reader.render(snapshot, from, to)) {
+          for await (const page of reader.render(snapshot, from, to, records)) {
             options.signal?.throwIfAborted();
             if (!page.pieces) throw new Error("a render page came without its pieces");
             await sink.write({ bytes: page.bytes, ...page.pieces });
@@ -88,11 +96,12 @@ async function renderHere(
   range: { from: number; to: number },
   sink: RenderedSink,
   signal?: AbortSignal,
+  records?: string,
 ): Promise<void> {
   const sql = openSnapshotReader(config, snapshot);
   try {
     const served = { snapshot, sql, source: { name: "primary" as const, role: "primary" as const, url: "" } };
-    for await (const { count: _count, ...page } of renderStream(served, range.from, range.to)) {
+    for await (const { count: _count, ...page } of renderStream(served, range.from, range.to, records)) {
       signal?.throwIfAborted();
       await sink.write(page);
     }

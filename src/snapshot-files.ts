@@ -1,80 +1,64 @@
-import { once } from "node:events";
-import { createWriteStream, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "./config.ts";
-import { readContext } from "./context.ts";
 import type { LocatedFile } from "./dataset/load/read.ts";
 import { storeSnapshotFiles } from "./db/snapshot-files.ts";
-import { servedOnPrimary } from "./db/snapshots.ts";
 import type { SnapshotRow } from "./db/store.ts";
-import { domainStream, exportQueryOf } from "./export/export-page.ts";
 import { type FilesOptions, writeParquetFiles } from "./parquet/files.ts";
 import type { Manifest } from "./parquet/manifest.ts";
-import { DOMAIN_RECORD_FIELDS } from "./parquet/records.ts";
 
 /**
- * The load's step (src/load-pipeline.ts): the files of the snapshot `row`, written in a directory
- * beside the data that goes once they are stored in the copy. The Domains' rows are their export
- * records, read from the copy (records.ts); the Apps' and reviews' are the lines they were loaded
- * from (checked whole by then).
+ * The load's files for data teams (docs/parquet.md), in two steps of the pipeline
+ * (src/load-pipeline.ts): the render, which reads every Domain of the new copy once, writes their
+ * export records into the load's files directory beside its pieces (src/render.ts, `records`);
+ * then `files` turns them, and the Apps' and reviews' lines as they were loaded (checked whole by
+ * then), into Parquet with DuckDB, and keeps them in the copy. The directory goes when the files are
+ * kept, or when the load fails.
  */
+
 /** The directory a load's files are written in, beside the data (its version and pid follow). */
 const FILES_DIR = ".files-";
 
+/**
+ * The load's files directory, made empty; what a load killed meanwhile left is removed first
+ * (loads run one at a time: the load lock).
+ */
+export function filesDirOf(dataDir: string, version: number): string {
+  for (const name of readdirSync(dataDir))
+    if (name.startsWith(FILES_DIR)) rmSync(join(dataDir, name), { recursive: true, force: true });
+  const dir = join(dataDir, `${FILES_DIR}${version}-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export const removeFilesDir = (dir: string) => rmSync(dir, { recursive: true, force: true });
+
+/** The step: the Parquet files of the copy `row` from what `dir` holds, kept in the copy. */
 export async function buildSnapshotFiles(
   config: Pick<Config, "database" | "timeouts">,
   row: SnapshotRow,
   inputs: readonly LocatedFile[],
+  dir: string,
   options: FilesOptions,
 ): Promise<Manifest> {
-  const { database } = config;
-  // What a load killed during this step left (loads run one at a time: the load lock).
-  for (const name of readdirSync(database.dataDir))
-    if (name.startsWith(FILES_DIR)) rmSync(join(database.dataDir, name), { recursive: true, force: true });
-  const dir = join(database.dataDir, `${FILES_DIR}${options.version}-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
   try {
-    const records = join(dir, "domain-records.jsonl");
-    await writeDomainRecords(config, row, records, options.signal);
+    const records = readdirSync(dir)
+      .filter((n) => /^records-\d+\.jsonl$/.test(n))
+      .map((n) => join(dir, n));
+    if (records.length === 0) throw new Error(`the render wrote no export records in ${dir}`);
     // DuckDB reads a path as a glob: the inputs by names of this directory's own.
     const sources = inputs.map((f) => {
-      if (f.kind === "domains") return { ...f, path: records };
+      if (f.kind === "domains") return { kind: f.kind, paths: records };
       const path = join(dir, `${f.kind}-input${f.path.endsWith(".gz") ? ".jsonl.gz" : ".jsonl"}`);
       symlinkSync(f.path, path);
-      return { ...f, path };
+      return { kind: f.kind, paths: [path] };
     });
     const manifest = await writeParquetFiles(sources, dir, options);
-    rmSync(records, { force: true });
+    for (const r of records) rmSync(r, { force: true });
     options.signal?.throwIfAborted();
-    await storeSnapshotFiles(database, row.location, dir, manifest, options.signal);
+    await storeSnapshotFiles(config.database, row.location, dir, manifest, options.signal);
     return manifest;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** Writes every Domain of the copy `row` to `path` as JSON Lines of its export record; returns how many. */
-export async function writeDomainRecords(
-  config: Pick<Config, "database" | "timeouts">,
-  row: SnapshotRow,
-  path: string,
-  signal?: AbortSignal,
-): Promise<number> {
-  const served = servedOnPrimary(config, row);
-  const out = createWriteStream(path);
-  let records = 0;
-  try {
-    const query = await exportQueryOf(readContext(served), {});
-    for await (const batch of domainStream(served, DOMAIN_RECORD_FIELDS, query)) {
-      signal?.throwIfAborted();
-      records += batch.lines.length;
-      if (!out.write(`${batch.lines.join("\n")}\n`)) await once(out, "drain");
-    }
-    out.end();
-    await once(out, "finish");
-    return records;
-  } finally {
-    out.destroy();
-    await served.sql.close();
+    removeFilesDir(dir);
   }
 }

@@ -56,6 +56,8 @@ export type StreamMessage =
       url?: string;
       from: number;
       to: number;
+      /** Where the Domains' export records for the Parquet files go, when written (renderStream). */
+      records?: string;
     }
   /** The stream's next page (answered in turn). */
   | { type: "next"; id: number }
@@ -198,9 +200,14 @@ export class ExportReader {
 
   /**
    * The rendered pieces of the Domains of `snapshot` whose key is in [from, to), in key order (a
-   * load's rendering).
+   * load's rendering); with `records`, their export records for the Parquet files written there.
    */
-  render(snapshot: SnapshotRow & { url?: string }, from: number, to: number): AsyncGenerator<Page> {
+  render(
+    snapshot: SnapshotRow & { url?: string },
+    from: number,
+    to: number,
+    records?: string,
+  ): AsyncGenerator<Page> {
     return this.pages({
       type: "render",
       id: 0,
@@ -208,6 +215,7 @@ export class ExportReader {
       url: snapshot.url,
       from,
       to,
+      ...(records ? { records } : {}),
     });
   }
 

@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
 import { jointOf, pieceOf } from "../codec/deflate.ts";
 import { readContext } from "../context.ts";
 import { int8Of } from "../db/copy-binary.ts";
@@ -7,7 +9,8 @@ import type { RenderedPage } from "../db/rendered-sink.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { sqlitePlan } from "../db/sqlite-plan.ts";
 import { findStatement } from "../db/where-sql.ts";
-import { withFields } from "../query/domain-read/plan.ts";
+import { DOMAIN_RECORD_FIELDS } from "../parquet/records.ts";
+import { type DomainRead, withFields } from "../query/domain-read/plan.ts";
 import { readPlannedDomains, streamPlannedDomains } from "../query/domain-read/read.ts";
 import { DomainSet } from "../query/domain-set.ts";
 import { orderedReads } from "../query/keyset.ts";
@@ -61,43 +64,69 @@ export async function writtenOf(served: ServedSnapshot, pks: number[]): Promise<
 /**
  * The pieces of every Domain whose key is in [from, to), in key order, for the rendered records of
  * a load (src/render.ts): each Domain's text with the default fields, as the export writes
- * it (the row writer, or the resolver path where it cannot), one piece per Domain.
+ * it (the row writer, or the resolver path where it cannot), one piece per Domain. With `records`,
+ * each Domain's export record with every field its Parquet row holds (src/parquet/records.ts) is
+ * written there too, a line each, from the same read: the load's files step reads them
+ * (src/snapshot-files.ts), and no step reads the Domains a second time.
  */
 export async function* renderStream(
   served: ServedSnapshot,
   from: number,
   to: number,
+  records?: string,
 ): AsyncGenerator<Pieces> {
   const c = compiledLookup("");
-  const planned = withFields(c.read, ["name", "pk"]);
+  const full = records ? compiledLookup(DOMAIN_RECORD_FIELDS) : null;
+  const planned = withFields(full ? bothReads(c.read, full.read) : c.read, ["name", "pk"]);
   const find = { where: { pk: { gte: from, lt: to } }, orderBy: [{ pk: "asc" }] };
-  for await (const { ctx, rows } of streamPlannedDomains(
-    () => readContext(served),
-    served.sql,
-    find,
-    planned,
-    WIDE_BATCH,
-  )) {
-    const { lines } = await batchOf(ctx, c, rows, "rows");
-    const n = lines.length;
-    const pks = new Float64Array(n);
-    const crcs = new Uint32Array(n);
-    const lens = new Uint32Array(n);
-    const ends = new Uint32Array(n);
-    const bodies: Buffer[] = [];
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      const piece = pieceOf(Buffer.from(lines[i], "utf8"));
-      const kept = keptPiece(rows[i].pk, piece);
-      pks[i] = rows[i].pk;
-      crcs[i] = piece.crc;
-      lens[i] = piece.len;
-      at += kept.length;
-      ends[i] = at;
-      bodies.push(kept);
+  const out = records ? createWriteStream(records) : null;
+  try {
+    for await (const { ctx, rows } of streamPlannedDomains(
+      () => readContext(served),
+      served.sql,
+      find,
+      planned,
+      WIDE_BATCH,
+    )) {
+      const { lines } = await batchOf(ctx, c, rows, "rows");
+      if (full && out) {
+        const written = await batchOf(ctx, full, rows, "rows");
+        if (!out.write(`${written.lines.join("\n")}\n`)) await once(out, "drain");
+      }
+      const n = lines.length;
+      const pks = new Float64Array(n);
+      const crcs = new Uint32Array(n);
+      const lens = new Uint32Array(n);
+      const ends = new Uint32Array(n);
+      const bodies: Buffer[] = [];
+      let at = 0;
+      for (let i = 0; i < n; i++) {
+        const piece = pieceOf(Buffer.from(lines[i], "utf8"));
+        const kept = keptPiece(rows[i].pk, piece);
+        pks[i] = rows[i].pk;
+        crcs[i] = piece.crc;
+        lens[i] = piece.len;
+        at += kept.length;
+        ends[i] = at;
+        bodies.push(kept);
+      }
+      yield { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
     }
-    yield { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
+    if (out) {
+      out.end();
+      await once(out, "finish");
+    }
+  } finally {
+    out?.destroy();
   }
+}
+
+/** A read of what either read reads. */
+function bothReads(a: DomainRead, b: DomainRead): DomainRead {
+  return {
+    fields: a.fields === null || b.fields === null ? null : [...new Set([...a.fields, ...b.fields])].sort(),
+    children: [...new Set([...a.children, ...b.children])],
+  };
 }
 
 /**

@@ -12,11 +12,11 @@ import type { ParquetJob } from "./files.ts";
 
 const lit = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
-/** The statement that writes one file: its rows read from `input`, sorted, to `output`. */
+/** The statement that writes one file: its rows read from `inputs`, sorted, to `output`. */
 export function copyStatement(
   columns: readonly Column[],
   orderBy: readonly string[],
-  input: string,
+  inputs: readonly string[],
   output: string,
   rowGroup: number,
 ): string {
@@ -24,7 +24,7 @@ export function copyStatement(
     .filter((c) => c.read || !c.select)
     .map((c) => `${lit(c.read?.name ?? c.name)}: ${lit(c.read?.type ?? c.type)}`);
   const select = columns.map((c) => (c.select ? `${c.select} AS ${quoted(c.name)}` : quoted(c.name)));
-  return `COPY (SELECT ${select.join(", ")} FROM read_json(${lit(input)}, format = 'newline_delimited', columns = {${read.join(", ")}}, maximum_object_size = 67108864) ORDER BY ${orderBy.join(", ")}) TO ${lit(output)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroup})`;
+  return `COPY (SELECT ${select.join(", ")} FROM read_json([${inputs.map(lit).join(", ")}], format = 'newline_delimited', columns = {${read.join(", ")}}, maximum_object_size = 67108864) ORDER BY ${orderBy.join(", ")}) TO ${lit(output)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroup})`;
 }
 
 /** Writes every file of `job`; returns each one's rows. */
@@ -40,7 +40,7 @@ export async function writeWithDuckDb(job: ParquetJob): Promise<Record<string, n
     for (const f of job.files) {
       const { columns, orderBy } = FILES[f.kind];
       const result = await con.runAndReadAll(
-        copyStatement(columns, orderBy, f.input, f.output, job.rowGroup),
+        copyStatement(columns, orderBy, f.inputs, f.output, job.rowGroup),
       );
       rows[f.kind] = Number(result.getRows()[0]?.[0] ?? 0);
     }

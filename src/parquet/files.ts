@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { createReadStream, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { LocatedFile, SnapshotFile } from "../dataset/load/read.ts";
+import type { SnapshotFile } from "../dataset/load/read.ts";
 import { fromRoot } from "../root.ts";
 import { FILES, SCHEMA_VERSION } from "./columns.ts";
 import type { Manifest, ManifestFile } from "./manifest.ts";
@@ -16,7 +16,8 @@ import type { Manifest, ManifestFile } from "./manifest.ts";
  */
 
 export interface ParquetJob {
-  files: { kind: SnapshotFile; input: string; output: string }[];
+  /** Each file: its JSON Lines (several, read as one, in any order), and where it goes. */
+  files: { kind: SnapshotFile; inputs: string[]; output: string }[];
   threads: number;
   memoryLimit: string;
   tempDir: string;
@@ -76,14 +77,18 @@ async function runDuckDb(job: ParquetJob, signal?: AbortSignal): Promise<{ rows:
 
 /** Writes `<kind>.parquet` for each input into `outDir` and returns their manifest. */
 export async function writeParquetFiles(
-  inputs: readonly LocatedFile[],
+  inputs: readonly { kind: SnapshotFile; paths: readonly string[] }[],
   outDir: string,
   options: FilesOptions,
 ): Promise<Manifest> {
   mkdirSync(outDir, { recursive: true });
   const tempDir = join(outDir, ".duckdb-tmp");
   const job: ParquetJob = {
-    files: inputs.map((f) => ({ kind: f.kind, input: f.path, output: join(outDir, `${f.kind}.parquet`) })),
+    files: inputs.map((f) => ({
+      kind: f.kind,
+      inputs: [...f.paths],
+      output: join(outDir, `${f.kind}.parquet`),
+    })),
     threads: 2,
     memoryLimit: options.memoryLimit ?? "3GB",
     tempDir,

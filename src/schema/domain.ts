@@ -241,6 +241,12 @@ builder.node(Domain, {
       ...legacy("most_recently_published_product", {
         onRequest: true,
         ...reads(["mostRecentlyPublishedProduct"]),
+        // The row writer's (src/rest/row-writer.ts): a planned read that selected it brought it in
+        // the row; one that did not leaves the field to the resolver (the row writer cannot).
+        rowValue: (d: DomainRow) => {
+          if (!("mostRecentlyPublishedProduct" in d)) throw new Error("not read with the row");
+          return (d as { mostRecentlyPublishedProduct?: unknown }).mostRecentlyPublishedProduct ?? null;
+        },
       }),
       resolve: async (d, _args, ctx) => (await domainProduct(ctx).load(d.pk)) as never,
     }),
