@@ -275,15 +275,16 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
     );
     expect(sample(text, "storegraph_snapshot_version", {})).toBe(1);
     expect(text).toMatch(/storegraph_db_connections\{state="total"\} [1-9]/);
-    // The row writer's fallbacks to the resolver path, counted from the export's thread: a field
-    // read on request takes it, the default fields do not.
+    // The row writer's fallbacks to the resolver path, counted from the export's thread: neither
+    // the default fields nor a field read on request (the newest product, which the planned read
+    // brings in the row) take it.
     const fallbacks = (t: string) => sample(t, "storegraph_writer_fallbacks_total", { path: "export" });
     await (await get("/json/api/v1/all/domain/export")).text();
     const afterDefaults = await (await fetch(`${g.metricsBase}/metrics`)).text();
     expect(fallbacks(afterDefaults)).toBe(fallbacks(text));
     await (await get("/json/api/v1/all/domain/export?fields=name,most_recently_published_product")).text();
     const afterProduct = await (await fetch(`${g.metricsBase}/metrics`)).text();
-    expect(fallbacks(afterProduct)).toBeGreaterThan(fallbacks(text));
+    expect(fallbacks(afterProduct)).toBe(fallbacks(text));
     // Every metric the Grafana dashboard (docs/) queries is one the gateway exports.
     const dashboard = readFileSync(join(import.meta.dirname, "../../docs/grafana-dashboard.json"), "utf8");
     const queried = new Set(
@@ -355,8 +356,12 @@ describe.each(databaseKinds())("operations (%s)", (kind) => {
           body,
         );
         expect(res.status, path).toBe(plain.status);
-        // A live stream's events are sent as they come, never held by a compressor.
-        if (plain.headers.get("content-type")?.startsWith("text/event-stream")) {
+        // A live stream's events are sent as they come, never held by a compressor; a file sent by
+        // byte ranges (a snapshot's Parquet) as it is, its ranges and ETag being of its own bytes.
+        if (
+          plain.headers.get("content-type")?.startsWith("text/event-stream") ||
+          plain.headers.has("accept-ranges")
+        ) {
           expect(res.headers["content-encoding"], path).toBeUndefined();
           continue;
         }

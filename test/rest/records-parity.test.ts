@@ -146,15 +146,14 @@ describe.each(databaseKinds())("REST records from rows against the resolvers on 
     expect(written).toBeGreaterThan(10);
   });
 
-  it("a selection the writer cannot write (a field read on request) is answered by the resolvers, each answer counted", async () => {
+  it("a field read on request (the newest product) is written from the row too, as the resolvers write it, and no fallback is counted", async () => {
     const count = async () =>
       (await metrics.registry.getSingleMetric("storegraph_writer_fallbacks_total")?.get())?.values.find(
         (v) => v.labels.path === "rest",
       )?.value ?? 0;
     const before = await count();
     for (let i = 0; i < 3; i++) await same(`/domain/${names[i]}?fields=name,most_recently_published_product`);
-    expect(await count()).toBe(before + 3);
     await same(`/domain/${names[0]}`);
-    expect(await count()).toBe(before + 3);
+    expect(await count()).toBe(before);
   });
 });
