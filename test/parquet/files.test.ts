@@ -1,50 +1,22 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { zstdDecompressSync } from "node:zlib";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet/src/node.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { locateSnapshotFiles, type SnapshotFile } from "../../src/dataset/load/read.ts";
-import { toEpochMs } from "../../src/dataset/record-fields.ts";
 import { columnsOf, FILES, SCHEMA_VERSION } from "../../src/parquet/columns.ts";
 import { sha256Of, writeParquetFiles } from "../../src/parquet/files.ts";
 import type { Manifest } from "../../src/parquet/manifest.ts";
 import { tempDir } from "../support/api.ts";
+import { compressors, domainOf, plain } from "../support/parquet.ts";
 
 const scratch = tempDir("storegraph-parquet-");
 const input = () => join(scratch.dir, "in");
 const output = () => join(scratch.dir, "out");
 let manifest: Manifest;
 const records = {} as Record<SnapshotFile, Record<string, unknown>[]>;
-
-const compressors = { ZSTD: (bytes: Uint8Array) => new Uint8Array(zstdDecompressSync(bytes)) };
-const TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?)?$/;
-
-/** A value in one form for both sides: no nulls, integers as numbers, times as epoch ms. */
-function plain(v: unknown): unknown {
-  if (v === null || v === undefined) return undefined;
-  if (typeof v === "bigint") return Number(v);
-  if (v instanceof Date) return v.getTime();
-  if (typeof v === "string" && TIME.test(v)) return toEpochMs(v);
-  if (Array.isArray(v)) return v.map(plain);
-  if (typeof v === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      const p = plain(x);
-      if (p !== undefined) out[k] = p;
-    }
-    return out;
-  }
-  return v;
-}
-
-/** A Domain's row as its record: keywords from the column that is set. */
-function domainOf(row: Record<string, unknown>): Record<string, unknown> {
-  const { keywords, keywords_text, ...rest } = row;
-  return plain({ ...rest, keywords: keywords ?? keywords_text }) as Record<string, unknown>;
-}
 
 /** An installed App in a Domain's record may carry more of the App than the file keeps (record.ts). */
 function asStored(d: Record<string, unknown>): Record<string, unknown> {
