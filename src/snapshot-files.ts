@@ -20,10 +20,12 @@ import type { Manifest } from "./parquet/manifest.ts";
 const FILES_DIR = ".files-";
 
 /**
- * The load's files directory, made empty; what a load killed meanwhile left is removed first
- * (loads run one at a time: the load lock).
+ * The load's files directory, made empty (and DATA_DIR, where it is not yet); what a load killed
+ * meanwhile left is removed first (loads run one at a time: the load lock).
  */
 export function filesDirOf(dataDir: string, version: number): string {
+  // On PostgreSQL nothing else writes under DATA_DIR: it may not exist yet.
+  mkdirSync(dataDir, { recursive: true });
   for (const name of readdirSync(dataDir))
     if (name.startsWith(FILES_DIR)) rmSync(join(dataDir, name), { recursive: true, force: true });
   const dir = join(dataDir, `${FILES_DIR}${version}-${process.pid}`);

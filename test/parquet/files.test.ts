@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet/src/node.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import { locateSnapshotFiles, type SnapshotFile } from "../../src/dataset/load/r
 import { columnsOf, FILES, SCHEMA_VERSION } from "../../src/parquet/columns.ts";
 import { sha256Of, writeParquetFiles } from "../../src/parquet/files.ts";
 import type { Manifest } from "../../src/parquet/manifest.ts";
+import { filesDirOf, removeFilesDir } from "../../src/snapshot-files.ts";
 import { tempDir } from "../support/api.ts";
 import { compressors, domainOf, plain } from "../support/parquet.ts";
 
@@ -172,6 +173,19 @@ describe("the files of a snapshot", () => {
       con.closeSync();
       db.closeSync();
     }
+  });
+});
+
+describe("the load's files directory", () => {
+  it("is made with DATA_DIR where that is not yet (PostgreSQL writes nothing else there), and a killed load's is removed", () => {
+    const dataDir = join(scratch.dir, "no-data-dir-yet", "data");
+    const first = filesDirOf(dataDir, 3);
+    expect(existsSync(first)).toBe(true);
+    const next = filesDirOf(dataDir, 4);
+    expect(existsSync(first)).toBe(false);
+    expect(readdirSync(dataDir)).toEqual([basename(next)]);
+    removeFilesDir(next);
+    expect(readdirSync(dataDir)).toEqual([]);
   });
 });
 
