@@ -284,7 +284,9 @@ export function createApp(config: Config, snapshots: Snapshots, options: AppOpti
         // Behind a TLS-terminating proxy of TRUSTED_PROXIES, the files' URLs say https.
         {
           files,
-          baseUrl: isRequest(asker) ? originOf(new URL(asker.url), overHttps(asker, initial)) : undefined,
+          baseUrl: isRequest(asker)
+            ? () => originOf(new URL(asker.url), overHttps(asker, initial))
+            : undefined,
         },
       );
     },

@@ -7,10 +7,10 @@ import type { UsageSource } from "./auth/usage.ts";
 import type { FeedReader, MetaStore } from "./db/change-feed.ts";
 import type { FeedWatch } from "./db/feed-watch.ts";
 import type { ListStore } from "./db/lists.ts";
+import type { SnapshotFiles } from "./db/snapshot-manifest.ts";
 import type { ServedSnapshot, Snapshots } from "./db/snapshots.ts";
 import type { TargetPolicy, Webhooks } from "./db/webhooks.ts";
 import { apiError } from "./errors.ts";
-import type { SnapshotFiles } from "./files/service.ts";
 
 /**
  * What an operation's resolvers read: the snapshot, fixed for the whole operation, and the
@@ -27,8 +27,11 @@ export interface ReadContext {
   account?: AccountScope;
   /** The kept snapshots and their files for data teams (src/files/service.ts). */
   files?: SnapshotFiles;
-  /** The request's scheme and host (https://api.example.com), which files' URLs start with. */
-  baseUrl?: string;
+  /**
+   * The request's scheme and host (https://api.example.com), which files' URLs start with: worked
+   * out when a resolver asks (Snapshot.files), not for every request.
+   */
+  baseUrl?: () => string;
 }
 
 /** An account and where it keeps its lists (the meta database: src/db/lists.ts). */

@@ -88,12 +88,6 @@ export interface LoadOptions {
    * more, where they pay for their ~0.5 s start; none below). 0 does it in the loading thread.
    */
   workers?: number;
-  /**
-   * Whether the load writes the snapshot's Parquet files (src/parquet/files.ts; default true).
-   * Tests of other things turn it off to save the second each costs; a snapshot without them is
-   * listed without files.
-   */
-  files?: boolean;
 }
 
 export interface LoadResult extends SnapshotCounts {
@@ -106,7 +100,7 @@ export interface LoadResult extends SnapshotCounts {
   countIndexBytes: number;
   /** Bytes its rendered records take (src/db/rendered.ts). */
   renderedBytes: number;
-  /** Bytes its Parquet files take (0 when not written). */
+  /** Bytes its Parquet files take. */
   filesBytes: number;
   /** The loader's peak resident memory over the load, MB. */
   peakRssMb: number;
@@ -159,20 +153,14 @@ export async function loadSnapshot(
       const row = (await store.list()).find((r) => r.version === version);
       if (!row) throw new Error(`snapshot ${version} is not in the registry`);
       // The Domains' export records for the Parquet files are written by the render, from its reads.
-      filesDir = options.files === false ? null : filesDirOf(options.config.database.dataDir, version);
-      const records = filesDir ?? undefined;
+      const records = filesDirOf(options.config.database.dataDir, version);
+      filesDir = records;
       const rendered = await step("render", () =>
         renderSnapshot(options.config, row, logger, { signal: options.signal, records }),
       );
-      const manifest =
-        filesDir === null
-          ? null
-          : await step("files", () =>
-              buildSnapshotFiles(options.config, row, files, filesDir as string, {
-                version,
-                signal: options.signal,
-              }),
-            );
+      const manifest = await step("files", () =>
+        buildSnapshotFiles(options.config, row, files, records, { version, signal: options.signal }),
+      );
       const segments = await step("segments", () => compareSegments(options.config, store, row, previous));
       await step("publish", () =>
         store.publish(version, counts, { keep: options.keep, changesRetention: retention, segments }),
@@ -186,7 +174,7 @@ export async function loadSnapshot(
         timings,
         countIndexBytes,
         renderedBytes: rendered.bytes,
-        filesBytes: manifest?.files.reduce((n, f) => n + f.bytes, 0) ?? 0,
+        filesBytes: manifest.files.reduce((n, f) => n + f.bytes, 0),
         peakRssMb: Math.max(...steps.map((r) => r.peakRssMb)),
       };
     } catch (e) {

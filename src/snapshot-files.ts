@@ -3,9 +3,9 @@ import { join } from "node:path";
 import type { Config } from "./config.ts";
 import type { LocatedFile } from "./dataset/load/read.ts";
 import { storeSnapshotFiles } from "./db/snapshot-files.ts";
+import type { Manifest } from "./db/snapshot-manifest.ts";
 import type { SnapshotRow } from "./db/store.ts";
 import { type FilesOptions, writeParquetFiles } from "./parquet/files.ts";
-import type { Manifest } from "./parquet/manifest.ts";
 
 /**
  * The load's files for data teams (docs/parquet.md), in two steps of the pipeline

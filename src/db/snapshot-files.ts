@@ -1,8 +1,8 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
-import type { Manifest } from "../parquet/manifest.ts";
 import type { SqlReader } from "./reader.ts";
+import type { Manifest } from "./snapshot-manifest.ts";
 
 /**
  * A snapshot's files for data teams (src/parquet/files.ts) kept in the snapshot's own copy (its

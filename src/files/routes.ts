@@ -2,9 +2,9 @@ import { apiKeyOf, isRequest } from "../auth/plugin.ts";
 import type { Budget } from "../auth/rate-headers.ts";
 import type { RateLimits } from "../auth/rate-limit.ts";
 import type { MonthlyCounts } from "../auth/usage-counts.ts";
+import type { SnapshotFile, SnapshotFiles } from "../db/snapshot-manifest.ts";
 import { apiError } from "../errors.ts";
 import { drawOn, type Whole } from "../rest/answer.ts";
-import type { SnapshotFile, SnapshotFiles } from "./service.ts";
 
 /**
  * GET (and HEAD) /json/api/v1/all/snapshots/{version}/{file}: a kept snapshot's file, whole or by

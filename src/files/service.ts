@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import type { Config } from "../config.ts";
 import { openSnapshotReader, type SqlReader } from "../db/reader.ts";
 import { readFileRange, readManifest } from "../db/snapshot-files.ts";
+import { MANIFEST_FILE, type Manifest, type SnapshotFiles } from "../db/snapshot-manifest.ts";
 import type { SnapshotRow, SnapshotStore } from "../db/store.ts";
-import { MANIFEST_FILE, type Manifest, type ManifestFile } from "../parquet/manifest.ts";
 
 /**
  * The snapshots a gateway keeps and their files for data teams (docs/parquet.md): what GraphQL's
@@ -12,33 +12,6 @@ import { MANIFEST_FILE, type Manifest, type ManifestFile } from "../parquet/mani
  * fleet serves any of them; a copy's manifest is read once (a copy never changes), and a reader of
  * each kept copy stays open while it is kept.
  */
-
-/** A file to send: its size and SHA-256, and its bytes by range. */
-export interface SnapshotFile {
-  version: number;
-  name: string;
-  bytes: number;
-  sha256: string;
-  contentType: string;
-  read(start: number, end: number): AsyncIterable<Uint8Array>;
-}
-
-export type FileLookup =
-  | { found: SnapshotFile }
-  | { missing: "version"; versions: number[] }
-  | { missing: "file"; files: string[] };
-
-export interface SnapshotFiles {
-  /** The kept (ready) snapshots, newest first. */
-  list(): Promise<SnapshotRow[]>;
-  /** A kept snapshot's manifest; null for one without files, or not kept. */
-  manifest(version: number): Promise<Manifest | null>;
-  /** The path a file is sent at (GET /snapshots/{version}/{file}). */
-  path(version: number, name: string): string;
-  /** A file of a kept snapshot, or what is kept instead. */
-  file(version: number, name: string): Promise<FileLookup>;
-  close(): Promise<void>;
-}
 
 /** A reader of a kept copy, while reads of its files are under way and a while after. */
 interface Lease {
@@ -182,5 +155,3 @@ export function manifestOf(
   const { version, schema_version, files } = manifest;
   return { version, loaded_at: (row.finishedAt ?? row.startedAt).toISOString(), schema_version, files };
 }
-
-export type { ManifestFile };

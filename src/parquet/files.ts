@@ -5,9 +5,9 @@ import { createReadStream, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SnapshotFile } from "../dataset/load/read.ts";
+import type { Manifest, ManifestFile } from "../db/snapshot-manifest.ts";
 import { fromRoot } from "../root.ts";
 import { FILES, SCHEMA_VERSION } from "./columns.ts";
-import type { Manifest, ManifestFile } from "./manifest.ts";
 
 /**
  * A snapshot's files for data teams (docs/parquet.md): one Parquet file per record file, written

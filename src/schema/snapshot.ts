@@ -1,5 +1,5 @@
+import { MANIFEST_FILE, type ManifestFile } from "../db/snapshot-manifest.ts";
 import type { SnapshotRow } from "../db/store.ts";
-import { MANIFEST_FILE, type ManifestFile } from "../parquet/manifest.ts";
 import { builder, legacy, rateLimited } from "./builder.ts";
 
 /** A file as GraphQL, REST and MCP list it: the manifest's entry and where to get it. */
@@ -88,7 +88,8 @@ export const Snapshot = builder.objectRef<SnapshotRow>("Snapshot").implement({
         if (!manifest) return [];
         const files = ctx.files;
         if (!files) return [];
-        const url = (name: string) => `${ctx.baseUrl ?? ""}${files.path(s.version, name)}`;
+        const base = ctx.baseUrl?.() ?? "";
+        const url = (name: string) => `${base}${files.path(s.version, name)}`;
         return [
           ...manifest.files.map((f) => ({ ...f, url: url(f.name) })),
           { name: MANIFEST_FILE, url: url(MANIFEST_FILE) },
