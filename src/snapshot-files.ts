@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Config } from "./config.ts";
 import type { LocatedFile } from "./dataset/load/read.ts";
 import { storeSnapshotFiles } from "./db/snapshot-files.ts";
@@ -52,7 +52,8 @@ export async function buildSnapshotFiles(
     const sources = inputs.map((f) => {
       if (f.kind === "domains") return { kind: f.kind, paths: records };
       const path = join(dir, `${f.kind}-input${f.path.endsWith(".gz") ? ".jsonl.gz" : ".jsonl"}`);
-      symlinkSync(f.path, path);
+      // A relative target would be read from this directory: the input's absolute path.
+      symlinkSync(resolve(f.path), path);
       return { kind: f.kind, paths: [path] };
     });
     const manifest = await writeParquetFiles(sources, dir, options);
