@@ -5,6 +5,7 @@ import { LoadValidationError, Problems } from "./dataset/load/problems.ts";
 import { locateSnapshotFiles } from "./dataset/load/read.ts";
 import { defaultWorkerCount } from "./dataset/load/validate.ts";
 import { servedOnPrimary } from "./db/snapshots.ts";
+import { feedTail as readFeedTail } from "./db/staged-changes.ts";
 import type {
   SegmentOutcome,
   SnapshotCounts,
@@ -158,12 +159,23 @@ export async function loadSnapshot(
       const rendered = await step("render", () =>
         renderSnapshot(options.config, row, logger, { signal: options.signal, records }),
       );
+      // The load's events are numbered as the publish will number them, from where the feed ends.
+      const feedTail = await readFeedTail(store);
       const manifest = await step("files", () =>
-        buildSnapshotFiles(options.config, row, files, records, { version, signal: options.signal }),
+        buildSnapshotFiles(options.config, row, files, records, {
+          version,
+          signal: options.signal,
+          feedTail,
+        }),
       );
       const segments = await step("segments", () => compareSegments(options.config, store, row, previous));
       await step("publish", () =>
-        store.publish(version, counts, { keep: options.keep, changesRetention: retention, segments }),
+        store.publish(version, counts, {
+          keep: options.keep,
+          changesRetention: retention,
+          segments,
+          feedTail,
+        }),
       );
       const timings = Object.fromEntries(STEPS.map((s) => [s, 0])) as Record<StepName, number>;
       for (const r of steps) timings[r.step] = r.seconds;

@@ -1,19 +1,29 @@
-import { mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { once } from "node:events";
+import { createWriteStream, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { finished } from "node:stream/promises";
+import type { GraphQLObjectType } from "graphql";
 import type { Config } from "./config.ts";
 import type { LocatedFile } from "./dataset/load/read.ts";
+import { openSnapshotReader } from "./db/reader.ts";
 import { storeSnapshotFiles } from "./db/snapshot-files.ts";
 import type { Manifest } from "./db/snapshot-manifest.ts";
-import type { SnapshotRow } from "./db/store.ts";
+import { stagedChanges } from "./db/staged-changes.ts";
+import type { FeedTail, SnapshotRow } from "./db/store.ts";
+import { asStruct, CHANGE_RECORD_FIELDS } from "./parquet/change-record.ts";
 import { type FilesOptions, writeParquetFiles } from "./parquet/files.ts";
+import { changeWriter } from "./rest/change-reading.ts";
+import { parseFields } from "./rest/fields.ts";
+import { schema } from "./schema/index.ts";
 
 /**
  * The load's files for data teams (docs/parquet.md), in two steps of the pipeline
  * (src/load-pipeline.ts): the render, which reads every Domain of the new copy once, writes their
  * export records into the load's files directory beside its pieces (src/render.ts, `records`);
  * then `files` turns them, and the Apps' and reviews' lines as they were loaded (checked whole by
- * then), into Parquet with DuckDB, and keeps them in the copy. The directory goes when the files are
- * kept, or when the load fails.
+ * then), and the load's change events (written here as GET /changes/export writes them, numbered as
+ * the publish will number them: src/db/staged-changes.ts), into Parquet with DuckDB, and keeps them
+ * in the copy. The directory goes when the files are kept, or when the load fails.
  */
 
 /** The directory a load's files are written in, beside the data (its version and pid follow). */
@@ -41,9 +51,11 @@ export async function buildSnapshotFiles(
   row: SnapshotRow,
   inputs: readonly LocatedFile[],
   dir: string,
-  options: FilesOptions,
+  options: FilesOptions & { feedTail: FeedTail },
 ): Promise<Manifest> {
   try {
+    const changes = join(dir, "changes.jsonl");
+    await writeChanges(config, row, options.feedTail, changes, options.signal);
     const records = readdirSync(dir)
       .filter((n) => /^records-\d+\.jsonl$/.test(n))
       .map((n) => join(dir, n));
@@ -56,12 +68,47 @@ export async function buildSnapshotFiles(
       symlinkSync(resolve(f.path), path);
       return { kind: f.kind, paths: [path] };
     });
-    const manifest = await writeParquetFiles(sources, dir, options);
+    const manifest = await writeParquetFiles(
+      [...sources, { kind: "changes", paths: [changes] }],
+      dir,
+      options,
+    );
     for (const r of records) rmSync(r, { force: true });
     options.signal?.throwIfAborted();
     await storeSnapshotFiles(config.database, row.location, dir, manifest, options.signal);
     return manifest;
   } finally {
     removeFilesDir(dir);
+  }
+}
+
+/**
+ * The load's change events into `path` as JSON Lines: each as GET /changes/export writes it with
+ * the fields of changes.parquet, by the same writer, its `before` and `after` as their structs.
+ */
+async function writeChanges(
+  config: Pick<Config, "database" | "timeouts">,
+  row: SnapshotRow,
+  tail: FeedTail,
+  path: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const write = changeWriter(
+    parseFields(CHANGE_RECORD_FIELDS, schema.getType("Change") as GraphQLObjectType),
+  );
+  const sql = openSnapshotReader(config, row);
+  const out = createWriteStream(path);
+  try {
+    for await (const rows of stagedChanges(sql, tail, row.version)) {
+      signal?.throwIfAborted();
+      let text = "";
+      for (const r of rows)
+        text += `${write({ ...r, before: asStruct(r.kind, r.before), after: asStruct(r.kind, r.after) })}\n`;
+      if (!out.write(text)) await once(out, "drain");
+    }
+  } finally {
+    out.end();
+    await finished(out).catch(() => {});
+    await sql.close();
   }
 }

@@ -10,6 +10,7 @@ import { PgSnapshotWriter } from "./pg-writer.ts";
 import { utc } from "./reader.ts";
 import { publishSegmentsPg } from "./segment-publish.ts";
 import { assertLoadable, checkFormat, type FormatCheck } from "./snapshot-format.ts";
+import { checkFeedTail } from "./staged-changes.ts";
 import type {
   PublishOptions,
   RawSnapshotRow,
@@ -220,6 +221,7 @@ export class PgSnapshotStore implements SnapshotStore {
         ).rows;
         let last = Number(feed.last_id);
         let lastPos = Number(feed.last_pos);
+        checkFeedTail(options.feedTail, last, lastPos);
         const [{ staged }] = (
           await client.query<{ staged: string | null }>("SELECT to_regclass($1)::text AS staged", [
             `"${location}"."${STAGED}"`,

@@ -21,6 +21,7 @@ import { applySqliteMigrations } from "./migrate.ts";
 import { publishSegmentsSqlite } from "./segment-publish.ts";
 import { assertLoadable, checkFormat, type FormatCheck } from "./snapshot-format.ts";
 import { SqliteSnapshotWriter } from "./sqlite-writer.ts";
+import { checkFeedTail } from "./staged-changes.ts";
 import type {
   PublishOptions,
   RawSnapshotRow,
@@ -222,6 +223,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
         };
         let last = feed.last_id;
         let lastPos = feed.last_pos;
+        checkFeedTail(options.feedTail, last, lastPos);
         if (staged) {
           const { changes } = this.db
             .prepare(

@@ -136,6 +136,12 @@ export function keptFrom(version: number, versions: readonly number[], changesRe
   return versions[changesRetention - 2] ?? 0;
 }
 
+/** Where the change feed ends: its last event's internal order and its last public place. */
+export interface FeedTail {
+  lastId: number;
+  lastPos: number;
+}
+
 export interface PublishOptions {
   /** Older ready copies kept beside the new one. */
   keep: number;
@@ -146,6 +152,11 @@ export interface PublishOptions {
    * the feed after the load's own, and each segment's row of this load is kept (segment_load).
    */
   segments?: SegmentOutcome;
+  /**
+   * Where the feed ended when the load numbered its events for its files (src/db/staged-changes.ts):
+   * the publish refuses, publishing nothing, if the feed has moved since.
+   */
+  feedTail?: FeedTail;
 }
 
 /** A segment's event, as the load found it (docs/decisions.md, "Segments"). */

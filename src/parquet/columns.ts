@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { SnapshotFile } from "../dataset/load/read.ts";
 import { AppRecord, DomainRecord, ReviewRecord } from "../dataset/record.ts";
 import { date, localTime, timestamp } from "../dataset/record-fields.ts";
+import { ChangeRecord } from "./change-record.ts";
 
 /**
  * The columns of a snapshot's Parquet files (docs/parquet.md), made from the records' zod schemas
@@ -123,14 +124,19 @@ export function columnsOf(schema: z.ZodType): Column[] {
   });
 }
 
+/** The files: one of each record file, and the load's changes. */
+export type ParquetKind = SnapshotFile | "changes";
+
 /** Each file's columns and the order of its rows (SQL expressions over the columns). */
-export const FILES: Record<SnapshotFile, { columns: Column[]; orderBy: string[] }> = {
+export const FILES: Record<ParquetKind, { columns: Column[]; orderBy: string[] }> = {
   // Platform first: a filter on platform reads only its row groups; rank next, the default order
   // (docs/decisions.md, "Parquet files").
   domains: { columns: columnsOf(DomainRecord), orderBy: ["platform", "rank", "name"] },
   apps: { columns: columnsOf(AppRecord), orderBy: ["platform", "id"] },
   // A review has no key: every field orders them (left to right), so a file written twice is the same.
   reviews: { columns: columnsOf(ReviewRecord), orderBy: ["ALL"] },
+  // Feed order: the changes' ids are their places in the feed, 1, 2, … (docs/parquet.md).
+  changes: { columns: columnsOf(ChangeRecord), orderBy: ["CAST(id AS BIGINT)"] },
 };
 
 /**

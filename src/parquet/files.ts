@@ -4,10 +4,9 @@ import { once } from "node:events";
 import { createReadStream, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SnapshotFile } from "../dataset/load/read.ts";
 import type { Manifest, ManifestFile } from "../db/snapshot-manifest.ts";
 import { fromRoot } from "../root.ts";
-import { FILES, SCHEMA_VERSION } from "./columns.ts";
+import { FILES, type ParquetKind, SCHEMA_VERSION } from "./columns.ts";
 
 /**
  * A snapshot's files for data teams (docs/parquet.md): one Parquet file per record file, written
@@ -17,7 +16,7 @@ import { FILES, SCHEMA_VERSION } from "./columns.ts";
 
 export interface ParquetJob {
   /** Each file: its JSON Lines (several, read as one, in any order), and where it goes. */
-  files: { kind: SnapshotFile; inputs: string[]; output: string }[];
+  files: { kind: ParquetKind; inputs: string[]; output: string }[];
   threads: number;
   memoryLimit: string;
   tempDir: string;
@@ -77,7 +76,7 @@ async function runDuckDb(job: ParquetJob, signal?: AbortSignal): Promise<{ rows:
 
 /** Writes `<kind>.parquet` for each input into `outDir` and returns their manifest. */
 export async function writeParquetFiles(
-  inputs: readonly { kind: SnapshotFile; paths: readonly string[] }[],
+  inputs: readonly { kind: ParquetKind; paths: readonly string[] }[],
   outDir: string,
   options: FilesOptions,
 ): Promise<Manifest> {

@@ -30,7 +30,7 @@ const downloadSnapshotFile: Route = {
   methods: { GET: "downloadSnapshotFile" },
   path: "/snapshots/{version}/{file}",
   summary:
-    "A kept snapshot's file (domains.parquet, apps.parquet, reviews.parquet, manifest.json), whole or by one byte range (Range, If-Range; ETag is the SHA-256, If-None-Match answers 304)",
+    "A kept snapshot's file (domains.parquet, apps.parquet, reviews.parquet, changes.parquet, manifest.json), whole or by one byte range (Range, If-Range; ETag is the SHA-256, If-None-Match answers 304)",
   endpoint: "snapshotFiles",
   type: "Snapshot",
   file: true,

@@ -26,7 +26,7 @@ const SnapshotFile = builder.objectRef<FileRow>("SnapshotFile").implement({
     "A file of a snapshot for data teams (docs/parquet.md): a Parquet file of a record kind, or the manifest. GET its url with the API key, whole or by byte ranges.",
   fields: (t) => ({
     name: t.exposeString("name", {
-      description: "domains.parquet, apps.parquet, reviews.parquet or manifest.json.",
+      description: "domains.parquet, apps.parquet, reviews.parquet, changes.parquet or manifest.json.",
       ...legacy("name"),
     }),
     url: t.exposeString("url", {

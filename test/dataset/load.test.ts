@@ -724,6 +724,27 @@ describe.each(databaseKinds())("loading snapshots on %s", (kind) => {
     await expectNoLeftoverCopies(db, store);
   });
 
+  it("publishes nothing when the change feed moved after the load numbered its events for its files", async () => {
+    const served = await store.current();
+    const [{ n: events }] = await store.metaQuery("SELECT count(*) AS n FROM {meta}.change_event");
+    // The store as it is, but for a publish told the feed ended one event earlier than it does.
+    const moved = Object.create(store) as SnapshotStore;
+    moved.publish = (version, counts, options) =>
+      store.publish(version, counts, {
+        ...options,
+        feedTail: options.feedTail && { ...options.feedTail, lastPos: options.feedTail.lastPos - 1 },
+      });
+    const f = validFixture();
+    f.domains[0].title = "Moved";
+    await expect(
+      loadSnapshot(moved, snapshotDir(f), { ...testLoadSteps(db.config, store), keep: 1 }),
+    ).rejects.toThrow(/the change feed moved during the load/);
+    expect((await store.current())?.version).toBe(served?.version);
+    const [{ n: after }] = await store.metaQuery("SELECT count(*) AS n FROM {meta}.change_event");
+    expect(Number(after)).toBe(Number(events));
+    expect((await store.list()).at(-1)?.status).toBe("failed");
+  });
+
   it("loads text that only looks like NUL or a surrogate: escaped backslashes, surrogate pairs", async () => {
     const f = validFixture();
     // In the file: a pair of surrogate escapes, a pair as is, and backslashes escaped before "u".

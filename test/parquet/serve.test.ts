@@ -66,6 +66,7 @@ describe.each(databaseKinds())("a snapshot's files through the API (%s)", (kind)
       "apps.parquet",
       "domains.parquet",
       "reviews.parquet",
+      "changes.parquet",
       "manifest.json",
     ]);
     const domains = snapshot.files[1];
@@ -98,7 +99,7 @@ describe.each(databaseKinds())("a snapshot's files through the API (%s)", (kind)
       expect(createHash("sha256").update(bytes).digest("hex")).toBe(f.sha256);
     }
     // Each whole download counts as one of the month's exports.
-    expect(await exportsOfMonth()).toBe(before + 3);
+    expect(await exportsOfMonth()).toBe(before + 4);
     const manifest = await (await get(`/snapshots/${snapshot.version}/manifest.json`)).json();
     expect(manifest).toEqual({
       version: snapshot.version,
@@ -219,7 +220,7 @@ describe.each(databaseKinds())("a snapshot's files through the API (%s)", (kind)
       "/snapshots/{v}/domain.parquet",
       {},
       404,
-      /has no file "domain.parquet": its files are manifest.json, apps.parquet, domains.parquet, reviews.parquet$/,
+      /has no file "domain.parquet": its files are manifest.json, apps.parquet, domains.parquet, reviews.parquet, changes.parquet$/,
     ],
     ["/snapshots/{v}/domains.parquet", { range: "bytes=9-2" }, 400, /^Range: the end is before the start/],
     ["/snapshots/{v}/domains.parquet", { range: "bytes=0-1,5-6" }, 400, /^Range: one range per request/],

@@ -1558,6 +1558,7 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
         "apps.parquet",
         "domains.parquet",
         "reviews.parquet",
+        "changes.parquet",
         "manifest.json",
       ]);
       for (const f of snapshot.files.filter((x) => x.sha256)) {

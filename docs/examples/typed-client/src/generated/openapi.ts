@@ -624,7 +624,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A kept snapshot's file (domains.parquet, apps.parquet, reviews.parquet, manifest.json), whole or by one byte range (Range, If-Range; ETag is the SHA-256, If-None-Match answers 304)
+         * A kept snapshot's file (domains.parquet, apps.parquet, reviews.parquet, changes.parquet, manifest.json), whole or by one byte range (Range, If-Range; ETag is the SHA-256, If-None-Match answers 304)
          * @description Rate limit: 20 per second on the enterprise plan, 10 on pro and elite (Snapshot files, `snapshotFiles`).
          */
         get: operations["downloadSnapshotFile"];
@@ -1140,7 +1140,7 @@ export interface components {
         };
         /** @description A file of a snapshot for data teams (docs/parquet.md): a Parquet file of a record kind, or the manifest. GET its url with the API key, whole or by byte ranges. Optional values are left out when unknown. */
         SnapshotFile: {
-            /** @description domains.parquet, apps.parquet, reviews.parquet or manifest.json. */
+            /** @description domains.parquet, apps.parquet, reviews.parquet, changes.parquet or manifest.json. */
             name: string;
             /** @description Where to GET it (Range requests welcome). */
             url: string;
