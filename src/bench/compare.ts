@@ -12,7 +12,7 @@ import { MALLOC_ENV } from "./measure.ts";
 import { cpuMs } from "./peer.ts";
 
 /**
- * `npm run bench:compare -- --base <checkout> [--domains 1000000] [--db postgresql] [--rounds 5]`
+ * `npm run bench:compare -- --base <checkout> [--domains 1000000] [--db postgresql] [--rounds 5] [--only <text>]`
  *
  * The hot paths of this checkout beside another's (`--base`: a worktree of the code before a
  * change, built and installed), on the database `npm run bench` keeps for that size (it must have
@@ -29,6 +29,8 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" },
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "32" },
+    /** Only the scenarios whose name holds this text (a rerun of one). */
+    only: { type: "string" },
     "pg-url": {
       type: "string",
       default: process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
@@ -248,7 +250,7 @@ const sides = { base: resolve(values.base), head: root };
 const servers = { base: await start(sides.base, env), head: await start(sides.head, env) };
 const samples = new Map<string, { base: Sample[]; head: Sample[] }>();
 try {
-  for (const s of SCENARIOS) {
+  for (const s of SCENARIOS.filter((x) => !values.only || x.name.includes(values.only))) {
     const got = { base: [] as Sample[], head: [] as Sample[] };
     samples.set(s.name, got);
     for (let round = 0; round < rounds; round++) {
