@@ -68,6 +68,13 @@ export interface SqlReader {
    * bytes, not as hex text the server writes and the driver decodes.
    */
   stream(sql: string, params: readonly unknown[], batch: number, copy?: CopyOf): AsyncGenerator<RawRow[]>;
+  /**
+   * PostgreSQL only: the rows of the binary COPY of `statement` (a SELECT with its values written
+   * in it: COPY takes no parameters), each value the bytes the server sent: a bytea as stored,
+   * where a query's result brings it as hex text to decode (a snapshot's file chunks:
+   * src/db/snapshot-files.ts).
+   */
+  copy(statement: string): Promise<RawRow[]>;
   /** Its connections now (for /metrics): open, idle, and requests waiting for one. */
   connections(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -203,6 +210,9 @@ function sqliteReader(file: string, threads: number, { onQuery }: ReaderOptions)
       }
       return s.all(sqliteParams(params)) as RawRow[];
     },
+    async copy() {
+      throw new Error("a binary COPY is PostgreSQL's: SQLite reads its values as they are");
+    },
     async *stream(sql, params, batch, copy) {
       if (copy) throw new Error("a binary COPY is PostgreSQL's: SQLite reads its values as they are");
       onQuery?.(sql);
@@ -302,6 +312,20 @@ function pgReader(
       }
       const res = await pool.query({ name, text, values: values as unknown[], rowMode: "array" });
       return res.rows as RawRow[];
+    },
+    async copy(statement) {
+      onQuery?.(statement);
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return await copied(client, statement);
+      } catch (e) {
+        // A COPY cut short may leave the connection mid-protocol: it is not put back.
+        broken = e instanceof Error ? e : new Error(String(e));
+        throw e;
+      } finally {
+        client.release(broken);
+      }
     },
     async *stream(text, values, batch, copy) {
       onQuery?.(text);

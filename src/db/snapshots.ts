@@ -284,6 +284,14 @@ function withFallback(
         return failOver(e).all(sql, params, options);
       }
     },
+    async copy(statement: string) {
+      if (down && fallback) return fallback.copy(statement);
+      try {
+        return await reader.copy(statement);
+      } catch (e) {
+        return failOver(e).copy(statement);
+      }
+    },
     async *stream(sql: string, params: readonly unknown[], batch: number, copy?: CopyOf) {
       if (down && fallback) return yield* fallback.stream(sql, params, batch, copy);
       const rows = reader.stream(sql, params, batch, copy);
