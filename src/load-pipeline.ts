@@ -23,7 +23,7 @@ import { buildSnapshotFiles, filesDirOf, removeFilesDir } from "./snapshot-files
  * The weekly load, as one pipeline that reads top to bottom as the job does (docs/structure.md,
  * "The load"): every loader (npm run load, the demo, the benchmarks, the tests) runs it whole.
  *
- *   ingest → indexes → derived tables → change events → count index → seal → render → files →
+ *   ingest → indexes → derived tables → related values → change events → count index → seal → render → files →
  *   segments → publish (with the trends)
  *
  * Each step is a function of what the steps before made, timed, checked for an abort as it ends,
@@ -39,6 +39,7 @@ export const STEPS = [
   "ingest",
   "indexes",
   "derived",
+  "related",
   "changes",
   "countIndex",
   "seal",
@@ -54,6 +55,7 @@ export const STEP_TITLES: Record<StepName, string> = {
   ingest: "reading, checking and writing rows",
   indexes: "building the tables' indexes",
   derived: "each Domain's child rows and the facet tables",
+  related: "the values related stores share",
   changes: "the load's change events",
   countIndex: "the count index",
   seal: "sealing the copy",
@@ -148,6 +150,7 @@ export async function loadSnapshot(
       );
       await step("indexes", () => writer.buildIndexes());
       await step("derived", () => writer.buildDerived());
+      await step("related", () => writer.buildRelated());
       await step("changes", () => writer.buildChanges());
       const countIndexBytes = await step("countIndex", () => writer.buildCountIndex());
       await step("seal", () => writer.seal());

@@ -240,6 +240,10 @@ const SCENARIOS: Scenario[] = [
     }),
   },
   {
+    name: "related stores (GET /domain/{name}/related)",
+    request: (i) => ({ path: `/json/api/v1/all/domain/${pick(i)}/related` }),
+  },
+  {
     name: "the default-fields export (every Domain)",
     request: () => ({ path: "/json/api/v1/all/domain/export" }),
     whole: true,

@@ -31,6 +31,8 @@ export const SCENARIOS = {
   facetsMcp: "facets of 3 filters (MCP domain_facets, cc,p,plan)",
   /** Company to domain (issue 74): a merchant name of the sample, as asked. */
   lookup: "company to domain (GET /domain/lookup, merchant names)",
+  /** Related stores (issue 74): a Domain of the sample's related Domains. */
+  related: "related stores (GET /domain/{name}/related)",
 } as const;
 
 /** Each MCP scenario, and the REST one it is measured against. */
@@ -51,6 +53,9 @@ export const TARGETS = {
   oneDomainP99: 25,
   /** Company to domain's p50, ms (issue 74). */
   lookupP50: 20,
+  /** Related stores' p50, ms, and p99 at most this many times it (issue 74). */
+  relatedP50: 20,
+  relatedP99Ratio: 3,
   listRatio: 0.4,
   deepVsFirst: 1.5,
   /** Default fields: Domains/s, and the share of the database alone's rate. */
@@ -580,6 +585,12 @@ function sectionLines(r: DbResult): { lines: Line[]; notes: string[] } {
     switch (row.scenario) {
       case SCENARIOS.lookup:
         line.targets.push(verdict(row.p50 <= TARGETS.lookupP50, `p50 ≤ ${TARGETS.lookupP50} ms`));
+        break;
+      case SCENARIOS.related:
+        line.targets.push(verdict(row.p50 <= TARGETS.relatedP50, `p50 ≤ ${TARGETS.relatedP50} ms`));
+        line.targets.push(
+          verdict(row.p99 <= TARGETS.relatedP99Ratio * row.p50, `p99 ≤ ${TARGETS.relatedP99Ratio}× p50`),
+        );
         break;
       case SCENARIOS.oneRest: {
         if (!row.baseline) line.beside = `${sql}: not measured in this run`;

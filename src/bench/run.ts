@@ -841,6 +841,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
         },
         false,
       ],
+      [SCENARIOS.related, { path: () => `/json/api/v1/all/domain/${nextName()}/related` }, false],
       [SCENARIOS.appsSearch, { path: `/json/api/v1/all/app?q=${encodeURIComponent(d.word)}` }, false],
       [SCENARIOS.reviews, { path: `/json/api/v1/all/app/${d.app}/reviews` }, false],
     ];

@@ -7,6 +7,7 @@ import { pgIndexSource, storeCountIndex } from "./count-index-build.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applyPgMigrations } from "./migrate.ts";
+import { relatedStatements } from "./related-sql.ts";
 import type { ChangesFrom, SnapshotWriter } from "./store.ts";
 import type { Row, Table, Value } from "./tables.ts";
 
@@ -114,6 +115,11 @@ export class PgSnapshotWriter implements SnapshotWriter {
     const client = await this.client();
     for (const statement of childRowsStatements("postgresql", this.table)) await client.query(statement);
     for (const statement of facetStatements("postgresql", this.table)) await client.query(statement);
+  }
+
+  async buildRelated(): Promise<void> {
+    const client = await this.client();
+    for (const statement of relatedStatements("postgresql", this.table)) await client.query(statement);
   }
 
   async buildCountIndex(): Promise<number> {

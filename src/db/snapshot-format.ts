@@ -24,6 +24,8 @@ export const PART_VERSIONS = {
   count_index: 1,
   /** The Domains gone from the snapshot, as the feed's filters read them (src/db/change-sql.ts). */
   gone: 1,
+  /** Each Domain's values that related stores share (src/db/related-sql.ts). */
+  related: 1,
   /**
    * The rendered records (src/db/rendered.ts). What renders them is fingerprinted
    * (src/rest/rendered.ts: stampOf), and test/rest/rendered-stamp.test.ts pins that fingerprint

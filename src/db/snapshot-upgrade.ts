@@ -7,6 +7,7 @@ import { pgIndexSource, storeCountIndex, storeSqliteCountIndex } from "./count-i
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applyPgMigrations, applySqliteMigrations } from "./migrate.ts";
+import { relatedStatements } from "./related-sql.ts";
 import { DERIVED_PARTS, type DerivedPart, PART_TABLE, recordPartStatements } from "./snapshot-format.ts";
 
 /**
@@ -45,7 +46,9 @@ export async function upgradeCopy(
             ? childRowsStatements("sqlite", n)
             : part === "facets"
               ? facetStatements("sqlite", n)
-              : goneUpgrade(n, sqliteGone(file));
+              : part === "related"
+                ? relatedStatements("sqlite", n)
+                : goneUpgrade(n, sqliteGone(file));
         file.transaction(() => {
           for (const statement of statements) file.exec(statement);
         })();
@@ -73,7 +76,9 @@ export async function upgradeCopy(
           ? childRowsStatements("postgresql", n)
           : part === "facets"
             ? facetStatements("postgresql", n)
-            : goneUpgrade(n, await pgGone(client, location)))
+            : part === "related"
+              ? relatedStatements("postgresql", n)
+              : goneUpgrade(n, await pgGone(client, location)))
           statements.push([statement, undefined]);
       await client.query("BEGIN");
       try {

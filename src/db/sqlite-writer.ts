@@ -5,6 +5,7 @@ import { storeSqliteCountIndex } from "./count-index-build.ts";
 import { childRowsStatements } from "./domain-children.ts";
 import { facetStatements } from "./facet-sql.ts";
 import { applySqliteMigrations } from "./migrate.ts";
+import { relatedStatements } from "./related-sql.ts";
 import type { ChangesFrom, SnapshotWriter } from "./store.ts";
 import type { Row, Table } from "./tables.ts";
 
@@ -102,6 +103,12 @@ export class SqliteSnapshotWriter implements SnapshotWriter {
     this.db.transaction(() => {
       for (const statement of childRowsStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
       for (const statement of facetStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
+    })();
+  }
+
+  async buildRelated(): Promise<void> {
+    this.db.transaction(() => {
+      for (const statement of relatedStatements("sqlite", (name) => `"${name}"`)) this.db.exec(statement);
     })();
   }
 

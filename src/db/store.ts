@@ -60,6 +60,8 @@ export interface SnapshotWriter {
    * and the Domains gone from it (empty tables at a first load).
    */
   buildChanges(): Promise<void>;
+  /** The values related stores share (src/db/related-sql.ts). */
+  buildRelated(): Promise<void>;
   /** The copy made ready to be read (PostgreSQL: VACUUM; SQLite: ANALYZE, its journal, synced). */
   seal(): Promise<void>;
   /** Stops writing; the copy is discarded by the store. */

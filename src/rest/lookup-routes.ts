@@ -1,6 +1,7 @@
 import { apiError } from "../errors.ts";
 import { MAX_LOOKUP } from "../query/company-lookup.ts";
-import type { Input } from "./inputs.ts";
+import { DEFAULT_RELATED, MAX_RELATED } from "../query/related.ts";
+import { DOMAIN_PATH, type Input } from "./inputs.ts";
 import type { Route } from "./route.ts";
 
 /**
@@ -46,4 +47,36 @@ const lookupDomains: Route = {
   },
 };
 
-export const LOOKUP_ROUTES: readonly Route[] = [lookupDomains];
+/**
+ * Related stores (docs/rest.md; src/query/related.ts): GET /domain/{name}/related, the Domains that
+ * share an email, a phone, a social profile, a merchant name, a cluster or a redirect with it.
+ */
+const RELATED_PAGE: Input = {
+  options: [
+    {
+      name: "page_size",
+      type: "integer",
+      description: `How many related Domains, best first, 1 to ${MAX_RELATED} (default ${DEFAULT_RELATED}).`,
+    },
+  ],
+  variables: { first: "Int" },
+  read: (o) => ({ first: o.int("page_size", { min: 1, max: MAX_RELATED }) ?? DEFAULT_RELATED }),
+};
+
+const relatedDomains: Route = {
+  methods: { GET: "relatedDomains" },
+  path: "/domain/{name}/related",
+  summary:
+    "Related stores: the Domains that share an email, a phone, a social profile, a merchant name, a cluster or a redirect with a Domain, each with the values shared",
+  // Its operation's root field is the Domain's; the related Domains draw on List Domains.
+  endpoint: "retrieveDomain",
+  type: "DomainRelated",
+  inputs: [DOMAIN_PATH, RELATED_PAGE],
+  query: [
+    ["domain", ["name"]],
+    ["related", ["first"]],
+  ],
+  envelope: { related: { record: "" } },
+};
+
+export const LOOKUP_ROUTES: readonly Route[] = [lookupDomains, relatedDomains];

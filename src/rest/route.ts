@@ -28,7 +28,15 @@ export interface Route {
   /** The rate limit it draws on (docs/api.md section 8). */
   endpoint: Endpoint;
   /** The GraphQL type of its records, whose fields `fields` selects. */
-  type: "App" | "AppReview" | "Domain" | "DomainMatch" | "Snapshot" | HistoryType | AccountType;
+  type:
+    | "App"
+    | "AppReview"
+    | "Domain"
+    | "DomainMatch"
+    | "DomainRelated"
+    | "Snapshot"
+    | HistoryType
+    | AccountType;
   /**
    * Its operation is a mutation (an account's lists): never cached (no ETag, no 304), and run on
    * the method's own operation id.

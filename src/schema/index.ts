@@ -9,6 +9,7 @@ import "./company-lookup.ts";
 import "./facets.ts";
 import "./changes.ts";
 import "./history.ts";
+import "./related.ts";
 import "./review.ts";
 import "./node.ts";
 import "./usage.ts";

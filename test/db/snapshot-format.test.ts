@@ -97,14 +97,14 @@ describe.each(databaseKinds())("one snapshot format on %s", (kind) => {
       `DELETE FROM ${t("_migration")} WHERE "name" = '${LAST_MIGRATION}'`,
     ]);
     expect(await api.snapshots.store.format(row.location)).toEqual({
-      older: ["tables", "child_rows", "facets", "count_index", "gone", "rendered"],
+      older: ["tables", "child_rows", "facets", "count_index", "gone", "related", "rendered"],
       newer: [],
     });
     logged.length = 0;
     const refused = await fresh();
     try {
       expect(await refused.current()).toBeNull();
-      const line = `snapshot ${row.version} is of an older format than this code (its tables, child_rows, facets, count_index, gone, rendered): upgrade it with npm run load -- --upgrade`;
+      const line = `snapshot ${row.version} is of an older format than this code (its tables, child_rows, facets, count_index, gone, related, rendered): upgrade it with npm run load -- --upgrade`;
       expect(refused.refusal()).toBe(line);
       await refused.current();
       expect(logged.filter((l) => l.level === 40 && l.msg === line)).toHaveLength(1);
@@ -132,7 +132,15 @@ describe.each(databaseKinds())("one snapshot format on %s", (kind) => {
         row,
         createLogger({ logLevel: "warn" }),
       );
-      expect(r.built).toEqual(["tables", "child_rows", "facets", "count_index", "gone", "rendered"]);
+      expect(r.built).toEqual([
+        "tables",
+        "child_rows",
+        "facets",
+        "count_index",
+        "gone",
+        "related",
+        "rendered",
+      ]);
       const again = await upgradeSnapshot(
         api.db.config,
         api.snapshots.store,

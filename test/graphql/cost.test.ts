@@ -201,6 +201,12 @@ describe("operation cost", () => {
       params: {},
       options: { company: "example shop", page_size: "100" },
     },
+    relatedDomains: {
+      type: "DomainRelated",
+      single: true,
+      params: { name: "x.com" },
+      options: { page_size: "1000" },
+    },
     bulkRetrieveDomains: {
       type: "Domain",
       single: false,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NO_TOOL, TOOLS } from "../../src/mcp/catalogue.ts";
+import { TOOLS } from "../../src/mcp/catalogue.ts";
+import { NO_TOOL } from "../../src/mcp/no-tool.ts";
 import { inToolWords } from "../../src/mcp/tool-words.ts";
 import { OPERATIONS } from "../../src/rest/routes.ts";
 

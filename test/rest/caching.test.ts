@@ -238,6 +238,7 @@ describe.each(databaseKinds())("REST caching on %s", (kind) => {
         "listDomains",
         "listSnapshots",
         "lookupDomains",
+        "relatedDomains",
         "retrieveApp",
         "retrieveDomain",
       ].sort(),

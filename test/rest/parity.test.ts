@@ -1541,6 +1541,23 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
     });
   });
 
+  describe("Related stores (GET /domain/{name}/related)", () => {
+    it("answers as Domain.related, with the fields asked for", async () => {
+      covered.add("relatedDomains");
+      const data = await gql(
+        `{ domain(name: "shop.example.com") { related(first: 5) { total domains { score shared { type value } domain { name } } tooCommon { type value domains } } } }`,
+      );
+      const body = await ok(
+        "/domain/shop.example.com/related?page_size=5&fields=total,domains.score,domains.shared,domains.domain.name,too_common",
+      );
+      const related = (data.domain as Json).related as Json;
+      expect(body).toEqual({
+        related: { total: related.total, domains: related.domains, too_common: related.tooCommon },
+      });
+      expect(related.total as number).toBeGreaterThan(0);
+    });
+  });
+
   describe("Snapshots (/snapshots): the list as GraphQL lists it, and each file as listed", () => {
     it("GET /snapshots, GET /snapshots/{version}/{file}", async () => {
       covered.add("listSnapshots");
