@@ -25,7 +25,6 @@ export function relatedStatements(dialect: "sqlite" | "postgresql", n: (table: s
   const pg = dialect === "postgresql";
   // ASCII letters alone, on both databases: SQLite's lower() knows no others, PostgreSQL's every one.
   const lower = (v: string) => (pg ? `lower(${v} COLLATE "C")` : `lower(${v})`);
-  const stage = n("related_stage");
   const strip = (v: string, prefixes: string[]) =>
     prefixes.reduceRight(
       (inner, p) =>
@@ -41,17 +40,17 @@ export function relatedStatements(dialect: "sqlite" | "postgresql", n: (table: s
   const targets = pg
     ? `FROM ${n("domain")} d CROSS JOIN LATERAL jsonb_array_elements_text(d."redirects_to") AS t(value) WHERE d."redirects_to" IS NOT NULL`
     : `FROM ${n("domain")} d, json_each(d."redirects_to") t WHERE d."redirects_to" IS NOT NULL`;
+  // Every (kind, value, Domain) once, with how many Domains hold the value: one statement.
+  const values = [
+    `SELECT c."type" AS "kind", CASE c."type" WHEN 'email' THEN ${lower("trim(c.value)")} WHEN 'phone' THEN ${phone} ELSE ${link} END AS "value", c."domain_pk" FROM ${n("domain_contact")} c`,
+    `SELECT 'merchant_name', ${lower('trim(d."merchant_name")')}, d."pk" FROM ${n("domain")} d WHERE d."merchant_name" IS NOT NULL`,
+    `SELECT 'cluster', d."cluster_best_ranked", d."pk" FROM ${n("domain")} d WHERE d."cluster_best_ranked" IS NOT NULL`,
+    `SELECT 'redirect', t.value, d."pk" ${targets}`,
+    `SELECT 'redirect', d."name", d."pk" FROM ${n("domain")} d WHERE d."name" IN (SELECT t.value ${targets})`,
+  ];
   return [
     `DROP TABLE IF EXISTS ${n(RELATED_TABLE)}`,
-    `DROP TABLE IF EXISTS ${stage}`,
-    `CREATE TABLE ${stage} ("kind" TEXT NOT NULL, "value" TEXT NOT NULL, "domain_pk" INTEGER NOT NULL)`,
-    `INSERT INTO ${stage} SELECT c."type", CASE c."type" WHEN 'email' THEN ${lower("trim(c.value)")} WHEN 'phone' THEN ${phone} ELSE ${link} END, c."domain_pk" FROM ${n("domain_contact")} c`,
-    `INSERT INTO ${stage} SELECT 'merchant_name', ${lower('trim(d."merchant_name")')}, d."pk" FROM ${n("domain")} d WHERE d."merchant_name" IS NOT NULL`,
-    `INSERT INTO ${stage} SELECT 'cluster', d."cluster_best_ranked", d."pk" FROM ${n("domain")} d WHERE d."cluster_best_ranked" IS NOT NULL`,
-    `INSERT INTO ${stage} SELECT 'redirect', t.value, d."pk" ${targets}`,
-    `INSERT INTO ${stage} SELECT DISTINCT 'redirect', d."name", d."pk" ${pg ? `FROM ${n("domain")} d JOIN (SELECT DISTINCT t.value ${targets}) r ON r.value = d."name"` : `FROM ${n("domain")} d WHERE d."name" IN (SELECT t.value ${targets})`}`,
-    `CREATE TABLE ${n(RELATED_TABLE)} AS SELECT "kind", "value", "domain_pk", count(*) OVER (PARTITION BY "kind", "value") AS "shared_by" FROM (SELECT DISTINCT "kind", "value", "domain_pk" FROM ${stage} WHERE "value" <> '') s`,
-    `DROP TABLE ${stage}`,
+    `CREATE TABLE ${n(RELATED_TABLE)} AS SELECT "kind", "value", "domain_pk", count(*) OVER (PARTITION BY "kind", "value") AS "shared_by" FROM (SELECT DISTINCT "kind", "value", "domain_pk" FROM (${values.join(" UNION ALL ")}) v WHERE "value" <> '') s`,
     `CREATE INDEX related_value_domain ON ${n(RELATED_TABLE)} ("domain_pk")`,
     `CREATE INDEX related_value_value ON ${n(RELATED_TABLE)} ("kind", "value", "domain_pk")`,
     ...(pg ? [`ANALYZE ${n(RELATED_TABLE)}`] : []),
