@@ -225,11 +225,11 @@ export const TOOLS: readonly ToolSpec[] = [
     name: "lookup_company",
     title: "Company to domain",
     summary:
-      "A company's Domains by its name as people write it (Allbirds, All Birds Inc.): matched against each Domain's merchant name, title and name, scored 0 to 1, best first.",
-    op: "lookupDomains",
+      "Companies' Domains, 1 to 100 companies in one call, by their names as people write them (Allbirds, All Birds Inc.): matched against each Domain's merchant name, title and name, scored 0 to 1, best first for each company.",
+    op: "bulkLookupDomains",
     defaults: { page_size: 5 },
     maxPage: 100,
-    records: "matches",
+    records: "lookups",
   },
   {
     name: "related_domains",
@@ -351,6 +351,7 @@ export const NOUNS: Record<string, string> = {
   loads: "loads",
   segments: "segments",
   matches: "matches",
+  lookups: "lookups",
 };
 
 /** The endpoint whose budget a tool's call draws on. */

@@ -30,6 +30,8 @@ import type { Where } from "./keyset.ts";
  */
 
 export const MAX_LOOKUP = 100;
+/** Companies a bulk lookup takes (POST /domain/lookup, domainLookups). */
+export const MAX_COMPANIES = 100;
 export const MAX_CANDIDATES = 5000;
 /** The company's words that count: a search (q) takes at most this many. */
 const MAX_WORDS = 10;

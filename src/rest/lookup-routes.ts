@@ -1,5 +1,5 @@
 import { apiError } from "../errors.ts";
-import { MAX_LOOKUP } from "../query/company-lookup.ts";
+import { MAX_COMPANIES, MAX_LOOKUP } from "../query/company-lookup.ts";
 import { DEFAULT_RELATED, MAX_RELATED } from "../query/related.ts";
 import { DOMAIN_PATH, type Input } from "./inputs.ts";
 import type { Route } from "./route.ts";
@@ -47,6 +47,51 @@ const lookupDomains: Route = {
   },
 };
 
+/** The bulk's body: `companies`, 1 to MAX_COMPANIES names, and a page size for each. */
+const COMPANIES: Input = {
+  options: [
+    {
+      name: "companies",
+      type: "array",
+      items: { type: "string" },
+      description: `1 to ${MAX_COMPANIES} companies' names as people write them, answered in this order.`,
+    },
+    {
+      name: "page_size",
+      type: "integer",
+      description: `How many matches for each, 1 to ${MAX_LOOKUP} (default 10).`,
+    },
+  ],
+  variables: { companies: "[String!]!", first: "Int" },
+  read(o) {
+    const first = o.int("page_size", { min: 1, max: MAX_LOOKUP }) ?? 10;
+    const companies = o.raw("companies");
+    if (
+      !Array.isArray(companies) ||
+      companies.length === 0 ||
+      companies.length > MAX_COMPANIES ||
+      companies.some((c) => typeof c !== "string")
+    )
+      throw apiError(
+        "BAD_USER_INPUT",
+        `companies: must be a list of 1 to ${MAX_COMPANIES} company names (strings)`,
+      );
+    return { companies, first };
+  },
+};
+
+const bulkLookupDomains: Route = {
+  methods: { POST: "bulkLookupDomains" },
+  path: "/domain/lookup",
+  summary:
+    "Company to domain for up to 100 companies at once: each company's best-matching Domains, scored, in the order asked",
+  endpoint: "listDomains",
+  type: "DomainLookup",
+  inputs: [COMPANIES],
+  query: [["domainLookups", ["companies", "first"]]],
+  envelope: { lookups: { records: "" } },
+};
+
 /**
  * Related stores (docs/rest.md; src/query/related.ts): GET /domain/{name}/related, the Domains that
  * share an email, a phone, a social profile, a merchant name, a cluster or a redirect with it.
@@ -79,4 +124,4 @@ const relatedDomains: Route = {
   envelope: { related: { record: "" } },
 };
 
-export const LOOKUP_ROUTES: readonly Route[] = [lookupDomains, relatedDomains];
+export const LOOKUP_ROUTES: readonly Route[] = [lookupDomains, bulkLookupDomains, relatedDomains];

@@ -33,6 +33,7 @@ export interface Route {
     | "AppReview"
     | "Domain"
     | "DomainMatch"
+    | "DomainLookup"
     | "DomainRelated"
     | "Snapshot"
     | HistoryType

@@ -1,5 +1,12 @@
 import { type ReadContext, servedOf } from "../context.ts";
-import { type CompanyMatch, lookupCompany, MAX_LOOKUP } from "../query/company-lookup.ts";
+import { InputError } from "../errors.ts";
+import {
+  type CompanyMatch,
+  companyQuery,
+  lookupCompany,
+  MAX_COMPANIES,
+  MAX_LOOKUP,
+} from "../query/company-lookup.ts";
 import { type DomainRead, domainReadOf, withFields } from "../query/domain-read/plan.ts";
 import { plannedDomainByPk } from "../query/domain-read/read.ts";
 import type { DomainRow } from "../query/loaders.ts";
@@ -72,8 +79,37 @@ builder.queryField("domainLookup", (t) =>
   }),
 );
 
+builder.queryField("domainLookups", (t) =>
+  t.field({
+    type: [DomainLookup],
+    description: `Company to domain for 1 to ${MAX_COMPANIES} companies at once (POST /domain/lookup): each company's best matches, in the order asked.`,
+    ...rateLimited("listDomains"),
+    complexity: (args) => ({ field: 1, multiplier: (args.companies?.length ?? 1) * (args.first ?? 10) }),
+    args: {
+      companies: t.arg.stringList({
+        required: true,
+        description: "The companies' names, as people write them.",
+      }),
+      first: t.arg.int({ defaultValue: 10, description: `How many matches for each, 1 to ${MAX_LOOKUP}.` }),
+    },
+    resolve: (_root, args, ctx, info) => {
+      const { companies } = args;
+      if (companies.length < 1 || companies.length > MAX_COMPANIES)
+        throw new InputError(
+          "companies",
+          `must be 1 to ${MAX_COMPANIES} company names; got ${companies.length}`,
+        );
+      // Every name checked before any is looked up: the first bad one is named by its place.
+      for (const [i, company] of companies.entries()) companyQuery(company, `companies[${i}]`);
+      const read = domainReadOf(info, ["matches", "domain"]);
+      return Promise.all(companies.map((c) => domainLookup(ctx, read, c, args.first ?? 10)));
+    },
+  }),
+);
+
 async function domainLookup(ctx: ReadContext, read: DomainRead, company: string, first: number) {
   const found = await lookupCompany(servedOf(ctx).sql, company, first);
+  // One loader for every lookup of a request: a bulk's Domains are read together.
   const byPk = plannedDomainByPk(ctx, withFields(read, ["pk", "name"]));
   const rows = await Promise.all(found.map((m) => byPk.load(m.pk)));
   const matches: Match[] = [];

@@ -201,6 +201,12 @@ describe("operation cost", () => {
       params: {},
       options: { company: "example shop", page_size: "100" },
     },
+    bulkLookupDomains: {
+      type: "DomainLookup",
+      single: false,
+      params: {},
+      options: { companies: Array.from({ length: 100 }, (_, i) => `company ${i}`), page_size: "100" },
+    },
     relatedDomains: {
       type: "DomainRelated",
       single: true,
@@ -338,7 +344,12 @@ describe("operation cost", () => {
         Options.fromBody(
           route.id === "createWebhook"
             ? { url: "https://example.com/hook" }
-            : { domains: ["x.com"], dimension: route.id === "appTrends" ? "p" : "tech", company: "x" },
+            : {
+                domains: ["x.com"],
+                dimension: route.id === "appTrends" ? "p" : "tech",
+                company: "x",
+                companies: ["x"],
+              },
         ),
       );
       const doc = plan.document();

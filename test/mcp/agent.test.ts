@@ -122,9 +122,9 @@ const QUESTIONS: Question[] = [
   },
   {
     question: "What is the domain of Example Goods?",
-    calls: [["lookup_company", { company: "Example Goods" }]],
+    calls: [["lookup_company", { companies: ["Example Goods"] }]],
     check: ([l]) => {
-      const matches = l.matches as { score: number; domain: Json }[];
+      const [{ matches }] = l.lookups as { matches: { score: number; domain: Json }[] }[];
       expect(matches[0].score).toBe(1);
       expect(matches.map((m) => m.domain.name)).toContain("example.com");
     },

@@ -250,7 +250,7 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
       ["export_segment", { "f.cc": "USA" }, /^BAD_USER_INPUT: f:cc/],
       ["lookup_vocabulary", { text: " " }, /^BAD_USER_INPUT: text/],
       ["delete_list", { list: "no-such-list" }, /^NOT_FOUND: /],
-      ["lookup_company", { company: " " }, /^BAD_USER_INPUT: company/],
+      ["lookup_company", { companies: ["Allbirds", " "] }, /^BAD_USER_INPUT: companies\[1\]/],
       ["domain_history", { name: "shop.example.com", page_size: 0 }, /^BAD_USER_INPUT: page_size/],
       ["related_domains", { name: "nope.example.com" }, /^NOT_FOUND: /],
       ["domain_trends", {}, /^BAD_USER_INPUT: dimension: is required/],

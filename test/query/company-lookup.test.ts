@@ -206,4 +206,61 @@ describe.each(databaseKinds())("company to domain on %s", (kind) => {
       brute("Example Goods", 2).map((m) => m.name),
     );
   });
+
+  it("answers POST /domain/lookup for many companies, each as one is answered, in the order given", async () => {
+    const post = async (body: unknown) => {
+      const res = await api.app.fetch("http://localhost/json/api/v1/all/domain/lookup", {
+        method: "POST",
+        headers: { authorization: `Bearer ${api.key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    // Names from the data, as people write them, one twice, one that matches nothing.
+    const companies = [
+      ...domains.flatMap((d) => (d.merchant_name ? [d.merchant_name] : [])).slice(0, 30),
+      "Example Goods Inc.",
+      "example goods inc.",
+      "zzqx nothing",
+    ];
+    const { status, body } = await post({
+      companies,
+      page_size: 4,
+      fields: "company,matches.score,matches.domain.name",
+    });
+    expect(status, JSON.stringify(body)).toBe(200);
+    const lookups = body.lookups as {
+      company: string;
+      matches: { score: number; domain: { name: string } }[];
+    }[];
+    expect(lookups.map((l) => l.company)).toEqual(companies);
+    for (const [i, l] of lookups.entries())
+      expect(
+        l.matches.map((m) => [m.domain.name, m.score]),
+        companies[i],
+      ).toEqual(brute(companies[i], 4).map((m) => [m.name, m.score]));
+    expect(lookups.at(-1)?.matches).toEqual([]);
+    // GraphQL's domainLookups answers the same.
+    const gql = await api.gql<{
+      domainLookups: { company: string; matches: { domain: { name: string } }[] }[];
+    }>(
+      "query($c: [String!]!) { domainLookups(companies: $c, first: 4) { company matches { domain { name } } } }",
+      { c: companies },
+    );
+    expect(gql.data?.domainLookups.map((l) => l.matches.map((m) => m.domain.name))).toEqual(
+      lookups.map((l) => l.matches.map((m) => m.domain.name)),
+    );
+    for (const [bad, message] of [
+      [{ companies: [] }, /^companies: must be a list of 1 to 100/],
+      [{ companies: Array.from({ length: 101 }, () => "x") }, /^companies: must be a list of 1 to 100/],
+      [{ companies: ["Allbirds", 3] }, /^companies: must be a list of 1 to 100/],
+      [{ companies: ["Allbirds", " "] }, /^companies\[1\]: is required/],
+      [{ companies: ["x"], page_size: 0 }, /^page_size: must be at least 1/],
+      [{}, /^companies: must be a list/],
+    ] as const) {
+      const r = await post(bad);
+      expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(String(r.body.error), JSON.stringify(bad)).toMatch(message);
+    }
+  });
 });

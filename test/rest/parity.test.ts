@@ -1538,6 +1538,16 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
       );
       expect(body).toEqual(data.domainLookup);
       expect((body.matches as Json[]).length).toBe(5);
+      covered.add("bulkLookupDomains");
+      const bulk = await gql(
+        `{ domainLookups(companies: ["Example Shop Inc.", "example goods"], first: 3) { company matches { score matched domain { name } } } }`,
+      );
+      const posted = await post("/domain/lookup", {
+        companies: ["Example Shop Inc.", "example goods"],
+        page_size: 3,
+        fields: "company,matches.score,matches.matched,matches.domain.name",
+      });
+      expect(posted).toEqual({ lookups: bulk.domainLookups });
     });
   });
 

@@ -80,6 +80,7 @@ const QUERIES: Record<string, string> = {
 const BODIES: Record<string, unknown> = {
   searchApps: { fields: "name", q: "Klaviyo" },
   bulkRetrieveDomains: { domains: ["shop.example.com", "woo.example.org"] },
+  bulkLookupDomains: { companies: ["Example Shop", "Example Goods"] },
   searchDomains: { fields: "name" },
   searchDomainFacets: { facets: "cc,p", "f:p": "shopify" },
   searchAppFacets: { facets: "p,pricing" },
