@@ -1,7 +1,7 @@
-import { once } from "node:events";
 import { createWriteStream, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { finished } from "node:stream/promises";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { GraphQLObjectType } from "graphql";
 import type { Config } from "./config.ts";
 import type { LocatedFile } from "./dataset/load/read.ts";
@@ -55,7 +55,7 @@ export async function buildSnapshotFiles(
 ): Promise<Manifest> {
   try {
     const changes = join(dir, "changes.jsonl");
-    await writeChanges(config, row, options.feedTail, changes, options.signal);
+    const events = await writeChanges(config, row, options.feedTail, changes, options.signal);
     const records = readdirSync(dir)
       .filter((n) => /^records-\d+\.jsonl$/.test(n))
       .map((n) => join(dir, n));
@@ -73,6 +73,8 @@ export async function buildSnapshotFiles(
       dir,
       options,
     );
+    const held = manifest.files.find((f) => f.name === "changes.parquet")?.rows;
+    if (held !== events) throw new Error(`changes.parquet holds ${held} changes of the load's ${events}`);
     for (const r of records) rmSync(r, { force: true });
     options.signal?.throwIfAborted();
     await storeSnapshotFiles(config.database, row.location, dir, manifest, options.signal);
@@ -85,6 +87,7 @@ export async function buildSnapshotFiles(
 /**
  * The load's change events into `path` as JSON Lines: each as GET /changes/export writes it with
  * the fields of changes.parquet, by the same writer, its `before` and `after` as their structs.
+ * Returns how many were written; a write that fails (the disk full) fails the step.
  */
 async function writeChanges(
   config: Pick<Config, "database" | "timeouts">,
@@ -92,23 +95,27 @@ async function writeChanges(
   tail: FeedTail,
   path: string,
   signal?: AbortSignal,
-): Promise<void> {
+): Promise<number> {
   const write = changeWriter(
     parseFields(CHANGE_RECORD_FIELDS, schema.getType("Change") as GraphQLObjectType),
   );
   const sql = openSnapshotReader(config, row);
-  const out = createWriteStream(path);
-  try {
+  let written = 0;
+  async function* lines() {
     for await (const rows of stagedChanges(sql, tail, row.version)) {
       signal?.throwIfAborted();
       let text = "";
       for (const r of rows)
         text += `${write({ ...r, before: asStruct(r.kind, r.before), after: asStruct(r.kind, r.after) })}\n`;
-      if (!out.write(text)) await once(out, "drain");
+      written += rows.length;
+      yield text;
     }
+  }
+  try {
+    // The file's errors (and the reads') end the pipeline, and are thrown here.
+    await pipeline(Readable.from(lines()), createWriteStream(path));
+    return written;
   } finally {
-    out.end();
-    await finished(out).catch(() => {});
     await sql.close();
   }
 }

@@ -115,6 +115,9 @@ export async function* readFileRange(
   end: number,
 ): AsyncGenerator<Uint8Array> {
   if (end <= start) return;
+  // The PostgreSQL read writes the name into its statement: a manifest's names only.
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name))
+    throw new Error(`${JSON.stringify(name)} is not a file's name`);
   const first = Math.floor(start / CHUNK);
   const last = Math.floor((end - 1) / CHUNK);
   // A few chunks a read: a whole file is not held in memory, and a range is one read or few.

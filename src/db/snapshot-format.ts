@@ -67,10 +67,12 @@ export const isCurrent = (c: FormatCheck) => c.older.length === 0 && c.newer.len
 
 /**
  * Whether a load can compute its changes and segments against the copy: every part it reads (all
- * but the rendered records) of this code's version; else SnapshotFormatError.
+ * but the rendered records and the related values) of this code's version; else SnapshotFormatError.
  */
 export function assertLoadable(version: number, check: FormatCheck): void {
-  if (check.newer.length || check.older.some((p) => p !== "rendered"))
+  // A load reads the copy before it for its change events: not its rendered records nor its
+  // related values.
+  if (check.newer.length || check.older.some((p) => p !== "rendered" && p !== "related"))
     throw new SnapshotFormatError(version, check);
 }
 

@@ -21,7 +21,7 @@ export async function feedTail(meta: MetaStore): Promise<FeedTail> {
 export function checkFeedTail(expected: FeedTail | undefined, lastId: number, lastPos: number): void {
   if (expected && (expected.lastId !== lastId || expected.lastPos !== lastPos))
     throw new Error(
-      `the change feed moved during the load (it ended at ${expected.lastPos}, now at ${lastPos}): its events' numbers in the load's files would be wrong`,
+      `the change feed moved during the load (it ended at event ${expected.lastId}, place ${expected.lastPos}; now at ${lastId}, ${lastPos}): its events' numbers in the load's files would be wrong`,
     );
 }
 

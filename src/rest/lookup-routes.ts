@@ -66,17 +66,24 @@ const COMPANIES: Input = {
   read(o) {
     const first = o.int("page_size", { min: 1, max: MAX_LOOKUP }) ?? 10;
     const companies = o.raw("companies");
-    if (
-      !Array.isArray(companies) ||
-      companies.length === 0 ||
-      companies.length > MAX_COMPANIES ||
-      companies.some((c) => typeof c !== "string")
-    )
-      throw apiError(
-        "BAD_USER_INPUT",
-        `companies: must be a list of 1 to ${MAX_COMPANIES} company names (strings)`,
+    const refuse = (what: string, problem: string) => {
+      throw apiError("BAD_USER_INPUT", `${what}: ${problem}`);
+    };
+    if (!Array.isArray(companies))
+      refuse(
+        "companies",
+        `must be a list of 1 to ${MAX_COMPANIES} company names; got ${companies === undefined ? "none" : typeof companies}`,
       );
-    return { companies, first };
+    const list = companies as unknown[];
+    if (list.length === 0 || list.length > MAX_COMPANIES)
+      refuse("companies", `must be a list of 1 to ${MAX_COMPANIES} company names; got ${list.length}`);
+    for (const [i, c] of list.entries())
+      if (typeof c !== "string")
+        refuse(
+          `companies[${i}]`,
+          `must be a company's name (a string); got ${c === null ? "null" : typeof c}`,
+        );
+    return { companies: list as string[], first };
   },
 };
 
@@ -113,14 +120,10 @@ const relatedDomains: Route = {
   path: "/domain/{name}/related",
   summary:
     "Related stores: the Domains that share an email, a phone, a social profile, a merchant name, a cluster or a redirect with a Domain, each with the values shared",
-  // Its operation's root field is the Domain's; the related Domains draw on List Domains.
-  endpoint: "retrieveDomain",
+  endpoint: "listDomains",
   type: "DomainRelated",
   inputs: [DOMAIN_PATH, RELATED_PAGE],
-  query: [
-    ["domain", ["name"]],
-    ["related", ["first"]],
-  ],
+  query: [["relatedDomains", ["name", "first"]]],
   envelope: { related: { record: "" } },
 };
 

@@ -1,4 +1,5 @@
 import { type ReadContext, servedOf } from "../context.ts";
+import { findDomain } from "../query/domain-read/lookup.ts";
 import { type DomainRead, domainReadOf, reads, withFields } from "../query/domain-read/plan.ts";
 import { plannedDomainByPk } from "../query/domain-read/read.ts";
 import type { DomainRow } from "../query/loaders.ts";
@@ -14,8 +15,9 @@ import { builder, legacy, pagedComplexity, rateLimited } from "./builder.ts";
 import { Domain } from "./domain.ts";
 
 /**
- * Related stores (src/query/related.ts): `Domain.related`, GET /domain/{name}/related, the MCP tool
- * related_domains. Each related Domain comes with its score and the values it shares.
+ * Related stores (src/query/related.ts): `Domain.related`, `relatedDomains(name)` (GET
+ * /domain/{name}/related, drawing on List Domains as the issue asks of every way to find stores),
+ * the MCP tool related_domains. Each related Domain comes with its score and the values it shares.
  */
 
 /** What a related Domain's REST answer gives of it unless `fields` says otherwise. */
@@ -32,7 +34,7 @@ const Shared = builder.objectRef<SharedValue>("SharedValue").implement({
     }),
     value: t.exposeString("value", {
       description:
-        'The value as compared (docs/decisions.md, "Related stores"): an email lower-cased, a phone\'s digits, a link without its scheme.',
+        'The value as compared (docs/decisions.md, "Related stores"): an email lower-cased, a phone without its separators, a link without its scheme.',
       ...legacy("value"),
     }),
   }),
@@ -108,6 +110,30 @@ builder.objectField(Domain, "related", (t) =>
     },
     resolve: (d, args, ctx, info) =>
       domainRelated(ctx, domainReadOf(info, ["domains", "domain"]), d, args.first ?? DEFAULT_RELATED),
+  }),
+);
+
+/** The seed's own read: its key and name (what findDomain adds), no column of the selection. */
+const SEED: DomainRead = { fields: [], children: [] };
+
+builder.queryField("relatedDomains", (t) =>
+  t.field({
+    type: DomainRelated,
+    description:
+      "Related stores of the Domain `name` (GET /domain/{name}/related), as Domain.related answers them. NOT_FOUND when the Domain is unknown.",
+    ...rateLimited("listDomains"),
+    complexity: pagedComplexity(DEFAULT_RELATED),
+    args: {
+      name: t.arg.string({ required: true, description: "The Domain's name." }),
+      first: t.arg.int({ description: `How many: default ${DEFAULT_RELATED}, at most ${MAX_RELATED}.` }),
+    },
+    resolve: async (_root, args, ctx, info) =>
+      domainRelated(
+        ctx,
+        domainReadOf(info, ["domains", "domain"]),
+        await findDomain(ctx, SEED, { name: args.name }),
+        args.first ?? DEFAULT_RELATED,
+      ),
   }),
 );
 

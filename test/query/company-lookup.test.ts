@@ -251,12 +251,13 @@ describe.each(databaseKinds())("company to domain on %s", (kind) => {
       lookups.map((l) => l.matches.map((m) => m.domain.name)),
     );
     for (const [bad, message] of [
-      [{ companies: [] }, /^companies: must be a list of 1 to 100/],
-      [{ companies: Array.from({ length: 101 }, () => "x") }, /^companies: must be a list of 1 to 100/],
-      [{ companies: ["Allbirds", 3] }, /^companies: must be a list of 1 to 100/],
+      [{ companies: [] }, /^companies: must be a list of 1 to 100 company names; got 0$/],
+      [{ companies: Array.from({ length: 101 }, () => "x") }, /^companies: .*; got 101$/],
+      [{ companies: ["Allbirds", 3] }, /^companies\[1\]: must be a company's name \(a string\); got number$/],
+      [{ companies: "Allbirds" }, /^companies: must be a list .*; got string$/],
       [{ companies: ["Allbirds", " "] }, /^companies\[1\]: is required/],
       [{ companies: ["x"], page_size: 0 }, /^page_size: must be at least 1/],
-      [{}, /^companies: must be a list/],
+      [{}, /^companies: must be a list .*; got none$/],
     ] as const) {
       const r = await post(bad);
       expect(r.status, JSON.stringify(bad)).toBe(400);

@@ -1565,6 +1565,11 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
         related: { total: related.total, domains: related.domains, too_common: related.tooCommon },
       });
       expect(related.total as number).toBeGreaterThan(0);
+      // The root field REST maps onto answers as Domain.related does.
+      const root = await gql(
+        `{ relatedDomains(name: "shop.example.com", first: 5) { total domains { score shared { type value } domain { name } } tooCommon { type value domains } } }`,
+      );
+      expect(root.relatedDomains).toEqual(related);
     });
   });
 

@@ -457,7 +457,7 @@ export interface paths {
         };
         /**
          * Related stores: the Domains that share an email, a phone, a social profile, a merchant name, a cluster or a redirect with a Domain, each with the values shared
-         * @description Rate limit: 20 per second on the enterprise plan, 5 on pro and elite (Retrieve a Domain, `retrieveDomain`).
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
          */
         get: operations["relatedDomains"];
         put?: never;
@@ -1086,7 +1086,7 @@ export interface components {
         SharedValue: {
             /** @description What the value is: email, phone, a social or review network's contact type, merchant_name, cluster (its best-ranked Domain) or redirect (the Domain redirected to). */
             type: string;
-            /** @description The value as compared (docs/decisions.md, "Related stores"): an email lower-cased, a phone's digits, a link without its scheme. */
+            /** @description The value as compared (docs/decisions.md, "Related stores"): an email lower-cased, a phone without its separators, a link without its scheme. */
             value: string;
         };
         /** @description One of the Domain's values that more than 100 Domains hold: no evidence, and its Domains are not listed. Optional values are left out when unknown. */
