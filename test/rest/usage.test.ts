@@ -214,11 +214,12 @@ describe.each(databaseKinds())("usage on %s", (kind) => {
       (e) => e.endpoint === "exportDomains",
     );
     expect(exportBudget).toMatchObject({ limit: 1, windowSeconds: 60, remaining: 0 });
-    // The same instant, each read from now plus what is left of the window: to the millisecond's
-    // rounding (the two reads are apart in time).
+    // The same instant, each read from now plus what is left of the window, each rounded to the
+    // millisecond on its own clock reading: a few ms apart on a loaded machine (4 ms seen in a full
+    // run), never a window's worth.
     const apart =
       Date.parse(String(exportBudget?.resetAt)) - Date.parse(String(budget(rest, "exportDomains").reset_at));
-    expect(Math.abs(apart)).toBeLessThanOrEqual(2);
+    expect(Math.abs(apart)).toBeLessThanOrEqual(50);
   });
 
   it("takes fields, as every route does; other options, methods and paths are refused as elsewhere", async () => {
