@@ -242,6 +242,18 @@ export const TOOLS: readonly ToolSpec[] = [
     maxPage: 1000,
   },
   {
+    name: "similar_domains",
+    title: "Lookalikes",
+    filters: "referred",
+    summary:
+      "Stores like 1 to 1000 seed Domains (a customer list): scored by the rarest Apps, technologies and categories they share with the seeds, and platform, plan, country and size bands, each with why; the f.* filters narrow the candidates.",
+    op: "similarDomains",
+    defaults: { page_size: 10 },
+    maxPage: 100,
+    records: "similar",
+    paging: "cursor",
+  },
+  {
     name: "domain_history",
     title: "A Domain's history",
     summary:
@@ -352,6 +364,7 @@ export const NOUNS: Record<string, string> = {
   segments: "segments",
   matches: "matches",
   lookups: "lookups",
+  similar: "lookalikes",
 };
 
 /** The endpoint whose budget a tool's call draws on. */

@@ -7,6 +7,7 @@ export const NO_TOOL: Readonly<Record<string, string>> = {
   domainFacets: "domain_facets asks the same (its POST twin)",
   appFacets: "app_facets asks the same (its POST twin)",
   lookupDomains: "lookup_company asks the same for 1 to 100 companies (its POST twin)",
+  domainSimilar: "similar_domains asks the same with one seed (its POST twin)",
   exportDomains:
     "a file of a whole segment, streamed: export_segment starts the job and answers the URL a client fetches",
   exportChanges: "the whole feed as one file: changes pages through it",

@@ -1,7 +1,8 @@
 import { apiError } from "../errors.ts";
 import { MAX_COMPANIES, MAX_LOOKUP } from "../query/company-lookup.ts";
 import { DEFAULT_RELATED, MAX_RELATED } from "../query/related.ts";
-import { DOMAIN_PATH, type Input } from "./inputs.ts";
+import { DEFAULT_SIMILAR, MAX_SIMILAR } from "../query/similar.ts";
+import { DOMAIN_MATCH, DOMAIN_PATH, DOMAIN_TABLES, type Input, SEED_NAMES } from "./inputs.ts";
 import type { Route } from "./route.ts";
 
 /**
@@ -127,4 +128,64 @@ const relatedDomains: Route = {
   envelope: { related: { record: "" } },
 };
 
-export const LOOKUP_ROUTES: readonly Route[] = [lookupDomains, bulkLookupDomains, relatedDomains];
+/**
+ * Lookalikes (docs/rest.md; src/query/similar.ts): POST /domain/similar with 1 to MAX_SEEDS seeds,
+ * GET /domain/{name}/similar for one, the candidates narrowed by any List Domains filter, paged by
+ * cursor through the ranking.
+ */
+const SIMILAR_PAGE: Input = {
+  options: [
+    {
+      name: "page_size",
+      type: "integer",
+      description: `How many lookalikes, best first, 1 to ${MAX_SIMILAR} (default ${DEFAULT_SIMILAR}).`,
+    },
+    { name: "cursor", type: "string", description: "next_cursor of the previous page." },
+  ],
+  variables: { first: "Int", after: "String" },
+  read: (o) => ({
+    first: o.int("page_size", { min: 1, max: MAX_SIMILAR }) ?? DEFAULT_SIMILAR,
+    after: o.string("cursor") || null,
+  }),
+};
+
+const SIMILAR_ENVELOPE = {
+  total: { value: "total", type: "integer" },
+  similar: { records: "domains" },
+  has_next_page: { value: "hasNextPage", type: "boolean" },
+  next_cursor: { value: "endCursor", type: "string", when: "hasNextPage" },
+} as const;
+
+const similarDomains: Route = {
+  methods: { POST: "similarDomains" },
+  path: "/domain/similar",
+  summary:
+    "Lookalikes: the Domains most like 1 to 1000 seed Domains (sharing their rarest Apps, technologies, categories, platform, plan, country and size bands), scored and explained, best first; any List Domains filter narrows the candidates",
+  endpoint: "listDomains",
+  type: "SimilarDomain",
+  inputs: [SEED_NAMES, SIMILAR_PAGE, DOMAIN_MATCH],
+  query: [["similarDomains", ["names", "filter", "search", "first", "after"]]],
+  envelope: { ...SIMILAR_ENVELOPE, not_found: { value: "notFound", type: "string[]" } },
+  filters: DOMAIN_TABLES,
+};
+
+const domainSimilar: Route = {
+  methods: { GET: "domainSimilar" },
+  path: "/domain/{name}/similar",
+  summary:
+    "Lookalikes of one Domain, as POST /domain/similar answers them for one seed; any List Domains filter narrows the candidates",
+  endpoint: "listDomains",
+  type: "SimilarDomain",
+  inputs: [DOMAIN_PATH, SIMILAR_PAGE, DOMAIN_MATCH],
+  query: [["similarToDomain", ["name", "filter", "search", "first", "after"]]],
+  envelope: SIMILAR_ENVELOPE,
+  filters: DOMAIN_TABLES,
+};
+
+export const LOOKUP_ROUTES: readonly Route[] = [
+  lookupDomains,
+  bulkLookupDomains,
+  relatedDomains,
+  similarDomains,
+  domainSimilar,
+];

@@ -35,6 +35,7 @@ export interface Route {
     | "DomainMatch"
     | "DomainLookup"
     | "DomainRelated"
+    | "SimilarDomain"
     | "Snapshot"
     | HistoryType
     | AccountType;

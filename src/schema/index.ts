@@ -11,6 +11,7 @@ import "./changes.ts";
 import "./history.ts";
 import "./related.ts";
 import "./review.ts";
+import "./similar.ts";
 import "./node.ts";
 import "./usage.ts";
 import "./lists.ts";

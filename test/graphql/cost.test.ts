@@ -39,8 +39,8 @@ describe("operation cost", () => {
       const required = field.args
         .filter((a) => isNonNullType(a.type) && a.defaultValue === undefined)
         .map((a) => {
-          expect(String(a.type), `${field.name}(${a.name})`).toBe("String!");
-          return `${a.name}: "x", `;
+          expect(String(a.type), `${field.name}(${a.name})`).toMatch(/^(String!|\[String!\]!)$/);
+          return String(a.type) === "String!" ? `${a.name}: "x", ` : `${a.name}: ["x"], `;
         })
         .join("");
       const q = `query($c: String) { ${field.name}(${required}first: 5, ${cursor}: $c) { __typename } }`;
@@ -210,6 +210,18 @@ describe("operation cost", () => {
     relatedDomains: {
       type: "DomainRelated",
       single: true,
+      params: { name: "x.com" },
+      options: { page_size: "1000" },
+    },
+    similarDomains: {
+      type: "SimilarDomain",
+      single: false,
+      params: {},
+      options: { domains: Array.from({ length: 1000 }, (_, i) => `d${i}.com`), page_size: "1000" },
+    },
+    domainSimilar: {
+      type: "SimilarDomain",
+      single: false,
       params: { name: "x.com" },
       options: { page_size: "1000" },
     },

@@ -96,8 +96,9 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
       expect(t?.description, name).toContain("the f.* arguments search_domains describes");
     }
     // The whole list an agent reads before its first question: 82 KB for 16 tools before the filters
-    // were told once; 18.7 KB for those 16 now, 29.3 KB with the 12 tools added since (issue 75 asks 20).
-    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(29_500);
+    // were told once; 18.7 KB for those 16 now, 29.3 KB with the 12 tools added since, 30.6 KB with
+    // similar_domains (1.2 KB; issue 75 asks 20 KB in all, not met).
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(31_000);
   });
 
   it("every Domain filter is a resource of its own, and the tools take the filters they no longer list", async () => {
@@ -253,6 +254,7 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
       ["lookup_company", { companies: ["Allbirds", " "] }, /^BAD_USER_INPUT: companies\[1\]/],
       ["domain_history", { name: "shop.example.com", page_size: 0 }, /^BAD_USER_INPUT: page_size/],
       ["related_domains", { name: "nope.example.com" }, /^NOT_FOUND: /],
+      ["similar_domains", { domains: [] }, /^BAD_USER_INPUT: domains/],
       ["domain_trends", {}, /^BAD_USER_INPUT: dimension: is required/],
       ["app_trends", { dimension: "cc" }, /^BAD_USER_INPUT: dimension/],
       ["app_facets", { facets: "cc" }, /^BAD_USER_INPUT: facets/],

@@ -239,6 +239,7 @@ describe.each(databaseKinds())("REST caching on %s", (kind) => {
         "listSnapshots",
         "lookupDomains",
         "relatedDomains",
+        "domainSimilar",
         "retrieveApp",
         "retrieveDomain",
       ].sort(),

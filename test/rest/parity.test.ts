@@ -1573,6 +1573,41 @@ describe.each(databaseKinds())("REST and GraphQL parity on %s", (kind) => {
     });
   });
 
+  describe("Lookalikes (POST /domain/similar, GET /domain/{name}/similar)", () => {
+    it("answer as similarDomains and Domain.similar, with the fields asked for", async () => {
+      covered.add("similarDomains");
+      covered.add("domainSimilar");
+      const selection =
+        "total notFound hasNextPage domains { score shared why { type value seeds weight } domain { name } }";
+      const data = await gql(
+        `{ similarDomains(names: ["shop.example.com", "nowhere.example"], filter: { countryCode: { values: ["US"] } }, first: 3) { ${selection} } }`,
+      );
+      const fields = "score,shared,why,domain.name";
+      const posted = await post("/domain/similar", {
+        domains: ["shop.example.com", "nowhere.example"],
+        "f:cc": "US",
+        page_size: 3,
+        fields,
+      });
+      const found = data.similarDomains as Json;
+      expect(found.notFound).toEqual(["nowhere.example"]);
+      expect(found.total as number).toBeGreaterThan(0);
+      const { next_cursor, ...rest } = posted as Json;
+      expect(rest).toEqual({
+        total: found.total,
+        similar: found.domains,
+        has_next_page: found.hasNextPage,
+        not_found: found.notFound,
+      });
+      expect(typeof next_cursor === "string" || !found.hasNextPage).toBe(true);
+      const one = await gql(`{ domain(name: "shop.example.com") { similar(first: 3) { ${selection} } } }`);
+      const got = await ok(`/domain/shop.example.com/similar?page_size=3&fields=${fields}`);
+      const similar = (one.domain as Json).similar as Json;
+      expect(got.similar).toEqual(similar.domains);
+      expect(got.total).toBe(similar.total);
+    });
+  });
+
   describe("Snapshots (/snapshots): the list as GraphQL lists it, and each file as listed", () => {
     it("GET /snapshots, GET /snapshots/{version}/{file}", async () => {
       covered.add("listSnapshots");

@@ -81,6 +81,7 @@ const BODIES: Record<string, unknown> = {
   searchApps: { fields: "name", q: "Klaviyo" },
   bulkRetrieveDomains: { domains: ["shop.example.com", "woo.example.org"] },
   bulkLookupDomains: { companies: ["Example Shop", "Example Goods"] },
+  similarDomains: { domains: ["shop.example.com", "woo.example.org"], page_size: 5 },
   searchDomains: { fields: "name" },
   searchDomainFacets: { facets: "cc,p", "f:p": "shopify" },
   searchAppFacets: { facets: "p,pricing" },

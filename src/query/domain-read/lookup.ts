@@ -76,15 +76,19 @@ async function bareNameMeant(byName: ByName, name: string): Promise<string> {
   return bare && (await byName.load(bare)) ? meant([bare]) : "";
 }
 
-/** Up to MAX_NAMES Domains by name (`domainsByName`, POST /domain/bulk), in request order, and the names not found. */
+/**
+ * Up to `max` Domains by name (`domainsByName`, POST /domain/bulk: MAX_NAMES; a lookalikes' seeds),
+ * in request order, and the names not found.
+ */
 export async function findDomains(
   ctx: ReadContext,
   read: DomainRead,
   args: { names: readonly string[]; followRedirects?: boolean | null },
+  max = MAX_NAMES,
 ): Promise<{ domains: DomainRow[]; notFound: string[] }> {
   if (args.names.length === 0) throw new InputError("names", "must name at least one Domain");
-  if (args.names.length > MAX_NAMES)
-    throw new InputError("names", `takes at most ${MAX_NAMES} names; got ${args.names.length}`);
+  if (args.names.length > max)
+    throw new InputError("names", `takes at most ${max} names; got ${args.names.length}`);
   const names = args.names.map((n, i) => normalizeName(n, `names[${i}]`));
   const byName = plannedDomainByName(ctx, withFields(read, DOMAIN_LOOKUP));
   const found = await Promise.all(names.map((n) => resolveDomain(byName, n, args.followRedirects ?? false)));

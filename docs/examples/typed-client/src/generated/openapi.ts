@@ -468,6 +468,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/domain/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lookalikes: the Domains most like 1 to 1000 seed Domains (sharing their rarest Apps, technologies, categories, platform, plan, country and size bands), scored and explained, best first; any List Domains filter narrows the candidates
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
+         */
+        post: operations["similarDomains"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domain/{name}/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lookalikes of one Domain, as POST /domain/similar answers them for one seed; any List Domains filter narrows the candidates
+         * @description Rate limit: 6 per second on the enterprise plan, 2 on pro and elite (List Domains, `listDomains`).
+         */
+        get: operations["domainSimilar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/segment": {
         parameters: {
             query?: never;
@@ -1097,6 +1137,28 @@ export interface components {
             value: string;
             /** @description How many Domains hold it. */
             domains: number;
+        };
+        /** @description A Domain like the seeds, with its score and why. Optional values are left out when unknown. */
+        SimilarDomain: {
+            /** @description The mean, over the seeds, of the rarity (ln(N / Domains holding it)) of the features it shares with each (docs/decisions.md, "Lookalikes"). */
+            score: number;
+            /** @description How many of the seeds' features it holds. */
+            shared: number;
+            /** @description The 5 shared features that weigh most, heaviest first (then by type, then value). */
+            why: components["schemas"]["SharedFeature"][];
+            /** @description The Domain. */
+            domain: components["schemas"]["Domain"];
+        };
+        /** @description A feature of the seeds that a lookalike shares, with what it adds to the score. Optional values are left out when unknown. */
+        SharedFeature: {
+            /** @description app, technology, category, platform, plan, country, or a size band: estimated_sales, estimated_visits, product_count, employee_count. */
+            type: string;
+            /** @description An App as <platform>.<token>, a technology's name, a category, a platform, plan or country code, or a band's decade (1000-9999; 0). */
+            value: string;
+            /** @description How many seeds hold it. */
+            seeds: number;
+            /** @description What it adds to the score: seeds × ln(N / Domains holding it) / seeds found. */
+            weight: number;
         };
         /** @description A saved search of the account (at most 100 an account): its members are compared at every load. Optional values are left out when unknown. */
         Segment: {
@@ -8330,6 +8392,760 @@ export interface operations {
                 content: {
                     "application/json": {
                         related?: components["schemas"]["DomainRelated"];
+                    };
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current ETag (the same snapshot is served), or is * and the answer would be 200. No body. The request drew on the rate limit; with a listed ETag it read nothing. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE), or the gateway is at a limit of its own, which the message names (BUSY: its exports at once, or its connections to the database all in use); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    similarDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON object of options, at most 1,000,000 bytes. It may be sent compressed, with Content-Encoding gzip, deflate or br (one coding; the limit holds for the decoded body too); any other Content-Encoding is answered 415. */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
+                    fields?: string;
+                    /** @description The seeds: 1 to 1000 domain names (your best customers, say). Names the snapshot does not have are listed in not_found. */
+                    domains?: string[];
+                    /** @description How many lookalikes, best first, 1 to 1000 (default 50). */
+                    page_size?: number;
+                    /** @description next_cursor of the previous page. */
+                    cursor?: string;
+                    /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
+                    aq?: {
+                        field: string;
+                        value: string | number;
+                        /** @enum {unknown} */
+                        operator?: "and" | "or" | "nand" | "nor";
+                    }[];
+                    /** @description The dashboard's boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must's conditions all match, at least one of should's, none of must_not's, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match's values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded. */
+                    bq?: {
+                        must?: {
+                            conjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                        };
+                        should?: {
+                            disjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                            /** @enum {unknown} */
+                            min?: 0 | 1;
+                        };
+                        must_not?: {
+                            disjuncts: {
+                                field: string;
+                                match?: string | number;
+                                term?: string | number;
+                                /** @enum {unknown} */
+                                operator?: "or" | "and";
+                                analyzer?: string;
+                                min?: string | number;
+                                max?: string | number;
+                                inclusive_min?: boolean;
+                                inclusive_max?: boolean;
+                            }[];
+                            /** @enum {unknown} */
+                            min?: 0 | 1;
+                        };
+                    };
+                    /** @description Words that must all occur in the name, title, description or merchant name. */
+                    q?: string;
+                    /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
+                    "f:an"?: string;
+                    /** @description How the values of f:an combine: and (default), or, not. */
+                    "f:an:op"?: string;
+                    /** @description Administrative area (state or province); needs countryCode: comma-separated values (\, for a literal comma). */
+                    "f:administrative_area_level_1"?: string;
+                    /** @description How the values of f:administrative_area_level_1 combine: and (default), or, not. */
+                    "f:administrative_area_level_1:op"?: string;
+                    /** @description Category: comma-separated values (\, for a literal comma). */
+                    "f:cat"?: string;
+                    /** @description How the values of f:cat combine: and (default), or, not. */
+                    "f:cat:op"?: string;
+                    /** @description Country code: comma-separated values (\, for a literal comma). */
+                    "f:cc"?: string;
+                    /** @description How the values of f:cc combine: and (default), or, not. */
+                    "f:cc:op"?: string;
+                    /** @description City; needs countryCode and administrativeAreaLevel1: comma-separated values (\, for a literal comma). */
+                    "f:city"?: string;
+                    /** @description How the values of f:city combine: and (default), or, not. */
+                    "f:city:op"?: string;
+                    /** @description Month of creation, YYYY-MM: comma-separated values (\, for a literal comma). */
+                    "f:cratyyyymm"?: string;
+                    /** @description How the values of f:cratyyyymm combine: and (default), or, not. */
+                    "f:cratyyyymm:op"?: string;
+                    /** @description Week of creation, YYYY-MM-DD; weeks start on Fridays, other days map to the Friday before: comma-separated values (\, for a literal comma). */
+                    "f:cratyyyymmdd"?: string;
+                    /** @description How the values of f:cratyyyymmdd combine: and (default), or, not. */
+                    "f:cratyyyymmdd:op"?: string;
+                    /** @description Currency code: comma-separated values (\, for a literal comma). */
+                    "f:curr"?: string;
+                    /** @description How the values of f:curr combine: and (default), or, not. */
+                    "f:curr:op"?: string;
+                    /** @description State: Active, Inactive or Password Protected: comma-separated values (\, for a literal comma). */
+                    "f:ds"?: string;
+                    /** @description How the values of f:ds combine: and (default), or, not. */
+                    "f:ds:op"?: string;
+                    /** @description Feature: comma-separated values (\, for a literal comma). */
+                    "f:features"?: string;
+                    /** @description How the values of f:features combine: and (default), or, not. */
+                    "f:features:op"?: string;
+                    /** @description Region: comma-separated values (\, for a literal comma). */
+                    "f:reg"?: string;
+                    /** @description How the values of f:reg combine: and (default), or, not. */
+                    "f:reg:op"?: string;
+                    /** @description Subregion: comma-separated values (\, for a literal comma). */
+                    "f:sreg"?: string;
+                    /** @description How the values of f:sreg combine: and (default), or, not. */
+                    "f:sreg:op"?: string;
+                    /** @description Language code: comma-separated values (\, for a literal comma). */
+                    "f:lang"?: string;
+                    /** @description How the values of f:lang combine: and (default), or, not. */
+                    "f:lang:op"?: string;
+                    /** @description Platform: comma-separated values (\, for a literal comma). */
+                    "f:p"?: string;
+                    /** @description How the values of f:p combine: and (default), or, not. */
+                    "f:p:op"?: string;
+                    /** @description Platform plan: comma-separated values (\, for a literal comma). */
+                    "f:plan"?: string;
+                    /** @description How the values of f:plan combine: and (default), or, not. */
+                    "f:plan:op"?: string;
+                    /** @description Technology name: comma-separated values (\, for a literal comma). */
+                    "f:tech"?: string;
+                    /** @description How the values of f:tech combine: and (default), or, not. */
+                    "f:tech:op"?: string;
+                    /** @description Theme name: comma-separated values (\, for a literal comma). */
+                    "f:tn"?: string;
+                    /** @description How the values of f:tn combine: and (default), or, not. */
+                    "f:tn:op"?: string;
+                    /** @description Tag: comma-separated values (\, for a literal comma). */
+                    "f:tags"?: string;
+                    /** @description How the values of f:tags combine: and (default), or, not. */
+                    "f:tags:op"?: string;
+                    /** @description Contact info type present: comma-separated values (\, for a literal comma). */
+                    "f:it"?: string;
+                    /** @description How the values of f:it combine: and (default), or, not. */
+                    "f:it:op"?: string;
+                    /** @description Ships-to country: comma-separated values (\, for a literal comma). */
+                    "f:stc"?: string;
+                    /** @description How the values of f:stc combine: and (default), or, not. */
+                    "f:stc:op"?: string;
+                    /** @description Sales channel: comma-separated values (\, for a literal comma). */
+                    "f:sc"?: string;
+                    /** @description How the values of f:sc combine: and (default), or, not. */
+                    "f:sc:op"?: string;
+                    /** @description Average product price, minor unit of the store currency: at least (inclusive). */
+                    "f:avgppmin"?: string;
+                    /** @description Average product price, minor unit of the store currency: at most (inclusive). */
+                    "f:avgppmax"?: string;
+                    /** @description Employee count: at least (inclusive). */
+                    "f:empcmin"?: string;
+                    /** @description Employee count: at most (inclusive). */
+                    "f:empcmax"?: string;
+                    /** @description Estimated monthly sales, cents of USD: at least (inclusive). */
+                    "f:ermin"?: string;
+                    /** @description Estimated monthly sales, cents of USD: at most (inclusive). */
+                    "f:ermax"?: string;
+                    /** @description Product count: at least (inclusive). */
+                    "f:pcmin"?: string;
+                    /** @description Product count: at most (inclusive). */
+                    "f:pcmax"?: string;
+                    /** @description World-wide rank: at least (inclusive). */
+                    "f:rankmin"?: string;
+                    /** @description World-wide rank: at most (inclusive). */
+                    "f:rankmax"?: string;
+                    /** @description Monthly app spend, cents of USD: at least (inclusive). */
+                    "f:masmin"?: string;
+                    /** @description Monthly app spend, cents of USD: at most (inclusive). */
+                    "f:masmax"?: string;
+                    /** @description Estimated monthly visits: at least (inclusive). */
+                    "f:evmin"?: string;
+                    /** @description Estimated monthly visits: at most (inclusive). */
+                    "f:evmax"?: string;
+                    /** @description Created on/after min and on/before max: at least (inclusive). */
+                    "f:cratmin"?: string;
+                    /** @description Created on/after min and on/before max: at most (inclusive). */
+                    "f:cratmax"?: string;
+                    /** @description Last plan change: at least (inclusive). */
+                    "f:last_plan_change_at:min"?: string;
+                    /** @description Last plan change: at most (inclusive). */
+                    "f:last_plan_change_at:max"?: string;
+                    /** @description Last platform change: at least (inclusive). */
+                    "f:last_platform_change_at:min"?: string;
+                    /** @description Last platform change: at most (inclusive). */
+                    "f:last_platform_change_at:max"?: string;
+                    /** @description The app of f:app_installed_at:min / :max (exactly one). */
+                    "f:app_installed_at"?: string;
+                    /** @description From this time (inclusive); blank for open. */
+                    "f:app_installed_at:min"?: string;
+                    /** @description Until this time (inclusive); blank for open. */
+                    "f:app_installed_at:max"?: string;
+                    /** @description The app of f:app_uninstalled_at:min / :max (exactly one). */
+                    "f:app_uninstalled_at"?: string;
+                    /** @description From this time (inclusive); blank for open. */
+                    "f:app_uninstalled_at:min"?: string;
+                    /** @description Until this time (inclusive); blank for open. */
+                    "f:app_uninstalled_at:max"?: string;
+                    /** @description The technology of f:tech_installed_at:min / :max (exactly one). */
+                    "f:tech_installed_at"?: string;
+                    /** @description From this time (inclusive); blank for open. */
+                    "f:tech_installed_at:min"?: string;
+                    /** @description Until this time (inclusive); blank for open. */
+                    "f:tech_installed_at:max"?: string;
+                    /** @description In this list of the API key's account (GET /list). */
+                    "f:list"?: string;
+                    /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                    "f:segment"?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total?: number;
+                        similar?: components["schemas"]["SimilarDomain"][];
+                        has_next_page?: boolean;
+                        next_cursor?: string;
+                        not_found?: string[];
+                    };
+                };
+            };
+            /** @description Invalid or unknown option; the message names it and says what is allowed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown App, Domain or path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Wrong method (the Allow header lists the right ones). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Expired cursor: the data was refreshed since it was issued. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large: over 1,000,000 bytes as sent, or once decoded. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body's Content-Encoding is not one the server reads (gzip, deflate, br or identity). */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited (per key, plan and endpoint; see the description); Retry-After says how many seconds to wait. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error, logged with the request id the body carries. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database did not answer in time (DATABASE_UNAVAILABLE), or the gateway is at a limit of its own, which the message names (BUSY: its exports at once, or its connections to the database all in use); Retry-After says when to try again. Logged with the request id the body carries. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    domainSimilar: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated fields to return, nested with a period (plans.name); * for the defaults; blank for the defaults. */
+                fields?: string;
+                /** @description How many lookalikes, best first, 1 to 1000 (default 50). */
+                page_size?: number;
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description Advanced search, JSON: [{field, value, operator}], all combined with AND, beside the f: options. field: a filter option without f: (ermin for f:ermin), or q; value: comma-separated values (\, for a literal comma); operator: and (default), or, nand, nor. In a query string, the same JSON URL-encoded. */
+                aq?: string;
+                /** @description The dashboard's boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must's conditions all match, at least one of should's, none of must_not's, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match's values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded. */
+                bq?: string;
+                /** @description Words that must all occur in the name, title, description or merchant name. */
+                q?: string;
+                /** @description Installed App (<platform>.<token>), not since uninstalled: comma-separated values (\, for a literal comma). */
+                "f:an"?: string;
+                /** @description How the values of f:an combine: and (default), or, not. */
+                "f:an:op"?: string;
+                /** @description Administrative area (state or province); needs countryCode: comma-separated values (\, for a literal comma). */
+                "f:administrative_area_level_1"?: string;
+                /** @description How the values of f:administrative_area_level_1 combine: and (default), or, not. */
+                "f:administrative_area_level_1:op"?: string;
+                /** @description Category: comma-separated values (\, for a literal comma). */
+                "f:cat"?: string;
+                /** @description How the values of f:cat combine: and (default), or, not. */
+                "f:cat:op"?: string;
+                /** @description Country code: comma-separated values (\, for a literal comma). */
+                "f:cc"?: string;
+                /** @description How the values of f:cc combine: and (default), or, not. */
+                "f:cc:op"?: string;
+                /** @description City; needs countryCode and administrativeAreaLevel1: comma-separated values (\, for a literal comma). */
+                "f:city"?: string;
+                /** @description How the values of f:city combine: and (default), or, not. */
+                "f:city:op"?: string;
+                /** @description Month of creation, YYYY-MM: comma-separated values (\, for a literal comma). */
+                "f:cratyyyymm"?: string;
+                /** @description How the values of f:cratyyyymm combine: and (default), or, not. */
+                "f:cratyyyymm:op"?: string;
+                /** @description Week of creation, YYYY-MM-DD; weeks start on Fridays, other days map to the Friday before: comma-separated values (\, for a literal comma). */
+                "f:cratyyyymmdd"?: string;
+                /** @description How the values of f:cratyyyymmdd combine: and (default), or, not. */
+                "f:cratyyyymmdd:op"?: string;
+                /** @description Currency code: comma-separated values (\, for a literal comma). */
+                "f:curr"?: string;
+                /** @description How the values of f:curr combine: and (default), or, not. */
+                "f:curr:op"?: string;
+                /** @description State: Active, Inactive or Password Protected: comma-separated values (\, for a literal comma). */
+                "f:ds"?: string;
+                /** @description How the values of f:ds combine: and (default), or, not. */
+                "f:ds:op"?: string;
+                /** @description Feature: comma-separated values (\, for a literal comma). */
+                "f:features"?: string;
+                /** @description How the values of f:features combine: and (default), or, not. */
+                "f:features:op"?: string;
+                /** @description Region: comma-separated values (\, for a literal comma). */
+                "f:reg"?: string;
+                /** @description How the values of f:reg combine: and (default), or, not. */
+                "f:reg:op"?: string;
+                /** @description Subregion: comma-separated values (\, for a literal comma). */
+                "f:sreg"?: string;
+                /** @description How the values of f:sreg combine: and (default), or, not. */
+                "f:sreg:op"?: string;
+                /** @description Language code: comma-separated values (\, for a literal comma). */
+                "f:lang"?: string;
+                /** @description How the values of f:lang combine: and (default), or, not. */
+                "f:lang:op"?: string;
+                /** @description Platform: comma-separated values (\, for a literal comma). */
+                "f:p"?: string;
+                /** @description How the values of f:p combine: and (default), or, not. */
+                "f:p:op"?: string;
+                /** @description Platform plan: comma-separated values (\, for a literal comma). */
+                "f:plan"?: string;
+                /** @description How the values of f:plan combine: and (default), or, not. */
+                "f:plan:op"?: string;
+                /** @description Technology name: comma-separated values (\, for a literal comma). */
+                "f:tech"?: string;
+                /** @description How the values of f:tech combine: and (default), or, not. */
+                "f:tech:op"?: string;
+                /** @description Theme name: comma-separated values (\, for a literal comma). */
+                "f:tn"?: string;
+                /** @description How the values of f:tn combine: and (default), or, not. */
+                "f:tn:op"?: string;
+                /** @description Tag: comma-separated values (\, for a literal comma). */
+                "f:tags"?: string;
+                /** @description How the values of f:tags combine: and (default), or, not. */
+                "f:tags:op"?: string;
+                /** @description Contact info type present: comma-separated values (\, for a literal comma). */
+                "f:it"?: string;
+                /** @description How the values of f:it combine: and (default), or, not. */
+                "f:it:op"?: string;
+                /** @description Ships-to country: comma-separated values (\, for a literal comma). */
+                "f:stc"?: string;
+                /** @description How the values of f:stc combine: and (default), or, not. */
+                "f:stc:op"?: string;
+                /** @description Sales channel: comma-separated values (\, for a literal comma). */
+                "f:sc"?: string;
+                /** @description How the values of f:sc combine: and (default), or, not. */
+                "f:sc:op"?: string;
+                /** @description Average product price, minor unit of the store currency: at least (inclusive). */
+                "f:avgppmin"?: string;
+                /** @description Average product price, minor unit of the store currency: at most (inclusive). */
+                "f:avgppmax"?: string;
+                /** @description Employee count: at least (inclusive). */
+                "f:empcmin"?: string;
+                /** @description Employee count: at most (inclusive). */
+                "f:empcmax"?: string;
+                /** @description Estimated monthly sales, cents of USD: at least (inclusive). */
+                "f:ermin"?: string;
+                /** @description Estimated monthly sales, cents of USD: at most (inclusive). */
+                "f:ermax"?: string;
+                /** @description Product count: at least (inclusive). */
+                "f:pcmin"?: string;
+                /** @description Product count: at most (inclusive). */
+                "f:pcmax"?: string;
+                /** @description World-wide rank: at least (inclusive). */
+                "f:rankmin"?: string;
+                /** @description World-wide rank: at most (inclusive). */
+                "f:rankmax"?: string;
+                /** @description Monthly app spend, cents of USD: at least (inclusive). */
+                "f:masmin"?: string;
+                /** @description Monthly app spend, cents of USD: at most (inclusive). */
+                "f:masmax"?: string;
+                /** @description Estimated monthly visits: at least (inclusive). */
+                "f:evmin"?: string;
+                /** @description Estimated monthly visits: at most (inclusive). */
+                "f:evmax"?: string;
+                /** @description Created on/after min and on/before max: at least (inclusive). */
+                "f:cratmin"?: string;
+                /** @description Created on/after min and on/before max: at most (inclusive). */
+                "f:cratmax"?: string;
+                /** @description Last plan change: at least (inclusive). */
+                "f:last_plan_change_at:min"?: string;
+                /** @description Last plan change: at most (inclusive). */
+                "f:last_plan_change_at:max"?: string;
+                /** @description Last platform change: at least (inclusive). */
+                "f:last_platform_change_at:min"?: string;
+                /** @description Last platform change: at most (inclusive). */
+                "f:last_platform_change_at:max"?: string;
+                /** @description The app of f:app_installed_at:min / :max (exactly one). */
+                "f:app_installed_at"?: string;
+                /** @description From this time (inclusive); blank for open. */
+                "f:app_installed_at:min"?: string;
+                /** @description Until this time (inclusive); blank for open. */
+                "f:app_installed_at:max"?: string;
+                /** @description The app of f:app_uninstalled_at:min / :max (exactly one). */
+                "f:app_uninstalled_at"?: string;
+                /** @description From this time (inclusive); blank for open. */
+                "f:app_uninstalled_at:min"?: string;
+                /** @description Until this time (inclusive); blank for open. */
+                "f:app_uninstalled_at:max"?: string;
+                /** @description The technology of f:tech_installed_at:min / :max (exactly one). */
+                "f:tech_installed_at"?: string;
+                /** @description From this time (inclusive); blank for open. */
+                "f:tech_installed_at:min"?: string;
+                /** @description Until this time (inclusive); blank for open. */
+                "f:tech_installed_at:max"?: string;
+                /** @description In this list of the API key's account (GET /list). */
+                "f:list"?: string;
+                /** @description In this segment of the API key's account (GET /segment): its members in the served snapshot. */
+                "f:segment"?: string;
+            };
+            header?: {
+                /** @description ETags of responses already held (comma-separated), or *. When one matches the current ETag (weak comparison), the answer is 304 without a body and nothing is read; * gets 304 whenever the answer would be 200 (that is read). Either way the request draws on the rate limit. */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
+            };
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total?: number;
+                        similar?: components["schemas"]["SimilarDomain"][];
+                        has_next_page?: boolean;
+                        next_cursor?: string;
                     };
                 };
             };
