@@ -33,6 +33,9 @@ export const SCENARIOS = {
   lookup: "company to domain (GET /domain/lookup, merchant names)",
   /** Related stores (issue 74): a Domain of the sample's related Domains. */
   related: "related stores (GET /domain/{name}/related)",
+  /** Lookalikes (issue 74): of a Domain of the sample, and of 100 of them at once. */
+  similarOne: "lookalikes of 1 seed (GET /domain/{name}/similar)",
+  similarHundred: "lookalikes of 100 seeds (POST /domain/similar)",
 } as const;
 
 /** Each MCP scenario, and the REST one it is measured against. */
@@ -56,6 +59,9 @@ export const TARGETS = {
   /** Related stores' p50, ms, and p99 at most this many times it (issue 74). */
   relatedP50: 20,
   relatedP99Ratio: 3,
+  /** Lookalikes' p50, ms, of 1 seed and of 100 (issue 74); p99 at most relatedP99Ratio times it. */
+  similarOneP50: 50,
+  similarHundredP50: 200,
   listRatio: 0.4,
   deepVsFirst: 1.5,
   /** Default fields: Domains/s, and the share of the database alone's rate. */
@@ -592,6 +598,15 @@ function sectionLines(r: DbResult): { lines: Line[]; notes: string[] } {
           verdict(row.p99 <= TARGETS.relatedP99Ratio * row.p50, `p99 ≤ ${TARGETS.relatedP99Ratio}× p50`),
         );
         break;
+      case SCENARIOS.similarOne:
+      case SCENARIOS.similarHundred: {
+        const p50 = row.scenario === SCENARIOS.similarOne ? TARGETS.similarOneP50 : TARGETS.similarHundredP50;
+        line.targets.push(verdict(row.p50 <= p50, `p50 ≤ ${p50} ms`));
+        line.targets.push(
+          verdict(row.p99 <= TARGETS.relatedP99Ratio * row.p50, `p99 ≤ ${TARGETS.relatedP99Ratio}× p50`),
+        );
+        break;
+      }
       case SCENARIOS.oneRest: {
         if (!row.baseline) line.beside = `${sql}: not measured in this run`;
         else

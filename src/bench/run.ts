@@ -842,6 +842,17 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
         false,
       ],
       [SCENARIOS.related, { path: () => `/json/api/v1/all/domain/${nextName()}/related` }, false],
+      [SCENARIOS.similarOne, { path: () => `/json/api/v1/all/domain/${nextName()}/similar` }, false],
+      [
+        SCENARIOS.similarHundred,
+        {
+          method: "POST",
+          path: "/json/api/v1/all/domain/similar",
+          headers: { "content-type": "application/json" },
+          body: () => JSON.stringify({ domains: Array.from({ length: 100 }, nextName) }),
+        },
+        false,
+      ],
       [SCENARIOS.appsSearch, { path: `/json/api/v1/all/app?q=${encodeURIComponent(d.word)}` }, false],
       [SCENARIOS.reviews, { path: `/json/api/v1/all/app/${d.app}/reviews` }, false],
     ];
