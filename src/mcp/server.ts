@@ -63,7 +63,7 @@ function description(spec: ToolSpec): string {
   const of = spec.filtersOf ?? "domains";
   if (op && spec.filters === "described") parts.push(filterGrammar(op.options, of));
   if (spec.filters === "referred")
-    parts.push(`Filters: the f.* arguments ${describerOf(of).name} describes.`);
+    parts.push(`Filters: the f.*, aq, bq and q arguments ${describerOf(of).name} describes.`);
   parts.push(endpoint ? `Budget: ${RATE_LIMITS[endpoint].title}.` : "Budget: none.");
   return parts.join(" ");
 }

@@ -24,12 +24,9 @@ import { isFilter } from "./filter-grammar.ts";
 
 /** A REST option's schema, from its catalogue entry. */
 function schemaOf(doc: OptionDoc, spec: ToolSpec): z.ZodType {
-  // aq and bq are told in full once, by search_domains; the other Domain tools take them as it does.
-  if (spec.filters === "referred" && (doc.name === "aq" || doc.name === "bq"))
-    return z
-      .unknown()
-      .optional()
-      .describe(`As in ${describerOf(spec.filtersOf ?? "domains").name}.`);
+  // aq and bq are told in full once, by search_domains; the other Domain tools take them as it
+  // does, and their descriptions say so once for all of them (src/mcp/server.ts).
+  if (spec.filters === "referred" && (doc.name === "aq" || doc.name === "bq")) return z.unknown().optional();
   let s: z.ZodType;
   if (doc.name === "page_size" && spec.maxPage)
     s = z
@@ -77,11 +74,12 @@ function shortDescription(doc: OptionDoc, spec: ToolSpec): string {
   if (doc.name === "cursor") return "next_cursor of the previous page.";
   const short = SHORT[doc.name];
   if (short) return short;
-  // An option a tool takes as the tool that tells its filters does: said once, there.
+  // An option a tool takes as the tool that tells its filters does (q): said once, there, and the
+  // tool's description refers to it.
   if (spec.filters === "referred") {
     const describer = describerOf(spec.filtersOf ?? "domains");
     const same = operationOf(describer)?.options.find((o) => o.name === doc.name);
-    if (same?.description === doc.description) return `As in ${describer.name}.`;
+    if (same?.description === doc.description) return "";
   }
   return doc.description;
 }
