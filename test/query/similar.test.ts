@@ -117,9 +117,9 @@ function bruteForce(
 
 describe.each(databaseKinds())("lookalikes on %s", (kind) => {
   let api: TestApi;
-  const post = async (path: string, body: unknown) => {
+  const post = async (path: string, body: unknown, method = "POST") => {
     const res = await api.app.fetch(`http://localhost/json/api/v1/all${path}`, {
-      method: "POST",
+      method,
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
     });
@@ -207,6 +207,30 @@ describe.each(databaseKinds())("lookalikes on %s", (kind) => {
       has_next_page: false,
       not_found: ["no-such-shop.example"],
     });
+  });
+
+  it("leaves out the Domains of a list by GraphQL's not (stores not yet on my list)", async () => {
+    const seed = domains[42].name;
+    const top = await post("/domain/similar", { domains: [seed], page_size: 10, fields: FIELDS });
+    const mine = (top.body.similar as Row[]).slice(0, 5).map((r) => r.domain.name);
+    const added = await post("/list/customers/add-domains", { domains: mine }, "PUT");
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    const onList = new Set(mine);
+    const want = bruteForce([seed], (d) => !onList.has(d.name));
+    const got = await api.gql<{ similarDomains: { total: number; domains: Row[] } }>(
+      `query($n: [String!]!) { similarDomains(names: $n, filter: { not: [{ list: "customers" }] }, first: 1000) {
+        total domains { score shared why { type value seeds weight } domain { name } } } }`,
+      { n: [seed] },
+    );
+    expect(got.errors).toBeUndefined();
+    expect(got.data?.similarDomains.total).toBe(want.total);
+    expect(got.data?.similarDomains.domains).toEqual(want.rows.slice(0, 1000));
+    expect(got.data?.similarDomains.domains.slice(0, 5).map((r) => r.domain.name)).toEqual(
+      (top.body.similar as Row[]).slice(5, 10).map((r) => r.domain.name),
+    );
+    // And only the list's, by REST's f:list.
+    const only = await whole({ domains: [seed], "f:list": "customers" }, 50);
+    expect(only.rows).toEqual(bruteForce([seed], (d) => onList.has(d.name)).rows);
   });
 
   it("answers one seed by GET and by GraphQL as POST does", async () => {
