@@ -9,7 +9,6 @@ import {
   DOMAIN_RANGE_FILTERS,
 } from "../query/domain-filter.ts";
 import { MAX_OFFSET } from "../query/page.ts";
-import { MAX_SEEDS } from "../query/similar.ts";
 import { APP_SORTS, DOMAIN_SORTS, REVIEW_SORTS, type SortField } from "../query/sort.ts";
 import { BQ_OPTION, joinBq, parseBq } from "./bq.ts";
 import { DRY_RUN } from "./dry-run.ts";
@@ -323,22 +322,8 @@ export const DOMAIN_NAMES: Input = {
   read: (o) => ({ names: domainNames(o, 100) }),
 };
 
-/** Lookalikes' seeds: a body's `domains`, 1 to MAX_SEEDS names. */
-export const SEED_NAMES: Input = {
-  options: [
-    {
-      name: "domains",
-      type: "array",
-      description: `The seeds: 1 to ${MAX_SEEDS} domain names (your best customers, say). Names the snapshot does not have are listed in not_found.`,
-      items: { type: "string" },
-    },
-  ],
-  variables: { names: "[String!]!" },
-  read: (o) => ({ names: domainNames(o, MAX_SEEDS) }),
-};
-
 /** A body's `domains`: 1 to `most` strings, or a 400 that says so. */
-function domainNames(o: Options, most: number): string[] {
+export function domainNames(o: Options, most: number): string[] {
   const names = o.raw("domains");
   if (
     !Array.isArray(names) ||

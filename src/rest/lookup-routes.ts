@@ -1,8 +1,8 @@
 import { apiError } from "../errors.ts";
 import { MAX_COMPANIES, MAX_LOOKUP } from "../query/company-lookup.ts";
 import { DEFAULT_RELATED, MAX_RELATED } from "../query/related.ts";
-import { DEFAULT_SIMILAR, MAX_SIMILAR } from "../query/similar.ts";
-import { DOMAIN_MATCH, DOMAIN_PATH, DOMAIN_TABLES, type Input, SEED_NAMES } from "./inputs.ts";
+import { DEFAULT_SIMILAR, MAX_SEEDS, MAX_SIMILAR } from "../query/similar.ts";
+import { DOMAIN_MATCH, DOMAIN_PATH, DOMAIN_TABLES, domainNames, type Input } from "./inputs.ts";
 import type { Route } from "./route.ts";
 
 /**
@@ -133,6 +133,20 @@ const relatedDomains: Route = {
  * GET /domain/{name}/similar for one, the candidates narrowed by any List Domains filter, paged by
  * cursor through the ranking.
  */
+/** Lookalikes' seeds: a body's `domains`, 1 to MAX_SEEDS names. */
+const SEED_NAMES: Input = {
+  options: [
+    {
+      name: "domains",
+      type: "array",
+      description: `The seeds: 1 to ${MAX_SEEDS} domain names (your best customers, say). Names the snapshot does not have are listed in not_found.`,
+      items: { type: "string" },
+    },
+  ],
+  variables: { names: "[String!]!" },
+  read: (o) => ({ names: domainNames(o, MAX_SEEDS) }),
+};
+
 const SIMILAR_PAGE: Input = {
   options: [
     {
