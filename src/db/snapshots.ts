@@ -11,6 +11,7 @@ import {
   type SqlReader,
 } from "./reader.ts";
 import { type ReadSource, Replicas } from "./replicas.ts";
+import { featuresOf } from "./similar-features.ts";
 import { checkFormat, isCurrent, refusalLine } from "./snapshot-format.ts";
 import type { SnapshotRow, SnapshotStore } from "./store.ts";
 import { isRecoveryConflict, isReplicaFailure } from "./unavailable.ts";
@@ -190,7 +191,10 @@ export class Snapshots {
       this.served = { snapshot: row, source, sql };
       // A failed load is tried again by the first count that needs the index.
       if (this.warm) {
-        countIndexOf(sql).catch(() => {});
+        // The index, and the lookalikes' features made of it (its size bands: 0.1 s at a million).
+        countIndexOf(sql)
+          .then((index) => index && featuresOf(index))
+          .catch(() => {});
         appCountIndexOf(sql).catch(() => {});
       }
     }

@@ -1,7 +1,7 @@
 import { type Bitmap, type CountIndex, RoaringBitmap32 } from "../db/count-index.ts";
 import { type NumberColumn, valueAt } from "../db/number-column.ts";
+import { type Feature, featuresOf } from "../db/similar-features.ts";
 import { InputError } from "../errors.ts";
-import { type Feature, featuresOf } from "./similar-features.ts";
 
 /**
  * Lookalikes (POST /domain/similar, GET /domain/{name}/similar, GraphQL similarDomains and

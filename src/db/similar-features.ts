@@ -1,5 +1,5 @@
-import { type Bitmap, type CountIndex, RoaringBitmap32 } from "../db/count-index.ts";
-import { valueAt } from "../db/number-column.ts";
+import { type Bitmap, type CountIndex, RoaringBitmap32 } from "./count-index.ts";
+import { valueAt } from "./number-column.ts";
 
 /**
  * The features lookalikes are scored by (src/query/similar.ts; docs/decisions.md, "Lookalikes"),
@@ -48,12 +48,21 @@ export const BANDED = [
   ["employee_count", "employeeCount"],
 ] as const;
 
-/** The decade a count is in, as a feature's value: 0, 1-9, 10-99, 100-999… */
+/** The bounds of the decades: 10^0 … 10^15 (a count beyond is in the last). */
+const DECADES = Array.from({ length: 16 }, (_, k) => 10 ** k);
+
+/** The decade a count is in: 0 for nought (or less), k for 10^(k-1) to 10^k - 1. */
+function decadeOf(v: number): number {
+  if (v < 1) return 0;
+  let k = 1;
+  while (k < DECADES.length && v >= DECADES[k]) k++;
+  return k;
+}
+
+/** A decade as a feature's value: 0, 1-9, 10-99, 100-999… */
 export function band(v: number): string {
-  if (v < 1) return "0";
-  const digits = String(Math.trunc(v)).length;
-  const lo = 10 ** (digits - 1);
-  return `${lo}-${lo * 10 - 1}`;
+  const k = decadeOf(v);
+  return k === 0 ? "0" : `${DECADES[k - 1]}-${DECADES[k - 1] * 10 - 1}`;
 }
 
 export const featureWeight = (n: number, holders: number) => Math.round(1000 * Math.log(n / holders));
@@ -82,19 +91,26 @@ export function featuresOf(index: CountIndex): Feature[] {
     for (const [type, field] of BANDED) {
       const col = index.numbers.get(field);
       if (!col) throw new Error(`lookalikes: the count index has no number column ${field}`);
-      const bands = new Map<string, number[]>();
+      // Each Domain's decade (255: none), then each decade's Domains: two passes over typed arrays.
+      const decade = new Uint8Array(index.n);
+      const counts = new Uint32Array(DECADES.length + 1);
       for (let i = 0; i < index.n; i++) {
         const v = valueAt(col, i);
-        if (Number.isNaN(v)) continue;
-        const b = band(v);
-        const list = bands.get(b);
-        if (list) list.push(i);
-        else bands.set(b, [i]);
+        const k = Number.isNaN(v) ? 255 : decadeOf(v);
+        decade[i] = k;
+        if (k !== 255) counts[k]++;
       }
-      for (const [value, ords] of [...bands].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-        const holders = new RoaringBitmap32(ords);
+      const ords = Array.from(counts, (c) => new Uint32Array(c));
+      const filled = new Uint32Array(counts.length);
+      for (let i = 0; i < index.n; i++) {
+        const k = decade[i];
+        if (k !== 255) ords[k][filled[k]++] = i;
+      }
+      for (const [k, members] of ords.entries()) {
+        if (!members.length) continue;
+        const holders = new RoaringBitmap32(members);
         holders.runOptimize();
-        add(type, value, holders);
+        add(type, k === 0 ? "0" : band(DECADES[k - 1]), holders);
       }
     }
     made.set(index, features);
