@@ -897,7 +897,8 @@ function fuzzedRequest(route: (typeof OPERATIONS)[number], option: string, text:
     option === "(path)"
       ? { ...REQUIRED[route.id] }
       : { ...REQUIRED[route.id], ...companions(option), [option]: text };
-  if (route.id === "bulkRetrieveDomains") options.domains = ["shop.example.com"];
+  if (route.id === "bulkRetrieveDomains" || route.id === "similarDomains")
+    options.domains = ["shop.example.com"];
   // A live stream answers until it ends: a second.
   if (route.id === "streamChanges" && option !== "max_seconds") options.max_seconds = "1";
   if (option === "domains") options.domains = ["shop.example.com", text];
