@@ -78,6 +78,20 @@ describe("the searched text's words in the count index", () => {
       expect(wordBitmap(index, w)?.toArray(), w).toEqual(bruteForce(texts, w));
   });
 
+  it("keeps a word's Domains for the next ask, frozen, and the same answer", async () => {
+    const texts = Array.from({ length: 100 }, (_, i) => `shop ${i} workshop${i % 7}`);
+    const index = await indexOf(texts);
+    const first = wordBitmap(index, "shop");
+    expect(wordBitmap(index, "shop")).toBe(first);
+    expect(first?.toArray()).toEqual(bruteForce(texts, "shop"));
+    // No reader can change what another is answered from.
+    expect(() => first?.add(1000)).toThrow();
+    expect(wordBitmap(index, "shop")?.toArray()).toEqual(bruteForce(texts, "shop"));
+    // Another index (another snapshot) keeps its own.
+    const other = await indexOf(["shop"]);
+    expect(wordBitmap(other, "shop")?.toArray()).toEqual([0]);
+  });
+
   it("leaves to the database what is not one lower-cased search word", async () => {
     const index = await indexOf(["shop one", "Shop two"]);
     for (const w of ["", "Shop", "shop one", "a%", 3, null, undefined])
