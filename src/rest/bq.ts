@@ -168,10 +168,8 @@ function conditionOf(
   const c = objectAt(at, raw, CONDITION_KEYS, "{field, match} or {field, min, max}");
   if (typeof c.field !== "string" || c.field === "") throw bad(`${at}.field`, "must name a filter, e.g. cc");
   const field = c.field;
-  // An event filter, or a list of the account: an option of its own, which no condition names.
-  const own = [...Object.values(tables.events ?? {}), ...Object.values(tables.named ?? {})].find(
-    (s) => s.legacy === `f:${field}`,
-  );
+  // An event filter: an option of its own (a subject and its bounds), which no condition names.
+  const own = Object.values(tables.events ?? {}).find((s) => s.legacy === `f:${field}`);
   if (own)
     throw bad(
       `${at}.field`,
@@ -181,6 +179,9 @@ function conditionOf(
   const matched = MATCH_KEYS.some((k) => given(c[k]));
   if (ranged && matched) throw bad(at, "is a range (min, max) or a match (match, term), not both");
   if (!ranged && !matched) throw bad(at, "needs match or term (values), or min and/or max (a range)");
+  // A list or segment of the account, by its one name: in must_not, the Domains not in it.
+  const named = Object.entries(tables.named ?? {}).find(([, s]) => s.legacy === `f:${field}`);
+  if (named) return { term: namedTerm(at, c, field, named[0]) };
   if (field === "q") {
     if (!must) throw bad(`${at}.field`, "q is a search, read only in must");
     if (ranged) throw bad(at, "q takes match or term, not min or max");
@@ -216,7 +217,8 @@ function conditionOf(
 /** The names a condition's field may take, as a refusal lists them. */
 function validFields(t: FilterTables): string {
   const names = (specs: { legacy: string }[]) => specs.map((s) => s.legacy.slice(2)).join(", ");
-  return `filters: q, ${names(Object.values(t.lists))}; ranges: ${names(Object.values(t.ranges))}`;
+  const named = Object.values(t.named ?? {});
+  return `filters: q, ${names(Object.values(t.lists))}; ranges: ${names(Object.values(t.ranges))}${named.length ? `; the account's: ${names(named)}` : ""}`;
 }
 
 /**
@@ -259,6 +261,15 @@ function listValues(at: string, c: Json): { key: string; values: string[] } {
   if (values.every((x) => x.trim() === "")) throw bad(`${at}.${key}`, "names no value");
   if (given(c.analyzer) && typeof c.analyzer !== "string") throw bad(`${at}.analyzer`, "must be a string");
   return { key, values };
+}
+
+/** A list or segment of the account as a term: `{field, term}`, its one name. */
+function namedTerm(at: string, c: Json, field: string, name: string): Term {
+  if (RANGE_KEYS.some((k) => given(c[k]))) throw bad(at, `"${field}" takes a name (term), not min or max`);
+  if (given(c.operator)) throw bad(`${at}.operator`, `"${field}" takes one name: no operator`);
+  const { key, values } = listValues(at, c);
+  if (values.length !== 1) throw bad(`${at}.${key}`, `"${field}" takes one name; got ${values.length}`);
+  return { [name]: values[0].trim() };
 }
 
 /** A list filter's term: its values (a platform's ids as names), checked as the filter checks them. */

@@ -209,7 +209,7 @@ describe.each(databaseKinds())("lookalikes on %s", (kind) => {
     });
   });
 
-  it("leaves out the Domains of a list by GraphQL's not (stores not yet on my list)", async () => {
+  it("leaves out the Domains of a list (stores not yet on my list): GraphQL's not, REST's bq must_not", async () => {
     const seed = domains[42].name;
     const top = await post("/domain/similar", { domains: [seed], page_size: 10, fields: FIELDS });
     const mine = (top.body.similar as Row[]).slice(0, 5).map((r) => r.domain.name);
@@ -228,6 +228,12 @@ describe.each(databaseKinds())("lookalikes on %s", (kind) => {
     expect(got.data?.similarDomains.domains.slice(0, 5).map((r) => r.domain.name)).toEqual(
       (top.body.similar as Row[]).slice(5, 10).map((r) => r.domain.name),
     );
+    // The same by REST: bq's must_not names the list.
+    const byRest = await whole(
+      { domains: [seed], bq: { must_not: { disjuncts: [{ field: "list", term: "customers" }] } } },
+      400,
+    );
+    expect(byRest.rows).toEqual(want.rows);
     // And only the list's, by REST's f:list.
     const only = await whole({ domains: [seed], "f:list": "customers" }, 50);
     expect(only.rows).toEqual(bruteForce([seed], (d) => onList.has(d.name)).rows);

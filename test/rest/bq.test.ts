@@ -56,6 +56,25 @@ describe("parseBq", () => {
     });
   });
 
+  it("reads a list or segment of the account by its one name: in must_not, the Domains not in it", () => {
+    const bq = {
+      must: { conjuncts: [{ field: "segment", term: "us-plus" }] },
+      should: {
+        disjuncts: [
+          { field: "list", match: "prospects" },
+          { field: "list", term: "leads" },
+        ],
+      },
+      must_not: { disjuncts: [{ field: "list", term: " customers " }] },
+    };
+    expect(parseBq(bq, DOMAIN_TABLES)).toEqual({
+      and: [{ segment: "us-plus" }],
+      or: [{ list: "prospects" }, { list: "leads" }],
+      not: [{ list: "customers" }],
+      q: [],
+    });
+  });
+
   it("puts should's conditions in or, must_not's in not, q in the search; term is one value", () => {
     const bq = {
       must: { conjuncts: [{ field: "q", match: "blue shoes" }] },
@@ -313,9 +332,19 @@ describe("parseBq", () => {
       /^bq\.must\.conjuncts\[0\]\.field: "app_installed_at" is an option of its own \(f:app_installed_at\), which bq does not hold; filters: q, an, /,
     ],
     [
-      "a list of the account",
-      { should: { disjuncts: [{ field: "list", match: "mine" }] } },
-      /^bq\.should\.disjuncts\[0\]\.field: "list" is an option of its own \(f:list\), which bq does not hold/,
+      "a list of the account by two names",
+      { should: { disjuncts: [{ field: "list", match: "mine yours" }] } },
+      /^bq\.should\.disjuncts\[0\]\.match: "list" takes one name; got 2$/,
+    ],
+    [
+      "a list of the account with an operator",
+      { must_not: { disjuncts: [{ field: "list", term: "mine", operator: "and" }] } },
+      /^bq\.must_not\.disjuncts\[0\]\.operator: "list" takes one name: no operator$/,
+    ],
+    [
+      "a segment as a range",
+      must({ field: "segment", min: 1 }),
+      /^bq\.must\.conjuncts\[0\]: "segment" takes a name \(term\), not min or max$/,
     ],
   ])("refuses %s, naming the part", (_label, bq, message) => {
     expect(refusal(bq)).toMatch(message);
