@@ -58,18 +58,15 @@ export const PROMPTS: readonly PromptSpec[] = [
       },
     },
     message: ({ list, country }) => ({
-      task: `Find stores like those in my list "${list}"${country ? ` in ${country}` : ""}: what its Domains have in common (platform, plan, country, category, technologies, Apps), then other Domains that share it, best ranked first, not already in the list.`,
+      task: `Find stores like those in my list "${list}"${country ? ` in ${country}` : ""}, not already in the list: what its Domains have in common (platform, plan, country, category, technologies, Apps), and the stores most like them, scored by the rare Apps, technologies and categories they share.`,
       calls: [
-        {
-          tool: "list_domains",
-          arguments: { list, fields: "name,platform,plan,country_code,categories", page_size: 100 },
-        },
+        { tool: "list_domains", arguments: { list, fields: "name", page_size: 100 } },
         {
           tool: "domain_facets",
           arguments: { "f.list": list, facets: "p,plan,cc,cat,tech,an", facet_size: 5 },
         },
       ],
-      write: `Then call search_domains with the values most of the list shares (f.p, f.plan, f.cat, f.tech with f.tech.op or, …)${country ? ` and f.cc ${country}` : ""}, sort rank, and leave out the list's own Domains. Answer a table of 20: name, platform, plan, country, and which shared traits each has.`,
+      write: `Then call similar_domains with domains: the names list_domains answered (up to 1,000: page the list by next_cursor while has_next_page), bq: ${JSON.stringify({ must_not: { disjuncts: [{ field: "list", term: list }] } })} (not already in the list)${country ? `, f.cc: ${JSON.stringify(country)}` : ""}, page_size 20. Answer what the list shares (from the facets) in two lines, then a table of the 20: name, platform, plan, country, score, and the two traits of why that weigh most.`,
     }),
   },
   {

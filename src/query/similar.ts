@@ -32,7 +32,7 @@ export interface SharedFeature {
   value: string;
   /** How many seeds hold it. */
   seeds: number;
-  /** What it adds to the score: seeds × its weight / (1000 × seeds found). */
+  /** What it adds to the score: seeds × its weight / (1000 × seeds found), to 4 decimals. */
   weight: number;
 }
 
@@ -41,6 +41,7 @@ export interface SimilarDomain {
   pk: number;
   /** The raw score: Σ k_f × w_f (an integer). */
   raw: number;
+  /** raw / (1000 × seeds found), to 4 decimals. */
   score: number;
   /** How many of the seeds' features it holds. */
   shared: number;
@@ -54,6 +55,9 @@ export interface Similar {
   total: number;
   hasNextPage: boolean;
 }
+
+/** A score or weight as answered: 4 decimals (the ranking is by the exact raw score). */
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 /** A position in the ranking: the raw score and ordinal of the last Domain of a page. */
 export type SimilarPosition = readonly [raw: number, ord: number];
@@ -129,7 +133,7 @@ export function rankSimilar(
     ord,
     pk: index.ordToPk[ord],
     raw: score[ord],
-    score: score[ord] / (1000 * S),
+    score: round4(score[ord] / (1000 * S)),
     ...explained[i],
   }));
   return { domains, total, hasNextPage: following > page.length };
@@ -250,7 +254,7 @@ function explain(
         type: e.feature.type,
         value: e.feature.value,
         seeds: e.seeds,
-        weight: (e.seeds * e.feature.weight) / (1000 * S),
+        weight: round4((e.seeds * e.feature.weight) / (1000 * S)),
       })),
   }));
 }

@@ -130,6 +130,29 @@ const QUESTIONS: Question[] = [
     },
   },
   {
+    question: "Which US stores are like example.com and de.example.com?",
+    calls: [
+      [
+        "similar_domains",
+        {
+          domains: ["example.com", "de.example.com"],
+          "f.cc": "US",
+          page_size: 5,
+          fields: "score,why,domain.name,domain.country_code",
+        },
+      ],
+    ],
+    check: ([l]) => {
+      const similar = l.similar as { score: number; why: Json[]; domain: Json }[];
+      expect(similar.length).toBeGreaterThan(0);
+      expect(similar.map((x) => x.domain.name)).not.toContain("example.com");
+      for (const x of similar) {
+        expect(x.domain.country_code).toBe("US");
+        expect(x.why.length).toBeGreaterThan(0);
+      }
+    },
+  },
+  {
     question: "How much of my budget is left?",
     calls: [["usage", {}]],
     check: ([u]) => expect((u.usage as Json).plan).toBeDefined(),
@@ -216,7 +239,23 @@ describe.each(databaseKinds())("an agent on the demo's data, on %s", (kind) => {
         .split("\n")
         .map((line) => JSON.parse(line) as { tool: string; arguments: Json });
       expect(calls.length, spec.name).toBeGreaterThan(1);
-      for (const c of calls) await call(c.tool, c.arguments);
+      const answers: Json[] = [];
+      for (const c of calls) answers.push((await call(c.tool, c.arguments)).structuredContent as Json);
+      if (spec.name === "list_lookalikes") {
+        // The call its message says to make next: the list's names as seeds, the list left out.
+        expect(text).toContain('bq: {"must_not":{"disjuncts":[{"field":"list","term":"customers"}]}}');
+        const names = domainsOf(answers[0]);
+        const similar = (
+          await call("similar_domains", {
+            domains: names,
+            bq: { must_not: { disjuncts: [{ field: "list", term: "customers" }] } },
+            "f.cc": "US",
+            page_size: 20,
+          })
+        ).structuredContent as { similar: { domain: Json }[] };
+        expect(similar.similar.length).toBeGreaterThan(0);
+        for (const x of similar.similar) expect(names).not.toContain(x.domain.name);
+      }
     }
     // A prompt's required argument is required.
     await expect(client.getPrompt({ name: "segment_weekly_report", arguments: {} })).rejects.toThrow();

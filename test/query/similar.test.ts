@@ -28,6 +28,7 @@ beforeAll(async () => {
 afterAll(() => scratch.remove());
 
 // The formula, from its documentation.
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 function band(v: number): string {
   if (v < 1) return "0";
   let lo = 1;
@@ -96,11 +97,11 @@ function bruteForce(
           (a.type < b.type ? -1 : a.type > b.type ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0),
       )
       .slice(0, 5)
-      .map(({ contribution, ...w }) => ({ ...w, weight: contribution / (1000 * S) }));
+      .map(({ contribution, ...w }) => ({ ...w, weight: round4(contribution / (1000 * S)) }));
     rows.push({
       raw,
       rank: d.rank ?? Number.POSITIVE_INFINITY,
-      score: raw / (1000 * S),
+      score: round4(raw / (1000 * S)),
       shared: shared.length,
       why,
       domain: { name: d.name },
