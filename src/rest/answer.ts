@@ -190,9 +190,14 @@ export async function answerOperation(
     const plan = planRequest(route, params, options);
     // Validated: the tag is known before executing (the body depends on the snapshot and the URL).
     // A list's Domains (a segment's filter) change between loads, and its name is the account's:
-    // with f:list or f:segment an answer is no longer the snapshot's alone, so it has no ETag.
+    // with f:list or f:segment, or bq naming either, an answer is no longer the snapshot's alone,
+    // so it has no ETag.
     const version =
-      http && cacheable(op) && !options.has("f:list") && !options.has("f:segment")
+      http &&
+      cacheable(op) &&
+      !options.has("f:list") &&
+      !options.has("f:segment") &&
+      !namesTheAccounts(plan.variables.filter)
         ? await ctx.version()
         : null;
     const etag = version === null || !http ? null : restEtag(version, op.id, params, http.url.searchParams);
@@ -277,4 +282,14 @@ function acceptsGzip(request: Asker): boolean {
   // A request of the server's fetch API (whatwg-node's Request, not always Node's own), or a caller
   // without one (MCP's tools), which takes the text as it is.
   return "headers" in request && chooseEncoding(request.headers.get("accept-encoding")) === "gzip";
+}
+
+/** Whether a DomainFilter names a list or segment of the account, in any of its terms. */
+function namesTheAccounts(filter: unknown): boolean {
+  if (!filter || typeof filter !== "object") return false;
+  const f = filter as Record<string, unknown>;
+  if (f.list != null || f.segment != null) return true;
+  return ["and", "or", "not"].some(
+    (group) => Array.isArray(f[group]) && (f[group] as unknown[]).some(namesTheAccounts),
+  );
 }

@@ -53,7 +53,7 @@ export const BQ_OPTION = {
   name: "bq",
   type: "object" as const,
   description:
-    'The dashboard\'s boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must\'s conditions all match, at least one of should\'s, none of must_not\'s, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match\'s values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In a query string, the same JSON URL-encoded.',
+    'The dashboard\'s boolean query, JSON: {"must": {"conjuncts": [...]}, "should": {"disjuncts": [...]}, "must_not": {"disjuncts": [...]}}; must\'s conditions all match, at least one of should\'s, none of must_not\'s, beside the f: options and aq. A condition names a filter option without f: as field (cc, er): {field, match, operator} with match\'s values space-separated (... for a space inside one) and operator or (default) or and, {field, term} for one value, or {field, min, max, inclusive_min, inclusive_max} for a range (inclusive_min defaults to true, inclusive_max to false). A platform may be its numeric id (1 = shopify). q in must is a search. In must_not, {field: "list", term: <name>} (or segment) leaves out the Domains of one of the account\'s lists. In a query string, the same JSON URL-encoded.',
   schema: {
     type: "object",
     additionalProperties: false,
@@ -127,7 +127,7 @@ export function parseBq(raw: unknown, tables: FilterTables): Bq {
     if (conditions.length > MAX_BQ_CONDITIONS)
       throw bad(`${at}.${list}`, `takes at most ${MAX_BQ_CONDITIONS} conditions`);
     conditions.forEach((raw, i) => {
-      const read = conditionOf(`${at}.${list}[${i}]`, raw, tables, group === "and");
+      const read = conditionOf(`${at}.${list}[${i}]`, raw, tables, group);
       if ("q" in read) out.q.push(read.q);
       else out[group].push(read.term);
     });
@@ -157,8 +157,9 @@ function conditionOf(
   at: string,
   raw: unknown,
   tables: FilterTables,
-  must: boolean,
+  group: "and" | "or" | "not",
 ): { term: Term } | { q: string } {
+  const must = group === "and";
   if (isObject(raw) && NESTED_KEYS.some((k) => k in raw)) {
     throw bad(
       at,
@@ -179,9 +180,17 @@ function conditionOf(
   const matched = MATCH_KEYS.some((k) => given(c[k]));
   if (ranged && matched) throw bad(at, "is a range (min, max) or a match (match, term), not both");
   if (!ranged && !matched) throw bad(at, "needs match or term (values), or min and/or max (a range)");
-  // A list or segment of the account, by its one name: in must_not, the Domains not in it.
+  // A list or segment of the account, by its one name, in must_not: the Domains not in it. In
+  // must it is f:list's, and an or of lists has no REST spelling to read back (aq holds none).
   const named = Object.entries(tables.named ?? {}).find(([, s]) => s.legacy === `f:${field}`);
-  if (named) return { term: namedTerm(at, c, field, named[0]) };
+  if (named) {
+    if (group !== "not")
+      throw bad(
+        `${at}.field`,
+        `"${field}" is read only in must_not (the Domains not in it); to keep only its Domains give ${named[1].legacy}`,
+      );
+    return { term: namedTerm(at, c, field, named[0]) };
+  }
   if (field === "q") {
     if (!must) throw bad(`${at}.field`, "q is a search, read only in must");
     if (ranged) throw bad(at, "q takes match or term, not min or max");

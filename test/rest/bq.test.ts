@@ -56,21 +56,19 @@ describe("parseBq", () => {
     });
   });
 
-  it("reads a list or segment of the account by its one name: in must_not, the Domains not in it", () => {
+  it("reads a list or segment of the account by its one name in must_not: the Domains not in it", () => {
     const bq = {
-      must: { conjuncts: [{ field: "segment", term: "us-plus" }] },
-      should: {
+      must_not: {
         disjuncts: [
-          { field: "list", match: "prospects" },
-          { field: "list", term: "leads" },
+          { field: "list", term: " customers " },
+          { field: "segment", match: "us-plus" },
         ],
       },
-      must_not: { disjuncts: [{ field: "list", term: " customers " }] },
     };
     expect(parseBq(bq, DOMAIN_TABLES)).toEqual({
-      and: [{ segment: "us-plus" }],
-      or: [{ list: "prospects" }, { list: "leads" }],
-      not: [{ list: "customers" }],
+      and: [],
+      or: [],
+      not: [{ list: "customers" }, { segment: "us-plus" }],
       q: [],
     });
   });
@@ -332,9 +330,19 @@ describe("parseBq", () => {
       /^bq\.must\.conjuncts\[0\]\.field: "app_installed_at" is an option of its own \(f:app_installed_at\), which bq does not hold; filters: q, an, /,
     ],
     [
+      "a list of the account in should",
+      { should: { disjuncts: [{ field: "list", term: "mine" }] } },
+      /^bq\.should\.disjuncts\[0\]\.field: "list" is read only in must_not \(the Domains not in it\); to keep only its Domains give f:list$/,
+    ],
+    [
+      "a segment of the account in must",
+      must({ field: "segment", term: "us-plus" }),
+      /^bq\.must\.conjuncts\[0\]\.field: "segment" is read only in must_not .*give f:segment$/,
+    ],
+    [
       "a list of the account by two names",
-      { should: { disjuncts: [{ field: "list", match: "mine yours" }] } },
-      /^bq\.should\.disjuncts\[0\]\.match: "list" takes one name; got 2$/,
+      { must_not: { disjuncts: [{ field: "list", match: "mine yours" }] } },
+      /^bq\.must_not\.disjuncts\[0\]\.match: "list" takes one name; got 2$/,
     ],
     [
       "a list of the account with an operator",
@@ -343,8 +351,8 @@ describe("parseBq", () => {
     ],
     [
       "a segment as a range",
-      must({ field: "segment", min: 1 }),
-      /^bq\.must\.conjuncts\[0\]: "segment" takes a name \(term\), not min or max$/,
+      { must_not: { disjuncts: [{ field: "segment", min: 1 }] } },
+      /^bq\.must_not\.disjuncts\[0\]: "segment" takes a name \(term\), not min or max$/,
     ],
   ])("refuses %s, naming the part", (_label, bq, message) => {
     expect(refusal(bq)).toMatch(message);
