@@ -41,7 +41,7 @@ const COLUMNS = [
   ["country", "country_code"],
 ] as const;
 /** The number columns banded by decade, by type. */
-export const BANDED = [
+const BANDED = [
   ["estimated_sales", "estimatedSales"],
   ["estimated_visits", "estimatedVisits"],
   ["product_count", "productCount"],
@@ -60,12 +60,12 @@ function decadeOf(v: number): number {
 }
 
 /** A decade as a feature's value: 0, 1-9, 10-99, 100-999… */
-export function band(v: number): string {
+function band(v: number): string {
   const k = decadeOf(v);
   return k === 0 ? "0" : `${DECADES[k - 1]}-${DECADES[k - 1] * 10 - 1}`;
 }
 
-export const featureWeight = (n: number, holders: number) => Math.round(1000 * Math.log(n / holders));
+const featureWeight = (n: number, holders: number) => Math.round(1000 * Math.log(n / holders));
 
 const made = new WeakMap<CountIndex, Feature[]>();
 

@@ -350,9 +350,15 @@ function eventWhere(name: keyof typeof DOMAIN_EVENT_FILTERS, e: EventFilter, arg
   return { apps: { some: { appPk: new AppKey(`${id.platform}.${id.token}`), [column]: range } } };
 }
 
+/** A filter's own terms and those of its `and`, `or` and `not` (which hold no groups of their own). */
+export const filterTerms = (filter: DomainFilter): DomainFilter[] => [
+  filter,
+  ...TERM_GROUPS.flatMap((g) => filter[g] ?? []),
+];
+
 function checkRequirements(filter: DomainFilter, argument: string): void {
   const present = new Set<string>();
-  for (const f of [filter, ...TERM_GROUPS.flatMap((g) => filter[g] ?? [])]) {
+  for (const f of filterTerms(filter)) {
     for (const [k, v] of Object.entries(f)) if (v != null) present.add(k);
   }
   for (const [name, needs] of REQUIRES) {

@@ -12,6 +12,7 @@ import type { Logger } from "../logger.ts";
 import { chooseEncoding } from "../ops/compression.ts";
 import type { Metrics } from "../ops/metrics.ts";
 import { requestIdOf } from "../ops/request-id.ts";
+import { type DomainFilter, filterTerms } from "../query/domain-filter.ts";
 import { type RecordsRead, readRecords, writeRecords } from "./answer-records.ts";
 import { type GraphQLErrorJson, restErrorOf } from "./errors.ts";
 import { CACHE_CONTROL, cacheable, matchesEtag, parseIfNoneMatch, restEtag } from "./etag.ts";
@@ -197,7 +198,7 @@ export async function answerOperation(
       cacheable(op) &&
       !options.has("f:list") &&
       !options.has("f:segment") &&
-      !namesTheAccounts(plan.variables.filter)
+      !namesTheAccounts(plan.variables.filter as DomainFilter | null | undefined)
         ? await ctx.version()
         : null;
     const etag = version === null || !http ? null : restEtag(version, op.id, params, http.url.searchParams);
@@ -284,12 +285,6 @@ function acceptsGzip(request: Asker): boolean {
   return "headers" in request && chooseEncoding(request.headers.get("accept-encoding")) === "gzip";
 }
 
-/** Whether a DomainFilter names a list or segment of the account, in any of its terms. */
-function namesTheAccounts(filter: unknown): boolean {
-  if (!filter || typeof filter !== "object") return false;
-  const f = filter as Record<string, unknown>;
-  if (f.list != null || f.segment != null) return true;
-  return ["and", "or", "not"].some(
-    (group) => Array.isArray(f[group]) && (f[group] as unknown[]).some(namesTheAccounts),
-  );
-}
+/** Whether a filter names a list or segment of the account, in any of its terms. */
+const namesTheAccounts = (filter: DomainFilter | null | undefined) =>
+  !!filter && filterTerms(filter).some((f) => f.list != null || f.segment != null);

@@ -170,30 +170,29 @@ const SIMILAR_ENVELOPE = {
   next_cursor: { value: "endCursor", type: "string", when: "hasNextPage" },
 } as const;
 
+/** What the two lookalike routes share: their budget, records and filters. */
+const SIMILAR = { endpoint: "listDomains", type: "SimilarDomain", filters: DOMAIN_TABLES } as const;
+
 const similarDomains: Route = {
+  ...SIMILAR,
   methods: { POST: "similarDomains" },
   path: "/domain/similar",
   summary:
     "Lookalikes: the Domains most like 1 to 1000 seed Domains (sharing their rarest Apps, technologies, categories, platform, plan, country and size bands), scored and explained, best first; any List Domains filter narrows the candidates",
-  endpoint: "listDomains",
-  type: "SimilarDomain",
   inputs: [SEED_NAMES, SIMILAR_PAGE, DOMAIN_MATCH],
   query: [["similarDomains", ["names", "filter", "search", "first", "after"]]],
   envelope: { ...SIMILAR_ENVELOPE, not_found: { value: "notFound", type: "string[]" } },
-  filters: DOMAIN_TABLES,
 };
 
 const domainSimilar: Route = {
+  ...SIMILAR,
   methods: { GET: "domainSimilar" },
   path: "/domain/{name}/similar",
   summary:
     "Lookalikes of one Domain, as POST /domain/similar answers them for one seed; any List Domains filter narrows the candidates",
-  endpoint: "listDomains",
-  type: "SimilarDomain",
   inputs: [DOMAIN_PATH, SIMILAR_PAGE, DOMAIN_MATCH],
   query: [["similarToDomain", ["name", "filter", "search", "first", "after"]]],
   envelope: SIMILAR_ENVELOPE,
-  filters: DOMAIN_TABLES,
 };
 
 export const LOOKUP_ROUTES: readonly Route[] = [
