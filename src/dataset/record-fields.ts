@@ -15,29 +15,36 @@ const URL_RE = /^https?:\/\/[^\s/?#]+\.[^\s/?#]+([/?#]\S*)?$/i;
 const DNS_NAME = /^(?=.{3,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)+[a-z0-9-]{2,63}$/;
 export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Parses any of the time forms above to epoch milliseconds (UTC for zone-less forms). */
+/**
+ * Parses any of the time forms above to epoch milliseconds (UTC for zone-less forms). A date is
+ * 10 characters long and a local time 19, so their patterns are tried only at those lengths: a
+ * timestamp (the most frequent form, about 20 a Domain) goes straight to Date.parse.
+ */
 export function toEpochMs(value: string): number {
-  if (DATE.test(value)) return Date.parse(`${value}T00:00:00Z`);
-  if (LOCAL_TIME.test(value)) return Date.parse(`${value}Z`);
+  if (value.length === 10 && DATE.test(value)) return Date.parse(`${value}T00:00:00Z`);
+  if (value.length === 19 && LOCAL_TIME.test(value)) return Date.parse(`${value}Z`);
   return Date.parse(value);
 }
 
-const validTime = (re: RegExp, form: string) =>
-  z.string().refine((v) => re.test(v) && !Number.isNaN(toEpochMs(v)) && roundTrips(v), {
-    message: `must be ${form}`,
-  });
+/**
+ * A time of the form `re`, which Date.parse reads; a zone-less form must also name a calendar day
+ * that exists (Date.parse accepts 2024-02-30): its time, printed again, is the same text. Each
+ * value is parsed once (toEpochMs's dispatch is known from the form).
+ */
+const validTime = (re: RegExp, form: string, zoned: boolean) =>
+  z.string().refine(
+    (v) => {
+      if (!re.test(v)) return false;
+      if (zoned) return !Number.isNaN(Date.parse(v));
+      const ms = toEpochMs(v);
+      return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, v.length) === v;
+    },
+    { message: `must be ${form}` },
+  );
 
-// Date.parse accepts 2024-02-30; a calendar date that does not exist is a data error.
-function roundTrips(v: string): boolean {
-  const ms = toEpochMs(v);
-  const d = new Date(ms);
-  if (DATE.test(v) || LOCAL_TIME.test(v)) return d.toISOString().slice(0, v.length) === v;
-  return true;
-}
-
-export const timestamp = validTime(TIMESTAMP, "an RFC 3339 timestamp such as 2024-03-01T12:30:00Z");
-export const localTime = validTime(LOCAL_TIME, "a local time YYYY-MM-DDTHH:MM:SS (no zone)");
-export const date = validTime(DATE, "a date YYYY-MM-DD");
+export const timestamp = validTime(TIMESTAMP, "an RFC 3339 timestamp such as 2024-03-01T12:30:00Z", true);
+export const localTime = validTime(LOCAL_TIME, "a local time YYYY-MM-DDTHH:MM:SS (no zone)", false);
+export const date = validTime(DATE, "a date YYYY-MM-DD", false);
 export const url = z.string().regex(URL_RE, "must be an absolute http(s) URL");
 export const dnsName = z.string().regex(DNS_NAME, "must be a lower-case DNS name such as shop.example.com");
 export const nonBlank = z.string().refine((v) => v.trim().length > 0, { message: "must not be blank" });

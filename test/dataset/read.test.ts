@@ -75,3 +75,22 @@ it("cuts batches only after a newline and numbers lines across them, gzip includ
     expect(next - 1).toBe(6000);
   }
 });
+
+it("decodes each line as the whole file decodes: bytes that are not UTF-8 as U+FFFD, at a line's end too", async () => {
+  // A lone lead byte before a newline, a stray continuation byte, a truncated "€" at the file's
+  // end after a CR: each line decoded on its own reads as the file decoded whole, cut at newlines.
+  const content = Buffer.concat([
+    Buffer.from('{"a":"x'),
+    Buffer.from([0xe2]),
+    Buffer.from('"}\n{"b":"'),
+    Buffer.from([0xe2, 0x82]),
+    Buffer.from("\n"),
+    Buffer.from([0x80]),
+    Buffer.from('{"c":"€"}\r\n{"d":1}\r'),
+  ]);
+  const whole = content.toString("utf8").split("\n");
+  const got = await lines("apps.jsonl", content);
+  expect(got).toEqual(whole.map((text, i) => ({ line: i + 1, text: text.replace(/\r$/, "") })));
+  expect(got[1].text).toBe('{"b":"\uFFFD');
+  expect(got[3].text).toBe('{"d":1}');
+});

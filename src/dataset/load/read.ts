@@ -116,17 +116,23 @@ function countNewlines(bytes: Uint8Array): number {
 
 /**
  * The non-blank lines of a batch, numbered as an editor does (a CRLF's CR dropped). The decoding
- * replaces bytes that are not UTF-8 with U+FFFD, as a streaming decoder does.
+ * replaces bytes that are not UTF-8 with U+FFFD, as a streaming decoder does. Each line is decoded
+ * on its own (a newline byte is never inside a UTF-8 character, so the text is the same as the
+ * batch's decoded whole, cut): a line of ASCII alone becomes a one-byte string, where a batch
+ * decoded whole is a two-byte string as soon as one of its lines holds a "€", and so is every line
+ * cut from it (decoding a batch whole took 16× as long, and JSON.parse and the record's checks
+ * read two-byte strings more slowly; docs/performance-history.md, 2026-12-07).
  */
 export function linesOf(batch: LineBatch): Line[] {
-  const text = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.length).toString("utf8");
+  const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.length);
   const out: Line[] = [];
   let line = batch.firstLine;
   let start = 0;
-  while (start < text.length) {
-    let nl = text.indexOf("\n", start);
-    if (nl === -1) nl = text.length;
-    const l = text.slice(start, nl > start && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl);
+  while (start < bytes.length) {
+    let nl = bytes.indexOf(10, start);
+    if (nl === -1) nl = bytes.length;
+    const end = nl > start && bytes[nl - 1] === 13 ? nl - 1 : nl;
+    const l = bytes.toString("utf8", start, end);
     if (l.trim() !== "") out.push({ line, text: l });
     line++;
     start = nl + 1;
