@@ -165,7 +165,7 @@ export async function loadSnapshot(
       // The load's events are numbered as the publish will number them, from where the feed ends.
       const feedTail = await readFeedTail(store);
       const manifest = await step("files", () =>
-        buildSnapshotFiles(options.config, row, files, records, {
+        buildSnapshotFiles(options.config, row, records, {
           version,
           signal: options.signal,
           feedTail,

@@ -1,15 +1,16 @@
-import { createWriteStream, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { createWriteStream, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { GraphQLObjectType } from "graphql";
 import type { Config } from "./config.ts";
-import type { LocatedFile } from "./dataset/load/read.ts";
 import { openSnapshotReader } from "./db/reader.ts";
 import { storeSnapshotFiles } from "./db/snapshot-files.ts";
 import type { Manifest } from "./db/snapshot-manifest.ts";
+import { servedOnPrimary } from "./db/snapshots.ts";
 import { stagedChanges } from "./db/staged-changes.ts";
 import type { FeedTail, SnapshotRow } from "./db/store.ts";
+import { writeAppRecords } from "./parquet/app-records.ts";
 import { asStruct, CHANGE_RECORD_FIELDS } from "./parquet/change-record.ts";
 import { type FilesOptions, writeParquetFiles } from "./parquet/files.ts";
 import { changeWriter } from "./rest/change-reading.ts";
@@ -20,10 +21,10 @@ import { schema } from "./schema/index.ts";
  * The load's files for data teams (docs/parquet.md), in two steps of the pipeline
  * (src/load-pipeline.ts): the render, which reads every Domain of the new copy once, writes their
  * export records into the load's files directory beside its pieces (src/render.ts, `records`);
- * then `files` turns them, and the Apps' and reviews' lines as they were loaded (checked whole by
- * then), and the load's change events (written here as GET /changes/export writes them, numbered as
- * the publish will number them: src/db/staged-changes.ts), into Parquet with DuckDB, and keeps them
- * in the copy. The directory goes when the files are kept, or when the load fails.
+ * then `files` turns them, the Apps' and reviews' records (written here as the API answers them:
+ * src/parquet/app-records.ts), and the load's change events (written here as GET /changes/export
+ * writes them, numbered as the publish will number them: src/db/staged-changes.ts), into Parquet
+ * with DuckDB, and keeps them in the copy. The directory goes when the files are kept, or when the load fails.
  */
 
 /** The directory a load's files are written in, beside the data (its version and pid follow). */
@@ -49,7 +50,6 @@ export const removeFilesDir = (dir: string) => rmSync(dir, { recursive: true, fo
 export async function buildSnapshotFiles(
   config: Pick<Config, "database" | "timeouts">,
   row: SnapshotRow,
-  inputs: readonly LocatedFile[],
   dir: string,
   options: FilesOptions & { feedTail: FeedTail },
 ): Promise<Manifest> {
@@ -60,21 +60,30 @@ export async function buildSnapshotFiles(
       .filter((n) => /^records-\d+\.jsonl$/.test(n))
       .map((n) => join(dir, n));
     if (records.length === 0) throw new Error(`the render wrote no export records in ${dir}`);
-    // DuckDB reads a path as a glob: the inputs by names of this directory's own.
-    const sources = inputs.map((f) => {
-      if (f.kind === "domains") return { kind: f.kind, paths: records };
-      const path = join(dir, `${f.kind}-input${f.path.endsWith(".gz") ? ".jsonl.gz" : ".jsonl"}`);
-      // A relative target would be read from this directory: the input's absolute path.
-      symlinkSync(resolve(f.path), path);
-      return { kind: f.kind, paths: [path] };
-    });
+    const apps = join(dir, "apps.jsonl");
+    const reviews = join(dir, "reviews.jsonl");
+    const served = servedOnPrimary(config, row);
+    const written = await writeAppRecords(served, apps, reviews, options.signal).finally(() =>
+      served.sql.close(),
+    );
     const manifest = await writeParquetFiles(
-      [...sources, { kind: "changes", paths: [changes] }],
+      [
+        { kind: "apps", paths: [apps] },
+        { kind: "domains", paths: records },
+        { kind: "reviews", paths: [reviews] },
+        { kind: "changes", paths: [changes] },
+      ],
       dir,
       options,
     );
-    const held = manifest.files.find((f) => f.name === "changes.parquet")?.rows;
-    if (held !== events) throw new Error(`changes.parquet holds ${held} changes of the load's ${events}`);
+    const rowsOf = (name: string) => manifest.files.find((f) => f.name === name)?.rows;
+    for (const [name, want] of [
+      ["changes.parquet", events],
+      ["apps.parquet", written.apps],
+      ["reviews.parquet", written.reviews],
+    ] as const) {
+      if (rowsOf(name) !== want) throw new Error(`${name} holds ${rowsOf(name)} rows of the load's ${want}`);
+    }
     for (const r of records) rmSync(r, { force: true });
     options.signal?.throwIfAborted();
     await storeSnapshotFiles(config.database, row.location, dir, manifest, options.signal);
