@@ -5,7 +5,7 @@ import { readContext } from "../context.ts";
 import type { ServedSnapshot } from "../db/snapshots.ts";
 import { call, field, operation, selection } from "../rest/document.ts";
 import { parseFields, toSelectionSet } from "../rest/fields.ts";
-import { legacyWriter } from "../rest/legacy-writer.ts";
+import { type LegacyWriter, legacyWriter } from "../rest/legacy-writer.ts";
 import { withSharedTexts } from "../rest/shared-text.ts";
 import { execute } from "../schema/execute.ts";
 import { schema } from "../schema/index.ts";
@@ -102,31 +102,36 @@ export async function writeAppRecords(
   const apps = createWriteStream(appsPath);
   const reviews = createWriteStream(reviewsPath);
   const counts = { apps: 0, reviews: 0 };
-  const put = async (out: typeof apps, text: string) => {
-    if (text && !out.write(text)) await once(out, "drain");
-  };
-  const writeReviews = async (of: Node, page: Page<Node>) => {
+  /** Writes `nodes` with `write` to `out`, a line each. */
+  const put = async (out: typeof apps, write: LegacyWriter, nodes: Node[]) => {
     const text = await withSharedTexts(served, (shared) =>
-      page.edges.map((e) => `${c.writeReview(e.node, shared)}\n`).join(""),
+      nodes.map((n) => `${write(n, shared)}\n`).join(""),
     );
-    counts.reviews += page.edges.length;
-    await put(reviews, text);
-    let next = page.pageInfo;
+    if (text && !out.write(text)) await once(out, "drain");
+    return nodes.length;
+  };
+  const writeReviews = async (of: Node, first: Page<Node>) => {
+    let page = first;
+    counts.reviews += await put(
+      reviews,
+      c.writeReview,
+      page.edges.map((e) => e.node),
+    );
     // An App with more reviews than a page: the rest by its own cursor.
-    while (next.hasNextPage) {
+    while (page.pageInfo.hasNextPage) {
       signal?.throwIfAborted();
       const { app } = await run<{ app: { reviews: Page<Node> } }>(served, c.reviews, {
         platform: of.platform,
         token: of.token,
         first: size,
-        after: next.endCursor,
+        after: page.pageInfo.endCursor,
       });
-      const more = await withSharedTexts(served, (shared) =>
-        app.reviews.edges.map((e) => `${c.writeReview(e.node, shared)}\n`).join(""),
+      page = app.reviews;
+      counts.reviews += await put(
+        reviews,
+        c.writeReview,
+        page.edges.map((e) => e.node),
       );
-      counts.reviews += app.reviews.edges.length;
-      await put(reviews, more);
-      next = app.reviews.pageInfo;
     }
   };
   try {
@@ -138,11 +143,7 @@ export async function writeAppRecords(
         after,
       });
       const nodes = data.apps.edges.map((e) => e.node);
-      await put(
-        apps,
-        await withSharedTexts(served, (shared) => nodes.map((n) => `${c.writeApp(n, shared)}\n`).join("")),
-      );
-      counts.apps += nodes.length;
+      counts.apps += await put(apps, c.writeApp, nodes);
       for (const n of nodes) await writeReviews(n, n.reviews);
       if (!data.apps.pageInfo.hasNextPage) break;
       after = data.apps.pageInfo.endCursor;
