@@ -169,6 +169,7 @@ export async function loadSnapshot(
           version,
           signal: options.signal,
           feedTail,
+          counts,
         }),
       );
       const segments = await step("segments", () => compareSegments(options.config, store, row, previous));

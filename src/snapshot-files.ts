@@ -4,12 +4,12 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { GraphQLObjectType } from "graphql";
 import type { Config } from "./config.ts";
-import { openSnapshotReader } from "./db/reader.ts";
+import type { SqlReader } from "./db/reader.ts";
 import { storeSnapshotFiles } from "./db/snapshot-files.ts";
 import type { Manifest } from "./db/snapshot-manifest.ts";
 import { servedOnPrimary } from "./db/snapshots.ts";
 import { stagedChanges } from "./db/staged-changes.ts";
-import type { FeedTail, SnapshotRow } from "./db/store.ts";
+import type { FeedTail, SnapshotCounts, SnapshotRow } from "./db/store.ts";
 import { writeAppRecords } from "./parquet/app-records.ts";
 import { asStruct, CHANGE_RECORD_FIELDS } from "./parquet/change-record.ts";
 import { type FilesOptions, writeParquetFiles } from "./parquet/files.ts";
@@ -51,21 +51,20 @@ export async function buildSnapshotFiles(
   config: Pick<Config, "database" | "timeouts">,
   row: SnapshotRow,
   dir: string,
-  options: FilesOptions & { feedTail: FeedTail },
+  options: FilesOptions & { feedTail: FeedTail; counts: Pick<SnapshotCounts, "apps" | "reviews"> },
 ): Promise<Manifest> {
+  // One reader of the copy for the step: its changes, and its Apps and reviews as the API answers them.
+  const served = servedOnPrimary(config, row);
   try {
     const changes = join(dir, "changes.jsonl");
-    const events = await writeChanges(config, row, options.feedTail, changes, options.signal);
+    const events = await writeChanges(served.sql, row, options.feedTail, changes, options.signal);
     const records = readdirSync(dir)
       .filter((n) => /^records-\d+\.jsonl$/.test(n))
       .map((n) => join(dir, n));
     if (records.length === 0) throw new Error(`the render wrote no export records in ${dir}`);
     const apps = join(dir, "apps.jsonl");
     const reviews = join(dir, "reviews.jsonl");
-    const served = servedOnPrimary(config, row);
-    const written = await writeAppRecords(served, apps, reviews, options.signal).finally(() =>
-      served.sql.close(),
-    );
+    await writeAppRecords(served, apps, reviews, options.signal);
     const manifest = await writeParquetFiles(
       [
         { kind: "apps", paths: [apps] },
@@ -76,11 +75,12 @@ export async function buildSnapshotFiles(
       dir,
       options,
     );
+    // Each file holds every row of the copy (an App or review the API's reads left out fails the load).
     const rowsOf = (name: string) => manifest.files.find((f) => f.name === name)?.rows;
     for (const [name, want] of [
       ["changes.parquet", events],
-      ["apps.parquet", written.apps],
-      ["reviews.parquet", written.reviews],
+      ["apps.parquet", options.counts.apps],
+      ["reviews.parquet", options.counts.reviews],
     ] as const) {
       if (rowsOf(name) !== want) throw new Error(`${name} holds ${rowsOf(name)} rows of the load's ${want}`);
     }
@@ -89,6 +89,7 @@ export async function buildSnapshotFiles(
     await storeSnapshotFiles(config.database, row.location, dir, manifest, options.signal);
     return manifest;
   } finally {
+    await served.sql.close();
     removeFilesDir(dir);
   }
 }
@@ -99,7 +100,7 @@ export async function buildSnapshotFiles(
  * Returns how many were written; a write that fails (the disk full) fails the step.
  */
 async function writeChanges(
-  config: Pick<Config, "database" | "timeouts">,
+  sql: SqlReader,
   row: SnapshotRow,
   tail: FeedTail,
   path: string,
@@ -108,7 +109,6 @@ async function writeChanges(
   const write = changeWriter(
     parseFields(CHANGE_RECORD_FIELDS, schema.getType("Change") as GraphQLObjectType),
   );
-  const sql = openSnapshotReader(config, row);
   let written = 0;
   async function* lines() {
     for await (const rows of stagedChanges(sql, tail, row.version)) {
@@ -120,11 +120,7 @@ async function writeChanges(
       yield text;
     }
   }
-  try {
-    // The file's errors (and the reads') end the pipeline, and are thrown here.
-    await pipeline(Readable.from(lines()), createWriteStream(path));
-    return written;
-  } finally {
-    await sql.close();
-  }
+  // The file's errors (and the reads') end the pipeline, and are thrown here.
+  await pipeline(Readable.from(lines()), createWriteStream(path));
+  return written;
 }
