@@ -28,7 +28,7 @@ export const SCENARIOS = {
   oneRestAll: "one Domain (REST, every field)",
   oneMcpAll: "one Domain (MCP get_domain, every field)",
   facetsRest: "facets of 3 filters (REST, cc,p,plan)",
-  facetsMcp: "facets of 3 filters (MCP domain_facets, cc,p,plan)",
+  facetsMcp: "facets of 3 filters (MCP facets, cc,p,plan)",
   /** Company to domain (issue 74): a merchant name of the sample, as asked. */
   lookup: "company to domain (GET /domain/lookup, merchant names)",
   /** Related stores (issue 74): a Domain of the sample's related Domains. */

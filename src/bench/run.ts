@@ -829,7 +829,7 @@ async function benchDatabase(kind: "sqlite" | "postgresql", size: Size, run: Run
       [SCENARIOS.facetsRest, { path: `/json/api/v1/all/domain/facets?${d.filter}&facets=cc,p,plan` }, false],
       [
         SCENARIOS.facetsMcp,
-        mcpCall("domain_facets", () => ({
+        mcpCall("facets", () => ({
           ...Object.fromEntries(new URLSearchParams(d.filter)),
           facets: "cc,p,plan",
         })),

@@ -9,16 +9,19 @@ import { Options } from "../rest/options.ts";
 import type { Operation } from "../rest/route.ts";
 import { REST_BASE } from "../rest/routes.ts";
 import { answerUsageOf } from "../rest/usage.ts";
+import { lookUp } from "./lookup.ts";
+import { Refused } from "./tool-schemas.ts";
 import {
   argumentName,
+  formKeyOf,
+  formLabel,
+  formOf,
   MAX_ANSWER_BYTES,
   NOUNS,
   operationOf,
   optionName,
   type ToolSpec,
-} from "./catalogue.ts";
-import { lookUp } from "./lookup.ts";
-import { Refused } from "./tool-schemas.ts";
+} from "./tool-spec.ts";
 import { inToolWords } from "./tool-words.ts";
 
 /** What the tools answer with: the REST layer's own context and whole answers (src/app.ts gives them). */
@@ -69,29 +72,39 @@ export async function callTool(
     const caller: Caller = { apiKey: scope.key, requestId };
     const refused = refusalIn(args);
     if (refused) throw apiError("BAD_USER_INPUT", refused.message);
-    if (spec.name === "usage") return await usage(deps, caller, args);
-    if (spec.name === "lookup_vocabulary") {
+    // A tool of several operations: the one this call asks (its form), its choice taken out.
+    const form = formOf(spec, args);
+    if (spec.choice)
+      args = Object.fromEntries(Object.entries(args).filter(([a]) => a !== spec.choice?.argument));
+    if (form.answers === "usage") return await usage(deps, caller, args);
+    if (form.answers === "vocabulary") {
       // A look-up draws on Retrieve a Domain's budget (src/mcp/lookup.ts).
       noteDrawn(scope, budgetHeaders(await drawOn(deps.rest.limits, "retrieveDomain", caller)));
       const { line, body } = await lookUp(deps, caller, args);
       return withData(line, body);
     }
-    const op = operationOf(spec);
+    const op = operationOf(form);
     if (!op) throw new Error(`tool ${spec.name} has no operation`);
     const params: Record<string, string> = {};
     // A variant of the operation (get_domain's as_of: the Domain as it was) has fields of its own:
     // the compact defaults are the operation's, not the variant's.
     const variant = op.route.variant && args[argumentName(op.route.variant.option)] !== undefined;
-    const options: Json = variant ? {} : { ...(spec.defaults ?? {}) };
+    const options: Json = variant ? {} : { ...(form.defaults ?? {}) };
     for (const [arg, value] of Object.entries(args)) {
-      const path = spec.path?.[arg];
+      const path = form.path?.[arg];
       if (path) params[path.param] = String(value);
       else if (value !== undefined) options[optionName(arg)] = value;
     }
+    // A form's own bound, where the tool's schema lists the largest of its forms' (similar_domains).
+    if (form.maxPage && typeof options.page_size === "number" && options.page_size > form.maxPage)
+      throw apiError(
+        "BAD_USER_INPUT",
+        `page_size: must be at most ${form.maxPage} ${formLabel(spec, formKeyOf(spec, form))}; got ${options.page_size}`,
+      );
     if (spec.name === "export_segment") return await exportSegment(deps, scope, caller, options, params);
     if (options.cursor === "all")
       throw apiError("BAD_USER_INPUT", "cursor: all is the export_segment tool's (a job, not a page)");
-    return await answerPage(deps, scope, caller, spec, op, params, options);
+    return await answerPage(deps, scope, caller, form, op, params, options);
   } catch (e) {
     const err = isApiError(e) ? e : maskFault(e, deps.rest.logger, requestId);
     const http = err.extensions.http as { headers?: Record<string, string> } | undefined;

@@ -1,7 +1,8 @@
 import { type GraphQLObjectType, getNamedType, isObjectType } from "graphql";
 import { legacyFields } from "../rest/fields.ts";
 import { schema } from "../schema/index.ts";
-import { operationOf, TOOLS } from "./catalogue.ts";
+import { TOOLS } from "./catalogue.ts";
+import { operationsOf } from "./tool-spec.ts";
 
 /**
  * The field dictionary of each record type the tools answer (a resource each): every field a
@@ -14,8 +15,8 @@ import { operationOf, TOOLS } from "./catalogue.ts";
 /** The record types the tools answer, by the resource name each is read at. */
 export function fieldDocTypes(): Map<string, GraphQLObjectType> {
   const types = new Map<string, GraphQLObjectType>();
-  for (const spec of TOOLS) {
-    const name = operationOf(spec)?.route.type;
+  for (const op of TOOLS.flatMap(operationsOf)) {
+    const name = op.route.type;
     const type = name ? schema.getType(name) : undefined;
     if (!type || !isObjectType(type) || legacyFields(type).size === 0) continue;
     types.set(snake(type.name), type);

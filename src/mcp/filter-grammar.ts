@@ -1,5 +1,5 @@
 import type { OptionDoc } from "../rest/inputs.ts";
-import { argumentName, type FilterSubject } from "./catalogue.ts";
+import { argumentName, type FilterSubject } from "./tool-spec.ts";
 
 /**
  * List Domains' filters as the MCP tool list says them: once, in a compact grammar in
@@ -31,6 +31,7 @@ export function filterGrammar(options: readonly OptionDoc[], of: FilterSubject):
   const ranges: string[] = [];
   const events: string[] = [];
   const own: string[] = [];
+  const kept: string[] = [];
   for (const o of filters) {
     const arg = argumentName(o.name);
     if (o.name.endsWith(":op")) continue;
@@ -44,14 +45,23 @@ export function filterGrammar(options: readonly OptionDoc[], of: FilterSubject):
     else if (names.has(`${o.name}:min`)) {
       // "The app of f:app_installed_at:min / :max (exactly one)": what it names, then its times.
       const what = /^The (\w+) of /.exec(o.description)?.[1] ?? "value";
-      events.push(`${arg} (one ${what === "app" ? "App" : what}) with ${arg}.min/.max`);
-    } else own.push(`${arg} ${label(o.description)}`);
+      events.push(`${arg} (one ${what === "app" ? "App" : what}) with .min/.max`);
+    } else {
+      // f.list: one of the account's lists, which the tool lists shows.
+      own.push(`${arg} one of its ${o.name.slice(2)}s`);
+      kept.push(`${o.name.slice(2)}s`);
+    }
   }
   return [
-    `Filters. Lists of values (comma-separated; f.<x>.op and|or|not, default and): ${lists.join("; ")}.`,
-    `Ranges (inclusive): ${ranges.join("; ")}.`,
+    // The grammar in full once, in search_domains' description; search_apps' refers to it.
+    of === "domains"
+      ? `Filters. Lists of values (comma-separated; f.<x>.op and|or|not, default and): ${lists.join("; ")}.`
+      : `Filters, as search_domains' are. Lists: ${lists.join("; ")}.`,
+    `Ranges${of === "domains" ? " (inclusive)" : ""}: ${ranges.join("; ")}.`,
     ...(events.length ? [`When an App or technology came or went: ${events.join("; ")}.`] : []),
-    ...(own.length ? [`The account's own: ${own.join("; ")}.`] : []),
+    ...(own.length
+      ? [`The account's own: ${own.join("; ")} (the tools ${kept.join(" and ")} show them).`]
+      : []),
     `Each in full: the resource ${filtersUri(of)}.`,
   ].join(" ");
 }

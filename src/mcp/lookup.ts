@@ -14,17 +14,27 @@ type Json = Record<string, unknown>;
 /** What the look-up reads with: the REST layer's read context (McpDeps, src/mcp/answer.ts, has it). */
 type Deps = { rest: Pick<RestContext, "readContext"> };
 
+/** What a look-up of values takes. */
+const LOOKUP_ARGUMENTS = ["text", "kinds", "limit"];
+
 /** A match as the tool answers it: its value, its name, its score (a country's other names stay out). */
 const shown = ({ aliases: _, ...e }: ScoredEntry) => e;
 
 /**
- * lookup_vocabulary: the values of each vocabulary asked (all by default) that match a free text,
+ * lookup with text: the values of each vocabulary asked (all by default) that match a free text,
  * each with its score (src/query/vocabulary-match.ts), and `best`, the best of them all with the
  * vocabulary each came from and the filter that takes it: a value that is what was asked comes
  * before one that merely mentions it, whichever vocabulary holds them. The call draws on Retrieve
  * a Domain's budget (the caller, src/mcp/answer.ts).
  */
 export async function lookUp(deps: Deps, caller: Caller, args: Json): Promise<{ line: string; body: Json }> {
+  // The companies' form's arguments (fields, page_size) or any other: refused, not ignored.
+  const other = Object.keys(args).find((k) => args[k] !== undefined && !LOOKUP_ARGUMENTS.includes(k));
+  if (other !== undefined)
+    throw apiError(
+      "BAD_USER_INPUT",
+      `unknown option "${other}": with text, lookup takes ${LOOKUP_ARGUMENTS.join(", ")}`,
+    );
   const text = String(args.text ?? "").trim();
   if (!text) throw apiError("BAD_USER_INPUT", "text: give the words to look up");
   const kinds = [

@@ -4,9 +4,10 @@
  */
 export const NO_TOOL: Readonly<Record<string, string>> = {
   listApps: "search_apps asks the same (its POST twin)",
-  domainFacets: "domain_facets asks the same (its POST twin)",
-  appFacets: "app_facets asks the same (its POST twin)",
-  lookupDomains: "lookup_company asks the same for 1 to 100 companies (its POST twin)",
+  domainFacets: "facets asks the same (its POST twin)",
+  appFacets: "facets with of apps asks the same (its POST twin)",
+  listListDomains: "search_domains with f.list asks the same: a list's Domains, as List Domains answers them",
+  lookupDomains: "lookup with companies asks the same for 1 to 100 companies (its POST twin)",
   domainSimilar: "similar_domains asks the same with one seed (its POST twin)",
   exportDomains:
     "a file of a whole segment, streamed: export_segment starts the job and answers the URL a client fetches",

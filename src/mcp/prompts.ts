@@ -31,13 +31,13 @@ export const PROMPTS: readonly PromptSpec[] = [
     message: ({ segment }, since) => ({
       task: `Write the weekly report of my segment "${segment}": how many Domains it has and how that changed at the last load, which Domains entered it and which left (and what moved each: the change that made it match or not), and how it is spread by platform, plan, country and category.`,
       calls: [
-        { tool: "get_segment", arguments: { segment } },
+        { tool: "segments", arguments: { segment } },
         {
           tool: "changes",
           arguments: { segment, kinds: "segment_entered,segment_left", since: String(since), page_size: 100 },
         },
         {
-          tool: "domain_facets",
+          tool: "facets",
           arguments: { "f.segment": segment, facets: "p,plan,cc,cat", facet_size: 5 },
         },
       ],
@@ -53,20 +53,20 @@ export const PROMPTS: readonly PromptSpec[] = [
     args: {
       list: { description: "The list's name (the tool lists shows them)." },
       country: {
-        description: "Only stores of this country code (lookup_vocabulary finds it).",
+        description: "Only stores of this country code (lookup finds it).",
         optional: true,
       },
     },
     message: ({ list, country }) => ({
       task: `Find stores like those in my list "${list}"${country ? ` in ${country}` : ""}, not already in the list: what its Domains have in common (platform, plan, country, category, technologies, Apps), and the stores most like them, scored by the rare Apps, technologies and categories they share.`,
       calls: [
-        { tool: "list_domains", arguments: { list, fields: "name", page_size: 100 } },
+        { tool: "search_domains", arguments: { "f.list": list, fields: "name", page_size: 100 } },
         {
-          tool: "domain_facets",
+          tool: "facets",
           arguments: { "f.list": list, facets: "p,plan,cc,cat,tech,an", facet_size: 5 },
         },
       ],
-      write: `Then call similar_domains with domains: the names list_domains answered (up to 1,000: page the list by next_cursor while has_next_page), bq: ${JSON.stringify({ must_not: { disjuncts: [{ field: "list", term: list }] } })} (not already in the list)${country ? `, f.cc: ${JSON.stringify(country)}` : ""}, page_size 20. Answer what the list shares (from the facets) in two lines, then a table of the 20: name, platform, plan, country, score, and the two traits of why that weigh most.`,
+      write: `Then call similar_domains with domains: the names search_domains answered (up to 1,000: page by next_cursor while has_next_page), bq: ${JSON.stringify({ must_not: { disjuncts: [{ field: "list", term: list }] } })} (not already in the list)${country ? `, f.cc: ${JSON.stringify(country)}` : ""}, page_size 20. Answer what the list shares (from the facets) in two lines, then a table of the 20: name, platform, plan, country, score, and the two traits of why that weigh most.`,
     }),
   },
   {
@@ -78,7 +78,7 @@ export const PROMPTS: readonly PromptSpec[] = [
     message: ({ technology }, since) => ({
       task: `What changed for the technology "${technology}" at the last load: which stores added it and which removed it, and how many stores have had it at each load.`,
       calls: [
-        { tool: "lookup_vocabulary", arguments: { text: technology, kinds: ["technologies"], limit: 3 } },
+        { tool: "lookup", arguments: { text: technology, kinds: ["technologies"], limit: 3 } },
         {
           tool: "changes",
           arguments: {
@@ -88,10 +88,10 @@ export const PROMPTS: readonly PromptSpec[] = [
             page_size: 100,
           },
         },
-        { tool: "domain_trends", arguments: { dimension: "tech", values: technology } },
+        { tool: "trends", arguments: { dimension: "tech", values: technology } },
       ],
       write:
-        "If lookup_vocabulary's best[0].value differs from the name given, call changes and domain_trends again with that value. Answer the counts added and removed, the stores by name (at most 20 each, biggest rank first), and the trend as a short table.",
+        "If lookup's best[0].value differs from the name given, call changes and trends again with that value. Answer the counts added and removed, the stores by name (at most 20 each, biggest rank first), and the trend as a short table.",
     }),
   },
 ];

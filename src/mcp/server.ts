@@ -4,25 +4,27 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { RATE_LIMITS } from "../auth/limits.ts";
 import { VOCABULARY_KINDS, VOCABULARY_TEXT } from "../query/vocabularies.ts";
 import { type CallScope, callTool, type McpDeps } from "./answer.ts";
-import {
-  APP_FIELDS,
-  argumentName,
-  DOMAIN_FIELDS,
-  describerOf,
-  endpointOf,
-  type FilterSubject,
-  MAX_ANSWER_BYTES,
-  memo,
-  operationOf,
-  TOOLS,
-  type ToolSpec,
-} from "./catalogue.ts";
+import { describerOf, TOOLS } from "./catalogue.ts";
 import { fieldDocs, fieldDocTypes, fieldsUri } from "./field-docs.ts";
 import { filterGrammar, filtersUri, isFilter } from "./filter-grammar.ts";
 import { vocabularies } from "./lookup.ts";
 import { argsSchemaOf, PROMPTS, promptText } from "./prompts.ts";
 import { annotationsOf, toolList } from "./tool-list.ts";
-import { inputSchemaOf, outputSchemaOf } from "./tool-schemas.ts";
+import { outputSchemaOf } from "./tool-output.ts";
+import { inputSchemaOf } from "./tool-schemas.ts";
+import {
+  APP_FIELDS,
+  argumentName,
+  DOMAIN_FIELDS,
+  endpointOf,
+  type FilterSubject,
+  formLabel,
+  formsOf,
+  MAX_ANSWER_BYTES,
+  memo,
+  operationOf,
+  type ToolSpec,
+} from "./tool-spec.ts";
 
 /** The server's name and version, as initialize reports them. */
 export const SERVER_INFO = { name: "storegraph", version: "0.1.0" };
@@ -57,23 +59,53 @@ const filterDocsOf = (of: FilterSubject) => {
 export const descriptionOf = memo(description);
 
 function description(spec: ToolSpec): string {
-  const op = operationOf(spec);
-  const endpoint = endpointOf(spec);
+  const forms = formsOf(spec);
   const parts = [spec.summary];
-  const of = spec.filtersOf ?? "domains";
-  if (op && spec.filters === "described") parts.push(filterGrammar(op.options, of));
-  if (spec.filters === "referred")
-    parts.push(`Filters: the f.*, aq, bq and q arguments ${describerOf(of).name} describes.`);
-  parts.push(endpoint ? `Budget: ${RATE_LIMITS[endpoint].title}.` : "Budget: none.");
+  const described = forms.find(([, f]) => f.filters === "described")?.[1];
+  if (described) {
+    const op = operationOf(described);
+    if (op) parts.push(filterGrammar(op.options, described.filtersOf ?? "domains"));
+  }
+  // The forms' filters (and budgets) said once when they are the same, else each with its form's.
+  const referred = forms.filter(([, f]) => f.filters === "referred");
+  const byFilters = byValue(referred, (f) => describerOf(f.filtersOf ?? "domains").name);
+  if (byFilters.length)
+    parts.push(
+      `Filters: f.*, aq, bq, q, as in ${byFilters.map(([name, keys]) => `${name}${formWords(spec, keys, forms.length)}`).join(", ")}.`,
+    );
+  const byBudget = byValue(forms, (f) => {
+    const endpoint = endpointOf(f);
+    return endpoint ? RATE_LIMITS[endpoint].title : "none";
+  });
+  parts.push(
+    `Budget: ${byBudget.map(([title, keys]) => `${title}${formWords(spec, keys, forms.length)}`).join("; ")}.`,
+  );
   return parts.join(" ");
+}
+
+/** The forms' keys by a value of each, in the order of first use. */
+function byValue(forms: [string, ToolSpec][], saidOf: (form: ToolSpec) => string): [string, string[]][] {
+  const by = new Map<string, string[]>();
+  for (const [key, form] of forms) {
+    const value = saidOf(form);
+    by.set(value, [...(by.get(value) ?? []), key]);
+  }
+  return [...by];
+}
+
+/** " (of apps)", " (with name)": which of a tool's forms a part of its description is about; nothing when all. */
+function formWords(spec: ToolSpec, keys: string[], of: number): string {
+  if (!spec.forms || keys.length === of) return "";
+  return ` (${keys.map((key) => formLabel(spec, key)).join(", ")})`;
 }
 
 /** What every tool shares, said once (initialize's instructions) rather than in each description. */
 export const INSTRUCTIONS = [
   "storegraph: online stores (Domains), their platforms, plans, Apps and technologies, App reviews, segments and the change feed of each weekly load.",
   "Arguments are the REST API's options (docs/api.md), `:` written `.` (f.cc for f:cc); search_domains describes the Domain filters every Domain tool takes.",
-  "Look exact values up with lookup_vocabulary before filtering (plans, categories, App tokens, countries).",
+  "Look exact values up with lookup before filtering (plans, categories, App tokens, countries; a company's Domains).",
   `fields: by default the Domain set (${DOMAIN_FIELDS}) or the App set (${APP_FIELDS}); * for the API's defaults, or name your own: each type's are the resource storegraph://fields/<type> (domain, app, app_review, change, segment, …).`,
+  "Paging: cursor takes the previous answer's next_cursor (while has_next_page); page counts from 0.",
   `An answer of records over ${MAX_ANSWER_BYTES / 1024} KB is cut and says so in \`cut\` ({shown, of, rest}: how to get the others).`,
   "Each tool names the budget it draws on; usage shows what is left of each.",
 ].join(" ");
@@ -138,7 +170,9 @@ export function createMcpServer(deps: McpDeps, scope: CallScope | ScopeOf): McpS
   // The list as tool-list.ts writes it, once per process; the SDK's handler wrote it at each call.
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(descriptionOf) }));
   for (const of of ["domains", "apps"] as const) {
-    const users = TOOLS.filter((t) => t.filters && (t.filtersOf ?? "domains") === of).map((t) => t.name);
+    const users = TOOLS.filter((t) =>
+      formsOf(t).some(([, f]) => f.filters && (f.filtersOf ?? "domains") === of),
+    ).map((t) => t.name);
     server.registerResource(
       `filters-${of}`,
       filtersUri(of),

@@ -1,8 +1,10 @@
 import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { TOOLS, type ToolSpec } from "./catalogue.ts";
-import { inputSchemaOf, outputSchemaOf } from "./tool-schemas.ts";
+import { TOOLS } from "./catalogue.ts";
+import { outputSchemaOf } from "./tool-output.ts";
+import { inputSchemaOf } from "./tool-schemas.ts";
+import type { ToolSpec } from "./tool-spec.ts";
 
 /**
  * tools/list, as an agent reads it before its first question: every tool of the catalogue with
@@ -32,7 +34,12 @@ export function toolList(describe: (spec: ToolSpec) => string): Tool[] {
 export function annotationsOf(spec: ToolSpec): Tool["annotations"] {
   // destructiveHint and idempotentHint are meaningful only for a tool that writes.
   if (!spec.writes) return { readOnlyHint: true, openWorldHint: false };
-  return { destructiveHint: spec.destructive === true, idempotentHint: true, openWorldHint: false };
+  // A tool that writes is destructive unless it says otherwise (MCP's default).
+  return {
+    ...(spec.destructive ? {} : { destructiveHint: false }),
+    idempotentHint: true,
+    openWorldHint: false,
+  };
 }
 
 function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
@@ -63,6 +70,9 @@ export function compact(schema: unknown, io: "input" | "output" = "output"): unk
       continue;
     }
     if (key === "additionalProperties" && isEmpty(value)) continue;
+    // An answer's keys are those its properties name: that no other comes tells a client nothing
+    // it acts on, and the answers are checked against the stricter schema all the same (src/mcp).
+    if (key === "additionalProperties" && value === false && io === "output") continue;
     if (key === "propertyNames" && isStringType(value)) continue;
     if (key === "properties" && isEmpty(value) && io === "output") continue;
     if (key === "items" && isEmpty(value)) continue;

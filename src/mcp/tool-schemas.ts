@@ -3,17 +3,18 @@ import { meant, nearNames } from "../query/suggest.ts";
 import { VOCABULARY_KINDS } from "../query/vocabularies.ts";
 import { LIST_OPS } from "../rest/filter-options.ts";
 import type { OptionDoc } from "../rest/inputs.ts";
-import type { Part } from "../rest/route.ts";
+import { describerOf } from "./catalogue.ts";
+import { isFilter } from "./filter-grammar.ts";
 import {
   APP_FIELDS,
   argumentName,
   DOMAIN_FIELDS,
-  describerOf,
+  formLabel,
+  formsOf,
   memo,
   operationOf,
   type ToolSpec,
-} from "./catalogue.ts";
-import { isFilter } from "./filter-grammar.ts";
+} from "./tool-spec.ts";
 
 /**
  * The schemas of the MCP tools of src/mcp/catalogue.ts, as zod makes them and tools/list shows
@@ -24,9 +25,6 @@ import { isFilter } from "./filter-grammar.ts";
 
 /** A REST option's schema, from its catalogue entry. */
 function schemaOf(doc: OptionDoc, spec: ToolSpec): z.ZodType {
-  // aq and bq are told in full once, by search_domains; the other Domain tools take them as it
-  // does, and their descriptions say so once for all of them (src/mcp/server.ts).
-  if (spec.filters === "referred" && (doc.name === "aq" || doc.name === "bq")) return z.unknown().optional();
   let s: z.ZodType;
   if (doc.name === "page_size" && spec.maxPage)
     s = z
@@ -70,10 +68,11 @@ function shortDescription(doc: OptionDoc, spec: ToolSpec): string {
     const set = fields === DOMAIN_FIELDS ? "the Domain set" : fields === APP_FIELDS ? "the App set" : fields;
     return set ? `Default: ${set}${variant ? `; with ${variant}, every field it answers` : ""}.` : "";
   }
-  // cursor=all is a job, export_segment's: a page tool is not told of it.
-  if (doc.name === "cursor") return "next_cursor of the previous page.";
+  // How cursor and page page is said once, in the server's instructions (cursor=all, a job, is
+  // export_segment's: a page tool is not told of it).
+  if (doc.name === "cursor" || doc.name === "page") return "";
   const short = SHORT[doc.name];
-  if (short) return short;
+  if (short) return typeof short === "string" ? short : short(doc.description);
   // An option a tool takes as the tool that tells its filters does (q): said once, there, and the
   // tool's description refers to it.
   if (spec.filters === "referred") {
@@ -84,16 +83,41 @@ function shortDescription(doc: OptionDoc, spec: ToolSpec): string {
   return doc.description;
 }
 
-/** The tool list's words for options whose REST description is long (docs/api.md says them in full). */
-const SHORT: Record<string, string> = {
+/**
+ * The tool list's words for options whose REST description is long (docs/api.md says them in
+ * full), or made from it: the dimensions a facet, trend or segment's spread is counted by are
+ * listed once, by facets' `facets` argument.
+ */
+const SHORT: Record<string, string | ((rest: string) => string)> = {
+  facets: (rest) =>
+    rest
+      .replace(
+        /^Comma-separated dimensions to count the matching records by \(at most (\d+)\), each named as its filter:/,
+        "Dimensions to count by (comma-separated, at most $1):",
+      )
+      .replace(/Without facets and histogram: /, "Default "),
+  histogram: (rest) =>
+    rest
+      .replace(
+        /^Comma-separated numbers to spread the records over:/,
+        "Numbers to spread the records over (comma-separated):",
+      )
+      .replace(
+        /each alone \((\d+) buckets, bounds chosen\), with :n for n buckets \((\d+ to \d+)\), or with :b1\|b2\|… for the bounds themselves/,
+        "each alone ($1 buckets), with :n ($2 buckets) or with :b1|b2|… (the bounds)",
+      ),
+  dimension: "The dimension (required): one that the facets tool's facets argument names.",
+  segment: "Only the entries and exits of this segment of the account (segment_entered, segment_left).",
+  spread: (rest) =>
+    `The dimensions its members are counted over at each load, as the facets tool names them: 1 to 8 (a list, or comma-separated); default ${/default ([^.]+)\./.exec(rest)?.[1] ?? "p, plan, cc"}.`,
   as_of:
-    "The Domain as it was at a load: a snapshot version, or an RFC 3339 time or a date; only the fields the change feed covers.",
+    "The Domain as it was at a load: a snapshot version, RFC 3339 time or date (only the fields the change feed covers).",
+  facet_size: "Values per dimension, commonest first: 1 to 100 (default 10).",
   dry_run: "true: how many Domains the job would write, its bytes, and what it would draw; nothing started.",
-  for: "The result's format: json (default), jsonl or csv.",
+  for: "The result's format (default json).",
   top: "Without values: how many of the newest load's top values (default 10).",
-  page: "Page number, from 0.",
   aq: "Advanced search: [{field, value, operator}], all met; field a filter without f: (ermin) or q, value comma-separated, operator and (default), or, nand, nor.",
-  bq: "Boolean query: {must: {conjuncts}, should: {disjuncts}, must_not: {disjuncts}}; a condition {field, match} (values space-separated; operator or|and), {field, term} or {field, min, max} (max excluded unless inclusive_max). In full: docs/api.md.",
+  bq: "Boolean query: {must: {conjuncts}, should: {disjuncts}, must_not: {disjuncts}}; a condition {field, match} (values space-separated; operator or|and), {field, term} or {field, min, max} (max excluded unless inclusive_max).",
 };
 
 /**
@@ -104,19 +128,102 @@ const SHORT: Record<string, string> = {
 export const inputSchemaOf = memo(inputSchema);
 
 function inputSchema(spec: ToolSpec): z.ZodType {
+  const forms = formsOf(spec);
+  const shape: Record<string, z.ZodType> = {};
+  if (spec.choice) {
+    const values = z.enum(forms.map(([key]) => key) as [string, ...string[]]);
+    const choice = spec.choice.description ? values.describe(spec.choice.description) : values;
+    shape[spec.choice.argument] = spec.choice.default ? choice.optional() : choice;
+  }
+  // A tool of several forms takes each form's arguments, described once when they say the same.
+  const shapes = forms.map(([key, form]) => [key, formShape(form)] as const);
+  for (const [, own] of shapes)
+    for (const [arg, schema] of Object.entries(own)) {
+      if (shape[arg]) continue;
+      const said = shapes.flatMap(([key, s]) => (s[arg] ? [[key, describedAs(s[arg])] as const] : []));
+      const description = sayOnce(spec, said);
+      shape[arg] = description === describedAs(schema) ? schema : schema.describe(description);
+    }
+  // Forms that page to different bounds: the largest listed, each form's said (and held: callTool).
+  const bounds = forms.filter(([, f]) => f.maxPage);
+  if (new Set(bounds.map(([, f]) => f.maxPage)).size > 1) {
+    const most = Math.max(...bounds.map(([, f]) => f.maxPage ?? 0));
+    const each = bounds.map(
+      ([key, f]) => `${formLabel(spec, key)}: default ${f.defaults?.page_size ?? 50}, at most ${f.maxPage}`,
+    );
+    shape.page_size = z
+      .number()
+      .int()
+      .min(1)
+      .max(most)
+      .describe(`${each.join("; ")}.`)
+      .optional();
+  }
+  // An argument of some forms only (one that asks its form: formOf) is not one every call gives.
+  for (const arg of Object.keys(shape))
+    if (arg !== spec.choice?.argument && !shapes.every(([, s]) => s[arg])) shape[arg] = shape[arg].optional();
+  for (const [arg, schema] of Object.entries(shape)) shape[arg] = refusing(arg, schema);
+  return z.looseObject(shape);
+}
+
+/** One form's arguments: its path's, then its operation's options under their argument names. */
+function formShape(spec: ToolSpec): Record<string, z.ZodType> {
   const shape: Record<string, z.ZodType> = {};
   for (const [arg, p] of Object.entries(spec.path ?? {}))
     shape[arg] = z.string().min(1).describe(p.description);
   const op = operationOf(spec);
   for (const doc of op?.options ?? []) {
     if (spec.omit?.includes(doc.name)) continue;
-    // The filters are told once, in search_domains' (search_apps') description, not listed one by one.
+    // The filters are told once, in search_domains' (search_apps') description, not listed one by
+    // one; aq and bq too, by the tools that refer to it (their descriptions say they take them).
     if (spec.filters && isFilter(doc)) continue;
+    if (spec.filters === "referred" && (doc.name === "aq" || doc.name === "bq")) continue;
     shape[argumentName(doc.name)] = schemaOf(doc, spec);
   }
   ownArguments(spec, shape);
-  for (const [arg, schema] of Object.entries(shape)) shape[arg] = refusing(arg, schema);
-  return z.looseObject(shape);
+  return shape;
+}
+
+/** A schema's description, an optional one's too (zod keeps it on the schema made optional). */
+const describedAs = (schema: z.ZodType): string =>
+  schema.description ?? (schema instanceof z.ZodOptional ? describedAs(schema.unwrap() as z.ZodType) : "");
+
+/**
+ * An argument's description in a tool of several forms, from each form's (`said`: form, words):
+ * the same words once; else what they share, then each form's own (facets' `facets`: "…each named
+ * as its filter: cc, reg, … (of apps: p, categories, …)").
+ */
+function sayOnce(spec: ToolSpec, given: readonly (readonly [string, string])[]): string {
+  // A form's words that defer to another's ("As in Retrieve a Domain."), or that another's
+  // continue ("Default: the Domain set." and "…set; with as_of, …"), say nothing of their own.
+  const said = given.filter(
+    ([, words], i) =>
+      words !== "" &&
+      !(words.startsWith("As in ") && given.some(([, w]) => w && !w.startsWith("As in "))) &&
+      !given.some(([, other], j) => j !== i && other !== words && other.startsWith(words.replace(/\.$/, ""))),
+  );
+  if (said.length === 0) return given[0]?.[1] ?? "";
+  const [[, first], ...rest] = said;
+  if (rest.every(([, words]) => words === first)) return first;
+  const common = (at: (words: string, i: number) => string | undefined) => {
+    let n = 0;
+    while (said.every(([, words]) => at(words, n) !== undefined && at(words, n) === at(first, n))) n++;
+    return n;
+  };
+  // What they share before and after, by whole words; between, each form's own.
+  const head = first
+    .slice(
+      0,
+      common((w, i) => w[i]),
+    )
+    .replace(/\S*$/, "");
+  const tailLength = common((w, i) => (i < w.length - head.length ? w[w.length - 1 - i] : undefined));
+  const tail = first.slice(first.length - tailLength).replace(/^\w*/, "");
+  const own = said.map(
+    ([key, words]) => [key, words.slice(head.length, words.length - tail.length)] as const,
+  );
+  const [[, mine], ...others] = own;
+  return `${head}${mine} (${others.map(([key, words]) => `${formLabel(spec, key)}: ${words}`).join("; ")})${tail}`;
 }
 
 /**
@@ -145,12 +252,13 @@ export class Refused {
     );
     const got = `; got ${JSON.stringify(input) ?? String(input)}`;
     if (!issue) return `${at}: not valid${got}`;
+    // Left out: zod says an enum's value is not one of them (action), a string's type is wrong.
+    if (input === undefined) return `${at}: required`;
     const origin = (issue as { origin?: string }).origin;
     const what = (n: unknown, noun: string) =>
       origin === "string" ? `${n} characters` : origin === "array" ? `${n} ${noun}` : String(n);
     switch (issue.code) {
       case "invalid_type":
-        if (input === undefined) return `${at}: required`;
         return `${at}: must be ${TYPE_NAMES[issue.expected] ?? issue.expected}${got}`;
       case "too_big":
         return `${at}: must be at most ${what(issue.maximum, "items")}${got}`;
@@ -188,14 +296,14 @@ const refusing = (argument: string, schema: z.ZodType): z.ZodType =>
 
 /** The arguments of the tools that stand for no REST operation. */
 function ownArguments(spec: ToolSpec, shape: Record<string, z.ZodType>): void {
-  if (spec.name === "usage")
+  if (spec.answers === "usage")
     shape.fields = z.string().optional().describe("Comma-separated fields of the answer; blank for all.");
-  if (spec.name === "lookup_vocabulary") {
-    shape.text = z.string().min(1).max(200).describe("The free text: a name as a person would write it.");
+  if (spec.answers === "vocabulary") {
+    shape.text = z.string().min(1).max(200).describe("A name as a person writes it.");
     shape.kinds = z
       .array(z.enum(VOCABULARY_KINDS))
       .optional()
-      .describe(`The vocabularies to look in (default: all): ${VOCABULARY_KINDS.join(", ")}.`);
+      .describe("The vocabularies to look in (default: all).");
     shape.limit = z
       .number()
       .int()
@@ -204,76 +312,4 @@ function ownArguments(spec: ToolSpec, shape: Record<string, z.ZodType>): void {
       .optional()
       .describe("Values per vocabulary, 1 to 5 (default 5).");
   }
-}
-
-/**
- * A record of an answer: any object (its fields are the API's, asked by `fields`). A loose object
- * rather than a record of string keys: the SDK checks every answer against its output schema, and
- * a record checked each key (11 µs for a Domain of 60 fields, against 4.5).
- */
-const RECORD = z.looseObject({});
-
-/** An envelope key's schema (src/rest/route.ts's Part). */
-function partSchema(part: Part): z.ZodType {
-  if ("records" in part) return z.array(RECORD);
-  if ("record" in part) return RECORD;
-  const base = {
-    boolean: z.boolean(),
-    integer: z.number().int(),
-    string: z.string(),
-    "string[]": z.array(z.string()),
-  }[part.type];
-  // A value the answer leaves out (`when`) or gives as null (the feed's end has no cursor).
-  return part.when || part.type === "string" ? base.nullable().optional() : base;
-}
-
-/** What a tool adds to a cut answer: how many records it shows of how many, and how to get the rest. */
-export const CUT = z.looseObject({}).optional();
-
-/** A tool's output schema: its REST answer's envelope (from its route), or its own for the others. */
-export const outputSchemaOf = memo(outputSchema);
-
-function outputSchema(spec: ToolSpec): z.ZodType {
-  const op = operationOf(spec);
-  if (spec.name === "export_segment")
-    return z.object({
-      status: z.enum(["running", "done", "dry_run"]),
-      progress: z.number().int().optional(),
-      total: z.number().int().optional(),
-      url: z.string(),
-      format: z.string(),
-      fetch: z.string(),
-      // With dry_run: REST's dry_run answer (domains, bytes, gzip_bytes, would_draw).
-      dry_run: RECORD.optional(),
-    });
-  if (spec.name === "usage") return z.object({ usage: RECORD });
-  if (spec.name === "lookup_vocabulary")
-    return z.object({
-      text: z.string(),
-      best: z.array(
-        z.object({
-          kind: z.enum(VOCABULARY_KINDS),
-          filter: z.string(),
-          value: z.string(),
-          name: z.string().optional(),
-          score: z.number(),
-        }),
-      ),
-      matches: z.record(
-        z.string(),
-        z.array(z.object({ value: z.string(), name: z.string().optional(), score: z.number() })),
-      ),
-    });
-  if (op?.route.facets)
-    return z.looseObject({
-      total: z.number().int(),
-      facets: z.record(z.string(), z.array(RECORD)).optional(),
-      other: z.record(z.string(), z.number()).optional(),
-      missing: z.record(z.string(), z.number()).optional(),
-      histograms: z.record(z.string(), z.array(RECORD)).optional(),
-    });
-  const shape: Record<string, z.ZodType> = {};
-  for (const [key, part] of Object.entries(op?.route.envelope ?? {})) shape[key] = partSchema(part);
-  if (spec.records) shape.cut = CUT;
-  return z.object(shape);
 }

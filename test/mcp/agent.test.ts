@@ -30,18 +30,18 @@ const domainsOf = (a: Json) => (a.domains as Json[]).map((d) => d.name);
 const QUESTIONS: Question[] = [
   {
     question: "How many stores are on Shopify, and in which countries?",
-    calls: [["domain_facets", { "f.p": "shopify", facets: "cc", facet_size: 5 }]],
+    calls: [["facets", { "f.p": "shopify", facets: "cc", facet_size: 5 }]],
     check: ([f]) => expect(f.total).toBeGreaterThan(0),
   },
   {
     question: "How has the number of stores on Shopify changed over time?",
-    calls: [["domain_trends", { dimension: "p", values: "shopify" }]],
+    calls: [["trends", { dimension: "p", values: "shopify" }]],
     check: ([t]) => expect((t.loads as Json[]).length).toBeGreaterThan(0),
   },
   {
     question: "Which stores in Germany use Klaviyo?",
     calls: [
-      ["lookup_vocabulary", { text: "Deutschland", kinds: ["countries"] }],
+      ["lookup", { text: "Deutschland", kinds: ["countries"] }],
       ["search_domains", { "f.cc": "DE", "f.an": "shopify.klaviyo", fields: "name,plan" }],
     ],
     check: ([l, s]) => {
@@ -56,7 +56,7 @@ const QUESTIONS: Question[] = [
   },
   {
     question: "What has changed at example.com?",
-    calls: [["domain_history", { name: "example.com", page_size: 5 }]],
+    calls: [["changes", { name: "example.com", page_size: 5 }]],
     // The demo has one load, so no change yet: each there is would be example.com's.
     check: ([h]) => {
       for (const c of h.changes as Json[]) expect(c.domain).toBe("example.com");
@@ -76,8 +76,8 @@ const QUESTIONS: Question[] = [
   {
     question: "What do merchants say about Klaviyo?",
     calls: [
-      ["lookup_vocabulary", { text: "klavio", kinds: ["apps"] }],
-      ["app_reviews", { app: "shopify.klaviyo", page_size: 5 }],
+      ["lookup", { text: "klavio", kinds: ["apps"] }],
+      ["reviews", { app: "shopify.klaviyo", page_size: 5 }],
     ],
     check: ([l, r]) => {
       expect((l.best as Json[])[0].value).toBe("shopify.klaviyo");
@@ -94,8 +94,8 @@ const QUESTIONS: Question[] = [
   {
     question: "Save Shopify stores in the US as a segment, and how big is it?",
     calls: [
-      ["save_segment", { segment: "shopify-us", "f.p": "shopify", "f.cc": "US" }],
-      ["get_segment", { segment: "shopify-us" }],
+      ["edit_segment", { action: "save", segment: "shopify-us", "f.p": "shopify", "f.cc": "US" }],
+      ["segments", { segment: "shopify-us" }],
     ],
     check: ([, g]) => expect((g.segment as Json).size).toBeGreaterThan(0),
   },
@@ -107,8 +107,8 @@ const QUESTIONS: Question[] = [
   {
     question: "Which technologies are commonest among UK stores?",
     calls: [
-      ["lookup_vocabulary", { text: "UK", kinds: ["countries"] }],
-      ["domain_facets", { "f.cc": "GB", facets: "tech", facet_size: 5 }],
+      ["lookup", { text: "UK", kinds: ["countries"] }],
+      ["facets", { "f.cc": "GB", facets: "tech", facet_size: 5 }],
     ],
     check: ([l, f]) => {
       expect((l.best as Json[])[0].value).toBe("GB");
@@ -117,12 +117,12 @@ const QUESTIONS: Question[] = [
   },
   {
     question: "How are Shopify Apps spread over categories?",
-    calls: [["app_facets", { "f.p": "shopify", facets: "categories", facet_size: 5 }]],
+    calls: [["facets", { of: "apps", "f.p": "shopify", facets: "categories", facet_size: 5 }]],
     check: ([f]) => expect(f.total).toBeGreaterThan(0),
   },
   {
     question: "What is the domain of Example Goods?",
-    calls: [["lookup_company", { companies: ["Example Goods"] }]],
+    calls: [["lookup", { companies: ["Example Goods"] }]],
     check: ([l]) => {
       const [{ matches }] = l.lookups as { matches: { score: number; domain: Json }[] }[];
       expect(matches[0].score).toBe(1);
@@ -149,6 +149,18 @@ const QUESTIONS: Question[] = [
       for (const x of similar) {
         expect(x.domain.country_code).toBe("US");
         expect(x.why.length).toBeGreaterThan(0);
+      }
+    },
+  },
+  {
+    question: "Which other stores does the merchant of example.com run?",
+    calls: [["similar_domains", { name: "example.com", page_size: 5 }]],
+    check: ([r]) => {
+      const related = r.related as { total: number; domains: { domain: Json; shared: Json[] }[] };
+      expect(related.total).toBeGreaterThanOrEqual(related.domains.length);
+      for (const d of related.domains) {
+        expect(d.domain.name).not.toBe("example.com");
+        expect(d.shared.length).toBeGreaterThan(0);
       }
     },
   },
@@ -223,8 +235,8 @@ describe.each(databaseKinds())("an agent on the demo's data, on %s", (kind) => {
     expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual(
       PROMPTS.map((p) => p.name).sort(),
     );
-    await call("save_segment", { segment: "report-me", "f.p": "shopify" });
-    await call("add_to_list", { list: "customers", domains: ["example.com", "de.example.com"] });
+    await call("edit_segment", { action: "save", segment: "report-me", "f.p": "shopify" });
+    await call("edit_list", { action: "add", list: "customers", domains: ["example.com", "de.example.com"] });
     const args: Record<string, Record<string, string>> = {
       segment_weekly_report: { segment: "report-me" },
       list_lookalikes: { list: "customers", country: "US" },

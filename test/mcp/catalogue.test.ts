@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TOOLS } from "../../src/mcp/catalogue.ts";
 import { NO_TOOL } from "../../src/mcp/no-tool.ts";
+import { operationsOf } from "../../src/mcp/tool-spec.ts";
 import { inToolWords } from "../../src/mcp/tool-words.ts";
 import { OPERATIONS } from "../../src/rest/routes.ts";
 
@@ -11,7 +12,7 @@ import { OPERATIONS } from "../../src/rest/routes.ts";
  */
 describe("the MCP catalogue", () => {
   it("gives every REST operation a tool, or a written reason for none", () => {
-    const tooled = new Set(TOOLS.map((t) => t.op).filter((op) => op !== undefined));
+    const tooled = new Set(TOOLS.flatMap((t) => operationsOf(t).map((op) => op.id)));
     const neither = OPERATIONS.filter((o) => !tooled.has(o.id) && !NO_TOOL[o.id]).map((o) => o.id);
     expect(neither).toEqual([]);
     // A reason for an operation that has a tool, or that REST no longer has, is stale.
@@ -34,7 +35,7 @@ describe("the MCP catalogue", () => {
     );
     expect(inToolWords("see GET /list.")).toBe("see the tool lists.");
     expect(inToolWords("only when retrieving a single App (GET /app/<platform>.<token>)")).toBe(
-      "only when retrieving a single App (the tool get_app)",
+      "only when retrieving a single App (the tool search_apps with app)",
     );
     // No tool stands for it (webhooks), or the tool is not its page's (cursor=all): left as it is.
     expect(inToolWords("GET /webhooks shows them")).toBe("GET /webhooks shows them");

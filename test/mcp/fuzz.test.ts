@@ -70,6 +70,13 @@ const STRINGS = [
   "xml",
   "klavio",
   "leads",
+  // The values that name a tool's form (of, action).
+  "apps",
+  "domains",
+  "add",
+  "remove",
+  "delete",
+  "save",
   '[{"field":"cc","value":"US"}]',
   '{"must":{"conjuncts":[{"field":"p","match":"shopify"}]}}',
   "[{",

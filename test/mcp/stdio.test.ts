@@ -74,7 +74,7 @@ describe.each(databaseKinds())("MCP over stdio on %s", (kind) => {
       expect(bad.isError).toBe(true);
       expect(textOf(bad)).toContain('(did you mean "f:cc"?)');
 
-      const found = await call("lookup_vocabulary", { text: "klavio", kinds: ["apps"] });
+      const found = await call("lookup", { text: "klavio", kinds: ["apps"] });
       expect(textOf(found)).toContain("shopify.klaviyo");
 
       // List Domains: 2 a second for pro (the bad call above drew on nothing: refused before).

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CHURN, evolveDataset } from "../../src/dataset/evolve.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { loadSnapshot } from "../../src/load-pipeline.ts";
-import { argumentName, operationOf, TOOLS } from "../../src/mcp/catalogue.ts";
+import { TOOLS } from "../../src/mcp/catalogue.ts";
+import { argumentName, formsOf, operationOf } from "../../src/mcp/tool-spec.ts";
 import { OPERATIONS, REST_BASE } from "../../src/rest/routes.ts";
 import { schema } from "../../src/schema/index.ts";
 import { startApi, type TestApi, tempDir, testLoadSteps } from "../support/api.ts";
@@ -394,15 +395,20 @@ describe.each(databaseKinds())("an account's own events on every face, on %s", (
   });
 
   it("on every MCP tool answered by a route whose records are changes", async () => {
-    const tools = TOOLS.filter((t) => operationOf(t)?.route.type === "Change");
-    expect(tools.map((t) => t.name)).toContain("changes");
+    // Each form of a tool that answers changes (changes: the feed, and one Domain's with name).
+    const tools = TOOLS.flatMap((t) =>
+      formsOf(t)
+        .filter(([, form]) => operationOf(form)?.route.type === "Change")
+        .map(([, form]) => form),
+    );
+    expect(tools.map((t) => t.name)).toEqual(["changes", "changes"]);
     const clients: Record<string, Client> = {};
     try {
       for (const key of [api.key, other]) clients[key] = await connect(api, key);
       const scoped = new Set([...(await ofDomain(api.key)), ...(await ofDomain(other))]);
       for (const tool of tools) {
         const options = new Set(operationOf(tool)?.options.map((o) => o.name));
-        // A Domain's tool (domain_history) reads that Domain's, newest first from its start.
+        // A Domain's (changes with name) reads that Domain's, newest first from its start.
         const byDomain = tool.path?.name !== undefined;
         const seen: Record<string, string[]> = {};
         for (const key of [api.key, other]) {
