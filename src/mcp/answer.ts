@@ -9,10 +9,11 @@ import { Options } from "../rest/options.ts";
 import type { Operation } from "../rest/route.ts";
 import { REST_BASE } from "../rest/routes.ts";
 import { answerUsageOf } from "../rest/usage.ts";
-import { lookUp } from "./lookup.ts";
+import { checkLookUp, lookUp } from "./lookup.ts";
 import { Refused } from "./tool-schemas.ts";
 import {
   argumentName,
+  endpointOf,
   formKeyOf,
   formLabel,
   formOf,
@@ -78,8 +79,10 @@ export async function callTool(
       args = Object.fromEntries(Object.entries(args).filter(([a]) => a !== spec.choice?.argument));
     if (form.answers === "usage") return await usage(deps, caller, args);
     if (form.answers === "vocabulary") {
-      // A look-up draws on Retrieve a Domain's budget (src/mcp/lookup.ts).
-      noteDrawn(scope, budgetHeaders(await drawOn(deps.rest.limits, "retrieveDomain", caller)));
+      // Checked before it draws, as REST refuses before it draws; then on its form's budget.
+      checkLookUp(args);
+      const endpoint = endpointOf(form);
+      if (endpoint) noteDrawn(scope, budgetHeaders(await drawOn(deps.rest.limits, endpoint, caller)));
       const { line, body } = await lookUp(deps, caller, args);
       return withData(line, body);
     }

@@ -35,7 +35,7 @@ interface FieldDoc {
   description?: string;
   /** false: answered only when `fields` names it. */
   default: boolean;
-  /** Answered only by the tools that get one record (get_domain, get_app). */
+  /** Answered only by the tools that get one record (get_domain with name, search_apps with app). */
   single_only?: true;
   fields?: FieldDoc[];
 }

@@ -27,14 +27,17 @@ const shown = ({ aliases: _, ...e }: ScoredEntry) => e;
  * before one that merely mentions it, whichever vocabulary holds them. The call draws on Retrieve
  * a Domain's budget (the caller, src/mcp/answer.ts).
  */
-export async function lookUp(deps: Deps, caller: Caller, args: Json): Promise<{ line: string; body: Json }> {
-  // The companies' form's arguments (fields, page_size) or any other: refused, not ignored.
+/** A look-up's arguments: the companies' form's (fields, page_size) or any other refused, not ignored. */
+export function checkLookUp(args: Json): void {
   const other = Object.keys(args).find((k) => args[k] !== undefined && !LOOKUP_ARGUMENTS.includes(k));
   if (other !== undefined)
     throw apiError(
       "BAD_USER_INPUT",
       `unknown option "${other}": with text, lookup takes ${LOOKUP_ARGUMENTS.join(", ")}`,
     );
+}
+
+export async function lookUp(deps: Deps, caller: Caller, args: Json): Promise<{ line: string; body: Json }> {
   const text = String(args.text ?? "").trim();
   if (!text) throw apiError("BAD_USER_INPUT", "text: give the words to look up");
   const kinds = [

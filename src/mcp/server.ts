@@ -67,11 +67,15 @@ function description(spec: ToolSpec): string {
     if (op) parts.push(filterGrammar(op.options, described.filtersOf ?? "domains"));
   }
   // The forms' filters (and budgets) said once when they are the same, else each with its form's.
+  // Each form's own: the feed takes no aq, bq or q, the Apps' facets no aq or bq.
   const referred = forms.filter(([, f]) => f.filters === "referred");
-  const byFilters = byValue(referred, (f) => describerOf(f.filtersOf ?? "domains").name);
+  const byFilters = byValue(
+    referred,
+    (f) => `${filterWords(f)}, as in ${describerOf(f.filtersOf ?? "domains").name}`,
+  );
   if (byFilters.length)
     parts.push(
-      `Filters: f.*, aq, bq, q, as in ${byFilters.map(([name, keys]) => `${name}${formWords(spec, keys, forms.length)}`).join(", ")}.`,
+      `Filters: ${byFilters.map(([words, keys]) => `${words}${formWords(spec, keys, forms.length)}`).join("; ")}.`,
     );
   const byBudget = byValue(forms, (f) => {
     const endpoint = endpointOf(f);
@@ -81,6 +85,13 @@ function description(spec: ToolSpec): string {
     `Budget: ${byBudget.map(([title, keys]) => `${title}${formWords(spec, keys, forms.length)}`).join("; ")}.`,
   );
   return parts.join(" ");
+}
+
+/** The filter arguments a form takes, as its description names them: "f.*, aq, bq, q". */
+function filterWords(form: ToolSpec): string {
+  const options = new Set(operationOf(form)?.options.map((o) => o.name));
+  const filters = [...options].some((name) => name.startsWith("f:")) ? ["f.*"] : [];
+  return [...filters, ...["aq", "bq", "q"].filter((name) => options.has(name))].join(", ");
 }
 
 /** The forms' keys by a value of each, in the order of first use. */

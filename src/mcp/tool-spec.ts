@@ -34,7 +34,7 @@ export interface ToolSpec {
   endpoint?: Endpoint | null;
   /** Does it change what the account keeps (lists, segments)? */
   writes?: true;
-  /** Does it take away what the account keeps (remove_from_list, delete_list, delete_segment)? */
+  /** Does it take away what the account keeps (edit_list's remove and delete, edit_segment's delete)? */
   destructive?: true;
   /**
    * How its List Domains filters (f:…) are told in the tool list: in full, once (search_domains:
@@ -45,7 +45,7 @@ export interface ToolSpec {
   filtersOf?: FilterSubject;
   /**
    * A tool of several REST operations, each a form of it (a smaller tool list: one tool for the
-   * facets of Domains and of Apps, one for a list's changes): what each form sets over the tool's
+   * facets of Domains and of Apps, one for the edits to a list): what each form sets over the tool's
    * own (its op, path, defaults, records, paging, filters). The form a call asks is named by the
    * `choice` argument, or, without one, is the form whose path arguments the call gives (formOf).
    */
@@ -160,15 +160,15 @@ export const NOUNS: Record<string, string> = {
 };
 
 /**
- * The endpoint whose budget a call draws on: a form's (endpointOf(formOf(tool, args))), or, for a
- * tool of several forms, its first form's.
+ * The endpoint whose budget a call draws on: a tool's, or a form's (endpointOf(formOf(tool,
+ * args))); a tool of several forms has none of its own.
  */
-export const endpointOf = (spec: ToolSpec): Endpoint | null =>
-  spec.endpoint !== undefined
-    ? spec.endpoint
-    : spec.name === "export_segment"
-      ? "listDomainsAll"
-      : (operationOf(formsOf(spec)[0][1])?.route.endpoint ?? null);
+export function endpointOf(spec: ToolSpec): Endpoint | null {
+  if (spec.forms) throw new Error(`tool ${spec.name}: its forms draw on their own budgets (formOf)`);
+  if (spec.endpoint !== undefined) return spec.endpoint;
+  if (spec.name === "export_segment") return "listDomainsAll";
+  return operationOf(spec)?.route.endpoint ?? null;
+}
 
 /**
  * A REST option's argument name: `:` is written `.` (f.cc for f:cc, f.cc.op for f:cc:op), since

@@ -7,7 +7,7 @@ import { searchWhere } from "./filter.ts";
 import type { Where } from "./keyset.ts";
 
 /**
- * Company to domain (GET /domain/lookup, GraphQL domainLookup, the MCP tool lookup_company): the
+ * Company to domain (GET /domain/lookup, GraphQL domainLookup, the MCP tool lookup with companies): the
  * Domains whose merchant name, title or name best match a company's name, ranked. docs/decisions.md,
  * "Company to domain", gives the formula; test/query/company-lookup.test.ts holds every answer to
  * a brute force of it over every Domain.

@@ -3,7 +3,7 @@ import { RELATED_TABLE } from "../db/related-sql.ts";
 import { InputError } from "../errors.ts";
 
 /**
- * Related stores (GET /domain/{name}/related, GraphQL Domain.related, the MCP tool related_domains):
+ * Related stores (GET /domain/{name}/related, GraphQL Domain.related, the MCP tool similar_domains with name):
  * the Domains that share with one Domain a value that says one merchant runs both (an email, a
  * phone, a social profile, a merchant name, a cluster, a redirect: src/db/related-sql.ts writes
  * them), each with the values shared. docs/decisions.md, "Related stores", gives the rules;

@@ -2,7 +2,7 @@ import type { VocabularyEntry } from "./vocabularies.ts";
 
 /**
  * How near a free text is to each value of a vocabulary, as a score from 0 to 1, for the agents'
- * look-up (the MCP tool lookup_vocabulary): the whole value, an App's token or name, a country's
+ * look-up (the MCP tool lookup with text): the whole value, an App's token or name, a country's
  * names in English and in its own languages (Germany, Deutschland: DE), each compared as a person
  * writes it (letter case, accents, punctuation and the vocabulary's hyphens aside). The REST
  * refusals' "did you mean" stays graphql-js's (src/query/suggest.ts): a suggestion after an error

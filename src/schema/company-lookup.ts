@@ -15,7 +15,7 @@ import { Domain } from "./domain.ts";
 
 /**
  * Company to domain (src/query/company-lookup.ts): `domainLookup`, GET /domain/lookup, the MCP
- * tool lookup_company. Each match is the Domain with its score and the field that matched.
+ * tool lookup (with companies). Each match is the Domain with its score and the field that matched.
  */
 
 interface Match {

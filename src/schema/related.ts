@@ -17,7 +17,7 @@ import { Domain } from "./domain.ts";
 /**
  * Related stores (src/query/related.ts): `Domain.related`, `relatedDomains(name)` (GET
  * /domain/{name}/related, drawing on List Domains as the issue asks of every way to find stores),
- * the MCP tool related_domains. Each related Domain comes with its score and the values it shares.
+ * the MCP tool similar_domains (with name). Each related Domain comes with its score and the values it shares.
  */
 
 /** What a related Domain's REST answer gives of it unless `fields` says otherwise. */

@@ -102,7 +102,7 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
         ),
         name,
       ).toEqual([]);
-      expect(t?.description, name).toContain("Filters: f.*, aq, bq, q, as in search_domains");
+      expect(t?.description, name).toMatch(/Filters: f\.\*(, aq, bq, q)?, as in search_domains/);
     }
     // The whole list an agent reads before its first question: 82 KB for 16 tools before the filters
     // were told once; 30.1 KB for the 29 tools of the whole API; 19.9 KB once each family of
@@ -132,6 +132,12 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(r.structuredContent).toEqual(
       (await rest("/domain/facets?f:p=shopify&f:cc:op=or&f:cc=US,DE&facets=cc")).body,
     );
+    // Each form says the filter arguments it takes: the feed none of aq, bq and q, the Apps' facets q.
+    const { tools } = await client.listTools();
+    const described = Object.fromEntries(tools.map((t) => [t.name, t.description ?? ""]));
+    expect(described.changes).toContain("Filters: f.*, as in search_domains (without name).");
+    expect(described.facets).toContain("f.*, q, as in search_apps (of apps)");
+    expect(textOf(await call("changes", { q: "shop" }))).toMatch(/^BAD_USER_INPUT: unknown option "q"/);
     const bad = await call("changes", { "f.cc.op": "xor" });
     expect(textOf(bad)).toMatch(/^BAD_USER_INPUT: f:cc:op/);
   });
@@ -440,7 +446,7 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     const names = fields.map((f) => f.field);
     expect(names).toEqual(expect.arrayContaining(["name", "platform", "plan", "apps", "technologies"]));
     expect(fields.find((f) => f.field === "apps")?.fields?.map((f) => f.field)).toContain("name");
-    // Every field, and every nested one but those the resource says only get_app answers, at once:
+    // Every field, and every nested one but those the resource says only the one-record tools answer, at once:
     // none refused.
     const nested = (f: (typeof fields)[number]) =>
       (f.fields ?? []).filter((c) => !c.single_only).map((c) => `${f.field}.${c.field}`);
@@ -521,7 +527,7 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(bad.isError).toBe(true);
   });
 
-  it("lookup_vocabulary finds the values near a free text; the vocabularies are resources", async () => {
+  it("lookup with text finds the values near a free text; the vocabularies are resources", async () => {
     const r = await call("lookup", { text: "klavio" });
     expect(r.isError).toBeFalsy();
     const m = (r.structuredContent as { matches: Record<string, { value: string }[]> }).matches;
@@ -625,10 +631,17 @@ describe.each(databaseKinds())("MCP over Streamable HTTP on %s", (kind) => {
     expect(fields(one)).toEqual(["5", "4", '"retrieveDomain";q=5;w=1', '"retrieveDomain";r=4;t=1']);
     expect(one.headers.get("x-ratelimit-reset")).toBe("1");
     await one.text();
-    // lookup_vocabulary draws on the same budget, outside a REST operation.
+    // lookup with text draws on the same budget, outside a REST operation.
     const two = await post(toolCallBody("lookup", { text: "shopify", kinds: ["platforms"] }));
     expect(fields(two)).toEqual(["5", "3", '"retrieveDomain";q=5;w=1', '"retrieveDomain";r=3;t=1']);
     await two.text();
+    // A look-up refused (an argument of the companies' form) draws nothing, as REST refuses first.
+    const refused = await post(toolCallBody("lookup", { text: "shopify", page_size: 3 }));
+    expect(await refused.text()).toContain("unknown option");
+    expect(fields(refused)).toEqual([null, null, null, null]);
+    const three = await post(toolCallBody("lookup", { text: "shopify", kinds: ["platforms"] }));
+    expect(fields(three)[1]).toBe("2");
+    await three.text();
     // search_domains: List Domains (2 a second); past it, the tool error's answer says so too.
     const headers: (string | null)[][] = [];
     for (let i = 0; i < 3; i++) {

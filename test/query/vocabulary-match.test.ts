@@ -3,7 +3,7 @@ import { countryEntry, type VocabularyEntry } from "../../src/query/vocabularies
 import { matchEntries, normalized } from "../../src/query/vocabulary-match.ts";
 
 /**
- * The agents' look-up (lookup_vocabulary): scores of a free text against a vocabulary's values,
+ * The agents' look-up (lookup with text): scores of a free text against a vocabulary's values,
  * their App names and tokens, and the countries' names as people write them (issue 75, item 4).
  */
 const COUNTRIES = ["AT", "BR", "CH", "DE", "FR", "GB", "US", "NL"].map(countryEntry);
