@@ -70,8 +70,8 @@ export function compact(schema: unknown, io: "input" | "output" = "output"): unk
       continue;
     }
     if (key === "additionalProperties" && isEmpty(value)) continue;
-    // An answer's keys are those its properties name: that no other comes tells a client nothing
-    // it acts on, and the answers are checked against the stricter schema all the same (src/mcp).
+    // zod writes an object's output as closed; a tool's answer is not: a cut answer carries `cut`
+    // (said once, in the instructions), which a client checking the listed schema would refuse.
     if (key === "additionalProperties" && value === false && io === "output") continue;
     if (key === "propertyNames" && isStringType(value)) continue;
     if (key === "properties" && isEmpty(value) && io === "output") continue;
