@@ -16,10 +16,10 @@ import { DomainSet, type DomainSetWire } from "../query/domain-set.ts";
 import { orderedReads, type SortKey } from "../query/keyset.ts";
 import type { DomainRow } from "../query/loaders.ts";
 import { field, operation, selection } from "../rest/document.ts";
-import { parseFields, toSelectionSet } from "../rest/fields.ts";
+import { parseFields, type Selection, selectionKey, toSelectionSet } from "../rest/fields.ts";
 import { type LegacyWriter, legacyWriter } from "../rest/legacy-writer.ts";
 import { domainNamesDocument } from "../rest/routes.ts";
-import { type RowWriter, rowWriter } from "../rest/row-writer.ts";
+import { type RowsWriter, type RowWriter, rowsWriter, rowWriter } from "../rest/row-writer.ts";
 import { withSharedTexts } from "../rest/shared-text.ts";
 import { execute } from "../schema/execute.ts";
 import { schema } from "../schema/index.ts";
@@ -89,6 +89,8 @@ export interface Compiled {
   read: DomainRead;
   /** What it reads when every batch takes the resolver path (writer "resolvers"). */
   names: DomainRead;
+  /** The parsed `fields` (what rowsWriter writes several selections from). */
+  selection: Selection;
 }
 
 const compiled = new LRUCache<string, Compiled>({ max: 100 });
@@ -110,6 +112,7 @@ export function compiledLookup(fields: string): Compiled {
       rows,
       read: rows ? domainReadOfSets(DOMAIN, [set], []) : NAMES,
       names: NAMES,
+      selection: sel,
     };
     compiled.set(fields, c);
   }
@@ -163,6 +166,37 @@ export async function batchOf(
   }
   // Every batch the resolver path answers in the row writer's place is counted.
   return { lines: await resolvedLinesOf(ctx, c, rows), fallback: writer === "rows" };
+}
+
+const rowsWriters = new LRUCache<string, { write: RowsWriter | null }>({ max: 10 });
+
+/**
+ * The texts of `rows` with each of several selections (`cs`), in their order: written from the
+ * rows together, each field they share once (rowsWriter), where the row writer can write them all;
+ * else each as batchOf writes it.
+ */
+export async function batchesOf(
+  ctx: ReadContext,
+  cs: readonly Compiled[],
+  rows: DomainRow[],
+): Promise<string[][]> {
+  const key = cs.map((c) => selectionKey(c.selection)).join("\u0000");
+  let entry = rowsWriters.get(key);
+  if (!entry) {
+    entry = {
+      write: rowsWriter(
+        cs.map((c) => c.selection),
+        DOMAIN,
+      ),
+    };
+    rowsWriters.set(key, entry);
+  }
+  const { write } = entry;
+  if (write) {
+    const texts = await withSharedTexts(ctx.served, (shared) => rows.map((r) => write(r, ctx, shared)));
+    if (!texts.includes(undefined)) return cs.map((_, k) => texts.map((t) => (t as string[])[k]));
+  }
+  return Promise.all(cs.map(async (c) => (await batchOf(ctx, c, rows, "rows")).lines));
 }
 
 /** The JSON text of the Domains of `rows`, in their order, through the lookup's operation (it reads them). */

@@ -14,7 +14,7 @@ import { type DomainRead, withFields } from "../query/domain-read/plan.ts";
 import { readPlannedDomains, streamPlannedDomains } from "../query/domain-read/read.ts";
 import { DomainSet } from "../query/domain-set.ts";
 import { orderedReads } from "../query/keyset.ts";
-import { BATCH, batchOf, compiledLookup, type ExportQuery, WIDE_BATCH } from "./export-page.ts";
+import { BATCH, batchesOf, batchOf, compiledLookup, type ExportQuery, WIDE_BATCH } from "./export-page.ts";
 
 /*
  * Rendered records (src/db/rendered.ts) on the export thread: the pieces a load renders
@@ -88,11 +88,11 @@ export async function* renderStream(
       planned,
       WIDE_BATCH,
     )) {
-      const { lines } = await batchOf(ctx, c, rows, "rows");
-      if (full && out) {
-        const written = await batchOf(ctx, full, rows, "rows");
-        if (!out.write(`${written.lines.join("\n")}\n`)) await once(out, "drain");
-      }
+      // With the records, both texts are written together: the fields they share, once.
+      const [lines, written] = full
+        ? await batchesOf(ctx, [c, full], rows)
+        : [(await batchOf(ctx, c, rows, "rows")).lines];
+      if (written && out && !out.write(`${written.join("\n")}\n`)) await once(out, "drain");
       const n = lines.length;
       const pks = new Float64Array(n);
       const crcs = new Uint32Array(n);

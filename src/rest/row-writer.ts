@@ -10,7 +10,7 @@ import {
   isObjectType,
 } from "graphql";
 import type { ReadContext } from "../context.ts";
-import type { Selection } from "./fields.ts";
+import { type Selection, selectionKey } from "./fields.ts";
 import { type Part, partsOf, type SharedTexts, withoutNulls } from "./legacy-writer.ts";
 
 /**
@@ -244,4 +244,58 @@ export function rowWriter(selection: Selection, type: GraphQLObjectType): RowWri
   }
   byType.set(type, writer);
   return writer;
+}
+
+/** Each selection's text of one source, in the order the selections were given; undefined: as a RowWriter's. */
+export type RowsWriter = (source: object, ctx: ReadContext, shared: SharedTexts) => string[] | undefined;
+
+/** What a part writes, as a key: two parts of one type with the same key write the same text. */
+function partKey(part: Part): string {
+  return part.kind === "run"
+    ? `run\u0000${part.via}\u0000${part.keyField}\u0000${part.run.id}`
+    : `field\u0000${part.key}\u0000${part.field}\u0000${part.via ?? ""}\u0000${part.json === true}\u0000${part.children ? selectionKey(part.children) : ""}`;
+}
+
+/**
+ * The texts of several selections of `type` from one source, each as rowWriter writes it, with each
+ * part they have in common (a field with the same children) written once: a load's render writes a
+ * Domain's default fields and its export record (src/export/export-rendered.ts), which share most
+ * of their fields. Null when a selection has no row writer. A part any selection cannot write
+ * makes the whole source undefined, as one selection's writer would.
+ */
+export function rowsWriter(selections: readonly Selection[], type: GraphQLObjectType): RowsWriter | null {
+  const steps: Step[] = [];
+  const at = new Map<string, number>();
+  const plans: number[][] = [];
+  for (const selection of selections) {
+    const plan: number[] = [];
+    for (const part of partsOf(selection)) {
+      const key = partKey(part);
+      let i = at.get(key);
+      if (i === undefined) {
+        const step = stepOf(type, part);
+        if (!step) return null;
+        i = steps.push(step) - 1;
+        at.set(key, i);
+      }
+      plan.push(i);
+    }
+    plans.push(plan);
+  }
+  return (source, ctx, shared) => {
+    const texts: (string | null)[] = new Array(steps.length);
+    for (let i = 0; i < steps.length; i++) {
+      const text = steps[i](source, ctx, shared);
+      if (text === CANNOT) return CANNOT;
+      texts[i] = text;
+    }
+    return plans.map((plan) => {
+      let out = "";
+      for (let k = 0; k < plan.length; k++) {
+        const text = texts[plan[k]];
+        if (text !== null) out += (out ? "," : "{") + text;
+      }
+      return out ? `${out}}` : "{}";
+    });
+  };
 }
