@@ -7,7 +7,7 @@ import { loadConfig } from "../config.ts";
 import { openSnapshotStore } from "../db/open-store.ts";
 import type { LoadResult } from "../load-pipeline.ts";
 import { bulkFloor } from "./load-floor.ts";
-import { runMeasured } from "./measure.ts";
+import { LOAD_FLAGS, runMeasured } from "./measure.ts";
 import { loadSteps } from "./report.ts";
 
 /**
@@ -82,7 +82,12 @@ for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]
   try {
     // As `npm run load` runs it; its own report of each step (--report).
     const report = join(scratch, "load-report.json");
-    const l = await runMeasured(join(root, "src/cli/load.ts"), ["--report", report, dataDir], env);
+    const l = await runMeasured(
+      join(root, "src/cli/load.ts"),
+      ["--report", report, dataDir],
+      env,
+      LOAD_FLAGS,
+    );
     if (l.code !== 0) throw new Error(`load on ${kind} failed with exit code ${l.code}`);
     results.push(`| load (${kind}) | ${l.seconds.toFixed(1)} s | ${mb(l.peakRssMb)} |`);
     const done = JSON.parse(readFileSync(report, "utf8")) as LoadResult;
@@ -122,7 +127,7 @@ for (const kind of values.db === "both" ? ["sqlite", "postgresql"] : [values.db]
         env,
       );
       if (s.code !== 0) throw new Error(`seeding segments failed with exit code ${s.code}`);
-      const w = await runMeasured(join(root, "src/cli/load.ts"), [next], env);
+      const w = await runMeasured(join(root, "src/cli/load.ts"), [next], env, LOAD_FLAGS);
       if (w.code !== 0) throw new Error(`the second load on ${kind} failed with exit code ${w.code}`);
       results.push(
         `| load of the week after, ${values.segments} segments${values["segment-spread"] ? ` spread over ${values["segment-spread"]}` : ""} (${kind}) | ${w.seconds.toFixed(1)} s | ${mb(w.peakRssMb)} |`,

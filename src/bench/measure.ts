@@ -7,6 +7,12 @@ import { readFileSync } from "node:fs";
  */
 export const MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: "131072" };
 
+/**
+ * The loader's flags, as `npm run load` runs it: the pipeline collects what each step left before
+ * the next begins (src/load-pipeline.ts, `measured`), so that each step's peak is its own.
+ */
+export const LOAD_FLAGS = ["--expose-gc"];
+
 export interface Measured {
   seconds: number;
   peakRssMb: number;

@@ -17,7 +17,7 @@ import { ROUTES } from "../rest/routes.ts";
 import { schema } from "../schema/index.ts";
 import { changesBench } from "./changes.ts";
 import { facetBench } from "./facets.ts";
-import { MALLOC_ENV, runMeasured } from "./measure.ts";
+import { LOAD_FLAGS, MALLOC_ENV, runMeasured } from "./measure.ts";
 import { benchPeer, cpuMs } from "./peer.ts";
 import { freshPushEnv, pushBench } from "./push.ts";
 import {
@@ -164,7 +164,7 @@ async function prepare(
   if (!served && snapshots.refusal()) {
     await snapshots.close();
     console.log(`upgrading the snapshot of ${config.database.kind}: ${snapshots.refusal()}`);
-    const u = await runMeasured(join(root, "src/cli/load.ts"), ["--upgrade"], env);
+    const u = await runMeasured(join(root, "src/cli/load.ts"), ["--upgrade"], env, LOAD_FLAGS);
     if (u.code !== 0) throw new Error(`upgrade failed with exit code ${u.code}`);
     snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
     served = await snapshots.current();
@@ -172,7 +172,7 @@ async function prepare(
   if (served?.snapshot.domains !== domains) {
     await snapshots.close();
     console.log(`loading ${dataset} into ${config.database.kind}`);
-    const l = await runMeasured(join(root, "src/cli/load.ts"), [dataset], env);
+    const l = await runMeasured(join(root, "src/cli/load.ts"), [dataset], env, LOAD_FLAGS);
     if (l.code !== 0) throw new Error(`load failed with exit code ${l.code}`);
     snapshots = await Snapshots.open(config, { refreshMs: 0, graceMs: 0 });
   }
