@@ -58,9 +58,7 @@ export async function buildSnapshotFiles(
   try {
     const changes = join(dir, "changes.jsonl");
     const events = await writeChanges(served.sql, row, options.feedTail, changes, options.signal);
-    const records = readdirSync(dir)
-      .filter((n) => /^records-\d+\.jsonl$/.test(n))
-      .map((n) => join(dir, n));
+    const records = recordsIn(dir);
     if (records.length === 0) throw new Error(`the render wrote no export records in ${dir}`);
     const apps = join(dir, "apps.jsonl");
     const reviews = join(dir, "reviews.jsonl");
@@ -92,6 +90,15 @@ export async function buildSnapshotFiles(
     await served.sql.close();
     removeFilesDir(dir);
   }
+}
+
+/** The render's records in `dir` (src/render.ts): records-<n>.jsonl, the n-th run of the file's order, in that order. */
+export function recordsIn(dir: string): string[] {
+  return readdirSync(dir)
+    .map((n) => /^records-(\d+)\.jsonl$/.exec(n))
+    .filter((m) => m !== null)
+    .sort((a, b) => Number(a[1]) - Number(b[1]))
+    .map((m) => join(dir, m[0]));
 }
 
 /**

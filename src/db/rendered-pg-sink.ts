@@ -1,6 +1,12 @@
 import { once } from "node:events";
 import { RENDERED_STAGING, RENDERED_TABLE } from "./rendered.ts";
-import { checkComplete, next, type RenderedSink, renderedTableStatements } from "./rendered-sink.ts";
+import {
+  checkComplete,
+  checkOnce,
+  next,
+  type RenderedSink,
+  renderedTableStatements,
+} from "./rendered-sink.ts";
 import { PART_TABLE, recordPartStatements } from "./snapshot-format.ts";
 
 /**
@@ -103,6 +109,11 @@ export async function pgRenderedSink(url: string, schema: string): Promise<Rende
       // The pieces laid out in rank order; then they replace what was served, with the part
       // recorded, in one transaction.
       const layout = renderedLayout(table);
+      const repeated = await client.query({
+        text: `SELECT count(*) - count(DISTINCT "domain_pk") FROM ${table(RENDERED_STAGING)}`,
+        rowMode: "array",
+      });
+      checkOnce(Number((repeated.rows[0] as unknown[])[0]));
       for (const statement of layout.build) await client.query(statement);
       const counted = await client.query({
         text: `SELECT (SELECT count(*) FROM ${table(next(RENDERED_TABLE))}), (SELECT count(*) FROM ${table("domain")})`,

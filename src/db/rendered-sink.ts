@@ -63,9 +63,16 @@ export interface RenderedSink {
 /**
  * A render is published only complete: a piece for every Domain of the snapshot, each once. The
  * tables it is checked on are made of the pieces joined to the snapshot's Domains (a piece of no
- * Domain is left out) and keyed by domain_pk (a second piece of one Domain fails the load), so the
- * same count as the Domains is every Domain once. Else the load fails, and nothing is published.
+ * Domain is left out) and hold each Domain's piece once (a second piece of one Domain fails the
+ * load: checkOnce, before the tables are built), so the same count as the
+ * Domains is every Domain once. Else the load fails, and nothing is published.
  */
+/** No Domain's piece written twice: `repeated` pieces of Domains written before fail the load. */
+export function checkOnce(repeated: number): void {
+  if (repeated)
+    throw new Error(`the render wrote ${repeated} pieces of Domains already written: not published`);
+}
+
 export function checkComplete(pieces: number, domains: number, what = "pieces"): void {
   if (pieces !== domains)
     throw new Error(
@@ -74,8 +81,10 @@ export function checkComplete(pieces: number, domains: number, what = "pieces"):
 }
 
 /**
- * SQLite: the pieces are written as they come (in key ranges, by several threads) to a file beside
- * the snapshot's, keyed by domain_pk; at the end they are put in rank order there (`INSERT …
+ * SQLite: the pieces are written as they come (by several threads, each a run of domains.parquet's
+ * order: src/render.ts) to a file beside the snapshot's, one after another (keyed by domain_pk,
+ * the inserts out of key order made a third of the render's time on the loader's thread); at the
+ * end they are put in rank order there (`INSERT …
  * SELECT … ORDER BY rank, pk`), then copied into the snapshot in one transaction, with the unique
  * index on domain_pk. A rowid table keeps its rows in rowid order, so the rank order, every list's
  * and export's default, is then the table's own: an export's reads go forward through it, where in
@@ -94,7 +103,7 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
   db.pragma("synchronous = OFF");
   db.pragma("cache_size = -65536");
   db.exec(
-    `CREATE TABLE "${RENDERED_TABLE}" ("domain_pk" INTEGER PRIMARY KEY, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL)`,
+    `CREATE TABLE "${RENDERED_TABLE}" ("domain_pk" INTEGER NOT NULL, "crc" INTEGER NOT NULL, "len" INTEGER NOT NULL, "body" BLOB NOT NULL)`,
   );
   const insert = db.prepare(`INSERT INTO "${RENDERED_TABLE}" VALUES (?, ?, ?, ?)`);
   let records = 0;
@@ -124,12 +133,16 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
       db.exec(
         `INSERT INTO "ordered" ("domain_pk", "crc", "len", "body") SELECT x."domain_pk", x."crc", x."len", x."body" FROM main."${RENDERED_TABLE}" x JOIN snapshot."domain" d ON d."pk" = x."domain_pk" ORDER BY d."rank", d."pk"`,
       );
-      const [pieces, domains] = db
-        .prepare(`SELECT (SELECT count(*) FROM "ordered"), (SELECT count(*) FROM snapshot."domain")`)
+      const [pieces, domains, twice] = db
+        .prepare(
+          `SELECT (SELECT count(*) FROM "ordered"), (SELECT count(*) FROM snapshot."domain"), (SELECT count(*) - count(DISTINCT "domain_pk") FROM main."${RENDERED_TABLE}")`,
+        )
         .raw()
-        .get() as [number, number];
+        .get() as [number, number, number];
       db.exec("DETACH DATABASE snapshot");
       db.close();
+      if (twice)
+        throw new Error(`the render wrote ${twice} pieces of Domains already written: not published`);
       checkComplete(Number(pieces), Number(domains));
       const main = new Database(file, { timeout: 30_000 });
       try {

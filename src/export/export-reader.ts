@@ -47,15 +47,14 @@ export type StreamMessage =
       ring?: SharedArrayBuffer;
     }
   /**
-   * The rendered pieces of the Domains whose key is in [from, to), for a load (src/render.ts).
+   * The rendered pieces of the Domains `pks`, in that order, for a load (src/render.ts).
    */
   | {
       type: "render";
       id: number;
       snapshot: SnapshotRow;
       url?: string;
-      from: number;
-      to: number;
+      pks: Float64Array;
       /** Where the Domains' export records for the Parquet files go, when written (renderStream). */
       records?: string;
     }
@@ -199,13 +198,12 @@ export class ExportReader {
   }
 
   /**
-   * The rendered pieces of the Domains of `snapshot` whose key is in [from, to), in key order (a
-   * load's rendering); with `records`, their export records for the Parquet files written there.
+   * The rendered pieces of the Domains `pks` of `snapshot`, in that order (a load's rendering);
+   * with `records`, their export records for the Parquet files written there, in that order.
    */
   render(
     snapshot: SnapshotRow & { url?: string },
-    from: number,
-    to: number,
+    pks: Float64Array,
     records?: string,
   ): AsyncGenerator<Page> {
     return this.pages({
@@ -213,8 +211,7 @@ export class ExportReader {
       id: 0,
       snapshot: rowOf(snapshot),
       url: snapshot.url,
-      from,
-      to,
+      pks,
       ...(records ? { records } : {}),
     });
   }

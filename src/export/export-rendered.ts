@@ -11,7 +11,7 @@ import { sqlitePlan } from "../db/sqlite-plan.ts";
 import { findStatement } from "../db/where-sql.ts";
 import { DOMAIN_RECORD_FIELDS } from "../parquet/records.ts";
 import { type DomainRead, withFields } from "../query/domain-read/plan.ts";
-import { readPlannedDomains, streamPlannedDomains } from "../query/domain-read/read.ts";
+import { readDomainsInOrder } from "../query/domain-read/read.ts";
 import { DomainSet } from "../query/domain-set.ts";
 import { orderedReads } from "../query/keyset.ts";
 import { BATCH, batchesOf, batchOf, compiledLookup, type ExportQuery, WIDE_BATCH } from "./export-page.ts";
@@ -50,51 +50,52 @@ export interface ReadPieces {
 export async function writtenOf(served: ServedSnapshot, pks: number[]): Promise<Buffer[]> {
   const c = compiledLookup("");
   const ctx = readContext(served);
-  const rows = await readPlannedDomains(ctx, served.sql, "pk", pks, withFields(c.read, ["name", "pk"]));
-  const byPk = new Map(rows.map((r) => [Number(r.pk), r]));
-  const ordered = pks.map((pk) => {
-    const row = byPk.get(pk);
-    if (!row) throw new Error(`Domain ${pk} vanished between the export's read and its writing`);
-    return row;
-  });
+  const ordered = await readDomainsInOrder(
+    ctx,
+    served.sql,
+    pks,
+    withFields(c.read, ["name", "pk"]),
+    "the export's read and its writing",
+  );
   const { lines } = await batchOf(ctx, c, ordered, "rows");
   return lines.map((line) => Buffer.from(line, "utf8"));
 }
 
 /**
- * The pieces of every Domain whose key is in [from, to), in key order, for the rendered records of
- * a load (src/render.ts): each Domain's text with the default fields, as the export writes
- * it (the row writer, or the resolver path where it cannot), one piece per Domain. With `records`,
- * each Domain's export record with every field its Parquet row holds (src/parquet/records.ts) is
- * written there too, a line each, from the same read: the load's files step reads them
- * (src/snapshot-files.ts), and no step reads the Domains a second time.
+ * The pieces of the Domains `pks`, in that order, for the rendered records of a load
+ * (src/render.ts): each Domain's text with the default fields, as the export writes it (the row
+ * writer, or the resolver path where it cannot), one piece per Domain. With `records`, each
+ * Domain's export record with every field its Parquet row holds (src/parquet/records.ts) is
+ * written there too, a line each in the same order, from the same read: the load's files step
+ * reads them (src/snapshot-files.ts) as they are ordered, and no step reads the Domains a second time.
  */
 export async function* renderStream(
   served: ServedSnapshot,
-  from: number,
-  to: number,
+  pks: Float64Array,
   records?: string,
 ): AsyncGenerator<Pieces> {
   const c = compiledLookup("");
   const full = records ? compiledLookup(DOMAIN_RECORD_FIELDS) : null;
   const planned = withFields(full ? bothReads(c.read, full.read) : c.read, ["name", "pk"]);
-  const find = { where: { pk: { gte: from, lt: to } }, orderBy: [{ pk: "asc" }] };
   const out = records ? createWriteStream(records) : null;
   try {
-    for await (const { ctx, rows } of streamPlannedDomains(
-      () => readContext(served),
-      served.sql,
-      find,
-      planned,
-      WIDE_BATCH,
-    )) {
+    for (let from = 0; from < pks.length; from += WIDE_BATCH) {
+      const ctx = readContext(served);
+      const batch = pks.subarray(from, from + WIDE_BATCH);
+      const rows = await readDomainsInOrder(
+        ctx,
+        served.sql,
+        batch,
+        planned,
+        "the render's order and its read",
+      );
       // With the records, both texts are written together: the fields they share, once.
       const [lines, written] = full
         ? await batchesOf(ctx, [c, full], rows)
         : [(await batchOf(ctx, c, rows, "rows")).lines];
       if (written && out && !out.write(`${written.join("\n")}\n`)) await once(out, "drain");
       const n = lines.length;
-      const pks = new Float64Array(n);
+      const keys = new Float64Array(n);
       const crcs = new Uint32Array(n);
       const lens = new Uint32Array(n);
       const ends = new Uint32Array(n);
@@ -103,14 +104,14 @@ export async function* renderStream(
       for (let i = 0; i < n; i++) {
         const piece = pieceOf(Buffer.from(lines[i], "utf8"));
         const kept = keptPiece(rows[i].pk, piece);
-        pks[i] = rows[i].pk;
+        keys[i] = rows[i].pk;
         crcs[i] = piece.crc;
         lens[i] = piece.len;
         at += kept.length;
         ends[i] = at;
         bodies.push(kept);
       }
-      yield { count: n, bytes: Buffer.concat(bodies, at), pks, crcs, lens, ends };
+      yield { count: n, bytes: Buffer.concat(bodies, at), pks: keys, crcs, lens, ends };
     }
     if (out) {
       out.end();

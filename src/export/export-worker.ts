@@ -103,7 +103,7 @@ function open(message: Extract<StreamMessage, { type: "open" | "render" }>): voi
   if (message.type === "render") {
     streams.set(id, {
       location,
-      pages: renderStream(served, message.from, message.to, message.records),
+      pages: renderStream(served, message.pks, message.records),
       format: "jsonl",
       gzip: false,
       csv: null,

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet/src/node.js";
@@ -9,7 +9,7 @@ import { locateSnapshotFiles, type SnapshotFile } from "../../src/dataset/load/r
 import type { Manifest } from "../../src/db/snapshot-manifest.ts";
 import { columnsOf, FILES, SCHEMA_VERSION } from "../../src/parquet/columns.ts";
 import { sha256Of, writeParquetFiles } from "../../src/parquet/files.ts";
-import { filesDirOf, removeFilesDir } from "../../src/snapshot-files.ts";
+import { filesDirOf, recordsIn, removeFilesDir } from "../../src/snapshot-files.ts";
 import { tempDir } from "../support/api.ts";
 import { compressors, domainOf, plain } from "../support/parquet.ts";
 
@@ -28,15 +28,32 @@ function asStored(d: Record<string, unknown>): Record<string, unknown> {
     : d;
 }
 
-/** The inputs, the Domains in two files (as the render's threads write them), read as one. */
-function sources() {
-  const lines = readFileSync(join(input(), "domains.jsonl"), "utf8").split("\n").filter(Boolean);
-  const half = Math.floor(lines.length / 2);
-  const parts = [lines.slice(half), lines.slice(0, half)].map((part, i) => {
-    const path = join(scratch.dir, `domains-${i}.jsonl`);
-    writeFileSync(path, `${part.join("\n")}\n`);
+/** Platform, rank, name; strings byte by byte: the order of domains.parquet's rows (src/render.ts: fileOrder). */
+const bytes = (a: unknown, b: unknown) => Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
+const inFileOrder = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+  bytes(a.platform, b.platform) || (a.rank as number) - (b.rank as number) || bytes(a.name, b.name);
+
+/** Lines in files of `sizes` lines each, one after another; their paths. */
+function split(lines: string[], sizes: number[], name: string): string[] {
+  let at = 0;
+  return sizes.map((size, i) => {
+    const path = join(scratch.dir, `${name}-${i}.jsonl`);
+    writeFileSync(path, `${lines.slice(at, at + size).join("\n")}\n`);
+    at += size;
     return path;
   });
+}
+
+/** The inputs, the Domains in file order in two files (as the render's threads write them), read as one. */
+function sources() {
+  const lines = readFileSync(join(input(), "domains.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => ({ l, d: JSON.parse(l) as Record<string, unknown> }))
+    .sort((a, b) => inFileOrder(a.d, b.d))
+    .map(({ l }) => l);
+  const half = Math.floor(lines.length / 2);
+  const parts = split(lines, [half, lines.length - half], "domains");
   return locateSnapshotFiles(input()).map((f) => ({
     kind: f.kind,
     paths: f.kind === "domains" ? parts : [f.path],
@@ -100,12 +117,9 @@ describe("the files of a snapshot", () => {
     }
   });
 
-  it("hold every Domain as its record, field by field, in (platform, rank) order", async () => {
+  it("hold every Domain as its record, field by field, in (platform, rank, name) order", async () => {
     const rows = await readRows("domains");
-    const expected = [...records.domains].sort(
-      (a, b) =>
-        String(a.platform).localeCompare(String(b.platform), "en") || (a.rank as number) - (b.rank as number),
-    );
+    const expected = [...records.domains].sort(inFileOrder);
     expect(rows.map((r) => r.name)).toEqual(expected.map((d) => d.name));
     let keywordsAsText = 0;
     rows.forEach((row, i) => {
@@ -113,6 +127,31 @@ describe("the files of a snapshot", () => {
       expect(domainOf(row), String(row.name)).toEqual(plain(asStored(expected[i])));
     });
     expect(keywordsAsText).toBeGreaterThan(0);
+  });
+
+  it("write the Domains as their files give them, one file after another (the render orders them)", async () => {
+    // Three files of the Domains in another order (by name, descending): read as they come.
+    const lines = readFileSync(join(input(), "domains.jsonl"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .sort()
+      .reverse();
+    const paths = split(lines, [1000, 17, lines.length - 1017], "as-they-come");
+    const out = join(scratch.dir, "as-they-come");
+    await writeParquetFiles([{ kind: "domains", paths }], out, { version: 1, rowGroup: 500 });
+    const file = await asyncBufferFromFile(join(out, "domains.parquet"));
+    const rows = (await parquetReadObjects({ file, columns: ["name"], compressors })) as { name: string }[];
+    expect(rows.map((r) => r.name)).toEqual(lines.map((l) => (JSON.parse(l) as { name: string }).name));
+  });
+
+  it("are made of the render's runs in their order: records-<n>.jsonl by n", () => {
+    const dir = join(scratch.dir, "runs");
+    mkdirSync(dir);
+    for (const n of [10, 2, 0, 11, 1]) writeFileSync(join(dir, `records-${n}.jsonl`), "");
+    writeFileSync(join(dir, "apps.jsonl"), "");
+    expect(recordsIn(dir).map((p) => basename(p))).toEqual(
+      [0, 1, 2, 10, 11].map((n) => `records-${n}.jsonl`),
+    );
   });
 
   it("hold every App and every review as its record", async () => {

@@ -124,6 +124,12 @@ describe.each(databaseKinds())("a snapshot's files through the API (%s)", (kind)
     expect(ranges.length).toBeGreaterThan(1);
     expect(rows).toHaveLength(1500);
     expect(await exportsOfMonth()).toBe(before + 1);
+    // In the file's order, as the render wrote the records: platform, rank, name (byte by byte).
+    const bytes = (a: unknown, b: unknown) => Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b)));
+    const ordered = [...rows].sort(
+      (a, b) => bytes(a.platform, b.platform) || Number(a.rank) - Number(b.rank) || bytes(a.name, b.name),
+    );
+    expect(rows.map((r) => r.name)).toEqual(ordered.map((r) => r.name));
     // The export's records, with every field a column holds (of an installed App, those the file
     // keeps: the rest is in apps.parquet).
     const res = await get(`/domain/export?fields=${DOMAIN_RECORD_FIELDS}`);

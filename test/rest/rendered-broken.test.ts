@@ -259,6 +259,39 @@ describe.each(databaseKinds())("rendered records lost or another's on %s", (kind
     expect(await countOf()).toBe(before);
     expect((await same("/domain/export")).split("\n")).toHaveLength(301);
   });
+
+  it("a render with a Domain's piece twice (and so as many pieces as Domains) is refused before it is published", async () => {
+    const served = await api.snapshots.current();
+    const db = api.db.config.database;
+    if (!served) throw new Error("nothing served");
+    const sink =
+      db.kind === "sqlite"
+        ? await sqliteRenderedSink(join(db.dataDir, served.snapshot.location))
+        : await pgRenderedSink(db.url, served.snapshot.location);
+    // Every Domain but the last, and the first again, in pages as the threads send them.
+    const written = [...domains.slice(0, -1), domains[0]];
+    for (const page of [written.slice(0, 150), written.slice(150)]) {
+      const kept = page.map((d) => keptPiece(d.pk, pieceOf(Buffer.from(`{"name":"${d.name}"}`))));
+      const ends = new Uint32Array(kept.length);
+      kept.reduce((at, k, i) => {
+        ends[i] = at + k.length;
+        return ends[i];
+      }, 0);
+      await sink.write({
+        bytes: Buffer.concat(kept),
+        pks: Float64Array.from(page.map((d) => d.pk)),
+        crcs: new Uint32Array(kept.length),
+        lens: new Uint32Array(kept.length),
+        ends,
+      });
+    }
+    // SQLite's sink says so; PostgreSQL's primary key refuses the second piece.
+    await expect(sink.finish()).rejects.toThrow(
+      /1 pieces of Domains already written: not published|is duplicated/,
+    );
+    await sink.abort();
+    expect((await same("/domain/export")).split("\n")).toHaveLength(301);
+  });
 });
 
 describe.each(databaseKinds())("an export of rendered pieces that fails midway on %s", (kind) => {

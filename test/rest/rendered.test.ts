@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { crc32, gunzipSync, inflateRawSync, constants as zlibConstants } from "node:zlib";
@@ -466,5 +466,43 @@ describe.each(databaseKinds())("rendered records on %s", (kind) => {
     } finally {
       await client.end();
     }
+  });
+
+  it("on several threads, writes each Domain's export record once: the runs' files one after another in domains.parquet's order", async () => {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("nothing served");
+    const expected = await (await resolvers.fetch(`${BASE}/domain/export`)).text();
+    const dir = join(tmp.dir, "records");
+    mkdirSync(dir, { recursive: true });
+    const rendered = await renderSnapshot(
+      api.db.config,
+      served.snapshot,
+      createLogger({ logLevel: "warn" }),
+      {
+        threads: 3,
+        records: dir,
+        run: 40,
+      },
+    );
+    expect(rendered.records).toBe(300);
+    // Runs of 40 Domains: 8 files, each taken by whichever of the 3 threads was free.
+    const runs = Array.from({ length: 8 }, (_, n) => `records-${n}.jsonl`);
+    expect(readdirSync(dir).sort()).toEqual([...runs].sort());
+    const records = runs.flatMap((run) =>
+      readFileSync(join(dir, run), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { name: string; platform: string; rank: number }),
+    );
+    // Platform, rank, name; strings byte by byte (as DuckDB and SQLite compare them).
+    const bytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    const sorted = [...records].sort(
+      (a, b) => bytes(a.platform, b.platform) || a.rank - b.rank || bytes(a.name, b.name),
+    );
+    expect(records.map((r) => r.name)).toEqual(sorted.map((r) => r.name));
+    expect(new Set(records.map((r) => r.name)).size).toBe(300);
+    expect(new Set(records.map((r) => r.platform)).size).toBeGreaterThan(3);
+    // The pieces the threads wrote answer as before.
+    expect(await (await api.app.fetch(`${BASE}/domain/export`)).text()).toBe(expected);
   });
 });

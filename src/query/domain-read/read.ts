@@ -176,6 +176,27 @@ export async function readPlannedDomains(
 }
 
 /**
+ * The Domains `pks`, in that order, read as `read` plans (which must read `pk`); a key that names
+ * no Domain is an error, `what` saying whose read lost it.
+ */
+export async function readDomainsInOrder(
+  ctx: ReadContext,
+  sql: SqlReader,
+  pks: ArrayLike<number>,
+  read: DomainRead,
+  what: string,
+): Promise<DomainRow[]> {
+  const keys = Array.from(pks);
+  const rows = await readPlannedDomains(ctx, sql, "pk", keys, read);
+  const byPk = new Map(rows.map((r) => [Number(r.pk), r]));
+  return keys.map((pk) => {
+    const row = byPk.get(pk);
+    if (!row) throw new Error(`Domain ${pk} vanished between ${what}`);
+    return row;
+  });
+}
+
+/**
  * The reads of the same plan that requests make in one turn of the event loop, read by one
  * statement (PostgreSQL) of all their keys: concurrent lookups of a Domain by name, or the rows of
  * concurrent pages, each cost the gateway a pooled connection, a write to the socket and the
