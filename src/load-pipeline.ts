@@ -17,7 +17,13 @@ import { TABLES } from "./db/tables.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { renderSnapshot } from "./render.ts";
 import { evaluateSegments } from "./segments.ts";
-import { buildSnapshotFiles, filesDirOf, removeFilesDir } from "./snapshot-files.ts";
+import {
+  buildSnapshotFiles,
+  type DomainsFile,
+  filesDirOf,
+  removeFilesDir,
+  startDomainsFile,
+} from "./snapshot-files.ts";
 
 /**
  * The weekly load, as one pipeline that reads top to bottom as the job does (docs/structure.md,
@@ -136,6 +142,8 @@ export async function loadSnapshot(
     const { version, writer } = await store.begin(resolve(dir), retention);
     const steps: StepReport[] = [];
     let filesDir: string | null = null;
+    // domains.parquet, begun at the render's end (startDomainsFile).
+    const begun: { domains?: DomainsFile } = {};
     const step = async <T>(name: StepName, work: () => Promise<T>): Promise<T> => {
       const { value, report } = await measured(name, work);
       steps.push(report);
@@ -159,13 +167,19 @@ export async function loadSnapshot(
       // The Domains' export records for the Parquet files are written by the render, from its reads.
       const records = filesDirOf(options.config.database.dataDir, version);
       filesDir = records;
+      // domains.parquet is begun once the records are written, while the render keeps its pieces.
+      const onRecords = () => {
+        begun.domains = startDomainsFile(records, version, options.signal);
+      };
       const rendered = await step("render", () =>
-        renderSnapshot(options.config, row, logger, { signal: options.signal, records }),
+        renderSnapshot(options.config, row, logger, { signal: options.signal, records, onRecords }),
       );
+      const domains = begun.domains;
+      if (!domains) throw new Error("the render ended without its records");
       // The load's events are numbered as the publish will number them, from where the feed ends.
       const feedTail = await readFeedTail(store);
       const manifest = await step("files", () =>
-        buildSnapshotFiles(options.config, row, records, {
+        buildSnapshotFiles(options.config, row, records, domains, {
           version,
           signal: options.signal,
           feedTail,
@@ -194,6 +208,8 @@ export async function loadSnapshot(
         peakRssMb: Math.max(...steps.map((r) => r.peakRssMb)),
       };
     } catch (e) {
+      // DuckDB's process, where it runs, ends before its directory goes.
+      await begun.domains?.stop();
       if (filesDir) removeFilesDir(filesDir);
       await writer.abort();
       const reason =

@@ -41,6 +41,12 @@ export async function renderSnapshot(
     records?: string;
     /** Domains a thread renders at a time (RUN; a test's split). */
     run?: number;
+    /**
+     * Called once every record is written, before the pieces are checked and kept (the sink's
+     * finish: tens of seconds at a million Domains, on this thread or the database's), so that
+     * the load writes domains.parquet meanwhile (src/snapshot-files.ts: startDomainsFile).
+     */
+    onRecords?: () => void;
   } = {},
 ): Promise<Rendered> {
   const started = performance.now();
@@ -57,6 +63,7 @@ export async function renderSnapshot(
     // Threads asked for are started (a test of the split); else a small snapshot stays here.
     if (options.threads === undefined && order.length <= ON_THIS_THREAD) {
       await renderHere(config, snapshot, order, sink, options.signal, recordsOf(0));
+      options.onRecords?.();
       const { records, bytes } = await sink.finish();
       return { records, bytes, ms: performance.now() - started };
     }
@@ -87,6 +94,7 @@ export async function renderSnapshot(
     await Promise.all(parts);
     // The readers go first: none holds the snapshot's file while the sink writes it (SQLite).
     await Promise.all(readers.splice(0).map((r) => r.close()));
+    options.onRecords?.();
     // Checked complete (every Domain of the snapshot, once) before the part is recorded: else it throws.
     const { records, bytes } = await sink.finish();
     return { records, bytes, ms: performance.now() - started };

@@ -20,8 +20,9 @@ import { schema } from "./schema/index.ts";
 /**
  * The load's files for data teams (docs/parquet.md), in two steps of the pipeline
  * (src/load-pipeline.ts): the render, which reads every Domain of the new copy once, writes their
- * export records into the load's files directory beside its pieces (src/render.ts, `records`);
- * then `files` turns them, the Apps' and reviews' records (written here as the API answers them:
+ * export records into the load's files directory beside its pieces (src/render.ts, `records`) in
+ * the file's order, and DuckDB makes domains.parquet of them while the render's pieces are kept
+ * (startDomainsFile); then `files` turns the Apps' and reviews' records (written here as the API answers them:
  * src/parquet/app-records.ts), and the load's change events (written here as GET /changes/export
  * writes them, numbered as the publish will number them: src/db/staged-changes.ts), into Parquet
  * with DuckDB, and keeps them in the copy. The directory goes when the files are kept, or when the load fails.
@@ -46,47 +47,89 @@ export function filesDirOf(dataDir: string, version: number): string {
 
 export const removeFilesDir = (dir: string) => rmSync(dir, { recursive: true, force: true });
 
-/** The step: the Parquet files of the copy `row` from what `dir` holds, kept in the copy. */
+/**
+ * domains.parquet from the render's records in `dir`, begun as soon as they are all written
+ * (src/render.ts: onRecords), while the render's pieces are checked and kept: DuckDB's process
+ * writes it on one core while the sink's finish runs on the other. `stop` ends it (killed if still
+ * running) and returns once nothing of it writes in `dir`.
+ */
+export interface DomainsFile {
+  done: Promise<Manifest>;
+  stop(): Promise<void>;
+}
+
+export function startDomainsFile(dir: string, version: number, signal?: AbortSignal): DomainsFile {
+  const controller = new AbortController();
+  const stop = () => controller.abort(signal?.reason);
+  signal?.addEventListener("abort", stop, { once: true });
+  const done = (async () => {
+    const records = recordsIn(dir);
+    if (records.length === 0) throw new Error(`the render wrote no export records in ${dir}`);
+    return await writeParquetFiles([{ kind: "domains", paths: records }], dir, {
+      version,
+      signal: controller.signal,
+    });
+  })().finally(() => signal?.removeEventListener("abort", stop));
+  // Awaited by the files step, or stopped by the load's failure: never a rejection left unheard.
+  done.catch(() => {});
+  return {
+    done,
+    async stop() {
+      controller.abort();
+      await done.catch(() => {});
+    },
+  };
+}
+
+/**
+ * The step: the Parquet files of the copy `row` from what `dir` holds and domains.parquet begun
+ * at the render's end (`domains`), kept in the copy.
+ */
 export async function buildSnapshotFiles(
   config: Pick<Config, "database" | "timeouts">,
   row: SnapshotRow,
   dir: string,
-  options: FilesOptions & { feedTail: FeedTail; counts: Pick<SnapshotCounts, "apps" | "reviews"> },
+  domains: DomainsFile,
+  options: FilesOptions & {
+    feedTail: FeedTail;
+    counts: Pick<SnapshotCounts, "apps" | "reviews" | "domains">;
+  },
 ): Promise<Manifest> {
   // One reader of the copy for the step: its changes, and its Apps and reviews as the API answers them.
   const served = servedOnPrimary(config, row);
   try {
     const changes = join(dir, "changes.jsonl");
     const events = await writeChanges(served.sql, row, options.feedTail, changes, options.signal);
-    const records = recordsIn(dir);
-    if (records.length === 0) throw new Error(`the render wrote no export records in ${dir}`);
     const apps = join(dir, "apps.jsonl");
     const reviews = join(dir, "reviews.jsonl");
     await writeAppRecords(served, apps, reviews, options.signal);
-    const manifest = await writeParquetFiles(
+    const rest = await writeParquetFiles(
       [
         { kind: "apps", paths: [apps] },
-        { kind: "domains", paths: records },
         { kind: "reviews", paths: [reviews] },
         { kind: "changes", paths: [changes] },
       ],
       dir,
       options,
     );
+    const [appsFile, ...others] = rest.files;
+    const manifest: Manifest = { ...rest, files: [appsFile, ...(await domains.done).files, ...others] };
     // Each file holds every row of the copy (an App or review the API's reads left out fails the load).
     const rowsOf = (name: string) => manifest.files.find((f) => f.name === name)?.rows;
     for (const [name, want] of [
       ["changes.parquet", events],
       ["apps.parquet", options.counts.apps],
+      ["domains.parquet", options.counts.domains],
       ["reviews.parquet", options.counts.reviews],
     ] as const) {
       if (rowsOf(name) !== want) throw new Error(`${name} holds ${rowsOf(name)} rows of the load's ${want}`);
     }
-    for (const r of records) rmSync(r, { force: true });
+    for (const r of recordsIn(dir)) rmSync(r, { force: true });
     options.signal?.throwIfAborted();
     await storeSnapshotFiles(config.database, row.location, dir, manifest, options.signal);
     return manifest;
   } finally {
+    await domains.stop();
     await served.sql.close();
     removeFilesDir(dir);
   }

@@ -81,7 +81,8 @@ export async function writeParquetFiles(
   options: FilesOptions,
 ): Promise<Manifest> {
   mkdirSync(outDir, { recursive: true });
-  const tempDir = join(outDir, ".duckdb-tmp");
+  // A directory of its own: two writes may run at once in one directory (src/snapshot-files.ts).
+  const tempDir = join(outDir, `.duckdb-tmp-${inputs.map((f) => f.kind).join("-")}`);
   const job: ParquetJob = {
     files: inputs.map((f) => ({
       kind: f.kind,

@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from "hyparquet/src/node.js";
@@ -9,7 +17,7 @@ import { locateSnapshotFiles, type SnapshotFile } from "../../src/dataset/load/r
 import type { Manifest } from "../../src/db/snapshot-manifest.ts";
 import { columnsOf, FILES, SCHEMA_VERSION } from "../../src/parquet/columns.ts";
 import { sha256Of, writeParquetFiles } from "../../src/parquet/files.ts";
-import { filesDirOf, recordsIn, removeFilesDir } from "../../src/snapshot-files.ts";
+import { filesDirOf, recordsIn, removeFilesDir, startDomainsFile } from "../../src/snapshot-files.ts";
 import { tempDir } from "../support/api.ts";
 import { compressors, domainOf, plain } from "../support/parquet.ts";
 
@@ -238,5 +246,27 @@ describe("a failed write", () => {
       }),
     ).rejects.toThrow(/^writing the Parquet files: .*(memory|Memory)/);
     expect(readdirSync(out).filter((n) => n.startsWith("."))).toEqual([]);
+  });
+
+  it("a domains.parquet begun at the render's end and stopped (the load failed meanwhile) ends DuckDB's process first", async () => {
+    const dir = join(scratch.dir, "stopped");
+    mkdirSync(dir);
+    copyFileSync(join(input(), "domains.jsonl"), join(dir, "records-0.jsonl"));
+    const begun = startDomainsFile(dir, 1);
+    await new Promise((r) => setTimeout(r, 100));
+    await begun.stop();
+    await expect(begun.done).rejects.toThrow();
+    // Nothing writes in the directory once it is stopped: removed, it stays removed.
+    rmSync(dir, { recursive: true, force: true });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(existsSync(dir)).toBe(false);
+    // Run to its end, it is the file of the records, counted.
+    mkdirSync(dir);
+    copyFileSync(join(input(), "domains.jsonl"), join(dir, "records-0.jsonl"));
+    const whole = startDomainsFile(dir, 1);
+    const { files } = await whole.done;
+    expect(files.map((f) => [f.name, f.rows])).toEqual([["domains.parquet", records.domains.length]]);
+    await whole.stop();
+    expect(existsSync(join(dir, "domains.parquet"))).toBe(true);
   });
 });
