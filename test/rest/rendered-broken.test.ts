@@ -6,7 +6,7 @@ import { pieceOf } from "../../src/codec/deflate.ts";
 import { generateDataset } from "../../src/dataset/generate.ts";
 import { keptPiece, RENDERED_TABLE } from "../../src/db/rendered.ts";
 import { pgRenderedSink } from "../../src/db/rendered-pg-sink.ts";
-import { sqliteRenderedSink } from "../../src/db/rendered-sink.ts";
+import { type RenderedSink, sqliteRenderedSink } from "../../src/db/rendered-sink.ts";
 import { Metrics } from "../../src/ops/metrics.ts";
 import { startApi, type TestApi, tempDir, withKey } from "../support/api.ts";
 import { databaseKinds } from "../support/databases.ts";
@@ -226,21 +226,17 @@ describe.each(databaseKinds())("rendered records lost or another's on %s", (kind
     ]);
   });
 
-  it("a render missing a Domain's piece is refused before it is published, and what was served stays", async () => {
-    const served = await api.snapshots.current();
+  /** A render's sink for the served copy, as a load's render opens it. */
+  const sinkOf = (served: { snapshot: { location: string } }) => {
     const db = api.db.config.database;
-    if (!served) throw new Error("nothing served");
-    const countOf = async () =>
-      Number((await served.sql.all(`SELECT count(*) FROM ${served.sql.table(RENDERED_TABLE)}`, []))[0][0]);
-    const before = await countOf();
-    const sink =
-      db.kind === "sqlite"
-        ? await sqliteRenderedSink(join(db.dataDir, served.snapshot.location))
-        : await pgRenderedSink(db.url, served.snapshot.location);
-    // Every Domain but the last two, each with a piece of its own.
-    const kept = domains
-      .slice(0, -2)
-      .map((d) => keptPiece(d.pk, pieceOf(Buffer.from(`{"name":"${d.name}"}`))));
+    return db.kind === "sqlite"
+      ? sqliteRenderedSink(join(db.dataDir, served.snapshot.location))
+      : pgRenderedSink(db.url, served.snapshot.location);
+  };
+
+  /** A page of pieces to `sink`, one for each of `page`'s Domains, as a render's thread sends it. */
+  async function writePage(sink: RenderedSink, page: { pk: number; name: string }[]): Promise<void> {
+    const kept = page.map((d) => keptPiece(d.pk, pieceOf(Buffer.from(`{"name":"${d.name}"}`))));
     const ends = new Uint32Array(kept.length);
     kept.reduce((at, k, i) => {
       ends[i] = at + k.length;
@@ -248,11 +244,22 @@ describe.each(databaseKinds())("rendered records lost or another's on %s", (kind
     }, 0);
     await sink.write({
       bytes: Buffer.concat(kept),
-      pks: Float64Array.from(domains.slice(0, -2).map((d) => d.pk)),
+      pks: Float64Array.from(page.map((d) => d.pk)),
       crcs: new Uint32Array(kept.length),
       lens: new Uint32Array(kept.length),
       ends,
     });
+  }
+
+  it("a render missing a Domain's piece is refused before it is published, and what was served stays", async () => {
+    const served = await api.snapshots.current();
+    if (!served) throw new Error("nothing served");
+    const countOf = async () =>
+      Number((await served.sql.all(`SELECT count(*) FROM ${served.sql.table(RENDERED_TABLE)}`, []))[0][0]);
+    const before = await countOf();
+    const sink = await sinkOf(served);
+    // Every Domain but the last two, each with a piece of its own.
+    await writePage(sink, domains.slice(0, -2));
     await expect(sink.finish()).rejects.toThrow(/298 of the snapshot's 300 Domains.*not published/);
     await sink.abort();
     // The served records are as they were: the same pieces.
@@ -262,33 +269,12 @@ describe.each(databaseKinds())("rendered records lost or another's on %s", (kind
 
   it("a render with a Domain's piece twice (and so as many pieces as Domains) is refused before it is published", async () => {
     const served = await api.snapshots.current();
-    const db = api.db.config.database;
     if (!served) throw new Error("nothing served");
-    const sink =
-      db.kind === "sqlite"
-        ? await sqliteRenderedSink(join(db.dataDir, served.snapshot.location))
-        : await pgRenderedSink(db.url, served.snapshot.location);
+    const sink = await sinkOf(served);
     // Every Domain but the last, and the first again, in pages as the threads send them.
     const written = [...domains.slice(0, -1), domains[0]];
-    for (const page of [written.slice(0, 150), written.slice(150)]) {
-      const kept = page.map((d) => keptPiece(d.pk, pieceOf(Buffer.from(`{"name":"${d.name}"}`))));
-      const ends = new Uint32Array(kept.length);
-      kept.reduce((at, k, i) => {
-        ends[i] = at + k.length;
-        return ends[i];
-      }, 0);
-      await sink.write({
-        bytes: Buffer.concat(kept),
-        pks: Float64Array.from(page.map((d) => d.pk)),
-        crcs: new Uint32Array(kept.length),
-        lens: new Uint32Array(kept.length),
-        ends,
-      });
-    }
-    // SQLite's sink says so; PostgreSQL's primary key refuses the second piece.
-    await expect(sink.finish()).rejects.toThrow(
-      /1 pieces of Domains already written: not published|is duplicated/,
-    );
+    for (const page of [written.slice(0, 150), written.slice(150)]) await writePage(sink, page);
+    await expect(sink.finish()).rejects.toThrow(/wrote 1 pieces of Domains already written: not published/);
     await sink.abort();
     expect((await same("/domain/export")).split("\n")).toHaveLength(301);
   });
