@@ -71,7 +71,7 @@ export async function renderSnapshot(
     // The order in runs, each thread taking the next when done: the n-th run's records are the
     // n-th part of domains.parquet. A thread per half of the order finished seconds apart (at
     // 200,000 Domains, 26.4 and 23.3 s): a platform's Domains carry more Apps than another's.
-    const run = options.run ?? RUN;
+    const run = options.run ?? Math.max(RUN, Math.ceil(order.length / MAX_RUNS));
     let next = 0;
     const parts: Promise<void>[] = [];
     for (let n = 0; n < Math.min(threads, Math.ceil(order.length / run)); n++) {
@@ -108,8 +108,14 @@ export async function renderSnapshot(
 
 /** Domains a render writes on this thread: a worker's start (loading the schema) costs more. */
 const ON_THIS_THREAD = 5_000;
-/** Domains of a run: a second or two of a thread's work, so that the threads end close together. */
+/**
+ * Domains of a run: a second or two of a thread's work, so that the threads end close together;
+ * at most MAX_RUNS runs (their files' names go to DuckDB's process in its arguments).
+ */
 const RUN = 10_000;
+const MAX_RUNS = 1_000;
+/** How long PostgreSQL may take to sort every Domain's key for fileOrder (seconds at a million). */
+const ORDER_STATEMENT_MS = 600_000;
 
 /** The pieces of the Domains `pks`, written on this thread (its reader closed when done). */
 async function renderHere(
@@ -143,7 +149,9 @@ export async function fileOrder(
   config: Pick<Config, "database" | "timeouts">,
   snapshot: SnapshotRow,
 ): Promise<Float64Array> {
-  const sql = openSnapshotReader(config, snapshot);
+  // One statement over every Domain, the load's: not held to a gateway's limit for a request.
+  const timeouts = { ...config.timeouts, databaseStatementMs: ORDER_STATEMENT_MS };
+  const sql = openSnapshotReader({ database: config.database, timeouts }, snapshot);
   try {
     const { columns, orderBy } = FILES.domains;
     const by = orderBy.map((name) =>

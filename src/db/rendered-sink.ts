@@ -82,8 +82,8 @@ export function checkComplete(pieces: number, domains: number, what = "pieces"):
 
 /**
  * SQLite: the pieces are written as they come (by several threads, each a run of domains.parquet's
- * order: src/render.ts) to a file beside the snapshot's, one after another (keyed by domain_pk,
- * the inserts out of key order made a third of the render's time on the loader's thread); at the
+ * order: src/render.ts) to a file beside the snapshot's, one after another (a table keyed by
+ * domain_pk took them out of key order, a third of the render's time on the loader's thread); at the
  * end they are put in rank order there (`INSERT …
  * SELECT … ORDER BY rank, pk`), then copied into the snapshot in one transaction, with the unique
  * index on domain_pk. A rowid table keeps its rows in rowid order, so the rank order, every list's
@@ -141,8 +141,7 @@ export async function sqliteRenderedSink(file: string): Promise<RenderedSink> {
         .get() as [number, number, number];
       db.exec("DETACH DATABASE snapshot");
       db.close();
-      if (twice)
-        throw new Error(`the render wrote ${twice} pieces of Domains already written: not published`);
+      checkOnce(Number(twice));
       checkComplete(Number(pieces), Number(domains));
       const main = new Database(file, { timeout: 30_000 });
       try {

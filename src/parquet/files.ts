@@ -15,7 +15,7 @@ import { FILES, type ParquetKind, SCHEMA_VERSION } from "./columns.ts";
  */
 
 export interface ParquetJob {
-  /** Each file: its JSON Lines (several, read as one, in any order), and where it goes. */
+  /** Each file: its JSON Lines (several, read as one in this order: `inOrder` files keep it), and where it goes. */
   files: { kind: ParquetKind; inputs: string[]; output: string }[];
   threads: number;
   memoryLimit: string;
