@@ -112,8 +112,11 @@ export async function buildSnapshotFiles(
       dir,
       options,
     );
-    const [appsFile, ...others] = rest.files;
-    const manifest: Manifest = { ...rest, files: [appsFile, ...(await domains.done).files, ...others] };
+    // In the manifest's order of files: apps, domains, reviews, changes.
+    const files = [...rest.files, ...(await domains.done).files];
+    const order = ["apps", "domains", "reviews", "changes"].map((k) => `${k}.parquet`);
+    files.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
+    const manifest: Manifest = { ...rest, files };
     // Each file holds every row of the copy (an App or review the API's reads left out fails the load).
     const rowsOf = (name: string) => manifest.files.find((f) => f.name === name)?.rows;
     for (const [name, want] of [

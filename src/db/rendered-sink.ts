@@ -60,6 +60,12 @@ export interface RenderedSink {
   abort(): Promise<void>;
 }
 
+/** No Domain's piece written twice: `repeated` pieces of Domains written before fail the load. */
+export function checkOnce(repeated: number): void {
+  if (repeated)
+    throw new Error(`the render wrote ${repeated} pieces of Domains already written: not published`);
+}
+
 /**
  * A render is published only complete: a piece for every Domain of the snapshot, each once. The
  * tables it is checked on are made of the pieces joined to the snapshot's Domains (a piece of no
@@ -67,12 +73,6 @@ export interface RenderedSink {
  * load: checkOnce, before the tables are built), so the same count as the
  * Domains is every Domain once. Else the load fails, and nothing is published.
  */
-/** No Domain's piece written twice: `repeated` pieces of Domains written before fail the load. */
-export function checkOnce(repeated: number): void {
-  if (repeated)
-    throw new Error(`the render wrote ${repeated} pieces of Domains already written: not published`);
-}
-
 export function checkComplete(pieces: number, domains: number, what = "pieces"): void {
   if (pieces !== domains)
     throw new Error(
