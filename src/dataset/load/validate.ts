@@ -5,6 +5,7 @@ import type { Row, TableKey } from "../../db/tables.ts";
 import { fromRoot } from "../../root.ts";
 import { AppRecord, DomainRecord, ReviewRecord } from "../record.ts";
 import { formatIssue, type NamedKeys, namedKeys, textProblems } from "../record-issues.ts";
+import { type Accept, compileAccept } from "./accept.ts";
 import { jsonPrefix } from "./json-prefix.ts";
 import { type Line, type LineBatch, linesOf, type SnapshotFile } from "./read.ts";
 import { appChildRows, appRow, domainChildRows, domainRow, reviewRows } from "./rows.ts";
@@ -82,6 +83,8 @@ export function prepareLine<K extends SnapshotFile>(kind: K, { line, text }: Lin
     return { line, problems, named: namedKeys(kind, jsonPrefix(text)) };
   }
   const badText = MAY_HOLD_BAD_TEXT.test(text) ? textProblems(value) : NO_PROBLEMS;
+  if (badText.length === 0 && acceptOf(kind)?.(value))
+    return { line, ...PREPARE[kind](value as never) } as Prepared<K>;
   const parsed = SCHEMAS[kind].safeParse(value, { reportInput: true });
   if (!parsed.success || badText.length > 0) {
     const problems = parsed.success
@@ -90,6 +93,13 @@ export function prepareLine<K extends SnapshotFile>(kind: K, { line, text }: Lin
     return { line, problems, named: namedKeys(kind, value) };
   }
   return { line, ...PREPARE[kind](parsed.data as never) } as Prepared<K>;
+}
+
+/** Each file's compiled check (accept.ts), made on first use: undefined until then. */
+const ACCEPT: { [K in SnapshotFile]?: Accept | null } = {};
+function acceptOf(kind: SnapshotFile): Accept | null {
+  if (ACCEPT[kind] === undefined) ACCEPT[kind] = compileAccept(SCHEMAS[kind]);
+  return ACCEPT[kind];
 }
 
 const PREPARE = {
