@@ -3,7 +3,7 @@ import { z } from "zod";
 
 /**
  * A record schema (src/dataset/record.ts) compiled by Ajv, to accept the lines zod would accept at
- * a third of zod's cost (docs/performance-history.md, 2026-12-08). zod stays the one description
+ * under half of zod's cost (docs/performance-history.md, 2026-12-08). zod stays the one description
  * of a record and the one that says what is wrong: the compiled check answers only "accepted", and
  * a line it does not accept is checked by zod, whose issues name the problems. So it may refuse
  * more than zod does (that line then costs zod's time too), never less.
