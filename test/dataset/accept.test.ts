@@ -133,7 +133,8 @@ const broken = (kind: Kind) =>
 
 const compiled = new Map<Kind, ReturnType<typeof compileAccept>>();
 
-function agree(kind: Kind, record: Json): void {
+/** Both checks give the same answer on `record` (an accepted one is zod's output): zod's answer. */
+function agree(kind: Kind, record: Json): boolean {
   if (!compiled.has(kind)) compiled.set(kind, compileAccept(SCHEMAS[kind]));
   const accept = compiled.get(kind);
   const parsed = SCHEMAS[kind].safeParse(record);
@@ -143,6 +144,7 @@ function agree(kind: Kind, record: Json): void {
     zod: parsed.success,
   });
   if (parsed.success) expect(record).toStrictEqual(parsed.data);
+  return parsed.success;
 }
 
 describe("the compiled check of a record and zod's", () => {
@@ -156,8 +158,7 @@ describe("the compiled check of a record and zod's", () => {
       let refused = 0;
       fc.assert(
         fc.property(broken(kind), (record) => {
-          agree(kind, record);
-          if (!SCHEMAS[kind].safeParse(record).success) refused++;
+          if (!agree(kind, record)) refused++;
         }),
         {
           numRuns: Number(process.env.RUNS ?? 600),
